@@ -1,0 +1,1 @@
+"""Conformance suite for the Wallet, Collection Account and Transfer Service API."""

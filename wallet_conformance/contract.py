@@ -1,0 +1,150 @@
+"""Facts of the contract, read from where they live: openapi.yaml, schemas/ and the catalogue.
+
+The suite and the reference server ask here for a prefix, a message, a limit or an
+operation, so that each fact is written once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+import yaml
+
+from wallet_conformance.catalogue import catalogue
+from wallet_conformance.files import OPENAPI, SCHEMAS
+
+HTTP_METHODS = ("get", "put", "post", "patch", "delete")
+
+# Requirements whose `value` is the success message of their operations (the document's message table).
+MESSAGE_REQUIREMENTS = ("SVC-10", "SVC-11", "SVC-12", "SVC-13", "SVC-14", "SVC-15")
+MESSAGE_PRESENT = "SVC-08"
+MESSAGE_ABSENT = "SVC-09"
+PAGINATED = "SVC-16"
+PRIMARY_WALLET_LIMIT = "LIM-01"
+DEFAULT_PAGE_SIZE = "LIM-20"
+
+# The `$defs` of schemas/common.json that hold an identifier prefix as `pattern: ^<prefix>`.
+PREFIXES = (
+    "walletId",
+    "bankAccountId",
+    "transactionId",
+    "externalSourceId",
+    "bankId",
+    "feeReference",
+)
+
+
+@dataclass(frozen=True)
+class Operation:
+    id: str
+    method: str
+    path: str
+    success_status: int
+
+
+@cache
+def openapi() -> dict[str, Any]:
+    return yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    """A schema file of schemas/, by file name (`wallet.json`)."""
+    return json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
+
+
+@cache
+def operations() -> dict[str, Operation]:
+    """Every operation of openapi.yaml, by operationId."""
+    found: dict[str, Operation] = {}
+    for path, item in openapi()["paths"].items():
+        for method in HTTP_METHODS:
+            if method not in item:
+                continue
+            definition = item[method]
+            statuses = [int(code) for code in definition["responses"] if str(code).startswith("2")]
+            if len(statuses) != 1:
+                raise ValueError(f"{definition['operationId']}: expected one success status, got {statuses}")
+            found[definition["operationId"]] = Operation(
+                id=definition["operationId"], method=method.upper(), path=path, success_status=statuses[0]
+            )
+    return found
+
+
+def _resolve(node: dict[str, Any]) -> dict[str, Any]:
+    """Follow a local `#/components/...` reference of openapi.yaml."""
+    while "$ref" in node and node["$ref"].startswith("#/"):
+        target: Any = openapi()
+        for part in node["$ref"][2:].split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def request_schema(operation_id: str) -> dict[str, Any]:
+    """The JSON schema of an operation's request body."""
+    operation = operations()[operation_id]
+    definition = openapi()["paths"][operation.path][operation.method.lower()]
+    body = _resolve(definition["requestBody"])
+    return _resolve(body["content"]["application/json"]["schema"])
+
+
+def request_field(operation_id: str, field: str) -> dict[str, Any]:
+    return _resolve(request_schema(operation_id)["properties"][field])
+
+
+def minimum_amount(operation_id: str) -> int:
+    """The smallest accepted `amount` of a transfer, in kobo."""
+    return int(request_field(operation_id, "amount")["minimum"])
+
+
+def expire_in_bounds() -> tuple[int, int]:
+    """The accepted range of a collection account's `expireIn`, in seconds, both ends included."""
+    field = request_field("createCollectionAccount", "expireIn")
+    return int(field["minimum"]), int(field["maximum"])
+
+
+def reference_min_length() -> int:
+    return int(request_field("createCollectionAccount", "reference")["minLength"])
+
+
+def prefix(definition: str) -> str:
+    """An identifier prefix from schemas/common.json (`walletId` -> `vba-`)."""
+    pattern = schema("common.json")["$defs"][definition]["pattern"]
+    if not pattern.startswith("^"):
+        raise ValueError(f"{definition}: pattern {pattern!r} is not a prefix")
+    return pattern[1:]
+
+
+def success_message(operation_id: str) -> str | None:
+    """The documented meta.message of an operation's success response, if the document gives one."""
+    for requirement_id in MESSAGE_REQUIREMENTS:
+        requirement = catalogue()[requirement_id]
+        if operation_id in requirement.operations:
+            return str(requirement.value)
+    return None
+
+
+def message_rule(operation_id: str) -> Literal["present", "absent"] | None:
+    """Whether meta.message is present or absent on an operation's success response (None: not said)."""
+    if operation_id in catalogue()[MESSAGE_PRESENT].operations:
+        return "present"
+    if operation_id in catalogue()[MESSAGE_ABSENT].operations:
+        return "absent"
+    return None
+
+
+def is_paginated(operation_id: str) -> bool:
+    """Whether an operation's success response carries meta.pagination."""
+    return operation_id in catalogue()[PAGINATED].operations
+
+
+def primary_wallet_limit() -> int:
+    return int(catalogue().value(PRIMARY_WALLET_LIMIT))
+
+
+def default_page_size() -> int:
+    return int(catalogue().value(DEFAULT_PAGE_SIZE))
