@@ -1,0 +1,179 @@
+"""JSON Schema validation against schemas/, and openapi.yaml with those schemas bundled in.
+
+Money must be integers: the validators here use a strict type checker in which
+`integer` accepts only a Python `int` (not `True`, not `1000.0`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import jsonschema
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from wallet_conformance.files import OPENAPI, SCHEMAS
+
+__all__ = ["Problem", "openapi_document", "problems", "registry", "validator"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One way an instance fails a schema."""
+
+    path: str  # where in the instance, e.g. `data.balance` or `[0].meta.rate` (`` for the root)
+    message: str
+    keyword: str  # the failing schema keyword, e.g. `type`, `required`, `pattern`
+    expected: Any = None  # that keyword's value in the schema, e.g. `integer`
+
+
+def _is_strict_integer(checker: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+StrictValidator = jsonschema.validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_strict_integer),
+)
+
+
+@cache
+def _schema_files() -> dict[str, dict[str, Any]]:
+    """Every schema file of schemas/, by file name."""
+    return {path.name: json.loads(path.read_text(encoding="utf-8")) for path in sorted(SCHEMAS.glob("*.json"))}
+
+
+@cache
+def registry() -> Registry:
+    """Every schema of schemas/ as a Draft 2020-12 resource, keyed by its `$id` (its file name).
+
+    `$schema` is left out of the registered contents: jsonschema picks the validator class of a referenced
+    schema from its `$schema`, which would replace the strict type checker by the default one."""
+    resources = []
+    for schema_file, contents in _schema_files().items():
+        contents = {key: value for key, value in contents.items() if key != "$schema"}
+        uri = contents.setdefault("$id", schema_file)
+        resources.append((uri, Resource(contents=contents, specification=DRAFT202012)))
+    return Registry().with_resources(resources).crawl()
+
+
+@cache
+def validator(schema_file: str, pointer: str = "") -> Validator:
+    """A cached Draft 2020-12 validator, with format checks and strict integers, for a schema file
+    (`wallet.json`) or a part of it (`pointer`, e.g. `/$defs/created`; a leading `#` is allowed)."""
+    if schema_file not in _schema_files():
+        raise KeyError(f"no schema file {schema_file!r} in {SCHEMAS}")
+    return StrictValidator(
+        {"$ref": f"{schema_file}#{pointer.removeprefix('#')}"},
+        registry=registry(),
+        format_checker=Draft202012Validator.FORMAT_CHECKER,
+    )
+
+
+def _readable_path(parts: Any) -> str:
+    """`deque(['data', 0, 'meta'])` -> `data[0].meta`."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _cause(error: ValidationError) -> ValidationError:
+    """An `anyOf`/`oneOf` failure, reported by its most telling branch: a timestamp-or-null given a
+    timestamp without milliseconds fails `pattern`, not `type: null`."""
+    while error.context:
+        telling = [cause for cause in error.context if cause.validator != "type"] or list(error.context)
+        error = best_match(telling)
+    return error
+
+
+def problems(schema_file: str, instance: Any, pointer: str = "") -> list[Problem]:
+    """Every way `instance` fails the schema (empty when it is valid), sorted by path, keyword, message."""
+    found = set()
+    for error in validator(schema_file, pointer).iter_errors(instance):
+        cause = _cause(error)
+        found.add(
+            Problem(
+                path=_readable_path(cause.absolute_path),
+                message=cause.message,
+                keyword=str(cause.validator),
+                expected=_hashable(cause.validator_value),
+            )
+        )
+    return sorted(found, key=lambda problem: (problem.path, problem.keyword, problem.message))
+
+
+def _hashable(value: Any) -> Any:
+    """Schema values as hashable, comparable Python values (lists become tuples, objects a JSON string)."""
+    if isinstance(value, list):
+        return tuple(_hashable(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return value
+
+
+# ---------------------------------------------------------------------------- bundling
+
+_SCHEMAS_PREFIX = "./schemas/"
+
+
+def _component_name(schema_file: str) -> str:
+    """`bank-account.json` -> `bank-account`: the key of a schema file in components/schemas."""
+    return schema_file.removesuffix(".json")
+
+
+def _rewrite_refs(node: Any, schema_file: str | None) -> Any:
+    """Point every reference at the bundled copy; `schema_file` is the file `node` comes from (None: openapi)."""
+    if isinstance(node, dict):
+        rewritten = {key: _rewrite_refs(value, schema_file) for key, value in node.items()}
+        reference = node.get("$ref")
+        if isinstance(reference, str):
+            rewritten["$ref"] = _bundled_ref(reference, schema_file)
+        return rewritten
+    if isinstance(node, list):
+        return [_rewrite_refs(item, schema_file) for item in node]
+    return node
+
+
+def _bundled_ref(reference: str, schema_file: str | None) -> str:
+    """`./schemas/wallet.json#/$defs/read` (or `common.json#...`, `#...` inside a schema file) ->
+    `#/components/schemas/wallet/$defs/read`."""
+    target, _, pointer = reference.partition("#")
+    if schema_file is None:
+        if not target:
+            return reference  # already local to openapi.yaml
+        if not target.startswith(_SCHEMAS_PREFIX):
+            raise ValueError(f"openapi.yaml: cannot bundle reference {reference!r}")
+        target = target.removeprefix(_SCHEMAS_PREFIX)
+    elif not target:
+        target = schema_file  # a reference inside a schema file to that same file
+    return f"#/components/schemas/{_component_name(target)}{pointer}"
+
+
+@cache
+def _bundled() -> dict[str, Any]:
+    document = _rewrite_refs(yaml.safe_load(OPENAPI.read_text(encoding="utf-8")), None)
+    components = document.setdefault("components", {}).setdefault("schemas", {})
+    for schema_file, contents in _schema_files().items():
+        name = _component_name(schema_file)
+        if name in components:
+            raise ValueError(f"components/schemas/{name} of openapi.yaml clashes with schemas/{schema_file}")
+        bundled = _rewrite_refs(contents, schema_file)
+        bundled.pop("$id", None)
+        bundled.pop("$schema", None)
+        components[name] = bundled
+    return document
+
+
+def openapi_document() -> dict[str, Any]:
+    """openapi.yaml with every schema file of schemas/ copied into components/schemas (by file stem)
+    and every `./schemas/...` reference pointed at the copy, so it loads without files (`from_dict`)."""
+    return copy.deepcopy(_bundled())
