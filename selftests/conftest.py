@@ -1,0 +1,77 @@
+"""Fixtures of the reference's self-tests: a reference server on a free loopback port, reset before each test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from wallet_conformance.reference import Fault, ReferenceServer
+
+
+class ReferenceClient:
+    """Calls one reference server over HTTP: the API under /v1 (with the test key unless told) and the sandbox."""
+
+    def __init__(self, server: ReferenceServer, http_client: httpx.Client | None = None) -> None:
+        self.server = server
+        self.key = server.secret_key
+        self.http = http_client or httpx.Client(timeout=10, trust_env=False)
+
+    def call(self, method: str, path: str, *, key: str | None = "", **options: Any) -> httpx.Response:
+        """`key=""` sends the test key, `key=None` no key, any other string that key."""
+        headers = {} if key is None else {"x-service-key": key or self.key}
+        return self.http.request(method, self.server.base_url + path, headers=headers, **options)
+
+    def data(self, method: str, path: str, **options: Any) -> Any:
+        """The `data` of a call that must succeed."""
+        response = self.call(method, path, **options)
+        assert response.is_success, f"{method} {path}: {response.status_code} {response.text}"
+        return response.json()["data"]
+
+    def wallet(self, category: str = "primary", *, key: str = "", **fields: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {"category": category, "accountName": "Ada Stores", "currency": "NGN"}
+        if category == "secondary":
+            body |= {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
+        return self.data("POST", "/virtual-accounts", json=body | fields, key=key)
+
+    def fund(self, wallet_id: str, amount: int) -> dict[str, Any]:
+        response = self.http.post(self.server.funding_url, json={"walletId": wallet_id, "amount": amount})
+        assert response.status_code == 200, response.text
+        return response.json()["data"]
+
+    def settle(self, reference: str | None = None) -> httpx.Response:
+        return self.http.post(self.server.settle_url, json={"reference": reference} if reference else None)
+
+    def reset(self) -> None:
+        self.http.post(self.server.reset_url).raise_for_status()
+
+    def balance(self, wallet_id: str, *, key: str = "") -> int:
+        return self.data("GET", f"/virtual-accounts/{wallet_id}", key=key)["balance"]
+
+
+def started(faults: Iterable[str | Fault] = (), settle_delay: float | None = None) -> ReferenceServer:
+    return ReferenceServer(faults=faults, settle_delay=settle_delay).start()
+
+
+@pytest.fixture(scope="session")
+def http_client() -> Iterator[httpx.Client]:
+    with httpx.Client(timeout=10, trust_env=False) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def reference_server() -> Iterator[ReferenceServer]:
+    """One faithful reference per worker; transfers settle only through the sandbox."""
+    server = started()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def reference(reference_server: ReferenceServer, http_client: httpx.Client) -> ReferenceClient:
+    """A client of the faithful reference, reset to a fresh state."""
+    client = ReferenceClient(reference_server, http_client)
+    client.reset()
+    return client

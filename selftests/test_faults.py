@@ -1,0 +1,367 @@
+"""The fault catalogue: every fault is named, tied to a requirement, read at one place, and visible to a client."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import httpx
+import pytest
+
+from selftests.conftest import ReferenceClient, started
+from selftests.test_reference import (
+    BANK_MINIMUM,
+    EXPIRE_MAX,
+    EXPIRE_MIN,
+    MILLISECONDS,
+    MINIMUM,
+    REFERENCE_MIN,
+    WALLET,
+    bank_transfer_body,
+    collection_body,
+    parse_time,
+    transfer_body,
+    two_wallets,
+)
+from wallet_conformance import contract
+from wallet_conformance.catalogue import catalogue
+from wallet_conformance.files import ROOT
+from wallet_conformance.reference import FAULTS, Fault
+
+PACKAGE = ROOT / "wallet_conformance" / "reference"
+SECONDARY = {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
+
+Scenario = Callable[[ReferenceClient], Any]
+
+
+# ----------------------------------------------------------------------- small scenarios
+
+
+def without(body: dict[str, Any], *names: str) -> dict[str, Any]:
+    return {name: value for name, value in body.items() if name not in names}
+
+
+def create_wallet(c: ReferenceClient, **body: Any) -> httpx.Response:
+    return c.call("POST", "/virtual-accounts", json=body)
+
+
+def wallet_read(c: ReferenceClient) -> httpx.Response:
+    return c.call("GET", f"/virtual-accounts/{c.wallet()['publicId']}")
+
+
+def wallet_list(c: ReferenceClient) -> httpx.Response:
+    c.fund(c.wallet()["publicId"], 12345)
+    return c.call("GET", "/virtual-accounts")
+
+
+def close(c: ReferenceClient, **options: Any) -> httpx.Response:
+    return c.call("DELETE", f"/virtual-accounts/{c.wallet()['publicId']}", **options)
+
+
+def update(c: ReferenceClient, webhooks: list[str]) -> httpx.Response:
+    account = c.data("GET", "/accounts")[0]
+    c.data("PATCH", f"/accounts/{account['publicId']}", json={"webhooks": ["http://127.0.0.1:9/old"]})
+    return c.call("PATCH", f"/accounts/{account['publicId']}", json={"webhooks": webhooks})
+
+
+def accounts(c: ReferenceClient, **params: str) -> httpx.Response:
+    return c.call("GET", "/accounts", params=params)
+
+
+def collection(c: ReferenceClient, *, drop: tuple[str, ...] = (), **change: Any) -> httpx.Response:
+    body = without(collection_body(c.wallet()["publicId"]) | change, *drop)
+    return c.call("POST", "/collection-accounts", json=body)
+
+
+def validate(c: ReferenceClient, **body: Any) -> httpx.Response:
+    return c.call("POST", "/transactions/validate-account", json=body)
+
+
+def banks(c: ReferenceClient, **options: Any) -> httpx.Response:
+    return c.call("GET", "/transactions/banks", **options)
+
+
+def transfer(c: ReferenceClient, funds: int = 3 * MINIMUM, **change: Any) -> httpx.Response:
+    source, destination = two_wallets(c, funds=funds)
+    return c.call("POST", "/transactions/transfer", json=transfer_body(source, destination) | change)
+
+
+def settled_transfer(c: ReferenceClient) -> tuple[dict[str, Any], str]:
+    """A settled wallet transfer as verify shows it, and its destination wallet."""
+    source, destination = two_wallets(c, funds=3 * MINIMUM)
+    sent = c.data("POST", "/transactions/transfer", json=transfer_body(source, destination))
+    c.settle()
+    return c.data("GET", f"/transactions/{sent['reference']}/verify"), destination
+
+
+def bank_transfer(c: ReferenceClient, **change: Any) -> httpx.Response:
+    source, _ = two_wallets(c, funds=10 * BANK_MINIMUM)
+    return c.call("POST", "/transactions/bank-transfer", json=bank_transfer_body(source) | change)
+
+
+def inbound_credit(c: ReferenceClient) -> dict[str, Any]:
+    """An inbound payment as the transaction list shows it."""
+    c.fund(c.wallet()["publicId"], 12345)
+    return c.data("GET", "/transactions")[0]
+
+
+def meta(response: httpx.Response) -> dict[str, Any]:
+    return response.json()["meta"]
+
+
+def data(response: httpx.Response) -> Any:
+    return response.json()["data"]
+
+
+def primaries(c: ReferenceClient, count: int) -> list[int]:
+    return [create_wallet(c, category="primary").status_code for _ in range(count)]
+
+
+def closed_primary_then_create(c: ReferenceClient) -> int:
+    made = [c.wallet() for _ in range(contract.primary_wallet_limit())]
+    c.data("DELETE", f"/virtual-accounts/{made[0]['publicId']}")
+    return create_wallet(c, category="primary").status_code
+
+
+def closed_wallet_sends(c: ReferenceClient) -> int:
+    source, destination = two_wallets(c, funds=3 * MINIMUM)
+    c.data("DELETE", f"/virtual-accounts/{source}")
+    return c.call("POST", "/transactions/transfer", json=transfer_body(source, destination)).status_code
+
+
+def concurrent_transfers(c: ReferenceClient) -> list[int]:
+    source, destination = two_wallets(c, funds=2 * MINIMUM)
+
+    async def send_all() -> list[int]:
+        async with httpx.AsyncClient(trust_env=False, headers={"x-service-key": c.key}) as http:
+            url = f"{c.server.base_url}/transactions/transfer"
+            answers = await asyncio.gather(*(http.post(url, json=transfer_body(source, destination)) for _ in range(4)))
+        return sorted(answer.status_code for answer in answers)
+
+    return asyncio.run(send_all())
+
+
+def get_second_wallet(c: ReferenceClient) -> str:
+    c.wallet()
+    second = c.wallet()["publicId"]
+    return data(c.call("GET", f"/virtual-accounts/{second}"))["publicId"]
+
+
+def verify_by_reference(c: ReferenceClient) -> int:
+    credit = c.fund(c.wallet()["publicId"], MINIMUM)
+    return c.call("GET", f"/transactions/{credit['reference']}/verify").status_code
+
+
+def expiration_seconds(c: ReferenceClient) -> float:
+    created = data(collection(c))
+    return (parse_time(created["expiration"]) - parse_time(created["createdAt"])).total_seconds()
+
+
+def duplicate_reference(c: ReferenceClient) -> int:
+    wallet = c.wallet()["publicId"]
+    c.data("POST", "/collection-accounts", json=collection_body(wallet, reference="order-7"))
+    return c.call("POST", "/collection-accounts", json=collection_body(wallet, reference="order-7")).status_code
+
+
+def persisted_webhooks(c: ReferenceClient) -> list[str]:
+    update(c, ["http://127.0.0.1:9/new"])
+    return c.data("GET", "/accounts")[0]["webhooks"]
+
+
+def unknown_wallet(c: ReferenceClient) -> httpx.Response:
+    return c.call("GET", f"/virtual-accounts/{WALLET}99999999")
+
+
+# Each fault, and what a client observes of it: the observation differs from the faithful reference's.
+SCENARIOS: dict[Fault, Scenario] = {
+    # What the service does
+    Fault.ENVELOPE_DATA_MISSING_ON_WALLET_READ: lambda c: sorted(wallet_read(c).json()),
+    Fault.CONTENT_TYPE_TEXT_ON_BANK_LIST: lambda c: banks(c).headers["content-type"].split(";")[0],
+    Fault.STATUS_CODE_200_IN_META_ON_CREATE: lambda c: meta(create_wallet(c, category="primary"))["statusCode"],
+    Fault.SUCCESS_AS_STRING_ON_TRANSFER: lambda c: meta(bank_transfer(c))["success"],
+    Fault.MESSAGE_MISSING_ON_CLOSE: lambda c: meta(close(c)).get("message"),
+    Fault.MESSAGE_ON_WALLET_READ: lambda c: meta(wallet_read(c)).get("message"),
+    Fault.WRONG_UPDATE_MESSAGE: lambda c: meta(update(c, []))["message"],
+    Fault.WRONG_CREATE_WALLET_MESSAGE: lambda c: meta(create_wallet(c, category="primary"))["message"],
+    Fault.WRONG_CLOSE_MESSAGE: lambda c: meta(close(c))["message"],
+    Fault.WRONG_COLLECTION_MESSAGE: lambda c: meta(collection(c))["message"],
+    Fault.WRONG_VALIDATE_MESSAGE: lambda c: meta(validate(c, accountNumber="0123456789", bankCode="058"))["message"],
+    Fault.WRONG_BANK_LIST_MESSAGE: lambda c: meta(banks(c))["message"],
+    Fault.PAGINATION_MISSING_ON_TRANSACTIONS: lambda c: "pagination" in meta(c.call("GET", "/transactions")),
+    Fault.PAGINATION_TOTAL_AS_STRING: lambda c: meta(wallet_list(c))["pagination"]["totalCount"],
+    Fault.PAGINATION_ZERO_BASED: lambda c: meta(accounts(c))["pagination"]["current"],
+    Fault.DATA_OBJECT_ON_WALLET_LIST: lambda c: type(data(wallet_list(c))).__name__,
+    Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST: lambda c: data(wallet_list(c))[0]["balance"],
+    Fault.CURRENCY_LOWERCASE_ON_COLLECTION: lambda c: data(collection(c))["currency"],
+    Fault.TIMESTAMPS_WITHOUT_MILLISECONDS_ON_TRANSACTIONS: lambda c: bool(
+        MILLISECONDS.match(inbound_credit(c)["createdAt"])
+    ),
+    Fault.FUNDING_NOT_CREDITED: lambda c: inbound_credit(c)["balance"],
+    Fault.SETTLEMENT_CREDITS_TWICE: lambda c: c.balance(settled_transfer(c)[1]),
+    Fault.BANK_TRANSFER_FEE_NOT_DEBITED: lambda c: c.balance(data(bank_transfer(c))["source"]),
+    Fault.OVERDRAFT_ALLOWED: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,
+    Fault.CONCURRENT_OVERDRAFT: concurrent_transfers,
+    Fault.NO_CREDIT_LEG: lambda c: "credit" in settled_transfer(c)[0]["meta"],
+    # Resources and their fields
+    Fault.WALLET_PREFIX_VA: lambda c: c.wallet()["publicId"],
+    Fault.BANK_ACCOUNT_PREFIX: lambda c: data(validate(c, accountNumber="0123456789", bankCode="058"))["publicId"],
+    Fault.TRANSACTION_PREFIX: lambda c: inbound_credit(c)["publicId"],
+    Fault.EXTERNAL_SOURCE_PREFIX: lambda c: inbound_credit(c)["sourceData"]["publicId"],
+    Fault.BANK_PREFIX: lambda c: data(banks(c))[0]["publicId"],
+    Fault.FEE_REFERENCE_PREFIX: lambda c: data(bank_transfer(c))["feeReference"],
+    Fault.ACCOUNT_PUBLICID_PREFIXED: lambda c: data(accounts(c))[0]["publicId"][:4],
+    Fault.ACCOUNT_ID_DIFFERS: lambda c: [a["id"] == a["_id"] for a in data(accounts(c))],
+    Fault.PUBKEY_PREFIX: lambda c: data(accounts(c))[0]["pubKey"]["live"][:9],
+    Fault.WALLET_READ_WITHOUT_ID: lambda c: "_id" in data(wallet_read(c)),
+    Fault.WALLET_CATEGORY_UPPERCASE_ON_LIST: lambda c: data(wallet_list(c))[0]["category"],
+    Fault.COLLECTION_REFERENCE_IGNORED: lambda c: data(collection(c, reference="order-42"))["reference"],
+    Fault.COLLECTION_REFERENCE_NOT_GENERATED: lambda c: data(collection(c))["reference"],
+    Fault.COLLECTION_PARENT_IS_OWN_NUMBER: lambda c: data(collection(c))["parentAccountNumber"],
+    Fault.BANK_COUNTRY_UPPERCASE: lambda c: data(banks(c))[0]["country"],
+    Fault.BANK_DELETED_AT_EMPTY: lambda c: data(banks(c))[0]["deletedAt"],
+    Fault.CLIENT_TRANSACTION_MISSING: lambda c: "clientTransaction" in inbound_credit(c),
+    Fault.ACTUAL_AMOUNT_EXCLUDES_FEE: lambda c: data(bank_transfer(c))["actualAmount"],
+    Fault.CURRENCY_PAIR_DASH: lambda c: data(transfer(c))["currencyPair"],
+    Fault.TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER: lambda c: data(transfer(c))["destination"],
+    Fault.DESTINATION_DATA_ID_STRING: lambda c: type(data(transfer(c))["destinationData"]["id"]).__name__,
+    Fault.EXTERNAL_SOURCE_WITHOUT_SESSION: lambda c: "sessionId" in inbound_credit(c)["sourceData"],
+    Fault.CREDIT_LEG_WITHOUT_BALANCE: lambda c: "balance" in settled_transfer(c)[0]["meta"]["credit"],
+    Fault.VERIFY_WITHOUT_BENEFICIARY: lambda c: (
+        "beneficiary" in settled_transfer(c)[0]["meta"]["verify"]["data"]["data"]
+    ),
+    Fault.CLIENT_RESPONSE_WITHOUT_AUTHORIZATION: lambda c: (
+        "authorization" in inbound_credit(c)["meta"]["clientResponse"]
+    ),
+    # States and transitions
+    Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: lambda c: data(transfer(c))["status"],
+    Fault.BANK_TRANSFER_STATUS_PROCESSING: lambda c: data(bank_transfer(c))["status"],
+    Fault.INBOUND_CREDIT_PENDING: lambda c: inbound_credit(c)["status"],
+    Fault.COLLECTION_INACTIVE: lambda c: data(collection(c))["active"],
+    Fault.COLLECTION_EXPIRATION_IN_MINUTES: expiration_seconds,
+    Fault.CLOSE_WITHOUT_ACCOUNT_NUMBER: lambda c: sorted(data(close(c))),
+    Fault.CLOSED_WALLET_STILL_TRANSFERS: closed_wallet_sends,
+    # Endpoints
+    Fault.UPDATE_RETURNS_OLD_WEBHOOKS: lambda c: data(update(c, ["http://127.0.0.1:9/new"]))["webhooks"],
+    Fault.ACCOUNTS_NAME_FILTER_IGNORED: lambda c: [a["name"] for a in data(accounts(c, name="Payouts"))],
+    Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED: lambda c: len(data(accounts(c, isDefault="true"))),
+    Fault.ACCOUNTS_LIVE_FILTER_REJECTED: lambda c: accounts(c, live="true").status_code,
+    Fault.CREATE_WALLET_WITH_ID: lambda c: "_id" in c.wallet(),
+    Fault.CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY: lambda c: c.wallet("secondary")["category"],
+    Fault.GET_WALLET_RETURNS_FIRST: get_second_wallet,
+    Fault.UNKNOWN_WALLET_200: lambda c: unknown_wallet(c).status_code,
+    Fault.COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME: lambda c: collection(c, drop=("accountName",)).status_code,
+    Fault.COLLECTION_ACCEPTS_UNKNOWN_DESTINATION: lambda c: collection(c, destination=f"{WALLET}99999999").status_code,
+    Fault.COLLECTION_REQUIRES_REFERENCE: lambda c: collection(c).status_code,
+    Fault.VALIDATE_ACCEPTS_MISSING_BANK_CODE: lambda c: validate(c, accountNumber="0123456789").status_code,
+    Fault.VERIFY_BY_PUBLIC_ID: verify_by_reference,
+    Fault.VERIFY_WITHOUT_REQUEST_SRC: lambda c: "requestSrc" in settled_transfer(c)[0],
+    Fault.TRANSFER_ENTRY_CREDIT: lambda c: data(transfer(c))["entry"],
+    Fault.BANK_TRANSFER_DESTINATION_VIRTUAL: lambda c: data(bank_transfer(c))["destinationType"],
+    Fault.BANK_LIST_PAGINATED: lambda c: "pagination" in meta(banks(c)),
+    # Authentication
+    Fault.NO_AUTH_ON_BANK_LIST: lambda c: banks(c, key=None).status_code,
+    Fault.NO_AUTH_ON_CLOSE: lambda c: close(c, key=None).status_code,
+    Fault.ANY_KEY_ACCEPTED_ON_READS: lambda c: c.call("GET", "/virtual-accounts", key="not-the-key").status_code,
+    Fault.AUTH_REFUSAL_403: lambda c: banks(c, key=None).status_code,
+    # Errors
+    Fault.COLLECTION_CREATED_200: lambda c: collection(c).status_code,
+    Fault.TRANSFER_201: lambda c: transfer(c).status_code,
+    Fault.SUCCESS_FALSE_ON_BANK_LIST: lambda c: meta(banks(c))["success"],
+    Fault.MALFORMED_JSON_500: lambda c: c.call("POST", "/virtual-accounts", content=b"{oops").status_code,
+    Fault.PLAIN_ERROR_BODY: lambda c: sorted(unknown_wallet(c).json()),
+    Fault.ERROR_STATUS_CODE_200_IN_META: lambda c: meta(unknown_wallet(c))["statusCode"],
+    Fault.ERROR_SUCCESS_TRUE: lambda c: meta(unknown_wallet(c))["success"],
+    # Limits
+    Fault.SIXTH_PRIMARY_ACCEPTED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),
+    Fault.FIFTH_PRIMARY_REFUSED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),
+    Fault.CLOSED_PRIMARY_STILL_COUNTED: closed_primary_then_create,
+    Fault.SECONDARY_LIMITED_TO_FIVE: lambda c: [
+        create_wallet(c, category="secondary", **SECONDARY).status_code
+        for _ in range(contract.primary_wallet_limit() + 1)
+    ],
+    Fault.SECONDARY_WITHOUT_EMAIL_ACCEPTED: lambda c: (
+        create_wallet(c, category="secondary", mobile=SECONDARY["mobile"]).status_code
+    ),
+    Fault.EMAIL_NOT_VALIDATED: lambda c: (
+        create_wallet(c, category="secondary", **(SECONDARY | {"emailAddress": "ada-at-example"})).status_code
+    ),
+    Fault.SECONDARY_WITHOUT_MOBILE_ACCEPTED: lambda c: (
+        create_wallet(c, category="secondary", emailAddress=SECONDARY["emailAddress"]).status_code
+    ),
+    Fault.PRIMARY_REQUIRES_EMAIL: lambda c: create_wallet(c, category="primary").status_code,
+    Fault.UNKNOWN_CATEGORY_ACCEPTED: lambda c: create_wallet(c, category="tertiary", **SECONDARY).status_code,
+    Fault.TRANSFER_MINIMUM_OFF_BY_ONE: lambda c: transfer(c, amount=MINIMUM - 1).status_code,
+    Fault.TRANSFER_MINIMUM_EXCLUSIVE: lambda c: transfer(c, amount=MINIMUM).status_code,
+    Fault.BANK_TRANSFER_MINIMUM_MISSING: lambda c: bank_transfer(c, amount=BANK_MINIMUM - 1).status_code,
+    Fault.BANK_TRANSFER_MINIMUM_EXCLUSIVE: lambda c: bank_transfer(c, amount=BANK_MINIMUM).status_code,
+    Fault.EXPIRE_IN_LOWER_BOUND_OFF: lambda c: collection(c, expireIn=EXPIRE_MIN - 1).status_code,
+    Fault.EXPIRE_IN_UPPER_BOUND_EXCLUSIVE: lambda c: collection(c, expireIn=EXPIRE_MAX).status_code,
+    Fault.EXPIRE_IN_NO_UPPER_BOUND: lambda c: collection(c, expireIn=EXPIRE_MAX + 1).status_code,
+    Fault.REFERENCE_MIN_LENGTH_4: lambda c: collection(c, reference="r" * (REFERENCE_MIN - 1)).status_code,
+    Fault.REFERENCE_MIN_LENGTH_6: lambda c: collection(c, reference="r" * REFERENCE_MIN).status_code,
+    Fault.DUPLICATE_REFERENCE_ACCEPTED: duplicate_reference,
+    Fault.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
+    Fault.PAGE_OVERFLOWS_PER_PAGE: lambda c: len(data(accounts(c, perPage="2"))),
+    Fault.FRACTIONAL_AMOUNT_ACCEPTED: lambda c: transfer(c, amount=MINIMUM + 0.5).status_code,
+    # Events
+    Fault.WEBHOOKS_NOT_PERSISTED: persisted_webhooks,
+}
+
+
+# ---------------------------------------------------------------------------- the catalogue
+
+
+def test_fault_names_are_unique_kebab_case() -> None:
+    """Every member is its own fault (no aliases) with a unique kebab-case CLI name."""
+    assert len(Fault.__members__) == len(list(Fault)) == len(FAULTS)
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name) for name in FAULTS)
+    assert all(Fault.parse(name) is fault and Fault.parse(fault.name) is fault for name, fault in FAULTS.items())
+
+
+def test_faults_name_catalogued_requirements_in_one_line() -> None:
+    """Every fault breaks a requirement of requirements.yaml and says what changes in one line."""
+    known = catalogue()
+    for fault in Fault:
+        assert fault.requirement_id in known, fault
+        assert fault.description.strip() and "\n" not in fault.description, fault
+
+
+def test_every_fault_has_a_scenario() -> None:
+    """The scenarios cover exactly the faults."""
+    assert set(SCENARIOS) == set(Fault)
+
+
+@cache
+def package_sources() -> dict[str, str]:
+    """The reference's modules, but the catalogue itself."""
+    return {path.name: path.read_text() for path in PACKAGE.glob("*.py") if path.name != "faults.py"}
+
+
+@pytest.mark.parametrize("fault", list(Fault), ids=lambda fault: fault.cli_name)
+def test_fault_is_read_at_exactly_one_place(fault: Fault) -> None:
+    """The package reads the fault once, as `faults.on(Fault.NAME)`."""
+    sources = package_sources()
+    uses = [name for name, text in sources.items() for _ in re.finditer(rf"\bFault\.{fault.name}\b", text)]
+    reads = [name for name, text in sources.items() for _ in re.finditer(rf"\.on\(Fault\.{fault.name}\)", text)]
+    assert len(uses) == 1, f"{fault.name} is used in {uses or 'no module'}"
+    assert reads == uses
+
+
+# ------------------------------------------------------------------------ visible behaviour
+
+
+@pytest.mark.parametrize("fault", list(Fault), ids=lambda fault: fault.cli_name)
+def test_fault_changes_what_a_client_sees(fault: Fault, reference: ReferenceClient, http_client: httpx.Client) -> None:
+    """With the fault on, the fault's scenario observes something the faithful reference does not show."""
+    scenario = SCENARIOS.get(fault)
+    assert scenario is not None, f"no scenario for {fault.cli_name}"
+    faithful = scenario(reference)
+    server = started([fault])
+    try:
+        faulty = scenario(ReferenceClient(server, http_client))
+    finally:
+        server.stop()
+    assert faulty != faithful, f"{fault.cli_name}: both servers show {faithful!r}"

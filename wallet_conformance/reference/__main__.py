@@ -1,0 +1,72 @@
+"""Command line: `python -m wallet_conformance.reference --port 8080 [--fault NAME ...]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from wallet_conformance.reference.faults import FAULTS
+from wallet_conformance.reference.server import ReferenceServer
+
+
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m wallet_conformance.reference",
+        description="Serve the reference implementation of the Wallet Service API (in memory).",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default 8080)")
+    parser.add_argument("--secret-key", help="the test-mode secret key (default: a random one)")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        choices=sorted(FAULTS),
+        metavar="NAME",
+        help="switch a fault on (repeatable); see --list-faults",
+    )
+    parser.add_argument(
+        "--settle-delay", type=float, default=0.2, help="seconds from acceptance to settlement (default 0.2)"
+    )
+    parser.add_argument("--list-faults", action="store_true", help="list the faults and exit")
+    return parser.parse_args(argv)
+
+
+def list_faults() -> str:
+    width = max(len(name) for name in FAULTS)
+    return "\n".join(
+        f"{name:<{width}}  {fault.requirement_id:<7}  {fault.description}" for name, fault in sorted(FAULTS.items())
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = parse_arguments(argv)
+    if arguments.list_faults:
+        print(list_faults())
+        return 0
+    server = ReferenceServer(
+        secret_key=arguments.secret_key,
+        faults=arguments.fault,
+        settle_delay=arguments.settle_delay,
+        host=arguments.host,
+        port=arguments.port,
+    ).start()
+    print(f"base URL:        {server.base_url}")
+    print(f"test secret key: {server.secret_key}")
+    print(f"live secret key: {server.live_secret_key}")
+    print(f"funding URL:     {server.funding_url}")
+    print(f"settle URL:      {server.settle_url}")
+    if arguments.fault:
+        print(f"faults:          {', '.join(arguments.fault)}")
+    sys.stdout.flush()
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

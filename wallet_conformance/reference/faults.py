@@ -1,0 +1,221 @@
+"""The fault catalogue: named switches that each break one requirement of requirements.yaml.
+
+Every member names the requirement it breaks and says, in one line, what changes. The code reads
+each member at exactly one place, written `faults.on(Fault.NAME)`, so `grep Fault.NAME` finds the
+whole of a fault. On the command line a fault is named in kebab case (`sixth-primary-accepted`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+
+
+class Fault(Enum):
+    # What the service does: envelope, messages, pagination, money.
+    ENVELOPE_DATA_MISSING_ON_WALLET_READ = ("SVC-03", "The single-wallet read puts the wallet under `result`.")
+    CONTENT_TYPE_TEXT_ON_BANK_LIST = ("SVC-04", "The bank list is served as text/plain (body unchanged).")
+    STATUS_CODE_200_IN_META_ON_CREATE = ("SVC-05", "meta.statusCode is 200 on the three 201 responses.")
+    SUCCESS_AS_STRING_ON_TRANSFER = ("SVC-06", 'meta.success is the string "true" on both transfer responses.')
+    MESSAGE_MISSING_ON_CLOSE = ("SVC-08", "The close-wallet response has no meta.message.")
+    MESSAGE_ON_WALLET_READ = ("SVC-09", "The single-wallet read carries a meta.message.")
+    WRONG_UPDATE_MESSAGE = ("SVC-10", "The update-account message is `account successfully updated`.")
+    WRONG_CREATE_WALLET_MESSAGE = ("SVC-11", "The create-wallet message is `Virtual account successfully created`.")
+    WRONG_CLOSE_MESSAGE = ("SVC-12", "The close-wallet message is `VirtualAccount successfully closed`.")
+    WRONG_COLLECTION_MESSAGE = ("SVC-13", "The collection message is `Collection account successfully created`.")
+    WRONG_VALIDATE_MESSAGE = ("SVC-14", "The validate-account message is `BankAccount successfully validated`.")
+    WRONG_BANK_LIST_MESSAGE = ("SVC-15", "The bank list's message is `success`.")
+    PAGINATION_MISSING_ON_TRANSACTIONS = ("SVC-16", "The transaction list has no meta.pagination.")
+    PAGINATION_TOTAL_AS_STRING = ("SVC-17", "The wallet list's pagination.totalCount is a string.")
+    PAGINATION_ZERO_BASED = ("SVC-18", "pagination.current is 0 on the first page.")
+    DATA_OBJECT_ON_WALLET_LIST = ("SVC-20", 'The wallet list\'s data is an object {"items": [...]}.')
+    BALANCE_IN_NAIRA_ON_WALLET_LIST = ("SVC-21", "Wallet list entries show balance in naira (a float).")
+    CURRENCY_LOWERCASE_ON_COLLECTION = ("SVC-22", "A collection account's currency is `ngn`.")
+    TIMESTAMPS_WITHOUT_MILLISECONDS_ON_TRANSACTIONS = ("SVC-23", "Transaction timestamps have no milliseconds.")
+    FUNDING_NOT_CREDITED = ("SVC-24", "An inbound credit is recorded but the balance is not raised.")
+    SETTLEMENT_CREDITS_TWICE = ("SVC-25", "Settlement credits the destination wallet twice the amount.")
+    BANK_TRANSFER_FEE_NOT_DEBITED = ("SVC-26", "A bank transfer debits the amount only, not the fee.")
+    OVERDRAFT_ALLOWED = ("SVC-27", "The wallet-to-wallet balance check is skipped.")
+    CONCURRENT_OVERDRAFT = ("SVC-28", "The wallet-to-wallet balance check and debit are separated by an await.")
+    NO_CREDIT_LEG = ("SVC-29", "Settlement credits the balance but records no credit leg.")
+    # Resources and their fields.
+    WALLET_PREFIX_VA = ("RES-01", "Wallet publicIds start `va-`.")
+    BANK_ACCOUNT_PREFIX = ("RES-02", "Validated bank account publicIds start `bacc-`.")
+    TRANSACTION_PREFIX = ("RES-03", "Transaction publicIds start `txn-`.")
+    EXTERNAL_SOURCE_PREFIX = ("RES-04", "External source publicIds start `ext-`.")
+    BANK_PREFIX = ("RES-05", "Bank publicIds start `bank-`.")
+    FEE_REFERENCE_PREFIX = ("RES-06", "Fee references start `fe_`.")
+    ACCOUNT_PUBLICID_PREFIXED = ("RES-07", "Account publicIds are `acc-<uuid>`.")
+    ACCOUNT_ID_DIFFERS = ("RES-11", "An account's id is `acct_` + _id.")
+    PUBKEY_PREFIX = ("RES-12", "Public keys start `pk_live_` and `pk_test_`.")
+    WALLET_READ_WITHOUT_ID = ("RES-22", "The single-wallet read has no _id.")
+    WALLET_CATEGORY_UPPERCASE_ON_LIST = ("RES-26", "Wallet list entries show the category in upper case.")
+    COLLECTION_REFERENCE_IGNORED = ("RES-32", "A supplied collection reference is replaced by a generated one.")
+    COLLECTION_REFERENCE_NOT_GENERATED = ("RES-33", "A collection account made without reference has reference null.")
+    COLLECTION_PARENT_IS_OWN_NUMBER = ("RES-34", "parentAccountNumber is the collection account's own number.")
+    BANK_COUNTRY_UPPERCASE = ("RES-53", "A bank's country is `NIGERIA`.")
+    BANK_DELETED_AT_EMPTY = ("RES-51", "A bank's deletedAt is an empty string.")
+    CLIENT_TRANSACTION_MISSING = ("RES-64", "Transactions lack clientTransaction.")
+    ACTUAL_AMOUNT_EXCLUDES_FEE = ("RES-65", "Bank-transfer responses show actualAmount equal to amount.")
+    CURRENCY_PAIR_DASH = ("RES-67", "currencyPair is written `NGN-NGN`.")
+    TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER = ("RES-68", "A transfer's destination is the wallet's accountNumber.")
+    DESTINATION_DATA_ID_STRING = ("RES-69", "destinationData.id is a string.")
+    EXTERNAL_SOURCE_WITHOUT_SESSION = ("RES-70", "External sourceData lacks sessionId.")
+    CREDIT_LEG_WITHOUT_BALANCE = ("RES-72", "meta.credit lacks balance.")
+    VERIFY_WITHOUT_BENEFICIARY = ("RES-73", "meta.verify.data.data lacks beneficiary.")
+    CLIENT_RESPONSE_WITHOUT_AUTHORIZATION = ("RES-74", "meta.clientResponse lacks authorization.")
+    # States and transitions.
+    TRANSFER_IMMEDIATELY_SUCCESSFUL = ("STA-03", "A wallet transfer is returned with status `success`.")
+    BANK_TRANSFER_STATUS_PROCESSING = ("STA-04", "A bank transfer is returned with status `processing`.")
+    INBOUND_CREDIT_PENDING = ("STA-05", "Inbound credits are recorded `pending` (the balance is still raised).")
+    COLLECTION_INACTIVE = ("STA-06", "A new collection account has active false.")
+    COLLECTION_EXPIRATION_IN_MINUTES = ("STA-07", "expiration is expireIn minutes after creation, not seconds.")
+    CLOSE_WITHOUT_ACCOUNT_NUMBER = ("STA-08", "The close-wallet response lacks accountNumber.")
+    CLOSED_WALLET_STILL_TRANSFERS = ("STA-09", "A closed wallet can still send transfers.")
+    # Endpoints.
+    UPDATE_RETURNS_OLD_WEBHOOKS = ("END-02", "The update response shows the webhooks as they were before.")
+    ACCOUNTS_NAME_FILTER_IGNORED = ("END-06", "GET /accounts ignores the name filter.")
+    ACCOUNTS_ISDEFAULT_FILTER_IGNORED = ("END-07", "GET /accounts ignores the isDefault filter.")
+    ACCOUNTS_LIVE_FILTER_REJECTED = ("END-08", "GET /accounts?live= is answered 400.")
+    CREATE_WALLET_WITH_ID = ("END-10", "The create-wallet response carries _id.")
+    CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY = ("END-11", "The create response says category primary whatever was asked.")
+    GET_WALLET_RETURNS_FIRST = ("END-16", "GET one wallet returns the caller's oldest open wallet whatever the id.")
+    UNKNOWN_WALLET_200 = ("END-17", "GET an unknown wallet answers 200 with data null.")
+    COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME = ("END-21", "A collection account without accountName is accepted.")
+    COLLECTION_ACCEPTS_UNKNOWN_DESTINATION = ("END-22", "A collection account for an unknown destination is accepted.")
+    COLLECTION_REQUIRES_REFERENCE = ("END-23", "A collection account without reference is refused.")
+    VALIDATE_ACCEPTS_MISSING_BANK_CODE = ("END-26", "Validate-account without bankCode is accepted (first bank used).")
+    VERIFY_BY_PUBLIC_ID = ("END-28", "Verify looks the transaction up by publicId, not reference.")
+    VERIFY_WITHOUT_REQUEST_SRC = ("END-29", "The verify response lacks requestSrc.")
+    TRANSFER_ENTRY_CREDIT = ("END-31", "The transfer response says entry `credit`.")
+    BANK_TRANSFER_DESTINATION_VIRTUAL = ("END-33", "The bank-transfer response says destinationType `VirtualAccount`.")
+    BANK_LIST_PAGINATED = ("END-38", "The bank list carries meta.pagination.")
+    # Authentication.
+    NO_AUTH_ON_BANK_LIST = ("AUTH-01", "GET /transactions/banks answers without a key.")
+    NO_AUTH_ON_CLOSE = ("AUTH-01", "DELETE /virtual-accounts/{walletId} works without a key.")
+    ANY_KEY_ACCEPTED_ON_READS = ("AUTH-02", "Any non-empty key is accepted on GET operations.")
+    AUTH_REFUSAL_403 = ("AUTH-03", "A missing or wrong key is answered 403.")
+    # Errors.
+    COLLECTION_CREATED_200 = ("ERR-02", "Create collection account answers 200.")
+    TRANSFER_201 = ("ERR-01", "A wallet transfer answers 201.")
+    SUCCESS_FALSE_ON_BANK_LIST = ("ERR-03", "The bank list carries meta.success false.")
+    MALFORMED_JSON_500 = ("ERR-05", "A body that is not JSON is answered 500.")
+    PLAIN_ERROR_BODY = ("ERR-06", 'Errors are {"error": message} without envelope.')
+    ERROR_STATUS_CODE_200_IN_META = ("ERR-07", "Error envelopes carry meta.statusCode 200.")
+    ERROR_SUCCESS_TRUE = ("ERR-08", "Error envelopes carry meta.success true.")
+    # Limits.
+    SIXTH_PRIMARY_ACCEPTED = ("LIM-01", "A sixth open primary wallet is created.")
+    FIFTH_PRIMARY_REFUSED = ("LIM-02", "The fifth open primary wallet is refused.")
+    CLOSED_PRIMARY_STILL_COUNTED = ("LIM-03", "Closed primary wallets still count toward the limit.")
+    SECONDARY_LIMITED_TO_FIVE = ("LIM-04", "A sixth open secondary wallet is refused.")
+    SECONDARY_WITHOUT_EMAIL_ACCEPTED = ("LIM-05", "A secondary wallet without emailAddress is created.")
+    EMAIL_NOT_VALIDATED = ("LIM-06", "Any string is accepted as emailAddress.")
+    SECONDARY_WITHOUT_MOBILE_ACCEPTED = ("LIM-07", "A secondary wallet without mobile is created.")
+    PRIMARY_REQUIRES_EMAIL = ("LIM-08", "Primary wallets also require emailAddress.")
+    UNKNOWN_CATEGORY_ACCEPTED = ("LIM-09", "An unknown category is stored as secondary.")
+    TRANSFER_MINIMUM_OFF_BY_ONE = ("LIM-10", "A wallet transfer one kobo below the minimum is accepted.")
+    TRANSFER_MINIMUM_EXCLUSIVE = ("LIM-11", "A wallet transfer of exactly the minimum is refused.")
+    BANK_TRANSFER_MINIMUM_MISSING = ("LIM-12", "Bank transfers have no minimum (any amount of 1 kobo or more).")
+    BANK_TRANSFER_MINIMUM_EXCLUSIVE = ("LIM-13", "A bank transfer of exactly the minimum is refused.")
+    EXPIRE_IN_LOWER_BOUND_OFF = ("LIM-14", "expireIn one second below the lower bound is accepted.")
+    EXPIRE_IN_UPPER_BOUND_EXCLUSIVE = ("LIM-15", "expireIn of exactly the upper bound is refused.")
+    EXPIRE_IN_NO_UPPER_BOUND = ("LIM-16", "expireIn has no upper bound.")
+    REFERENCE_MIN_LENGTH_4 = ("LIM-17", "A collection reference one character shorter than the minimum is accepted.")
+    REFERENCE_MIN_LENGTH_6 = ("LIM-18", "A collection reference of exactly the minimum length is refused.")
+    DUPLICATE_REFERENCE_ACCEPTED = ("LIM-19", "A collection reference already used is accepted again.")
+    PAGE_SIZE_20 = ("LIM-20", "The default page size is 20.")
+    PAGE_OVERFLOWS_PER_PAGE = ("LIM-21", "List pages return every entry while reporting the default perPage.")
+    FRACTIONAL_AMOUNT_ACCEPTED = ("LIM-22", "Fractional kobo amounts on wallet transfers are accepted (rounded down).")
+    # Events.
+    WEBHOOKS_NOT_PERSISTED = ("EVT-01", "The update answers with the new webhooks but the account keeps the old ones.")
+
+    def __init__(self, requirement_id: str, description: str) -> None:
+        self.requirement_id = requirement_id
+        self.description = description
+
+    @property
+    def cli_name(self) -> str:
+        """The name used on the command line: `SIXTH_PRIMARY_ACCEPTED` -> `sixth-primary-accepted`."""
+        return self.name.lower().replace("_", "-")
+
+    @classmethod
+    def parse(cls, name: str | Fault) -> Fault:
+        """A fault from its CLI name, its member name or itself."""
+        if isinstance(name, Fault):
+            return name
+        for fault in cls:
+            if name in (fault.cli_name, fault.name):
+                return fault
+        raise ValueError(f"unknown fault {name!r}; see --list-faults")
+
+
+# Every fault by its command-line name.
+FAULTS: dict[str, Fault] = {fault.cli_name: fault for fault in Fault}
+
+
+class FaultSet:
+    """The faults switched on in one server."""
+
+    def __init__(self, faults: Iterable[str | Fault] = ()) -> None:
+        self._on = frozenset(Fault.parse(fault) for fault in faults)
+
+    def on(self, fault: Fault) -> bool:
+        return fault in self._on
+
+    def __iter__(self):
+        return iter(sorted(self._on, key=lambda fault: fault.name))
+
+    def __len__(self) -> int:
+        return len(self._on)
+
+
+# MUST and SHOULD requirements that no fault breaks, and why. A fault could be added for most of them
+# (the `candidate` named); each one costs a full suite run in the mutation matrix.
+NOT_FAULTED: dict[str, str] = {
+    "SVC-01": "Moving an operation off its path breaks every test of that operation; not faulted on its own.",
+    "VER-01": "The base URL is where the suite is pointed; a reference without /v1 is not reachable as configured.",
+    "SVC-02": "Refusing JSON bodies would break every body-taking operation at once; not faulted on its own.",
+    "AUTH-04": "Refusing the account's own key stops the run at its key probe; no single requirement goes red.",
+    "SVC-07": "No fault yet (candidate: meta.message as a number on the bank list).",
+    "SVC-19": "No fault yet (candidate: the verify response's data as a one-element array).",
+    "RES-10": "No fault yet (candidate: accounts without `business`).",
+    "RES-13": "No fault yet (candidate: webhooks answered as a comma-separated string).",
+    "RES-20": "No fault yet (candidate: wallets without `lastUpdated`).",
+    "RES-21": "No fault yet (candidate: the wallet list's id as a float).",
+    "RES-23": "No fault yet (candidate: the single-wallet read's id as the integer sequence).",
+    "RES-24": "No fault yet (candidate: the create response's id as a string).",
+    "RES-25": "No fault yet (candidate: wallet list entries with a string id).",
+    "RES-30": "No fault yet (candidate: collection accounts without `processor`).",
+    "RES-31": "No fault yet (candidate: collection account publicIds starting `col-`); RES-01 has the wallet form.",
+    "RES-35": "No fault yet (candidate: the collection amount answered in naira).",
+    "RES-36": "No fault yet (candidate: the collection accountNumber equal to the wallet's).",
+    "RES-40": "No fault yet (candidate: bank accounts without `version`).",
+    "RES-41": "No fault yet (candidate: validate-account answering the first bank's code).",
+    "RES-50": "No fault yet (candidate: banks without `slug`).",
+    "RES-52": "No fault yet (candidate: bank meta without nibssBankCode).",
+    "RES-60": "No fault yet (candidate: transactions without `linkRef`).",
+    "RES-61": "No fault yet (candidate: entry `DEBIT`).",
+    "RES-62": "No fault yet (candidate: inbound credits with sourceType `Bank`).",
+    "RES-63": "No fault yet (candidate: destinationType `Wallet`); END-33 has a related fault.",
+    "RES-66": "No fault yet (candidate: clientTransaction.fee 0 on bank transfers).",
+    "RES-71": "No fault yet (candidate: meta.rate without rateId).",
+    "RES-75": 'No fault yet (candidate: meta.isThirdParty as the string "false").',
+    "RES-76": "No fault yet (candidate: deletedAt as an empty string on transactions).",
+    "END-01": "No fault yet (candidate: the update answering data null).",
+    "END-04": "No fault yet (candidate: an unknown accountId updating the default account).",
+    "END-05": "No fault yet (candidate: the account list without pagination).",
+    "END-12": "No fault yet (candidate: the wallet named after the account whatever was sent).",
+    "END-14": "No fault yet (candidate: wallet list entries missing accountNumber).",
+    "END-18": "No fault yet (candidate: the close response's accountNumber as an integer).",
+    "END-20": "No fault yet (candidate: the collection response without `status`).",
+    "END-25": "No fault yet (candidate: the resolved accountName empty).",
+    "END-27": "No fault yet (candidate: transaction list entries without `reference`).",
+    "END-30": "No fault yet (candidate: an unknown reference answered 200 with data null).",
+    "END-32": "No fault yet (candidate: wallet transfers answered with destinationType `BankAccount`).",
+    "END-34": "No fault yet (candidate: a negative fee on bank transfers).",
+    "END-35": "No fault yet (candidate: destinationData naming another bank code).",
+    "END-37": "No fault yet (candidate: bank list entries without publicId).",
+    "END-40": "No fault yet (candidate: wallet transfers refused when narration is sent).",
+    "END-41": "No fault yet (candidate: bank transfers refused when currency is sent).",
+    "AUTH-05": "No fault yet (candidate: pubKey without `test`).",
+}

@@ -1,0 +1,134 @@
+"""Reading a request: its JSON body, its fields and its query parameters, refusing what is malformed."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from starlette.requests import Request
+
+from wallet_conformance.reference.errors import ApiError, Refusal, invalid
+from wallet_conformance.reference.faults import Fault, FaultSet
+
+Body = dict[str, Any]
+
+# A practical e-mail check: something@domain.tld, no spaces.
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
+ACCOUNT_NUMBER = re.compile(r"[0-9]{10}")
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+async def json_body(request: Request, faults: FaultSet) -> Body:
+    """The request body as a JSON object (NaN and Infinity are not JSON)."""
+    raw = await request.body()
+    try:
+        body = json.loads(raw, parse_constant=_no_constants)
+    except (ValueError, RecursionError) as error:  # ValueError includes UnicodeDecodeError
+        if faults.on(Fault.MALFORMED_JSON_500):
+            raise ApiError(500, "Internal server error") from error
+        raise Refusal.MALFORMED_JSON.error() from error
+    if not isinstance(body, dict):
+        raise Refusal.BODY_NOT_OBJECT.error()
+    return body
+
+
+def present(body: Body, name: str) -> bool:
+    """Whether a field was sent (null counts as not sent)."""
+    return body.get(name) is not None
+
+
+def text(body: Body, name: str, *, required: bool = True, default: str | None = None) -> str | None:
+    """A string field; a required one must not be empty."""
+    if not present(body, name):
+        if required:
+            raise invalid(name, "is required")
+        return default
+    value = body[name]
+    if not isinstance(value, str):
+        raise invalid(name, "must be a string")
+    if required and not value.strip():
+        raise invalid(name, "must not be empty")
+    return value
+
+
+def required_text(body: Body, name: str) -> str:
+    value = text(body, name, required=True)
+    assert value is not None
+    return value
+
+
+def one_of(body: Body, name: str, allowed: tuple[str, ...], *, required: bool = True) -> str | None:
+    value = text(body, name, required=required)
+    if value is not None and value not in allowed:
+        raise invalid(name, f"must be one of {', '.join(allowed)}")
+    return value
+
+
+def kobo(body: Body, name: str, *, minimum: int, round_fractions_down: bool = False) -> int:
+    """A money amount: an integer number of kobo, at least `minimum`."""
+    if not present(body, name):
+        raise invalid(name, "is required")
+    value = body[name]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise invalid(name, "must be a number of kobo")
+    if isinstance(value, float) and not value.is_integer():
+        if not round_fractions_down:
+            raise invalid(name, "must be a whole number of kobo")
+        value = math.floor(value)
+    value = int(value)
+    if value < minimum:
+        raise invalid(name, f"must be at least {minimum} kobo")
+    return value
+
+
+def seconds(body: Body, name: str) -> float:
+    if not present(body, name):
+        raise invalid(name, "is required")
+    value = body[name]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise invalid(name, "must be a number of seconds")
+    return value
+
+
+def email(value: str, name: str) -> str:
+    if not EMAIL.fullmatch(value):
+        raise invalid(name, "must be a valid e-mail address")
+    return value
+
+
+def account_number(body: Body, name: str = "accountNumber") -> str:
+    value = required_text(body, name)
+    if not ACCOUNT_NUMBER.fullmatch(value):
+        raise invalid(name, "must be 10 digits")
+    return value
+
+
+def mobile(body: Body, name: str = "mobile") -> dict[str, str]:
+    """An object of phoneNumber and isoCode strings."""
+    value = body[name]
+    parts = ("phoneNumber", "isoCode")
+    if not isinstance(value, dict) or not all(isinstance(value.get(part), str) and value[part] for part in parts):
+        raise invalid(name, "must be an object with phoneNumber and isoCode strings")
+    return {part: value[part] for part in parts}
+
+
+def boolean_query(request: Request, name: str) -> bool | None:
+    """A boolean query parameter, written true or false."""
+    value = request.query_params.get(name)
+    if value is None:
+        return None
+    if value not in ("true", "false"):
+        raise Refusal.INVALID_QUERY.error(field=name, problem="must be true or false")
+    return value == "true"
+
+
+def webhooks(body: Body) -> list[str]:
+    value = body.get("webhooks")
+    if not isinstance(value, list) or not all(isinstance(url, str) for url in value):
+        raise invalid("webhooks", "must be an array of strings")
+    return value

@@ -1,0 +1,97 @@
+"""Sandbox controls, outside /v1 and without a key: what a test needs that the API cannot do.
+
+    POST /sandbox/fund        {"walletId": <wallet publicId>, "amount": 50000}  (or "accountNumber" instead of
+                              "walletId"; optional "narration") records an inbound payment from an
+                              external bank: a `success` credit with sourceType External. 200, data: the credit.
+    POST /sandbox/settle      settles every pending transfer now; {"reference": "..."} settles one.
+                              200, data: the transfers settled by this call.
+    POST /sandbox/reset       forgets every record (same keys, same faults): a fresh, deterministic start.
+    GET  /sandbox/deliveries  the webhook delivery attempts so far (url, event, reference, status, ...).
+    GET  /sandbox/health      200 when the server answers.
+
+Faults never apply here: the sandbox is the tests' instrument, not part of the API under test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from wallet_conformance.reference import fields, serialize
+from wallet_conformance.reference.errors import ApiError, Refusal, error_body
+from wallet_conformance.reference.faults import FaultSet
+
+if TYPE_CHECKING:
+    from wallet_conformance.reference.app import Service
+
+NO_FAULTS = FaultSet()
+SandboxHandler = Callable[[Request, "Service"], Awaitable[Any]]
+
+
+def _ok(data: Any, message: str) -> Response:
+    return JSONResponse({"meta": {"statusCode": 200, "success": True, "message": message}, "data": data})
+
+
+def _sandbox(handler: SandboxHandler, message: str) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        try:
+            return _ok(await handler(request, request.app.state.service), message)
+        except ApiError as error:
+            return JSONResponse(error_body(error.status, error.message), status_code=error.status)
+
+    return endpoint
+
+
+async def fund(request: Request, service: Service) -> Any:
+    body = await fields.json_body(request, NO_FAULTS)
+    amount = fields.kobo(body, "amount", minimum=1)
+    narration = fields.text(body, "narration", required=False, default="Sandbox inbound payment") or ""
+    if fields.present(body, "walletId"):
+        wallet = service.store.find_wallet_anywhere(fields.required_text(body, "walletId"))
+    elif fields.present(body, "accountNumber"):
+        wallet = service.store.find_wallet_by_number(fields.account_number(body))
+    else:
+        raise Refusal.INVALID_FIELD.error(field="walletId", problem="walletId or accountNumber is required")
+    credit = service.store.fund(wallet, amount, narration)
+    return serialize.transaction(credit, NO_FAULTS)
+
+
+async def settle(request: Request, service: Service) -> Any:
+    reference = None
+    if await request.body():
+        reference = fields.text(await fields.json_body(request, NO_FAULTS), "reference", required=False)
+    pending = service.store.pending_transfers()
+    if reference is not None:
+        pending = [transaction for transaction in pending if transaction.reference == reference]
+        if not pending:
+            raise Refusal.NOT_FOUND.error(what="Pending transfer", key=reference)
+    for transaction in pending:
+        service.store.settle(transaction)
+    return [serialize.transaction(transaction, NO_FAULTS) for transaction in pending]
+
+
+async def reset(request: Request, service: Service) -> Any:
+    service.reset()
+    return None
+
+
+async def deliveries(request: Request, service: Service) -> Any:
+    return service.webhooks.listing()
+
+
+async def health(request: Request, service: Service) -> Any:
+    return {"status": "ok"}
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/sandbox/fund", _sandbox(fund, "Inbound payment recorded"), methods=["POST"]),
+        Route("/sandbox/settle", _sandbox(settle, "Pending transfers settled"), methods=["POST"]),
+        Route("/sandbox/reset", _sandbox(reset, "Sandbox reset"), methods=["POST"]),
+        Route("/sandbox/deliveries", _sandbox(deliveries, "Webhook deliveries"), methods=["GET"]),
+        Route("/sandbox/health", _sandbox(health, "ok"), methods=["GET"]),
+    ]

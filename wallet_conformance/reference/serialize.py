@@ -1,0 +1,366 @@
+"""Records of the store as the JSON the document shows: its field names, forms and types."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Literal
+
+from wallet_conformance.reference.banks import Bank
+from wallet_conformance.reference.faults import Fault, FaultSet
+from wallet_conformance.reference.store import (
+    CURRENCY,
+    PROCESSOR,
+    Account,
+    BankAccount,
+    CollectionAccount,
+    ExternalSource,
+    Transaction,
+    Wallet,
+)
+
+Json = dict[str, Any]
+WalletForm = Literal["create", "read", "list"]
+Stamp = Callable[[datetime], str]
+
+
+def timestamp(moment: datetime) -> str:
+    """ISO 8601 UTC with milliseconds: 2026-11-21T14:05:09.123Z."""
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
+
+
+def _timestamp_to_the_second(moment: datetime) -> str:
+    return f"{moment:%Y-%m-%dT%H:%M:%S}Z"
+
+
+# ------------------------------------------------------------------------------ accounts, wallets
+
+
+def account(record: Account, faults: FaultSet) -> Json:
+    return {
+        "_id": record.id,
+        "id": f"acct_{record.id}" if faults.on(Fault.ACCOUNT_ID_DIFFERS) else record.id,
+        "publicId": record.public_id,
+        "name": record.name,
+        "webhooks": list(record.webhooks),
+        "isDefault": record.is_default,
+        "pubKey": {"live": record.pub_key_live, "test": record.pub_key_test},
+        "business": record.business,
+        "createdAt": timestamp(record.created_at),
+        "updatedAt": timestamp(record.updated_at),
+        "__v": record.revision,
+    }
+
+
+def wallet(record: Wallet, form: WalletForm, faults: FaultSet) -> Json:
+    """A wallet in one of its three documented forms.
+
+    create: the integer sequence `id`, no `_id`; read (GET one): `_id` and a string `id` equal to it;
+    list: `_id` and the integer `id`.
+    """
+    identity: Json
+    if form == "create":
+        identity = {"id": record.number}
+        if faults.on(Fault.CREATE_WALLET_WITH_ID):
+            identity = {"_id": record.id, "id": record.number}
+    elif form == "read":
+        identity = {"_id": record.id, "id": record.id}
+        if faults.on(Fault.WALLET_READ_WITHOUT_ID):
+            identity = {"id": record.id}
+    else:
+        identity = {"_id": record.id, "id": record.number}
+    body: Json = {
+        **identity,
+        "publicId": record.public_id,
+        "auth": record.auth,
+        "account": record.account.id,
+        "accountName": record.account_name,
+        "accountNumber": record.account_number,
+        "bankName": record.bank.name,
+        "bankCode": record.bank.code,
+        "live": record.live,
+        "isFavourite": record.is_favourite,
+        "processor": PROCESSOR,
+        "category": record.category,
+        "balance": record.balance,
+        "currency": CURRENCY,
+        "createdAt": timestamp(record.created_at),
+        "updatedAt": timestamp(record.updated_at),
+        "lastUpdated": timestamp(record.last_updated),
+    }
+    if form == "list" and faults.on(Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST):
+        body["balance"] = record.balance / 100
+    if form == "list" and faults.on(Fault.WALLET_CATEGORY_UPPERCASE_ON_LIST):
+        body["category"] = record.category.upper()
+    return body
+
+
+def closed_wallet(record: Wallet) -> Json:
+    return {"publicId": record.public_id, "accountNumber": record.account_number}
+
+
+def collection_account(record: CollectionAccount, faults: FaultSet) -> Json:
+    return {
+        "publicId": record.public_id,
+        "account": record.account.id,
+        "reference": record.reference,
+        "parentAccountNumber": (
+            record.account_number if faults.on(Fault.COLLECTION_PARENT_IS_OWN_NUMBER) else record.parent_account_number
+        ),
+        "accountName": record.account_name,
+        "accountNumber": record.account_number,
+        "amount": record.amount,
+        "bankName": record.bank.name,
+        "bankCode": record.bank.code,
+        "live": record.live,
+        "processor": PROCESSOR,
+        "expiration": timestamp(record.expiration),
+        "id": record.number,
+        "createdAt": timestamp(record.created_at),
+        "updatedAt": timestamp(record.updated_at),
+        "currency": CURRENCY.lower() if faults.on(Fault.CURRENCY_LOWERCASE_ON_COLLECTION) else CURRENCY,
+        "active": record.active,
+        "status": record.status,
+    }
+
+
+def bank_account(record: BankAccount) -> Json:
+    return {
+        "publicId": record.public_id,
+        "auth": record.auth,
+        "account": record.account.id,
+        "accountName": record.account_name,
+        "accountNumber": record.account_number,
+        "bankName": record.bank.name,
+        "bankCode": record.bank.code,
+        "reference": record.reference,
+        "live": record.live,
+        "processor": PROCESSOR,
+        "id": record.number,
+        "createdAt": timestamp(record.created_at),
+        "updatedAt": timestamp(record.updated_at),
+        "lastUpdated": timestamp(record.updated_at),
+        "currency": CURRENCY,
+        "version": record.version,
+        "beneficiaryType": record.beneficiary_type,
+        "clientIds": {},
+    }
+
+
+def bank(record: Bank, faults: FaultSet) -> Json:
+    return {
+        "id": record.id,
+        "publicId": record.public_id,
+        "createdAt": timestamp(record.created_at),
+        "updatedAt": timestamp(record.created_at),
+        "deletedAt": "" if faults.on(Fault.BANK_DELETED_AT_EMPTY) else None,
+        "bankName": record.name,
+        "bankCode": record.code,
+        "nibssBankCode": record.nibss_code,
+        "country": record.country.upper() if faults.on(Fault.BANK_COUNTRY_UPPERCASE) else record.country,
+        "slug": record.slug,
+        "type": record.type,
+        "currency": record.currency,
+        "active": record.active,
+        "processor": record.processor,
+        "meta": {"bankCode": record.code, "name": record.name, "nibssBankCode": record.nibss_code},
+    }
+
+
+# ----------------------------------------------------------------------------------- transactions
+
+
+def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) -> Json:
+    """A transaction; `verify` adds what the verify operation shows (requestSrc and meta.verify)."""
+    stamp: Stamp = (
+        _timestamp_to_the_second if faults.on(Fault.TIMESTAMPS_WITHOUT_MILLISECONDS_ON_TRANSACTIONS) else timestamp
+    )
+    destination = record.destination.public_id
+    if (
+        record.entry == "debit"
+        and isinstance(record.destination, Wallet)
+        and faults.on(Fault.TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER)
+    ):
+        destination = record.destination.account_number
+    body: Json = {
+        "_id": record.id,
+        "publicId": record.public_id,
+        "auth": record.auth,
+        "account": record.account.id,
+        "deletedAt": None,
+    }
+    if verify and not faults.on(Fault.VERIFY_WITHOUT_REQUEST_SRC):
+        body["requestSrc"] = "api"
+    body |= {
+        "tags": [],
+        "currency": CURRENCY,
+        "entry": record.entry,
+        "live": record.live,
+        "source": record.source.public_id,
+        "sourceType": record.source_type,
+        "sourceData": _party(record.source, record, stamp, faults),
+        "destination": destination,
+        "destinationType": record.destination_type,
+        "destinationData": _party(record.destination, record, stamp, faults),
+        "amount": record.amount,
+        "balance": record.balance,
+        "clientTransaction": {"fee": record.fee, "actualAmount": record.actual_amount},
+        "fee": record.fee,
+        "feeReference": record.fee_reference,
+        "actualAmount": record.actual_amount,
+        "narration": record.narration,
+        "reference": record.reference,
+        "debitReference": record.debit_reference,
+        "tRef": record.t_ref,
+        "linkRef": record.link_ref,
+        "status": record.status,
+        "processor": PROCESSOR,
+        "meta": _meta(record, stamp, faults, verify=verify),
+        "currencyPair": f"{CURRENCY}-{CURRENCY}" if faults.on(Fault.CURRENCY_PAIR_DASH) else f"{CURRENCY}/{CURRENCY}",
+        "batchId": None,
+        "metadata": {},
+        "createdAt": stamp(record.created_at),
+        "updatedAt": stamp(record.updated_at),
+    }
+    if faults.on(Fault.CLIENT_TRANSACTION_MISSING):
+        del body["clientTransaction"]
+    return body
+
+
+def _party(party: Wallet | BankAccount | ExternalSource, record: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
+    """sourceData / destinationData: a wallet, a bank account or an external source."""
+    if isinstance(party, ExternalSource):
+        data: Json = {
+            "id": party.number,
+            "processor": party.bank.processor,
+            "type": party.type,
+            "publicId": party.public_id,
+            "createdAt": stamp(party.created_at),
+            "updatedAt": stamp(party.created_at),
+            "channel": party.channel,
+            "reference": party.reference,
+            "sessionId": party.session_id,
+            "bankName": party.bank.name,
+            "bankCode": party.bank.code,
+            "nibssBankCode": party.bank.nibss_code,
+            "accountName": party.account_name,
+            "accountNumber": party.account_number,
+            "currency": CURRENCY,
+            "live": party.live,
+        }
+        if faults.on(Fault.EXTERNAL_SOURCE_WITHOUT_SESSION):
+            del data["sessionId"]
+        return data
+    data = {
+        "id": party.number,
+        "publicId": party.public_id,
+        "bankName": party.bank.name,
+        "bankCode": party.bank.code,
+        "accountName": party.account_name,
+        "accountNumber": party.account_number,
+        "processor": PROCESSOR,
+    }
+    if isinstance(party, BankAccount):
+        data |= {"clientIds": {}, "nameEnquiryRef": record.name_enquiry_ref}
+    else:
+        data |= {"currency": CURRENCY, "reference": None}
+    if party is record.destination and faults.on(Fault.DESTINATION_DATA_ID_STRING):
+        data["id"] = str(party.number)
+    return data
+
+
+def _meta(record: Transaction, stamp: Stamp, faults: FaultSet, *, verify: bool) -> Json:
+    meta: Json = {"isThirdParty": record.is_third_party}
+    if isinstance(record.source, ExternalSource):
+        meta["clientResponse"] = _client_response(record, record.source, stamp, faults)
+        meta["rate"] = {
+            "rateId": 1,
+            "rate": 1,
+            "sourceCurrency": CURRENCY,
+            "destinationCurrency": CURRENCY,
+            "convertedAmount": record.amount,
+        }
+        # An inbound credit is its own credit leg, which also names its auth, account and linkRef.
+        meta["credit"] = _credit_leg(record, stamp, faults) | {
+            "auth": record.auth,
+            "account": record.account.id,
+            "linkRef": record.link_ref,
+        }
+    elif record.credit is not None:
+        meta["credit"] = _credit_leg(record.credit, stamp, faults)
+    if verify:
+        meta["verify"] = _verification(record, stamp, faults)
+    return meta
+
+
+def _credit_leg(credit: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
+    leg: Json = {
+        "source": credit.source.public_id,
+        "sourceType": credit.source_type,
+        "sourceData": _party(credit.source, credit, stamp, faults),
+        "destination": credit.destination.public_id,
+        "destinationType": credit.destination_type,
+        "destinationData": _party(credit.destination, credit, stamp, faults),
+        "amount": credit.amount,
+        "currency": CURRENCY,
+        "actualAmount": credit.actual_amount,
+        "fee": credit.fee,
+        "narration": credit.narration,
+        "balance": credit.balance,
+    }
+    if faults.on(Fault.CREDIT_LEG_WITHOUT_BALANCE):
+        del leg["balance"]
+    return leg
+
+
+def _client_response(record: Transaction, source: ExternalSource, stamp: Stamp, faults: FaultSet) -> Json:
+    """What the paying bank's processor reported for an inbound payment."""
+    response: Json = {
+        "message": "Approved by Financial Institution",
+        "amount": record.amount,
+        "tranDateTime": stamp(record.created_at),
+        "currency": CURRENCY,
+        "processor": source.bank.processor,
+        "narration": record.narration,
+        "reference": source.reference,
+        "type": record.entry,
+        "status": "success",
+        "authorization": {
+            "channel": source.channel,
+            "reference": source.reference,
+            "sessionId": source.session_id,
+            "bankName": source.bank.name,
+            "bankCode": source.bank.code,
+            "nibssBankCode": source.bank.nibss_code,
+            "accountName": source.account_name,
+            "accountNumber": source.account_number,
+        },
+    }
+    if faults.on(Fault.CLIENT_RESPONSE_WITHOUT_AUTHORIZATION):
+        del response["authorization"]
+    return response
+
+
+def _verification(record: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
+    """meta.verify: the processor's answer about the transaction's current status."""
+    beneficiary = record.destination
+    details: Json = {
+        "narration": record.narration,
+        "amount": record.amount,
+        "date": stamp(record.created_at),
+        "beneficiary": {
+            "accountNumber": beneficiary.account_number,
+            "bankCode": beneficiary.bank.code,
+            "bankName": beneficiary.bank.name,
+            "accountName": beneficiary.account_name,
+        },
+        "transactionStatus": "successful" if record.status == "success" else record.status,
+        "sessionId": record.session_id,
+        "type": record.entry,
+    }
+    if faults.on(Fault.VERIFY_WITHOUT_BENEFICIARY):
+        del details["beneficiary"]
+    return {
+        "status": "success",
+        "data": {"status": "success", "message": "Transaction status retrieved", "data": details},
+    }
