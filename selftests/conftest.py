@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from wallet_conformance.files import ROOT
 from wallet_conformance.reference import Fault, ReferenceServer
+from wallet_conformance.reporting.mutation import write_matrix
+
+REPORTS = ROOT / "reports"
+MATRIX_ROWS = REPORTS / "mutation"  # one JSON row per fault, written by test_mutation_matrix.py
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):
+        shutil.rmtree(MATRIX_ROWS, ignore_errors=True)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After the run (on the controller under xdist): the mutation matrix of the faults that ran."""
+    if hasattr(session.config, "workerinput") or not MATRIX_ROWS.is_dir():
+        return
+    rows = [json.loads(path.read_text()) for path in sorted(MATRIX_ROWS.glob("*.json"))]
+    if rows:
+        write_matrix(rows, REPORTS)
 
 
 class ReferenceClient:

@@ -1,0 +1,9 @@
+"""Root conftest: loads the suite's plugin and keeps Hypothesis' files out of the working tree."""
+
+import os
+from pathlib import Path
+
+# Read lazily by Hypothesis; set before any test imports it.
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(Path(__file__).parent / "reports" / ".hypothesis"))
+
+pytest_plugins = ["wallet_conformance.plugin", "wallet_conformance.fixtures", "pytester"]

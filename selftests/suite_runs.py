@@ -1,0 +1,62 @@
+"""Running the conformance suite (tests/) from the self-tests, the way a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wallet_conformance.files import ROOT
+
+RUN_TIMEOUT = 300
+
+
+Run = tuple[subprocess.CompletedProcess, dict[str, Any] | None, float]
+
+
+def run_suite(report_dir: Path, *args: str, paths: tuple[str, ...] = ("tests",), timeout: float = RUN_TIMEOUT) -> Run:
+    """Run `pytest tests` in a fresh process; returns the process, its conformance.json and the seconds it took."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    env.pop("PYTEST_XDIST_WORKER_COUNT", None)
+    started = time.perf_counter()
+    process = subprocess.run(
+        [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
+         "--report-dir", str(report_dir), *args],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False,
+    )
+    seconds = time.perf_counter() - started
+    path = report_dir / "conformance.json"
+    return process, json.loads(path.read_text()) if path.exists() else None, seconds
+
+
+def tail(process: subprocess.CompletedProcess, lines: int = 40) -> str:
+    return "\n".join((process.stdout + process.stderr).splitlines()[-lines:])
+
+
+def collection(report_dir: Path) -> dict[str, list[str]]:
+    """Requirement -> node ids of the tests naming it, from `pytest tests --collect-only`."""
+    process, _, _ = run_suite(report_dir, "--collect-only")
+    path = report_dir / "collection.json"
+    if not path.exists():
+        raise RuntimeError(f"collection failed:\n{tail(process)}")
+    return json.loads(path.read_text())
+
+
+def run_in_process(pytester: pytest.Pytester, report_dir: Path, *args: str, paths: tuple[str, ...]) -> Run:
+    """Run the suite inside this process (no interpreter start-up): fast enough to run once per fault."""
+    started = time.perf_counter()
+    result = pytester.runpytest_inprocess(
+        *(str(ROOT / path) for path in paths), "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+        "-q", "-p", "no:cacheprovider", "--report-dir", str(report_dir), *args,
+    )
+    seconds = time.perf_counter() - started
+    process = subprocess.CompletedProcess(args, int(result.ret), result.stdout.str(), result.stderr.str())
+    path = report_dir / "conformance.json"
+    return process, json.loads(path.read_text()) if path.exists() else None, seconds

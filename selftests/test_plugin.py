@@ -1,0 +1,149 @@
+"""The suite's pytest plugin: requirement markers, verdicts by level, exit status, configuration, redaction."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from wallet_conformance import validation
+
+PLUGINS = ("-p", "wallet_conformance.plugin", "-p", "wallet_conformance.fixtures")
+INI = """
+[pytest]
+wallet_conformance_tests = conformance
+addopts = -p no:cacheprovider
+"""
+HEADER = """
+import pytest
+from wallet_conformance.failures import ConformanceFailure
+"""
+
+
+def run(pytester: pytest.Pytester, source: str, *args: str) -> tuple[pytest.RunResult, dict | None]:
+    pytester.makefile(".ini", pytest=INI)
+    folder = pytester.path / "conformance"
+    folder.mkdir(exist_ok=True)
+    (folder / "test_sample.py").write_text(HEADER + source)
+    result = pytester.runpytest_subprocess(*PLUGINS, "conformance", "--report-dir", "out", *args)
+    report_path = pytester.path / "out" / "conformance.json"
+    return result, json.loads(report_path.read_text()) if report_path.exists() else None
+
+
+def verdicts(report: dict) -> dict[str, str]:
+    return {entry["id"]: entry["verdict"] for entry in report["requirements"]}
+
+
+def test_unknown_requirement_is_a_usage_error(pytester):
+    """A test naming a requirement that is not in the catalogue stops the run at collection."""
+    result, _ = run(pytester, '@pytest.mark.requirement("NOPE-99")\ndef test_x():\n    """x."""\n')
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown requirement 'NOPE-99'*"])
+
+
+def test_test_without_requirement_is_a_usage_error(pytester):
+    """A conformance test that names no requirement stops the run at collection."""
+    result, _ = run(pytester, 'def test_x():\n    """x."""\n')
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*names no requirement*"])
+
+
+LEVELS = '''
+@pytest.mark.requirement("SVC-05")
+def test_must():
+    """A MUST requirement broken."""
+    raise ConformanceFailure("SVC-05", "statusCode", 200, 201)
+
+@pytest.mark.requirement("SVC-18")
+def test_should():
+    """A SHOULD requirement broken."""
+    raise ConformanceFailure("SVC-18", "current", 1, 0)
+
+@pytest.mark.requirement("ERR-04")
+def test_info(observe):
+    """An INFO observation that raised."""
+    observe("ERR-04", status=418)
+    raise RuntimeError("observing went wrong")
+
+@pytest.mark.requirement("SVC-06", "SVC-07")
+def test_two():
+    """Two requirements, the first broken."""
+    raise ConformanceFailure("SVC-06", "success", True, "true")
+
+@pytest.mark.requirement("SVC-03")
+def test_pass():
+    """Passes."""
+
+@pytest.mark.requirement("SVC-04")
+def test_skip():
+    """Skips."""
+    pytest.skip("no funding configured")
+'''
+
+
+def test_verdicts_by_level_and_report_format(pytester):
+    """Verdicts follow the level; the report validates against its schema; a MUST failure fails the run."""
+    result, report = run(pytester, LEVELS)
+    assert result.ret == 1
+    found = verdicts(report)
+    assert found["SVC-05"] == "fail" and found["SVC-18"] == "fail" and found["ERR-04"] == "observed"
+    assert found["SVC-06"] == "fail" and found["SVC-07"] == "skip"  # not reached: the test stopped at SVC-06
+    assert found["SVC-03"] == "pass" and found["SVC-04"] == "skip" and found["SVC-01"] == "untested"
+    assert report["outcome"] == {"conforms": False, "must_failed": ["SVC-05", "SVC-06"], "should_failed": ["SVC-18"]}
+    entry = next(e for e in report["requirements"] if e["id"] == "SVC-04")
+    assert entry["reason"] == "no funding configured"
+    info = next(e for e in report["requirements"] if e["id"] == "ERR-04")
+    assert info["observations"] == [{"requirement": "ERR-04", "status": 418}]
+    assert validation.problems("conformance-report.json", report) == []
+
+
+def test_should_failure_does_not_fail_the_run_unless_strict(pytester):
+    """A broken SHOULD requirement is reported but exits 0; with --strict it exits 1."""
+    source = LEVELS.split('@pytest.mark.requirement("SVC-18")')[1].split('@pytest.mark.requirement("ERR-04")')[0]
+    result, report = run(pytester, '@pytest.mark.requirement("SVC-18")' + source)
+    assert result.ret == 0 and report["outcome"]["should_failed"] == ["SVC-18"]
+    result.stdout.fnmatch_lines(["*SHOULD requirements broken: SVC-18*only with --strict*"])
+    strict, _ = run(pytester, '@pytest.mark.requirement("SVC-18")' + source, "--strict")
+    assert strict.ret == 1
+
+
+def test_info_failure_never_fails_the_run(pytester):
+    """An INFO test that raises is an observation that did not complete, never a failure of the run."""
+    source = LEVELS.split('@pytest.mark.requirement("ERR-04")')[1].split('@pytest.mark.requirement("SVC-06"')[0]
+    result, report = run(pytester, '@pytest.mark.requirement("ERR-04")' + source)
+    assert result.ret == 0 and verdicts(report)["ERR-04"] == "observed"
+
+
+def test_requirement_option_selects_tests(pytester):
+    """--requirement runs only the tests naming that requirement and reports only it."""
+    result, report = run(pytester, LEVELS, "--requirement", "SVC-03")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*1 passed*5 deselected*"])
+    assert [entry["id"] for entry in report["requirements"]] == ["SVC-03"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--base-url", "http://127.0.0.1:1/v1"), "*no --secret-key*"),
+    (("--base-url", "http://127.0.0.1:1/v2", "--secret-key", "k-1234"), "*must end with the version segment /v1*"),
+    (("--base-url", "ftp://example.invalid/v1", "--secret-key", "k-1234"), "*must be an http(s) URL*"),
+    (("--environment", "prod"), "*invalid choice*"),
+])
+def test_bad_configuration_stops_the_run(pytester, args, message):
+    """Bad configuration stops the run before any test with one clear message."""
+    result, report = run(pytester, '@pytest.mark.requirement("SVC-03")\ndef test_x():\n    """x."""\n', *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and report is None
+    result.stderr.fnmatch_lines([message])
+
+
+def test_unreachable_target_stops_the_run(pytester):
+    """A target that does not answer stops the run before any test, naming the URL and never the key."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # bound, not listening: connections are refused
+        result, _ = run(pytester, '@pytest.mark.requirement("SVC-03")\ndef test_x():\n    """x."""\n',
+                        "--base-url", f"http://127.0.0.1:{port}/v1", "--secret-key", "sk-do-not-print-1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = result.stdout.str() + result.stderr.str()
+    assert "cannot be reached" in output and "sk-do-not-print-1" not in output
+    assert "no tests ran" in output or "passed" not in output

@@ -1,0 +1,49 @@
+"""The secret key never reaches output: not the terminal, not conformance.json, not JUnit XML, not a curl line."""
+
+from __future__ import annotations
+
+from selftests.suite_runs import run_suite, tail
+from wallet_conformance.client import Exchange
+from wallet_conformance.curl import curl_command
+from wallet_conformance.redaction import PLACEHOLDER, redact, redact_headers, register_secret
+from wallet_conformance.reference import ReferenceServer
+
+KEY = "sk_test_selftest_do_not_leak_5f3a9c"
+
+
+def test_registered_secret_is_replaced_everywhere_in_text():
+    """A registered key is replaced by the placeholder wherever it appears."""
+    register_secret(KEY)
+    assert redact(f"key={KEY}; again {KEY}") == f"key={PLACEHOLDER}; again {PLACEHOLDER}"
+
+
+def test_key_header_and_curl_line_never_show_the_key():
+    """The x-service-key header is masked, whatever its value, and so is the curl line built from it."""
+    headers = redact_headers([("x-service-key", "any-value-at-all"), ("accept", "application/json")])
+    assert headers == [("x-service-key", PLACEHOLDER), ("accept", "application/json")]
+    line = curl_command("GET", "http://127.0.0.1:1/v1/transactions/banks", headers)
+    assert "any-value-at-all" not in line and PLACEHOLDER in line
+
+
+def test_exchange_description_holds_no_key():
+    """An exchange's description (request, response excerpt, curl) is built from redacted data."""
+    register_secret(KEY)
+    exchange = Exchange("listBanks", "GET", "http://h/v1/transactions/banks", [("x-service-key", PLACEHOLDER)],
+                        None, 401, [], redact(f'{{"echo": "{KEY}"}}'), 0.01)
+    assert KEY not in exchange.describe()
+
+
+def test_failing_run_against_a_target_leaks_no_key(tmp_path):
+    """A run with failures, --showlocals and JUnit XML against a target given by URL and key writes the key nowhere."""
+    with ReferenceServer(secret_key=KEY, faults=["wrong-close-message", "any-key-accepted-on-reads"]) as server:
+        process, report, _ = run_suite(
+            tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--funding-url", server.funding_url,
+            "--requirement", "SVC-12", "--requirement", "AUTH-02", "--requirement", "SVC-03",
+            "--showlocals", "--junitxml", str(tmp_path / "junit.xml"), "-rA",
+            paths=("tests/test_service.py", "tests/test_authentication.py"),
+        )
+    assert report is not None and report["outcome"]["must_failed"], tail(process)
+    written = [process.stdout, process.stderr, (tmp_path / "junit.xml").read_text(),
+               (tmp_path / "conformance.json").read_text()]
+    assert all(KEY not in text for text in written)
+    assert PLACEHOLDER in process.stdout  # the curl lines are there, with the placeholder

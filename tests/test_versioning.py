@@ -1,0 +1,69 @@
+"""Versioning: the version is the final path segment `/v1` of the base address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from wallet_conformance import checks, contract
+from wallet_conformance.client import Exchange
+from wallet_conformance.options import VERSION_SEGMENT
+
+# Response headers that may announce a version or a deprecation (RFC 8594 Sunset, RFC 9745 Deprecation).
+VERSION_HEADER_WORDS = ("version", "deprecat", "sunset")
+
+
+def version_headers(exchange: Exchange) -> dict[str, str]:
+    found = {name.lower(): value for name, value in exchange.response_headers
+             if any(word in name.lower() for word in VERSION_HEADER_WORDS)}
+    link = exchange.header("link")
+    if link is not None:
+        found["link"] = link
+    return found
+
+
+def summary(exchange: Exchange, root: str) -> dict[str, Any]:
+    return {
+        "path": exchange.url.removeprefix(root),
+        "status": exchange.status,
+        "content_type": exchange.header("content-type"),
+        "envelope": isinstance(exchange.json, dict) and "meta" in exchange.json,
+        "message": exchange.meta.get("message"),
+        "same_banks_as_v1": None,
+        "location": exchange.header("location"),
+        "version_headers": version_headers(exchange),
+    }
+
+
+@pytest.mark.requirement("VER-01")
+def test_base_url_ends_with_v1(target):
+    """The base address of the run ends with the version segment /v1."""
+    checks.equals(target.base_url.rstrip("/").endswith(VERSION_SEGMENT), True, "VER-01",
+                  f"the base address ends with {VERSION_SEGMENT}")
+
+
+@pytest.mark.requirement("VER-01")
+def test_operations_answer_under_v1(samples, target):
+    """GET /transactions/banks answers with a 2xx at the base address ending in /v1."""
+    exchange = samples("listBanks")
+    expected = target.base_url.rstrip("/") + contract.operations()["listBanks"].path
+    checks.equals(exchange.url.split("?")[0], expected, "VER-01", "the bank list is asked at {base_url}/...",
+                  exchange)
+    checks.accepted(exchange, "VER-01", f"GET /transactions/banks under {VERSION_SEGMENT}")
+
+
+@pytest.mark.requirement("VER-02")
+def test_other_version_segments_are_observed(api, samples, target, observe):
+    """What GET /transactions/banks answers under /v2 and without a version segment (recorded, not judged)."""
+    v1 = samples("listBanks")
+    root = target.base_url.rstrip("/").removesuffix(VERSION_SEGMENT)
+    path = contract.operations()["listBanks"].path
+    observed = {VERSION_SEGMENT: summary(v1, root)}
+    for segment in ("/v2", ""):
+        exchange = api.request("GET", f"{root}{segment}{path}", absolute=True)
+        seen = summary(exchange, root)
+        if exchange.ok and isinstance(exchange.data, list) and isinstance(v1.data, list):
+            seen["same_banks_as_v1"] = exchange.data == v1.data
+        observed[segment or "(no version segment)"] = seen
+    observe("VER-02", operation="listBanks", responses=observed)

@@ -1,0 +1,74 @@
+"""The suite's core fixtures: configuration, target, client, observations, and the run's records."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from wallet_conformance.client import ApiClient
+from wallet_conformance.options import Settings
+from wallet_conformance.plugin import state
+from wallet_conformance.resources import Resources
+from wallet_conformance.safety import Guard
+from wallet_conformance.target import Target
+
+
+@pytest.fixture(scope="session")
+def settings(pytestconfig: pytest.Config) -> Settings:
+    return state(pytestconfig).settings
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> Target:
+    resolved = state(pytestconfig).target
+    if resolved is None:
+        pytest.exit("no target: run the conformance suite from tests/ (the plugin resolves the target at start)",
+                    returncode=4)
+    return resolved
+
+
+@pytest.fixture(scope="session")
+def run_id(settings: Settings) -> str:
+    """Prefix of every name the run gives a record: the seed, and the xdist worker when there is one."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return f"cf{settings.seed:08x}{worker}"
+
+
+@pytest.fixture(scope="session")
+def guard(settings: Settings) -> Guard:
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    return Guard(settings, budget=settings.max_amount // workers)
+
+
+@pytest.fixture(scope="session")
+def api(pytestconfig: pytest.Config, settings: Settings, target: Target, guard: Guard) -> Iterator[ApiClient]:
+    """The run's client: sends the secret key, records every exchange, refuses writes production does not allow."""
+    client = ApiClient(target.base_url, target.secret_key, timeout=settings.request_timeout, guard=guard)
+    state(pytestconfig).client = client
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def resources(api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard) -> Iterator[Resources]:
+    """Everything the run creates; closed at the end of the run, after failures and Ctrl-C too."""
+    made = Resources(api, settings, target, run_id, guard)
+    try:
+        yield made
+    finally:
+        problems = made.sweep()
+        if problems:
+            print("\nwallet-conformance: could not close what the run created:\n  " + "\n  ".join(problems))
+
+
+@pytest.fixture
+def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """Record an observation for an INFO requirement: `observe("ERR-04", status=404, message=...)`."""
+
+    def record(requirement: str, **facts: Any) -> None:
+        request.node.user_properties.append(("observation", {"requirement": requirement, **facts}))
+
+    return record

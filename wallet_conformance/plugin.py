@@ -1,0 +1,306 @@
+"""The pytest plugin of the suite: hooks only. Its state lives in `config.stash`.
+
+- options and their validation (options.py)
+- the target: the bundled reference or a deployed implementation, resolved once per run
+  on the controlling process and handed to xdist workers
+- the `requirement` marker, checked against the catalogue at collection
+- one record per test, turned into conformance.json and the exit status by level
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wallet_conformance import options
+from wallet_conformance.catalogue import catalogue
+from wallet_conformance.failures import ConformanceFailure
+from wallet_conformance.files import ROOT
+from wallet_conformance.redaction import redact, register_secret
+from wallet_conformance.reporting.conformance import build_report, exit_status, write_report
+from wallet_conformance.reporting.records import TestRecord
+from wallet_conformance.target import Target, configured, probe, start_reference
+
+TESTS_INI = "wallet_conformance_tests"
+WORKER_TARGET = "wallet_conformance_target"
+WORKER_SEED = "wallet_conformance_seed"
+EXCHANGES_SHOWN = 3
+COLLECTION_FILE = "collection.json"
+
+
+@dataclass
+class RunState:
+    settings: options.Settings
+    target: Target | None = None
+    server: Any = None  # the bundled reference, when this process started it
+    records: dict[str, TestRecord] = field(default_factory=dict)
+    client: Any = None  # the run's ApiClient, once a fixture made it
+    report_path: Path | None = None
+    report: dict[str, Any] | None = None
+
+
+STATE = pytest.StashKey[RunState]()
+TEST_START = pytest.StashKey[int]()
+
+
+def state(config: pytest.Config) -> RunState:
+    return config.stash[STATE]
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def tests_dir(config: pytest.Config) -> Path:
+    """The folder of conformance tests (ini `wallet_conformance_tests`, default tests/ beside the catalogue)."""
+    configured_dir = config.getini(TESTS_INI)
+    return (config.rootpath / configured_dir).resolve() if configured_dir else ROOT / "tests"
+
+
+def is_conformance_item(item: pytest.Item) -> bool:
+    return Path(str(item.path)).is_relative_to(tests_dir(item.config))
+
+
+def requirement_ids(item: pytest.Item) -> tuple[str, ...]:
+    ids: list[str] = []
+    for marker in item.iter_markers("requirement"):
+        ids.extend(marker.args)
+    return tuple(dict.fromkeys(ids))
+
+
+def runs_conformance(config: pytest.Config) -> bool:
+    """Whether this run collects from tests/ (the self-tests do not need a target)."""
+    conformance = tests_dir(config)
+    for arg in config.args:
+        path = (Path(config.invocation_params.dir) / arg.split("::")[0]).resolve()
+        if path.is_relative_to(conformance) or conformance.is_relative_to(path):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------ options and configuration
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.add_options(parser)
+    parser.addini(TESTS_INI, "folder of the conformance tests, relative to the rootdir (default: tests)", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this test checks")
+    config.addinivalue_line("markers", "account_wide: uses an account-wide limit; runs in one xdist group")
+    config.addinivalue_line("markers", "money: moves money; needs a funding URL or a funded wallet")
+    settings = options.settings(config)
+    if is_worker(config):
+        settings = _replace_seed(settings, config.workerinput[WORKER_SEED])
+    register_secret(settings.secret_key)
+    config.stash[STATE] = RunState(settings=settings)
+    if not is_worker(config):
+        config.pluginmanager.register(Recorder(config), "wallet-conformance-recorder")
+
+
+def _replace_seed(settings: options.Settings, seed: int) -> options.Settings:
+    from dataclasses import replace
+
+    return replace(settings, seed=seed)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    run = state(config)
+    where = run.settings.base_url or "the bundled reference server (started for this run)"
+    return [f"wallet-conformance: target {redact(where)}, environment {run.settings.environment}, "
+            f"seed {run.settings.seed}"]
+
+
+# ------------------------------------------------------------------ the target
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    run = state(config)
+    if is_worker(config):
+        target = config.workerinput.get(WORKER_TARGET)
+        run.target = Target(**target) if target else None
+        if run.target:
+            register_secret(run.target.secret_key)
+        return
+    if not runs_conformance(config) or config.option.collectonly:
+        return
+    settings = run.settings
+    if settings.embedded:
+        run.target, run.server = start_reference(settings)
+    else:
+        run.target = configured(settings)
+    register_secret(run.target.secret_key)
+    problem = probe(run.target, settings.request_timeout)
+    if problem:
+        pytest.exit(redact(problem), returncode=4)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller: every worker uses the one target (and reference server) of the run."""
+    run = state(node.config)
+    node.workerinput[WORKER_SEED] = run.settings.seed
+    if run.target is not None:
+        node.workerinput[WORKER_TARGET] = run.target.to_dict()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run = config.stash.get(STATE, None)
+    if run is not None and run.server is not None:
+        run.server.stop()
+        run.server = None
+
+
+# ------------------------------------------------------------------ collection
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    known = catalogue()
+    selected = state(config).settings.requirements
+    problems = [f"--requirement {rid}: no such requirement in requirements.yaml" for rid in selected
+                if rid not in known]
+    keep, drop = [], []
+    for item in items:
+        if not is_conformance_item(item):
+            keep.append(item)
+            continue
+        ids = requirement_ids(item)
+        if not ids:
+            problems.append(f"{item.nodeid}: names no requirement (add @pytest.mark.requirement(\"ID\"))")
+        problems.extend(f"{item.nodeid}: unknown requirement {rid!r} (not in requirements.yaml)"
+                        for rid in ids if rid not in known)
+        item.user_properties.append(("requirements", ids))
+        if item.get_closest_marker("account_wide"):
+            item.add_marker(pytest.mark.xdist_group("account-wide"))
+        (keep if not selected or set(ids) & set(selected) else drop).append(item)
+    if problems:
+        raise pytest.UsageError("requirement markers:\n  " + "\n  ".join(problems))
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+    if config.option.collectonly and not is_worker(config):
+        write_collection(items, state(config).settings.report_dir)
+
+
+def write_collection(items: list[pytest.Item], directory: Path) -> Path:
+    """With --collect-only: collection.json maps each requirement to the tests that name it."""
+    covering: dict[str, list[str]] = {}
+    for item in items:
+        for requirement_id in dict(item.user_properties).get("requirements", ()):
+            covering.setdefault(requirement_id, []).append(item.nodeid)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / COLLECTION_FILE
+    path.write_text(json.dumps(dict(sorted(covering.items())), indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ results
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    client = state(item.config).client
+    item.stash[TEST_START] = len(client.exchanges) if client else 0
+
+
+def failed_requirements(error: BaseException) -> tuple[str, ...]:
+    """The requirements a failure names; empty when it names none (then all of the test's requirements failed)."""
+    if isinstance(error, ConformanceFailure):
+        return (error.requirement,)
+    if isinstance(error, BaseExceptionGroup):
+        found = [rid for inner in error.exceptions for rid in failed_requirements(inner)]
+        if len(found) and all(isinstance(inner, ConformanceFailure) for inner in error.exceptions):
+            return tuple(dict.fromkeys(found))
+    return ()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if not is_conformance_item(item):
+        return report
+    properties = list(report.user_properties)
+    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+        properties.append(("failed_requirements", failed_requirements(call.excinfo.value)))
+        client = state(item.config).client
+        if client is not None:
+            recent = client.exchanges[item.stash.get(TEST_START, 0):][-EXCHANGES_SHOWN:]
+            if recent:
+                report.sections.append(("exchanges (last of this test)",
+                                        "\n\n".join(exchange.describe() for exchange in recent)))
+    report.user_properties = properties
+    if report.longrepr is not None:
+        text = str(report.longrepr)
+        if redact(text) != text:
+            report.longrepr = redact(text)
+    return report
+
+
+def _skip_reason(report: pytest.TestReport) -> str | None:
+    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        return str(report.longrepr[2]).removeprefix("Skipped: ")
+    return str(report.longrepr) if report.longrepr else None
+
+
+class Recorder:
+    """Keeps one record per conformance test on the controlling process and writes the report at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        properties = dict(report.user_properties)
+        if "requirements" not in properties:
+            return
+        run = state(self.config)
+        record = run.records.get(report.nodeid)
+        if record is None:
+            record = run.records[report.nodeid] = TestRecord(nodeid=report.nodeid,
+                                                             requirements=tuple(properties["requirements"]))
+        record.duration += report.duration
+        if report.when == "call":  # setup and teardown reports repeat the test's user_properties
+            record.observations.extend(value for name, value in report.user_properties if name == "observation")
+        if report.skipped:
+            record.outcome = "skipped"
+            record.message = redact(_skip_reason(report) or "skipped")
+        elif report.failed:
+            record.outcome = "failed" if report.when == "call" else "error"
+            record.failed_requirements = tuple(properties.get("failed_requirements", ()))
+            record.message = redact(str(report.longrepr))[:4000]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        run = state(self.config)
+        if not run.records:
+            return
+        settings = run.settings
+        target = run.target.public() if run.target else {"base_url": settings.base_url}
+        run.report = build_report(run.records.values(), catalogue(), target=target,
+                                  environment=settings.environment, seed=settings.seed, strict=settings.strict,
+                                  selected=settings.requirements)
+        run.report_path = write_report(run.report, settings.report_dir)
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            session.exitstatus = exit_status(run.report)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        run = state(self.config)
+        if run.report is None:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.section("wallet conformance")
+        for level, counts in run.report["counts"].items():
+            shown = ", ".join(f"{count} {name}" for name, count in counts.items() if count)
+            write(f"{level:6} {shown or 'none'}")
+        outcome = run.report["outcome"]
+        if outcome["must_failed"]:
+            write(f"MUST requirements broken: {', '.join(outcome['must_failed'])}")
+        if outcome["should_failed"]:
+            tail = "" if run.settings.strict else " (reported; they fail the run only with --strict)"
+            write(f"SHOULD requirements broken: {', '.join(outcome['should_failed'])}{tail}")
+        verdict = "conforms" if outcome["conforms"] else "does NOT conform"
+        write(f"The target {verdict} to every tested MUST requirement. Report: {run.report_path}")

@@ -1,0 +1,1 @@
+"""Reports are pure functions of one list of test records."""

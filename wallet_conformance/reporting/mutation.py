@@ -1,0 +1,45 @@
+"""The mutation matrix: for each fault of the reference, which tests of its requirement it turned red."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+MATRIX_JSON = "mutation-matrix.json"
+MATRIX_MD = "mutation-matrix.md"
+
+
+def killing_tests(report: dict[str, Any], requirement: str) -> list[str]:
+    """Tests that FAILED (in their call, not in setup) under `requirement` in one conformance.json."""
+    for entry in report["requirements"]:
+        if entry["id"] == requirement:
+            return [test["nodeid"] for test in entry["tests"] if test["failed"] and test["outcome"] == "failed"]
+    return []
+
+
+def write_matrix(rows: list[dict[str, Any]], directory: Path) -> tuple[Path, Path]:
+    """Write the matrix as JSON and Markdown; rows hold fault, requirement, level, killed, killing_tests, seconds."""
+    rows = sorted(rows, key=lambda row: (row["requirement"], row["fault"]))
+    directory.mkdir(parents=True, exist_ok=True)
+    killed = sum(1 for row in rows if row["killed"])
+    summary = {"faults": len(rows), "killed": killed, "survived": [row["fault"] for row in rows if not row["killed"]]}
+    json_path = directory / MATRIX_JSON
+    json_path.write_text(json.dumps({"summary": summary, "faults": rows}, indent=2) + "\n", encoding="utf-8")
+    lines = [
+        "# Mutation matrix",
+        "",
+        f"{killed} of {len(rows)} faults of the reference server killed under their own requirement.",
+        "",
+        "| fault | requirement | level | killed | killing tests | seconds |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        tests = "<br>".join(f"`{test}`" for test in row["killing_tests"][:3])
+        if len(row["killing_tests"]) > 3:
+            tests += f"<br>(+{len(row['killing_tests']) - 3} more)"
+        lines.append(f"| `{row['fault']}` | {row['requirement']} | {row['level']} | "
+                     f"{'yes' if row['killed'] else '**NO**'} | {tests or '-'} | {row['seconds']:.1f} |")
+    md_path = directory / MATRIX_MD
+    md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return json_path, md_path

@@ -1,0 +1,200 @@
+"""What the tests create on the target: made on demand, remembered, and closed at the end of the run.
+
+Tests get wallets, money and settled transfers from here; they never depend on the target's
+pre-existing data, except an optional funded wallet given with --funded-wallet.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from wallet_conformance import bodies, contract
+from wallet_conformance.client import ApiClient, Exchange, TargetError
+from wallet_conformance.options import Settings
+from wallet_conformance.safety import Guard
+from wallet_conformance.target import Target
+
+POLL_FIRST = 0.05
+POLL_MAX = 0.5
+
+
+def poll(until: Callable[[], Any], timeout: float) -> Any:
+    """Call `until` until it returns something truthy or `timeout` seconds pass; returns its last value."""
+    deadline = time.monotonic() + timeout
+    pause = POLL_FIRST
+    while True:
+        value = until()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, POLL_MAX)
+
+
+class Resources:
+    """The run's records on the target."""
+
+    def __init__(self, api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard) -> None:
+        self.api = api
+        self.settings = settings
+        self.target = target
+        self.run_id = run_id
+        self.guard = guard
+        self.open_wallets: dict[str, dict[str, Any]] = {}
+        self._banks: list[dict[str, Any]] | None = None
+        self._settings_lock_depth = 0
+
+    # ------------------------------------------------------------ wallets
+
+    def track(self, exchange: Exchange) -> None:
+        """Remember a wallet a create call made, so the end-of-run sweep closes it."""
+        data = exchange.data
+        if exchange.ok and isinstance(data, dict) and isinstance(data.get("publicId"), str):
+            if exchange.operation_id == "createWallet":
+                self.open_wallets[data["publicId"]] = data
+            elif exchange.operation_id == "closeWallet":
+                self.open_wallets.pop(data["publicId"], None)
+
+    def create_wallet(self, body: dict[str, Any]) -> Exchange:
+        exchange = self.api.call("createWallet", json_body=body)
+        self.track(exchange)
+        return exchange
+
+    def wallet(self, category: str = "secondary", **overrides: Any) -> dict[str, Any]:
+        """A new open wallet (secondary by default: those have no limit, so tests never compete for them)."""
+        exchange = self.create_wallet(bodies.wallet(self.run_id, category, **overrides))
+        return self.require(exchange, "create a wallet")
+
+    def close_wallet(self, public_id: str) -> Exchange:
+        exchange = self.api.call("closeWallet", {"walletId": public_id})
+        self.track(exchange)
+        return exchange
+
+    def read_wallet(self, public_id: str) -> dict[str, Any]:
+        return self.require(self.api.call("getWallet", {"walletId": public_id}), "read a wallet")
+
+    def balance(self, public_id: str) -> Any:
+        return self.read_wallet(public_id).get("balance")
+
+    def sweep(self) -> list[str]:
+        """Close every wallet the run still holds; keeps going past errors and says what stayed open."""
+        problems = []
+        for public_id in list(self.open_wallets):
+            try:
+                exchange = self.close_wallet(public_id)
+            except (TargetError, pytest.skip.Exception) as error:
+                problems.append(f"{public_id}: {error}")
+                continue
+            if not exchange.ok:
+                problems.append(f"{public_id}: close answered {exchange.status}")
+                self.open_wallets.pop(public_id, None)
+        return problems
+
+    # ------------------------------------------------------------ banks and external accounts
+
+    def banks(self) -> list[dict[str, Any]]:
+        if self._banks is None:
+            data = self.require(self.api.call("listBanks"), "list the banks")
+            self._banks = data if isinstance(data, list) else []
+        return self._banks
+
+    def external_account(self) -> tuple[str, str]:
+        """An external account the target resolves: --bank-account, or 0123456789 at the first listed bank."""
+        number, code = self.settings.bank_account
+        if code is None:
+            banks = self.banks()
+            if not banks or not isinstance(banks[0], dict) or "bankCode" not in banks[0]:
+                pytest.skip("the bank list gives no bank code to validate an account with (see --bank-account)")
+            code = str(banks[0]["bankCode"])
+        return number, code
+
+    # ------------------------------------------------------------ money
+
+    @property
+    def can_fund(self) -> bool:
+        return bool(self.target.funding_url or self.settings.funded_wallet)
+
+    def fund(self, public_id: str, amount: int) -> None:
+        """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, and wait for it."""
+        if not self.can_fund:
+            pytest.skip("no way to put money in a wallet: give --funding-url or --funded-wallet")
+        self.guard.spend(amount)
+        before = self.balance(public_id)
+        if self.target.funding_url:
+            exchange = self.api.request("POST", self.target.funding_url, absolute=True,
+                                        json_body={"walletId": public_id, "amount": amount})
+            self.require(exchange, "fund a wallet through --funding-url", envelope=False)
+        else:
+            body = bodies.transfer(self.settings.funded_wallet, public_id, amount, narration=f"{self.run_id} funding")
+            self.require(self.api.call("transfer", json_body=body), "fund a wallet from --funded-wallet")
+        expected = before + amount
+        balance = poll(lambda: (self.balance(public_id) or 0) >= expected and self.balance(public_id),
+                       self.settings.settle_timeout)
+        if not balance:
+            raise TargetError(f"funding {public_id} with {amount} kobo did not show in its balance within "
+                              f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})")
+
+    def funded_wallet(self, amount: int) -> dict[str, Any]:
+        wallet = self.wallet()
+        self.fund(wallet["publicId"], amount)
+        return wallet
+
+    def verify(self, reference: str) -> Exchange:
+        return self.api.call("verifyTransaction", {"reference": reference})
+
+    def wait_settled(self, reference: str) -> dict[str, Any] | None:
+        """The transaction once its status is no longer `pending`, or None if it stays pending past the timeout."""
+
+        def settled() -> dict[str, Any] | None:
+            exchange = self.verify(reference)
+            data = exchange.data if exchange.ok else None
+            if isinstance(data, dict) and data.get("status") not in (None, "pending"):
+                return data
+            return None
+
+        return poll(settled, self.settings.settle_timeout)
+
+    # ------------------------------------------------------------ account settings
+
+    @contextmanager
+    def account_settings(self) -> Iterator[None]:
+        """Hold the run's lock on the account's settings (webhooks): xdist workers take turns changing them.
+
+        Re-entrant within this process, so code holding it may call code that takes it again.
+        """
+        if self._settings_lock_depth:
+            self._settings_lock_depth += 1
+            try:
+                yield
+            finally:
+                self._settings_lock_depth -= 1
+            return
+        self.settings.report_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.settings.report_dir / ".account-settings.lock", "w") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            self._settings_lock_depth = 1
+            try:
+                yield
+            finally:
+                self._settings_lock_depth = 0
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    # ------------------------------------------------------------ helpers
+
+    def require(self, exchange: Exchange, what: str, envelope: bool = True) -> Any:
+        """The data of a successful exchange; a failure here is the target's, reported as a setup error."""
+        if not exchange.ok:
+            raise TargetError(f"could not {what}: the target answered {exchange.status}\n{exchange.describe()}",
+                              exchange)
+        if not envelope:
+            return exchange.json
+        return exchange.data
+
+    @staticmethod
+    def minimum(operation_id: str = "transfer") -> int:
+        return contract.minimum_amount(operation_id)

@@ -1,0 +1,36 @@
+"""What the suite may do to the target: writes and money movement are opt-in in production,
+and money moved in one run stays under --max-amount."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from wallet_conformance.options import Settings
+
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+MONEY_OPERATIONS = frozenset({"transfer", "bankTransfer"})
+
+
+class Guard:
+    """Called by the client before every request; skips the test when the request is not allowed."""
+
+    def __init__(self, settings: Settings, budget: int) -> None:
+        self.settings = settings
+        self.remaining = budget
+        self._lock = threading.Lock()
+
+    def __call__(self, method: str, operation_id: str | None) -> None:
+        if method.upper() not in READ_METHODS and not self.settings.writes_allowed:
+            pytest.skip("writes are off in production: pass --allow-writes to create or change records")
+        if operation_id in MONEY_OPERATIONS and not self.settings.money_allowed:
+            pytest.skip("money movement is off in production: pass --allow-writes --allow-money-movement")
+
+    def spend(self, amount: int) -> None:
+        """Reserve `amount` kobo of the run's budget, or skip the test."""
+        with self._lock:
+            if amount > self.remaining:
+                pytest.skip(f"the run's money budget (--max-amount) has {self.remaining} kobo left, "
+                            f"this test needs {amount}")
+            self.remaining -= amount
