@@ -116,6 +116,10 @@ def data(response: httpx.Response) -> Any:
     return response.json()["data"]
 
 
+def destination_data(response: httpx.Response) -> dict[str, Any]:
+    return data(response)["destinationData"]
+
+
 def primaries(c: ReferenceClient, count: int) -> list[int]:
     return [create_wallet(c, category="primary").status_code for _ in range(count)]
 
@@ -175,13 +179,55 @@ def unknown_wallet(c: ReferenceClient) -> httpx.Response:
     return c.call("GET", f"/virtual-accounts/{WALLET}99999999")
 
 
+def some_account(c: ReferenceClient) -> httpx.Response:
+    return validate(c, accountNumber="0123456789", bankCode="058")
+
+
+def verify_paths(c: ReferenceClient) -> tuple[int, int]:
+    """The verify status at the documented path, and at /transactions/verify/{reference}."""
+    reference = c.fund(c.wallet()["publicId"], MINIMUM)["reference"]
+    documented = c.call("GET", f"/transactions/{reference}/verify").status_code
+    moved = c.call("GET", f"/transactions/verify/{reference}").status_code
+    return documented, moved
+
+
+def collection_numbers(c: ReferenceClient) -> tuple[bool, bool]:
+    """Whether the collection account's accountNumber, and its parentAccountNumber, are the wallet's."""
+    wallet = c.wallet()
+    created = c.data("POST", "/collection-accounts", json=collection_body(wallet["publicId"]))
+    number = wallet["accountNumber"]
+    return created["accountNumber"] == number, created["parentAccountNumber"] == number
+
+
+def listed_bank_transfer(c: ReferenceClient) -> tuple[str, str]:
+    """destinationType of a bank transfer in its response, and in GET /transactions."""
+    sent = data(bank_transfer(c))
+    return sent["destinationType"], c.data("GET", "/transactions")[0]["destinationType"]
+
+
+def update_unknown_account(c: ReferenceClient) -> tuple[int, list[str]]:
+    """The status of a PATCH of an unknown accountId, and the default account's webhooks after it."""
+    unknown = "00000000-0000-0000-0000-000000000000"
+    status = c.call("PATCH", f"/accounts/{unknown}", json={"webhooks": ["http://127.0.0.1:9/new"]}).status_code
+    return status, c.data("GET", "/accounts", params={"isDefault": "true"})[0]["webhooks"]
+
+
+def bank_transfer_money(c: ReferenceClient) -> tuple[int, int, int]:
+    """fee and actualAmount of a bank transfer, and the source balance after it."""
+    sent = data(bank_transfer(c))
+    return sent["fee"], sent["actualAmount"], c.balance(sent["source"])
+
+
 # Each fault, and what a client observes of it: the observation differs from the faithful reference's.
 SCENARIOS: dict[Fault, Scenario] = {
     # What the service does
+    Fault.VERIFY_UNDER_OTHER_PATH: verify_paths,
+    Fault.VALIDATE_REQUIRES_CHARSET: lambda c: some_account(c).status_code,
     Fault.ENVELOPE_DATA_MISSING_ON_WALLET_READ: lambda c: sorted(wallet_read(c).json()),
     Fault.CONTENT_TYPE_TEXT_ON_BANK_LIST: lambda c: banks(c).headers["content-type"].split(";")[0],
     Fault.STATUS_CODE_200_IN_META_ON_CREATE: lambda c: meta(create_wallet(c, category="primary"))["statusCode"],
     Fault.SUCCESS_AS_STRING_ON_TRANSFER: lambda c: meta(bank_transfer(c))["success"],
+    Fault.MESSAGE_NOT_STRING_ON_ACCOUNT_LIST: lambda c: meta(accounts(c)).get("message"),
     Fault.MESSAGE_MISSING_ON_CLOSE: lambda c: meta(close(c)).get("message"),
     Fault.MESSAGE_ON_WALLET_READ: lambda c: meta(wallet_read(c)).get("message"),
     Fault.WRONG_UPDATE_MESSAGE: lambda c: meta(update(c, []))["message"],
@@ -193,6 +239,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.PAGINATION_MISSING_ON_TRANSACTIONS: lambda c: "pagination" in meta(c.call("GET", "/transactions")),
     Fault.PAGINATION_TOTAL_AS_STRING: lambda c: meta(wallet_list(c))["pagination"]["totalCount"],
     Fault.PAGINATION_ZERO_BASED: lambda c: meta(accounts(c))["pagination"]["current"],
+    Fault.VALIDATE_DATA_ARRAY: lambda c: type(data(some_account(c))).__name__,
     Fault.DATA_OBJECT_ON_WALLET_LIST: lambda c: type(data(wallet_list(c))).__name__,
     Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST: lambda c: data(wallet_list(c))[0]["balance"],
     Fault.CURRENCY_LOWERCASE_ON_COLLECTION: lambda c: data(collection(c))["currency"],
@@ -213,21 +260,42 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.BANK_PREFIX: lambda c: data(banks(c))[0]["publicId"],
     Fault.FEE_REFERENCE_PREFIX: lambda c: data(bank_transfer(c))["feeReference"],
     Fault.ACCOUNT_PUBLICID_PREFIXED: lambda c: data(accounts(c))[0]["publicId"][:4],
+    Fault.ACCOUNT_WITHOUT_BUSINESS: lambda c: "business" in data(accounts(c))[0],
     Fault.ACCOUNT_ID_DIFFERS: lambda c: [a["id"] == a["_id"] for a in data(accounts(c))],
     Fault.PUBKEY_PREFIX: lambda c: data(accounts(c))[0]["pubKey"]["live"][:9],
+    Fault.WEBHOOKS_AS_STRING: lambda c: data(update(c, ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b"]))["webhooks"],
+    Fault.WALLET_READ_WITHOUT_PROCESSOR: lambda c: "processor" in data(wallet_read(c)),
+    Fault.WALLET_CREATE_ID_NULL: lambda c: c.wallet()["id"],
     Fault.WALLET_READ_WITHOUT_ID: lambda c: "_id" in data(wallet_read(c)),
+    Fault.WALLET_READ_ID_INTEGER: lambda c: type(data(wallet_read(c))["id"]).__name__,
+    Fault.WALLET_CREATE_ID_STRING: lambda c: type(c.wallet()["id"]).__name__,
+    Fault.WALLET_LIST_ID_STRING: lambda c: type(data(wallet_list(c))[0]["id"]).__name__,
     Fault.WALLET_CATEGORY_UPPERCASE_ON_LIST: lambda c: data(wallet_list(c))[0]["category"],
+    Fault.COLLECTION_WITHOUT_BANK_NAME: lambda c: "bankName" in data(collection(c)),
+    Fault.COLLECTION_PREFIX: lambda c: (data(collection(c))["publicId"][:4], c.wallet()["publicId"][:4]),
     Fault.COLLECTION_REFERENCE_IGNORED: lambda c: data(collection(c, reference="order-42"))["reference"],
     Fault.COLLECTION_REFERENCE_NOT_GENERATED: lambda c: data(collection(c))["reference"],
     Fault.COLLECTION_PARENT_IS_OWN_NUMBER: lambda c: data(collection(c))["parentAccountNumber"],
+    Fault.COLLECTION_AMOUNT_IN_NAIRA: lambda c: data(collection(c))["amount"],
+    Fault.COLLECTION_NUMBER_IS_PARENT: collection_numbers,
+    Fault.BANK_ACCOUNT_WITHOUT_VERSION: lambda c: "version" in data(some_account(c)),
+    Fault.BANK_ACCOUNT_CODE_IS_NIBSS: lambda c: data(some_account(c))["bankCode"],
+    Fault.BANK_WITHOUT_SLUG: lambda c: "slug" in data(banks(c))[0],
     Fault.BANK_COUNTRY_UPPERCASE: lambda c: data(banks(c))[0]["country"],
     Fault.BANK_DELETED_AT_EMPTY: lambda c: data(banks(c))[0]["deletedAt"],
+    Fault.BANK_META_WITHOUT_NIBSS: lambda c: sorted(data(banks(c))[0]["meta"]),
+    Fault.TRANSACTION_WITHOUT_TREF: lambda c: "tRef" in inbound_credit(c),
+    Fault.INBOUND_ENTRY_CR: lambda c: inbound_credit(c)["entry"],
+    Fault.INBOUND_SOURCE_TYPE_LOWERCASE: lambda c: inbound_credit(c)["sourceType"],
+    Fault.LISTED_BANK_DESTINATION_TYPE: listed_bank_transfer,
     Fault.CLIENT_TRANSACTION_MISSING: lambda c: "clientTransaction" in inbound_credit(c),
     Fault.ACTUAL_AMOUNT_EXCLUDES_FEE: lambda c: data(bank_transfer(c))["actualAmount"],
+    Fault.CLIENT_TRANSACTION_FEE_ZERO: lambda c: data(bank_transfer(c))["clientTransaction"]["fee"],
     Fault.CURRENCY_PAIR_DASH: lambda c: data(transfer(c))["currencyPair"],
     Fault.TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER: lambda c: data(transfer(c))["destination"],
     Fault.DESTINATION_DATA_ID_STRING: lambda c: type(data(transfer(c))["destinationData"]["id"]).__name__,
     Fault.EXTERNAL_SOURCE_WITHOUT_SESSION: lambda c: "sessionId" in inbound_credit(c)["sourceData"],
+    Fault.RATE_AS_STRING: lambda c: inbound_credit(c)["meta"]["rate"]["rate"],
     Fault.CREDIT_LEG_WITHOUT_BALANCE: lambda c: "balance" in settled_transfer(c)[0]["meta"]["credit"],
     Fault.VERIFY_WITHOUT_BENEFICIARY: lambda c: (
         "beneficiary" in settled_transfer(c)[0]["meta"]["verify"]["data"]["data"]
@@ -235,6 +303,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.CLIENT_RESPONSE_WITHOUT_AUTHORIZATION: lambda c: (
         "authorization" in inbound_credit(c)["meta"]["clientResponse"]
     ),
+    Fault.THIRD_PARTY_AS_STRING: lambda c: inbound_credit(c)["meta"]["isThirdParty"],
+    Fault.TRANSACTION_DELETED_AT_EMPTY: lambda c: inbound_credit(c)["deletedAt"],
     # States and transitions
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: lambda c: data(transfer(c))["status"],
     Fault.BANK_TRANSFER_STATUS_PROCESSING: lambda c: data(bank_transfer(c))["status"],
@@ -244,28 +314,44 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.CLOSE_WITHOUT_ACCOUNT_NUMBER: lambda c: sorted(data(close(c))),
     Fault.CLOSED_WALLET_STILL_TRANSFERS: closed_wallet_sends,
     # Endpoints
+    Fault.UPDATE_RETURNS_WEBHOOKS_ONLY: lambda c: sorted(data(update(c, []))),
     Fault.UPDATE_RETURNS_OLD_WEBHOOKS: lambda c: data(update(c, ["http://127.0.0.1:9/new"]))["webhooks"],
+    Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED: update_unknown_account,
+    Fault.ACCOUNTS_LIST_WRAPPED: lambda c: sorted(data(accounts(c))[0]),
     Fault.ACCOUNTS_NAME_FILTER_IGNORED: lambda c: [a["name"] for a in data(accounts(c, name="Payouts"))],
     Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED: lambda c: len(data(accounts(c, isDefault="true"))),
     Fault.ACCOUNTS_LIVE_FILTER_REJECTED: lambda c: accounts(c, live="true").status_code,
     Fault.CREATE_WALLET_WITH_ID: lambda c: "_id" in c.wallet(),
     Fault.CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY: lambda c: c.wallet("secondary")["category"],
+    Fault.WALLET_NAME_FROM_ACCOUNT: lambda c: c.wallet(accountName="Ada Stores")["accountName"],
+    Fault.WALLET_LIST_OF_IDS: lambda c: type(data(wallet_list(c))[0]).__name__,
     Fault.GET_WALLET_RETURNS_FIRST: get_second_wallet,
     Fault.UNKNOWN_WALLET_200: lambda c: unknown_wallet(c).status_code,
+    Fault.CLOSE_ACCOUNT_NUMBER_INTEGER: lambda c: type(data(close(c))["accountNumber"]).__name__,
+    Fault.COLLECTION_CREATE_RETURNS_WALLET: lambda c: sorted(data(collection(c))),
     Fault.COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME: lambda c: collection(c, drop=("accountName",)).status_code,
     Fault.COLLECTION_ACCEPTS_UNKNOWN_DESTINATION: lambda c: collection(c, destination=f"{WALLET}99999999").status_code,
     Fault.COLLECTION_REQUIRES_REFERENCE: lambda c: collection(c).status_code,
+    Fault.VALIDATE_NAME_UNRESOLVED: lambda c: data(some_account(c))["accountName"],
     Fault.VALIDATE_ACCEPTS_MISSING_BANK_CODE: lambda c: validate(c, accountNumber="0123456789").status_code,
+    Fault.TRANSACTIONS_LIST_OF_REFERENCES: lambda c: type(inbound_credit(c)).__name__,
     Fault.VERIFY_BY_PUBLIC_ID: verify_by_reference,
     Fault.VERIFY_WITHOUT_REQUEST_SRC: lambda c: "requestSrc" in settled_transfer(c)[0],
+    Fault.UNKNOWN_REFERENCE_200: lambda c: c.call("GET", "/transactions/no-such-reference/verify").status_code,
     Fault.TRANSFER_ENTRY_CREDIT: lambda c: data(transfer(c))["entry"],
+    Fault.TRANSFER_DESTINATION_TYPE_WALLET: lambda c: data(transfer(c))["destinationType"],
     Fault.BANK_TRANSFER_DESTINATION_VIRTUAL: lambda c: data(bank_transfer(c))["destinationType"],
+    Fault.BANK_TRANSFER_NEGATIVE_FEE: bank_transfer_money,
+    Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED: lambda c: destination_data(bank_transfer(c))["accountNumber"],
+    Fault.BANK_LIST_NAMES_ONLY: lambda c: type(data(banks(c))[0]).__name__,
     Fault.BANK_LIST_PAGINATED: lambda c: "pagination" in meta(banks(c)),
     # Authentication
     Fault.NO_AUTH_ON_BANK_LIST: lambda c: banks(c, key=None).status_code,
     Fault.NO_AUTH_ON_CLOSE: lambda c: close(c, key=None).status_code,
     Fault.ANY_KEY_ACCEPTED_ON_READS: lambda c: c.call("GET", "/virtual-accounts", key="not-the-key").status_code,
     Fault.AUTH_REFUSAL_403: lambda c: banks(c, key=None).status_code,
+    Fault.KEY_REFUSED_ON_COLLECTION_ACCOUNTS: lambda c: collection(c).status_code,
+    Fault.PUBKEY_TEST_MISSING: lambda c: sorted(data(accounts(c))[0]["pubKey"]),
     # Errors
     Fault.COLLECTION_CREATED_200: lambda c: collection(c).status_code,
     Fault.TRANSFER_201: lambda c: transfer(c).status_code,

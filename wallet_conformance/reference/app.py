@@ -127,6 +127,8 @@ def authenticate(request: Request, service: Service, operation_id: str) -> Crede
     credential = store.credential_for_key(key) if key else None
     if credential is None and key and request.method == "GET" and faults.on(Fault.ANY_KEY_ACCEPTED_ON_READS):
         return store.test_credential()
+    if operation_id == "createCollectionAccount" and faults.on(Fault.KEY_REFUSED_ON_COLLECTION_ACCOUNTS):
+        credential = None  # the right key is refused as if it were wrong
     if credential is not None:
         return credential
     refusal = (Refusal.WRONG_KEY if key else Refusal.MISSING_KEY).error()
@@ -155,7 +157,12 @@ def operation(operation_id: str) -> Callable[[Handler], Endpoint]:
 
 @operation("updateAccount")
 async def update_account(request: Request, call: Call) -> Response:
-    account = call.store.find_account(request.path_params["accountId"])
+    try:
+        account = call.store.find_account(request.path_params["accountId"])
+    except ApiError:
+        if not call.faults.on(Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED):
+            raise
+        account = call.caller.account
     body = await fields.json_body(request, call.faults)
     # webhooks is the one updatable field; an update without it changes nothing.
     webhooks = fields.webhooks(body) if fields.present(body, "webhooks") else list(account.webhooks)
@@ -168,6 +175,8 @@ async def update_account(request: Request, call: Call) -> Response:
         shown = serialize.account(account, call.faults)
     if call.faults.on(Fault.UPDATE_RETURNS_OLD_WEBHOOKS):
         shown["webhooks"] = before["webhooks"]
+    if call.faults.on(Fault.UPDATE_RETURNS_WEBHOOKS_ONLY):
+        shown = {"webhooks": shown["webhooks"]}
     message = DOCUMENTED
     if call.faults.on(Fault.WRONG_UPDATE_MESSAGE):
         message = "account successfully updated"
@@ -188,8 +197,13 @@ async def list_accounts(request: Request, call: Call) -> Response:
         accounts = [account for account in accounts if account.is_default == is_default]
     # Accounts serve both modes and carry no live field: the live filter is accepted and keeps them all.
     page, pagination = paginate(request, accounts, call.faults)
-    data = [serialize.account(account, call.faults) for account in page]
-    return reply(*envelope(call, "listAccounts", data, pagination=pagination))
+    data: list[Any] = [serialize.account(account, call.faults) for account in page]
+    if call.faults.on(Fault.ACCOUNTS_LIST_WRAPPED):
+        data = [{"account": entry} for entry in data]
+    message: Any = DOCUMENTED
+    if call.faults.on(Fault.MESSAGE_NOT_STRING_ON_ACCOUNT_LIST):
+        message = 0
+    return reply(*envelope(call, "listAccounts", data, message=message, pagination=pagination))
 
 
 # --------------------------------------------------------------------------------- wallets
@@ -207,6 +221,8 @@ async def create_wallet(request: Request, call: Call) -> Response:
             raise invalid("category", f"must be one of {', '.join(CATEGORIES)}")
         category = "secondary"
     account_name = fields.text(body, "accountName", required=False, default=call.caller.account.name)
+    if faults.on(Fault.WALLET_NAME_FROM_ACCOUNT):
+        account_name = call.caller.account.name
     fields.one_of(body, "currency", (CURRENCY,), required=False)
 
     # emailAddress and mobile: required only for secondary wallets; checked whenever sent.
@@ -239,6 +255,8 @@ async def list_wallets(request: Request, call: Call) -> Response:
     if call.faults.on(Fault.PAGINATION_TOTAL_AS_STRING):
         pagination["totalCount"] = str(pagination["totalCount"])
     data: Any = [serialize.wallet(wallet, "list", call.faults) for wallet in page]
+    if call.faults.on(Fault.WALLET_LIST_OF_IDS):
+        data = [entry["publicId"] for entry in data]
     if call.faults.on(Fault.DATA_OBJECT_ON_WALLET_LIST):
         data = {"items": data}
     return reply(*envelope(call, "listWallets", data, pagination=pagination))
@@ -275,6 +293,8 @@ async def close_wallet(request: Request, call: Call) -> Response:
     data = serialize.closed_wallet(wallet)
     if call.faults.on(Fault.CLOSE_WITHOUT_ACCOUNT_NUMBER):
         del data["accountNumber"]
+    if call.faults.on(Fault.CLOSE_ACCOUNT_NUMBER_INTEGER):
+        data["accountNumber"] = int(wallet.account_number)
     message: Any = DOCUMENTED
     if call.faults.on(Fault.WRONG_CLOSE_MESSAGE):
         message = "VirtualAccount successfully closed"
@@ -332,9 +352,10 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     message = DOCUMENTED
     if faults.on(Fault.WRONG_COLLECTION_MESSAGE):
         message = "Collection account successfully created"
-    body, status = envelope(
-        call, "createCollectionAccount", serialize.collection_account(collection, faults), message=message
-    )
+    data = serialize.collection_account(collection, faults)
+    if faults.on(Fault.COLLECTION_CREATE_RETURNS_WALLET) and destination is not None:
+        data = serialize.wallet(destination, "read", faults)
+    body, status = envelope(call, "createCollectionAccount", data, message=message)
     if faults.on(Fault.COLLECTION_CREATED_200):
         status = body["meta"]["statusCode"] = HTTPStatus.OK
     return reply(body, status)
@@ -352,6 +373,9 @@ def _bank(call: Call, code: str) -> Bank:
 
 @operation("validateAccount")
 async def validate_account(request: Request, call: Call) -> Response:
+    content_type = request.headers.get("content-type", "").replace(" ", "").lower()
+    if content_type != "application/json;charset=utf-8" and call.faults.on(Fault.VALIDATE_REQUIRES_CHARSET):
+        raise ApiError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json; charset=utf-8.")
     body = await fields.json_body(request, call.faults)
     account_number = fields.account_number(body)
     if not fields.present(body, "bankCode") and call.faults.on(Fault.VALIDATE_ACCEPTS_MISSING_BANK_CODE):
@@ -359,16 +383,23 @@ async def validate_account(request: Request, call: Call) -> Response:
     else:
         bank = _bank(call, fields.required_text(body, "bankCode"))
     beneficiary = call.store.resolve_bank_account(call.caller, account_number, bank)
+    data: Any = serialize.bank_account(beneficiary, call.faults)
+    if call.faults.on(Fault.VALIDATE_NAME_UNRESOLVED):
+        data["accountName"] = ""
+    if call.faults.on(Fault.VALIDATE_DATA_ARRAY):
+        data = [data]
     message = DOCUMENTED
     if call.faults.on(Fault.WRONG_VALIDATE_MESSAGE):
         message = "BankAccount successfully validated"
-    return reply(*envelope(call, "validateAccount", serialize.bank_account(beneficiary), message=message))
+    return reply(*envelope(call, "validateAccount", data, message=message))
 
 
 @operation("listBanks")
 async def list_banks(request: Request, call: Call) -> Response:
     faults = call.faults
-    data = [serialize.bank(bank, faults) for bank in call.store.banks]
+    data: list[Any] = [serialize.bank(bank, faults) for bank in call.store.banks]
+    if faults.on(Fault.BANK_LIST_NAMES_ONLY):
+        data = [bank.name for bank in call.store.banks]
     message = DOCUMENTED
     if faults.on(Fault.WRONG_BANK_LIST_MESSAGE):
         message = "success"
@@ -389,7 +420,13 @@ async def list_banks(request: Request, call: Call) -> Response:
 @operation("listTransactions")
 async def list_transactions(request: Request, call: Call) -> Response:
     page, pagination = paginate(request, call.store.transactions_of(call.caller), call.faults)
-    data = [serialize.transaction(transaction, call.faults) for transaction in page]
+    data: list[Any] = [serialize.transaction(transaction, call.faults) for transaction in page]
+    if call.faults.on(Fault.LISTED_BANK_DESTINATION_TYPE):
+        for entry in data:
+            if entry["destinationType"] == "BankAccount":
+                entry["destinationType"] = "bank_account"
+    if call.faults.on(Fault.TRANSACTIONS_LIST_OF_REFERENCES):
+        data = [transaction.reference for transaction in page]
     if call.faults.on(Fault.PAGINATION_MISSING_ON_TRANSACTIONS):
         pagination = None
     return reply(*envelope(call, "listTransactions", data, pagination=pagination))
@@ -398,10 +435,15 @@ async def list_transactions(request: Request, call: Call) -> Response:
 @operation("verifyTransaction")
 async def verify_transaction(request: Request, call: Call) -> Response:
     key = request.path_params["reference"]
-    if call.faults.on(Fault.VERIFY_BY_PUBLIC_ID):
-        transaction = call.store.find_transaction(call.caller, public_id=key)
-    else:
-        transaction = call.store.find_transaction(call.caller, reference=key)
+    try:
+        if call.faults.on(Fault.VERIFY_BY_PUBLIC_ID):
+            transaction = call.store.find_transaction(call.caller, public_id=key)
+        else:
+            transaction = call.store.find_transaction(call.caller, reference=key)
+    except ApiError:
+        if not call.faults.on(Fault.UNKNOWN_REFERENCE_200):
+            raise
+        return reply(*envelope(call, "verifyTransaction", None))
     data = serialize.transaction(transaction, call.faults, verify=True)
     return reply(*envelope(call, "verifyTransaction", data))
 
@@ -456,6 +498,8 @@ async def transfer(request: Request, call: Call) -> Response:
         data["status"] = "success"
     if faults.on(Fault.TRANSFER_ENTRY_CREDIT):
         data["entry"] = "credit"
+    if faults.on(Fault.TRANSFER_DESTINATION_TYPE_WALLET):
+        data["destinationType"] = "Wallet"
     body, status = _transfer_reply(call, "transfer", data)
     if faults.on(Fault.TRANSFER_201):
         status = body["meta"]["statusCode"] = HTTPStatus.CREATED
@@ -492,6 +536,8 @@ async def bank_transfer(request: Request, call: Call) -> Response:
         data["status"] = "processing"
     if faults.on(Fault.BANK_TRANSFER_DESTINATION_VIRTUAL):
         data["destinationType"] = "VirtualAccount"
+    if faults.on(Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED):
+        data["destinationData"]["accountNumber"] = account_number[::-1]
     return reply(*_transfer_reply(call, "bankTransfer", data))
 
 
@@ -516,10 +562,14 @@ OPERATIONS: dict[str, tuple[str, str, Endpoint]] = {
 }
 
 
-def routes() -> list[Route]:
+def routes(faults: FaultSet) -> list[Route]:
     """One Route per path (so that a 405 carries the right Allow header), dispatching on the method."""
+    operations = dict(OPERATIONS)
+    if faults.on(Fault.VERIFY_UNDER_OTHER_PATH):
+        method, _, endpoint = operations["verifyTransaction"]
+        operations["verifyTransaction"] = (method, "/transactions/verify/{reference}", endpoint)
     paths: dict[str, dict[str, Endpoint]] = {}
-    for method, path, endpoint in OPERATIONS.values():
+    for method, path, endpoint in operations.values():
         paths.setdefault(path, {})[method] = endpoint
     return [Route(f"/v1{path}", _by_method(handlers), methods=list(handlers)) for path, handlers in paths.items()]
 
@@ -549,7 +599,7 @@ def create_app(service: Service) -> Starlette:
         return error_response(refused, service.faults)
 
     app = Starlette(
-        routes=[*routes(), *sandbox.routes()],
+        routes=[*routes(service.faults), *sandbox.routes()],
         exception_handlers={ApiError: on_api_error, HTTPException: on_http_error},
     )
     # /v1/accounts/ is no operation: answer it 404 in an envelope rather than redirect.

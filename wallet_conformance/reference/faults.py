@@ -13,10 +13,13 @@ from enum import Enum
 
 class Fault(Enum):
     # What the service does: envelope, messages, pagination, money.
+    VERIFY_UNDER_OTHER_PATH = ("SVC-01", "Verify is served at /transactions/verify/{reference}; its path is 404.")
+    VALIDATE_REQUIRES_CHARSET = ("SVC-02", "Validate-account is 415 unless Content-Type has `; charset=utf-8`.")
     ENVELOPE_DATA_MISSING_ON_WALLET_READ = ("SVC-03", "The single-wallet read puts the wallet under `result`.")
     CONTENT_TYPE_TEXT_ON_BANK_LIST = ("SVC-04", "The bank list is served as text/plain (body unchanged).")
     STATUS_CODE_200_IN_META_ON_CREATE = ("SVC-05", "meta.statusCode is 200 on the three 201 responses.")
     SUCCESS_AS_STRING_ON_TRANSFER = ("SVC-06", 'meta.success is the string "true" on both transfer responses.')
+    MESSAGE_NOT_STRING_ON_ACCOUNT_LIST = ("SVC-07", "The account list carries meta.message 0 (a number).")
     MESSAGE_MISSING_ON_CLOSE = ("SVC-08", "The close-wallet response has no meta.message.")
     MESSAGE_ON_WALLET_READ = ("SVC-09", "The single-wallet read carries a meta.message.")
     WRONG_UPDATE_MESSAGE = ("SVC-10", "The update-account message is `account successfully updated`.")
@@ -28,6 +31,7 @@ class Fault(Enum):
     PAGINATION_MISSING_ON_TRANSACTIONS = ("SVC-16", "The transaction list has no meta.pagination.")
     PAGINATION_TOTAL_AS_STRING = ("SVC-17", "The wallet list's pagination.totalCount is a string.")
     PAGINATION_ZERO_BASED = ("SVC-18", "pagination.current is 0 on the first page.")
+    VALIDATE_DATA_ARRAY = ("SVC-19", "Validate-account answers data as a one-element array.")
     DATA_OBJECT_ON_WALLET_LIST = ("SVC-20", 'The wallet list\'s data is an object {"items": [...]}.')
     BALANCE_IN_NAIRA_ON_WALLET_LIST = ("SVC-21", "Wallet list entries show balance in naira (a float).")
     CURRENCY_LOWERCASE_ON_COLLECTION = ("SVC-22", "A collection account's currency is `ngn`.")
@@ -46,24 +50,47 @@ class Fault(Enum):
     BANK_PREFIX = ("RES-05", "Bank publicIds start `bank-`.")
     FEE_REFERENCE_PREFIX = ("RES-06", "Fee references start `fe_`.")
     ACCOUNT_PUBLICID_PREFIXED = ("RES-07", "Account publicIds are `acc-<uuid>`.")
+    ACCOUNT_WITHOUT_BUSINESS = ("RES-10", "Accounts lack `business`.")
     ACCOUNT_ID_DIFFERS = ("RES-11", "An account's id is `acct_` + _id.")
     PUBKEY_PREFIX = ("RES-12", "Public keys start `pk_live_` and `pk_test_`.")
+    WEBHOOKS_AS_STRING = ("RES-13", "An account's webhooks is a comma-joined string.")
+    WALLET_READ_WITHOUT_PROCESSOR = ("RES-20", "The single-wallet read lacks `processor`.")
+    WALLET_CREATE_ID_NULL = ("RES-21", "The create-wallet response has id null.")
     WALLET_READ_WITHOUT_ID = ("RES-22", "The single-wallet read has no _id.")
+    WALLET_READ_ID_INTEGER = ("RES-23", "The single-wallet read shows the integer sequence id, not _id.")
+    WALLET_CREATE_ID_STRING = ("RES-24", "The create-wallet response shows id as a string.")
+    WALLET_LIST_ID_STRING = ("RES-25", "Wallet list entries show id as a string.")
     WALLET_CATEGORY_UPPERCASE_ON_LIST = ("RES-26", "Wallet list entries show the category in upper case.")
+    COLLECTION_WITHOUT_BANK_NAME = ("RES-30", "A collection account lacks bankName.")
+    COLLECTION_PREFIX = ("RES-31", "Collection account publicIds start `col-` (wallets keep theirs).")
     COLLECTION_REFERENCE_IGNORED = ("RES-32", "A supplied collection reference is replaced by a generated one.")
     COLLECTION_REFERENCE_NOT_GENERATED = ("RES-33", "A collection account made without reference has reference null.")
     COLLECTION_PARENT_IS_OWN_NUMBER = ("RES-34", "parentAccountNumber is the collection account's own number.")
+    COLLECTION_AMOUNT_IN_NAIRA = ("RES-35", "A collection account shows its amount in whole naira (amount // 100).")
+    COLLECTION_NUMBER_IS_PARENT = ("RES-36", "A collection account's accountNumber is its wallet's (parent kept).")
+    BANK_ACCOUNT_WITHOUT_VERSION = ("RES-40", "The validated bank account lacks `version`.")
+    BANK_ACCOUNT_CODE_IS_NIBSS = ("RES-41", "The validated bank account's bankCode is the bank's NIBSS code.")
+    BANK_WITHOUT_SLUG = ("RES-50", "Banks lack `slug`.")
     BANK_COUNTRY_UPPERCASE = ("RES-53", "A bank's country is `NIGERIA`.")
     BANK_DELETED_AT_EMPTY = ("RES-51", "A bank's deletedAt is an empty string.")
+    BANK_META_WITHOUT_NIBSS = ("RES-52", "A bank's meta lacks nibssBankCode.")
+    TRANSACTION_WITHOUT_TREF = ("RES-60", "Transactions lack `tRef`.")
+    INBOUND_ENTRY_CR = ("RES-61", "Inbound credits say entry `CR`.")
+    INBOUND_SOURCE_TYPE_LOWERCASE = ("RES-62", "Inbound credits say sourceType `external`.")
+    LISTED_BANK_DESTINATION_TYPE = ("RES-63", "Listed bank transfers have destinationType `bank_account`.")
     CLIENT_TRANSACTION_MISSING = ("RES-64", "Transactions lack clientTransaction.")
     ACTUAL_AMOUNT_EXCLUDES_FEE = ("RES-65", "Bank-transfer responses show actualAmount equal to amount.")
+    CLIENT_TRANSACTION_FEE_ZERO = ("RES-66", "Bank transfers show clientTransaction.fee 0 (fee stays right).")
     CURRENCY_PAIR_DASH = ("RES-67", "currencyPair is written `NGN-NGN`.")
     TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER = ("RES-68", "A transfer's destination is the wallet's accountNumber.")
     DESTINATION_DATA_ID_STRING = ("RES-69", "destinationData.id is a string.")
     EXTERNAL_SOURCE_WITHOUT_SESSION = ("RES-70", "External sourceData lacks sessionId.")
+    RATE_AS_STRING = ("RES-71", 'meta.rate.rate is the string "1.00".')
     CREDIT_LEG_WITHOUT_BALANCE = ("RES-72", "meta.credit lacks balance.")
     VERIFY_WITHOUT_BENEFICIARY = ("RES-73", "meta.verify.data.data lacks beneficiary.")
     CLIENT_RESPONSE_WITHOUT_AUTHORIZATION = ("RES-74", "meta.clientResponse lacks authorization.")
+    THIRD_PARTY_AS_STRING = ("RES-75", 'meta.isThirdParty is a string ("false" or "true").')
+    TRANSACTION_DELETED_AT_EMPTY = ("RES-76", 'Transactions show deletedAt "".')
     # States and transitions.
     TRANSFER_IMMEDIATELY_SUCCESSFUL = ("STA-03", "A wallet transfer is returned with status `success`.")
     BANK_TRANSFER_STATUS_PROCESSING = ("STA-04", "A bank transfer is returned with status `processing`.")
@@ -73,28 +100,44 @@ class Fault(Enum):
     CLOSE_WITHOUT_ACCOUNT_NUMBER = ("STA-08", "The close-wallet response lacks accountNumber.")
     CLOSED_WALLET_STILL_TRANSFERS = ("STA-09", "A closed wallet can still send transfers.")
     # Endpoints.
+    UPDATE_RETURNS_WEBHOOKS_ONLY = ("END-01", 'The update answers data {"webhooks": [...]} instead of the Account.')
     UPDATE_RETURNS_OLD_WEBHOOKS = ("END-02", "The update response shows the webhooks as they were before.")
+    UPDATE_UNKNOWN_ACCOUNT_ACCEPTED = ("END-04", "PATCH of an unknown accountId updates the default account (200).")
+    ACCOUNTS_LIST_WRAPPED = ("END-05", 'GET /accounts entries are {"account": {...}}.')
     ACCOUNTS_NAME_FILTER_IGNORED = ("END-06", "GET /accounts ignores the name filter.")
     ACCOUNTS_ISDEFAULT_FILTER_IGNORED = ("END-07", "GET /accounts ignores the isDefault filter.")
     ACCOUNTS_LIVE_FILTER_REJECTED = ("END-08", "GET /accounts?live= is answered 400.")
     CREATE_WALLET_WITH_ID = ("END-10", "The create-wallet response carries _id.")
     CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY = ("END-11", "The create response says category primary whatever was asked.")
+    WALLET_NAME_FROM_ACCOUNT = ("END-12", "A created wallet is named after the account, not as requested.")
+    WALLET_LIST_OF_IDS = ("END-14", "GET /virtual-accounts data is a list of publicId strings.")
     GET_WALLET_RETURNS_FIRST = ("END-16", "GET one wallet returns the caller's oldest open wallet whatever the id.")
     UNKNOWN_WALLET_200 = ("END-17", "GET an unknown wallet answers 200 with data null.")
+    CLOSE_ACCOUNT_NUMBER_INTEGER = ("END-18", "The close response's accountNumber is an integer.")
+    COLLECTION_CREATE_RETURNS_WALLET = ("END-20", "Create collection account answers the destination wallet as data.")
     COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME = ("END-21", "A collection account without accountName is accepted.")
     COLLECTION_ACCEPTS_UNKNOWN_DESTINATION = ("END-22", "A collection account for an unknown destination is accepted.")
     COLLECTION_REQUIRES_REFERENCE = ("END-23", "A collection account without reference is refused.")
+    VALIDATE_NAME_UNRESOLVED = ("END-25", 'The validated bank account\'s accountName is "".')
     VALIDATE_ACCEPTS_MISSING_BANK_CODE = ("END-26", "Validate-account without bankCode is accepted (first bank used).")
+    TRANSACTIONS_LIST_OF_REFERENCES = ("END-27", "GET /transactions data is a list of reference strings.")
     VERIFY_BY_PUBLIC_ID = ("END-28", "Verify looks the transaction up by publicId, not reference.")
     VERIFY_WITHOUT_REQUEST_SRC = ("END-29", "The verify response lacks requestSrc.")
+    UNKNOWN_REFERENCE_200 = ("END-30", "Verify of an unknown reference answers 200 with data null.")
     TRANSFER_ENTRY_CREDIT = ("END-31", "The transfer response says entry `credit`.")
+    TRANSFER_DESTINATION_TYPE_WALLET = ("END-32", "The transfer response says destinationType `Wallet`.")
     BANK_TRANSFER_DESTINATION_VIRTUAL = ("END-33", "The bank-transfer response says destinationType `VirtualAccount`.")
+    BANK_TRANSFER_NEGATIVE_FEE = ("END-34", "Bank-transfer fees are negative (actualAmount = amount + fee is debited).")
+    BANK_TRANSFER_DESTINATION_NUMBER_REVERSED = ("END-35", "Bank-transfer destinationData.accountNumber is reversed.")
+    BANK_LIST_NAMES_ONLY = ("END-37", "GET /transactions/banks data is a list of bank names.")
     BANK_LIST_PAGINATED = ("END-38", "The bank list carries meta.pagination.")
     # Authentication.
     NO_AUTH_ON_BANK_LIST = ("AUTH-01", "GET /transactions/banks answers without a key.")
     NO_AUTH_ON_CLOSE = ("AUTH-01", "DELETE /virtual-accounts/{walletId} works without a key.")
     ANY_KEY_ACCEPTED_ON_READS = ("AUTH-02", "Any non-empty key is accepted on GET operations.")
     AUTH_REFUSAL_403 = ("AUTH-03", "A missing or wrong key is answered 403.")
+    KEY_REFUSED_ON_COLLECTION_ACCOUNTS = ("AUTH-04", "POST /collection-accounts answers 401 even with the right key.")
+    PUBKEY_TEST_MISSING = ("AUTH-05", "Account pubKey lacks `test`.")
     # Errors.
     COLLECTION_CREATED_200 = ("ERR-02", "Create collection account answers 200.")
     TRANSFER_201 = ("ERR-01", "A wallet transfer answers 201.")
@@ -169,53 +212,18 @@ class FaultSet:
         return len(self._on)
 
 
-# MUST and SHOULD requirements that no fault breaks, and why. A fault could be added for most of them
-# (the `candidate` named); each one costs a full suite run in the mutation matrix.
+# MUST and SHOULD requirements that no fault breaks, and why; every other one has a fault above.
 NOT_FAULTED: dict[str, str] = {
-    "SVC-01": "Moving an operation off its path breaks every test of that operation; not faulted on its own.",
-    "VER-01": "The base URL is where the suite is pointed; a reference without /v1 is not reachable as configured.",
-    "SVC-02": "Refusing JSON bodies would break every body-taking operation at once; not faulted on its own.",
-    "AUTH-04": "Refusing the account's own key stops the run at its key probe; no single requirement goes red.",
-    "SVC-07": "No fault yet (candidate: meta.message as a number on the bank list).",
-    "SVC-19": "No fault yet (candidate: the verify response's data as a one-element array).",
-    "RES-10": "No fault yet (candidate: accounts without `business`).",
-    "RES-13": "No fault yet (candidate: webhooks answered as a comma-separated string).",
-    "RES-20": "No fault yet (candidate: wallets without `lastUpdated`).",
-    "RES-21": "No fault yet (candidate: the wallet list's id as a float).",
-    "RES-23": "No fault yet (candidate: the single-wallet read's id as the integer sequence).",
-    "RES-24": "No fault yet (candidate: the create response's id as a string).",
-    "RES-25": "No fault yet (candidate: wallet list entries with a string id).",
-    "RES-30": "No fault yet (candidate: collection accounts without `processor`).",
-    "RES-31": "No fault yet (candidate: collection account publicIds starting `col-`); RES-01 has the wallet form.",
-    "RES-35": "No fault yet (candidate: the collection amount answered in naira).",
-    "RES-36": "No fault yet (candidate: the collection accountNumber equal to the wallet's).",
-    "RES-40": "No fault yet (candidate: bank accounts without `version`).",
-    "RES-41": "No fault yet (candidate: validate-account answering the first bank's code).",
-    "RES-50": "No fault yet (candidate: banks without `slug`).",
-    "RES-52": "No fault yet (candidate: bank meta without nibssBankCode).",
-    "RES-60": "No fault yet (candidate: transactions without `linkRef`).",
-    "RES-61": "No fault yet (candidate: entry `DEBIT`).",
-    "RES-62": "No fault yet (candidate: inbound credits with sourceType `Bank`).",
-    "RES-63": "No fault yet (candidate: destinationType `Wallet`); END-33 has a related fault.",
-    "RES-66": "No fault yet (candidate: clientTransaction.fee 0 on bank transfers).",
-    "RES-71": "No fault yet (candidate: meta.rate without rateId).",
-    "RES-75": 'No fault yet (candidate: meta.isThirdParty as the string "false").',
-    "RES-76": "No fault yet (candidate: deletedAt as an empty string on transactions).",
-    "END-01": "No fault yet (candidate: the update answering data null).",
-    "END-04": "No fault yet (candidate: an unknown accountId updating the default account).",
-    "END-05": "No fault yet (candidate: the account list without pagination).",
-    "END-12": "No fault yet (candidate: the wallet named after the account whatever was sent).",
-    "END-14": "No fault yet (candidate: wallet list entries missing accountNumber).",
-    "END-18": "No fault yet (candidate: the close response's accountNumber as an integer).",
-    "END-20": "No fault yet (candidate: the collection response without `status`).",
-    "END-25": "No fault yet (candidate: the resolved accountName empty).",
-    "END-27": "No fault yet (candidate: transaction list entries without `reference`).",
-    "END-30": "No fault yet (candidate: an unknown reference answered 200 with data null).",
-    "END-32": "No fault yet (candidate: wallet transfers answered with destinationType `BankAccount`).",
-    "END-34": "No fault yet (candidate: a negative fee on bank transfers).",
-    "END-35": "No fault yet (candidate: destinationData naming another bank code).",
-    "END-37": "No fault yet (candidate: bank list entries without publicId).",
-    "END-40": "No fault yet (candidate: wallet transfers refused when narration is sent).",
-    "END-41": "No fault yet (candidate: bank transfers refused when currency is sent).",
-    "AUTH-05": "No fault yet (candidate: pubKey without `test`).",
+    "END-40": (
+        "Accepting the documented transfer body is the precondition of every transfer test; refusing it turns "
+        "every money and transfer test red at once, so no fault singles the requirement out."
+    ),
+    "END-41": (
+        "Accepting the documented bank-transfer body is the precondition of every bank-transfer test; refusing it "
+        "turns every money and transfer test red at once, so no fault singles the requirement out."
+    ),
+    "VER-01": (
+        "The version segment is the suite's configuration (it refuses a base URL not ending in /v1); "
+        "a server cannot break it."
+    ),
 }

@@ -37,12 +37,12 @@ def _timestamp_to_the_second(moment: datetime) -> str:
 
 
 def account(record: Account, faults: FaultSet) -> Json:
-    return {
+    body: Json = {
         "_id": record.id,
         "id": f"acct_{record.id}" if faults.on(Fault.ACCOUNT_ID_DIFFERS) else record.id,
         "publicId": record.public_id,
         "name": record.name,
-        "webhooks": list(record.webhooks),
+        "webhooks": ",".join(record.webhooks) if faults.on(Fault.WEBHOOKS_AS_STRING) else list(record.webhooks),
         "isDefault": record.is_default,
         "pubKey": {"live": record.pub_key_live, "test": record.pub_key_test},
         "business": record.business,
@@ -50,6 +50,11 @@ def account(record: Account, faults: FaultSet) -> Json:
         "updatedAt": timestamp(record.updated_at),
         "__v": record.revision,
     }
+    if faults.on(Fault.ACCOUNT_WITHOUT_BUSINESS):
+        del body["business"]
+    if faults.on(Fault.PUBKEY_TEST_MISSING):
+        del body["pubKey"]["test"]
+    return body
 
 
 def wallet(record: Wallet, form: WalletForm, faults: FaultSet) -> Json:
@@ -63,12 +68,20 @@ def wallet(record: Wallet, form: WalletForm, faults: FaultSet) -> Json:
         identity = {"id": record.number}
         if faults.on(Fault.CREATE_WALLET_WITH_ID):
             identity = {"_id": record.id, "id": record.number}
+        if faults.on(Fault.WALLET_CREATE_ID_NULL):
+            identity["id"] = None
+        if faults.on(Fault.WALLET_CREATE_ID_STRING):
+            identity["id"] = str(record.number)
     elif form == "read":
         identity = {"_id": record.id, "id": record.id}
+        if faults.on(Fault.WALLET_READ_ID_INTEGER):
+            identity["id"] = record.number
         if faults.on(Fault.WALLET_READ_WITHOUT_ID):
-            identity = {"id": record.id}
+            del identity["_id"]
     else:
         identity = {"_id": record.id, "id": record.number}
+        if faults.on(Fault.WALLET_LIST_ID_STRING):
+            identity["id"] = str(record.number)
     body: Json = {
         **identity,
         "publicId": record.public_id,
@@ -88,6 +101,8 @@ def wallet(record: Wallet, form: WalletForm, faults: FaultSet) -> Json:
         "updatedAt": timestamp(record.updated_at),
         "lastUpdated": timestamp(record.last_updated),
     }
+    if form == "read" and faults.on(Fault.WALLET_READ_WITHOUT_PROCESSOR):
+        del body["processor"]
     if form == "list" and faults.on(Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST):
         body["balance"] = record.balance / 100
     if form == "list" and faults.on(Fault.WALLET_CATEGORY_UPPERCASE_ON_LIST):
@@ -100,7 +115,7 @@ def closed_wallet(record: Wallet) -> Json:
 
 
 def collection_account(record: CollectionAccount, faults: FaultSet) -> Json:
-    return {
+    body: Json = {
         "publicId": record.public_id,
         "account": record.account.id,
         "reference": record.reference,
@@ -108,8 +123,10 @@ def collection_account(record: CollectionAccount, faults: FaultSet) -> Json:
             record.account_number if faults.on(Fault.COLLECTION_PARENT_IS_OWN_NUMBER) else record.parent_account_number
         ),
         "accountName": record.account_name,
-        "accountNumber": record.account_number,
-        "amount": record.amount,
+        "accountNumber": (
+            record.parent_account_number if faults.on(Fault.COLLECTION_NUMBER_IS_PARENT) else record.account_number
+        ),
+        "amount": record.amount // 100 if faults.on(Fault.COLLECTION_AMOUNT_IN_NAIRA) else record.amount,
         "bankName": record.bank.name,
         "bankCode": record.bank.code,
         "live": record.live,
@@ -122,17 +139,20 @@ def collection_account(record: CollectionAccount, faults: FaultSet) -> Json:
         "active": record.active,
         "status": record.status,
     }
+    if faults.on(Fault.COLLECTION_WITHOUT_BANK_NAME):
+        del body["bankName"]
+    return body
 
 
-def bank_account(record: BankAccount) -> Json:
-    return {
+def bank_account(record: BankAccount, faults: FaultSet) -> Json:
+    body: Json = {
         "publicId": record.public_id,
         "auth": record.auth,
         "account": record.account.id,
         "accountName": record.account_name,
         "accountNumber": record.account_number,
         "bankName": record.bank.name,
-        "bankCode": record.bank.code,
+        "bankCode": record.bank.nibss_code if faults.on(Fault.BANK_ACCOUNT_CODE_IS_NIBSS) else record.bank.code,
         "reference": record.reference,
         "live": record.live,
         "processor": PROCESSOR,
@@ -145,10 +165,13 @@ def bank_account(record: BankAccount) -> Json:
         "beneficiaryType": record.beneficiary_type,
         "clientIds": {},
     }
+    if faults.on(Fault.BANK_ACCOUNT_WITHOUT_VERSION):
+        del body["version"]
+    return body
 
 
 def bank(record: Bank, faults: FaultSet) -> Json:
-    return {
+    body: Json = {
         "id": record.id,
         "publicId": record.public_id,
         "createdAt": timestamp(record.created_at),
@@ -165,6 +188,11 @@ def bank(record: Bank, faults: FaultSet) -> Json:
         "processor": record.processor,
         "meta": {"bankCode": record.code, "name": record.name, "nibssBankCode": record.nibss_code},
     }
+    if faults.on(Fault.BANK_WITHOUT_SLUG):
+        del body["slug"]
+    if faults.on(Fault.BANK_META_WITHOUT_NIBSS):
+        del body["meta"]["nibssBankCode"]
+    return body
 
 
 # ----------------------------------------------------------------------------------- transactions
@@ -182,29 +210,33 @@ def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) 
         and faults.on(Fault.TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER)
     ):
         destination = record.destination.account_number
+    inbound = isinstance(record.source, ExternalSource)
     body: Json = {
         "_id": record.id,
         "publicId": record.public_id,
         "auth": record.auth,
         "account": record.account.id,
-        "deletedAt": None,
+        "deletedAt": "" if faults.on(Fault.TRANSACTION_DELETED_AT_EMPTY) else None,
     }
     if verify and not faults.on(Fault.VERIFY_WITHOUT_REQUEST_SRC):
         body["requestSrc"] = "api"
     body |= {
         "tags": [],
         "currency": CURRENCY,
-        "entry": record.entry,
+        "entry": "CR" if inbound and faults.on(Fault.INBOUND_ENTRY_CR) else record.entry,
         "live": record.live,
         "source": record.source.public_id,
-        "sourceType": record.source_type,
+        "sourceType": "external" if inbound and faults.on(Fault.INBOUND_SOURCE_TYPE_LOWERCASE) else record.source_type,
         "sourceData": _party(record.source, record, stamp, faults),
         "destination": destination,
         "destinationType": record.destination_type,
         "destinationData": _party(record.destination, record, stamp, faults),
         "amount": record.amount,
         "balance": record.balance,
-        "clientTransaction": {"fee": record.fee, "actualAmount": record.actual_amount},
+        "clientTransaction": {
+            "fee": 0 if faults.on(Fault.CLIENT_TRANSACTION_FEE_ZERO) else record.fee,
+            "actualAmount": record.actual_amount,
+        },
         "fee": record.fee,
         "feeReference": record.fee_reference,
         "actualAmount": record.actual_amount,
@@ -224,6 +256,8 @@ def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) 
     }
     if faults.on(Fault.CLIENT_TRANSACTION_MISSING):
         del body["clientTransaction"]
+    if faults.on(Fault.TRANSACTION_WITHOUT_TREF):
+        del body["tRef"]
     return body
 
 
@@ -271,11 +305,13 @@ def _party(party: Wallet | BankAccount | ExternalSource, record: Transaction, st
 
 def _meta(record: Transaction, stamp: Stamp, faults: FaultSet, *, verify: bool) -> Json:
     meta: Json = {"isThirdParty": record.is_third_party}
+    if faults.on(Fault.THIRD_PARTY_AS_STRING):
+        meta["isThirdParty"] = str(record.is_third_party).lower()
     if isinstance(record.source, ExternalSource):
         meta["clientResponse"] = _client_response(record, record.source, stamp, faults)
         meta["rate"] = {
             "rateId": 1,
-            "rate": 1,
+            "rate": "1.00" if faults.on(Fault.RATE_AS_STRING) else 1,
             "sourceCurrency": CURRENCY,
             "destinationCurrency": CURRENCY,
             "convertedAmount": record.amount,

@@ -95,7 +95,7 @@ def prefixes(faults: FaultSet) -> Prefixes:
         public_keys = ("pk_live_", "pk_test_")
     return Prefixes(
         wallet="va-" if faults.on(Fault.WALLET_PREFIX_VA) else contract.prefix("walletId"),
-        collection_account=contract.prefix("walletId"),
+        collection_account="col-" if faults.on(Fault.COLLECTION_PREFIX) else contract.prefix("walletId"),
         bank_account="bacc-" if faults.on(Fault.BANK_ACCOUNT_PREFIX) else contract.prefix("bankAccountId"),
         transaction="txn-" if faults.on(Fault.TRANSACTION_PREFIX) else contract.prefix("transactionId"),
         external_source="ext-" if faults.on(Fault.EXTERNAL_SOURCE_PREFIX) else contract.prefix("externalSourceId"),
@@ -625,6 +625,8 @@ class Store:
     ) -> Transaction:
         """Accepts a payout to an external account: debits amount + fee now; settlement completes it."""
         fee = bank_transfer_fee(amount)
+        if self.faults.on(Fault.BANK_TRANSFER_NEGATIVE_FEE):
+            fee = -fee
         self.require_funds(source, amount + fee)
         debited = amount if self.faults.on(Fault.BANK_TRANSFER_FEE_NOT_DEBITED) else amount + fee
         self._move(source, -debited)
