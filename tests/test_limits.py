@@ -1,0 +1,474 @@
+"""Limits: primary and secondary wallets, the minimum transfer, collection accounts, page size and whole kobo."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import itertools
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from wallet_conformance import bodies, checks, contract
+from wallet_conformance.catalogue import catalogue
+from wallet_conformance.client import ApiClient, Exchange, TargetError
+from wallet_conformance.options import Settings
+from wallet_conformance.resources import Resources, poll
+
+PAGED = catalogue()["LIM-20"].operations
+# How long a balance must stay put after a refused transfer: a few polls of resources.poll, not a sleep.
+QUIET_WINDOW = 0.4
+# The most wallet-list pages read when counting the account's primary wallets.
+MAX_PAGES = 50
+INVALID_EMAILS = ("not-an-email", "a@", "@b.com", "a b@c.com")
+_references = itertools.count(1)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _funding(operation_id: str) -> int:
+    """Enough kobo for one accepted transfer of the minimum, fees included (generously)."""
+    return contract.minimum_amount(operation_id) * 3
+
+
+def _int_balance(resources: Resources, public_id: str) -> int:
+    balance = resources.balance(public_id)
+    if type(balance) is not int:
+        raise TargetError(f"wallet {public_id} reads with balance {balance!r}, not an integer: cannot compare money")
+    return balance
+
+
+def _balance_moved(resources: Resources, before: dict[str, int]) -> dict[str, Any]:
+    """The wallets whose balance left its `before` value during a short window ({} when none did)."""
+
+    def moved() -> dict[str, Any]:
+        now = {public_id: resources.balance(public_id) for public_id in before}
+        return {public_id: value for public_id, value in now.items() if value != before[public_id]}
+
+    return poll(moved, QUIET_WINDOW) or {}
+
+
+def _refused_without_debit(resources: Resources, exchange: Exchange, source: str, before: int, requirement: str,
+                           why: str) -> None:
+    checks.refused(exchange, requirement, why)
+    moved = _balance_moved(resources, {source: before})
+    if moved:
+        checks.fail(requirement, "a refused transfer leaves the source balance unchanged", before, moved[source],
+                    exchange)
+
+
+def _unique_reference(run_id: str, length: int) -> str:
+    """A reference of exactly `length` characters, new for this run (the tail of a digest of run id and counter)."""
+    seed = f"{run_id}:{next(_references)}:{secrets.token_hex(8)}"
+    digest = hashlib.sha256(seed.encode()).hexdigest()
+    return digest[-length:]
+
+
+def _pagination(exchange: Exchange) -> dict[str, Any] | None:
+    pagination = exchange.meta.get("pagination")
+    return pagination if isinstance(pagination, dict) else None
+
+
+# ------------------------------------------------------------------ primary wallets (account-wide)
+
+
+@contextmanager
+def _primary_wallets_lock(settings: Settings) -> Iterator[None]:
+    # LOCAL WORKAROUND (see the report): `account_wide` only serialises tests under `--dist loadgroup`;
+    # with plain `-n 2` two workers could fill the account's primary places at once. This file lock
+    # makes the primary-wallet work of this module take turns across workers whatever the dist mode.
+    settings.report_dir.mkdir(parents=True, exist_ok=True)
+    with open(settings.report_dir / ".primary-wallets.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _listed_primaries(api: ApiClient) -> tuple[set[str], str]:
+    """The publicIds of the primary wallets the wallet list shows, and how much of the list was seen."""
+    first = api.call("listWallets")
+    if not first.ok or not isinstance(first.data, list):
+        raise TargetError(f"could not list the wallets to count the primary ones\n{first.describe()}")
+    entries = {entry["publicId"]: entry for entry in first.data
+               if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)}
+    total = (_pagination(first) or {}).get("totalCount")
+    pages, stopped = 1, None
+    while type(total) is int and len(entries) < total and pages < MAX_PAGES:
+        page = pages + 1
+        exchange = api.call("listWallets", params={"page": page})
+        current = (_pagination(exchange) or {}).get("current")
+        if not exchange.ok or not isinstance(exchange.data, list) or current != page:
+            stopped = (f"the query parameter `page={page}` did not select page {page} (HTTP {exchange.status}, "
+                       f"current {current!r}); the document shows no paging parameter")
+            break
+        if not exchange.data:
+            break
+        pages = page
+        entries.update((entry["publicId"], entry) for entry in exchange.data
+                       if isinstance(entry, dict) and isinstance(entry.get("publicId"), str))
+    note = f"counted on {pages} page(s) of the wallet list: {len(entries)} wallets seen of totalCount {total!r}"
+    if stopped:
+        note += f"; {stopped}, so wallets beyond page {pages} were not seen"
+    primaries = {public_id for public_id, entry in entries.items() if entry.get("category") == "primary"}
+    return primaries, note
+
+
+@dataclass
+class PrimaryRun:
+    """What one pass at the primary-wallet limit did (made once per worker, read by the tests)."""
+
+    limit: int
+    existing: int
+    note: str
+    fills: list[Exchange] = field(default_factory=list)
+    extra: Exchange | None = None
+    freed: Exchange | None = None  # the close of one of the run's primaries, with the account at the limit
+    refilled: Exchange | None = None  # the primary created after that close
+
+    @property
+    def filled(self) -> bool:
+        return len(self.fills) == self.limit - self.existing and all(fill.ok for fill in self.fills)
+
+    def context(self) -> str:
+        return (f"the account held {self.existing} open primary wallet(s) before ({self.note}); "
+                f"the run created {sum(fill.ok for fill in self.fills)}")
+
+
+def _primary_body(run_id: str) -> dict[str, Any]:
+    body = bodies.wallet(run_id, "primary")
+    body.pop("emailAddress", None)
+    body.pop("mobile", None)
+    return body
+
+
+@pytest.fixture(scope="module")
+def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id: str) -> PrimaryRun:
+    """Fills the account's primary places, tries one more, frees one and takes it again; closes all it made."""
+    limit = contract.primary_wallet_limit()
+    created: list[str] = []
+    with _primary_wallets_lock(settings):
+        listed, note = _listed_primaries(api)
+        run = PrimaryRun(limit=limit, existing=len(listed), note=note)
+        if run.existing >= limit:
+            pytest.skip(f"the account already holds {run.existing} open primary wallets ({note}); the limit is "
+                        f"{limit}: close some to test the primary-wallet limit")
+        try:
+            for _ in range(limit - run.existing):
+                exchange = resources.create_wallet(_primary_body(run_id))
+                run.fills.append(exchange)
+                if not exchange.ok:
+                    break
+                public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
+                if not isinstance(public_id, str):
+                    raise TargetError(f"a created primary wallet has no publicId\n{exchange.describe()}")
+                created.append(public_id)
+            if run.filled:
+                run.extra = resources.create_wallet(_primary_body(run_id))
+                if run.extra.ok and isinstance(run.extra.data, dict):
+                    resources.close_wallet(run.extra.data["publicId"])
+                else:
+                    run.freed = resources.close_wallet(created[0])
+                    if run.freed.ok:
+                        created.pop(0)
+                        run.refilled = resources.create_wallet(_primary_body(run_id))
+                        if run.refilled.ok and isinstance(run.refilled.data, dict):
+                            created.append(run.refilled.data["publicId"])
+        finally:
+            for public_id in created:
+                with suppress(TargetError):  # the run's sweep tries again and reports it
+                    resources.close_wallet(public_id)
+    return run
+
+
+@pytest.mark.account_wide
+@pytest.mark.requirement("LIM-02")
+def test_primary_wallets_up_to_the_limit_are_accepted(primary_run):
+    """Primary wallets are accepted until the account holds the limit of them."""
+    for number, exchange in enumerate(primary_run.fills, start=primary_run.existing + 1):
+        if not exchange.ok:
+            checks.fail("LIM-02", f"primary wallet number {number} of at most {primary_run.limit} is accepted",
+                        "a 2xx status", exchange.status, exchange, detail=primary_run.context())
+
+
+@pytest.mark.account_wide
+@pytest.mark.requirement("LIM-01")
+def test_primary_wallet_beyond_the_limit_is_refused(primary_run):
+    """With the account at the primary-wallet limit, one more primary wallet is refused."""
+    if not primary_run.filled or primary_run.extra is None:
+        pytest.skip("not reached: the account could not be filled up to the primary-wallet limit (see LIM-02)")
+    if primary_run.extra.ok:
+        checks.fail("LIM-01", f"primary wallet number {primary_run.limit + 1} is refused", "a status outside 2xx",
+                    primary_run.extra.status, primary_run.extra, detail=primary_run.context())
+
+
+@pytest.mark.account_wide
+@pytest.mark.requirement("LIM-03")
+def test_closing_a_primary_wallet_frees_its_place(primary_run):
+    """With the account at the limit, closing one primary wallet lets another be created."""
+    if not primary_run.filled or primary_run.extra is None:
+        pytest.skip("not reached: the account could not be filled up to the primary-wallet limit (see LIM-02)")
+    if primary_run.extra.ok:
+        pytest.skip("not reached: the primary-wallet limit is not enforced (see LIM-01), so a freed place proves "
+                    "nothing")
+    if primary_run.freed is None or not primary_run.freed.ok or primary_run.refilled is None:
+        raise TargetError(f"could not close a primary wallet to free its place\n"
+                          f"{primary_run.freed.describe() if primary_run.freed else ''}")
+    if not primary_run.refilled.ok:
+        checks.fail("LIM-03", "a primary wallet is accepted after one of the limit was closed", "a 2xx status",
+                    primary_run.refilled.status, primary_run.refilled, detail=primary_run.context())
+
+
+@pytest.mark.account_wide
+@pytest.mark.requirement("LIM-08")
+def test_primary_wallet_needs_no_email_or_mobile(primary_run):
+    """A primary wallet sent without emailAddress and mobile is accepted."""
+    exchange = primary_run.fills[0]
+    sent = exchange.request_body if isinstance(exchange.request_body, dict) else {}
+    checks.equals(sorted({"emailAddress", "mobile"} & set(sent)), [], "LIM-08",
+                  "the request carried neither emailAddress nor mobile", exchange)
+    if not exchange.ok:
+        checks.fail("LIM-08", "a primary wallet without emailAddress and mobile is accepted", "a 2xx status",
+                    exchange.status, exchange, detail=primary_run.context())
+
+
+# ------------------------------------------------------------------ secondary wallets
+
+
+@pytest.mark.requirement("LIM-04")
+def test_secondary_wallets_beyond_the_primary_limit_are_accepted(resources, run_id):
+    """More secondary wallets than the primary-wallet limit are all accepted."""
+    count = contract.primary_wallet_limit() + 1
+    for number in range(1, count + 1):
+        exchange = resources.create_wallet(bodies.wallet(run_id))
+        checks.accepted(exchange, "LIM-04", f"secondary wallet {number} of {count} made by this test")
+
+
+@pytest.mark.requirement("LIM-05")
+def test_secondary_wallet_without_email_is_refused(resources, run_id):
+    """A secondary wallet without emailAddress is refused."""
+    body = bodies.wallet(run_id)
+    del body["emailAddress"]
+    checks.refused(resources.create_wallet(body), "LIM-05", "a secondary wallet without emailAddress")
+
+
+@pytest.mark.requirement("LIM-06")
+@pytest.mark.parametrize("email", INVALID_EMAILS)
+def test_secondary_wallet_with_invalid_email_is_refused(resources, run_id, email):
+    """A secondary wallet whose emailAddress is not an e-mail address is refused."""
+    exchange = resources.create_wallet(bodies.wallet(run_id, emailAddress=email))
+    checks.refused(exchange, "LIM-06", f"a secondary wallet with emailAddress {email!r}")
+
+
+@pytest.mark.requirement("LIM-07")
+@pytest.mark.parametrize("mobile", ["absent", None, {}], ids=["absent", "null", "empty-object"])
+def test_secondary_wallet_without_mobile_is_refused(resources, run_id, mobile):
+    """A secondary wallet without a mobile (absent, null, or an object holding neither phoneNumber nor isoCode)
+    is refused."""
+    body = bodies.wallet(run_id)
+    if mobile == "absent":
+        del body["mobile"]
+    else:
+        body["mobile"] = mobile
+    checks.refused(resources.create_wallet(body), "LIM-07", f"a secondary wallet with mobile {mobile!r}")
+
+
+@pytest.mark.requirement("LIM-07")
+@pytest.mark.parametrize("missing", ["phoneNumber", "isoCode"])
+def test_secondary_wallet_with_partial_mobile_is_observed(resources, run_id, observe, missing):
+    """What the target does with a mobile object lacking one of phoneNumber and isoCode is recorded."""
+    # The document lists the object's two fields but not whether each is required (openapi.yaml: not shown).
+    body = bodies.wallet(run_id)
+    del body["mobile"][missing]
+    exchange = resources.create_wallet(body)
+    observe("LIM-07", case=f"mobile without {missing}", status=exchange.status, accepted=exchange.ok)
+
+
+@pytest.mark.requirement("LIM-09")
+def test_unknown_wallet_category_is_refused(resources, run_id):
+    """A wallet whose category is neither primary nor secondary is refused."""
+    body = bodies.wallet(run_id)  # a valid secondary body (emailAddress, mobile), with only the category changed
+    body["category"] = "tertiary"
+    exchange = resources.create_wallet(body)
+    checks.refused(exchange, "LIM-09", "a wallet with category 'tertiary'")
+
+
+# ------------------------------------------------------------------ minimum transfer
+
+
+@pytest.fixture(scope="module")
+def destination(resources) -> dict[str, Any]:
+    """One receiving wallet for this module's transfers (its balance is never checked)."""
+    return resources.wallet()
+
+
+@pytest.mark.requirement("LIM-10")
+def test_transfer_below_minimum_is_refused(api, resources, destination):
+    """A wallet-to-wallet transfer of one kobo less than the minimum is refused and debits nothing."""
+    amount = contract.minimum_amount("transfer") - 1
+    source = resources.funded_wallet(_funding("transfer"))["publicId"]
+    before = _int_balance(resources, source)
+    exchange = api.call("transfer", json_body=bodies.transfer(source, destination["publicId"], amount))
+    _refused_without_debit(resources, exchange, source, before, "LIM-10", f"a transfer of {amount} kobo")
+
+
+@pytest.mark.requirement("LIM-11")
+def test_transfer_of_exactly_the_minimum_is_accepted(api, resources, destination):
+    """A wallet-to-wallet transfer of exactly the minimum is accepted."""
+    amount = contract.minimum_amount("transfer")
+    source = resources.funded_wallet(_funding("transfer"))["publicId"]
+    exchange = api.call("transfer", json_body=bodies.transfer(source, destination["publicId"], amount))
+    checks.accepted(exchange, "LIM-11", f"a transfer of exactly {amount} kobo from a wallet holding enough")
+
+
+@pytest.mark.requirement("LIM-12")
+def test_bank_transfer_below_minimum_is_refused(api, resources):
+    """A bank transfer of one kobo less than the minimum is refused and debits nothing."""
+    amount = contract.minimum_amount("bankTransfer") - 1
+    number, code = resources.external_account()
+    source = resources.funded_wallet(_funding("bankTransfer"))["publicId"]
+    before = _int_balance(resources, source)
+    exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
+    _refused_without_debit(resources, exchange, source, before, "LIM-12", f"a bank transfer of {amount} kobo")
+
+
+@pytest.mark.requirement("LIM-13")
+def test_bank_transfer_of_exactly_the_minimum_is_accepted(api, resources):
+    """A bank transfer of exactly the minimum is accepted."""
+    amount = contract.minimum_amount("bankTransfer")
+    number, code = resources.external_account()
+    source = resources.funded_wallet(_funding("bankTransfer"))["publicId"]
+    exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
+    checks.accepted(exchange, "LIM-13", f"a bank transfer of exactly {amount} kobo from a wallet holding enough")
+
+
+# ------------------------------------------------------------------ collection accounts
+
+
+def _collection(api: ApiClient, run_id: str, destination: dict[str, Any], **overrides: Any) -> Exchange:
+    body = bodies.collection_account(run_id, destination["publicId"], **overrides)
+    return api.call("createCollectionAccount", json_body=body)
+
+
+@pytest.mark.requirement("LIM-14")
+def test_expire_in_below_the_lower_bound_is_refused(api, run_id, destination):
+    """A collection account with expireIn one second below the lower bound is refused."""
+    low, _ = contract.expire_in_bounds()
+    exchange = _collection(api, run_id, destination, expireIn=low - 1)
+    checks.refused(exchange, "LIM-14", f"expireIn {low - 1} seconds")
+
+
+@pytest.mark.requirement("LIM-15")
+@pytest.mark.parametrize("end", ["lower", "upper"])
+def test_expire_in_at_either_bound_is_accepted(api, run_id, destination, end):
+    """A collection account with expireIn exactly at the lower or the upper bound is accepted."""
+    low, high = contract.expire_in_bounds()
+    seconds = low if end == "lower" else high
+    exchange = _collection(api, run_id, destination, expireIn=seconds)
+    checks.accepted(exchange, "LIM-15", f"expireIn {seconds} seconds (the {end} bound)")
+
+
+@pytest.mark.requirement("LIM-16")
+def test_expire_in_above_the_upper_bound_is_refused(api, run_id, destination):
+    """A collection account with expireIn one second above the upper bound is refused."""
+    _, high = contract.expire_in_bounds()
+    exchange = _collection(api, run_id, destination, expireIn=high + 1)
+    checks.refused(exchange, "LIM-16", f"expireIn {high + 1} seconds")
+
+
+@pytest.mark.requirement("LIM-17")
+def test_reference_shorter_than_the_minimum_is_refused(api, run_id, destination):
+    """A collection account whose reference is one character shorter than the minimum is refused."""
+    reference = _unique_reference(run_id, contract.reference_min_length() - 1)
+    exchange = _collection(api, run_id, destination, reference=reference)
+    checks.refused(exchange, "LIM-17", f"reference {reference!r} ({len(reference)} characters)")
+
+
+@pytest.mark.requirement("LIM-18")
+def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destination):
+    """A collection account whose new reference has exactly the minimum length is accepted."""
+    reference = _unique_reference(run_id, contract.reference_min_length())
+    exchange = _collection(api, run_id, destination, reference=reference)
+    checks.accepted(exchange, "LIM-18", f"reference {reference!r} ({len(reference)} characters, not used before)")
+
+
+@pytest.mark.requirement("LIM-19")
+def test_reference_already_used_is_refused(api, resources, run_id, destination):
+    """A collection account whose reference was already used is refused."""
+    reference = f"{run_id}-{_unique_reference(run_id, 12)}"
+    resources.require(_collection(api, run_id, destination, reference=reference),
+                      "create a collection account with a new reference")
+    exchange = _collection(api, run_id, destination, reference=reference)
+    checks.refused(exchange, "LIM-19", f"reference {reference!r}, used by a collection account just created")
+
+
+# ------------------------------------------------------------------ page size
+
+
+@pytest.mark.requirement("LIM-20")
+@pytest.mark.parametrize("operation_id", PAGED)
+def test_default_page_size_is_the_observed_one(samples, operation_id):
+    """The first page of a list asked for without paging parameters reports perPage 10."""
+    exchange = samples(operation_id)
+    pagination = _pagination(exchange)
+    if pagination is None:
+        pytest.skip(f"{operation_id} carries no meta.pagination (see SVC-16)")
+    checks.equals(pagination.get("perPage"), contract.default_page_size(), "LIM-20",
+                  "meta.pagination.perPage of the first page is the observed page size", exchange)
+
+
+@pytest.mark.requirement("LIM-21")
+@pytest.mark.parametrize("operation_id", PAGED)
+def test_page_holds_no_more_than_per_page(api, resources, run_id, operation_id):
+    """A list page holds at most perPage entries and totalCount counts at least them."""
+    exchange = api.call(operation_id)
+    pagination = _pagination(exchange)
+    if operation_id == "listWallets" and exchange.ok and pagination is not None:
+        per_page, total = pagination.get("perPage"), pagination.get("totalCount")
+        if type(per_page) is int and type(total) is int and total <= per_page:
+            # Make the wallet list longer than one page, so a page that ignores perPage shows it.
+            for _ in range(min(per_page + 1 - total, contract.default_page_size() + 1)):
+                resources.wallet()
+            exchange = api.call(operation_id)
+            pagination = _pagination(exchange)
+    resources.require(exchange, f"call {operation_id}")
+    if pagination is None:
+        pytest.skip(f"{operation_id} carries no meta.pagination (see SVC-16)")
+    entries = checks.data_is_array(exchange, "LIM-21")
+    per_page, total = pagination.get("perPage"), pagination.get("totalCount")
+    if type(per_page) is not int or type(total) is not int:
+        pytest.skip(f"{operation_id}: perPage or totalCount is not an integer (see SVC-17)")
+    if len(entries) > per_page:
+        checks.fail("LIM-21", "a page holds no more entries than meta.pagination.perPage", f"at most {per_page}",
+                    f"{len(entries)} entries", exchange)
+    if total < len(entries):
+        checks.fail("LIM-21", "meta.pagination.totalCount counts at least the entries of the page",
+                    f"at least {len(entries)}", total, exchange)
+
+
+# ------------------------------------------------------------------ whole kobo
+
+
+@pytest.mark.requirement("LIM-22")
+@pytest.mark.parametrize("operation_id", ["transfer", "bankTransfer", "createCollectionAccount"])
+def test_fractional_amount_is_refused(api, resources, run_id, destination, operation_id):
+    """An amount that is not a whole number of kobo is refused on both transfers and the collection account."""
+    if operation_id == "createCollectionAccount":
+        amount = contract.minimum_amount("transfer") + 0.5
+        body = bodies.collection_account(run_id, destination["publicId"], amount=amount)
+    else:
+        amount = contract.minimum_amount(operation_id) + 0.5
+        source = resources.funded_wallet(_funding(operation_id))["publicId"]
+        if operation_id == "transfer":
+            body = bodies.transfer(source, destination["publicId"], amount)
+        else:
+            number, code = resources.external_account()
+            body = bodies.bank_transfer(source, number, code, amount)
+    exchange = api.call(operation_id, json_body=body)
+    checks.refused(exchange, "LIM-22", f"{operation_id} with amount {amount} kobo")
