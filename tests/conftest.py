@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, contract
+from wallet_conformance import bodies, checks, contract
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.resources import Resources
 
@@ -41,6 +41,16 @@ class Samples:
         if isinstance(made, BaseException):
             raise made
         return made
+
+    def accepted(self, operation_id: str, requirement: str) -> Exchange:
+        """The sample, where a refusal of this very operation is a failure of `requirement` (not a setup error)."""
+        try:
+            return self(operation_id)
+        except TargetError as error:
+            refused = error.exchange
+            if refused is not None and refused.operation_id == operation_id:
+                checks.accepted(refused, requirement, f"a valid {operation_id} request")
+            raise
 
     def wallet(self) -> dict[str, Any]:
         if self._wallet is None:

@@ -72,8 +72,10 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
             "observations": observations,
             "tests": [
                 {"nodeid": record.nodeid, "outcome": record.outcome,
-                 "failed": record.fails(requirement.id), "message": record.message if record.fails(requirement.id)
-                 or record.outcome == "skipped" else None}
+                 "failed": record.fails(requirement.id),
+                 # True when a check named this requirement in its failure (not a setup step that broke).
+                 "attributed": record.fails(requirement.id) and requirement.id in record.failed_requirements,
+                 "message": record.message if record.fails(requirement.id) or record.outcome == "skipped" else None}
                 for record in covering
             ],
         })

@@ -11,10 +11,14 @@ MATRIX_MD = "mutation-matrix.md"
 
 
 def killing_tests(report: dict[str, Any], requirement: str) -> list[str]:
-    """Tests that FAILED (in their call, not in setup) under `requirement` in one conformance.json."""
+    """Tests whose check failed naming `requirement` in one conformance.json.
+
+    A test stopped by a broken setup step, or by an error that names no requirement, does not count:
+    the fault must be caught by the check of its own requirement.
+    """
     for entry in report["requirements"]:
         if entry["id"] == requirement:
-            return [test["nodeid"] for test in entry["tests"] if test["failed"] and test["outcome"] == "failed"]
+            return [test["nodeid"] for test in entry["tests"] if test["attributed"] and test["outcome"] == "failed"]
     return []
 
 

@@ -1,0 +1,39 @@
+"""The mutation matrix: every fault of the reference turns at least one test of its own requirement red."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from selftests.conftest import MATRIX_ROWS
+from selftests.suite_runs import collection, run_in_process, tail
+from wallet_conformance.catalogue import catalogue
+from wallet_conformance.reference.faults import FAULTS
+from wallet_conformance.reporting.mutation import killing_tests
+
+
+@pytest.fixture(scope="session")
+def covering(tmp_path_factory) -> dict[str, list[str]]:
+    return collection(tmp_path_factory.mktemp("collection"))
+
+
+@pytest.mark.parametrize("fault_name", sorted(FAULTS))
+def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering):
+    """With the fault on, at least one test of the requirement it declares fails."""
+    fault = FAULTS[fault_name]
+    tests = covering.get(fault.requirement_id)
+    assert tests, f"fault {fault_name!r}: no test names {fault.requirement_id}"
+    # Only the modules holding tests of the requirement are collected: the run stays short.
+    modules = sorted({nodeid.split("::")[0] for nodeid in tests})
+    process, report, seconds = run_in_process(pytester, pytester.path / "report", "--reference-fault", fault_name,
+                                              "--requirement", fault.requirement_id, paths=tuple(modules))
+    assert report is not None, f"{fault_name}: the run wrote no report\n{tail(process)}"
+    killers = killing_tests(report, fault.requirement_id)
+    MATRIX_ROWS.mkdir(parents=True, exist_ok=True)
+    row = {"fault": fault_name, "requirement": fault.requirement_id,
+           "level": catalogue()[fault.requirement_id].level, "description": fault.description,
+           "killed": bool(killers), "killing_tests": killers, "seconds": round(seconds, 2)}
+    (MATRIX_ROWS / f"{fault_name}.json").write_text(json.dumps(row, indent=2) + "\n")
+    assert killers, (f"fault {fault_name!r} survived: no test of {fault.requirement_id} failed "
+                     f"({fault.description})\n{tail(process)}")

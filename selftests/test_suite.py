@@ -1,0 +1,65 @@
+"""The conformance suite proves itself against the faithful reference: it passes, and it covers the catalogue."""
+
+from __future__ import annotations
+
+import pytest
+
+from selftests.suite_runs import run_suite, tail
+from wallet_conformance.catalogue import catalogue
+from wallet_conformance.reference.faults import FAULTS, NOT_FAULTED
+
+GATED = ("MUST", "SHOULD")
+
+
+@pytest.fixture(scope="module")
+def faithful_run(tmp_path_factory):
+    """The whole suite, as a user runs it (two workers), against the bundled faithful reference."""
+    return run_suite(tmp_path_factory.mktemp("faithful"), "-n", "2")
+
+
+def test_suite_passes_against_the_faithful_reference(faithful_run):
+    """Bare `pytest tests` exits 0 against the faithful reference with no MUST or SHOULD failure."""
+    process, report, _ = faithful_run
+    assert report is not None, tail(process)
+    failed = [(entry["id"], entry["reason"]) for entry in report["requirements"]
+              if entry["level"] in GATED and entry["verdict"] == "fail"]
+    assert not failed, f"{failed}\n{tail(process)}"
+    assert process.returncode == 0, tail(process)
+
+
+def test_every_must_and_should_requirement_is_tested(faithful_run):
+    """Every MUST and SHOULD requirement has at least one test, and none is skipped against the reference."""
+    _, report, _ = faithful_run
+    assert report is not None
+    missing = [entry["id"] for entry in report["requirements"] if entry["level"] in GATED and not entry["tests"]]
+    assert not missing, f"MUST/SHOULD requirements with no test: {missing}"
+    not_run = [(entry["id"], entry["verdict"], entry["reason"]) for entry in report["requirements"]
+               if entry["level"] in GATED and entry["verdict"] not in ("pass", "fail")]
+    assert not not_run, f"MUST/SHOULD requirements not run against the reference: {not_run}"
+
+
+def test_every_info_requirement_is_observed(faithful_run):
+    """Every INFO requirement has an observing test; against the reference each is observed or skipped with a reason."""
+    _, report, _ = faithful_run
+    assert report is not None
+    unobserved = [entry["id"] for entry in report["requirements"] if entry["level"] == "INFO" and not entry["tests"]]
+    assert not unobserved, f"INFO requirements with no observing test: {unobserved}"
+    assert all(entry["verdict"] != "fail" for entry in report["requirements"] if entry["level"] == "INFO")
+
+
+def test_every_breakable_requirement_has_a_fault():
+    """Every MUST and SHOULD requirement is broken by at least one fault, or is listed in NOT_FAULTED with a reason."""
+    faulted = {fault.requirement_id for fault in FAULTS.values()}
+    gated = {requirement.id for requirement in catalogue() if requirement.level in GATED}
+    assert set(NOT_FAULTED) <= gated, f"NOT_FAULTED names unknown or INFO ids: {set(NOT_FAULTED) - gated}"
+    assert not set(NOT_FAULTED) & faulted, f"listed as not faulted but faulted: {set(NOT_FAULTED) & faulted}"
+    assert all(reason.strip() for reason in NOT_FAULTED.values())
+    uncovered = sorted(gated - faulted - set(NOT_FAULTED))
+    assert not uncovered, f"no fault and no reason: {uncovered}"
+
+
+def test_every_fault_names_a_catalogue_requirement():
+    """Each fault declares a MUST or SHOULD requirement of the catalogue."""
+    for name, fault in FAULTS.items():
+        assert fault.requirement_id in catalogue(), name
+        assert catalogue()[fault.requirement_id].level in GATED, name
