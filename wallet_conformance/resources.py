@@ -121,6 +121,7 @@ class Resources:
 
     def fund(self, public_id: str, amount: int) -> None:
         """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, and wait for it."""
+        self.guard.require_money_movement()
         if not self.can_fund:
             pytest.skip("no way to put money in a wallet: give --funding-url or --funded-wallet")
         self.guard.spend(amount)

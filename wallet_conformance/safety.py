@@ -24,7 +24,12 @@ class Guard:
     def __call__(self, method: str, operation_id: str | None) -> None:
         if method.upper() not in READ_METHODS and not self.settings.writes_allowed:
             pytest.skip("writes are off in production: pass --allow-writes to create or change records")
-        if operation_id in MONEY_OPERATIONS and not self.settings.money_allowed:
+        if operation_id in MONEY_OPERATIONS:
+            self.require_money_movement()
+
+    def require_money_movement(self) -> None:
+        """Skip the test unless the run may move money (always in staging; opt-in in production)."""
+        if not self.settings.money_allowed:
             pytest.skip("money movement is off in production: pass --allow-writes --allow-money-movement")
 
     def spend(self, amount: int) -> None:

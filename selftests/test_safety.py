@@ -1,0 +1,59 @@
+"""Safe against real environments: production runs write nothing unless told, and a run closes what it opened."""
+
+from __future__ import annotations
+
+import httpx
+
+from selftests.suite_runs import run_suite, tail
+from wallet_conformance.reference import ReferenceServer
+
+KEY = "sk_test_safety_selftest_0b7e2d"
+
+
+def wallets(server: ReferenceServer) -> list[dict]:
+    response = httpx.get(f"{server.base_url}/virtual-accounts", params={"perPage": 100},
+                         headers={"x-service-key": server.secret_key}, trust_env=False)
+    return response.json()["data"]
+
+
+def transactions(server: ReferenceServer) -> list[dict]:
+    response = httpx.get(f"{server.base_url}/transactions", headers={"x-service-key": server.secret_key},
+                         trust_env=False)
+    return response.json()["data"]
+
+
+def test_production_run_without_opt_in_writes_nothing(tmp_path):
+    """With --environment production and no --allow-writes, no record is created and no money moves."""
+    with ReferenceServer(secret_key=KEY) as server:
+        process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY,
+                                       "--funding-url", server.funding_url, "--environment", "production",
+                                       "-n", "2")
+        assert wallets(server) == [] and transactions(server) == [], tail(process)
+    assert report is not None and process.returncode == 0, tail(process)
+    skipped = [entry for entry in report["requirements"] if entry["verdict"] == "skip"]
+    assert any("writes are off in production" in (entry["reason"] or "") for entry in skipped)
+    passed = {entry["id"] for entry in report["requirements"] if entry["verdict"] == "pass"}
+    assert {"RES-05", "END-37", "END-38"} <= passed  # the read-only checks still ran
+
+
+def test_production_writes_without_money_movement_move_no_money(tmp_path):
+    """With --allow-writes but not --allow-money-movement, wallets may be made but no transfer is sent."""
+    with ReferenceServer(secret_key=KEY) as server:
+        process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY,
+                                       "--environment", "production", "--allow-writes",
+                                       "--requirement", "SVC-25", "--requirement", "LIM-11")
+        moved = [t for t in transactions(server) if t.get("entry") == "debit"]
+        assert moved == [], tail(process)
+    assert report is not None
+    reasons = {entry["id"]: entry["reason"] for entry in report["requirements"]}
+    assert all("money movement is off in production" in (reasons[rid] or "") for rid in ("SVC-25", "LIM-11"))
+
+
+def test_run_closes_every_wallet_it_opened(tmp_path):
+    """After a whole run against a target, none of the wallets the run created is still open."""
+    with ReferenceServer(secret_key=KEY) as server:
+        process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY,
+                                       "--funding-url", server.funding_url, "-n", "2")
+        left = wallets(server)
+    assert report is not None and process.returncode == 0, tail(process)
+    assert left == [], f"{len(left)} wallets left open: {[w.get('accountName') for w in left][:5]}"
