@@ -26,7 +26,7 @@ FUNDED_SHARES = 3
 # The most transaction-list pages read when looking for a credit leg.
 MAX_PAGES = 10
 # The one completed transaction status the document shows (States: `pending` and `success` are observed).
-COMPLETED = "success"
+COMPLETED = contract.success_state()
 
 
 # ------------------------------------------------------------------ helpers

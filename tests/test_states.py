@@ -22,7 +22,7 @@ CREDIT = next(entry for entry in TRANSACTION["entry"]["enum"] if entry == "credi
 EXTERNAL = next(kind for kind in TRANSACTION["sourceType"]["enum"] if kind == "External")
 # States: an inbound credit is recorded `success`. No data file of the suite holds this value (the transaction
 # schema leaves `status` open), so it is written here once.
-INBOUND_CREDIT_STATUS = "success"
+INBOUND_CREDIT_STATUS = contract.success_state()
 COLLECTION_CREATED = contract.schema("collection-account.json")["$defs"]["created"]["properties"]
 # "about expireIn seconds after creation": how far from createdAt + expireIn the expiration may be.
 EXPIRATION_TOLERANCE = timedelta(seconds=60)

@@ -23,6 +23,8 @@ MESSAGE_REQUIREMENTS = ("SVC-10", "SVC-11", "SVC-12", "SVC-13", "SVC-14", "SVC-1
 MESSAGE_PRESENT = "SVC-08"
 MESSAGE_ABSENT = "SVC-09"
 PAGINATED = "SVC-16"
+PENDING_STATE = "STA-03"  # the state of an accepted transfer
+SUCCESS_STATE = "STA-05"  # the state of a completed transaction (the only other one the document shows)
 PRIMARY_WALLET_LIMIT = "LIM-01"
 DEFAULT_PAGE_SIZE = "LIM-20"
 
@@ -148,3 +150,13 @@ def primary_wallet_limit() -> int:
 
 def default_page_size() -> int:
     return int(catalogue().value(DEFAULT_PAGE_SIZE))
+
+
+def pending_state() -> str:
+    """The transaction status of an accepted transfer (`pending`)."""
+    return str(catalogue().value(PENDING_STATE))
+
+
+def success_state() -> str:
+    """The transaction status of a completed transaction (`success`), the only other status the document shows."""
+    return str(catalogue().value(SUCCESS_STATE))

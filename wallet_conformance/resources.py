@@ -154,7 +154,7 @@ class Resources:
         def settled() -> dict[str, Any] | None:
             exchange = self.verify(reference)
             data = exchange.data if exchange.ok else None
-            if isinstance(data, dict) and data.get("status") not in (None, "pending"):
+            if isinstance(data, dict) and data.get("status") not in (None, contract.pending_state()):
                 return data
             return None
 

@@ -25,7 +25,7 @@ from wallet_conformance.reference.banks import Bank
 from wallet_conformance.reference.errors import ApiError, Refusal, error_body, invalid
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.paging import paginate
-from wallet_conformance.reference.store import CURRENCY, Credential, Store, Transaction, Wallet
+from wallet_conformance.reference.store import CURRENCY, SUCCESS, Credential, Store, Transaction, Wallet
 from wallet_conformance.reference.webhooks import Webhooks
 
 KEY_HEADER = "x-service-key"
@@ -495,7 +495,7 @@ async def transfer(request: Request, call: Call) -> Response:
 
     data = serialize.transaction(accepted, faults)
     if faults.on(Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL):
-        data["status"] = "success"
+        data["status"] = SUCCESS
     if faults.on(Fault.TRANSFER_ENTRY_CREDIT):
         data["entry"] = "credit"
     if faults.on(Fault.TRANSFER_DESTINATION_TYPE_WALLET):

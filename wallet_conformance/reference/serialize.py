@@ -11,6 +11,7 @@ from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.store import (
     CURRENCY,
     PROCESSOR,
+    SUCCESS,
     Account,
     BankAccount,
     CollectionAccount,
@@ -390,7 +391,7 @@ def _verification(record: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
             "bankName": beneficiary.bank.name,
             "accountName": beneficiary.account_name,
         },
-        "transactionStatus": "successful" if record.status == "success" else record.status,
+        "transactionStatus": "successful" if record.status == SUCCESS else record.status,
         "sessionId": record.session_id,
         "type": record.entry,
     }

@@ -35,6 +35,9 @@ from wallet_conformance.reference.errors import Refusal
 from wallet_conformance.reference.faults import Fault, FaultSet
 
 CURRENCY = "NGN"
+# Transaction statuses: an accepted transfer is pending; settlement and inbound payments make it success.
+PENDING = contract.pending_state()
+SUCCESS = contract.success_state()
 # The party that processes the service's own wallets and transfers.
 PROCESSOR = "sandbox"
 # The bank that issues wallet and collection account numbers (Wema Bank).
@@ -178,7 +181,7 @@ class CollectionAccount:
     created_at: datetime
     updated_at: datetime
     active: bool
-    status: str = "pending"
+    status: str = PENDING
 
 
 @dataclass
@@ -560,7 +563,7 @@ class Store:
         raise Refusal.NOT_FOUND.error(what="Transaction", key=reference or public_id)
 
     def pending_transfers(self) -> list[Transaction]:
-        return [t for t in self.transactions if t.entry == "debit" and t.status == "pending"]
+        return [t for t in self.transactions if t.entry == "debit" and t.status == PENDING]
 
     def require_funds(self, wallet: Wallet, kobo: int) -> None:
         if wallet.balance < kobo:
@@ -616,7 +619,7 @@ class Store:
             debit_reference=None,
             link_ref=f"lnk-{number:010d}",
             session_id=self._session_id(source.bank, moment, number),
-            status="pending",
+            status=PENDING,
             is_third_party=False,
         )
 
@@ -650,16 +653,16 @@ class Store:
             link_ref=f"lnk-{number:010d}",
             session_id=self._session_id(beneficiary.bank, moment, number),
             name_enquiry_ref=f"ne-{number:010d}",
-            status="pending",
+            status=PENDING,
             # The money leaves the service for a third party's bank.
             is_third_party=True,
         )
 
     def settle(self, transaction: Transaction) -> None:
         """Completes a pending transfer (a no-op when it is no longer pending)."""
-        if transaction.status != "pending":
+        if transaction.status != PENDING:
             return
-        transaction.status = "success"
+        transaction.status = SUCCESS
         transaction.updated_at = now()
         destination = transaction.destination
         if isinstance(destination, Wallet):
@@ -689,7 +692,7 @@ class Store:
             debit_reference=debit.reference,
             link_ref=debit.link_ref,
             session_id=debit.session_id,
-            status="success",
+            status=SUCCESS,
             is_third_party=False,
         )
 
@@ -731,7 +734,7 @@ class Store:
             debit_reference=None,
             link_ref=f"lnk-{number:010d}",
             session_id=session_id,
-            status="pending" if self.faults.on(Fault.INBOUND_CREDIT_PENDING) else "success",
+            status=PENDING if self.faults.on(Fault.INBOUND_CREDIT_PENDING) else SUCCESS,
             is_third_party=True,
         )
         self._tell("transaction.credit", credit)
