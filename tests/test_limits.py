@@ -269,8 +269,7 @@ def test_secondary_wallet_with_invalid_email_is_refused(resources, run_id, email
 @pytest.mark.requirement("LIM-07")
 @pytest.mark.parametrize("mobile", ["absent", None, {}], ids=["absent", "null", "empty-object"])
 def test_secondary_wallet_without_mobile_is_refused(resources, run_id, mobile):
-    """A secondary wallet without a mobile (absent, null, or an object holding neither phoneNumber nor isoCode)
-    is refused."""
+    """A secondary wallet without a mobile (absent, null, or an empty object) is refused."""
     body = bodies.wallet(run_id)
     if mobile == "absent":
         del body["mobile"]
