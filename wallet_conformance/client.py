@@ -17,6 +17,9 @@ from wallet_conformance.redaction import redact, redact_headers
 
 KEY_HEADER = "x-service-key"
 EXCERPT = 600
+# After this many requests in a row fail to get any answer (timeout, refused connection), the target is
+# taken as down: later requests fail at once instead of each waiting out its timeout.
+MAX_TRANSPORT_FAILURES = 5
 
 
 class _Default:
@@ -116,11 +119,17 @@ class ApiClient:
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
         self._guard = guard
+        self.transport_failures = 0
         self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False)
         self.exchanges: list[Exchange] = []
 
     def close(self) -> None:
         self._http.close()
+
+    @property
+    def target_down(self) -> bool:
+        """Whether the target stopped answering (MAX_TRANSPORT_FAILURES requests in a row got no answer)."""
+        return self.transport_failures >= MAX_TRANSPORT_FAILURES
 
     def call(self, operation_id: str, path_params: Mapping[str, str] | None = None, *,
              json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None, key: Any = DEFAULT,
@@ -156,11 +165,16 @@ class ApiClient:
             payload = content.encode()
         sent_headers.update(headers or {})
         query = {name: _query_value(value) for name, value in (params or {}).items()}
+        if self.target_down:
+            raise TargetError(f"{method} {redact(url)} not sent: the target stopped answering "
+                              f"({self.transport_failures} requests in a row got no answer)")
         started = time.perf_counter()
         try:
             response = self._http.request(method, url, params=query, headers=sent_headers, content=payload)
         except httpx.HTTPError as error:
+            self.transport_failures += 1
             raise TargetError(f"{method} {redact(url)} failed: {type(error).__name__}: {redact(str(error))}") from None
+        self.transport_failures = 0
         elapsed = time.perf_counter() - started
         exchange = Exchange(
             operation_id=operation_id,

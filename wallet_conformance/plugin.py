@@ -234,6 +234,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
                 report.sections.append(("exchanges (last of this test)",
                                         "\n\n".join(exchange.describe() for exchange in recent)))
     report.user_properties = properties
+    client = state(item.config).client
+    if client is not None and client.target_down and not item.session.shouldstop:
+        item.session.shouldstop = "the target stopped answering: the run stops here rather than wait on every request"
     if report.longrepr is not None:
         text = str(report.longrepr)
         if redact(text) != text:

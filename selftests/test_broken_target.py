@@ -1,0 +1,57 @@
+"""A target that stops answering does not hang the suite: the client fails fast and the run stops."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from selftests.test_plugin import run
+from wallet_conformance.client import MAX_TRANSPORT_FAILURES, ApiClient, TargetError
+
+
+@pytest.fixture
+def silent_port():
+    """A port that accepts connections but never answers."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        yield listener.getsockname()[1]
+
+
+def test_client_stops_waiting_once_the_target_is_down(silent_port):
+    """After MAX_TRANSPORT_FAILURES timeouts in a row, further requests fail at once without being sent."""
+    client = ApiClient(f"http://127.0.0.1:{silent_port}/v1", "k-selftest", timeout=0.2)
+    for _ in range(MAX_TRANSPORT_FAILURES):
+        with pytest.raises(TargetError, match="ReadTimeout"):
+            client.call("listBanks")
+    started = time.perf_counter()
+    with pytest.raises(TargetError, match="stopped answering"):
+        client.call("listBanks")
+    assert time.perf_counter() - started < 0.05 and client.target_down
+    client.close()
+
+
+DOWN = '''
+import socket
+with socket.socket() as _probe:
+    _probe.bind(("127.0.0.1", 0))
+    CLOSED = _probe.getsockname()[1]  # bound, never listening: connections are refused
+
+
+@pytest.mark.requirement("SVC-03")
+@pytest.mark.parametrize("n", range(12))
+def test_call(api, n):
+    """Each call finds nobody."""
+    api.request("GET", f"http://127.0.0.1:{CLOSED}/v1/transactions/banks", absolute=True)
+'''
+
+
+def test_run_stops_when_the_target_stops_answering(pytester):
+    """Once the target is taken as down, the run stops after the current test instead of trying every test."""
+    result, report = run(pytester, DOWN)
+    output = result.stdout.str()
+    assert "the target stopped answering" in output
+    result.assert_outcomes(failed=MAX_TRANSPORT_FAILURES)
+    assert report is not None and report["outcome"]["must_failed"] == ["SVC-03"]
