@@ -60,3 +60,26 @@ def run_in_process(pytester: pytest.Pytester, report_dir: Path, *args: str, path
     process = subprocess.CompletedProcess(args, int(result.ret), result.stdout.str(), result.stderr.str())
     path = report_dir / "conformance.json"
     return process, json.loads(path.read_text()) if path.exists() else None, seconds
+
+
+PLUGINS = ("-p", "wallet_conformance.plugin", "-p", "wallet_conformance.fixtures")
+INI = """
+[pytest]
+wallet_conformance_tests = conformance
+addopts = -p no:cacheprovider
+"""
+HEADER = """
+import pytest
+from wallet_conformance.failures import ConformanceFailure
+"""
+
+
+def run_sample(pytester: pytest.Pytester, source: str, *args: str) -> tuple[pytest.RunResult, dict | None]:
+    """Run a throwaway conformance module (`source`) through the plugin, in a subprocess; its report too."""
+    pytester.makefile(".ini", pytest=INI)
+    folder = pytester.path / "conformance"
+    folder.mkdir(exist_ok=True)
+    (folder / "test_sample.py").write_text(HEADER + source)
+    result = pytester.runpytest_subprocess(*PLUGINS, "conformance", "--report-dir", "out", *args)
+    report_path = pytester.path / "out" / "conformance.json"
+    return result, json.loads(report_path.read_text()) if report_path.exists() else None

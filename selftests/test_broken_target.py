@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from selftests.test_plugin import run
+from selftests.suite_runs import run_sample as run
 from wallet_conformance.client import MAX_TRANSPORT_FAILURES, ApiClient, TargetError
 
 

@@ -11,6 +11,7 @@ import yaml
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
+from selftests.documents import references
 from wallet_conformance import contract, validation
 from wallet_conformance.files import OPENAPI
 
@@ -94,17 +95,6 @@ def success_schema(operation_id: str) -> dict[str, Any]:
     status = str(contract.operations()[operation_id].success_status)
     response = definition(operation_id)["responses"][status]
     return resolve_local(document, response["content"]["application/json"]["schema"])
-
-
-def references(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        if isinstance(node.get("$ref"), str):
-            yield node["$ref"]
-        for value in node.values():
-            yield from references(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from references(item)
 
 
 def test_valid_openapi_31() -> None:

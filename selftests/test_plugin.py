@@ -2,33 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import socket
 
 import pytest
 
+from selftests.suite_runs import run_sample as run
 from wallet_conformance import validation
-
-PLUGINS = ("-p", "wallet_conformance.plugin", "-p", "wallet_conformance.fixtures")
-INI = """
-[pytest]
-wallet_conformance_tests = conformance
-addopts = -p no:cacheprovider
-"""
-HEADER = """
-import pytest
-from wallet_conformance.failures import ConformanceFailure
-"""
-
-
-def run(pytester: pytest.Pytester, source: str, *args: str) -> tuple[pytest.RunResult, dict | None]:
-    pytester.makefile(".ini", pytest=INI)
-    folder = pytester.path / "conformance"
-    folder.mkdir(exist_ok=True)
-    (folder / "test_sample.py").write_text(HEADER + source)
-    result = pytester.runpytest_subprocess(*PLUGINS, "conformance", "--report-dir", "out", *args)
-    report_path = pytester.path / "out" / "conformance.json"
-    return result, json.loads(report_path.read_text()) if report_path.exists() else None
 
 
 def verdicts(report: dict) -> dict[str, str]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from selftests import examples as ex
+from selftests.documents import references
 from wallet_conformance import contract, validation
 from wallet_conformance.files import SCHEMAS
 from wallet_conformance.validation import Problem, problems
@@ -71,17 +71,6 @@ def changed(instance: Any, path: str, value: Any) -> Any:
     else:
         node[last] = value
     return copy
-
-
-def references(node: Any) -> Iterator[str]:
-    if isinstance(node, dict):
-        if isinstance(node.get("$ref"), str):
-            yield node["$ref"]
-        for value in node.values():
-            yield from references(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from references(item)
 
 
 # ------------------------------------------------------------------ the files

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from wallet_conformance.catalogue import LEVELS, Catalogue, Requirement
+from wallet_conformance.redaction import redact
 from wallet_conformance.reporting.records import TestRecord
 
 FORMAT = "wallet-conformance-report/1"
@@ -109,5 +110,6 @@ def exit_status(report: dict[str, Any]) -> int:
 def write_report(report: dict[str, Any], directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / FILE_NAME
-    path.write_text(json.dumps(report, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    # Observations come from redacted exchanges; redacting the whole text again covers anything a test recorded.
+    path.write_text(redact(json.dumps(report, indent=2, sort_keys=False)) + "\n", encoding="utf-8")
     return path
