@@ -1,4 +1,5 @@
-"""Root conftest: loads the suite's plugin and keeps Hypothesis' files out of the working tree."""
+"""Root conftest: loads the suite's plugin, keeps Hypothesis' files out of the working tree, and names the
+profile of the generated tests."""
 
 import os
 from pathlib import Path
@@ -7,3 +8,18 @@ from pathlib import Path
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(Path(__file__).parent / "reports" / ".hypothesis"))
 
 pytest_plugins = ["wallet_conformance.plugin", "wallet_conformance.fixtures", "pytester"]
+
+
+def pytest_configure(config):
+    from wallet_conformance import profiles
+
+    profiles.register_hypothesis_profiles()
+
+
+def pytest_report_header(config):
+    from wallet_conformance import profiles
+    from wallet_conformance.plugin import state
+
+    seed = profiles.run_seed(config, state(config).settings.seed)
+    return [f"wallet-conformance: generated tests: profile {profiles.profile(config).name}, seed {seed} "
+            f"(reproduce with --seed {seed} --profile {profiles.profile(config).name})"]

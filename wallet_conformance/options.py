@@ -38,6 +38,8 @@ OPTIONS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("--report-dir", "WALLET_API_REPORT_DIR",
      {"metavar": "DIR", "help": "where conformance.json is written (default reports/)"}),
     ("--seed", "WALLET_API_SEED", {"type": int, "metavar": "N", "help": "seed of the run (default: random)"}),
+    ("--profile", "WALLET_API_PROFILE",
+     {"choices": ["quick", "thorough"], "help": "budget of the generated tests: quick (default) or thorough"}),
     ("--allow-writes", None, {"action": "store_true", "help": "allow creating and changing records in production"}),
     ("--allow-money-movement", None,
      {"action": "store_true", "help": "allow transfers in production (also needs --allow-writes)"}),
@@ -62,6 +64,7 @@ DEFAULTS: dict[str, Any] = {
     "report_dir": "reports",
     "max_amount": 5_000_000,
     "reference_settle_delay": 0.2,
+    "profile": "quick",
 }
 
 

@@ -1,0 +1,34 @@
+"""Fixtures of the generated tests: the run's profile and seed, and real records for generated requests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import hypothesis
+import pytest
+
+from wallet_conformance import profiles
+from wallet_conformance.options import Settings
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The budget and the seed of the generated tests of this run."""
+
+    profile: profiles.Profile
+    seed: int
+
+    def run(self, request: pytest.FixtureRequest, test: Callable[..., None], max_examples: int, **more: Any) -> None:
+        """Run a `@given` function with this run's seed mixed with the test's node id."""
+        seed = profiles.test_seed(self.seed, request.node.nodeid.split("/")[-1])
+        profiles.run(test, seed, profiles.hypothesis_settings(max_examples, **more))
+
+    def settings(self, max_examples: int, **more: Any) -> hypothesis.settings:
+        return profiles.hypothesis_settings(max_examples, **more)
+
+
+@pytest.fixture(scope="session")
+def generation(pytestconfig: pytest.Config, settings: Settings) -> Generation:
+    return Generation(profiles.profile(pytestconfig), profiles.run_seed(pytestconfig, settings.seed))

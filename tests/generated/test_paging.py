@@ -1,0 +1,97 @@
+"""Paging discovered, not guessed: the parameters a target honours, then whole lists read page by page."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import pytest
+
+from wallet_conformance import checks, paging
+from wallet_conformance.client import ApiClient
+from wallet_conformance.resources import Resources
+
+LISTS = ("listAccounts", "listWallets", "listTransactions")
+ATTEMPTS = 3  # walks of a list that changed while it was read (other tests, other users) before giving up
+FUNDING = 10_000  # kobo per inbound payment made to lengthen the transaction list
+
+
+def lengthen(operation_id: str, resources: Resources, needed: int, created: list[str]) -> None:
+    """Make `needed` more entries of a list the run can add to (wallets; transactions by inbound payments)."""
+    if operation_id == "listWallets":
+        created.extend(resources.wallet()["publicId"] for _ in range(needed))
+    elif operation_id == "listTransactions" and resources.can_fund:
+        wallet = resources.wallet()
+        created.append(wallet["publicId"])
+        for _ in range(needed):
+            resources.fund(wallet["publicId"], FUNDING)
+
+
+def problems(walk: paging.Walk, found: paging.Paging, size: int | None, complete: bool) -> list[tuple[str, Any, Any]]:
+    """What is wrong with a walk: (what, expected, received)."""
+    wrong: list[tuple[str, Any, Any]] = []
+    ids = walk.ids
+    repeated = sorted({str(item) for item in ids if ids.count(item) > 1})
+    if repeated:
+        wrong.append(("pages do not overlap", "every entry on one page only", f"on two pages: {repeated[:5]}"))
+    totals = walk.totals()
+    if complete and len(totals) == 1 and len(ids) != next(iter(totals)):
+        wrong.append(("the pages together hold totalCount entries", next(iter(totals)), len(ids)))
+    for index, page in enumerate(walk.pages):
+        pagination = page.meta.get("pagination") if isinstance(page.meta.get("pagination"), dict) else {}
+        data = page.data if isinstance(page.data, list) else []
+        if size is not None and pagination.get("perPage") != size:
+            wrong.append((f"perPage of page {index + 1} is the requested size", size, pagination.get("perPage")))
+        if isinstance(pagination.get("perPage"), int) and len(data) > pagination["perPage"]:
+            wrong.append((f"page {index + 1} holds at most perPage entries", pagination["perPage"], len(data)))
+        if found.first == 1 and pagination.get("current") != index + 1:
+            wrong.append((f"current of page {index + 1} is the page number", index + 1, pagination.get("current")))
+    return wrong
+
+
+@pytest.mark.requirement("END-39", "LIM-21")
+@pytest.mark.parametrize("operation_id", LISTS)
+def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resources: Resources, generation: Any,
+                                     observe: Any) -> None:
+    """Under the paging parameters the target honours, pages do not overlap, hold every entry, and say so."""
+    created: list[str] = []
+    listed = api.call(operation_id).meta.get("pagination", {}).get("totalCount")
+    if isinstance(listed, int) and listed < 3:
+        lengthen(operation_id, resources, 3 - listed, created)  # discovery needs a second page of one entry
+    found, notes = paging.discover(api, operation_id)
+    observe("END-39", operation=operation_id, honoured=found.describe(), tried=notes)
+    if not found.found:
+        pytest.skip(f"{operation_id}: the target honours none of the paging parameters tried (observed, END-39)")
+    first = resources.require(api.call(operation_id), f"list {operation_id}")
+    total = api.exchanges[-1].meta.get("pagination", {}).get("totalCount", len(first))
+    size = paging.SMALL_PAGE if found.size else None
+    page_size = size or api.exchanges[-1].meta.get("pagination", {}).get("perPage") or len(first) or 1
+    if isinstance(total, int) and total <= page_size * 2:
+        lengthen(operation_id, resources, page_size * 2 + 1 - total + generation.profile.paging_extra, created)
+        total = api.call(operation_id).meta.get("pagination", {}).get("totalCount", total)
+    if isinstance(total, int) and found.size and total > paging.SMALL_PAGE * 20:
+        size = min(100, math.ceil(total / 20))
+    complete = isinstance(total, int) and total <= (size or page_size) * paging.MAX_PAGES
+    for attempt in range(ATTEMPTS):
+        walk = paging.walk(api, operation_id, found, size)
+        wrong = problems(walk, found, size, complete)
+        if len(walk.totals()) > 1 or (wrong and attempt < ATTEMPTS - 1 and _shared_target()):
+            continue  # the list changed while it was read: read it again
+        break
+    else:
+        observe("LIM-21", operation=operation_id, note=f"the list kept changing over {ATTEMPTS} walks")
+        pytest.skip(f"{operation_id} kept changing while it was read ({ATTEMPTS} walks): not judged")
+    observe("END-39", operation=operation_id, pages=len(walk.pages), entries=len(walk.ids), created=len(created))
+    for what, expected, received in wrong:
+        checks.fail("LIM-21", f"{operation_id} under {found.describe()}: {what}", expected, received, walk.pages[-1])
+    if operation_id == "listWallets" and complete:
+        missing = sorted(set(created) - set(walk.ids))
+        if missing:
+            checks.fail("LIM-21", f"{operation_id}: the pages hold every wallet the run created", "all listed",
+                        f"missing: {missing[:5]}", walk.pages[-1])
+
+
+def _shared_target() -> bool:
+    """Whether other processes may change the lists while one is read (xdist workers)."""
+    return int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) > 1

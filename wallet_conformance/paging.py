@@ -1,0 +1,138 @@
+"""Paging of the account, wallet and transaction lists, discovered rather than guessed.
+
+The document shows `meta.pagination` {totalCount, perPage, current} but not the request parameters
+(END-39, INFO). `discover` tries the usual spellings and keeps the first the target honours:
+a page-size parameter is honoured when a small size makes a smaller page that says so in
+`perPage`; a page parameter when the second page differs from the first. `walk` then reads a
+whole list page by page with what was found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from wallet_conformance.client import ApiClient, Exchange
+
+# (page parameter, size parameter, first page): page numbers, or an offset in items when first is 0.
+CANDIDATES: tuple[tuple[str, str, int], ...] = (
+    ("page", "perPage", 1),
+    ("page", "limit", 1),
+    ("page", "pageSize", 1),
+    ("page", "per_page", 1),
+    ("page", "size", 1),
+    ("offset", "limit", 0),
+)
+SMALL_PAGE = 2
+MAX_PAGES = 200
+
+
+@dataclass(frozen=True)
+class Paging:
+    """The paging parameters a target honours on one list."""
+
+    page: str | None  # None: only the first page can be read
+    size: str | None  # None: the target's own page size
+    first: int = 1  # the first page's number (1), or 0 for an offset in items
+
+    @property
+    def found(self) -> bool:
+        return self.page is not None
+
+    def params(self, index: int, size: int | None) -> dict[str, int]:
+        """Query parameters of the page at `index` (0-based) for pages of `size` items."""
+        params: dict[str, int] = {}
+        if self.size is not None and size is not None:
+            params[self.size] = size
+        if self.page is not None:
+            params[self.page] = index * (size or 0) if self.first == 0 else self.first + index
+        return params
+
+    def describe(self) -> str:
+        if not self.found:
+            return "no paging parameter honoured"
+        size = self.size or "(target's page size)"
+        return f"{self.page}/{size}" + (" (offset in items)" if self.first == 0 else "")
+
+
+def _ids(exchange: Exchange) -> list[Any]:
+    data = exchange.data if exchange.ok and isinstance(exchange.data, list) else []
+    return [identity(item) for item in data]
+
+
+def identity(item: Any) -> Any:
+    """What tells two list entries apart: publicId, else _id, else the entry itself."""
+    if isinstance(item, dict):
+        for key in ("publicId", "_id", "id", "reference"):
+            if key in item:
+                return item[key]
+    return repr(item)
+
+
+def _per_page(exchange: Exchange) -> Any:
+    pagination = exchange.meta.get("pagination")
+    return pagination.get("perPage") if isinstance(pagination, dict) else None
+
+
+def discover(api: ApiClient, operation_id: str) -> tuple[Paging, list[str]]:
+    """The parameters the target honours on a list, and what each try showed (for the observation)."""
+    notes: list[str] = []
+    first = api.call(operation_id)
+    base = _ids(first)
+    for page, size, start in CANDIDATES:
+        small = api.call(operation_id, params={size: 1})
+        if not small.ok:
+            notes.append(f"{size}=1: HTTP {small.status}")
+            continue
+        size_honoured = _per_page(small) == 1 or (len(_ids(small)) == 1 and len(base) > 1)
+        second = api.call(operation_id, params={size: 1, page: start + 1})
+        page_honoured = (second.ok and size_honoured and len(base) >= 2
+                         and _ids(second)[:1] != _ids(small)[:1])
+        notes.append(f"{page}/{size}: size {'honoured' if size_honoured else 'ignored'}, "
+                     f"page {'honoured' if page_honoured else 'ignored or not tried'} (HTTP {second.status})")
+        if size_honoured and page_honoured:
+            return Paging(page, size, start), notes
+    for page in ("page", "offset"):
+        default = _per_page(first)
+        start = 0 if page == "offset" else 1
+        value = default if page == "offset" else 2
+        second = api.call(operation_id, params={page: value})
+        if second.ok and base and _ids(second) and _ids(second)[:1] != base[:1]:
+            notes.append(f"{page}: honoured with the target's page size")
+            return Paging(page, None, start), notes
+    return Paging(None, None), notes
+
+
+@dataclass
+class Walk:
+    """A list read page by page."""
+
+    pages: list[Exchange] = field(default_factory=list)
+
+    @property
+    def items(self) -> list[Any]:
+        return [item for page in self.pages for item in (page.data if isinstance(page.data, list) else [])]
+
+    @property
+    def ids(self) -> list[Any]:
+        return [identity(item) for item in self.items]
+
+    def totals(self) -> set[Any]:
+        return {page.meta.get("pagination", {}).get("totalCount") for page in self.pages
+                if isinstance(page.meta.get("pagination"), dict)}
+
+
+def pages(api: ApiClient, operation_id: str, paging: Paging, size: int | None) -> Iterator[Exchange]:
+    """Every page of a list, in order, until a short or empty page (at most MAX_PAGES)."""
+    for index in range(MAX_PAGES if paging.found else 1):
+        exchange = api.call(operation_id, params=paging.params(index, size) or None)
+        yield exchange
+        data = exchange.data if exchange.ok and isinstance(exchange.data, list) else []
+        page_size = size or _per_page(exchange) or len(data)
+        if not data or len(data) < page_size:
+            return
+
+
+def walk(api: ApiClient, operation_id: str, paging: Paging, size: int | None = None) -> Walk:
+    return Walk(list(pages(api, operation_id, paging, size)))

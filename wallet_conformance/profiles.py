@@ -1,0 +1,85 @@
+"""Budgets of the generated tests (named profiles) and the one seed that reproduces them.
+
+`--profile quick` (the default) keeps the run short; `--profile thorough` is for nightly runs. Every
+generated test (Schemathesis cases, boundary properties, paging, the money state machine) draws from
+Hypothesis with the run's seed: `--hypothesis-seed` when given, else the suite's `--seed`; each test
+mixes in its own name, so adding a test does not change what another one generates.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import hypothesis
+import pytest
+from hypothesis import HealthCheck
+
+from wallet_conformance import options
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How much each kind of generated test may do."""
+
+    name: str
+    cases: int  # Schemathesis cases per operation and mode (positive, negative)
+    auth_cases: int  # cases per operation sent without a key and with a wrong one
+    boundaries: int  # examples per boundary property
+    programs: int  # programs (sequences of steps) the money state machine runs
+    steps: int  # most steps per program
+    paging_extra: int  # items created beyond one page when a list is too short to page through
+
+
+PROFILES = {
+    "quick": Profile("quick", cases=6, auth_cases=2, boundaries=6, programs=4, steps=12, paging_extra=3),
+    "thorough": Profile("thorough", cases=60, auth_cases=10, boundaries=40, programs=40, steps=30, paging_extra=12),
+}
+DEFAULT_PROFILE = "quick"
+
+
+def profile(config: pytest.Config) -> Profile:
+    name = options.option(config, "--profile") or DEFAULT_PROFILE
+    if name not in PROFILES:
+        raise pytest.UsageError(f"--profile must be one of {', '.join(PROFILES)}, got {name!r}")
+    return PROFILES[name]
+
+
+def run_seed(config: pytest.Config, suite_seed: int) -> int:
+    """The seed of the generated tests: `--hypothesis-seed` when given, else the suite's seed."""
+    given = config.getoption("hypothesis_seed", default=None)
+    if given in (None, ""):
+        return suite_seed
+    return int(given) if str(given).isdigit() else zlib.crc32(str(given).encode())
+
+
+def test_seed(seed: int, name: str) -> int:
+    """A test's own seed: the run's seed mixed with the test's name (stable across Python processes)."""
+    return zlib.crc32(f"{seed}:{name}".encode())
+
+
+def hypothesis_settings(max_examples: int, **more: Any) -> hypothesis.settings:
+    """Settings for tests against a live target: no deadline, no example database (the seed reproduces a run),
+    no health checks that a slow target would trip."""
+    return hypothesis.settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+        **more,
+    )
+
+
+def run(test: Callable[..., None], seed: int, settings: hypothesis.settings) -> None:
+    """Run a `@given` test function with an explicit seed and settings."""
+    hypothesis.seed(seed)(settings(test))()
+
+
+def register_hypothesis_profiles() -> None:
+    """The suite's profiles as Hypothesis profiles too (`--hypothesis-profile thorough` for other property tests)."""
+    for name, budget in PROFILES.items():
+        hypothesis.settings.register_profile(name, hypothesis_settings(budget.boundaries))
