@@ -3,7 +3,11 @@
     .venv/bin/python scripts/benchmark.py [--rounds 3]
 
 What it times (wall clock, best of the rounds):
-  - the conformance suite against the bundled reference, serial and with two workers;
+  - the conformance suite against the bundled reference, serial and with two workers (quick profile),
+    the generated tests alone, and a serial run with `--profile thorough` (once);
+  - the share of a generated run spent validating JSON (profiled), and validations per second of the
+    wallet schema with jsonschema (the suite's checks) and with jsonschema-rs (Schemathesis' checks);
+  - requests per second through the suite's client next to a plain httpx loop, on the same server;
   - the mutation matrix (every fault, in-process runs, two workers) and its mean seconds per fault;
   - the reference server alone: sequential requests per second for a read and a write.
 """
@@ -34,10 +38,69 @@ def timed(command: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def suite(*args: str) -> float:
+def suite(*args: str, path: str = "tests") -> float:
     with tempfile.TemporaryDirectory() as report_dir:
-        return timed([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider",
+        return timed([sys.executable, "-m", "pytest", path, "-q", "-p", "no:cacheprovider",
                       "--report-dir", report_dir, *args])
+
+
+def validation_share() -> float:
+    """Share of a generated run's time spent in JSON Schema validation (jsonschema and jsonschema-rs), profiled."""
+    import pstats
+
+    with tempfile.TemporaryDirectory() as scratch:
+        profile = Path(scratch) / "run.prof"
+        timed([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "pytest", "tests/generated", "-q",
+               "-p", "no:cacheprovider", "--report-dir", scratch])
+        stats = pstats.Stats(str(profile)).stats  # type: ignore[attr-defined]
+    total = max(cumulative for (_, _, name), (_, _, _, cumulative, _) in stats.items() if name == "<module>")
+    validating = sum(cumulative for (path, _, name), (_, _, _, cumulative, _) in stats.items()
+                     if (name == "problems" and path.endswith("validation.py"))
+                     or name in ("request_problems", "response_schema_conformance"))
+    return validating / total
+
+
+def validation_speed(count: int = 2000) -> tuple[float, float]:
+    """Validations per second of a wallet read envelope: jsonschema (cached validator) and jsonschema-rs."""
+    import jsonschema_rs
+
+    from wallet_conformance import validation
+
+    with ReferenceServer() as server, httpx.Client(headers={"x-service-key": server.secret_key}) as http:
+        body = {"accountName": "bench", "category": "primary", "currency": "NGN"}
+        created = http.post(f"{server.base_url}/virtual-accounts", json=body).json()["data"]
+        envelope = http.get(f"{server.base_url}/virtual-accounts/{created['publicId']}").json()
+    document = validation.openapi_document()
+    schema = {**document["components"]["schemas"]["WalletResponse"], "components": document["components"]}
+    fast = jsonschema_rs.validator_for(schema, validate_formats=True)
+    slow = validation.validator("wallet.json", "/$defs/read")
+    started = time.perf_counter()
+    for _ in range(count):
+        list(slow.iter_errors(envelope["data"]))
+    slow_rate = count / (time.perf_counter() - started)
+    started = time.perf_counter()
+    for _ in range(count):
+        fast.is_valid(envelope)
+    return slow_rate, count / (time.perf_counter() - started)
+
+
+def client_throughput(requests: int = 500) -> tuple[float, float]:
+    """Sequential GET /transactions/banks per second: the suite's ApiClient (capture, redaction) and plain httpx."""
+    from wallet_conformance.client import ApiClient
+
+    with ReferenceServer() as server:
+        client = ApiClient(server.base_url, server.secret_key)
+        started = time.perf_counter()
+        for _ in range(requests):
+            client.call("listBanks")
+        suite_rate = requests / (time.perf_counter() - started)
+        client.close()
+        with httpx.Client(headers={"x-service-key": server.secret_key}) as http:
+            started = time.perf_counter()
+            for _ in range(requests):
+                http.get(f"{server.base_url}/transactions/banks").json()
+            plain_rate = requests / (time.perf_counter() - started)
+    return suite_rate, plain_rate
 
 
 def reference_throughput(requests: int = 500) -> tuple[float, float]:
@@ -62,6 +125,11 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     serial = min(suite() for _ in range(rounds))
     parallel = min(suite("-n", "2") for _ in range(rounds))
+    generated = min(suite(path="tests/generated") for _ in range(rounds))
+    thorough = suite("--profile", "thorough")
+    share = validation_share()
+    slow_rate, fast_rate = validation_speed()
+    suite_rate, plain_rate = client_throughput()
     matrix = timed([sys.executable, "-m", "pytest", "selftests/test_mutation_matrix.py", "-q", "-n", "2"])
     rows = json.loads((ROOT / "reports" / "mutation-matrix.json").read_text())["faults"]
     per_fault = sum(row["seconds"] for row in rows) / len(rows)
@@ -71,9 +139,15 @@ def main() -> None:
     print("|---|---|")
     print(f"| conformance suite vs bundled reference, serial | {serial:.1f} s |")
     print(f"| conformance suite vs bundled reference, `-n 2` | {parallel:.1f} s |")
+    print(f"| of which the generated tests alone (`tests/generated`), serial | {generated:.1f} s |")
+    print(f"| conformance suite, serial, `--profile thorough` (once) | {thorough:.1f} s |")
     print(f"| mutation matrix, {len(rows)} faults, `-n 2` | {matrix:.1f} s ({per_fault:.2f} s per fault run) |")
     print(f"| reference server, sequential GET /transactions/banks | {reads:.0f} requests/s |")
     print(f"| reference server, sequential POST /virtual-accounts | {writes:.0f} requests/s |")
+    print(f"| the suite's client (capture, redaction), sequential GET /transactions/banks | {suite_rate:.0f} "
+          f"requests/s (plain httpx: {plain_rate:.0f}) |")
+    print(f"| wallet schema validations: jsonschema / jsonschema-rs | {slow_rate:.0f} / {fast_rate:.0f} per s |")
+    print(f"| share of a generated run spent validating JSON | {share:.0%} |")
 
 
 if __name__ == "__main__":

@@ -28,14 +28,17 @@ class Profile:
     cases: int  # Schemathesis cases per operation and mode (positive, negative)
     auth_cases: int  # cases per operation sent without a key and with a wrong one
     boundaries: int  # examples per boundary property
+    settlements: int  # examples per property that waits for each transfer to settle
     programs: int  # programs (sequences of steps) the money state machine runs
     steps: int  # most steps per program
     paging_extra: int  # items created beyond one page when a list is too short to page through
 
 
 PROFILES = {
-    "quick": Profile("quick", cases=6, auth_cases=2, boundaries=6, programs=4, steps=12, paging_extra=3),
-    "thorough": Profile("thorough", cases=60, auth_cases=10, boundaries=40, programs=40, steps=30, paging_extra=12),
+    "quick": Profile("quick", cases=6, auth_cases=2, boundaries=6, settlements=3, programs=4, steps=10,
+                     paging_extra=3),
+    "thorough": Profile("thorough", cases=60, auth_cases=10, boundaries=40, settlements=15, programs=30,
+                        steps=30, paging_extra=12),
 }
 DEFAULT_PROFILE = "quick"
 

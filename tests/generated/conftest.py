@@ -20,8 +20,14 @@ class Generation:
     profile: profiles.Profile
     seed: int
 
-    def run(self, request: pytest.FixtureRequest, test: Callable[..., None], max_examples: int, **more: Any) -> None:
-        """Run a `@given` function with this run's seed mixed with the test's node id."""
+    def run(self, request: pytest.FixtureRequest, test: Callable[..., None], max_examples: int, *,
+            shrink: bool = True, **more: Any) -> None:
+        """Run a `@given` function with this run's seed mixed with the test's node id.
+
+        `shrink=False` for properties whose every example waits for a settlement: the failing example is
+        shown as drawn rather than replayed dozens of times against the target to make it smaller."""
+        if not shrink:
+            more["phases"] = [hypothesis.Phase.explicit, hypothesis.Phase.generate]
         seed = profiles.test_seed(self.seed, request.node.nodeid.split("/")[-1])
         profiles.run(test, seed, profiles.hypothesis_settings(max_examples, **more))
 

@@ -1,0 +1,36 @@
+"""The account's money as a state machine: sequences of operations checked against a model after every step."""
+
+from __future__ import annotations
+
+import os
+
+import hypothesis
+import pytest
+from hypothesis import Phase
+from hypothesis.stateful import get_state_machine_test
+
+from wallet_conformance import profiles, stateful
+
+
+@pytest.mark.account_wide
+@pytest.mark.requirement("SVC-25", "SVC-26", "SVC-27", "RES-33", "RES-65", "END-14", "END-16", "END-20",
+                         "END-28", "END-40", "END-41", "LIM-01", "LIM-04", "LIM-10", "LIM-12", "LIM-19", "STA-09",
+                         "LIM-21")
+def test_money_follows_the_model(api, resources, generation, request, observe):
+    """Over any sequence of wallets, funding, transfers, collections and closes, the target keeps the model's money."""
+    if not resources.can_fund:
+        pytest.skip("the money model needs a way to fund wallets: give --funding-url or --funded-wallet")
+    budget = generation.profile
+    context = stateful.Context(api, resources, observe, programs=budget.programs,
+                               shared_target=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) > 1)
+    # No shrinking: every replay of a program against a live target costs money and seconds; a failure prints
+    # the whole failing program instead, step by step, with every call it made.
+    settings = profiles.hypothesis_settings(budget.programs, stateful_step_count=budget.steps,
+                                            phases=[Phase.explicit, Phase.generate], report_multiple_bugs=False)
+    # Hypothesis starts with short programs; money bugs need a few steps to show, so each runs at least half.
+    test = get_state_machine_test(stateful.machine(context), settings=settings, _min_steps=budget.steps // 2)
+    seed = profiles.test_seed(generation.seed, request.node.nodeid.split("/")[-1])
+    hypothesis.seed(seed)(test)()
+    observe("SVC-25", transfers_seen=len(context.references), fees_seen={kind: sorted(fees) for kind, fees
+                                                                          in context.fees.items()},
+            kobo_funded=context.spent, steps=context.steps)

@@ -1,0 +1,371 @@
+"""A model of the account's money, as a Hypothesis `RuleBasedStateMachine` driven against the target.
+
+Rules: create primary and secondary wallets, fund, transfer wallet to wallet, bank transfer, create
+collection accounts, close, settle. After settlement the target is checked against the model:
+balances equal the model, money is conserved, nothing goes below zero, every transfer is found by
+verify with the same amounts, the wallet list agrees with the single reads, generated references
+never repeat, the primary-wallet limit holds.
+
+The model reasons in deltas from what it created: it reads nothing the run did not make, so it
+works against a staging account that already holds data. It does not assume what the document
+leaves open: when a transfer settles (it waits for any status but `pending`), what the final
+status is called, whether an overdraft is refused at once or accepted and failed later (either
+way it must move no money), whether wallet transfers cost a fee (it reads the fee the target
+reports), whether a closed wallet stays listed.
+
+A failing program prints every step (Hypothesis) and, in the failure, the whole sequence of calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import note
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, precondition, rule
+
+from wallet_conformance import bodies, checks, contract, paging
+from wallet_conformance.client import ApiClient, Exchange
+from wallet_conformance.failures import ConformanceFailure
+from wallet_conformance.resources import Resources
+
+MINIMUM = contract.minimum_amount("transfer")
+PRIMARY_LIMIT = contract.primary_wallet_limit()
+FUNDING = (MINIMUM, MINIMUM * 6)  # kobo per funding step
+BUDGET = 600_000  # most kobo one test's machine puts into its wallets, over all its programs
+# The requirement a wrong balance breaks, by the last kind of money movement of that wallet.
+BALANCE_REQUIREMENT = {"fund": "SVC-25", "transfer": "SVC-25", "bankTransfer": "SVC-26", "overdraft": "SVC-27"}
+
+
+@dataclass
+class Pending:
+    """An accepted transfer the model waits on."""
+
+    reference: str
+    kind: str  # transfer or bankTransfer
+    source: str
+    destination: str | None  # a wallet of the model, or None (bank transfer)
+    amount: int
+    actual: int
+    affordable: bool  # actualAmount was within the source's balance when it was accepted
+    accepted: dict[str, Any] = field(repr=False, default_factory=dict)
+
+
+@dataclass
+class Context:
+    """What the machine works with; made once per test and shared by its programs."""
+
+    api: ApiClient
+    resources: Resources
+    observe: Callable[..., None]
+    shared_target: bool
+    programs: int  # how many programs the test runs: each may fund up to BUDGET / programs
+    spent: int = 0
+    steps: int = 0
+    paging: paging.Paging | None = None
+    references: set[str] = field(default_factory=set)  # transaction references seen over the whole test
+    collection_references: set[str] = field(default_factory=set)
+    fees: dict[str, set[int]] = field(default_factory=lambda: {"transfer": set(), "bankTransfer": set()})
+
+
+class MoneyMachine(RuleBasedStateMachine):
+    """The account's money, as the run sees it. Bound to a target by `machine(context)`."""
+
+    context: Context
+    wallets = Bundle("wallets")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.api, self.resources = self.context.api, self.context.resources
+        self.balances: dict[str, int] = {}  # open wallets of this program: the balance once all is settled
+        self.primaries: set[str] = set()
+        self.closed: set[str] = set()
+        self.pending: list[Pending] = []
+        self.settled: list[Pending] = []
+        self.last_movement: dict[str, str] = {}
+        self.touched: set[str] = set()
+        self.money_in = 0  # funded by the program
+        self.money_out = 0  # left through bank transfers, fees and closed wallets
+        self.calls: list[str] = []
+        self.listed_before: Any = None
+
+    # ------------------------------------------------------------ plumbing
+
+    def call(self, operation_id: str, path: dict[str, str] | None = None, **kwargs: Any) -> Exchange:
+        exchange = self.api.call(operation_id, path, **kwargs)
+        body = f" {kwargs['json_body']}" if "json_body" in kwargs else ""
+        line = f"{exchange.method} {exchange.url.split('/v1', 1)[-1]}{body} -> {exchange.status}"
+        self.calls.append(line)
+        note(line)
+        return exchange
+
+    def check(self, function: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+        """Run a check; its failure carries the whole sequence of calls that led to it."""
+        try:
+            function(*args, **kwargs)
+        except ConformanceFailure as failure:
+            raise self.annotated(failure) from None
+
+    def annotated(self, failure: ConformanceFailure) -> ConformanceFailure:
+        sequence = "\n    ".join(self.calls)
+        detail = f"{failure.detail + chr(10) + '  ' if failure.detail else ''}calls of this program:\n    {sequence}"
+        return ConformanceFailure(failure.requirement, failure.title, failure.expected, failure.received,
+                                  failure.exchange, detail=detail)
+
+    def fail(self, requirement: str, title: str, expected: Any, received: Any,
+             exchange: Exchange | None = None) -> None:
+        raise self.annotated(ConformanceFailure(requirement, title, expected, received, exchange))
+
+    def balance(self, wallet: str) -> Any:
+        exchange = self.call("getWallet", {"walletId": wallet})
+        self.check(checks.accepted, exchange, requirement="END-16", why=f"reading the run's wallet {wallet}")
+        return exchange.data.get("balance") if isinstance(exchange.data, dict) else None
+
+    def pending_on(self, wallet: str) -> bool:
+        return any(wallet in (item.source, item.destination) for item in self.pending)
+
+    def open(self, wallet: str) -> bool:
+        return wallet in self.balances
+
+    # ------------------------------------------------------------ rules
+
+    @property
+    def allowance(self) -> int:
+        """Kobo this program may still put into its wallets (depends on the program only, as Hypothesis needs)."""
+        return BUDGET // max(1, self.context.programs) - self.money_in
+
+    @initialize(target=wallets, amounts=st.tuples(st.integers(*FUNDING), st.integers(*FUNDING)))
+    def first_wallets(self, amounts: tuple[int, int]) -> Any:
+        """Two funded secondary wallets, so that money can move from the first step."""
+        listed = self.api.call("listWallets")
+        self.listed_before = listed.meta.get("pagination", {}).get("totalCount") if listed.ok else None
+        made = [self.create("secondary"), self.create("secondary")]
+        for wallet, amount in zip(made, amounts, strict=True):
+            if self.resources.can_fund and amount <= self.allowance:
+                self.fund(wallet, amount)
+        return multiple(*made)
+
+    @rule(target=wallets, category=st.sampled_from(["secondary", "secondary", "primary"]))
+    def create_wallet(self, category: str) -> Any:
+        return self.create(category)
+
+    def create(self, category: str) -> Any:
+        held = len(self.primaries)
+        exchange = self.call("createWallet", json_body=bodies.wallet(self.resources.run_id, category))
+        self.resources.track(exchange)
+        if category == "primary" and held >= PRIMARY_LIMIT:
+            self.check(checks.refused, exchange, requirement="LIM-01",
+                       why=f"a primary wallet while this program holds {held} open ones")
+        if not exchange.ok:
+            if category == "secondary":
+                self.check(checks.accepted, exchange, requirement="LIM-04", why="a secondary wallet")
+            return multiple()  # a primary refused: the account may hold others (not the model's business)
+        wallet = exchange.data["publicId"]
+        self.balances[wallet] = 0
+        if category == "primary":
+            self.primaries.add(wallet)
+        return wallet
+
+    @precondition(lambda self: self.allowance >= FUNDING[1] and self.resources.can_fund)
+    @rule(wallet=wallets, amount=st.integers(*FUNDING))
+    def fund(self, wallet: str, amount: int) -> None:
+        if not self.open(wallet) or self.pending_on(wallet):
+            return
+        self.resources.fund(wallet, amount)
+        self.calls.append(f"fund {wallet} with {amount} (funding hook)")
+        note(self.calls[-1])
+        self.context.spent += amount
+        self.money_in += amount
+        self.balances[wallet] += amount
+        self.last_movement[wallet] = "fund"
+        self.touched.add(wallet)
+
+    @rule(source=wallets, destination=wallets,
+          choice=st.sampled_from(["below the minimum", "the minimum", "half", "the whole balance", "one kobo more",
+                                  "double"]))
+    def transfer(self, source: str, destination: str, choice: str) -> None:
+        if source == destination:  # to itself: not shown; another open wallet of the program instead
+            others = sorted(wallet for wallet in self.balances if wallet != source)
+            if not others:
+                return
+            destination = others[0]
+        self.send("transfer", source, destination, choice)
+
+    @rule(source=wallets, choice=st.sampled_from(["the minimum", "half", "the whole balance", "one kobo more"]))
+    def bank_transfer(self, source: str, choice: str) -> None:
+        self.send("bankTransfer", source, None, choice)
+
+    def send(self, kind: str, source: str, destination: str | None, choice: str) -> None:
+        for wallet in (source, destination):
+            if wallet is not None and self.pending_on(wallet):
+                self.settle()
+        available = self.balances.get(source, 0)
+        amount = {"below the minimum": MINIMUM - 1, "the minimum": MINIMUM, "half": available // 2,
+                  "the whole balance": available, "one kobo more": available + 1, "double": available * 2}[choice]
+        amount = max(amount, 1)
+        note(f"{kind} of {choice}: {amount} kobo from {source} (model balance {available})")
+        if kind == "transfer":
+            body = bodies.transfer(source, destination, amount)
+        else:
+            number, code = self.resources.external_account()
+            body = bodies.bank_transfer(source, number, code, amount)
+        exchange = self.call(kind, json_body=body)
+        closed = [wallet for wallet in (source, destination) if wallet in self.closed]
+        if closed:
+            self.check(checks.refused, exchange, requirement="STA-09", why=f"a {kind} touching closed {closed}")
+            return
+        if amount < MINIMUM:
+            self.check(checks.client_error, exchange, requirement="LIM-10" if kind == "transfer" else "LIM-12",
+                       why=f"a {kind} of {amount} kobo")
+            return
+        if not exchange.ok:
+            if amount * 2 <= available and not self.context.fees[kind] - {0}:
+                self.check(checks.accepted, exchange, requirement="END-40" if kind == "transfer" else "END-41",
+                           why=f"a {kind} of {amount} kobo from a balance of {available}")
+            return
+        data = exchange.data if isinstance(exchange.data, dict) else {}
+        reference, fee, actual = data.get("reference"), data.get("fee"), data.get("actualAmount")
+        if reference in self.context.references:
+            self.fail("END-28", "every transfer gets a reference of its own", "a new reference", reference, exchange)
+        self.context.references.add(reference)
+        if isinstance(fee, int):
+            self.context.fees[kind].add(fee)
+        self.check(checks.equals, actual, amount + (fee if isinstance(fee, int) else 0), requirement="RES-65",
+                   title="actualAmount is amount plus fee", exchange=exchange)
+        self.pending.append(Pending(reference, kind, source, destination, amount, actual, actual <= available, data))
+        self.touched.add(source)
+        if actual <= available:
+            self.balances[source] -= actual  # reserved now; the comparison with the target waits for settlement
+
+    @rule(wallet=wallets, with_reference=st.booleans(), reuse=st.booleans())
+    def collection_account(self, wallet: str, with_reference: bool, reuse: bool) -> None:
+        if not self.open(wallet):
+            return
+        body = bodies.collection_account(self.resources.run_id, wallet)
+        used = sorted(self.context.collection_references)
+        if with_reference and reuse and used:
+            body["reference"] = used[0]
+        elif with_reference:
+            body["reference"] = "ref" + hashlib.sha256(secrets.token_bytes(8)).hexdigest()[:12]
+        exchange = self.call("createCollectionAccount", json_body=body)
+        if with_reference and reuse and used:
+            self.check(checks.client_error, exchange, requirement="LIM-19", why=f"reference {used[0]!r} again")
+            return
+        self.check(checks.accepted, exchange, requirement="END-20", why="a collection account for an open wallet")
+        reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
+        if reference in self.context.collection_references:
+            self.fail("RES-33" if not with_reference else "LIM-19", "collection references never repeat",
+                      "a new reference", reference, exchange)
+        self.context.collection_references.add(reference)
+
+    @precondition(lambda self: len(self.balances) >= 3)
+    @rule(wallet=wallets)
+    def close(self, wallet: str) -> None:
+        if wallet not in self.balances or self.pending_on(wallet):
+            return
+        exchange = self.call("closeWallet", {"walletId": wallet})
+        self.resources.track(exchange)
+        if not exchange.ok:
+            note(f"closing {wallet} holding {self.balances[wallet]} kobo was refused (allowed: not shown)")
+            return
+        self.money_out += self.balances.pop(wallet)
+        self.primaries.discard(wallet)
+        self.closed.add(wallet)
+
+    @precondition(lambda self: bool(self.pending))
+    @rule()
+    def settle(self) -> None:
+        """Wait until every pending transfer settles, then compare the target with the model."""
+        for item in list(self.pending):
+            final = self.resources.wait_settled(item.reference)
+            self.calls.append(f"waited for {item.reference} to settle: {final and final.get('status')!r}")
+            if final is None:
+                continue  # still pending: settlement time is not shown; compared at a later settle
+            self.pending.remove(item)
+            self.settled.append(item)
+            for name in ("amount", "fee", "actualAmount"):
+                self.check(checks.equals, final.get(name), item.accepted.get(name), requirement="END-28",
+                           title=f"verify returns the transfer's {name}", exchange=self.api.exchanges[-1])
+            if item.affordable:
+                self.money_out += item.actual - (item.amount if item.destination in self.balances else 0)
+                if item.destination in self.balances:
+                    self.balances[item.destination] += item.amount
+                    self.last_movement[item.destination] = "transfer"
+                self.last_movement[item.source] = item.kind
+            else:
+                self.last_movement[item.source] = "overdraft"
+            self.touched.update(wallet for wallet in (item.source, item.destination) if wallet)
+        self.compare()
+
+    # ------------------------------------------------------------ the target against the model
+
+    def compare(self) -> None:
+        quiet = [wallet for wallet in self.balances if not self.pending_on(wallet)]
+        seen = {wallet: self.balance(wallet) for wallet in quiet}
+        if not self.pending and all(isinstance(value, int) for value in seen.values()):
+            expected_total = self.money_in - self.money_out
+            assert expected_total == sum(self.balances.values()), "the model lost track of its own money"
+            if sum(seen.values()) != expected_total:
+                self.fail("SVC-25", "money is conserved: the program's wallets hold what it put in, less what left",
+                          expected_total, sum(seen.values()))
+        for wallet, value in seen.items():
+            if value != self.balances[wallet]:
+                requirement = BALANCE_REQUIREMENT[self.last_movement.get(wallet, "transfer")]
+                self.fail(requirement, f"the balance of {wallet} after settlement is the model's",
+                          self.balances[wallet], value, self.api.exchanges[-1])
+        self.compare_list(seen)
+
+    def compare_list(self, seen: dict[str, Any]) -> None:
+        """Every wallet of the program found in the wallet list shows the balance of its single read."""
+        if self.context.paging is None:
+            self.context.paging, _ = paging.discover(self.api, "listWallets")
+        size = 100 if self.context.paging.size else None
+        walk = paging.walk(self.api, "listWallets", self.context.paging, size)
+        self.calls.append(f"read the wallet list: {len(walk.pages)} pages")
+        listed = {paging.identity(item): item for item in walk.items}
+        for wallet, value in seen.items():
+            entry = listed.get(wallet)
+            if isinstance(entry, dict) and entry.get("balance") != value:
+                self.fail("END-14", f"the wallet list shows {wallet} with the balance of its single read", value,
+                          entry.get("balance"), walk.pages[-1])
+
+    @invariant()
+    def nothing_below_zero(self) -> None:
+        self.context.steps += 1
+        for wallet in sorted(self.touched):
+            if wallet in self.balances:
+                value = self.balance(wallet)
+                if isinstance(value, int) and value < 0:
+                    self.fail("SVC-27", f"the balance of {wallet} never goes below zero", ">= 0", value,
+                              self.api.exchanges[-1])
+        self.touched.clear()
+
+    @invariant()
+    def primary_limit_holds(self) -> None:
+        if len(self.primaries) > PRIMARY_LIMIT:
+            self.fail("LIM-01", "no more than five open primary wallets", PRIMARY_LIMIT, len(self.primaries))
+
+    def teardown(self) -> None:
+        """Settle, compare, then close what the program opened (primary places are account-wide)."""
+        try:
+            if self.pending:
+                self.settle()
+            if self.listed_before is not None and not self.context.shared_target:
+                listed = self.api.call("listWallets")
+                total = listed.meta.get("pagination", {}).get("totalCount") if listed.ok else None
+                opened = len(self.balances)
+                if isinstance(total, int) and total < self.listed_before + opened:
+                    self.fail("LIM-21", "the wallet list's totalCount moves with the wallets created",
+                              f"at least {self.listed_before} + {opened} still open", total, listed)
+        finally:
+            for wallet in list(self.balances):
+                self.resources.close_wallet(wallet)
+
+
+def machine(context: Context) -> type[MoneyMachine]:
+    """The machine bound to one run's client and records."""
+    return type("MoneyMachine", (MoneyMachine,), {"context": context})
