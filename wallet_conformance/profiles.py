@@ -32,13 +32,14 @@ class Profile:
     programs: int  # programs (sequences of steps) the money state machine runs
     steps: int  # most steps per program
     paging_extra: int  # items created beyond one page when a list is too short to page through
+    shrink_cases: bool  # shrink a failing Schemathesis case to a minimal one (each step is a round of requests)
 
 
 PROFILES = {
     "quick": Profile("quick", cases=6, auth_cases=2, boundaries=6, settlements=3, programs=4, steps=10,
-                     paging_extra=3),
+                     paging_extra=3, shrink_cases=False),
     "thorough": Profile("thorough", cases=60, auth_cases=10, boundaries=40, settlements=15, programs=30,
-                        steps=30, paging_extra=12),
+                        steps=30, paging_extra=12, shrink_cases=True),
 }
 DEFAULT_PROFILE = "quick"
 

@@ -1,0 +1,95 @@
+"""The generated tests' machinery: house rules, request classification, profiles and seeds, paging discovery."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from selftests.suite_runs import run_suite, tail
+from wallet_conformance import bodies, contract, generated, paging, profiles
+from wallet_conformance.client import ApiClient
+from wallet_conformance.files import ROOT
+from wallet_conformance.generated import Request
+from wallet_conformance.reference import ReferenceServer
+
+MODULES = sorted((ROOT / "tests" / "generated").glob("test_*.py"))
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda path: path.name)
+def test_every_generated_test_has_a_one_line_docstring(module):
+    """Each generated test states in one line what it proves, like the hand-written ones."""
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    tests = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
+    assert tests, f"{module.name} holds no test"
+    bad = [node.name for node in tests if not ast.get_docstring(node) or "\n" in ast.get_docstring(node).strip()]
+    assert not bad, f"{module.name}: tests without a one-line docstring: {bad}"
+
+
+def test_a_valid_transfer_has_no_problem():
+    """A documented transfer body is valid; one below the minimum is a LIM-10 matter."""
+    body = bodies.transfer("vba-1", "vba-2", contract.minimum_amount("transfer"))
+    assert generated.request_problems(Request("transfer", body=body)) == []
+    low = Request("transfer", body={**body, "amount": contract.minimum_amount("transfer") - 1})
+    assert generated.invalid_input_requirement("transfer", generated.request_problems(low)) == "LIM-10"
+
+
+def test_invalid_query_filters_are_never_judged():
+    """An odd value of a query filter is a problem of the request, but the document says nothing of it."""
+    problems = generated.request_problems(Request("listAccounts", query={"isDefault": "maybe"}))
+    assert problems and generated.invalid_input_requirement("listAccounts", problems) is None
+
+
+def test_collection_account_problems_name_their_limit():
+    """expireIn outside its range, a short reference, a missing field: each names its own requirement."""
+    body = bodies.collection_account("run", "vba-1")
+    cases = {"LIM-14": {**body, "expireIn": 599}, "LIM-16": {**body, "expireIn": 1801},
+             "LIM-17": {**body, "reference": "abcd"}, "END-21": {k: v for k, v in body.items() if k != "amount"}}
+    for requirement, sent in cases.items():
+        problems = generated.request_problems(Request("createCollectionAccount", body=sent))
+        assert generated.invalid_input_requirement("createCollectionAccount", problems) == requirement, sent
+
+
+def test_every_schemathesis_check_names_a_requirement():
+    """Each Schemathesis check in use maps to a catalogue requirement (or the operation's resource)."""
+    from wallet_conformance.catalogue import catalogue
+
+    for name, (_, on_success, on_refusal, why) in generated.SCHEMATHESIS_CHECKS.items():
+        for requirement in (on_success, on_refusal):
+            assert requirement in (None, "resource") or requirement in catalogue(), name
+        assert why
+    assert set(generated.RESPONSE_SCHEMA_REQUIREMENT) == set(contract.operations())
+
+
+def test_test_seeds_are_stable_and_distinct():
+    """A test's seed depends on the run's seed and the test's name only."""
+    assert profiles.test_seed(7, "a") == profiles.test_seed(7, "a")
+    assert profiles.test_seed(7, "a") != profiles.test_seed(7, "b")
+    assert profiles.test_seed(7, "a") != profiles.test_seed(8, "a")
+    assert profiles.PROFILES["thorough"].cases > profiles.PROFILES["quick"].cases
+
+
+def test_paging_discovery_finds_the_reference_parameters():
+    """Against the reference, discovery finds page/perPage and a walk holds every wallet once."""
+    with ReferenceServer() as server:
+        api = ApiClient(server.base_url, server.secret_key)
+        body = bodies.wallet("selftest")
+        made = [api.call("createWallet", json_body=body).data["publicId"] for _ in range(5)]
+        found, _ = paging.discover(api, "listWallets")
+        assert (found.page, found.size) == ("page", "perPage")
+        walk = paging.walk(api, "listWallets", found, 2)
+        assert sorted(walk.ids) == sorted(set(walk.ids)) and set(made) <= set(walk.ids)
+        assert len(walk.pages) == 3
+        api.close()
+
+
+def test_one_seed_gives_the_same_verdicts(tmp_path):
+    """Two runs of the generated tests with one seed give the same verdict for every requirement."""
+    verdicts = []
+    for index in range(2):
+        process, report, _ = run_suite(tmp_path / str(index), "--seed", "4242", "-k", "around or unique or shapes",
+                                       paths=("tests/generated/test_boundaries.py", "tests/generated/test_paging.py"))
+        assert report is not None, tail(process)
+        verdicts.append({item["id"]: item["verdict"] for item in report["requirements"]})
+    assert verdicts[0] == verdicts[1]
+    assert report["seed"] == 4242
