@@ -124,13 +124,22 @@ class Walk:
 
 
 def pages(api: ApiClient, operation_id: str, paging: Paging, size: int | None) -> Iterator[Exchange]:
-    """Every page of a list, in order, until a short or empty page (at most MAX_PAGES)."""
+    """Every page of a list, in order, until a short or empty page (at most MAX_PAGES).
+
+    A target may clamp the requested size (and say so in perPage): the walk goes on with the size it
+    reports, so an offset moves by what a page really holds."""
+    effective = size
     for index in range(MAX_PAGES if paging.found else 1):
-        exchange = api.call(operation_id, params=paging.params(index, size) or None)
+        if paging.first == 0 and paging.page is not None:
+            params = {**paging.params(0, size), paging.page: index * (effective or 0)}
+        else:
+            params = paging.params(index, size)
+        exchange = api.call(operation_id, params=params or None)
         yield exchange
         data = exchange.data if exchange.ok and isinstance(exchange.data, list) else []
-        page_size = size or _per_page(exchange) or len(data)
-        if not data or len(data) < page_size:
+        reported = _per_page(exchange)
+        effective = reported if isinstance(reported, int) and reported > 0 else (size or len(data))
+        if not data or len(data) < effective:
             return
 
 

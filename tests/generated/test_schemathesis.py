@@ -46,14 +46,29 @@ class Binder:
         self.samples = samples
         self.nonce = secrets.token_hex(3)
         self._funded: dict[str, Any] | None = None
+        self.sent = 0  # kobo sent from the funded wallet since it was last funded (maybe not yet debited)
 
     def funded(self) -> dict[str, Any]:
         """The source of generated transfers, one per run, topped up when it runs low."""
         if self._funded is None:
             self._funded = self.resources.funded_wallet(FUNDS)
-        elif (self.resources.balance(self._funded["publicId"]) or 0) < FUNDS // 3:
+            self.sent = 0
+        elif self.available() < FUNDS // 3:
             self.resources.fund(self._funded["publicId"], FUNDS // 2)
+            self.sent = 0
         return self._funded
+
+    def available(self) -> int:
+        """What the funded wallet can surely still send: its balance, less what was sent since the last funding
+        (a target may debit only at settlement; where it debits at once, this counts twice and is only safer)."""
+        return (self.resources.balance(self._funded["publicId"]) or 0) - self.sent if self._funded else 0
+
+    def spent(self, exchange: Any) -> None:
+        """Count money an accepted transfer takes from the funded wallet."""
+        data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
+        if exchange.operation_id in ("transfer", "bankTransfer") and self._funded is not None \
+                and data.get("source") == self._funded["publicId"] and isinstance(data.get("actualAmount"), int):
+            self.sent += data["actualAmount"]
 
     def bind(self, request: Request) -> str | None:
         """Put real records into the request; the requirement that makes it a must-succeed, if it is one."""
@@ -96,8 +111,10 @@ class Binder:
             fields = contract.request_schema(op)["properties"]
             amount = body.get("amount")
             # Clearly affordable: at most half the balance, so any fee the target charges still fits.
-            affordable = type(amount) is int and amount <= (self.resources.balance(source["publicId"]) or 0) // 2
-            complete = all(name in body for name in fields) and PRINTABLE.fullmatch(str(body.get("narration")))
+            affordable = type(amount) is int and amount <= self.available() // 2
+            narration = body.get("narration")
+            complete = (all(name in body for name in fields) and isinstance(narration, str) and narration.strip()
+                        and PRINTABLE.fullmatch(narration))
             return MUST_ACCEPT[op] if affordable and complete else None
         return MUST_ACCEPT.get(op)
 
@@ -156,6 +173,7 @@ def test_valid_requests(operation_id, api, resources, binder, generation, reques
         must_accept = binder.bind(sent) if data.draw(st.booleans(), label="bind real records") else None
         exchange = generated.send(api, sent)
         track(resources, exchange)
+        binder.spent(exchange)
         generated.judge(case, exchange, generated.request_problems(sent), must_accept)
         if not exchange.ok:
             refusals[exchange.status] += 1
@@ -178,6 +196,7 @@ def test_invalid_requests(operation_id, api, resources, binder, generation, requ
         problems = generated.request_problems(sent)
         exchange = generated.send(api, sent)
         track(resources, exchange)
+        binder.spent(exchange)
         generated.judge(case, exchange, problems, None, success_checks=False)
         if problems:
             statuses[exchange.status] += 1
