@@ -46,3 +46,9 @@ def bank_transfer(source: str, account_number: str, bank_code: str, amount: int 
     }
     body.update(overrides)
     return body
+
+
+def validation(account_number: str, bank_code: str, **overrides: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"accountNumber": account_number, "bankCode": bank_code}
+    body.update(overrides)
+    return body
