@@ -321,7 +321,8 @@ def test_account_id_equals_internal_id(samples):
     """An Account's id equals its _id."""
     for where, account, exchange in _accounts(samples, "RES-11"):
         checks.equals(account.get("id"), account.get("_id"), f"{where}.id equals {where}._id", exchange)
-        checks.equals(isinstance(account.get("id"), str), True, f"{where}.id is a string", exchange)
+        if not isinstance(account.get("id"), str):
+            checks.fail(f"{where}.id is a string", "a string", account.get("id"), exchange)
 
 
 @pytest.mark.requirement("RES-12")
@@ -389,7 +390,8 @@ def test_wallet_read_carries_internal_id(samples, operation_id):
 def test_wallet_read_id_is_string_equal_to_internal_id(samples):
     """In the single-wallet read, id is a string equal to _id."""
     ((where, wallet, exchange),) = _wallets(samples, "RES-23", ("getWallet",))
-    checks.equals(isinstance(wallet.get("id"), str), True, f"{where}.id is a string", exchange)
+    if not isinstance(wallet.get("id"), str):
+        checks.fail(f"{where}.id is a string", "a string", wallet.get("id"), exchange)
     if "_id" in wallet:  # a missing _id is RES-22's failure
         checks.equals(wallet.get("id"), wallet["_id"], f"{where}.id equals {where}._id", exchange)
 

@@ -129,18 +129,21 @@ def test_list_data_is_array(samples, operation_id):
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_money_is_integer_kobo(samples, operation_id):
     """Every money amount (amount, balance, fee, actualAmount, convertedAmount) is an integer."""
-    checks.money_is_integer_kobo(samples(operation_id))
+    if not checks.money_is_integer_kobo(samples(operation_id)):
+        pytest.skip(f"the {operation_id} response holds no money amount: nothing to check here")
 
 
 @pytest.mark.requirement("SVC-22")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_currency_is_ngn(samples, operation_id):
     """Every currency field is NGN."""
-    checks.currencies_are_ngn(samples(operation_id))
+    if not checks.currencies_are_ngn(samples(operation_id)):
+        pytest.skip(f"the {operation_id} response holds no currency field: nothing to check here")
 
 
 @pytest.mark.requirement("SVC-23")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_timestamps_are_utc_with_milliseconds(samples, operation_id):
     """Every timestamp is an ISO 8601 UTC string with milliseconds."""
-    checks.timestamps_are_utc_ms(samples(operation_id))
+    if not checks.timestamps_are_utc_ms(samples(operation_id)):
+        pytest.skip(f"the {operation_id} response holds no timestamp: nothing to check here")

@@ -23,7 +23,7 @@ from typing import Any
 
 from wallet_conformance import contract, validation
 from wallet_conformance.client import Exchange
-from wallet_conformance.failures import ConformanceFailure, requirement_of
+from wallet_conformance.failures import ConformanceFailure, check, requirement_of
 
 MONEY_FIELDS = frozenset({"amount", "balance", "fee", "actualAmount", "convertedAmount"})
 CURRENCY_FIELDS = frozenset({"currency", "sourceCurrency", "destinationCurrency"})
@@ -41,17 +41,20 @@ def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = N
 # ------------------------------------------------------------------ statuses
 
 
+@check
 def status(exchange: Exchange, expected: int, *, requirement: str | None = None) -> None:
     if exchange.status != expected:
         fail(f"{exchange.method} answers HTTP {expected}", expected, exchange.status, exchange,
              requirement=requirement)
 
 
+@check
 def success_status(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The documented success status of the exchange's operation (ERR-01 / ERR-02)."""
     status(exchange, contract.operations()[exchange.operation_id].success_status, requirement=requirement)
 
 
+@check
 def refused(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
     """The target refused the client's input with a 4xx: a 2xx accepted it, a 5xx is a server error, not a refusal."""
     if exchange.ok:
@@ -62,12 +65,14 @@ def refused(exchange: Exchange, why: str, *, requirement: str | None = None) -> 
              requirement=requirement)
 
 
+@check
 def accepted(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
     """The target accepted the request (2xx)."""
     if not exchange.ok:
         fail(f"accepted: {why}", "a 2xx status", exchange.status, exchange, requirement=requirement)
 
 
+@check
 def client_error(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
     """An invalid request is answered with a 4xx (the same rule as `refused`, for the error requirements)."""
     refused(exchange, why, requirement=requirement)
@@ -76,6 +81,7 @@ def client_error(exchange: Exchange, why: str, *, requirement: str | None = None
 # ------------------------------------------------------------------ values and schemas
 
 
+@check
 def conforms(instance: Any, schema_file: str, exchange: Exchange | None = None, *, pointer: str = "",
              where: str = "data", requirement: str | None = None) -> Any:
     """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`)."""
@@ -95,6 +101,7 @@ def _join(path: str) -> str:
     return path if path.startswith("[") else "." + path
 
 
+@check
 def has_prefix(value: Any, definition: str, exchange: Exchange | None, field: str, *,
                requirement: str | None = None) -> str:
     """`value` starts with the identifier prefix of `definition` in schemas/common.json."""
@@ -104,6 +111,7 @@ def has_prefix(value: Any, definition: str, exchange: Exchange | None, field: st
     return value
 
 
+@check
 def equals(received: Any, expected: Any, title: str, exchange: Exchange | None = None, *,
            requirement: str | None = None) -> Any:
     if received != expected:
@@ -111,6 +119,7 @@ def equals(received: Any, expected: Any, title: str, exchange: Exchange | None =
     return received
 
 
+@check
 def contains(container: Iterable[Any], item: Any, title: str, exchange: Exchange | None = None, *,
              where: str = "the response", requirement: str | None = None) -> Any:
     """`item` is among `container`; the failure says what was looked for and what `where` held instead."""
@@ -131,21 +140,39 @@ def _walk(node: Any, path: str = "data") -> Iterator[tuple[str, str, Any]]:
             yield from _walk(value, f"{path}[{index}]")
 
 
-def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None) -> None:
+@check
+def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
+    """Every money field of data is an integer (or null); returns the fields it validated, by path."""
+    seen = {}
     for path, key, value in _walk(exchange.data):
-        if key in MONEY_FIELDS and value is not None and type(value) is not int:
-            fail("money amounts are integers in kobo", "an integer", f"{path}.{key} = {value!r}", exchange,
-                 requirement=requirement)
+        if key in MONEY_FIELDS and value is not None:
+            if type(value) is not int:
+                fail("money amounts are integers in kobo", "an integer", f"{path}.{key} = {value!r}", exchange,
+                     requirement=requirement)
+            seen[f"{path}.{key}"] = value
+    return seen
 
 
-def currencies_are_ngn(exchange: Exchange, *, requirement: str | None = None) -> None:
+@check
+def currencies_are_ngn(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
+    """Every currency field of data is NGN; returns the fields it validated, by path."""
+    seen = {}
     for path, key, value in _walk(exchange.data):
-        if key in CURRENCY_FIELDS and value != "NGN":
-            fail("every currency is NGN", "NGN", f"{path}.{key} = {value!r}", exchange, requirement=requirement)
+        if key in CURRENCY_FIELDS:
+            if value != "NGN":
+                fail("every currency is NGN", "NGN", f"{path}.{key} = {value!r}", exchange, requirement=requirement)
+            seen[f"{path}.{key}"] = value
+    return seen
 
 
-def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None) -> None:
+@check
+def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
+    """Every timestamp field of data is ISO 8601 UTC with milliseconds (or null); returns those it validated."""
+    seen = {}
     for path, key, value in _walk(exchange.data):
-        if key in TIMESTAMP_FIELDS and value is not None and not (isinstance(value, str) and TIMESTAMP.match(value)):
-            fail("timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sssZ",
-                 f"{path}.{key} = {value!r}", exchange, requirement=requirement)
+        if key in TIMESTAMP_FIELDS and value is not None:
+            if not (isinstance(value, str) and TIMESTAMP.match(value)):
+                fail("timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sssZ",
+                     f"{path}.{key} = {value!r}", exchange, requirement=requirement)
+            seen[f"{path}.{key}"] = value
+    return seen

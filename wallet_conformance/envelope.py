@@ -14,11 +14,13 @@ import pytest
 from wallet_conformance import contract, validation
 from wallet_conformance.checks import conforms, fail
 from wallet_conformance.client import Exchange
+from wallet_conformance.failures import check
 
 SCHEMA = "envelope.json"
 META = "#/$defs/meta/properties"
 
 
+@check
 def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """The body is a JSON object holding `meta` (an object) and `data` (envelope.json, its root and meta's type)."""
     if not exchange.is_json:
@@ -36,6 +38,7 @@ def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict
     return body
 
 
+@check
 def content_type_json(exchange: Exchange, *, requirement: str | None = None) -> str:
     content_type = (exchange.header("content-type") or "").split(";")[0].strip().lower()
     if content_type != "application/json":
@@ -44,6 +47,7 @@ def content_type_json(exchange: Exchange, *, requirement: str | None = None) -> 
     return content_type
 
 
+@check
 def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> int:
     """meta.statusCode is an integer (envelope.json) equal to the HTTP status (code: a schema cannot say it)."""
     code = exchange.meta.get("statusCode")
@@ -54,6 +58,7 @@ def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> i
     return code
 
 
+@check
 def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = None) -> bool:
     value = exchange.meta.get("success")
     if "success" not in exchange.meta:
@@ -62,6 +67,7 @@ def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = Non
                     requirement=requirement)
 
 
+@check
 def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | None = None) -> bool:
     """meta.success is true on a success (envelope.json#/$defs/success), false on an error (#/$defs/failure)."""
     if exchange.meta.get("success") is not expected:
@@ -70,12 +76,14 @@ def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | No
     return expected
 
 
+@check
 def message_is_string(exchange: Exchange, *, requirement: str | None = None) -> None:
     if "message" in exchange.meta:
         conforms(exchange.meta["message"], SCHEMA, exchange, pointer=f"{META}/message", where="meta.message",
                  requirement=requirement)
 
 
+@check
 def message_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
     """meta.message is present or absent as the document says for this operation (with-/without-message)."""
     json_envelope(exchange, requirement=requirement)
@@ -89,6 +97,7 @@ def message_presence(exchange: Exchange, *, requirement: str | None = None) -> N
              requirement=requirement)
 
 
+@check
 def message_value(exchange: Exchange, *, requirement: str | None = None) -> str | None:
     expected = contract.success_message(exchange.operation_id)
     if exchange.meta.get("message") != expected:
@@ -97,6 +106,7 @@ def message_value(exchange: Exchange, *, requirement: str | None = None) -> str 
     return expected
 
 
+@check
 def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
     """meta.pagination is present on the paged lists and absent elsewhere, on a JSON envelope (evidence)."""
     json_envelope(exchange, requirement=requirement)
@@ -110,6 +120,7 @@ def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -
              exchange, requirement=requirement)
 
 
+@check
 def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
     """meta.pagination holds integer totalCount, perPage and current (envelope.json#/$defs/pagination)."""
     pagination = exchange.meta.get("pagination")
@@ -120,6 +131,7 @@ def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> d
     return pagination
 
 
+@check
 def data_is_object(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """data is an object on a single-record response (envelope.json#/$defs/single)."""
     if not isinstance(exchange.data, dict):
@@ -128,6 +140,7 @@ def data_is_object(exchange: Exchange, *, requirement: str | None = None) -> dic
     return exchange.data
 
 
+@check
 def data_is_array(exchange: Exchange, *, requirement: str | None = None) -> list[Any]:
     """data is an array on a list response (envelope.json#/$defs/paged and unpaged-list)."""
     if not isinstance(exchange.data, list):
@@ -136,6 +149,7 @@ def data_is_array(exchange: Exchange, *, requirement: str | None = None) -> list
     return exchange.data
 
 
+@check
 def entries(exchange: Exchange, label: str = "data", *, requirement: str | None = None,
             allow_empty: bool = False) -> list[tuple[str, dict[str, Any]]]:
     """The entries of a list response, each an object, with where they are (`data[0]`, ...).

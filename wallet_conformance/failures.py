@@ -10,8 +10,9 @@ test's `requirement` markers while the test's setup and call run (see `requireme
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -58,6 +59,17 @@ def requirement_of(requirement: str | None) -> str:
         raise SuiteError(f"a check names requirement {requirement!r}, which the test does not declare "
                          f"(it declares {', '.join(ids) or 'none'}): a typo here would hide a failure")
     return requirement
+
+
+def check(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a check: its `requirement=` is resolved (and validated) on every call, passing or failing, so a
+    typo in an id is a SuiteError at once rather than a surprise on the day the check fails."""
+
+    @functools.wraps(function)
+    def run(*args: Any, requirement: str | None = None, **kwargs: Any) -> Any:
+        return function(*args, requirement=requirement_of(requirement), **kwargs)
+
+    return run
 
 
 class ConformanceFailure(AssertionError):

@@ -272,6 +272,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         properties.append(("failed_requirements", () if problem else failed_requirements(error)))
         if problem:
             properties.append(("suite_error", problem))
+            # Loud: the failure's first line is the suite error itself, whatever reads the report.
+            report.longrepr = f"{problem}\n\n{report.longrepr}"
         if isinstance(error, TargetError):
             properties.append(("setup_requirement", error.requirement))
         client = state(item.config).client
