@@ -320,7 +320,7 @@ def test_validate_account_returns_a_bank_account_with_resolved_name(samples):
 def test_validate_account_without_required_field_is_refused(api, resources, left_out):
     """POST /transactions/validate-account without accountNumber or without bankCode is refused."""
     number, code = resources.external_account()
-    body = {"accountNumber": number, "bankCode": code}
+    body = bodies.validation(number, code)
     del body[left_out]
     exchange = api.call("validateAccount", json_body=body)
     checks.refused(exchange, f"a validation without {left_out}")
@@ -493,9 +493,7 @@ def test_wallet_transfer_with_the_documented_body_is_accepted(api, resources):
 def test_bank_transfer_to_a_validated_account_is_accepted(api, resources):
     """A bank transfer to a validated account, with every documented body field, is accepted."""
     amount = resources.minimum("bankTransfer")
-    number, code = resources.external_account()
-    resources.require(api.call("validateAccount", json_body={"accountNumber": number, "bankCode": code}),
-                      "validate the destination account")
+    number, code = resources.validated_account()
     source = resources.funded_wallet(amount * 2)
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code, amount))
     checks.accepted(exchange, "a funded bank transfer of the minimum amount to a validated account")

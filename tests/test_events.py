@@ -83,7 +83,8 @@ def test_webhook_deliveries_are_observed(api, resources, settings, target, run_i
         with webhooks_added(api, resources, [url]) as (_, update, _):
             if not update.ok:
                 raise TargetError(f"could not register the listener as a webhook (HTTP {update.status})\n"
-                                  f"{update.describe()}")
+                                  f"{update.describe()}", update,
+                                  requirement=contract.acceptance_requirement(update.operation_id))
             source = resources.funded_wallet(amount)
             destination = resources.wallet()
             sent = api.call("transfer", json_body=bodies.transfer(source["publicId"], destination["publicId"], amount))

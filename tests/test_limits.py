@@ -47,7 +47,8 @@ def _listed_primaries(api: ApiClient) -> tuple[set[str], str]:
     """The publicIds of the primary wallets the wallet list shows, and how much of the list was seen."""
     first = api.call("listWallets")
     if not first.ok or not isinstance(first.data, list):
-        raise TargetError(f"could not list the wallets to count the primary ones\n{first.describe()}")
+        raise TargetError(f"could not list the wallets to count the primary ones\n{first.describe()}", first,
+                          requirement=contract.acceptance_requirement("listWallets"))
     entries = {entry["publicId"]: entry for entry in first.data
                if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)}
     total = (_pagination(first) or {}).get("totalCount")
@@ -119,7 +120,8 @@ def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id
                     break
                 public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
                 if not isinstance(public_id, str):
-                    raise TargetError(f"a created primary wallet has no publicId\n{exchange.describe()}")
+                    raise TargetError(f"a created primary wallet has no publicId\n{exchange.describe()}", exchange,
+                                      requirement=contract.acceptance_requirement("createWallet"))
                 created.append(public_id)
             if run.filled:
                 run.extra = resources.create_wallet(_primary_body(run_id))
@@ -171,7 +173,8 @@ def test_closing_a_primary_wallet_frees_its_place(primary_run):
                     "nothing")
     if primary_run.freed is None or not primary_run.freed.ok or primary_run.refilled is None:
         raise TargetError(f"could not close a primary wallet to free its place\n"
-                          f"{primary_run.freed.describe() if primary_run.freed else ''}")
+                          f"{primary_run.freed.describe() if primary_run.freed else ''}", primary_run.freed,
+                          requirement=contract.acceptance_requirement("closeWallet"))
     if not primary_run.refilled.ok:
         checks.fail("a primary wallet is accepted after one of the limit was closed", "a 2xx status",
                     primary_run.refilled.status, primary_run.refilled, detail=primary_run.context())
@@ -409,7 +412,7 @@ def test_page_holds_no_more_than_per_page(api, resources, run_id, operation_id):
 
 
 @pytest.mark.requirement("LIM-22")
-@pytest.mark.parametrize("operation_id", ["transfer", "bankTransfer", "createCollectionAccount"])
+@pytest.mark.parametrize("operation_id", catalogue()["LIM-22"].operations)
 def test_fractional_amount_is_refused(api, resources, run_id, destination, operation_id):
     """An amount that is not a whole number of kobo is refused on both transfers and the collection account."""
     if operation_id == "createCollectionAccount":

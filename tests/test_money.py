@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from wallet_conformance import bodies, checks, contract, money
+from wallet_conformance.catalogue import catalogue
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.resources import poll
 
@@ -80,9 +81,7 @@ def test_settled_transfer_moves_the_money(api, resources):
 def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     """A settled bank transfer takes actualAmount, which is amount plus a fee of 0 or more, from the source."""
     amount = contract.minimum_amount("bankTransfer")
-    number, code = resources.external_account()
-    resources.require(api.call("validateAccount", json_body={"accountNumber": number, "bankCode": code}),
-                      "validate the external account")
+    number, code = resources.validated_account()
     source = resources.funded_wallet(amount * 3)["publicId"]
     before = money.int_balance(resources, source)
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
@@ -99,7 +98,7 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
 
 
 @pytest.mark.requirement("SVC-27")
-@pytest.mark.parametrize("operation_id", ["transfer", "bankTransfer"])
+@pytest.mark.parametrize("operation_id", catalogue()["SVC-27"].operations)
 def test_transfer_above_the_balance_is_refused(api, resources, operation_id):
     """A transfer of more than the source holds is refused and changes no balance."""
     minimum = contract.minimum_amount(operation_id)

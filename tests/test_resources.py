@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from wallet_conformance import bodies, checks, contract, envelope, money
+from wallet_conformance.catalogue import catalogue
 from wallet_conformance.client import Exchange, TargetError
 from wallet_conformance.resources import UNAVAILABLE, own_account
 
@@ -358,7 +359,7 @@ def _wallets(samples, requirement: str, operations: tuple[str, ...]) -> list[tup
     return found
 
 
-WALLET_FORMS = ("createWallet", "getWallet", "listWallets")
+WALLET_FORMS = catalogue()["RES-20"].operations  # created, listed and read wallets
 
 
 @pytest.mark.requirement("RES-20")
@@ -378,7 +379,7 @@ def test_wallet_id_is_integer_or_string(samples, operation_id):
 
 
 @pytest.mark.requirement("RES-22")
-@pytest.mark.parametrize("operation_id", ("getWallet", "listWallets"))
+@pytest.mark.parametrize("operation_id", catalogue()["RES-22"].operations)
 def test_wallet_read_carries_internal_id(samples, operation_id):
     """The single-wallet read and the wallet list entries carry a string `_id`."""
     for where, wallet, exchange in _wallets(samples, "RES-22", (operation_id,)):

@@ -24,6 +24,7 @@ PENDING_STATE = "STA-03"  # the state of an accepted transfer
 SUCCESS_STATE = "STA-05"  # the state of a completed transaction (the only other one the document shows)
 PRIMARY_WALLET_LIMIT = "LIM-01"
 DEFAULT_PAGE_SIZE = "LIM-20"
+MONEY_INTEGERS = "SVC-21"  # every money amount is an integer of kobo
 WRITE_OPERATIONS = "SVC-02"  # the operations that take a JSON request body
 # The requirement a documented request of each operation exercises when a test makes it as a setup step:
 # a refusal there is a failure of that requirement (TargetError(requirement=...)), not of the test's own.
@@ -161,6 +162,20 @@ def paginated_operations() -> tuple[str, ...]:
 def acceptance_requirement(operation_id: str | None) -> str | None:
     """The requirement that a documented request of this operation is accepted (None for no operation)."""
     return ACCEPTANCE.get(operation_id) if operation_id else None
+
+
+@cache
+def money_operations() -> frozenset[str]:
+    """The operations that move money: those whose request body names a `source` wallet and an `amount`."""
+    found = set()
+    for operation_id in operations():
+        try:
+            fields = request_schema(operation_id).get("properties", {})
+        except KeyError:
+            continue
+        if {"source", "amount"} <= set(fields):
+            found.add(operation_id)
+    return frozenset(found)
 
 
 def primary_wallet_limit() -> int:

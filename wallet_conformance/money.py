@@ -22,7 +22,8 @@ def int_balance(resources: Resources, public_id: str) -> int:
     """A wallet's balance, which must be an integer of kobo to compare money."""
     balance = resources.balance(public_id)
     if type(balance) is not int:
-        raise TargetError(f"wallet {public_id} reads with balance {balance!r}, not an integer: cannot compare money")
+        raise TargetError(f"wallet {public_id} reads with balance {balance!r}, not an integer: cannot compare money",
+                          requirement=contract.MONEY_INTEGERS)
     return balance
 
 
@@ -31,7 +32,8 @@ def amount_of(data: Any, name: str, exchange: Exchange) -> int:
     value = data.get(name) if isinstance(data, dict) else None
     if type(value) is not int:
         raise TargetError(f"the {exchange.operation_id} response has {name} {value!r}, not an integer of kobo "
-                          f"(see SVC-21): cannot follow the money\n{exchange.describe()}")
+                          f"(see SVC-21): cannot follow the money\n{exchange.describe()}", exchange,
+                          requirement=contract.MONEY_INTEGERS)
     return value
 
 

@@ -24,6 +24,7 @@ from wallet_conformance.target import Target
 # could not do it, the run may not do it here (the guard), or the run has no way to (a skip, e.g. no funding).
 UNAVAILABLE = (TargetError, NotAllowed, pytest.skip.Exception)
 POLL_FIRST = 0.05
+FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount
 POLL_MAX = 0.5
 
 
@@ -123,6 +124,14 @@ class Resources:
             code = str(banks[0]["bankCode"])
         return number, code
 
+    def validated_account(self) -> tuple[str, str]:
+        """The external account, validated first as the document asks before a bank transfer (a refusal fails
+        the validate-account requirement, END-25, as a setup error)."""
+        number, code = self.external_account()
+        self.require(self.api.call("validateAccount", json_body=bodies.validation(number, code)),
+                     "validate the external account")
+        return number, code
+
     # ------------------------------------------------------------ money
 
     @property
@@ -147,8 +156,10 @@ class Resources:
         balance = poll(lambda: (self.balance(public_id) or 0) >= expected and self.balance(public_id),
                        self.settings.settle_timeout)
         if not balance:
+            # Through the funding hook this step is an inbound payment: its balance not rising is SVC-24's failure.
             raise TargetError(f"funding {public_id} with {amount} kobo did not show in its balance within "
-                              f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})")
+                              f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})",
+                              requirement=FUNDING_REQUIREMENT if self.target.funding_url else None)
 
     def funded_wallet(self, amount: int) -> dict[str, Any]:
         wallet = self.wallet()

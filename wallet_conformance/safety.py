@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import threading
 
+from wallet_conformance import contract
 from wallet_conformance.options import Settings
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-MONEY_OPERATIONS = frozenset({"transfer", "bankTransfer"})
 
 
 class NotAllowed(Exception):
@@ -28,7 +28,7 @@ class Guard:
     def __call__(self, method: str, operation_id: str | None) -> None:
         if method.upper() not in READ_METHODS and not self.settings.writes_allowed:
             raise NotAllowed("writes are off in production: pass --allow-writes to create or change records")
-        if operation_id in MONEY_OPERATIONS:
+        if operation_id in contract.money_operations():
             self.require_money_movement()
 
     def require_money_movement(self) -> None:
