@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, envelope
+from wallet_conformance import bodies, checks, contract, envelope, money
 from wallet_conformance.client import Exchange
 from wallet_conformance.requests import unknown_wallet_id
 from wallet_conformance.resources import UNAVAILABLE, own_account
@@ -408,9 +408,7 @@ def test_bank_transfer_destination_type_is_bank_account(samples):
 def test_bank_transfer_fee_is_a_non_negative_integer(samples):
     """A bank transfer's fee is an integer of 0 or more."""
     exchange = samples("bankTransfer")
-    fee = envelope.data_is_object(exchange).get("fee")
-    if type(fee) is not int or fee < 0:
-        checks.fail("data.fee is an integer of 0 or more", "an integer >= 0", fee, exchange)
+    money.fee(envelope.data_is_object(exchange), exchange)
 
 
 @pytest.mark.requirement("END-35")
