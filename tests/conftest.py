@@ -45,7 +45,7 @@ def sample_updateAccount(api: ApiClient, resources: Resources) -> Exchange:
         account = resources.own_account()
         # Sends the account's own webhooks back: a write that changes nothing.
         return _sample(api.call("updateAccount", {"accountId": account["publicId"]},
-                                json_body={"webhooks": account.get("webhooks", [])}))
+                                json_body=bodies.account_update(account.get("webhooks", []))))
 
 
 @pytest.fixture(scope="session")
@@ -187,7 +187,7 @@ def _unauthenticated_fixture(operation_id: str, kind: str) -> Any:
             with resources.account_wide():
                 account = resources.own_account()
                 return api.call("updateAccount", {"accountId": account["publicId"]},
-                                json_body={"webhooks": account.get("webhooks", [])}, key=key)
+                                json_body=bodies.account_update(account.get("webhooks", [])), key=key)
         path_params, body = requests.valid_request(request.getfixturevalue, operation_id)
         exchange = api.call(operation_id, path_params, json_body=body, key=key)
         resources.track(exchange)  # a wallet a broken server created or closed is still swept

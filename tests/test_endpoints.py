@@ -58,9 +58,11 @@ def test_update_sets_the_webhooks_to_the_sent_list(api, resources, run_id):
         # The account's own webhooks stay in the list: a real account keeps its deliveries during the run.
         sent = [*original, *added] if isinstance(original, list) else added
         try:
-            exchange = api.call("updateAccount", {"accountId": account["publicId"]}, json_body={"webhooks": sent})
+            exchange = api.call("updateAccount", {"accountId": account["publicId"]},
+                                json_body=bodies.account_update(sent))
         finally:
-            restored = api.call("updateAccount", {"accountId": account["publicId"]}, json_body={"webhooks": original})
+            restored = api.call("updateAccount", {"accountId": account["publicId"]},
+                                json_body=bodies.account_update(original))
     checks.accepted(exchange, "an update of the webhooks")
     data = envelope.data_is_object(exchange)
     checks.equals(data.get("webhooks"), sent, "data.webhooks is the list sent", exchange)
@@ -76,13 +78,14 @@ def test_observe_updating_an_account_name(api, resources, run_id, observe):
         asked = f"{original} {run_id}"
         try:
             exchange = api.call("updateAccount", {"accountId": public_id},
-                                json_body={"webhooks": account.get("webhooks", []), "name": asked})
+                                json_body=bodies.account_update(account.get("webhooks", []), name=asked))
             after = next((entry for entry in _accounts(api, resources) if entry.get("publicId") == public_id), {})
         finally:
             now = next((entry for entry in _accounts(api, resources) if entry.get("publicId") == public_id), {})
             if now.get("name") != original:
                 resources.require(api.call("updateAccount", {"accountId": public_id},
-                                           json_body={"webhooks": account.get("webhooks", []), "name": original}),
+                                           json_body=bodies.account_update(account.get("webhooks", []),
+                                                                           name=original)),
                                   "restore the account's name")
     shown = exchange.data if isinstance(exchange.data, dict) else {}
     observe("END-03", field="name", status=exchange.status,
@@ -96,7 +99,7 @@ def test_update_of_unknown_account_is_refused(api, resources):
         account = own_account(_accounts(api, resources))
         # The account's own webhooks: even a target that wrongly applied the update would change nothing.
         exchange = api.call("updateAccount", {"accountId": str(uuid.uuid4())},
-                            json_body={"webhooks": account.get("webhooks", [])})
+                            json_body=bodies.account_update(account.get("webhooks", [])))
     checks.refused(exchange, "an update of an account that does not exist")
 
 

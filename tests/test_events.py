@@ -40,11 +40,12 @@ def webhooks_added(api: ApiClient, resources: Resources,
         account, _ = account_webhooks(api, resources)
         original = list(account.get("webhooks") or [])
         wanted = [url for url in original if url not in added] + added
-        update = api.call("updateAccount", {"accountId": account["publicId"]}, json_body={"webhooks": wanted})
+        update = api.call("updateAccount", {"accountId": account["publicId"]}, json_body=bodies.account_update(wanted))
         try:
             yield account, update, wanted
         finally:
-            restored = api.call("updateAccount", {"accountId": account["publicId"]}, json_body={"webhooks": original})
+            restored = api.call("updateAccount", {"accountId": account["publicId"]},
+                                json_body=bodies.account_update(original))
             if not restored.ok:
                 print(f"\nwallet-conformance: could not restore the account's webhooks "
                       f"(HTTP {restored.status}); they were {original}")

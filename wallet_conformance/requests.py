@@ -69,7 +69,7 @@ def _update_unknown_account(get: Fixtures) -> Exchange:
         account = resources.own_account()
         unknown = uuid.uuid5(uuid.NAMESPACE_URL, f"{resources.run_id}-unknown-account")
         return resources.api.call("updateAccount", {"accountId": str(unknown)},
-                                  json_body={"webhooks": account.get("webhooks", [])})
+                                  json_body=bodies.account_update(account.get("webhooks", [])))
 
 
 def _call(operation_id: str, path: Callable[[str], dict[str, str]] | None = None,
