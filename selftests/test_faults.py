@@ -30,6 +30,7 @@ from wallet_conformance import contract
 from wallet_conformance.catalogue import catalogue
 from wallet_conformance.files import ROOT
 from wallet_conformance.reference import FAULTS, Fault
+from wallet_conformance.reference.app import WRONG_MESSAGES
 
 PACKAGE = ROOT / "wallet_conformance" / "reference"
 SECONDARY = {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
@@ -422,18 +423,28 @@ def test_every_fault_has_a_scenario() -> None:
 
 @cache
 def package_sources() -> dict[str, str]:
-    """The reference's modules, but the catalogue itself."""
-    return {path.name: path.read_text() for path in PACKAGE.glob("*.py") if path.name != "faults.py"}
+    """The reference's modules (routes/ included), but the catalogue itself."""
+    return {
+        str(path.relative_to(PACKAGE)): path.read_text() for path in PACKAGE.rglob("*.py") if path.name != "faults.py"
+    }
 
 
 @pytest.mark.parametrize("fault", list(Fault), ids=lambda fault: fault.cli_name)
 def test_fault_is_read_at_exactly_one_place(fault: Fault) -> None:
-    """The package reads the fault once, as `faults.on(Fault.NAME)`."""
+    """The package reads the fault once: as `faults.on(Fault.NAME)`, or as one row of the envelope's message table."""
     sources = package_sources()
     uses = [name for name, text in sources.items() for _ in re.finditer(rf"\bFault\.{fault.name}\b", text)]
     reads = [name for name, text in sources.items() for _ in re.finditer(rf"\.on\(Fault\.{fault.name}\)", text)]
     assert len(uses) == 1, f"{fault.name} is used in {uses or 'no module'}"
-    assert reads == uses
+    in_table = any(row_fault is fault for row_fault, _ in WRONG_MESSAGES.values())
+    assert reads == ([] if in_table else uses)
+
+
+def test_the_message_table_is_read_once() -> None:
+    """The wrong-message faults are one table, read at one place in the envelope."""
+    assert len(WRONG_MESSAGES) == 6
+    reads = [name for name, text in package_sources().items() for _ in re.finditer(r"WRONG_MESSAGES\.get\(", text)]
+    assert reads == ["app.py"]
 
 
 # ------------------------------------------------------------------------ visible behaviour
