@@ -213,6 +213,11 @@ def update_unknown_account(c: ReferenceClient) -> tuple[int, list[str]]:
     return status, c.data("GET", "/accounts", params={"isDefault": "true"})[0]["webhooks"]
 
 
+def paged_accounts(c: ReferenceClient) -> list[str]:
+    """The account names on pages 1 and 2 of two accounts each."""
+    return [account["name"] for page in ("1", "2") for account in data(accounts(c, perPage="2", page=page))]
+
+
 def bank_transfer_money(c: ReferenceClient) -> tuple[int, int, int]:
     """fee and actualAmount of a bank transfer, and the source balance after it."""
     sent = data(bank_transfer(c))
@@ -393,6 +398,15 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Fault.PAGE_OVERFLOWS_PER_PAGE: lambda c: len(data(accounts(c, perPage="2"))),
     Fault.FRACTIONAL_AMOUNT_ACCEPTED: lambda c: transfer(c, amount=MINIMUM + 0.5).status_code,
+    Fault.PAGES_OVERLAP: paged_accounts,
+    Fault.PER_PAGE_NOT_PAGE_SIZE: lambda c: (len(data(accounts(c, perPage="2"))), meta(accounts(c, perPage="2"))),
+    Fault.TOTAL_COUNT_IS_PAGE_SIZE: lambda c: meta(accounts(c, perPage="2"))["pagination"]["totalCount"],
+    Fault.INVALID_EMAIL_500: lambda c: (
+        create_wallet(c, category="secondary", **(SECONDARY | {"emailAddress": "ada-at-example"})).status_code
+    ),
+    Fault.AMOUNT_BELOW_MINIMUM_500: lambda c: transfer(c, amount=MINIMUM - 1).status_code,
+    Fault.EXPIRE_IN_OUT_OF_RANGE_500: lambda c: collection(c, expireIn=EXPIRE_MIN - 1).status_code,
+    Fault.SHORT_REFERENCE_500: lambda c: collection(c, reference="r" * (REFERENCE_MIN - 1)).status_code,
     # Events
     Fault.WEBHOOKS_NOT_PERSISTED: persisted_webhooks,
 }

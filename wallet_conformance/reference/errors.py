@@ -50,6 +50,11 @@ class ApiError(Exception):
         self.refusal = refusal  # which entry of the table, when it came from one
 
 
+def crash() -> ApiError:
+    """A server error (only faults answer one)."""
+    return ApiError(500, "Internal server error")
+
+
 def invalid(field: str, problem: str) -> ApiError:
     """A 400 naming the request field at fault."""
     return Refusal.INVALID_FIELD.error(field=field, problem=problem)

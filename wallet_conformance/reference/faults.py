@@ -168,6 +168,13 @@ class Fault(Enum):
     DUPLICATE_REFERENCE_ACCEPTED = ("LIM-19", "A collection reference already used is accepted again.")
     PAGE_SIZE_20 = ("LIM-20", "The default page size is 20.")
     PAGE_OVERFLOWS_PER_PAGE = ("LIM-21", "List pages return every entry while reporting the default perPage.")
+    PAGES_OVERLAP = ("LIM-21", "Each page after the first repeats the last entry of the page before.")
+    PER_PAGE_NOT_PAGE_SIZE = ("LIM-20", "Pages hold half of meta.pagination.perPage entries (5 by default).")
+    TOTAL_COUNT_IS_PAGE_SIZE = ("SVC-17", "meta.pagination.totalCount is the number of entries on the page.")
+    INVALID_EMAIL_500 = ("LIM-06", "A secondary wallet with an invalid emailAddress is answered 500.")
+    AMOUNT_BELOW_MINIMUM_500 = ("LIM-10", "A wallet transfer below the minimum amount is answered 500.")
+    EXPIRE_IN_OUT_OF_RANGE_500 = ("LIM-14", "A collection account with expireIn out of range is answered 500.")
+    SHORT_REFERENCE_500 = ("LIM-17", "A collection reference shorter than the minimum is answered 500.")
     FRACTIONAL_AMOUNT_ACCEPTED = ("LIM-22", "Fractional kobo amounts on wallet transfers are accepted (rounded down).")
     # Events.
     WEBHOOKS_NOT_PERSISTED = ("EVT-01", "The update answers with the new webhooks but the account keeps the old ones.")

@@ -61,12 +61,17 @@ def paginate(
     per_page = _whole(request, size_name, default_size, maximum=None if capped else MAX_PER_PAGE)
     if capped:
         per_page = min(per_page, CAPPED_PER_PAGE)
+    # What a page holds: per_page entries, unless a fault serves fewer than it says.
+    size = max(1, per_page // 2) if faults.on(Fault.PER_PAGE_NOT_PAGE_SIZE) else per_page
     if offset_name and offset_name in request.query_params:
         start = _whole(request, offset_name, 0, least=0)
-        page = start // per_page + 1
+        page = start // size + 1
     else:
         page = _whole(request, page_name, 1) if page_name else 1
-        start = (page - 1) * per_page
-    entries = list(items) if faults.on(Fault.PAGE_OVERFLOWS_PER_PAGE) else list(items[start : start + per_page])
+        start = (page - 1) * size
+    if start and faults.on(Fault.PAGES_OVERLAP):
+        start -= 1  # each page repeats the last entry of the one before
+    entries = list(items) if faults.on(Fault.PAGE_OVERFLOWS_PER_PAGE) else list(items[start : start + size])
     current = page - 1 if faults.on(Fault.PAGINATION_ZERO_BASED) else page
-    return entries, {"totalCount": len(items), "perPage": per_page, "current": current}
+    total = len(entries) if faults.on(Fault.TOTAL_COUNT_IS_PAGE_SIZE) else len(items)
+    return entries, {"totalCount": total, "perPage": per_page, "current": current}

@@ -10,7 +10,7 @@ from starlette.responses import Response
 from wallet_conformance import contract
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.app import Call, envelope, operation, reply
-from wallet_conformance.reference.errors import ApiError, invalid
+from wallet_conformance.reference.errors import ApiError, crash, invalid
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.records import Wallet
 
@@ -33,6 +33,8 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     if faults.on(Fault.EXPIRE_IN_NO_UPPER_BOUND):
         too_long = False
     if expire_in < lower or too_long:
+        if faults.on(Fault.EXPIRE_IN_OUT_OF_RANGE_500):
+            raise crash()
         raise invalid("expireIn", f"must be from {lower} to {upper} seconds")
     reference = fields.text(body, "reference", required=faults.on(Fault.COLLECTION_REQUIRES_REFERENCE))
     shortest = contract.reference_min_length()
@@ -41,6 +43,8 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     if faults.on(Fault.REFERENCE_MIN_LENGTH_6):
         shortest += 1
     if reference is not None and len(reference) < shortest:
+        if faults.on(Fault.SHORT_REFERENCE_500):
+            raise crash()
         raise invalid("reference", f"must be at least {shortest} characters")
 
     destination: Wallet | None

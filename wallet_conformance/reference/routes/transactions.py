@@ -12,7 +12,7 @@ from starlette.responses import Response
 from wallet_conformance import contract
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.app import Call, envelope, operation, reply
-from wallet_conformance.reference.errors import ApiError
+from wallet_conformance.reference.errors import ApiError, crash
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, SUCCESS
@@ -78,9 +78,15 @@ async def transfer(request: Request, call: Call) -> Response:
         minimum -= 1
     if faults.on(Fault.TRANSFER_MINIMUM_EXCLUSIVE):
         minimum += 1
-    amount = fields.kobo(
-        body, "amount", minimum=minimum, round_fractions_down=faults.on(Fault.FRACTIONAL_AMOUNT_ACCEPTED)
-    )
+    round_down = faults.on(Fault.FRACTIONAL_AMOUNT_ACCEPTED)
+    try:
+        amount = fields.kobo(body, "amount", minimum=minimum, round_fractions_down=round_down)
+    except ApiError:
+        sent = body.get("amount")
+        below = isinstance(sent, int | float) and not isinstance(sent, bool) and sent < minimum
+        if below and faults.on(Fault.AMOUNT_BELOW_MINIMUM_500):
+            raise crash() from None
+        raise
     fields.one_of(body, "currency", (CURRENCY,), required=False)
     narration = _narration(call, body)
 

@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.app import DOCUMENTED, Call, envelope, operation, reply
-from wallet_conformance.reference.errors import ApiError, invalid
+from wallet_conformance.reference.errors import ApiError, crash, invalid
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, Wallet
@@ -40,7 +40,12 @@ async def create_wallet(request: Request, call: Call) -> Response:
         email_required = True
     email = fields.text(body, "emailAddress", required=email_required)
     if email is not None and not faults.on(Fault.EMAIL_NOT_VALIDATED):
-        fields.email(email, "emailAddress")
+        try:
+            fields.email(email, "emailAddress")
+        except ApiError:
+            if faults.on(Fault.INVALID_EMAIL_500):
+                raise crash() from None
+            raise
     mobile_required = category == "secondary" and not faults.on(Fault.SECONDARY_WITHOUT_MOBILE_ACCEPTED)
     if mobile_required and not fields.present(body, "mobile"):
         raise invalid("mobile", "is required for secondary wallets")
