@@ -338,9 +338,12 @@ def test_variant_changes_what_a_client_sees(
 
 
 def first_line(message: str | None) -> str:
-    """The first line of a failure's reason: its `E` line (a ConformanceFailure's title), else its first line."""
-    match = re.search(r"^E\s+(?:[\w.]+(?:Failure|Error|Exception): )?(\S.*)$", message or "", re.MULTILINE)
-    return match.group(1) if match else (message or "").split("\n")[0]
+    """The first line of a failure's reason: the exception's line (a ConformanceFailure's title, a TargetError's
+    message), else the first `E` line, else the first line."""
+    text = message or ""
+    raised = re.search(r"^E\s+[\w.]*(?:Failure|Error|Exception): (\S.*)$", text, re.MULTILINE)
+    any_e = re.search(r"^E\s+(\S.*)$", text, re.MULTILINE)
+    return (raised or any_e).group(1) if (raised or any_e) else text.split("\n")[0]
 
 
 def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
