@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 
+from wallet_conformance import contract
 from wallet_conformance.files import ROOT
 
 MODULES = sorted((ROOT / "tests").glob("test_*.py"))
@@ -21,3 +23,27 @@ def test_every_test_has_a_one_line_docstring(module):
     long = [node.name for node in tests if ast.get_docstring(node) and "\n" in ast.get_docstring(node).strip()]
     assert not missing, f"{module.name}: tests without a docstring: {missing}"
     assert not long, f"{module.name}: docstrings of more than one line: {long}"
+
+
+# The suite's own code, outside the data files: tests/ and the package (the reference has its own such test).
+SUITE_SOURCES = sorted([*(ROOT / "tests").glob("*.py"), *(ROOT / "wallet_conformance").glob("*.py")])
+
+
+@pytest.mark.parametrize("module", SUITE_SOURCES, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_suite_reads_facts_not_copies(module):
+    """No prefix, multi-word message, numeric limit or list of operations of the contract is written literally."""
+    source = module.read_text(encoding="utf-8")
+    prefixes = [contract.prefix(name) for name in (*contract.PREFIXES, "livePublicKey", "testPublicKey")]
+    messages = [message for message in map(contract.success_message, contract.operations()) if message]
+    for text in prefixes + [message for message in messages if " " in message]:
+        assert f'"{text}' not in source, f"{module.name} writes {text!r}: read it from the contract"
+    low, high = contract.expire_in_bounds()
+    limits = {contract.minimum_amount("transfer"), contract.minimum_amount("bankTransfer"), low, high}
+    for number in limits if module.parent.name == "tests" else ():  # the package has unrelated constants (600)
+        assert not re.search(rf"(?<![\w.]){number}(?![\w.])", source), f"{module.name} writes the limit {number}"
+    operations = set(contract.operations())
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            named = [item.value for item in node.elts if isinstance(item, ast.Constant) and item.value in operations]
+            assert len(named) < 2, (f"{module.name}:{node.lineno} lists operations {named}: read the list from "
+                                    f"the catalogue (the requirement's `operations`) or openapi.yaml")

@@ -30,6 +30,7 @@ from wallet_conformance import contract
 from wallet_conformance.catalogue import catalogue
 from wallet_conformance.files import ROOT
 from wallet_conformance.reference import FAULTS, Fault
+from wallet_conformance.reference.app import WRONG_MESSAGES
 
 PACKAGE = ROOT / "wallet_conformance" / "reference"
 SECONDARY = {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
@@ -212,6 +213,11 @@ def update_unknown_account(c: ReferenceClient) -> tuple[int, list[str]]:
     return status, c.data("GET", "/accounts", params={"isDefault": "true"})[0]["webhooks"]
 
 
+def paged_accounts(c: ReferenceClient) -> list[str]:
+    """The account names on pages 1 and 2 of two accounts each."""
+    return [account["name"] for page in ("1", "2") for account in data(accounts(c, perPage="2", page=page))]
+
+
 def bank_transfer_money(c: ReferenceClient) -> tuple[int, int, int]:
     """fee and actualAmount of a bank transfer, and the source balance after it."""
     sent = data(bank_transfer(c))
@@ -392,6 +398,15 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Fault.PAGE_OVERFLOWS_PER_PAGE: lambda c: len(data(accounts(c, perPage="2"))),
     Fault.FRACTIONAL_AMOUNT_ACCEPTED: lambda c: transfer(c, amount=MINIMUM + 0.5).status_code,
+    Fault.PAGES_OVERLAP: paged_accounts,
+    Fault.PER_PAGE_NOT_PAGE_SIZE: lambda c: (len(data(accounts(c, perPage="2"))), meta(accounts(c, perPage="2"))),
+    Fault.TOTAL_COUNT_IS_PAGE_SIZE: lambda c: meta(accounts(c, perPage="2"))["pagination"]["totalCount"],
+    Fault.INVALID_EMAIL_500: lambda c: (
+        create_wallet(c, category="secondary", **(SECONDARY | {"emailAddress": "ada-at-example"})).status_code
+    ),
+    Fault.AMOUNT_BELOW_MINIMUM_500: lambda c: transfer(c, amount=MINIMUM - 1).status_code,
+    Fault.EXPIRE_IN_OUT_OF_RANGE_500: lambda c: collection(c, expireIn=EXPIRE_MIN - 1).status_code,
+    Fault.SHORT_REFERENCE_500: lambda c: collection(c, reference="r" * (REFERENCE_MIN - 1)).status_code,
     # Events
     Fault.WEBHOOKS_NOT_PERSISTED: persisted_webhooks,
 }
@@ -422,18 +437,28 @@ def test_every_fault_has_a_scenario() -> None:
 
 @cache
 def package_sources() -> dict[str, str]:
-    """The reference's modules, but the catalogue itself."""
-    return {path.name: path.read_text() for path in PACKAGE.glob("*.py") if path.name != "faults.py"}
+    """The reference's modules (routes/ included), but the catalogue itself."""
+    return {
+        str(path.relative_to(PACKAGE)): path.read_text() for path in PACKAGE.rglob("*.py") if path.name != "faults.py"
+    }
 
 
 @pytest.mark.parametrize("fault", list(Fault), ids=lambda fault: fault.cli_name)
 def test_fault_is_read_at_exactly_one_place(fault: Fault) -> None:
-    """The package reads the fault once, as `faults.on(Fault.NAME)`."""
+    """The package reads the fault once: as `faults.on(Fault.NAME)`, or as one row of the envelope's message table."""
     sources = package_sources()
     uses = [name for name, text in sources.items() for _ in re.finditer(rf"\bFault\.{fault.name}\b", text)]
     reads = [name for name, text in sources.items() for _ in re.finditer(rf"\.on\(Fault\.{fault.name}\)", text)]
     assert len(uses) == 1, f"{fault.name} is used in {uses or 'no module'}"
-    assert reads == uses
+    in_table = any(row_fault is fault for row_fault, _ in WRONG_MESSAGES.values())
+    assert reads == ([] if in_table else uses)
+
+
+def test_the_message_table_is_read_once() -> None:
+    """The wrong-message faults are one table, read at one place in the envelope."""
+    assert len(WRONG_MESSAGES) == 6
+    reads = [name for name, text in package_sources().items() for _ in re.finditer(r"WRONG_MESSAGES\.get\(", text)]
+    assert reads == ["app.py"]
 
 
 # ------------------------------------------------------------------------ visible behaviour

@@ -126,3 +126,51 @@ def test_unreachable_target_stops_the_run(pytester):
     output = result.stdout.str() + result.stderr.str()
     assert "cannot be reached" in output and "sk-do-not-print-1" not in output
     assert "no tests ran" in output or "passed" not in output
+
+
+SUITE_ERRORS = '''
+from wallet_conformance import checks
+
+@pytest.mark.requirement("SVC-05")
+def test_typo():
+    """A failing check naming an id the test does not declare."""
+    checks.equals(1, 2, "one is two", requirement="SVC-04")
+
+@pytest.mark.requirement("SVC-06", "SVC-07")
+def test_ambiguous():
+    """A check naming no id in a test that declares two."""
+    checks.equals(1, 2, "one is two")
+
+@pytest.mark.requirement("SVC-03")
+def test_passing_check_with_typo():
+    """Even a passing check that names an undeclared id is an error of the suite."""
+    checks.equals(1, 1, "one is one", requirement="SVC-29")
+
+@pytest.mark.requirement("SVC-18")
+def test_default():
+    """A failing check naming no id fails the test's own requirement."""
+    checks.equals(1, 2, "one is two")
+
+@pytest.mark.requirement("SVC-19")
+def test_default_passes():
+    """A passing check naming no id."""
+    assert checks.equals(1, 1, "one is one") == 1
+'''
+
+
+def test_check_naming_an_undeclared_requirement_is_a_suite_error(pytester):
+    """A check naming an id its test does not declare, or none among several, errors loudly: never skip or pass."""
+    result, report = run(pytester, SUITE_ERRORS)
+    result.assert_outcomes(failed=4, passed=1)
+    result.stdout.fnmatch_lines(["*SUITE ERROR*'SVC-04', which the test does not declare*",
+                                 "*SUITE ERROR*the test declares 2 (SVC-06, SVC-07)*",
+                                 "*SUITE ERROR*'SVC-29', which the test does not declare*"])
+    assert report is not None and result.ret == 1
+    found = verdicts(report)
+    assert {rid: found[rid] for rid in ("SVC-05", "SVC-06", "SVC-07", "SVC-03", "SVC-18")} == dict.fromkeys(
+        ("SVC-05", "SVC-06", "SVC-07", "SVC-03", "SVC-18"), "fail")
+    assert found["SVC-19"] == "pass" and found["SVC-04"] == "untested" and found["SVC-29"] == "untested"
+    reasons = {entry["id"]: entry["reason"] or "" for entry in report["requirements"]}
+    assert all("SUITE ERROR" in reasons[rid] for rid in ("SVC-05", "SVC-06", "SVC-03")), reasons
+    attributed = {entry["id"]: [test["attributed"] for test in entry["tests"]] for entry in report["requirements"]}
+    assert attributed["SVC-18"] == [True]  # the check named no id: it failed the test's own requirement

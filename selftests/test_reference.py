@@ -144,9 +144,9 @@ def two_wallets(reference: ReferenceClient, funds: int = 0) -> tuple[str, str]:
 
 def test_every_documented_operation_is_routed() -> None:
     """The reference serves exactly the operations of openapi.yaml, at their methods and paths."""
-    from wallet_conformance.reference.app import OPERATIONS
+    from wallet_conformance.reference.app import operations
 
-    served = {operation_id: (method, path) for operation_id, (method, path, _) in OPERATIONS.items()}
+    served = {operation_id: (method, path) for operation_id, (method, path, _) in operations().items()}
     assert served == {op.id: (op.method, op.path) for op in contract.operations().values()}
 
 
@@ -873,7 +873,7 @@ def test_sandbox_controls(reference: ReferenceClient) -> None:
 
 def test_reference_reads_the_contract_facts_not_copies() -> None:
     """No prefix, multi-word message or numeric limit of the contract is written literally in the reference's code."""
-    source = "\n".join(path.read_text() for path in (ROOT / "wallet_conformance" / "reference").glob("*.py"))
+    source = "\n".join(path.read_text() for path in (ROOT / "wallet_conformance" / "reference").rglob("*.py"))
     prefixes = [contract.prefix(name) for name in (*contract.PREFIXES, "livePublicKey", "testPublicKey")]
     messages = [contract.success_message(op) for op in contract.operations()]
     for text in prefixes + [m for m in messages if m and " " in m]:
@@ -884,11 +884,12 @@ def test_reference_reads_the_contract_facts_not_copies() -> None:
 
 
 def test_public_api() -> None:
-    """The package exports ReferenceServer, Fault and FAULTS, and nothing else."""
+    """The package exports ReferenceServer, Fault, FAULTS, Variant and VARIANTS, and nothing else."""
     import wallet_conformance.reference as package
 
-    assert sorted(package.__all__) == ["FAULTS", "Fault", "ReferenceServer"]
+    assert sorted(package.__all__) == ["FAULTS", "Fault", "ReferenceServer", "VARIANTS", "Variant"]
     assert {fault.cli_name: fault for fault in Fault} == FAULTS
+    assert {variant.cli_name: variant for variant in package.Variant} == package.VARIANTS
 
 
 def test_server_keys_are_random_unless_given() -> None:

@@ -1,4 +1,9 @@
-"""Fixtures of the conformance tests. The machinery (client, target, cleanup) lives in wallet_conformance/."""
+"""Fixtures of the conformance tests. The machinery (client, target, cleanup, money) lives in wallet_conformance/.
+
+What a run makes once and shares is a session-scoped fixture: pytest caches its value, and re-raises its
+error or skip to every test that asks again. Tests reach the per-operation ones through three small views:
+`samples(operationId)`, `invalid(case)` and `unauthenticated(operationId, kind)`.
+"""
 
 from __future__ import annotations
 
@@ -7,132 +12,205 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract
+from wallet_conformance import bodies, checks, contract, requests
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.resources import Resources
 
-OPERATIONS = tuple(contract.operations())
-MONEY_OPERATIONS = ("transfer", "bankTransfer", "verifyTransaction")
+# ------------------------------------------------------------------ samples: one success per operation
 
 
-class Samples:
-    """One successful exchange per operation, made the first time a test asks and shared by the run.
-
-    Convention tests (envelope, meta, types) look at these instead of calling the target again.
-    """
-
-    def __init__(self, api: ApiClient, resources: Resources) -> None:
-        self.api = api
-        self.resources = resources
-        self._made: dict[str, Exchange | BaseException] = {}
-        self._wallet: dict[str, Any] | None = None
-
-    def __call__(self, operation_id: str) -> Exchange:
-        if operation_id not in self._made:
-            try:
-                exchange = getattr(self, f"_{operation_id}")()
-                if not exchange.ok:
-                    raise TargetError(f"a valid {operation_id} request was not accepted "
-                                      f"(HTTP {exchange.status})\n{exchange.describe()}", exchange)
-                self._made[operation_id] = exchange
-            except (TargetError, pytest.skip.Exception) as error:
-                self._made[operation_id] = error
-        made = self._made[operation_id]
-        if isinstance(made, BaseException):
-            raise made
-        return made
-
-    def accepted(self, operation_id: str, requirement: str) -> Exchange:
-        """The sample, where a refusal of this very operation is a failure of `requirement` (not a setup error)."""
-        try:
-            return self(operation_id)
-        except TargetError as error:
-            refused = error.exchange
-            if refused is not None and refused.operation_id == operation_id:
-                checks.accepted(refused, requirement, f"a valid {operation_id} request")
-            raise
-
-    def wallet(self) -> dict[str, Any]:
-        if self._wallet is None:
-            self._wallet = self.resources.require(self("createWallet"), "create a wallet")
-        return self._wallet
-
-    def _listAccounts(self) -> Exchange:
-        return self.api.call("listAccounts")
-
-    def _updateAccount(self) -> Exchange:
-        with self.resources.account_settings():
-            accounts = self.resources.require(self.api.call("listAccounts"), "list accounts")
-            account = own_account(accounts)
-            # Sends the account's own webhooks back: a write that changes nothing.
-            return self.api.call("updateAccount", {"accountId": account["publicId"]},
-                                 json_body={"webhooks": account.get("webhooks", [])})
-
-    def _createWallet(self) -> Exchange:
-        return self.resources.create_wallet(bodies.wallet(self.resources.run_id))
-
-    def _listWallets(self) -> Exchange:
-        self.wallet()
-        return self.api.call("listWallets")
-
-    def _getWallet(self) -> Exchange:
-        return self.api.call("getWallet", {"walletId": self.wallet()["publicId"]})
-
-    def _closeWallet(self) -> Exchange:
-        return self.resources.close_wallet(self.resources.wallet()["publicId"])
-
-    def _createCollectionAccount(self) -> Exchange:
-        body = bodies.collection_account(self.resources.run_id, self.wallet()["publicId"])
-        return self.api.call("createCollectionAccount", json_body=body)
-
-    def _validateAccount(self) -> Exchange:
-        number, code = self.resources.external_account()
-        return self.api.call("validateAccount", json_body={"accountNumber": number, "bankCode": code})
-
-    def _listTransactions(self) -> Exchange:
-        if self.resources.can_fund:
-            self("transfer")  # so the list holds a debit and an inbound credit to look at
-        return self.api.call("listTransactions")
-
-    def _listBanks(self) -> Exchange:
-        return self.api.call("listBanks")
-
-    def _transfer(self) -> Exchange:
-        amount = contract.minimum_amount("transfer")
-        source = self.resources.funded_wallet(amount)
-        destination = self.resources.wallet()
-        body = bodies.transfer(source["publicId"], destination["publicId"], amount)
-        return self.api.call("transfer", json_body=body)
-
-    def _bankTransfer(self) -> Exchange:
-        amount = contract.minimum_amount("bankTransfer")
-        number, code = self.resources.external_account()
-        source = self.resources.funded_wallet(amount * 2)
-        return self.api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code, amount))
-
-    def _verifyTransaction(self) -> Exchange:
-        reference = None
-        if self.resources.can_fund:
-            reference = self("transfer").data.get("reference")
-        else:
-            listed = self("listTransactions").data
-            if isinstance(listed, list) and listed and isinstance(listed[0], dict):
-                reference = listed[0].get("reference")
-        if not isinstance(reference, str):
-            pytest.skip("no transaction to verify: give --funding-url or --funded-wallet")
-        return self.api.call("verifyTransaction", {"reference": reference})
-
-
-def own_account(accounts: Any) -> dict[str, Any]:
-    """The account the tests may touch: the default one, else the first listed."""
-    if not isinstance(accounts, list) or not accounts or not all(isinstance(a, dict) for a in accounts):
-        raise TargetError("GET /accounts listed no account to work with")
-    return next((account for account in accounts if account.get("isDefault") is True), accounts[0])
+def _sample(exchange: Exchange) -> Exchange:
+    """A sample must be a success; a refusal is a failure of the operation's acceptance requirement."""
+    if not exchange.ok:
+        raise TargetError(f"a valid {exchange.operation_id} request was not accepted (HTTP {exchange.status})\n"
+                          f"{exchange.describe()}", exchange,
+                          requirement=contract.acceptance_requirement(exchange.operation_id))
+    return exchange
 
 
 @pytest.fixture(scope="session")
-def samples(api: ApiClient, resources: Resources) -> Samples:
-    return Samples(api, resources)
+def sample_wallet(resources: Resources, sample_createWallet: Exchange) -> dict[str, Any]:
+    """The wallet the createWallet sample made (read by the other samples)."""
+    return resources.require(sample_createWallet, "create a wallet")
+
+
+@pytest.fixture(scope="session")
+def sample_listAccounts(api: ApiClient) -> Exchange:
+    return _sample(api.call("listAccounts"))
+
+
+@pytest.fixture(scope="session")
+def sample_updateAccount(api: ApiClient, resources: Resources) -> Exchange:
+    with resources.account_wide():
+        account = resources.own_account()
+        # Sends the account's own webhooks back: a write that changes nothing.
+        return _sample(api.call("updateAccount", {"accountId": account["publicId"]},
+                                json_body=bodies.account_update(account.get("webhooks", []))))
+
+
+@pytest.fixture(scope="session")
+def sample_createWallet(resources: Resources) -> Exchange:
+    return _sample(resources.create_wallet(bodies.wallet(resources.run_id)))
+
+
+@pytest.fixture(scope="session")
+def sample_listWallets(api: ApiClient, sample_wallet: dict[str, Any]) -> Exchange:
+    return _sample(api.call("listWallets"))
+
+
+@pytest.fixture(scope="session")
+def sample_getWallet(api: ApiClient, sample_wallet: dict[str, Any]) -> Exchange:
+    return _sample(api.call("getWallet", {"walletId": sample_wallet["publicId"]}))
+
+
+@pytest.fixture(scope="session")
+def sample_closeWallet(resources: Resources) -> Exchange:
+    return _sample(resources.close_wallet(resources.wallet()["publicId"]))
+
+
+@pytest.fixture(scope="session")
+def sample_createCollectionAccount(api: ApiClient, resources: Resources, sample_wallet: dict[str, Any]) -> Exchange:
+    body = bodies.collection_account(resources.run_id, sample_wallet["publicId"])
+    return _sample(api.call("createCollectionAccount", json_body=body))
+
+
+@pytest.fixture(scope="session")
+def sample_validateAccount(api: ApiClient, resources: Resources) -> Exchange:
+    number, code = resources.external_account()
+    return _sample(api.call("validateAccount", json_body=bodies.validation(number, code)))
+
+
+@pytest.fixture(scope="session")
+def sample_transfer(api: ApiClient, resources: Resources) -> Exchange:
+    amount = contract.minimum_amount("transfer")
+    source = resources.funded_wallet(amount)
+    destination = resources.wallet()
+    return _sample(api.call("transfer", json_body=bodies.transfer(source["publicId"], destination["publicId"],
+                                                                  amount)))
+
+
+@pytest.fixture(scope="session")
+def sample_bankTransfer(api: ApiClient, resources: Resources) -> Exchange:
+    amount = contract.minimum_amount("bankTransfer")
+    number, code = resources.external_account()
+    source = resources.funded_wallet(amount * 2)
+    return _sample(api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code, amount)))
+
+
+@pytest.fixture(scope="session")
+def sample_listTransactions(request: pytest.FixtureRequest, api: ApiClient, resources: Resources) -> Exchange:
+    if resources.can_fund:
+        request.getfixturevalue("sample_transfer")  # so the list holds a debit and an inbound credit to look at
+    return _sample(api.call("listTransactions"))
+
+
+@pytest.fixture(scope="session")
+def sample_verifyTransaction(request: pytest.FixtureRequest, api: ApiClient, resources: Resources) -> Exchange:
+    reference = None
+    if resources.can_fund:
+        reference = request.getfixturevalue("sample_transfer").data.get("reference")
+    else:
+        listed = request.getfixturevalue("sample_listTransactions").data
+        if isinstance(listed, list) and listed and isinstance(listed[0], dict):
+            reference = listed[0].get("reference")
+    if not isinstance(reference, str):
+        pytest.skip("no transaction to verify: give --funding-url or --funded-wallet")
+    return _sample(api.call("verifyTransaction", {"reference": reference}))
+
+
+@pytest.fixture(scope="session")
+def sample_listBanks(api: ApiClient) -> Exchange:
+    return _sample(api.call("listBanks"))
+
+
+class Samples:
+    """The test's view of the samples: `samples("listBanks")` is the session fixture `sample_listBanks`."""
+
+    def __init__(self, request: pytest.FixtureRequest) -> None:
+        self._request = request
+
+    def __call__(self, operation_id: str) -> Exchange:
+        return self._request.getfixturevalue(f"sample_{operation_id}")
+
+    def accepted(self, operation_id: str) -> Exchange:
+        """The sample, where a refusal of this very operation is a failure of the test's own requirement."""
+        try:
+            return self(operation_id)
+        except TargetError as error:
+            if error.exchange is not None and error.exchange.operation_id == operation_id:
+                checks.accepted(error.exchange, f"a valid {operation_id} request")
+            raise
+
+    def wallet(self) -> dict[str, Any]:
+        return self._request.getfixturevalue("sample_wallet")
+
+
+@pytest.fixture
+def samples(request: pytest.FixtureRequest) -> Samples:
+    """One successful exchange per operation, made the first time a test asks and shared by the run."""
+    return Samples(request)
+
+
+# ------------------------------------------------------------------ invalid requests, each sent once per run
+
+
+def _fixture_name(prefix: str, *parts: str) -> str:
+    return "_".join((prefix, *parts)).replace("-", "_")
+
+
+def _invalid_fixture(case: str) -> Any:
+    @pytest.fixture(scope="session", name=_fixture_name("invalid", case))
+    def made(request: pytest.FixtureRequest) -> Exchange:
+        return requests.ALL_CASES[case](request.getfixturevalue)
+
+    return made
+
+
+for _case in requests.ALL_CASES:
+    globals()[_fixture_name("invalid", _case)] = _invalid_fixture(_case)
+
+
+@pytest.fixture
+def invalid(request: pytest.FixtureRequest) -> Callable[[str], Exchange]:
+    """`invalid(case)`: the exchange of one invalid request of ALL_CASES, sent once per run."""
+    return lambda case: request.getfixturevalue(_fixture_name("invalid", case))
+
+
+# ------------------------------------------------------------------ requests without the right key
+
+def _unauthenticated_fixture(operation_id: str, kind: str) -> Any:
+    @pytest.fixture(scope="session", name=_fixture_name("unauthenticated", operation_id, kind))
+    def made(request: pytest.FixtureRequest, api: ApiClient, resources: Resources, run_id: str) -> Exchange:
+        key = None if kind == requests.MISSING else f"conformance-wrong-key-{run_id}"
+        if operation_id == "updateAccount":
+            # The account's own webhooks sent back: a write that changes nothing, even if it were accepted.
+            with resources.account_wide():
+                account = resources.own_account()
+                return api.call("updateAccount", {"accountId": account["publicId"]},
+                                json_body=bodies.account_update(account.get("webhooks", [])), key=key)
+        path_params, body = requests.valid_request(request.getfixturevalue, operation_id)
+        exchange = api.call(operation_id, path_params, json_body=body, key=key)
+        resources.track(exchange)  # a wallet a broken server created or closed is still swept
+        return exchange
+
+    return made
+
+
+for _operation in contract.operations():
+    for _kind in requests.KINDS:
+        globals()[_fixture_name("unauthenticated", _operation, _kind)] = _unauthenticated_fixture(_operation, _kind)
+
+
+@pytest.fixture
+def unauthenticated(request: pytest.FixtureRequest) -> Callable[[str, str], Exchange]:
+    """`unauthenticated(operationId, kind)`: a valid request sent without the key or with a wrong one, once per run.
+
+    Each is a request the target would accept with the right key; AUTH-01..03 look at the same exchange.
+    """
+    return lambda operation_id, kind: request.getfixturevalue(_fixture_name("unauthenticated", operation_id, kind))
+
+
+# ------------------------------------------------------------------ what a test makes for itself
 
 
 @pytest.fixture

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import OPERATIONS
+from wallet_conformance import contract
 
 # Headers that announce a rate limit: X-RateLimit-*, RateLimit-* and RateLimit-Policy (IETF draft), Retry-After.
+OPERATIONS = tuple(contract.operations())
 RATE_LIMIT_WORDS = ("ratelimit", "rate-limit", "retry-after")
 
 

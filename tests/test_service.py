@@ -2,14 +2,13 @@
 
 import pytest
 
-from tests.conftest import OPERATIONS
-from wallet_conformance import checks, contract
+from wallet_conformance import checks, contract, envelope
 from wallet_conformance.catalogue import catalogue
 
-WRITE_OPERATIONS = catalogue()["SVC-02"].operations
+OPERATIONS = tuple(contract.operations())
 MESSAGE_PRESENT = catalogue()[contract.MESSAGE_PRESENT].operations
 MESSAGE_ABSENT = catalogue()[contract.MESSAGE_ABSENT].operations
-PAGED = catalogue()[contract.PAGINATED].operations
+PAGED = contract.paginated_operations()
 SINGLE_RECORD = catalogue()["SVC-19"].operations
 LISTS = catalogue()["SVC-20"].operations
 MESSAGES = [
@@ -22,131 +21,129 @@ MESSAGES = [
 
 @pytest.mark.requirement("SVC-01")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
-def test_operation_is_served_under_the_base_url(samples, target, operation_id):
-    """Each operation answers a valid request with a 2xx at {base_url} followed by its documented path."""
-    exchange = samples.accepted(operation_id, "SVC-01")
-    checks.equals(exchange.url.split("?")[0].startswith(target.base_url), True, "SVC-01",
-                  f"{operation_id} is served under the base URL", exchange)
+def test_operation_is_served_under_the_base_url(samples, operation_id):
+    """Each operation answers a valid request at {base_url} plus its documented path with a 2xx JSON envelope."""
+    # Evidence from the target, not from the suite's configuration: the documented path answered as the API does.
+    envelope.json_envelope(samples.accepted(operation_id))
 
 
 @pytest.mark.requirement("SVC-02")
-@pytest.mark.parametrize("operation_id", WRITE_OPERATIONS)
+@pytest.mark.parametrize("operation_id", contract.write_operations())
 def test_json_request_body_is_accepted(samples, operation_id):
-    """A valid JSON body sent with Content-Type application/json is accepted."""
-    exchange = samples.accepted(operation_id, "SVC-02")
-    checks.equals(dict(exchange.request_headers).get("content-type"), "application/json", "SVC-02",
-                  "the request was sent as application/json", exchange)
+    """A valid JSON body sent with Content-Type application/json is accepted: a 2xx JSON envelope answers it."""
+    envelope.json_envelope(samples.accepted(operation_id))
 
 
 @pytest.mark.requirement("SVC-03")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_response_is_an_envelope(samples, operation_id):
     """The success response is a JSON object holding meta and data."""
-    checks.json_envelope(samples(operation_id), "SVC-03")
+    envelope.json_envelope(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-04")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_response_is_labelled_json(samples, operation_id):
     """The success response declares Content-Type application/json."""
-    checks.content_type_json(samples(operation_id), "SVC-04")
+    envelope.content_type_json(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-05")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_meta_status_code_repeats_http_status(samples, operation_id):
     """meta.statusCode is an integer equal to the HTTP status."""
-    checks.meta_status_code(samples(operation_id), "SVC-05")
+    envelope.meta_status_code(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-06")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_meta_success_is_boolean(samples, operation_id):
     """meta.success is a JSON boolean."""
-    checks.meta_success_is_boolean(samples(operation_id), "SVC-06")
+    envelope.meta_success_is_boolean(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-07")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_meta_message_is_string(samples, operation_id):
     """meta.message, when present, is a string."""
-    checks.message_is_string(samples(operation_id), "SVC-07")
+    envelope.message_is_string(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-08")
 @pytest.mark.parametrize("operation_id", MESSAGE_PRESENT)
 def test_meta_message_is_present(samples, operation_id):
     """meta.message is present on create, update, delete and transfer responses and on the bank list."""
-    checks.message_presence(samples(operation_id), "SVC-08")
+    envelope.message_presence(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-09")
 @pytest.mark.parametrize("operation_id", MESSAGE_ABSENT)
 def test_meta_message_is_absent(samples, operation_id):
     """meta.message is absent from the single-wallet read, the transaction list and the verify response."""
-    checks.message_presence(samples(operation_id), "SVC-09")
+    envelope.message_presence(samples(operation_id))
 
 
 @pytest.mark.parametrize(("requirement_id", "operation_id"), MESSAGES)
 def test_meta_message_is_the_documented_one(samples, requirement_id, operation_id):
     """meta.message of a success response is exactly the document's message for the operation."""
-    checks.message_value(samples(operation_id), requirement_id)
+    envelope.message_value(samples(operation_id), requirement=requirement_id)
 
 
 @pytest.mark.requirement("SVC-16")
 @pytest.mark.parametrize("operation_id", PAGED)
 def test_pagination_is_present_on_paged_lists(samples, operation_id):
     """meta.pagination is present on the account, wallet and transaction lists."""
-    checks.pagination_presence(samples(operation_id), "SVC-16")
+    envelope.pagination_presence(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-17")
 @pytest.mark.parametrize("operation_id", PAGED)
 def test_pagination_fields_are_integers(samples, operation_id):
     """meta.pagination holds integer totalCount, perPage and current."""
-    checks.pagination_shape(samples(operation_id), "SVC-17")
+    envelope.pagination_shape(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-18")
 @pytest.mark.parametrize("operation_id", PAGED)
 def test_unpaged_request_is_page_one(samples, operation_id):
     """A list asked for without paging parameters is page 1."""
-    exchange = samples(operation_id)
-    pagination = exchange.meta.get("pagination")
-    current = pagination.get("current") if isinstance(pagination, dict) else None
-    checks.equals(current, 1, "SVC-18", "meta.pagination.current is 1 on the first page", exchange)
+    pagination = envelope.pagination_shape(samples(operation_id))
+    checks.equals(pagination["current"], 1, "meta.pagination.current is 1 on the first page", samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-19")
 @pytest.mark.parametrize("operation_id", SINGLE_RECORD)
 def test_single_record_data_is_object(samples, operation_id):
     """data is an object on single-record responses."""
-    checks.data_is_object(samples(operation_id), "SVC-19")
+    envelope.data_is_object(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-20")
 @pytest.mark.parametrize("operation_id", LISTS)
 def test_list_data_is_array(samples, operation_id):
     """data is an array on list responses."""
-    checks.data_is_array(samples(operation_id), "SVC-20")
+    envelope.data_is_array(samples(operation_id))
 
 
 @pytest.mark.requirement("SVC-21")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_money_is_integer_kobo(samples, operation_id):
     """Every money amount (amount, balance, fee, actualAmount, convertedAmount) is an integer."""
-    checks.money_is_integer_kobo(samples(operation_id), "SVC-21")
+    if not checks.money_is_integer_kobo(samples(operation_id)):
+        pytest.skip(f"the {operation_id} response holds no money amount: nothing to check here")
 
 
 @pytest.mark.requirement("SVC-22")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_currency_is_ngn(samples, operation_id):
     """Every currency field is NGN."""
-    checks.currencies_are_ngn(samples(operation_id), "SVC-22")
+    if not checks.currencies_are_ngn(samples(operation_id)):
+        pytest.skip(f"the {operation_id} response holds no currency field: nothing to check here")
 
 
 @pytest.mark.requirement("SVC-23")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_timestamps_are_utc_with_milliseconds(samples, operation_id):
     """Every timestamp is an ISO 8601 UTC string with milliseconds."""
-    checks.timestamps_are_utc_ms(samples(operation_id), "SVC-23")
+    if not checks.timestamps_are_utc_ms(samples(operation_id)):
+        pytest.skip(f"the {operation_id} response holds no timestamp: nothing to check here")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import checks, contract
+from wallet_conformance import contract, envelope
 from wallet_conformance.client import Exchange
 from wallet_conformance.options import VERSION_SEGMENT
 
@@ -37,20 +37,15 @@ def summary(exchange: Exchange, root: str) -> dict[str, Any]:
 
 
 @pytest.mark.requirement("VER-01")
-def test_base_url_ends_with_v1(target):
-    """The base address of the run ends with the version segment /v1."""
-    checks.equals(target.base_url.rstrip("/").endswith(VERSION_SEGMENT), True, "VER-01",
-                  f"the base address ends with {VERSION_SEGMENT}")
-
-
-@pytest.mark.requirement("VER-01")
 def test_operations_answer_under_v1(samples, target):
-    """GET /transactions/banks answers with a 2xx at the base address ending in /v1."""
-    exchange = samples("listBanks")
-    expected = target.base_url.rstrip("/") + contract.operations()["listBanks"].path
-    checks.equals(exchange.url.split("?")[0], expected, "VER-01", "the bank list is asked at {base_url}/...",
-                  exchange)
-    checks.accepted(exchange, "VER-01", f"GET /transactions/banks under {VERSION_SEGMENT}")
+    """GET /transactions/banks at the base address ending in /v1 answers a 2xx JSON envelope listing banks."""
+    # The base address is the suite's configuration, not evidence: the evidence is what the target answers there.
+    if not target.base_url.rstrip("/").endswith(VERSION_SEGMENT):
+        pytest.skip(f"the base address given does not end with {VERSION_SEGMENT}: nothing shows the target serves "
+                    f"the version there")
+    exchange = samples.accepted("listBanks")
+    envelope.json_envelope(exchange)
+    envelope.data_is_array(exchange)
 
 
 @pytest.mark.requirement("VER-02")

@@ -46,3 +46,16 @@ def bank_transfer(source: str, account_number: str, bank_code: str, amount: int 
     }
     body.update(overrides)
     return body
+
+
+def validation(account_number: str, bank_code: str, **overrides: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"accountNumber": account_number, "bankCode": bank_code}
+    body.update(overrides)
+    return body
+
+
+def account_update(webhooks: list[str], **overrides: Any) -> dict[str, Any]:
+    """The body of PATCH /accounts/{accountId}: the webhooks (the field the document shows an update set)."""
+    body: dict[str, Any] = {"webhooks": webhooks}
+    body.update(overrides)
+    return body

@@ -1,18 +1,29 @@
-"""Checks: plain functions that look at one exchange or one resource and raise one ConformanceFailure.
+"""Checks: plain functions that look at one exchange or one value and raise one ConformanceFailure.
 
-Each check names the requirement it holds; hand-written tests call them, and the
-generated tests will register the same functions with Schemathesis.
+The convention, for every check here and in envelope.py:
+
+1. The subject comes first (the exchange, or the value looked at), then what is expected, then a short
+   title or reason and the exchange to show: `equals(received, expected, title, exchange)`.
+2. The requirement is the keyword `requirement=`, and it defaults to the calling test's own (the one id of
+   its `requirement` marker). Naming an id the test does not declare, or none while the test declares
+   several, is a SuiteError: a bug of the suite, reported loudly, never a skip or a pass.
+3. A check returns the value it validated (the data object, the array, the pagination, the matched value)
+   or nothing; never something else.
+4. The title states the document's fact, in one wording per fact ("refused with a 4xx: ...").
+5. A membership is `contains(container, item, title)`, which says what was looked for and where it was not.
+
+Hand-written tests call these; the generated tests register the same functions with Schemathesis.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from wallet_conformance import contract, validation
 from wallet_conformance.client import Exchange
-from wallet_conformance.failures import ConformanceFailure
+from wallet_conformance.failures import ConformanceFailure, check, requirement_of
 
 MONEY_FIELDS = frozenset({"amount", "balance", "fee", "actualAmount", "convertedAmount"})
 CURRENCY_FIELDS = frozenset({"currency", "sourceCurrency", "destinationCurrency"})
@@ -21,149 +32,67 @@ TIMESTAMP_FIELDS = frozenset({"createdAt", "updatedAt", "lastUpdated", "expirati
 TIMESTAMP = re.compile(contract.schema("common.json")["$defs"]["timestamp"]["pattern"])
 
 
-def fail(requirement: str, title: str, expected: Any, received: Any, exchange: Exchange | None = None,
-         detail: str | None = None) -> None:
-    raise ConformanceFailure(requirement, title, expected, received, exchange, detail)
+def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = None, *, detail: str | None = None,
+         requirement: str | None = None) -> None:
+    """Raise the one failure type, attributed to `requirement` (default: the calling test's own)."""
+    raise ConformanceFailure(requirement_of(requirement), title, expected, received, exchange, detail)
 
 
-# ------------------------------------------------------------------ status and envelope
+# ------------------------------------------------------------------ statuses
 
 
-def status(exchange: Exchange, expected: int, requirement: str) -> None:
+@check
+def status(exchange: Exchange, expected: int, *, requirement: str | None = None) -> None:
     if exchange.status != expected:
-        fail(requirement, f"{exchange.method} answers HTTP {expected}", expected, exchange.status, exchange)
+        fail(f"{exchange.method} answers HTTP {expected}", expected, exchange.status, exchange,
+             requirement=requirement)
 
 
-def success_status(exchange: Exchange, requirement: str) -> None:
+@check
+def success_status(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The documented success status of the exchange's operation (ERR-01 / ERR-02)."""
-    expected = contract.operations()[exchange.operation_id].success_status
-    status(exchange, expected, requirement)
+    status(exchange, contract.operations()[exchange.operation_id].success_status, requirement=requirement)
 
 
-def refused(exchange: Exchange, requirement: str, why: str) -> None:
-    """The target did not accept the request (any non-2xx)."""
+@check
+def refused(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
+    """The target refused the client's input with a 4xx: a 2xx accepted it, a 5xx is a server error, not a refusal."""
     if exchange.ok:
-        fail(requirement, f"refused: {why}", "a status outside 2xx", exchange.status, exchange)
+        fail(f"refused with a 4xx: {why}", "a status in 400..499", exchange.status, exchange, requirement=requirement)
+    if not 400 <= exchange.status < 500:
+        fail(f"refused with a 4xx: {why}", "a status in 400..499", exchange.status, exchange,
+             detail="a status outside 4xx is no refusal of the input (a 5xx is the server failing)",
+             requirement=requirement)
 
 
-def accepted(exchange: Exchange, requirement: str, why: str) -> None:
+@check
+def accepted(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
     """The target accepted the request (2xx)."""
     if not exchange.ok:
-        fail(requirement, f"accepted: {why}", "a 2xx status", exchange.status, exchange)
+        fail(f"accepted: {why}", "a 2xx status", exchange.status, exchange, requirement=requirement)
 
 
-def client_error(exchange: Exchange, requirement: str, why: str) -> None:
-    """A refusal of the client's input is a 4xx."""
-    if not 400 <= exchange.status < 500:
-        fail(requirement, f"refused with a 4xx: {why}", "a status in 400..499", exchange.status, exchange)
+@check
+def client_error(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
+    """An invalid request is answered with a 4xx (the same rule as `refused`, for the error requirements)."""
+    refused(exchange, why, requirement=requirement)
 
 
-def json_envelope(exchange: Exchange, requirement: str) -> dict[str, Any]:
-    """The body is a JSON object holding `meta` (an object) and `data`."""
-    if not exchange.is_json:
-        fail(requirement, "the body is a JSON envelope", "a JSON object with meta and data", "a body that is not JSON",
-             exchange)
-    body = exchange.json
-    missing = [name for name in ("meta", "data") if not isinstance(body, dict) or name not in body]
-    if missing or not isinstance(body.get("meta"), dict):
-        received = sorted(body) if isinstance(body, dict) else type(body).__name__
-        fail(requirement, "the body is a JSON envelope with meta and data", ["data", "meta"], received, exchange)
-    return body
+# ------------------------------------------------------------------ values and schemas
 
 
-def content_type_json(exchange: Exchange, requirement: str) -> None:
-    content_type = (exchange.header("content-type") or "").split(";")[0].strip().lower()
-    if content_type != "application/json":
-        fail(requirement, "the response is labelled application/json", "application/json", content_type or None,
-             exchange)
-
-
-def meta_status_code(exchange: Exchange, requirement: str) -> None:
-    code = exchange.meta.get("statusCode")
-    if type(code) is not int or code != exchange.status:
-        fail(requirement, "meta.statusCode is an integer repeating the HTTP status", exchange.status, code, exchange)
-
-
-def meta_success_is_boolean(exchange: Exchange, requirement: str) -> None:
-    if not isinstance(exchange.meta.get("success"), bool):
-        fail(requirement, "meta.success is a boolean", "true or false", exchange.meta.get("success"), exchange)
-
-
-def meta_success_is(exchange: Exchange, expected: bool, requirement: str) -> None:
-    if exchange.meta.get("success") is not expected:
-        fail(requirement, f"meta.success is {str(expected).lower()}", expected, exchange.meta.get("success"),
-             exchange)
-
-
-def message_is_string(exchange: Exchange, requirement: str) -> None:
-    if "message" in exchange.meta and not isinstance(exchange.meta["message"], str):
-        fail(requirement, "meta.message is a string", "a string", exchange.meta["message"], exchange)
-
-
-def message_presence(exchange: Exchange, requirement: str) -> None:
-    """meta.message is present or absent as the document says for this operation."""
-    rule = contract.message_rule(exchange.operation_id)
-    present = "message" in exchange.meta
-    if rule == "present" and not present:
-        fail(requirement, f"meta.message is present on {exchange.operation_id}", "a message", "no message", exchange)
-    if rule == "absent" and present:
-        fail(requirement, f"meta.message is absent from {exchange.operation_id}", "no message",
-             exchange.meta["message"], exchange)
-
-
-def message_value(exchange: Exchange, requirement: str) -> None:
-    expected = contract.success_message(exchange.operation_id)
-    if exchange.meta.get("message") != expected:
-        fail(requirement, f"meta.message of {exchange.operation_id} is the documented message", expected,
-             exchange.meta.get("message"), exchange)
-
-
-def pagination_presence(exchange: Exchange, requirement: str) -> None:
-    paginated = contract.is_paginated(exchange.operation_id)
-    present = "pagination" in exchange.meta
-    if paginated and not present:
-        fail(requirement, f"meta.pagination is present on {exchange.operation_id}", "meta.pagination",
-             sorted(exchange.meta), exchange)
-    if not paginated and present:
-        fail(requirement, f"no pagination object on {exchange.operation_id}", "no meta.pagination",
-             exchange.meta["pagination"], exchange)
-
-
-def pagination_shape(exchange: Exchange, requirement: str) -> dict[str, int]:
-    pagination = exchange.meta.get("pagination")
-    for name in ("totalCount", "perPage", "current"):
-        value = pagination.get(name) if isinstance(pagination, dict) else None
-        if type(value) is not int:
-            fail(requirement, f"meta.pagination.{name} is an integer", "an integer", value, exchange)
-    return pagination
-
-
-def data_is_object(exchange: Exchange, requirement: str) -> dict[str, Any]:
-    if not isinstance(exchange.data, dict):
-        fail(requirement, "data is an object on a single-record response", "an object",
-             type(exchange.data).__name__, exchange)
-    return exchange.data
-
-
-def data_is_array(exchange: Exchange, requirement: str) -> list[Any]:
-    if not isinstance(exchange.data, list):
-        fail(requirement, "data is an array on a list response", "an array", type(exchange.data).__name__, exchange)
-    return exchange.data
-
-
-# ------------------------------------------------------------------ resources
-
-
-def conforms(instance: Any, schema_file: str, requirement: str, exchange: Exchange | None = None,
-             pointer: str = "", where: str = "data") -> None:
+@check
+def conforms(instance: Any, schema_file: str, exchange: Exchange | None = None, *, pointer: str = "",
+             where: str = "data", requirement: str | None = None) -> Any:
     """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`)."""
     problems = validation.problems(schema_file, instance, pointer)
     if problems:
         first = problems[0]
         listing = "; ".join(f"{where}{_join(problem.path)}: {problem.message}" for problem in problems[:8])
         more = f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""
-        fail(requirement, f"{where} matches {schema_file}{pointer}", f"{first.keyword}: {first.expected}",
-             f"{where}{_join(first.path)}: {first.message}", exchange, detail=listing + more)
+        fail(f"{where} matches {schema_file}{pointer}", f"{first.keyword}: {first.expected}",
+             f"{where}{_join(first.path)}: {first.message}", exchange, detail=listing + more, requirement=requirement)
+    return instance
 
 
 def _join(path: str) -> str:
@@ -172,15 +101,33 @@ def _join(path: str) -> str:
     return path if path.startswith("[") else "." + path
 
 
-def has_prefix(value: Any, definition: str, requirement: str, exchange: Exchange | None, field: str) -> None:
+@check
+def has_prefix(value: Any, definition: str, exchange: Exchange | None, field: str, *,
+               requirement: str | None = None) -> str:
+    """`value` starts with the identifier prefix of `definition` in schemas/common.json."""
     expected = contract.prefix(definition)
     if not isinstance(value, str) or not value.startswith(expected):
-        fail(requirement, f"{field} starts with {expected!r}", f"{expected}...", value, exchange)
+        fail(f"{field} starts with {expected!r}", f"{expected}...", value, exchange, requirement=requirement)
+    return value
 
 
-def equals(received: Any, expected: Any, requirement: str, title: str, exchange: Exchange | None = None) -> None:
+@check
+def equals(received: Any, expected: Any, title: str, exchange: Exchange | None = None, *,
+           requirement: str | None = None) -> Any:
     if received != expected:
-        fail(requirement, title, expected, received, exchange)
+        fail(title, expected, received, exchange, requirement=requirement)
+    return received
+
+
+@check
+def contains(container: Iterable[Any], item: Any, title: str, exchange: Exchange | None = None, *,
+             where: str = "the response", requirement: str | None = None) -> Any:
+    """`item` is among `container`; the failure says what was looked for and what `where` held instead."""
+    held = list(container)
+    if item not in held:
+        shown = held if len(held) <= 20 else [*held[:20], f"... ({len(held)} in all)"]
+        fail(title, f"{item!r} among {where}", f"{where} held {shown!r}", exchange, requirement=requirement)
+    return item
 
 
 def _walk(node: Any, path: str = "data") -> Iterator[tuple[str, str, Any]]:
@@ -193,28 +140,39 @@ def _walk(node: Any, path: str = "data") -> Iterator[tuple[str, str, Any]]:
             yield from _walk(value, f"{path}[{index}]")
 
 
-def money_is_integer_kobo(exchange: Exchange, requirement: str) -> None:
+@check
+def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
+    """Every money field of data is an integer (or null); returns the fields it validated, by path."""
+    seen = {}
     for path, key, value in _walk(exchange.data):
-        if key in MONEY_FIELDS and value is not None and type(value) is not int:
-            fail(requirement, "money amounts are integers in kobo", "an integer", f"{path}.{key} = {value!r}",
-                 exchange)
+        if key in MONEY_FIELDS and value is not None:
+            if type(value) is not int:
+                fail("money amounts are integers in kobo", "an integer", f"{path}.{key} = {value!r}", exchange,
+                     requirement=requirement)
+            seen[f"{path}.{key}"] = value
+    return seen
 
 
-def currencies_are_ngn(exchange: Exchange, requirement: str) -> None:
+@check
+def currencies_are_ngn(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
+    """Every currency field of data is NGN; returns the fields it validated, by path."""
+    seen = {}
     for path, key, value in _walk(exchange.data):
-        if key in CURRENCY_FIELDS and value != "NGN":
-            fail(requirement, "every currency is NGN", "NGN", f"{path}.{key} = {value!r}", exchange)
+        if key in CURRENCY_FIELDS:
+            if value != "NGN":
+                fail("every currency is NGN", "NGN", f"{path}.{key} = {value!r}", exchange, requirement=requirement)
+            seen[f"{path}.{key}"] = value
+    return seen
 
 
-def timestamps_are_utc_ms(exchange: Exchange, requirement: str) -> None:
+@check
+def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
+    """Every timestamp field of data is ISO 8601 UTC with milliseconds (or null); returns those it validated."""
+    seen = {}
     for path, key, value in _walk(exchange.data):
-        if key in TIMESTAMP_FIELDS and value is not None and not (isinstance(value, str) and TIMESTAMP.match(value)):
-            fail(requirement, "timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sssZ",
-                 f"{path}.{key} = {value!r}", exchange)
-
-
-def error_envelope(exchange: Exchange) -> None:
-    """An error response is an envelope (ERR-06) repeating its status (ERR-07) with success false (ERR-08)."""
-    json_envelope(exchange, "ERR-06")
-    meta_status_code(exchange, "ERR-07")
-    meta_success_is(exchange, False, "ERR-08")
+        if key in TIMESTAMP_FIELDS and value is not None:
+            if not (isinstance(value, str) and TIMESTAMP.match(value)):
+                fail("timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sssZ",
+                     f"{path}.{key} = {value!r}", exchange, requirement=requirement)
+            seen[f"{path}.{key}"] = value
+    return seen

@@ -33,12 +33,15 @@ DEFAULT: Any = _Default()  # "use the configured key" / "no body"
 class TargetError(Exception):
     """The target could not be reached or did not let the suite set up what a test needs.
 
-    `exchange` is the refused exchange, when there was one.
+    `exchange` is the refused exchange, when there was one. `requirement`, when set, is the requirement the
+    setup step itself exercises (a documented create-wallet request is accepted: END-10): the report counts
+    the error as a failure of that requirement only, and the test's other requirements as blocked.
     """
 
-    def __init__(self, message: str, exchange: Exchange | None = None) -> None:
+    def __init__(self, message: str, exchange: Exchange | None = None, requirement: str | None = None) -> None:
         super().__init__(message)
         self.exchange = exchange
+        self.requirement = requirement
 
 
 @dataclass

@@ -6,15 +6,12 @@ operation, so that each fact is written once.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-import yaml
-
 from wallet_conformance.catalogue import catalogue
-from wallet_conformance.files import OPENAPI, SCHEMAS
+from wallet_conformance.documents import openapi, schema
 
 HTTP_METHODS = ("get", "put", "post", "patch", "delete")
 
@@ -27,6 +24,25 @@ PENDING_STATE = "STA-03"  # the state of an accepted transfer
 SUCCESS_STATE = "STA-05"  # the state of a completed transaction (the only other one the document shows)
 PRIMARY_WALLET_LIMIT = "LIM-01"
 DEFAULT_PAGE_SIZE = "LIM-20"
+MONEY_INTEGERS = "SVC-21"  # every money amount is an integer of kobo
+WRITE_OPERATIONS = "SVC-02"  # the operations that take a JSON request body
+# The requirement a documented request of each operation exercises when a test makes it as a setup step:
+# a refusal there is a failure of that requirement (TargetError(requirement=...)), not of the test's own.
+ACCEPTANCE = {
+    "listAccounts": "END-05",
+    "updateAccount": "END-01",
+    "createWallet": "END-10",
+    "listWallets": "END-14",
+    "getWallet": "END-16",
+    "closeWallet": "END-18",
+    "createCollectionAccount": "END-20",
+    "validateAccount": "END-25",
+    "listTransactions": "END-27",
+    "verifyTransaction": "END-28",
+    "listBanks": "END-37",
+    "transfer": "END-40",
+    "bankTransfer": "END-41",
+}
 
 # The `$defs` of schemas/common.json that hold an identifier prefix as `pattern: ^<prefix>`.
 PREFIXES = (
@@ -45,17 +61,6 @@ class Operation:
     method: str
     path: str
     success_status: int
-
-
-@cache
-def openapi() -> dict[str, Any]:
-    return yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
-
-
-@cache
-def schema(name: str) -> dict[str, Any]:
-    """A schema file of schemas/, by file name (`wallet.json`)."""
-    return json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
 
 
 @cache
@@ -142,6 +147,35 @@ def message_rule(operation_id: str) -> Literal["present", "absent"] | None:
 def is_paginated(operation_id: str) -> bool:
     """Whether an operation's success response carries meta.pagination."""
     return operation_id in catalogue()[PAGINATED].operations
+
+
+def write_operations() -> tuple[str, ...]:
+    """The operations that take a JSON request body (SVC-02), in the catalogue's order."""
+    return tuple(catalogue()[WRITE_OPERATIONS].operations)
+
+
+def paginated_operations() -> tuple[str, ...]:
+    """The operations whose success response carries meta.pagination (SVC-16)."""
+    return tuple(catalogue()[PAGINATED].operations)
+
+
+def acceptance_requirement(operation_id: str | None) -> str | None:
+    """The requirement that a documented request of this operation is accepted (None for no operation)."""
+    return ACCEPTANCE.get(operation_id) if operation_id else None
+
+
+@cache
+def money_operations() -> frozenset[str]:
+    """The operations that move money: those whose request body names a `source` wallet and an `amount`."""
+    found = set()
+    for operation_id in operations():
+        try:
+            fields = request_schema(operation_id).get("properties", {})
+        except KeyError:
+            continue
+        if {"source", "amount"} <= set(fields):
+            found.add(operation_id)
+    return frozenset(found)
 
 
 def primary_wallet_limit() -> int:

@@ -1,12 +1,75 @@
-"""The one failure type of the suite, and its one format."""
+"""The failure types of the suite, and the one failure format.
+
+- `ConformanceFailure`: a statement of the document that the target broke (the target's fault).
+- `SuiteError`: the suite itself is wrong (a check names a requirement its test does not declare, or names
+  none where the test declares several). Never a skip, never a pass: the test errors, loudly.
+
+A check's requirement defaults to the running test's own: the plugin sets `DECLARED` to the ids of the
+test's `requirement` markers while the test's setup and call run (see `requirement_of`).
+"""
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from wallet_conformance.client import Exchange
 from wallet_conformance.redaction import redact
+
+# The requirement ids the running test declares; None outside a conformance test (library use, self-tests).
+DECLARED: ContextVar[tuple[str, ...] | None] = ContextVar("wallet_conformance_declared", default=None)
+
+
+class SuiteError(Exception):
+    """An error of the suite, not of the target: the test is wrong and must be fixed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"SUITE ERROR (a bug of the conformance suite, not of the target): {message}")
+
+
+@contextmanager
+def declared(ids: tuple[str, ...]) -> Iterator[None]:
+    """While the block runs, checks default to (and may only name) these requirement ids."""
+    token = DECLARED.set(tuple(ids))
+    try:
+        yield
+    finally:
+        DECLARED.reset(token)
+
+
+def requirement_of(requirement: str | None) -> str:
+    """The requirement a check holds: the one it names, else the running test's single declared one.
+
+    Raises SuiteError when the check names an id its test does not declare, or names none while the test
+    declares several (or runs outside a test).
+    """
+    ids = DECLARED.get()
+    if requirement is None:
+        if ids is None:
+            raise SuiteError("a check named no requirement outside a conformance test: pass requirement=\"ID\"")
+        if len(ids) != 1:
+            raise SuiteError(f"a check named no requirement, and the test declares {len(ids)} "
+                             f"({', '.join(ids) or 'none'}): pass requirement=\"ID\"")
+        return ids[0]
+    if ids is not None and requirement not in ids:
+        raise SuiteError(f"a check names requirement {requirement!r}, which the test does not declare "
+                         f"(it declares {', '.join(ids) or 'none'}): a typo here would hide a failure")
+    return requirement
+
+
+def check(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Marks a check: its `requirement=` is resolved (and validated) on every call, passing or failing, so a
+    typo in an id is a SuiteError at once rather than a surprise on the day the check fails."""
+
+    @functools.wraps(function)
+    def run(*args: Any, requirement: str | None = None, **kwargs: Any) -> Any:
+        return function(*args, requirement=requirement_of(requirement), **kwargs)
+
+    return run
 
 
 class ConformanceFailure(AssertionError):

@@ -53,6 +53,10 @@ OPTIONS: list[tuple[str, str | None, dict[str, Any]]] = [
      {"action": "append", "metavar": "ID", "help": "run only the tests of this requirement (repeatable)"}),
     ("--reference-fault", None,
      {"action": "append", "metavar": "NAME", "help": "start the bundled reference with this fault (self-tests)"}),
+    ("--reference-variant", "WALLET_API_REFERENCE_VARIANTS",
+     {"action": "append", "metavar": "NAME", "help": "start the bundled reference with this variant, another "
+                                                     "legitimate reading of an open point (repeatable; all: every "
+                                                     "variant; env: comma-separated) (self-tests)"}),
     ("--reference-settle-delay", None,
      {"type": float, "metavar": "SECONDS", "help": "settle delay of the bundled reference (default 0.2)"}),
 ]
@@ -123,6 +127,7 @@ class Settings:
     webhook_public_url: str | None
     requirements: tuple[str, ...]
     reference_faults: tuple[str, ...]
+    reference_variants: tuple[str, ...]
     reference_settle_delay: float
 
     @property
@@ -155,6 +160,17 @@ def settings(config: pytest.Config) -> Settings:
                                     "the target needs the account's secret key")
     if option(config, "--reference-fault") and base_url:
         raise pytest.UsageError("--reference-fault applies to the bundled reference only; drop --base-url")
+    variants = option(config, "--reference-variant") or ()
+    if isinstance(variants, str):  # from the environment: comma-separated
+        variants = [name.strip() for name in variants.split(",") if name.strip()]
+    if variants and base_url:
+        raise pytest.UsageError("--reference-variant applies to the bundled reference only; drop --base-url")
+    from wallet_conformance.reference.variants import ALL, VARIANTS  # a small module: names only
+
+    unknown = sorted(set(variants) - {ALL, *VARIANTS})
+    if unknown:
+        raise pytest.UsageError(f"unknown --reference-variant {', '.join(unknown)}; see "
+                                "python -m wallet_conformance.reference --list-variants")
     environment = option(config, "--environment")
     if environment not in ("staging", "production"):
         raise pytest.UsageError(f"--environment must be staging or production, got {environment!r}")
@@ -181,5 +197,6 @@ def settings(config: pytest.Config) -> Settings:
         webhook_public_url=option(config, "--webhook-public-url"),
         requirements=tuple(option(config, "--requirement") or ()),
         reference_faults=tuple(option(config, "--reference-fault") or ()),
+        reference_variants=tuple(variants),
         reference_settle_delay=float(option(config, "--reference-settle-delay")),
     )

@@ -3,7 +3,9 @@
 - options and their validation (options.py)
 - the target: the bundled reference or a deployed implementation, resolved once per run
   on the controlling process and handed to xdist workers
-- the `requirement` marker, checked against the catalogue at collection
+- the `requirement` marker, checked against the catalogue at collection; while a test runs, its declared
+  ids are the default requirement of every check (failures.declared)
+- the safety guard's NotAllowed turned into a skip, in this one place
 - one record per test, turned into conformance.json and the exit status by level
 """
 
@@ -18,11 +20,13 @@ import pytest
 
 from wallet_conformance import options
 from wallet_conformance.catalogue import catalogue
-from wallet_conformance.failures import ConformanceFailure
+from wallet_conformance.client import TargetError
+from wallet_conformance.failures import ConformanceFailure, SuiteError, declared
 from wallet_conformance.files import ROOT
 from wallet_conformance.redaction import redact, register_secret
 from wallet_conformance.reporting.conformance import build_report, exit_status, write_report
 from wallet_conformance.reporting.records import TestRecord
+from wallet_conformance.safety import NotAllowed
 from wallet_conformance.target import Target, configured, probe, start_reference
 
 TESTS_INI = "wallet_conformance_tests"
@@ -91,7 +95,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements this test checks")
+    # The `requirement` marker is declared here only (not in pyproject.toml): the plugin owns it.
+    config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements (requirements.yaml) "
+                                       "this test checks")
     config.addinivalue_line("markers", "account_wide: uses an account-wide limit; runs in one xdist group")
     config.addinivalue_line("markers", "money: moves money; needs a funding URL or a funded wallet")
     settings = options.settings(config)
@@ -203,13 +209,46 @@ def write_collection(items: list[pytest.Item], directory: Path) -> Path:
 # ------------------------------------------------------------------ results
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
+def _run_declared(item: pytest.Item):
+    """Runs one phase of a conformance test with its declared ids as the checks' default requirement;
+    the guard's NotAllowed becomes a skip here, and nowhere else."""
+    if not is_conformance_item(item):
+        return (yield)
+    with declared(requirement_ids(item)):
+        try:
+            return (yield)
+        except NotAllowed as refusal:
+            pytest.skip(str(refusal))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
     client = state(item.config).client
     item.stash[TEST_START] = len(client.exchanges) if client else 0
+    return (yield from _run_declared(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    return (yield from _run_declared(item))
+
+
+def suite_error(error: BaseException, declared_ids: tuple[str, ...]) -> str | None:
+    """The message of an error of the suite itself: a SuiteError, or a failure naming an undeclared id."""
+    if isinstance(error, SuiteError):
+        return str(error)
+    if isinstance(error, ConformanceFailure) and error.requirement not in declared_ids:
+        return (f"SUITE ERROR: a failure names requirement {error.requirement!r}, which the test does not declare "
+                f"({', '.join(declared_ids)})")
+    if isinstance(error, BaseExceptionGroup):
+        return next((found for inner in error.exceptions if (found := suite_error(inner, declared_ids))), None)
+    return None
 
 
 def failed_requirements(error: BaseException) -> tuple[str, ...]:
     """The requirements a failure names; empty when it names none (then all of the test's requirements failed)."""
+    if isinstance(error, SuiteError):
+        return ()
     if isinstance(error, ConformanceFailure):
         return (error.requirement,)
     if isinstance(error, BaseExceptionGroup):
@@ -226,7 +265,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return report
     properties = list(report.user_properties)
     if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
-        properties.append(("failed_requirements", failed_requirements(call.excinfo.value)))
+        error = call.excinfo.value
+        problem = suite_error(error, requirement_ids(item))
+        # A suite error fails every requirement of the test (never a skip, never a pass); the report counts it
+        # as an error of the suite. A TargetError names the requirement its setup step exercised, if any.
+        properties.append(("failed_requirements", () if problem else failed_requirements(error)))
+        if problem:
+            properties.append(("suite_error", problem))
+            # Loud: the failure's first line is the suite error itself, whatever reads the report.
+            report.longrepr = f"{problem}\n\n{report.longrepr}"
+        if isinstance(error, TargetError):
+            properties.append(("setup_requirement", error.requirement))
         client = state(item.config).client
         if client is not None:
             recent = client.exchanges[item.stash.get(TEST_START, 0):][-EXCHANGES_SHOWN:]

@@ -17,10 +17,14 @@ import pytest
 from wallet_conformance import bodies, contract
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.options import Settings
-from wallet_conformance.safety import Guard
+from wallet_conformance.safety import Guard, NotAllowed
 from wallet_conformance.target import Target
 
+# What stops a setup step that a test can do without (a source of samples it may leave out): the target
+# could not do it, the run may not do it here (the guard), or the run has no way to (a skip, e.g. no funding).
+UNAVAILABLE = (TargetError, NotAllowed, pytest.skip.Exception)
 POLL_FIRST = 0.05
+FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount
 POLL_MAX = 0.5
 
 
@@ -36,6 +40,13 @@ def poll(until: Callable[[], Any], timeout: float) -> Any:
         pause = min(pause * 2, POLL_MAX)
 
 
+def own_account(accounts: Any) -> dict[str, Any]:
+    """The account the tests may touch: the default one, else the first listed."""
+    if not isinstance(accounts, list) or not accounts or not all(isinstance(a, dict) for a in accounts):
+        raise TargetError("GET /accounts listed no account to work with")
+    return next((account for account in accounts if account.get("isDefault") is True), accounts[0])
+
+
 class Resources:
     """The run's records on the target."""
 
@@ -47,7 +58,7 @@ class Resources:
         self.guard = guard
         self.open_wallets: dict[str, dict[str, Any]] = {}
         self._banks: list[dict[str, Any]] | None = None
-        self._settings_lock_depth = 0
+        self._lock_depth = 0
 
     # ------------------------------------------------------------ wallets
 
@@ -87,7 +98,7 @@ class Resources:
         for public_id in list(self.open_wallets):
             try:
                 exchange = self.close_wallet(public_id)
-            except (TargetError, pytest.skip.Exception) as error:
+            except (TargetError, NotAllowed) as error:
                 problems.append(f"{public_id}: {error}")
                 continue
             if not exchange.ok:
@@ -111,6 +122,14 @@ class Resources:
             if not banks or not isinstance(banks[0], dict) or "bankCode" not in banks[0]:
                 pytest.skip("the bank list gives no bank code to validate an account with (see --bank-account)")
             code = str(banks[0]["bankCode"])
+        return number, code
+
+    def validated_account(self) -> tuple[str, str]:
+        """The external account, validated first as the document asks before a bank transfer (a refusal fails
+        the validate-account requirement, END-25, as a setup error)."""
+        number, code = self.external_account()
+        self.require(self.api.call("validateAccount", json_body=bodies.validation(number, code)),
+                     "validate the external account")
         return number, code
 
     # ------------------------------------------------------------ money
@@ -137,8 +156,10 @@ class Resources:
         balance = poll(lambda: (self.balance(public_id) or 0) >= expected and self.balance(public_id),
                        self.settings.settle_timeout)
         if not balance:
+            # Through the funding hook this step is an inbound payment: its balance not rising is SVC-24's failure.
             raise TargetError(f"funding {public_id} with {amount} kobo did not show in its balance within "
-                              f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})")
+                              f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})",
+                              requirement=FUNDING_REQUIREMENT if self.target.funding_url else None)
 
     def funded_wallet(self, amount: int) -> dict[str, Any]:
         wallet = self.wallet()
@@ -160,38 +181,48 @@ class Resources:
 
         return poll(settled, self.settings.settle_timeout)
 
-    # ------------------------------------------------------------ account settings
+    # ------------------------------------------------------------ the account
+
+    def own_account(self) -> dict[str, Any]:
+        """The account the tests may touch, as GET /accounts lists it now."""
+        return own_account(self.require(self.api.call("listAccounts"), "list accounts"))
 
     @contextmanager
-    def account_settings(self) -> Iterator[None]:
-        """Hold the run's lock on the account's settings (webhooks): xdist workers take turns changing them.
+    def account_wide(self) -> Iterator[None]:
+        """Hold the run's one lock on what the account shares (its webhooks, its primary-wallet places):
+        xdist workers take turns, whatever the dist mode.
 
         Re-entrant within this process, so code holding it may call code that takes it again.
         """
-        if self._settings_lock_depth:
-            self._settings_lock_depth += 1
+        if self._lock_depth:
+            self._lock_depth += 1
             try:
                 yield
             finally:
-                self._settings_lock_depth -= 1
+                self._lock_depth -= 1
             return
         self.settings.report_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.settings.report_dir / ".account-settings.lock", "w") as handle:
+        with open(self.settings.report_dir / ".account-wide.lock", "w") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
-            self._settings_lock_depth = 1
+            self._lock_depth = 1
             try:
                 yield
             finally:
-                self._settings_lock_depth = 0
+                self._lock_depth = 0
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     # ------------------------------------------------------------ helpers
 
-    def require(self, exchange: Exchange, what: str, envelope: bool = True) -> Any:
-        """The data of a successful exchange; a failure here is the target's, reported as a setup error."""
+    def require(self, exchange: Exchange, what: str, envelope: bool = True, requirement: str | None = None) -> Any:
+        """The data of a successful exchange; a failure here is the target's, reported as a setup error.
+
+        The error names the requirement the step exercises: `requirement`, else the acceptance requirement of
+        the exchange's operation (a documented request of it is accepted), else none.
+        """
         if not exchange.ok:
             raise TargetError(f"could not {what}: the target answered {exchange.status}\n{exchange.describe()}",
-                              exchange)
+                              exchange,
+                              requirement=requirement or contract.acceptance_requirement(exchange.operation_id))
         if not envelope:
             return exchange.json
         return exchange.data

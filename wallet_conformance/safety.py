@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-
+from wallet_conformance import contract
 from wallet_conformance.options import Settings
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-MONEY_OPERATIONS = frozenset({"transfer", "bankTransfer"})
+
+
+class NotAllowed(Exception):
+    """The run may not do this (a write or money movement in production, or past --max-amount).
+
+    The plugin turns it into a skip of the test, in one place (plugin.py)."""
 
 
 class Guard:
-    """Called by the client before every request; skips the test when the request is not allowed."""
+    """Called by the client before every request; raises NotAllowed when the request is not allowed."""
 
     def __init__(self, settings: Settings, budget: int) -> None:
         self.settings = settings
@@ -23,19 +27,19 @@ class Guard:
 
     def __call__(self, method: str, operation_id: str | None) -> None:
         if method.upper() not in READ_METHODS and not self.settings.writes_allowed:
-            pytest.skip("writes are off in production: pass --allow-writes to create or change records")
-        if operation_id in MONEY_OPERATIONS:
+            raise NotAllowed("writes are off in production: pass --allow-writes to create or change records")
+        if operation_id in contract.money_operations():
             self.require_money_movement()
 
     def require_money_movement(self) -> None:
-        """Skip the test unless the run may move money (always in staging; opt-in in production)."""
+        """Raise NotAllowed unless the run may move money (always in staging; opt-in in production)."""
         if not self.settings.money_allowed:
-            pytest.skip("money movement is off in production: pass --allow-writes --allow-money-movement")
+            raise NotAllowed("money movement is off in production: pass --allow-writes --allow-money-movement")
 
     def spend(self, amount: int) -> None:
-        """Reserve `amount` kobo of the run's budget, or skip the test."""
+        """Reserve `amount` kobo of the run's budget, or raise NotAllowed."""
         with self._lock:
             if amount > self.remaining:
-                pytest.skip(f"the run's money budget (--max-amount) has {self.remaining} kobo left, "
-                            f"this test needs {amount}")
+                raise NotAllowed(f"the run's money budget (--max-amount) has {self.remaining} kobo left, "
+                                 f"this test needs {amount}")
             self.remaining -= amount

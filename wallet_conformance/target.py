@@ -31,7 +31,8 @@ def start_reference(settings: Settings) -> tuple[Target, Any]:
         ReferenceServer,  # imported late: only runs that need it pay for it
     )
 
-    server = ReferenceServer(faults=settings.reference_faults, settle_delay=settings.reference_settle_delay)
+    server = ReferenceServer(faults=settings.reference_faults, settle_delay=settings.reference_settle_delay,
+                             variants=settings.reference_variants)
     server.start()
     target = Target(base_url=server.base_url, secret_key=server.secret_key, funding_url=server.funding_url,
                     settle_url=server.settle_url, embedded=True)

@@ -13,14 +13,14 @@ from functools import cache
 from typing import Any
 
 import jsonschema
-import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from wallet_conformance.files import OPENAPI, SCHEMAS
+from wallet_conformance.documents import openapi, schema_files
+from wallet_conformance.files import SCHEMAS
 
 __all__ = ["Problem", "openapi_document", "problems", "registry", "validator"]
 
@@ -46,19 +46,13 @@ StrictValidator = jsonschema.validators.extend(
 
 
 @cache
-def _schema_files() -> dict[str, dict[str, Any]]:
-    """Every schema file of schemas/, by file name."""
-    return {path.name: json.loads(path.read_text(encoding="utf-8")) for path in sorted(SCHEMAS.glob("*.json"))}
-
-
-@cache
 def registry() -> Registry:
     """Every schema of schemas/ as a Draft 2020-12 resource, keyed by its `$id` (its file name).
 
     `$schema` is left out of the registered contents: jsonschema picks the validator class of a referenced
     schema from its `$schema`, which would replace the strict type checker by the default one."""
     resources = []
-    for schema_file, contents in _schema_files().items():
+    for schema_file, contents in schema_files().items():
         contents = {key: value for key, value in contents.items() if key != "$schema"}
         uri = contents.setdefault("$id", schema_file)
         resources.append((uri, Resource(contents=contents, specification=DRAFT202012)))
@@ -69,7 +63,7 @@ def registry() -> Registry:
 def validator(schema_file: str, pointer: str = "") -> Validator:
     """A cached Draft 2020-12 validator, with format checks and strict integers, for a schema file
     (`wallet.json`) or a part of it (`pointer`, e.g. `/$defs/created`; a leading `#` is allowed)."""
-    if schema_file not in _schema_files():
+    if schema_file not in schema_files():
         raise KeyError(f"no schema file {schema_file!r} in {SCHEMAS}")
     return StrictValidator(
         {"$ref": f"{schema_file}#{pointer.removeprefix('#')}"},
@@ -160,9 +154,9 @@ def _bundled_ref(reference: str, schema_file: str | None) -> str:
 
 @cache
 def _bundled() -> dict[str, Any]:
-    document = _rewrite_refs(yaml.safe_load(OPENAPI.read_text(encoding="utf-8")), None)
+    document = _rewrite_refs(openapi(), None)
     components = document.setdefault("components", {}).setdefault("schemas", {})
-    for schema_file, contents in _schema_files().items():
+    for schema_file, contents in schema_files().items():
         name = _component_name(schema_file)
         if name in components:
             raise ValueError(f"components/schemas/{name} of openapi.yaml clashes with schemas/{schema_file}")

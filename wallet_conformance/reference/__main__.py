@@ -1,4 +1,4 @@
-"""Command line: `python -m wallet_conformance.reference --port 8080 [--fault NAME ...]`."""
+"""Command line: `python -m wallet_conformance.reference --port 8080 [--fault NAME ...] [--variant NAME ...]`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import time
 
 from wallet_conformance.reference.faults import FAULTS
 from wallet_conformance.reference.server import ReferenceServer
+from wallet_conformance.reference.variants import ALL, VARIANTS
 
 
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -29,7 +30,16 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--settle-delay", type=float, default=0.2, help="seconds from acceptance to settlement (default 0.2)"
     )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        choices=[ALL, *sorted(VARIANTS)],
+        metavar="NAME",
+        help=f"take another legitimate reading of an open point (repeatable; {ALL!r}: every one); see --list-variants",
+    )
     parser.add_argument("--list-faults", action="store_true", help="list the faults and exit")
+    parser.add_argument("--list-variants", action="store_true", help="list the variants and exit")
     return parser.parse_args(argv)
 
 
@@ -40,10 +50,21 @@ def list_faults() -> str:
     )
 
 
+def list_variants() -> str:
+    width = max(len(name) for name in VARIANTS)
+    lines = []
+    for name, variant in sorted(VARIANTS.items()):
+        lines += [f"{name:<{width}}  {variant.description}", f"{'':<{width}}  rests on: {variant.quote}"]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     if arguments.list_faults:
         print(list_faults())
+        return 0
+    if arguments.list_variants:
+        print(list_variants())
         return 0
     server = ReferenceServer(
         secret_key=arguments.secret_key,
@@ -51,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         settle_delay=arguments.settle_delay,
         host=arguments.host,
         port=arguments.port,
+        variants=arguments.variant,
     ).start()
     print(f"base URL:        {server.base_url}")
     print(f"test secret key: {server.secret_key}")
@@ -59,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"settle URL:      {server.settle_url}")
     if arguments.fault:
         print(f"faults:          {', '.join(arguments.fault)}")
+    if server.variants:
+        print(f"variants:        {', '.join(variant.cli_name for variant in server.variants)}")
     sys.stdout.flush()
     try:
         while True:

@@ -45,6 +45,8 @@ class Bank:
     active: bool
     processor: str
     created_at: datetime = LISTED_AT
+    # Set on a bank the list still shows although it was removed (a variant's bank).
+    deleted_at: datetime | None = None
 
 
 def load_banks(public_id_prefix: str) -> tuple[Bank, ...]:

@@ -34,17 +34,25 @@ class Refusal(Enum):
         self.template = template
 
     def error(self, **values: Any) -> ApiError:
-        return ApiError(self.status, self.template.format(**values))
+        return ApiError(self.status, self.template.format(**values), refusal=self)
 
 
 class ApiError(Exception):
     """A refusal on its way to the client."""
 
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, status: int, message: str, headers: dict[str, str] | None = None, *, refusal: Refusal | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.headers = headers or {}
+        self.refusal = refusal  # which entry of the table, when it came from one
+
+
+def crash() -> ApiError:
+    """A server error (only faults answer one)."""
+    return ApiError(500, "Internal server error")
 
 
 def invalid(field: str, problem: str) -> ApiError:

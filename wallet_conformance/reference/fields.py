@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from wallet_conformance.reference.errors import ApiError, Refusal, invalid
+from wallet_conformance.reference.errors import Refusal, crash, invalid
 from wallet_conformance.reference.faults import Fault, FaultSet
 
 Body = dict[str, Any]
@@ -30,7 +30,7 @@ async def json_body(request: Request, faults: FaultSet) -> Body:
         body = json.loads(raw, parse_constant=_no_constants)
     except (ValueError, RecursionError) as error:  # ValueError includes UnicodeDecodeError
         if faults.on(Fault.MALFORMED_JSON_500):
-            raise ApiError(500, "Internal server error") from error
+            raise crash() from error
         raise Refusal.MALFORMED_JSON.error() from error
     if not isinstance(body, dict):
         raise Refusal.BODY_NOT_OBJECT.error()

@@ -9,12 +9,15 @@
     GET  /sandbox/deliveries  the webhook delivery attempts so far (url, event, reference, status, ...).
     GET  /sandbox/health      200 when the server answers.
 
-Faults never apply here: the sandbox is the tests' instrument, not part of the API under test.
+Faults never apply here: the sandbox is the tests' instrument, not part of the API under test. Two
+variants do (a delayed funding credit, no settle hook): a real sandbox may well behave so.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -24,11 +27,23 @@ from starlette.routing import Route
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, Refusal, error_body
 from wallet_conformance.reference.faults import FaultSet
+from wallet_conformance.reference.variants import Variant
 
 if TYPE_CHECKING:
     from wallet_conformance.reference.app import Service
 
 NO_FAULTS = FaultSet()
+# Under a variant, an inbound payment is credited this long after the funding hook answered.
+FUNDING_DELAY_SECONDS = 0.5
+
+
+class Accepted(Exception):
+    """The sandbox took a request that completes later: answered 202 with `data`."""
+
+    def __init__(self, data: Any) -> None:
+        super().__init__("accepted")
+        self.data = data
+
 SandboxHandler = Callable[[Request, "Service"], Awaitable[Any]]
 
 
@@ -40,6 +55,10 @@ def _sandbox(handler: SandboxHandler, message: str) -> Callable[[Request], Await
     async def endpoint(request: Request) -> Response:
         try:
             return _ok(await handler(request, request.app.state.service), message)
+        except Accepted as accepted:
+            meta = {"statusCode": HTTPStatus.ACCEPTED, "success": True, "message": message}
+            body = {"meta": meta, "data": accepted.data}
+            return JSONResponse(body, status_code=HTTPStatus.ACCEPTED)
         except ApiError as error:
             return JSONResponse(error_body(error.status, error.message), status_code=error.status)
 
@@ -56,7 +75,12 @@ async def fund(request: Request, service: Service) -> Any:
         wallet = service.store.find_wallet_by_number(fields.account_number(body))
     else:
         raise Refusal.INVALID_FIELD.error(field="walletId", problem="walletId or accountNumber is required")
-    credit = service.store.fund(wallet, amount, narration)
+    if service.variants.on(Variant.FUNDING_DELAYED):
+        # The payment is announced now and credited later, as a bank's notification would arrive.
+        ledger = service.store.ledger
+        asyncio.get_running_loop().call_later(FUNDING_DELAY_SECONDS, ledger.fund, wallet, amount, narration)
+        raise Accepted({"walletId": wallet.public_id, "amount": amount, "status": "pending"})
+    credit = service.store.ledger.fund(wallet, amount, narration)
     return serialize.transaction(credit, NO_FAULTS)
 
 
@@ -64,13 +88,16 @@ async def settle(request: Request, service: Service) -> Any:
     reference = None
     if await request.body():
         reference = fields.text(await fields.json_body(request, NO_FAULTS), "reference", required=False)
-    pending = service.store.pending_transfers()
+    _, hook_open = service.settlement()
+    if not hook_open:
+        raise Refusal.NO_ROUTE.error(method=request.method, path=request.url.path)
+    pending = service.store.ledger.pending_transfers()
     if reference is not None:
         pending = [transaction for transaction in pending if transaction.reference == reference]
         if not pending:
             raise Refusal.NOT_FOUND.error(what="Pending transfer", key=reference)
     for transaction in pending:
-        service.store.settle(transaction)
+        service.store.ledger.settle(transaction)
     return [serialize.transaction(transaction, NO_FAULTS) for transaction in pending]
 
 

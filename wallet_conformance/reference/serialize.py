@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from wallet_conformance.reference.banks import Bank
 from wallet_conformance.reference.faults import Fault, FaultSet
-from wallet_conformance.reference.store import (
+from wallet_conformance.reference.records import (
     CURRENCY,
     PROCESSOR,
     SUCCESS,
@@ -177,7 +177,9 @@ def bank(record: Bank, faults: FaultSet) -> Json:
         "publicId": record.public_id,
         "createdAt": timestamp(record.created_at),
         "updatedAt": timestamp(record.created_at),
-        "deletedAt": "" if faults.on(Fault.BANK_DELETED_AT_EMPTY) else None,
+        "deletedAt": (
+            "" if faults.on(Fault.BANK_DELETED_AT_EMPTY) else record.deleted_at and timestamp(record.deleted_at)
+        ),
         "bankName": record.name,
         "bankCode": record.code,
         "nibssBankCode": record.nibss_code,

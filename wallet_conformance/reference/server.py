@@ -14,6 +14,7 @@ import uvicorn
 from wallet_conformance.reference.app import Service, create_app
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.store import Store
+from wallet_conformance.reference.variants import Variant, VariantSet
 from wallet_conformance.reference.webhooks import Webhooks
 
 START_TIMEOUT_SECONDS = 10.0
@@ -28,6 +29,8 @@ class ReferenceServer:
     `secret_key` is the test-mode key (records live=false), `live_secret_key` the live-mode one;
     both are random unless `secret_key` is given. Transfers settle `settle_delay` seconds after
     acceptance (None: only through `settle_url`). `funding_url` records inbound payments.
+    `variants` take other legitimate readings of points the document leaves open (variants.py;
+    names or `all`).
     """
 
     def __init__(
@@ -37,16 +40,22 @@ class ReferenceServer:
         settle_delay: float | None = 0.2,
         host: str = "127.0.0.1",
         port: int = 0,
+        variants: Iterable[str | Variant] = (),
     ) -> None:
         self.secret_key = secret_key or f"test_sk_{secrets.token_hex(20)}"
         self.live_secret_key = f"live_sk_{secrets.token_hex(20)}"
         self.faults = FaultSet(faults)
+        self.variants = VariantSet(variants)
         self.settle_delay = settle_delay
         self.host = host
         self.port = port
-        store = Store(self.faults, self.secret_key, self.live_secret_key)
+        store = Store(self.faults, self.secret_key, self.live_secret_key, self.variants)
         self.service = Service(
-            store=store, faults=self.faults, webhooks=Webhooks(store, self.faults), settle_delay=settle_delay
+            store=store,
+            faults=self.faults,
+            webhooks=Webhooks(store, self.faults),
+            settle_delay=settle_delay,
+            variants=self.variants,
         )
         self.app = create_app(self.service)
         self._server: uvicorn.Server | None = None

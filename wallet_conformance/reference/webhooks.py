@@ -26,9 +26,13 @@ import httpx
 
 from wallet_conformance.reference import serialize
 from wallet_conformance.reference.faults import FaultSet
-from wallet_conformance.reference.store import Store, Transaction, now
+from wallet_conformance.reference.records import Transaction, now
+from wallet_conformance.reference.store import Store
+from wallet_conformance.reference.variants import Variant
 
 SIGNATURE_HEADER = "x-wallet-signature"
+# Under a variant: the bare Transaction is delivered, signed in this header.
+BARE_SIGNATURE_HEADER = "x-signature"
 TIMEOUT_SECONDS = 2.0
 
 
@@ -74,14 +78,15 @@ class Webhooks:
         credential = self.store.credential_of(account, transaction.live)
         if not account.webhooks or credential is None:
             return
-        payload = {
-            "event": event,
-            "data": serialize.transaction(transaction, self.faults),
-            "account": account.public_id,
-            "createdAt": serialize.timestamp(now()),
+        record = serialize.transaction(transaction, self.faults)
+        payload: Any = {
+            "event": event, "data": record, "account": account.public_id, "createdAt": serialize.timestamp(now())
         }
+        header = SIGNATURE_HEADER
+        if self.store.variants.on(Variant.WEBHOOK_BARE_TRANSACTION):
+            payload, header = record, BARE_SIGNATURE_HEADER
         body = json.dumps(payload).encode()
-        headers = {"content-type": "application/json", SIGNATURE_HEADER: signature(body, credential.secret_key)}
+        headers = {"content-type": "application/json", header: signature(body, credential.secret_key)}
         for url in account.webhooks:
             delivery = Delivery(url=url, event=event, reference=transaction.reference, status="pending")
             self.deliveries.append(delivery)

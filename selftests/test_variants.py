@@ -1,0 +1,380 @@
+"""The variant catalogue, and the suite proven in the other direction.
+
+Every variant is named, quotes the sentence that leaves its point open, is read at one place and
+changes what a client sees. Then the conformance suite (tests/) runs against the reference with
+every variant on at once, and with each alone: a conforming reading of an open point must cost
+it no MUST and no SHOULD failure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from functools import cache
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+
+from selftests.conftest import REPORTS, ReferenceClient
+from selftests.suite_runs import run_in_process, tail
+from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
+from wallet_conformance.files import ROOT
+from wallet_conformance.reference import VARIANTS, ReferenceServer, Variant
+from wallet_conformance.reference.variants import ALL, VariantSet, expand
+
+PACKAGE = ROOT / "wallet_conformance" / "reference"
+VARIANT_ROWS = REPORTS / "variants"  # one JSON row per suite run, for reading the failures afterwards
+SETTLE_WAIT = 5.0
+# The suite's --settle-timeout in these runs: every variant's late effect (a slow settlement, a delayed
+# funding) lands within about a second and a half, and a wait that cannot end should not take 30 s.
+SUITE_SETTLE_TIMEOUT = "5"
+
+Scenario = Callable[[ReferenceClient], Any]
+
+
+# ----------------------------------------------------------------------- small scenarios
+
+
+def fund(c: ReferenceClient, wallet_id: str, amount: int) -> None:
+    """An inbound payment through the sandbox, waited for (a variant credits it later)."""
+    before = c.balance(wallet_id)
+    response = c.http.post(c.server.funding_url, json={"walletId": wallet_id, "amount": amount})
+    assert response.is_success, response.text
+    deadline = time.monotonic() + SETTLE_WAIT
+    while c.balance(wallet_id) < before + amount:
+        assert time.monotonic() < deadline, f"funding {wallet_id} did not arrive"
+        time.sleep(0.05)
+
+
+def wallets(c: ReferenceClient, funds: int = 0) -> tuple[str, str]:
+    source = c.wallet()["publicId"]
+    destination = c.wallet("secondary")["publicId"]
+    if funds:
+        fund(c, source, funds)
+    return source, destination
+
+
+def transfer(c: ReferenceClient, funds: int = 3 * MINIMUM, **change: Any) -> httpx.Response:
+    source, destination = wallets(c, funds)
+    return c.call("POST", "/transactions/transfer", json=transfer_body(source, destination) | change)
+
+
+def bank_transfer(c: ReferenceClient) -> httpx.Response:
+    source, _ = wallets(c, 10 * BANK_MINIMUM)
+    return c.call("POST", "/transactions/bank-transfer", json=bank_transfer_body(source))
+
+
+def data(response: httpx.Response) -> Any:
+    return response.json()["data"]
+
+
+def meta(response: httpx.Response) -> dict[str, Any]:
+    return response.json()["meta"]
+
+
+def accounts(c: ReferenceClient, **params: str) -> httpx.Response:
+    return c.call("GET", "/accounts", params=params)
+
+
+def names(response: httpx.Response) -> list[str]:
+    return [account["name"] for account in data(response)]
+
+
+def unknown_wallet(c: ReferenceClient) -> httpx.Response:
+    return c.call("GET", f"/virtual-accounts/{WALLET}99999999")
+
+
+def duplicate_reference(c: ReferenceClient) -> int:
+    wallet = c.wallet()["publicId"]
+    c.data("POST", "/collection-accounts", json=collection_body(wallet, reference="order-7"))
+    return c.call("POST", "/collection-accounts", json=collection_body(wallet, reference="order-7")).status_code
+
+
+def closed(c: ReferenceClient) -> str:
+    wallet = c.wallet()["publicId"]
+    c.data("DELETE", f"/virtual-accounts/{wallet}")
+    return wallet
+
+
+def listed_wallets(c: ReferenceClient) -> list[str]:
+    return [wallet["publicId"] for wallet in c.data("GET", "/virtual-accounts")]
+
+
+def wallet_order(c: ReferenceClient) -> bool:
+    """Whether the newer of two new wallets is listed before the older one."""
+    older, newer = c.wallet()["publicId"], c.wallet()["publicId"]
+    listed = listed_wallets(c)
+    return listed.index(newer) < listed.index(older)
+
+
+def settled_status(c: ReferenceClient) -> str:
+    sent = data(transfer(c))
+    c.settle()
+    deadline = time.monotonic() + SETTLE_WAIT
+    while (status := c.data("GET", f"/transactions/{sent['reference']}/verify")["status"]) == "pending":
+        assert time.monotonic() < deadline, "the transfer did not settle"
+        time.sleep(0.05)
+    return status
+
+
+def balances_before_settlement(c: ReferenceClient) -> tuple[int, int]:
+    """Source and destination balances right after a transfer is accepted (nothing settled yet)."""
+    source, destination = wallets(c, 3 * MINIMUM)
+    c.data("POST", "/transactions/transfer", json=transfer_body(source, destination))
+    return c.balance(source), c.balance(destination)
+
+
+def overdraft(c: ReferenceClient) -> tuple[int, str | None, int]:
+    """The status of a transfer the balance cannot cover, its status once settled, and the source balance."""
+    source, destination = wallets(c, MINIMUM)
+    response = c.call("POST", "/transactions/transfer", json=transfer_body(source, destination, 2 * MINIMUM))
+    c.settle()
+    status = None
+    if response.is_success:
+        status = c.data("GET", f"/transactions/{data(response)['reference']}/verify")["status"]
+    return response.status_code, status, c.balance(source)
+
+
+def without_narration(c: ReferenceClient) -> int:
+    source, destination = wallets(c, 3 * MINIMUM)
+    body = {name: value for name, value in transfer_body(source, destination).items() if name != "narration"}
+    return c.call("POST", "/transactions/transfer", json=body).status_code
+
+
+def update_webhooks(c: ReferenceClient, webhooks: list[str]) -> httpx.Response:
+    account = c.data("GET", "/accounts", params={"isDefault": "true"})[0]
+    return c.call("PATCH", f"/accounts/{account['publicId']}", json={"webhooks": webhooks})
+
+
+def delivered_events(c: ReferenceClient) -> list[str]:
+    """The events recorded for a webhook after a funding and an accepted transfer (not settled)."""
+    update_webhooks(c, ["http://127.0.0.1:9/hook"])
+    transfer(c)
+    deliveries = c.http.get(f"{c.server.origin}/sandbox/deliveries").json()["data"]
+    return sorted({delivery["event"] for delivery in deliveries})
+
+
+class Listener:
+    """A loopback webhook listener recording the header names and bodies it receives."""
+
+    def __init__(self) -> None:
+        received: list[tuple[list[str], Any]] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                received.append((sorted(name.lower() for name in self.headers), json.loads(body)))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.received = received
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def delivery_shape(c: ReferenceClient) -> tuple[list[str], list[str]]:
+    """The signature header and the top-level fields of the first delivery of a funding."""
+    listener = Listener()
+    try:
+        update_webhooks(c, [listener.url])
+        fund(c, c.wallet()["publicId"], MINIMUM)
+        deadline = time.monotonic() + SETTLE_WAIT
+        while not listener.received:
+            assert time.monotonic() < deadline, "no delivery arrived"
+            time.sleep(0.05)
+        headers, body = listener.received[0]
+        return [name for name in headers if "signature" in name], sorted(body)
+    finally:
+        listener.close()
+
+
+def funding_status(c: ReferenceClient) -> int:
+    wallet = c.wallet()["publicId"]
+    return c.http.post(c.server.funding_url, json={"walletId": wallet, "amount": MINIMUM}).status_code
+
+
+# Each variant, and what a client observes of it: the observation differs from the faithful reference's.
+SCENARIOS: dict[Variant, Scenario] = {
+    Variant.VALIDATION_422: lambda c: c.call("POST", "/virtual-accounts", json={"category": "tertiary"}).status_code,
+    Variant.UNKNOWN_RECORD_400: lambda c: unknown_wallet(c).status_code,
+    Variant.CONFLICTS_400: duplicate_reference,
+    Variant.INSUFFICIENT_BALANCE_402: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,
+    Variant.ERROR_DETAILS: lambda c: (sorted(meta(unknown_wallet(c))), data(unknown_wallet(c))),
+    Variant.STRICT_QUERY: lambda c: c.call("GET", "/virtual-accounts", params={"sort": "asc"}).status_code,
+    Variant.PAGING_PAGE_LIMIT: lambda c: len(data(accounts(c, limit="1"))),
+    Variant.PAGING_OFFSET_LIMIT: lambda c: names(accounts(c, offset="1", limit="1")),
+    Variant.PER_PAGE_CAPPED: lambda c: meta(accounts(c, perPage="50"))["pagination"]["perPage"],
+    Variant.LISTS_OLDEST_FIRST: wallet_order,
+    Variant.ACCOUNTS_NEWEST_FIRST: lambda c: names(accounts(c))[0],
+    Variant.CLOSED_WALLET_READABLE: lambda c: c.call("GET", f"/virtual-accounts/{closed(c)}").status_code,
+    Variant.CLOSED_WALLET_LISTED: lambda c: closed(c) in listed_wallets(c),
+    Variant.CLOSE_IS_IDEMPOTENT: lambda c: c.call("DELETE", f"/virtual-accounts/{closed(c)}").status_code,
+    Variant.SLOW_SETTLEMENT: lambda c: c.settle().status_code,
+    Variant.SETTLED_STATUS_SUCCESSFUL: settled_status,
+    Variant.DEBIT_AT_SETTLEMENT: balances_before_settlement,
+    Variant.CREDIT_AT_ACCEPTANCE: balances_before_settlement,
+    Variant.OVERDRAFT_FAILS_LATER: overdraft,
+    Variant.WALLET_TRANSFER_FEE: lambda c: (data(transfer(c))["fee"], data(transfer(c))["actualAmount"]),
+    Variant.BANK_TRANSFER_FREE: lambda c: data(bank_transfer(c))["fee"],
+    Variant.EXTRA_FIELDS: lambda c: "object" in c.wallet(),
+    Variant.EXTRA_META: lambda c: sorted(meta(accounts(c))),
+    Variant.EXTRA_HEADERS: lambda c: "ratelimit-limit" in accounts(c).headers,
+    Variant.CONTENT_TYPE_CHARSET: lambda c: accounts(c).headers["content-type"],
+    Variant.WRONG_KEY_403: lambda c: c.call("GET", "/accounts", key="not-the-key").status_code,
+    Variant.WEBHOOK_ON_ACCEPTANCE: delivered_events,
+    Variant.WEBHOOK_BARE_TRANSACTION: delivery_shape,
+    Variant.WEBHOOK_URLS_CHECKED: lambda c: update_webhooks(c, ["not a url"]).status_code,
+    Variant.FUNDING_DELAYED: funding_status,
+    Variant.NAME_FILTER_SUBSTRING: lambda c: names(accounts(c, name="pay")),
+    Variant.MORE_ACCOUNTS: lambda c: meta(accounts(c))["pagination"]["totalCount"],
+    Variant.INACTIVE_BANK_FIRST: lambda c: c.data("GET", "/transactions/banks")[0]["active"],
+    Variant.PREEXISTING_RECORDS: lambda c: meta(c.call("GET", "/virtual-accounts"))["pagination"]["totalCount"],
+    Variant.WALLET_NAME_REQUIRED: lambda c: (
+        c.call("POST", "/virtual-accounts", json={"category": "primary"}).status_code
+    ),
+    Variant.NARRATION_REQUIRED: without_narration,
+}
+
+
+# ---------------------------------------------------------------------------- the catalogue
+
+
+def test_variants_are_many_and_unique_kebab_case() -> None:
+    """At least thirty variants, each its own member with a unique kebab-case CLI name; `all` is every one."""
+    assert len(Variant.__members__) == len(list(Variant)) == len(VARIANTS) >= 30
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name) for name in VARIANTS)
+    assert all(Variant.parse(name) is variant and Variant.parse(variant.name) is variant
+               for name, variant in VARIANTS.items())
+    assert expand([ALL]) == list(Variant) and len(VariantSet([ALL, "lists-oldest-first"])) == len(Variant)
+    with pytest.raises(ValueError, match="unknown variant"):
+        Variant.parse("no-such-variant")
+
+
+def test_variants_quote_the_open_sentence_in_one_line() -> None:
+    """Every variant quotes the document's sentence that leaves its point open and says in one line what changes."""
+    for variant in Variant:
+        assert variant.quote.strip() and variant.description.strip() and "\n" not in variant.description, variant
+    # The quoted sentences leave points open: most say 'not shown'; the others state a shape, not a rule.
+    assert sum("not shown" in variant.quote for variant in Variant) >= len(Variant) // 2
+
+
+def test_variants_and_faults_do_not_share_names() -> None:
+    """A variant is never also a fault: one breaks the document, the other does not."""
+    from wallet_conformance.reference import FAULTS
+
+    assert not set(VARIANTS) & set(FAULTS)
+
+
+def test_every_variant_has_a_scenario() -> None:
+    """The scenarios cover exactly the variants."""
+    assert set(SCENARIOS) == set(Variant)
+
+
+@cache
+def package_sources() -> dict[str, str]:
+    """The reference's modules (routes/ included), but the catalogue itself."""
+    return {
+        str(path.relative_to(PACKAGE)): path.read_text() for path in PACKAGE.rglob("*.py") if path.name != "variants.py"
+    }
+
+
+@pytest.mark.parametrize("variant", list(Variant), ids=lambda variant: variant.cli_name)
+def test_variant_is_read_at_exactly_one_place(variant: Variant) -> None:
+    """The package reads the variant once, as `variants.on(Variant.NAME)`."""
+    sources = package_sources()
+    uses = [name for name, text in sources.items() for _ in re.finditer(rf"\bVariant\.{variant.name}\b", text)]
+    reads = [name for name, text in sources.items() for _ in re.finditer(rf"\.on\(Variant\.{variant.name}\)", text)]
+    assert len(uses) == 1, f"{variant.name} is used in {uses or 'no module'}"
+    assert reads == uses
+
+
+def test_cli_lists_variants() -> None:
+    """`--list-variants` prints every variant with what changes and the sentence it rests on."""
+    from wallet_conformance.reference.__main__ import list_variants, parse_arguments
+
+    listing = list_variants()
+    for name, variant in VARIANTS.items():
+        assert name in listing and variant.description in listing and variant.quote in listing
+    assert parse_arguments(["--variant", "all", "--variant", "lists-oldest-first"]).variant == [
+        ALL, "lists-oldest-first"]
+
+
+# ------------------------------------------------------------------------ visible behaviour
+
+
+@pytest.fixture
+def variant_server(request: pytest.FixtureRequest) -> Iterator[ReferenceServer]:
+    server = ReferenceServer(variants=[request.param], settle_delay=None).start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("variant_server", list(Variant), ids=lambda variant: variant.cli_name, indirect=True)
+def test_variant_changes_what_a_client_sees(
+    variant_server: ReferenceServer, reference: ReferenceClient, http_client: httpx.Client
+) -> None:
+    """With the variant on, its scenario observes something the reference without it does not show."""
+    (variant,) = variant_server.variants
+    scenario = SCENARIOS[variant]
+    faithful = scenario(reference)
+    varied = scenario(ReferenceClient(variant_server, http_client))
+    assert varied != faithful, f"{variant.cli_name}: both servers show {faithful!r}"
+
+
+# --------------------------------------------------------------- the suite, the other way round
+
+
+def first_line(message: str | None) -> str:
+    """The first line of a failure's reason: the exception's line (a ConformanceFailure's title, a TargetError's
+    message), else the first `E` line, else the first line."""
+    text = message or ""
+    raised = re.search(r"^E\s+[\w.]*(?:Failure|Error|Exception): (\S.*)$", text, re.MULTILINE)
+    any_e = re.search(r"^E\s+(\S.*)$", text, re.MULTILINE)
+    return (raised or any_e).group(1) if (raised or any_e) else text.split("\n")[0]
+
+
+def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The MUST and SHOULD requirements the run failed, each with its failed tests and their first line."""
+    found = []
+    for entry in report["requirements"]:
+        if entry["level"] in ("MUST", "SHOULD") and entry["verdict"] == "fail":
+            tests = [
+                {"nodeid": test["nodeid"], "reason": first_line(test.get("message"))}
+                for test in entry["tests"]
+                if test["outcome"] == "failed"
+            ]
+            found.append({"requirement": entry["id"], "level": entry["level"], "tests": tests})
+    return found
+
+
+@pytest.mark.parametrize("variant", [ALL, *sorted(VARIANTS)])
+def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pytest.Pytester) -> None:
+    """The suite finds no MUST and no SHOULD failure in a reference that reads open points another way."""
+    process, report, seconds = run_in_process(
+        pytester, pytester.path / "report", "--reference-variant", variant, "--settle-timeout", SUITE_SETTLE_TIMEOUT,
+        paths=("tests",),
+    )
+    assert report is not None, f"{variant}: the run wrote no report\n{tail(process)}"
+    failed = failures(report)
+    VARIANT_ROWS.mkdir(parents=True, exist_ok=True)
+    row = {"variant": variant, "failures": failed, "seconds": round(seconds, 2)}
+    (VARIANT_ROWS / f"{variant}.json").write_text(json.dumps(row, indent=2) + "\n")
+    summary = "\n".join(
+        f"  {entry['requirement']} ({entry['level']}): "
+        + "; ".join(f"{test['nodeid']}: {test['reason']}" for test in entry["tests"])
+        for entry in failed
+    )
+    assert not failed, f"the suite failed a conforming reading ({variant}):\n{summary}"

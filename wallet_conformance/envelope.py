@@ -1,0 +1,167 @@
+"""Where the envelope is checked: every response is `{meta, data}` (the document's general conventions).
+
+The shapes come from schemas/envelope.json, one JSON pointer per fact; code keeps only what a schema cannot
+say: that meta.statusCode equals the HTTP status, which operations carry a message or pagination (the
+catalogue), and that the body is JSON at all. Checks follow the convention of checks.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from wallet_conformance import contract, validation
+from wallet_conformance.checks import conforms, fail
+from wallet_conformance.client import Exchange
+from wallet_conformance.failures import check
+
+SCHEMA = "envelope.json"
+META = "#/$defs/meta/properties"
+
+
+@check
+def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
+    """The body is a JSON object holding `meta` (an object) and `data` (envelope.json, its root and meta's type)."""
+    if not exchange.is_json:
+        fail("the body is a JSON envelope with meta and data", "a JSON object with meta and data",
+             "a body that is not JSON", exchange, requirement=requirement)
+    body = exchange.json
+    # The root of envelope.json also holds meta's own fields: those are other requirements (statusCode, success).
+    shape = [problem for problem in validation.problems(SCHEMA, body)
+             if problem.path == "" or (problem.path == "meta" and problem.keyword == "type")]
+    if shape:
+        received = sorted(body) if isinstance(body, dict) else type(body).__name__
+        fail("the body is a JSON envelope with meta and data", ["data", "meta"], received, exchange,
+             detail="; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in shape),
+             requirement=requirement)
+    return body
+
+
+@check
+def content_type_json(exchange: Exchange, *, requirement: str | None = None) -> str:
+    content_type = (exchange.header("content-type") or "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        fail("the response is labelled application/json", "application/json", content_type or None, exchange,
+             requirement=requirement)
+    return content_type
+
+
+@check
+def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> int:
+    """meta.statusCode is an integer (envelope.json) equal to the HTTP status (code: a schema cannot say it)."""
+    code = exchange.meta.get("statusCode")
+    conforms(code, SCHEMA, exchange, pointer=f"{META}/statusCode", where="meta.statusCode", requirement=requirement)
+    if code != exchange.status:
+        fail("meta.statusCode is an integer repeating the HTTP status", exchange.status, code, exchange,
+             requirement=requirement)
+    return code
+
+
+@check
+def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = None) -> bool:
+    value = exchange.meta.get("success")
+    if "success" not in exchange.meta:
+        fail("meta.success is a boolean", "true or false", None, exchange, requirement=requirement)
+    return conforms(value, SCHEMA, exchange, pointer=f"{META}/success", where="meta.success",
+                    requirement=requirement)
+
+
+@check
+def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | None = None) -> bool:
+    """meta.success is true on a success (envelope.json#/$defs/success), false on an error (#/$defs/failure)."""
+    if exchange.meta.get("success") is not expected:
+        fail(f"meta.success is {str(expected).lower()}", expected, exchange.meta.get("success"), exchange,
+             requirement=requirement)
+    return expected
+
+
+@check
+def message_is_string(exchange: Exchange, *, requirement: str | None = None) -> None:
+    if "message" in exchange.meta:
+        conforms(exchange.meta["message"], SCHEMA, exchange, pointer=f"{META}/message", where="meta.message",
+                 requirement=requirement)
+
+
+@check
+def message_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """meta.message is present or absent as the document says for this operation (with-/without-message)."""
+    json_envelope(exchange, requirement=requirement)
+    rule = contract.message_rule(exchange.operation_id)
+    present = "message" in exchange.meta
+    if rule == "present" and not present:
+        fail(f"meta.message is present on {exchange.operation_id}", "a message", "no message", exchange,
+             requirement=requirement)
+    if rule == "absent" and present:
+        fail(f"meta.message is absent from {exchange.operation_id}", "no message", exchange.meta["message"], exchange,
+             requirement=requirement)
+
+
+@check
+def message_value(exchange: Exchange, *, requirement: str | None = None) -> str | None:
+    expected = contract.success_message(exchange.operation_id)
+    if exchange.meta.get("message") != expected:
+        fail(f"meta.message of {exchange.operation_id} is the documented message", expected,
+             exchange.meta.get("message"), exchange, requirement=requirement)
+    return expected
+
+
+@check
+def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """meta.pagination is present on the paged lists and absent elsewhere, on a JSON envelope (evidence)."""
+    json_envelope(exchange, requirement=requirement)
+    paginated = contract.is_paginated(exchange.operation_id)
+    present = "pagination" in exchange.meta
+    if paginated and not present:
+        fail(f"meta.pagination is present on {exchange.operation_id}", "meta.pagination", sorted(exchange.meta),
+             exchange, requirement=requirement)
+    if not paginated and present:
+        fail(f"no pagination object on {exchange.operation_id}", "no meta.pagination", exchange.meta["pagination"],
+             exchange, requirement=requirement)
+
+
+@check
+def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
+    """meta.pagination holds integer totalCount, perPage and current (envelope.json#/$defs/pagination)."""
+    pagination = exchange.meta.get("pagination")
+    for name in ("totalCount", "perPage", "current"):
+        value = pagination.get(name) if isinstance(pagination, dict) else None
+        conforms(value, SCHEMA, exchange, pointer=f"#/$defs/pagination/properties/{name}",
+                 where=f"meta.pagination.{name}", requirement=requirement)
+    return pagination
+
+
+@check
+def data_is_object(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
+    """data is an object on a single-record response (envelope.json#/$defs/single)."""
+    if not isinstance(exchange.data, dict):
+        fail("data is an object on a single-record response", "an object", type(exchange.data).__name__, exchange,
+             requirement=requirement)
+    return exchange.data
+
+
+@check
+def data_is_array(exchange: Exchange, *, requirement: str | None = None) -> list[Any]:
+    """data is an array on a list response (envelope.json#/$defs/paged and unpaged-list)."""
+    if not isinstance(exchange.data, list):
+        fail("data is an array on a list response", "an array", type(exchange.data).__name__, exchange,
+             requirement=requirement)
+    return exchange.data
+
+
+@check
+def entries(exchange: Exchange, label: str = "data", *, requirement: str | None = None,
+            allow_empty: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    """The entries of a list response, each an object, with where they are (`data[0]`, ...).
+
+    An empty list proves nothing about its entries: the test skips with the reason, unless `allow_empty`.
+    """
+    found = []
+    for index, entry in enumerate(data_is_array(exchange, requirement=requirement)):
+        if not isinstance(entry, dict):
+            fail("each list entry is an object", "an object", type(entry).__name__, exchange, requirement=requirement)
+        found.append((f"{label}[{index}]", entry))
+    if not found and not allow_empty:
+        pytest.skip(f"{exchange.method} {exchange.operation_id} listed no entry: nothing to check its entries on "
+                    f"(a check over an empty list proves nothing)")
+    return found

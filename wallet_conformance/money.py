@@ -1,0 +1,107 @@
+"""Following the money: balances read as integers, transfers accepted and settled, credits found, fees.
+
+Shared by the tests of money (SVC-24..29), limits, states and resources; beside resources.py, which makes
+and funds the wallets these read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from wallet_conformance import checks, contract
+from wallet_conformance.client import Exchange, TargetError
+from wallet_conformance.resources import Resources, poll
+
+# How long balances must stay put after a refused transfer: a few polls of resources.poll, not a sleep.
+QUIET_WINDOW = 0.4
+
+
+def int_balance(resources: Resources, public_id: str) -> int:
+    """A wallet's balance, which must be an integer of kobo to compare money."""
+    balance = resources.balance(public_id)
+    if type(balance) is not int:
+        raise TargetError(f"wallet {public_id} reads with balance {balance!r}, not an integer: cannot compare money",
+                          requirement=contract.MONEY_INTEGERS)
+    return balance
+
+
+def amount_of(data: Any, name: str, exchange: Exchange) -> int:
+    """A money field of a response, which must be an integer of kobo to follow the money."""
+    value = data.get(name) if isinstance(data, dict) else None
+    if type(value) is not int:
+        raise TargetError(f"the {exchange.operation_id} response has {name} {value!r}, not an integer of kobo "
+                          f"(see SVC-21): cannot follow the money\n{exchange.describe()}", exchange,
+                          requirement=contract.MONEY_INTEGERS)
+    return value
+
+
+def accepted_transfer(exchange: Exchange, what: str) -> dict[str, Any]:
+    """The transaction of an accepted transfer made as a setup step (a refusal fails its acceptance requirement)."""
+    if not exchange.ok or not isinstance(exchange.data, dict) or not isinstance(exchange.data.get("reference"), str):
+        raise TargetError(f"could not {what}: the target answered {exchange.status} without a transaction "
+                          f"reference\n{exchange.describe()}", exchange,
+                          requirement=contract.acceptance_requirement(exchange.operation_id))
+    return exchange.data
+
+
+def settled(resources: Resources, reference: str) -> dict[str, Any]:
+    """The transaction once it left `pending` with the one completed status the document shows, else a skip."""
+    completed = contract.success_state()
+    done = resources.wait_settled(reference)
+    if done is None:
+        pytest.skip(f"transaction {reference} was still pending after --settle-timeout "
+                    f"({resources.settings.settle_timeout:g} s); the document does not show when a transfer leaves "
+                    f"pending, so its money cannot be checked here")
+    if done.get("status") != completed:
+        pytest.skip(f"transaction {reference} left pending with status {done.get('status')!r}, not the observed "
+                    f"{completed!r}; the document shows no other status, so its money is not checked here")
+    return done
+
+
+def balance_after_change(resources: Resources, public_id: str, before: int) -> int:
+    """The wallet's balance once it differs from `before` (or `before` if it stays so past --settle-timeout)."""
+    changed = poll(lambda: [balance] if (balance := int_balance(resources, public_id)) != before else None,
+                   resources.settings.settle_timeout)
+    return changed[0] if changed else before
+
+
+def balances_moved(resources: Resources, before: dict[str, int]) -> dict[str, Any]:
+    """The wallets whose balance left its `before` value during QUIET_WINDOW ({} when none did)."""
+
+    def moved() -> dict[str, Any]:
+        now = {public_id: resources.balance(public_id) for public_id in before}
+        return {public_id: value for public_id, value in now.items() if value != before[public_id]}
+
+    return poll(moved, QUIET_WINDOW) or {}
+
+
+def refused_without_debit(resources: Resources, exchange: Exchange, before: dict[str, int], why: str, *,
+                          requirement: str | None = None) -> None:
+    """The transfer was refused with a 4xx, and no balance of `before` moved afterwards."""
+    checks.refused(exchange, why, requirement=requirement)
+    moved = balances_moved(resources, before)
+    if moved:
+        checks.fail("a refused transfer changes no balance", before, moved, exchange, requirement=requirement)
+
+
+def pays_into(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:
+    """Whether a listed transaction pays into `wallet` (by publicId or account number)."""
+    destination = entry.get("destinationData") if isinstance(entry.get("destinationData"), dict) else {}
+    return wallet.get("publicId") in (entry.get("destination"), destination.get("publicId")) or (
+        destination.get("accountNumber") == wallet.get("accountNumber"))
+
+
+def fee(data: dict[str, Any], exchange: Exchange, where: str = "data", *, requirement: str | None = None) -> int:
+    """A transfer's fee: an integer of 0 or more."""
+    value = data.get("fee")
+    if type(value) is not int or value < 0:
+        checks.fail(f"{where}.fee is an integer of 0 or more", "an integer >= 0", value, exchange,
+                    requirement=requirement)
+    return value
+
+
+def funding(operation_id: str) -> int:
+    """Enough kobo for one accepted transfer of the minimum, fees included (generously)."""
+    return contract.minimum_amount(operation_id) * 3

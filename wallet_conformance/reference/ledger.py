@@ -1,0 +1,320 @@
+"""How money moves: inbound payments, wallet and bank transfers, their settlement and credit legs.
+
+How money moves (read this first):
+
+* An inbound payment (the sandbox's `fund`) is a `credit` with sourceType `External`, recorded
+  `success`, and raises the wallet balance by its amount at once.
+* A wallet-to-wallet transfer costs no fee. On acceptance the source balance is checked and
+  debited by actualAmount (= amount) in one step, and a `debit` is recorded `pending`. Settlement
+  (after the server's settle delay, or the sandbox's `settle`) marks it `success`, credits the
+  destination by amount and records the destination's `credit` leg.
+* A bank transfer costs a fee from `BANK_TRANSFER_FEES`. On acceptance the source is checked and
+  debited by actualAmount (= amount + fee) in one step; the `debit` is recorded `pending`.
+  Settlement marks it `success`; the money has left the service, so there is no credit leg.
+* A refused transfer changes nothing. The ledger's methods never await, so when the server's event
+  loop runs one of them, the check and the debit cannot interleave with another request.
+
+Variants (variants.py) read other points the document leaves open: a fee on wallet transfers, no fee
+on bank transfers, the debit at settlement (the amount held until then: what can be spent is the
+balance less what is held), the credit at acceptance, an overdraft accepted `pending` that fails at
+settlement moving nothing, and another final status word. Under every one of them no balance goes
+below zero and money is conserved once transfers have settled.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from itertools import count
+from typing import TYPE_CHECKING
+
+from wallet_conformance.reference.banks import holder_name
+from wallet_conformance.reference.errors import Refusal
+from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.records import (
+    PENDING,
+    SANDBOX_SENDER_ACCOUNT_NUMBER,
+    SANDBOX_SENDER_BANK_CODE,
+    SUCCESS,
+    BankAccount,
+    Credential,
+    ExternalSource,
+    Transaction,
+    Wallet,
+    now,
+)
+from wallet_conformance.reference.variants import Variant
+
+if TYPE_CHECKING:
+    from wallet_conformance.reference.banks import Bank
+    from wallet_conformance.reference.store import Store
+
+# The fee of a bank transfer, by amount (kobo): the first row whose ceiling holds the amount.
+BANK_TRANSFER_FEES: tuple[tuple[int | None, int], ...] = (
+    (500_000, 1_075),  # up to 5,000 naira: 10.75 naira
+    (5_000_000, 2_688),  # up to 50,000 naira: 26.88 naira
+    (None, 5_375),  # above: 53.75 naira
+)
+# The fee of a wallet-to-wallet transfer under the variant that charges one (10 naira).
+WALLET_TRANSFER_FEE = 1_000
+# The status of a transfer that could not be covered (a variant), and the settled one's other word.
+FAILED = "failed"
+SUCCESSFUL = "successful"
+
+
+def bank_transfer_fee(amount: int) -> int:
+    for ceiling, fee in BANK_TRANSFER_FEES:
+        if ceiling is None or amount <= ceiling:
+            return fee
+    raise AssertionError("the fee table ends with an open row")
+
+
+class Ledger:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.faults = store.faults
+        self.variants = store.variants
+        self._source_numbers = count(1)
+        self._transaction_numbers = count(1)
+
+    # -- balances
+
+    def _move(self, wallet: Wallet, kobo: int) -> None:
+        wallet.balance += kobo
+        wallet.last_updated = now()
+
+    def held(self, wallet: Wallet) -> int:
+        """What accepted transfers hold of the wallet's balance until they settle (the debit-at-settlement variant)."""
+        return sum(t.actual_amount for t in self.store.transactions if t.held and t.source is wallet)
+
+    def covers(self, wallet: Wallet, kobo: int) -> bool:
+        return wallet.balance - self.held(wallet) >= kobo
+
+    def require_funds(self, wallet: Wallet, kobo: int) -> None:
+        if self.covers(wallet, kobo):
+            return
+        refusal = Refusal.INSUFFICIENT_BALANCE.error(wallet=wallet.public_id)
+        if self.variants.on(Variant.INSUFFICIENT_BALANCE_402):
+            refusal.status = HTTPStatus.PAYMENT_REQUIRED
+        raise refusal
+
+    def pending_transfers(self) -> list[Transaction]:
+        return [t for t in self.store.transactions if t.entry == "debit" and t.status == PENDING]
+
+    # -- records
+
+    def _next_transaction_number(self) -> int:
+        return next(self._transaction_numbers)
+
+    def _record(self, number: int, **fields) -> Transaction:
+        transaction = self._new(number, **fields)
+        self.store.transactions.append(transaction)
+        return transaction
+
+    def _session_id(self, bank: Bank, moment, number: int) -> str:
+        """A NIBSS-style 30-digit session id: the bank's NIBSS code, the time, a sequence number."""
+        return f"{bank.nibss_code}{moment:%y%m%d%H%M%S}{number:012d}"
+
+    def _tell(self, event: str, transaction: Transaction) -> None:
+        for listener in self.store.listeners:
+            listener(event, transaction)
+
+    # -- transfers
+
+    def _accept(self, transaction: Transaction, *, check_funds: bool, debited: int) -> Transaction:
+        """Moves the money of an accepted transfer: the source now (or at settlement), and nothing if it is doomed."""
+        covered = self.covers(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
+        if check_funds and not covered:
+            if not self.variants.on(Variant.OVERDRAFT_FAILS_LATER):
+                self.require_funds(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
+            transaction.doomed = True
+        elif isinstance(transaction.destination, Wallet) and self.variants.on(Variant.CREDIT_AT_ACCEPTANCE):
+            # Money moves on both sides at once; settlement only changes the status.
+            self._move(transaction.source, -debited)  # type: ignore[arg-type]
+            self._credit(transaction, transaction.destination)
+        elif self.variants.on(Variant.DEBIT_AT_SETTLEMENT):
+            transaction.held = True
+        else:
+            self._move(transaction.source, -debited)  # type: ignore[arg-type]
+        transaction.balance = transaction.source.balance  # type: ignore[union-attr]
+        self.store.transactions.append(transaction)
+        if self.variants.on(Variant.WEBHOOK_ON_ACCEPTANCE):
+            self._tell("transfer.created", transaction)
+        return transaction
+
+    def transfer(
+        self,
+        caller: Credential,
+        *,
+        source: Wallet,
+        destination: Wallet,
+        amount: int,
+        narration: str,
+        check_funds: bool = True,
+    ) -> Transaction:
+        """Accepts a wallet-to-wallet transfer: debits the source now, credits the destination at settlement."""
+        if source is destination:
+            raise Refusal.SAME_WALLET.error()
+        fee = WALLET_TRANSFER_FEE if self.variants.on(Variant.WALLET_TRANSFER_FEE) else 0
+        number = self._next_transaction_number()
+        moment = now()
+        transaction = self._new(
+            number,
+            auth=caller.id,
+            account=source.account,
+            live=source.live,
+            entry="debit",
+            source=source,
+            destination=destination,
+            amount=amount,
+            fee=fee,
+            fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
+            balance=source.balance,
+            narration=narration,
+            reference=f"wt-{number:010d}",
+            debit_reference=None,
+            link_ref=f"lnk-{number:010d}",
+            session_id=self._session_id(source.bank, moment, number),
+            status=PENDING,
+            is_third_party=False,
+        )
+        return self._accept(transaction, check_funds=check_funds, debited=amount + fee)
+
+    def bank_transfer(
+        self, caller: Credential, *, source: Wallet, beneficiary: BankAccount, amount: int, narration: str
+    ) -> Transaction:
+        """Accepts a payout to an external account: debits amount + fee now; settlement completes it."""
+        fee = 0 if self.variants.on(Variant.BANK_TRANSFER_FREE) else bank_transfer_fee(amount)
+        if self.faults.on(Fault.BANK_TRANSFER_NEGATIVE_FEE):
+            fee = -fee
+        debited = amount if self.faults.on(Fault.BANK_TRANSFER_FEE_NOT_DEBITED) else amount + fee
+        number = self._next_transaction_number()
+        moment = now()
+        transaction = self._new(
+            number,
+            auth=caller.id,
+            account=source.account,
+            live=source.live,
+            entry="debit",
+            source=source,
+            destination=beneficiary,
+            amount=amount,
+            fee=fee,
+            fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
+            balance=source.balance,
+            narration=narration,
+            reference=f"bt-{number:010d}",
+            debit_reference=None,
+            link_ref=f"lnk-{number:010d}",
+            session_id=self._session_id(beneficiary.bank, moment, number),
+            name_enquiry_ref=f"ne-{number:010d}",
+            status=PENDING,
+            # The money leaves the service for a third party's bank.
+            is_third_party=True,
+        )
+        return self._accept(transaction, check_funds=True, debited=debited)
+
+    def _new(self, number: int, **fields) -> Transaction:
+        """A transaction not yet recorded (`_accept` records it once its money has moved)."""
+        created = now()
+        return Transaction(
+            id=self.store.object_id(),
+            number=number,
+            public_id=f"{self.store.prefixes.transaction}{number:010d}",
+            t_ref=f"t{number:012d}",
+            created_at=created,
+            updated_at=created,
+            **fields,
+        )
+
+    def settle(self, transaction: Transaction) -> None:
+        """Completes a pending transfer (a no-op when it is no longer pending)."""
+        if transaction.status != PENDING:
+            return
+        transaction.updated_at = now()
+        if transaction.doomed:
+            transaction.status = FAILED
+            self._tell("transfer.failed", transaction)
+            return
+        transaction.status = SUCCESSFUL if self.variants.on(Variant.SETTLED_STATUS_SUCCESSFUL) else SUCCESS
+        if transaction.held:
+            transaction.held = False
+            self._move(transaction.source, -transaction.actual_amount)  # type: ignore[arg-type]
+        destination = transaction.destination
+        if isinstance(destination, Wallet) and transaction.credit is None:
+            self._credit(transaction, destination)
+        self._tell("transfer.settled", transaction)
+
+    def _credit(self, debit: Transaction, destination: Wallet) -> None:
+        """Credits the destination wallet by the amount and records its credit leg."""
+        credited = debit.amount * 2 if self.faults.on(Fault.SETTLEMENT_CREDITS_TWICE) else debit.amount
+        self._move(destination, credited)
+        if self.faults.on(Fault.NO_CREDIT_LEG):
+            return
+        number = self._next_transaction_number()
+        debit.credit = self._record(
+            number,
+            auth=destination.auth,
+            account=destination.account,
+            live=destination.live,
+            entry="credit",
+            source=debit.source,
+            destination=destination,
+            amount=debit.amount,
+            fee=0,
+            fee_reference=None,
+            balance=destination.balance,
+            narration=debit.narration,
+            reference=f"cr-{number:010d}",
+            debit_reference=debit.reference,
+            link_ref=debit.link_ref,
+            session_id=debit.session_id,
+            status=SUCCESS,
+            is_third_party=False,
+        )
+        self._tell("transaction.credit", debit.credit)
+
+    # -- inbound payments
+
+    def fund(self, wallet: Wallet, amount: int, narration: str) -> Transaction:
+        """An external payment into a wallet (sandbox): recorded `success`, credited at once."""
+        sender_bank = self.store.bank(SANDBOX_SENDER_BANK_CODE)
+        assert sender_bank is not None, "the sandbox sender's bank is in data/banks.json"
+        number = self._next_transaction_number()
+        moment = now()
+        source_number = next(self._source_numbers)
+        session_id = self._session_id(sender_bank, moment, number)
+        source = ExternalSource(
+            number=source_number,
+            public_id=f"{self.store.prefixes.external_source}{source_number:08d}",
+            bank=sender_bank,
+            account_name=holder_name(SANDBOX_SENDER_ACCOUNT_NUMBER) or "",
+            account_number=SANDBOX_SENDER_ACCOUNT_NUMBER,
+            reference=f"in-{number:010d}",
+            session_id=session_id,
+            live=wallet.live,
+            created_at=moment,
+        )
+        if not self.faults.on(Fault.FUNDING_NOT_CREDITED):
+            self._move(wallet, amount)
+        credit = self._record(
+            number,
+            auth=wallet.auth,
+            account=wallet.account,
+            live=wallet.live,
+            entry="credit",
+            source=source,
+            destination=wallet,
+            amount=amount,
+            fee=0,
+            fee_reference=None,
+            balance=wallet.balance,
+            narration=narration,
+            reference=source.reference,
+            debit_reference=None,
+            link_ref=f"lnk-{number:010d}",
+            session_id=session_id,
+            status=PENDING if self.faults.on(Fault.INBOUND_CREDIT_PENDING) else SUCCESS,
+            is_third_party=True,
+        )
+        self._tell("transaction.credit", credit)
+        return credit

@@ -1,0 +1,77 @@
+"""PATCH /accounts/{accountId} and GET /accounts."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from wallet_conformance.reference import fields, serialize
+from wallet_conformance.reference.app import DOCUMENTED, Call, envelope, operation, reply
+from wallet_conformance.reference.errors import ApiError, Refusal, invalid
+from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.paging import paginate
+from wallet_conformance.reference.variants import Variant
+
+# The documented filters of GET /accounts.
+FILTERS = ("name", "isDefault", "live")
+
+
+def _absolute_url(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+@operation("updateAccount")
+async def update_account(request: Request, call: Call) -> Response:
+    try:
+        account = call.store.find_account(request.path_params["accountId"])
+    except ApiError:
+        if not call.faults.on(Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED):
+            raise
+        account = call.caller.account
+    body = await fields.json_body(request, call.faults)
+    # webhooks is the one updatable field; an update without it changes nothing.
+    webhooks = fields.webhooks(body) if fields.present(body, "webhooks") else list(account.webhooks)
+    if not all(_absolute_url(url) for url in webhooks) and call.variants.on(Variant.WEBHOOK_URLS_CHECKED):
+        raise invalid("webhooks", "must hold absolute http(s) URLs")
+    before = serialize.account(account, call.faults)
+    if call.faults.on(Fault.WEBHOOKS_NOT_PERSISTED):
+        shown = before | {"webhooks": webhooks}
+    else:
+        if webhooks != account.webhooks:
+            call.store.set_webhooks(account, webhooks)
+        shown = serialize.account(account, call.faults)
+    if call.faults.on(Fault.UPDATE_RETURNS_OLD_WEBHOOKS):
+        shown["webhooks"] = before["webhooks"]
+    if call.faults.on(Fault.UPDATE_RETURNS_WEBHOOKS_ONLY):
+        shown = {"webhooks": shown["webhooks"]}
+    return reply(*envelope(call, "updateAccount", shown))
+
+
+@operation("listAccounts")
+async def list_accounts(request: Request, call: Call) -> Response:
+    name = request.query_params.get("name")
+    is_default = fields.boolean_query(request, "isDefault")
+    live = fields.boolean_query(request, "live")
+    if live is not None and call.faults.on(Fault.ACCOUNTS_LIVE_FILTER_REJECTED):
+        raise Refusal.INVALID_QUERY.error(field="live", problem="is not supported")
+    accounts = call.store.listed_accounts()
+    if name is not None and not call.faults.on(Fault.ACCOUNTS_NAME_FILTER_IGNORED):
+        if call.variants.on(Variant.NAME_FILTER_SUBSTRING):
+            accounts = [account for account in accounts if name.casefold() in account.name.casefold()]
+        else:
+            accounts = [account for account in accounts if account.name == name]
+    if is_default is not None and not call.faults.on(Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED):
+        accounts = [account for account in accounts if account.is_default == is_default]
+    # Accounts serve both modes and carry no live field: the live filter is accepted and keeps them all.
+    page, pagination = paginate(request, accounts, call, filters=FILTERS)
+    data: list[Any] = [serialize.account(account, call.faults) for account in page]
+    if call.faults.on(Fault.ACCOUNTS_LIST_WRAPPED):
+        data = [{"account": entry} for entry in data]
+    message: Any = DOCUMENTED
+    if call.faults.on(Fault.MESSAGE_NOT_STRING_ON_ACCOUNT_LIST):
+        message = 0
+    return reply(*envelope(call, "listAccounts", data, message=message, pagination=pagination))

@@ -1,0 +1,71 @@
+"""POST /collection-accounts: temporary accounts that collect a payment into a wallet."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from wallet_conformance import contract
+from wallet_conformance.reference import fields, serialize
+from wallet_conformance.reference.app import Call, envelope, operation, reply
+from wallet_conformance.reference.errors import ApiError, crash, invalid
+from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.records import Wallet
+
+
+@operation("createCollectionAccount")
+async def create_collection_account(request: Request, call: Call) -> Response:
+    body = await fields.json_body(request, call.faults)
+    faults = call.faults
+    destination_id = fields.required_text(body, "destination")
+    name_required = not faults.on(Fault.COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME)
+    account_name = fields.text(body, "accountName", required=name_required)
+    amount = fields.kobo(body, "amount", minimum=1)
+    expire_in = fields.seconds(body, "expireIn")
+    lower, upper = contract.expire_in_bounds()
+    if faults.on(Fault.EXPIRE_IN_LOWER_BOUND_OFF):
+        lower -= 1
+    too_long = expire_in > upper
+    if faults.on(Fault.EXPIRE_IN_UPPER_BOUND_EXCLUSIVE):
+        too_long = expire_in >= upper
+    if faults.on(Fault.EXPIRE_IN_NO_UPPER_BOUND):
+        too_long = False
+    if expire_in < lower or too_long:
+        if faults.on(Fault.EXPIRE_IN_OUT_OF_RANGE_500):
+            raise crash()
+        raise invalid("expireIn", f"must be from {lower} to {upper} seconds")
+    reference = fields.text(body, "reference", required=faults.on(Fault.COLLECTION_REQUIRES_REFERENCE))
+    shortest = contract.reference_min_length()
+    if faults.on(Fault.REFERENCE_MIN_LENGTH_4):
+        shortest -= 1
+    if faults.on(Fault.REFERENCE_MIN_LENGTH_6):
+        shortest += 1
+    if reference is not None and len(reference) < shortest:
+        if faults.on(Fault.SHORT_REFERENCE_500):
+            raise crash()
+        raise invalid("reference", f"must be at least {shortest} characters")
+
+    destination: Wallet | None
+    try:
+        destination = call.store.find_wallet(call.caller, destination_id)
+    except ApiError:
+        if not faults.on(Fault.COLLECTION_ACCEPTS_UNKNOWN_DESTINATION):
+            raise
+        destination = None
+    collection = call.store.create_collection_account(
+        call.caller,
+        destination=destination,
+        account_name=account_name or (destination.account_name if destination else call.caller.account.name),
+        amount=amount,
+        expire_in=expire_in,
+        reference=reference,
+    )
+    data = serialize.collection_account(collection, faults)
+    if faults.on(Fault.COLLECTION_CREATE_RETURNS_WALLET) and destination is not None:
+        data = serialize.wallet(destination, "read", faults)
+    body, status = envelope(call, "createCollectionAccount", data)
+    if faults.on(Fault.COLLECTION_CREATED_200):
+        status = body["meta"]["statusCode"] = HTTPStatus.OK
+    return reply(body, status)

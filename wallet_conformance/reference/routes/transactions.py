@@ -1,0 +1,152 @@
+"""GET /transactions, GET /transactions/{reference}/verify, and the two transfers."""
+
+from __future__ import annotations
+
+import asyncio
+from http import HTTPStatus
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from wallet_conformance import contract
+from wallet_conformance.reference import fields, serialize
+from wallet_conformance.reference.app import Call, envelope, operation, reply
+from wallet_conformance.reference.errors import ApiError, crash
+from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.paging import paginate
+from wallet_conformance.reference.records import CURRENCY, SUCCESS
+from wallet_conformance.reference.routes.banks import listed_bank
+from wallet_conformance.reference.variants import Variant
+
+
+@operation("listTransactions")
+async def list_transactions(request: Request, call: Call) -> Response:
+    page, pagination = paginate(request, call.store.transactions_of(call.caller), call)
+    data: list[Any] = [serialize.transaction(transaction, call.faults) for transaction in page]
+    if call.faults.on(Fault.LISTED_BANK_DESTINATION_TYPE):
+        for entry in data:
+            if entry["destinationType"] == "BankAccount":
+                entry["destinationType"] = "bank_account"
+    if call.faults.on(Fault.TRANSACTIONS_LIST_OF_REFERENCES):
+        data = [transaction.reference for transaction in page]
+    if call.faults.on(Fault.PAGINATION_MISSING_ON_TRANSACTIONS):
+        pagination = None
+    return reply(*envelope(call, "listTransactions", data, pagination=pagination))
+
+
+@operation("verifyTransaction")
+async def verify_transaction(request: Request, call: Call) -> Response:
+    key = request.path_params["reference"]
+    try:
+        if call.faults.on(Fault.VERIFY_BY_PUBLIC_ID):
+            transaction = call.store.find_transaction(call.caller, public_id=key)
+        else:
+            transaction = call.store.find_transaction(call.caller, reference=key)
+    except ApiError:
+        if not call.faults.on(Fault.UNKNOWN_REFERENCE_200):
+            raise
+        return reply(*envelope(call, "verifyTransaction", None))
+    data = serialize.transaction(transaction, call.faults, verify=True)
+    return reply(*envelope(call, "verifyTransaction", data))
+
+
+def _transfer_reply(call: Call, operation_id: str, data: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The envelope shared by both transfers."""
+    body, status = envelope(call, operation_id, data)
+    if call.faults.on(Fault.SUCCESS_AS_STRING_ON_TRANSFER):
+        body["meta"]["success"] = "true"
+    return body, status
+
+
+def _narration(call: Call, body: fields.Body) -> str:
+    """Free text; optional (default "") unless a variant requires it."""
+    required = call.variants.on(Variant.NARRATION_REQUIRED)
+    return fields.text(body, "narration", required=required, default="") or ""
+
+
+@operation("transfer")
+async def transfer(request: Request, call: Call) -> Response:
+    body = await fields.json_body(request, call.faults)
+    faults, store = call.faults, call.store
+    source_id = fields.required_text(body, "source")
+    fields.one_of(body, "sourceType", ("VirtualAccount",), required=False)
+    destination_id = fields.required_text(body, "destination")
+    fields.one_of(body, "destinationType", ("VirtualAccount",), required=False)
+    minimum = contract.minimum_amount("transfer")
+    if faults.on(Fault.TRANSFER_MINIMUM_OFF_BY_ONE):
+        minimum -= 1
+    if faults.on(Fault.TRANSFER_MINIMUM_EXCLUSIVE):
+        minimum += 1
+    round_down = faults.on(Fault.FRACTIONAL_AMOUNT_ACCEPTED)
+    try:
+        amount = fields.kobo(body, "amount", minimum=minimum, round_fractions_down=round_down)
+    except ApiError:
+        sent = body.get("amount")
+        below = isinstance(sent, int | float) and not isinstance(sent, bool) and sent < minimum
+        if below and faults.on(Fault.AMOUNT_BELOW_MINIMUM_500):
+            raise crash() from None
+        raise
+    fields.one_of(body, "currency", (CURRENCY,), required=False)
+    narration = _narration(call, body)
+
+    source = store.find_wallet(call.caller, source_id, include_closed=faults.on(Fault.CLOSED_WALLET_STILL_TRANSFERS))
+    destination = store.find_destination_wallet(call.caller.live, destination_id)
+    # The ledger checks and debits in one step; nothing may be awaited between the two.
+    if faults.on(Fault.CONCURRENT_OVERDRAFT):
+        call.ledger.require_funds(source, amount)
+        await asyncio.sleep(0.05)
+        check_funds = False
+    else:
+        check_funds = not faults.on(Fault.OVERDRAFT_ALLOWED)
+    accepted = call.ledger.transfer(
+        call.caller, source=source, destination=destination, amount=amount, narration=narration, check_funds=check_funds
+    )
+    call.service.schedule_settlement(accepted)
+
+    data = serialize.transaction(accepted, faults)
+    if faults.on(Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL):
+        data["status"] = SUCCESS
+    if faults.on(Fault.TRANSFER_ENTRY_CREDIT):
+        data["entry"] = "credit"
+    if faults.on(Fault.TRANSFER_DESTINATION_TYPE_WALLET):
+        data["destinationType"] = "Wallet"
+    body, status = _transfer_reply(call, "transfer", data)
+    if faults.on(Fault.TRANSFER_201):
+        status = body["meta"]["statusCode"] = HTTPStatus.CREATED
+    return reply(body, status)
+
+
+@operation("bankTransfer")
+async def bank_transfer(request: Request, call: Call) -> Response:
+    body = await fields.json_body(request, call.faults)
+    faults, store = call.faults, call.store
+    source_id = fields.required_text(body, "source")
+    account_number = fields.account_number(body)
+    bank = listed_bank(call, fields.required_text(body, "bankCode"))
+    minimum = contract.minimum_amount("bankTransfer")
+    if faults.on(Fault.BANK_TRANSFER_MINIMUM_MISSING):
+        minimum = 1
+    if faults.on(Fault.BANK_TRANSFER_MINIMUM_EXCLUSIVE):
+        minimum += 1
+    amount = fields.kobo(body, "amount", minimum=minimum)
+    fields.one_of(body, "currency", (CURRENCY,), required=False)
+    narration = _narration(call, body)
+
+    source = store.find_wallet(call.caller, source_id)
+    beneficiary = store.resolve_bank_account(call.caller, account_number, bank)
+    accepted = call.ledger.bank_transfer(
+        call.caller, source=source, beneficiary=beneficiary, amount=amount, narration=narration
+    )
+    call.service.schedule_settlement(accepted)
+
+    data = serialize.transaction(accepted, faults)
+    if faults.on(Fault.ACTUAL_AMOUNT_EXCLUDES_FEE):
+        data["actualAmount"] = data["clientTransaction"]["actualAmount"] = accepted.amount
+    if faults.on(Fault.BANK_TRANSFER_STATUS_PROCESSING):
+        data["status"] = "processing"
+    if faults.on(Fault.BANK_TRANSFER_DESTINATION_VIRTUAL):
+        data["destinationType"] = "VirtualAccount"
+    if faults.on(Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED):
+        data["destinationData"]["accountNumber"] = account_number[::-1]
+    return reply(*_transfer_reply(call, "bankTransfer", data))

@@ -1,0 +1,164 @@
+"""The variant catalogue: named switches that each take another legitimate reading of one point the
+document leaves open ('not shown', or simply not said).
+
+A fault breaks a sentence of the document; a variant breaks none. Each member quotes the sentence
+that leaves its point open and says, in one line, what a client sees. The code reads each member at
+exactly one place, written `variants.on(Variant.NAME)`, so `grep Variant.NAME` finds the whole of a
+variant. Variants combine with each other and with faults; on the command line a variant is named in
+kebab case (`lists-oldest-first`), and `all` switches every one on.
+
+The conformance suite must pass the reference with any set of variants on: a failure against a
+variant is a failure of the suite (it assumed something the document does not say).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+
+ERRORS = "Error response shape, failure status codes and error codes: not shown."
+PAGING = "Request parameters for paging (page number, page size) on list endpoints: not shown."
+TRANSACTION_LIST = "Lists transactions. Response 200: `data` array of Transaction, with `meta.pagination`."
+ACCOUNT_LIST = "Lists accounts."
+CLOSE = "Closes a wallet. No body. Response 200: `data` has `publicId` and `accountNumber` (strings)."
+TRANSITIONS = "Transitions between transaction statuses: not shown."
+STATUSES = "Transaction status: `pending` and `success` are the observed values. Full set of values: not shown."
+TRANSFER_ACCEPTED = (
+    "| Transaction (debit) | none | POST /transactions/transfer accepted | valid request | `pending` "
+    "| response returns the transaction with fee and actualAmount |"
+)
+BANK_TRANSFER_FEE = (
+    "Response 200: `data` is a Transaction with status `pending`, `destinationType` `BankAccount`, and a `fee` "
+    "that may be greater than 0."
+)
+ACTUAL_AMOUNT = "equals amount plus fee in the observed debit with a fee, and equals amount when fee is 0"
+ENVELOPE = "Every response is a JSON envelope with `meta` and `data`."
+INTERNAL_FIELDS = (
+    "Meaning of the internal fields `auth`, `account`, `business`, `_id`, `__v`, `version`, `clientIds`, `tags`, "
+    "`metadata`, `batchId`, `debitReference`, `requestSrc`, `tRef`, `linkRef`: not shown."
+)
+RATE_LIMITS = "Rate limits: not shown."
+KEY = (
+    "Every endpoint requires the header `x-service-key` whose value is the account's secret key, written "
+    "<SECRET_KEY>."
+)
+EVENTS = "Event kinds, payloads, delivery rules and signing of deliveries: not shown."
+WEBHOOKS = "| webhooks | array of strings | URLs; settable by update |"
+INBOUND = (
+    "| Transaction (credit, inbound) | none | external payment into a wallet | | `success` "
+    "| recorded with sourceType `External` |"
+)
+FILTERS = "| Query | `name` (string), `isDefault` (boolean), `live` (boolean); all optional filters |"
+BANK_FIELDS = "| deletedAt | timestamp or null | |"
+PRIMARY_LIMIT = "Categories: primary wallets are for the caller's own use, at most five at any time."
+REQUIRED_FIELDS = (
+    "Whether accountName and currency are required when creating a wallet, and whether narration is required "
+    "on transfers: not shown."
+)
+
+
+class Variant(Enum):
+    # Errors: statuses, shape and codes.
+    VALIDATION_422 = (ERRORS, "Invalid input (fields, query, JSON) is answered 422 instead of 400.")
+    UNKNOWN_RECORD_400 = (ERRORS, "An unknown account, wallet, transaction or bank account is answered 400, not 404.")
+    CONFLICTS_400 = (ERRORS, "A used collection reference and the primary-wallet limit are answered 400, not 409.")
+    INSUFFICIENT_BALANCE_402 = (ERRORS, "A transfer the balance cannot cover is answered 402, not 400.")
+    ERROR_DETAILS = (ERRORS, 'Errors carry meta.code and data {"errors": [{"code", "message"}]} instead of null.')
+    STRICT_QUERY = (PAGING, "A query parameter a list does not know is refused (400), paging included.")
+    # Paging.
+    PAGING_PAGE_LIMIT = (PAGING, "Lists are paged by `page` and `limit` (`perPage` is ignored).")
+    PAGING_OFFSET_LIMIT = (PAGING, "Lists are paged by `offset` and `limit` (current = offset / limit + 1).")
+    PER_PAGE_CAPPED = (PAGING, "A page size above 20 is clamped to 20 (and pagination.perPage says 20).")
+    # List order.
+    LISTS_OLDEST_FIRST = (TRANSACTION_LIST, "Wallets and transactions are listed oldest first.")
+    ACCOUNTS_NEWEST_FIRST = (ACCOUNT_LIST, "Accounts are listed newest first (the default account last).")
+    # Closed wallets.
+    CLOSED_WALLET_READABLE = (CLOSE, "GET of a closed wallet answers 200 with the wallet.")
+    CLOSED_WALLET_LISTED = (CLOSE, "Closed wallets stay in GET /virtual-accounts.")
+    CLOSE_IS_IDEMPOTENT = (CLOSE, "Closing a closed wallet again answers 200 and the same data.")
+    # Settlement: timing, status word, when balances move.
+    SLOW_SETTLEMENT = (TRANSITIONS, "Transfers settle one second later than configured; the sandbox settle is 404.")
+    SETTLED_STATUS_SUCCESSFUL = (STATUSES, "A settled transfer's status is `successful`.")
+    DEBIT_AT_SETTLEMENT = (TRANSFER_ACCEPTED, "The source is debited at settlement (the amount is held until then).")
+    CREDIT_AT_ACCEPTANCE = (TRANSFER_ACCEPTED, "A wallet transfer credits the destination on acceptance.")
+    OVERDRAFT_FAILS_LATER = (
+        TRANSITIONS,
+        "A transfer the balance cannot cover is accepted `pending`, then ends `failed`; no money moves.",
+    )
+    # Fees.
+    WALLET_TRANSFER_FEE = (ACTUAL_AMOUNT, "Wallet transfers cost a fee of 1,000 kobo: actualAmount = amount + fee.")
+    BANK_TRANSFER_FREE = (BANK_TRANSFER_FEE, "Bank transfers cost no fee (fee 0, feeReference null).")
+    # Extra fields and headers.
+    EXTRA_FIELDS = (INTERNAL_FIELDS, 'Every record carries extra fields ("object", and "status" on wallets).')
+    EXTRA_META = (ENVELOPE, "meta also carries requestId and timestamp.")
+    EXTRA_HEADERS = (RATE_LIMITS, "Responses carry X-Request-Id, RateLimit-* and Cache-Control headers.")
+    CONTENT_TYPE_CHARSET = (ENVELOPE, "Responses declare `application/json; charset=utf-8`.")
+    # Keys.
+    WRONG_KEY_403 = (KEY, "A wrong key is answered 403 (a missing one still 401).")
+    # Events and webhooks.
+    WEBHOOK_ON_ACCEPTANCE = (EVENTS, "Webhooks also get `transfer.created` when a transfer is accepted.")
+    WEBHOOK_BARE_TRANSACTION = (EVENTS, "Deliveries are the bare Transaction, signed in `x-signature`.")
+    WEBHOOK_URLS_CHECKED = (WEBHOOKS, "An update whose webhooks are not all absolute http(s) URLs is refused.")
+    # Sandbox.
+    FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives half a second later.")
+    # Filters and what the account already holds.
+    NAME_FILTER_SUBSTRING = (FILTERS, "GET /accounts?name= matches names containing the text, ignoring case.")
+    MORE_ACCOUNTS = (ACCOUNT_LIST, "The business holds twelve more accounts (more than a page), some names alike.")
+    INACTIVE_BANK_FIRST = (BANK_FIELDS, "The bank list starts with an inactive, deleted bank that refuses payments.")
+    PREEXISTING_RECORDS = (
+        PRIMARY_LIMIT,
+        "The account already holds 2 primary and 12 secondary wallets and 12 credits the run did not make.",
+    )
+    # Required fields.
+    WALLET_NAME_REQUIRED = (REQUIRED_FIELDS, "accountName and currency are required to create a wallet.")
+    NARRATION_REQUIRED = (REQUIRED_FIELDS, "narration is required (non-empty) on both transfers.")
+
+    def __init__(self, quote: str, description: str) -> None:
+        self.quote = quote
+        self.description = description
+
+    @property
+    def cli_name(self) -> str:
+        """The name used on the command line: `LISTS_OLDEST_FIRST` -> `lists-oldest-first`."""
+        return self.name.lower().replace("_", "-")
+
+    @classmethod
+    def parse(cls, name: str | Variant) -> Variant:
+        """A variant from its CLI name, its member name or itself."""
+        if isinstance(name, Variant):
+            return name
+        for variant in cls:
+            if name in (variant.cli_name, variant.name):
+                return variant
+        raise ValueError(f"unknown variant {name!r}; see --list-variants")
+
+
+# Every variant by its command-line name.
+VARIANTS: dict[str, Variant] = {variant.cli_name: variant for variant in Variant}
+ALL = "all"
+
+
+def expand(names: Iterable[str | Variant]) -> list[Variant]:
+    """Variants from names, `all` standing for every variant."""
+    chosen: list[Variant] = []
+    for name in names:
+        for variant in list(Variant) if name == ALL else [Variant.parse(name)]:
+            if variant not in chosen:
+                chosen.append(variant)
+    return chosen
+
+
+class VariantSet:
+    """The variants switched on in one server."""
+
+    def __init__(self, variants: Iterable[str | Variant] = ()) -> None:
+        self._on = frozenset(expand(variants))
+
+    def on(self, variant: Variant) -> bool:
+        return variant in self._on
+
+    def __iter__(self):
+        return iter(sorted(self._on, key=lambda variant: variant.name))
+
+    def __len__(self) -> int:
+        return len(self._on)

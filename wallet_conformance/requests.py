@@ -1,0 +1,161 @@
+"""The requests the conformance tests send that are not a plain success: invalid input, and valid requests
+sent without the right key. Each builder takes `get`, the test run's fixture getter (pytest's
+`request.getfixturevalue`), so the fixtures of tests/conftest.py make each request once per run.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from wallet_conformance import bodies, contract
+from wallet_conformance.client import DEFAULT, Exchange
+from wallet_conformance.resources import Resources, own_account
+
+Fixtures = Callable[[str], Any]
+Request = Callable[[Fixtures], Exchange]
+
+MALFORMED_JSON = '{"accountName": "unterminated'
+
+
+def unknown_wallet_id(run_id: str) -> str:
+    """A wallet publicId, with the documented prefix, that names no wallet."""
+    return f"{contract.prefix('walletId')}{run_id}-unknown"
+
+
+def _malformed(operation_id: str) -> Request:
+    def send(get: Fixtures) -> Exchange:
+        api, resources = get("api"), get("resources")
+        path_params = {}
+        if operation_id == "updateAccount":
+            path_params = {"accountId": own_account(get("sample_listAccounts").data)["publicId"]}
+        exchange = api.call(operation_id, path_params, content=MALFORMED_JSON)
+        resources.track(exchange)
+        return exchange
+
+    return send
+
+
+def _collection(**overrides: Any) -> Request:
+    def send(get: Fixtures) -> Exchange:
+        run_id = get("run_id")
+        changes = dict(overrides)
+        destination = changes.pop("destination", None) or get("sample_wallet")["publicId"]
+        body = bodies.collection_account(run_id, destination)
+        body.update(changes)
+        body = {name: value for name, value in body.items() if value is not None}
+        return get("api").call("createCollectionAccount", json_body=body)
+
+    return send
+
+
+def _validate_without_number(get: Fixtures) -> Exchange:
+    _, code = get("resources").external_account()
+    return get("api").call("validateAccount", json_body={"bankCode": code})
+
+
+def _transfer_from_unknown(get: Fixtures) -> Exchange:
+    body = bodies.transfer(unknown_wallet_id(get("run_id")),
+                           get("sample_wallet")["publicId"])
+    return get("api").call("transfer", json_body=body)
+
+
+def _update_unknown_account(get: Fixtures) -> Exchange:
+    # The own account's webhooks, sent to an account id that does not exist: a server that ignored
+    # the id would still change nothing.
+    resources = get("resources")
+    with resources.account_wide():
+        account = resources.own_account()
+        unknown = uuid.uuid5(uuid.NAMESPACE_URL, f"{resources.run_id}-unknown-account")
+        return resources.api.call("updateAccount", {"accountId": str(unknown)},
+                                  json_body=bodies.account_update(account.get("webhooks", [])))
+
+
+def _call(operation_id: str, path: Callable[[str], dict[str, str]] | None = None,
+          **options: Any) -> Request:
+    def send(get: Fixtures) -> Exchange:
+        run_id = get("run_id")
+        key = options.get("key", DEFAULT)
+        if key is not DEFAULT and key is not None:
+            key = key.format(run_id=run_id)
+        exchange = get("api").call(operation_id, path(run_id) if path else None, key=key,
+                                                       json_body=options.get("json_body", DEFAULT))
+        get("resources").track(exchange)
+        return exchange
+
+    return send
+
+
+def _wallet_body(**overrides: Any) -> Request:
+    def send(get: Fixtures) -> Exchange:
+        resources = get("resources")
+        return resources.create_wallet(bodies.wallet(resources.run_id, **overrides))
+
+    return send
+
+
+# Invalid input: a request the document's rules make invalid, sent with the right key.
+INPUT_CASES: dict[str, Request] = {
+    **{f"malformed-json-{operation_id}": _malformed(operation_id) for operation_id in contract.write_operations()},
+    "body-not-an-object-createWallet": lambda get: get("resources").create_wallet(
+        [bodies.wallet(get("run_id"))]),
+    "missing-amount-createCollectionAccount": _collection(amount=None),
+    "missing-accountNumber-validateAccount": _validate_without_number,
+    "string-amount-createCollectionAccount": _collection(amount="one hundred naira"),
+    "string-mobile-createWallet": _wallet_body(mobile="08030000000"),
+    "unknown-wallet-getWallet": _call("getWallet", lambda run_id: {"walletId": unknown_wallet_id(run_id)}),
+    "unknown-wallet-closeWallet": _call("closeWallet", lambda run_id: {"walletId": unknown_wallet_id(run_id)}),
+    "unknown-destination-createCollectionAccount": lambda get: _collection(
+        destination=unknown_wallet_id(get("run_id")))(get),
+    "unknown-source-transfer": _transfer_from_unknown,
+    "unknown-reference-verifyTransaction": _call("verifyTransaction",
+                                                 lambda run_id: {"reference": f"{run_id}-unknown-reference"}),
+    "unknown-account-updateAccount": _update_unknown_account,
+}
+# Typical refusals of the key, for the shape of error responses.
+KEY_CASES: dict[str, Request] = {
+    "missing-key-listBanks": _call("listBanks", key=None),
+    "wrong-key-listWallets": _call("listWallets", key="conformance-wrong-key-{run_id}"),
+}
+ALL_CASES = {**INPUT_CASES, **KEY_CASES}
+
+
+MISSING = "missing"
+WRONG = "wrong"
+KINDS = {MISSING: "no-key", WRONG: "wrong-key"}
+
+
+def valid_request(get: Fixtures, operation_id: str) -> tuple[dict[str, str], Any]:
+    """Path parameters and body of a request of `operation_id` that the target accepts with the right key."""
+    resources: Resources = get("resources")
+
+    def source(amount: int) -> str:  # a wallet of this request's own holding `amount`, when the run can fund
+        return (resources.funded_wallet(amount) if resources.can_fund else resources.wallet())["publicId"]
+
+    def sample_wallet() -> str:
+        return get("sample_wallet")["publicId"]
+
+    if operation_id == "getWallet":
+        return {"walletId": sample_wallet()}, DEFAULT
+    if operation_id == "closeWallet":  # a wallet of its own: if a broken server closes it, no test loses one
+        return {"walletId": resources.wallet()["publicId"]}, DEFAULT
+    if operation_id == "createWallet":
+        return {}, bodies.wallet(resources.run_id)
+    if operation_id == "createCollectionAccount":
+        return {}, bodies.collection_account(resources.run_id, sample_wallet())
+    if operation_id == "validateAccount":
+        return {}, bodies.validation(*resources.external_account())
+    if operation_id == "verifyTransaction":
+        return {"reference": get("sample_verifyTransaction").data.get("reference")}, DEFAULT
+    if operation_id == "transfer":
+        amount = contract.minimum_amount("transfer")
+        return {}, bodies.transfer(source(amount), sample_wallet(), amount)
+    if operation_id == "bankTransfer":
+        amount = contract.minimum_amount("bankTransfer")
+        number, code = resources.external_account()
+        # Twice the amount: room for the fee, which the document does not give.
+        return {}, bodies.bank_transfer(source(amount * 2), number, code, amount)
+    return {}, DEFAULT  # the reads without parameters
+
+
