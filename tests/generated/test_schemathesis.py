@@ -40,10 +40,10 @@ FUNDS = 300_000  # kobo in the funded source of generated transfers (the run's m
 class Binder:
     """Real records for generated requests, made once per operation test."""
 
-    def __init__(self, api: ApiClient, resources: Resources, samples: Any) -> None:
+    def __init__(self, api: ApiClient, resources: Resources, fixture: Any) -> None:
         self.api = api
         self.resources = resources
-        self.samples = samples
+        self.fixture = fixture  # the run's session fixtures, made when first asked: sample_wallet, sample_transfer
         self.nonce = secrets.token_hex(3)
         self._funded: dict[str, Any] | None = None
         self.sent = 0  # kobo sent from the funded wallet since it was last funded (maybe not yet debited)
@@ -74,11 +74,11 @@ class Binder:
         """Put real records into the request; the requirement that makes it a must-succeed, if it is one."""
         op, body = request.operation_id, request.body
         if op in ("getWallet", "closeWallet"):
-            wallet = self.samples.wallet() if op == "getWallet" else self.resources.wallet()
+            wallet = self.fixture("sample_wallet") if op == "getWallet" else self.resources.wallet()
             request.path["walletId"] = wallet["publicId"]
             return MUST_ACCEPT[op]
         if op == "verifyTransaction":
-            request.path["reference"] = self.samples("transfer").data["reference"]
+            request.path["reference"] = self.fixture("sample_transfer").data["reference"]
             return MUST_ACCEPT[op]
         if not isinstance(body, dict):
             return MUST_ACCEPT.get(op) if op.startswith("list") else None
@@ -91,7 +91,7 @@ class Binder:
             body["accountNumber"], body["bankCode"] = self.resources.external_account()
             return MUST_ACCEPT[op]
         if op == "createCollectionAccount":
-            body["destination"] = self.samples.wallet()["publicId"]
+            body["destination"] = self.fixture("sample_wallet")["publicId"]
             reference = body.get("reference")
             if isinstance(reference, str):
                 body["reference"] = f"{self.nonce}{reference}"  # unique on a target that holds earlier runs
@@ -105,7 +105,7 @@ class Binder:
             source = self.funded()
             body["source"] = source["publicId"]
             if op == "transfer":
-                body["destination"] = self.samples.wallet()["publicId"]
+                body["destination"] = self.fixture("sample_wallet")["publicId"]
             else:
                 body["accountNumber"], body["bankCode"] = self.resources.external_account()
             fields = contract.request_schema(op)["properties"]
@@ -146,8 +146,8 @@ def invalid_ids(operation_id: str) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def binder(api: ApiClient, resources: Resources, samples: Any) -> Binder:
-    return Binder(api, resources, samples)
+def binder(api: ApiClient, resources: Resources, request: pytest.FixtureRequest) -> Binder:
+    return Binder(api, resources, request.getfixturevalue)
 
 
 def track(resources: Resources, exchange: Any) -> None:
