@@ -150,6 +150,7 @@ def test_amounts_across_the_range(api, resources, generation, request):
 
     @given(wanted=st.one_of(st.integers(MINIMUM, RANGE_TOP),
                             st.sampled_from([MINIMUM, MINIMUM + 1, RANGE_TOP // 2, RANGE_TOP])))
+    @example(wanted=RANGE_TOP)
     def property_(wanted):
         balances = [resources.balance(wallet) for wallet in pair]
         source, destination = (pair[0], pair[1]) if balances[0] >= balances[1] else (pair[1], pair[0])

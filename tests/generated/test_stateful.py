@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import hypothesis
 import pytest
 from hypothesis import Phase
@@ -22,7 +20,7 @@ def test_money_follows_the_model(api, resources, generation, request, observe):
         pytest.skip("the money model needs a way to fund wallets: give --funding-url or --funded-wallet")
     budget = generation.profile
     context = stateful.Context(api, resources, observe, programs=budget.programs,
-                               shared_target=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) > 1)
+                               shared_target=hasattr(request.config, "workerinput"))
     # No shrinking: every replay of a program against a live target costs money and seconds; a failure prints
     # the whole failing program instead, step by step, with every call it made.
     settings = profiles.hypothesis_settings(budget.programs, stateful_step_count=budget.steps,

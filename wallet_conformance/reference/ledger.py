@@ -61,6 +61,10 @@ FAILED = "failed"
 SUCCESSFUL = "successful"
 
 
+# Above this amount (kobo), the hidden-fee fault debits a wallet transfer 1% more than it reports.
+HIDDEN_FEE_TIER = 100_000
+
+
 def bank_transfer_fee(amount: int) -> int:
     for ceiling, fee in BANK_TRANSFER_FEES:
         if ceiling is None or amount <= ceiling:
@@ -87,7 +91,8 @@ class Ledger:
         return sum(t.actual_amount for t in self.store.transactions if t.held and t.source is wallet)
 
     def covers(self, wallet: Wallet, kobo: int) -> bool:
-        return wallet.balance - self.held(wallet) >= kobo
+        slack = 1 if self.faults.on(Fault.OVERDRAFT_BY_ONE_KOBO) else 0
+        return wallet.balance - self.held(wallet) + slack >= kobo
 
     def require_funds(self, wallet: Wallet, kobo: int) -> None:
         if self.covers(wallet, kobo):
@@ -177,7 +182,8 @@ class Ledger:
             status=PENDING,
             is_third_party=False,
         )
-        return self._accept(transaction, check_funds=check_funds, debited=amount + fee)
+        hidden = amount // 100 if self.faults.on(Fault.HIDDEN_FEE_ABOVE_TIER) and amount > HIDDEN_FEE_TIER else 0
+        return self._accept(transaction, check_funds=check_funds, debited=amount + fee + hidden)
 
     def bank_transfer(
         self, caller: Credential, *, source: Wallet, beneficiary: BankAccount, amount: int, narration: str

@@ -71,7 +71,11 @@ def paginate(
         start = (page - 1) * size
     if start and faults.on(Fault.PAGES_OVERLAP):
         start -= 1  # each page repeats the last entry of the one before
+    if start and size < default_size and faults.on(Fault.SMALL_PAGES_OVERLAP):
+        start -= 1
     entries = list(items) if faults.on(Fault.PAGE_OVERFLOWS_PER_PAGE) else list(items[start : start + size])
     current = page - 1 if faults.on(Fault.PAGINATION_ZERO_BASED) else page
     total = len(entries) if faults.on(Fault.TOTAL_COUNT_IS_PAGE_SIZE) else len(items)
+    if faults.on(Fault.TOTAL_SHRINKS_PAST_FIRST_PAGE):
+        total -= start
     return entries, {"totalCount": total, "perPage": per_page, "current": current}

@@ -176,6 +176,14 @@ class Store:
         ]
         return self.newest_first(mine, key=lambda wallet: wallet.number)
 
+    def last_transfer_credit(self, wallet: Wallet) -> int:
+        """The amount of the last wallet-to-wallet transfer credited to the wallet (0 if none)."""
+        for transaction in reversed(self.transactions):
+            if transaction.entry == "credit" and transaction.destination is wallet and isinstance(transaction.source,
+                                                                                                  Wallet):
+                return transaction.amount
+        return 0
+
     def find_wallet(self, caller: Credential, public_id: str, *, include_closed: bool = False) -> Wallet:
         """One of the caller's wallets; a closed one only when asked for."""
         for wallet in self.wallets:
@@ -284,7 +292,9 @@ class Store:
     ) -> CollectionAccount:
         """A temporary account number collecting `amount` into `destination` until it expires.
         A reference is unique per account and mode; one is generated when none is given."""
-        taken = {c.reference for c in self.collection_accounts if c.account is caller.account and c.live == caller.live}
+        per_wallet = self.faults.on(Fault.REFERENCE_UNIQUE_PER_WALLET)
+        taken = {c.reference for c in self.collection_accounts if c.account is caller.account and c.live == caller.live
+                 and (not per_wallet or destination is None or c.parent_account_number == destination.account_number)}
         if reference is not None and reference in taken and not self.faults.on(Fault.DUPLICATE_REFERENCE_ACCEPTED):
             raise Refusal.DUPLICATE_REFERENCE.error(reference=reference)
         number = next(self._collection_numbers)

@@ -67,6 +67,9 @@ async def list_wallets(request: Request, call: Call) -> Response:
     if call.faults.on(Fault.PAGINATION_TOTAL_AS_STRING):
         pagination["totalCount"] = str(pagination["totalCount"])
     data: Any = [serialize.wallet(wallet, "list", call.faults) for wallet in page]
+    if call.faults.on(Fault.WALLET_LIST_BALANCE_STALE):
+        for entry, wallet in zip(data, page, strict=True):
+            entry["balance"] -= call.store.last_transfer_credit(wallet)
     if call.faults.on(Fault.WALLET_LIST_OF_IDS):
         data = [entry["publicId"] for entry in data]
     if call.faults.on(Fault.DATA_OBJECT_ON_WALLET_LIST):
