@@ -81,14 +81,14 @@ def discover(api: ApiClient, operation_id: str) -> tuple[Paging, list[str]]:
     first = api.call(operation_id)
     base = _ids(first)
     for page, size, start in CANDIDATES:
-        small = api.call(operation_id, params={size: 1})
+        small = api.call(operation_id, params={size: SMALL_PAGE})
         if not small.ok:
-            notes.append(f"{size}=1: HTTP {small.status}")
+            notes.append(f"{size}={SMALL_PAGE}: HTTP {small.status}")
             continue
-        size_honoured = _per_page(small) == 1 or (len(_ids(small)) == 1 and len(base) > 1)
-        second = api.call(operation_id, params={size: 1, page: start + 1})
-        page_honoured = (second.ok and size_honoured and len(base) >= 2
-                         and _ids(second)[:1] != _ids(small)[:1])
+        size_honoured = _per_page(small) == SMALL_PAGE or (len(_ids(small)) == SMALL_PAGE < len(base))
+        second = api.call(operation_id, params={size: SMALL_PAGE, page: start + (SMALL_PAGE if start == 0 else 1)})
+        page_honoured = (second.ok and size_honoured and len(base) > SMALL_PAGE
+                         and bool(_ids(second)) and _ids(second) != _ids(small))
         notes.append(f"{page}/{size}: size {'honoured' if size_honoured else 'ignored'}, "
                      f"page {'honoured' if page_honoured else 'ignored or not tried'} (HTTP {second.status})")
         if size_honoured and page_honoured:

@@ -63,8 +63,9 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
     shared = _shared_target(pytestconfig)
     created: list[str] = []
     listed = api.call(operation_id).meta.get("pagination", {}).get("totalCount")
-    if isinstance(listed, int) and listed < 3:
-        lengthen(operation_id, resources, 3 - listed, created)  # discovery needs a second page of one entry
+    if isinstance(listed, int) and listed <= paging.SMALL_PAGE:
+        # Discovery needs a second page of small pages.
+        lengthen(operation_id, resources, paging.SMALL_PAGE + 1 - listed, created)
     found, notes = paging.discover(api, operation_id)
     observe("END-39", operation=operation_id, honoured=found.describe(), tried=notes)
     if not found.found:
