@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-from wallet_conformance import checks, contract, generated
+from wallet_conformance import bodies, checks, contract, generated
 from wallet_conformance.client import ApiClient
 from wallet_conformance.generated import NEGATIVE, POSITIVE, Request
 from wallet_conformance.resources import Resources
@@ -43,9 +43,10 @@ class Binder:
     def __init__(self, api: ApiClient, resources: Resources, fixture: Any) -> None:
         self.api = api
         self.resources = resources
-        self.fixture = fixture  # the run's session fixtures, made when first asked: sample_wallet, sample_transfer
+        self.fixture = fixture  # the run's session fixtures, made when first asked: sample_wallet
         self.nonce = secrets.token_hex(3)
         self._funded: dict[str, Any] | None = None
+        self._reference: str | None = None
         self.sent = 0  # kobo sent from the funded wallet since it was last funded (maybe not yet debited)
 
     def funded(self) -> dict[str, Any]:
@@ -63,6 +64,15 @@ class Binder:
         (a target may debit only at settlement; where it debits at once, this counts twice and is only safer)."""
         return (self.resources.balance(self._funded["publicId"]) or 0) - self.sent if self._funded else 0
 
+    def reference(self) -> str:
+        """The reference of a transfer of the run's own (from the funded wallet, so any fee is covered)."""
+        if self._reference is None:
+            body = bodies.transfer(self.funded()["publicId"], self.fixture("sample_wallet")["publicId"])
+            exchange = self.api.call("transfer", json_body=body)
+            self.spent(exchange)
+            self._reference = self.resources.require(exchange, "make a transfer to verify")["reference"]
+        return self._reference
+
     def spent(self, exchange: Any) -> None:
         """Count money an accepted transfer takes from the funded wallet."""
         data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
@@ -78,7 +88,7 @@ class Binder:
             request.path["walletId"] = wallet["publicId"]
             return MUST_ACCEPT[op]
         if op == "verifyTransaction":
-            request.path["reference"] = self.fixture("sample_transfer").data["reference"]
+            request.path["reference"] = self.reference()
             return MUST_ACCEPT[op]
         if not isinstance(body, dict):
             return MUST_ACCEPT.get(op) if op.startswith("list") else None
