@@ -218,6 +218,19 @@ def paged_accounts(c: ReferenceClient) -> list[str]:
     return [account["name"] for page in ("1", "2") for account in data(accounts(c, perPage="2", page=page))]
 
 
+def listed_balance(c: ReferenceClient, wallet_id: str) -> int:
+    """The balance the wallet list shows for one wallet."""
+    listed = data(c.call("GET", "/virtual-accounts", params={"perPage": "100"}))
+    return next(entry["balance"] for entry in listed if entry["publicId"] == wallet_id)
+
+
+def reference_on_another_wallet(c: ReferenceClient) -> int:
+    """The status of a collection account reusing, on a second wallet, a reference the first one used."""
+    first, second = two_wallets(c)
+    c.data("POST", "/collection-accounts", json=collection_body(first, reference="order-8"))
+    return c.call("POST", "/collection-accounts", json=collection_body(second, reference="order-8")).status_code
+
+
 def bank_transfer_money(c: ReferenceClient) -> tuple[int, int, int]:
     """fee and actualAmount of a bank transfer, and the source balance after it."""
     sent = data(bank_transfer(c))
@@ -256,6 +269,10 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.SETTLEMENT_CREDITS_TWICE: lambda c: c.balance(settled_transfer(c)[1]),
     Fault.BANK_TRANSFER_FEE_NOT_DEBITED: lambda c: c.balance(data(bank_transfer(c))["source"]),
     Fault.OVERDRAFT_ALLOWED: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,
+    Fault.OVERDRAFT_BY_ONE_KOBO: lambda c: transfer(c, funds=MINIMUM, amount=MINIMUM + 1).status_code,
+    Fault.HIDDEN_FEE_ABOVE_TIER: lambda c: c.balance(
+        data(transfer(c, funds=30 * MINIMUM, amount=20 * MINIMUM))["source"]
+    ),
     Fault.CONCURRENT_OVERDRAFT: concurrent_transfers,
     Fault.NO_CREDIT_LEG: lambda c: "credit" in settled_transfer(c)[0]["meta"],
     # Resources and their fields
@@ -331,6 +348,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY: lambda c: c.wallet("secondary")["category"],
     Fault.WALLET_NAME_FROM_ACCOUNT: lambda c: c.wallet(accountName="Ada Stores")["accountName"],
     Fault.WALLET_LIST_OF_IDS: lambda c: type(data(wallet_list(c))[0]).__name__,
+    Fault.WALLET_LIST_BALANCE_STALE: lambda c: listed_balance(c, settled_transfer(c)[1]),
     Fault.GET_WALLET_RETURNS_FIRST: get_second_wallet,
     Fault.UNKNOWN_WALLET_200: lambda c: unknown_wallet(c).status_code,
     Fault.CLOSE_ACCOUNT_NUMBER_INTEGER: lambda c: type(data(close(c))["accountNumber"]).__name__,
@@ -395,10 +413,13 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.REFERENCE_MIN_LENGTH_4: lambda c: collection(c, reference="r" * (REFERENCE_MIN - 1)).status_code,
     Fault.REFERENCE_MIN_LENGTH_6: lambda c: collection(c, reference="r" * REFERENCE_MIN).status_code,
     Fault.DUPLICATE_REFERENCE_ACCEPTED: duplicate_reference,
+    Fault.REFERENCE_UNIQUE_PER_WALLET: reference_on_another_wallet,
     Fault.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Fault.PAGE_OVERFLOWS_PER_PAGE: lambda c: len(data(accounts(c, perPage="2"))),
     Fault.FRACTIONAL_AMOUNT_ACCEPTED: lambda c: transfer(c, amount=MINIMUM + 0.5).status_code,
     Fault.PAGES_OVERLAP: paged_accounts,
+    Fault.SMALL_PAGES_OVERLAP: paged_accounts,
+    Fault.TOTAL_SHRINKS_PAST_FIRST_PAGE: lambda c: meta(accounts(c, perPage="2", page="2"))["pagination"]["totalCount"],
     Fault.PER_PAGE_NOT_PAGE_SIZE: lambda c: (len(data(accounts(c, perPage="2"))), meta(accounts(c, perPage="2"))),
     Fault.TOTAL_COUNT_IS_PAGE_SIZE: lambda c: meta(accounts(c, perPage="2"))["pagination"]["totalCount"],
     Fault.INVALID_EMAIL_500: lambda c: (

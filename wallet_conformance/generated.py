@@ -34,6 +34,7 @@ from schemathesis.core import NOT_SET
 from schemathesis.core.failures import FailureGroup
 
 from wallet_conformance import checks, contract, envelope, validation
+from wallet_conformance.catalogue import catalogue
 from wallet_conformance.client import DEFAULT, ApiClient, Exchange
 from wallet_conformance.failures import ConformanceFailure
 
@@ -288,8 +289,6 @@ def _message_presence_requirement(operation_id: str) -> str:
 def message_requirement(operation_id: str) -> str:
     """The requirement holding the documented meta.message of an operation (SVC-10 .. SVC-15)."""
     for requirement_id in contract.MESSAGE_REQUIREMENTS:
-        from wallet_conformance.catalogue import catalogue
-
         if operation_id in catalogue()[requirement_id].operations:
             return requirement_id
     raise KeyError(operation_id)
