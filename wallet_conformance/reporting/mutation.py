@@ -27,13 +27,18 @@ def write_matrix(rows: list[dict[str, Any]], directory: Path) -> tuple[Path, Pat
     rows = sorted(rows, key=lambda row: (row["requirement"], row["fault"]))
     directory.mkdir(parents=True, exist_ok=True)
     killed = sum(1 for row in rows if row["killed"])
-    summary = {"faults": len(rows), "killed": killed, "survived": [row["fault"] for row in rows if not row["killed"]]}
+    only_generated = [row["fault"] for row in rows if row.get("only_generated")]
+    summary = {"faults": len(rows), "killed": killed, "survived": [row["fault"] for row in rows if not row["killed"]],
+               "only_generated": only_generated}
     json_path = directory / MATRIX_JSON
     json_path.write_text(json.dumps({"summary": summary, "faults": rows}, indent=2) + "\n", encoding="utf-8")
     lines = [
         "# Mutation matrix",
         "",
         f"{killed} of {len(rows)} faults of the reference server killed under their own requirement.",
+        "",
+        f"Killed only by the generated tests (tests/generated/; the hand-written ones let them live): "
+        f"{', '.join(f'`{fault}`' for fault in only_generated) or 'none'}.",
         "",
         "| fault | requirement | level | killed | killing tests | seconds |",
         "|---|---|---|---|---|---|",
