@@ -115,13 +115,15 @@ class Resources:
         return self._banks
 
     def external_account(self) -> tuple[str, str]:
-        """An external account the target resolves: --bank-account, or 0123456789 at the first listed bank."""
+        """An external account the target resolves: --bank-account, or 0123456789 at the first active listed bank."""
         number, code = self.settings.bank_account
         if code is None:
-            banks = self.banks()
-            if not banks or not isinstance(banks[0], dict) or "bankCode" not in banks[0]:
+            banks = [bank for bank in self.banks() if isinstance(bank, dict) and "bankCode" in bank]
+            if not banks:
                 pytest.skip("the bank list gives no bank code to validate an account with (see --bank-account)")
-            code = str(banks[0]["bankCode"])
+            # The first bank that takes payments: active and not deleted (a list may lead with a retired one).
+            usable = [bank for bank in banks if bank.get("active") is not False and not bank.get("deletedAt")]
+            code = str((usable or banks)[0]["bankCode"])
         return number, code
 
     def validated_account(self) -> tuple[str, str]:
