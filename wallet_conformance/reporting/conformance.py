@@ -39,18 +39,18 @@ def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[str, s
     skipped = [record for record in records if record.outcome == "skipped"]
     stopped = [record for record in records if record.stopped and record not in failing + suite + blocked]
     if suite and not failing:
-        return "suite-error", f"suite error in {suite[0].nodeid}: {_first_line(suite[0].message)}"
+        return "suite-error", f"suite error in {suite[0].nodeid}: {_cause(suite[0], requirement.id)}"
     if requirement.level == "INFO":
         if passing or failing:
-            reason = None if not failing else f"an observation did not complete: {_first_line(failing[0].message)}"
+            reason = None if not failing else f"an observation did not complete: {_cause(failing[0], requirement.id)}"
             return "observed", reason
     elif failing:
-        return "fail", _first_line(failing[0].message)
+        return "fail", _cause(failing[0], requirement.id)
     elif passing:
         return "pass", None
     if blocked:
         step = f" (the step exercises {blocked[0].setup_requirement})" if blocked[0].setup_requirement else ""
-        return "blocked", f"{blocked[0].nodeid}: a setup step failed{step}: {_first_line(blocked[0].message)}"
+        return "blocked", f"{blocked[0].nodeid}: a setup step failed{step}: {_cause(blocked[0], requirement.id)}"
     if skipped:
         return "skip", _first_line(skipped[0].message)
     if stopped:
@@ -58,11 +58,23 @@ def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[str, s
     return "untested", None
 
 
+def _cause(record: TestRecord, requirement_id: str) -> str | None:
+    """What stopped a test, in one line: its evidence's title (the check, the refused step), else its message."""
+    named = [item for item in record.evidence if item.get("requirement") == requirement_id]
+    for item in named or record.evidence:
+        if item.get("title"):
+            prefix = f"[{item['requirement']}] " if item.get("kind") == "check" and item.get("requirement") else ""
+            return (prefix + item["title"])[:300]
+    return _first_line(record.message)
+
+
 def _first_line(text: str | None) -> str | None:
     if not text:
         return None
     lines = text.strip().splitlines()
-    return lines[0][:300] if lines else None
+    errors = [line[1:].strip() for line in lines if line.startswith("E ")]  # a traceback's error lines
+    shown = errors or lines
+    return shown[0][:300] if shown else None
 
 
 def _sha256(data: bytes) -> str:

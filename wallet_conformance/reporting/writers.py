@@ -36,11 +36,11 @@ VERDICT_WORDS = {
 }
 
 _VOLATILE: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+"), r"\1:<port>"),
-    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "<timestamp>"),
-    (re.compile(r"\b\d+ ms\b"), "<n> ms"),
-    (re.compile(r"\bcf[0-9a-f]{8}(?:gw\d+)?"), "cf<run>"),
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
+    (re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+"), r"\1:[port]"),
+    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "[timestamp]"),
+    (re.compile(r"\b\d+ ms\b"), "[n] ms"),
+    (re.compile(r"\bcf[0-9a-f]{8}(?:gw\d+)?"), "cf[run]"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "[uuid]"),
 ]
 
 
@@ -186,19 +186,19 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
         lines += [f"Reason: {_md(entry['reason'])}", ""]
     for observation in entry["observations"]:
         facts = {key: value for key, value in observation.items() if key != "requirement"}
-        lines.append(f"- observed: `{_md(json.dumps(facts, sort_keys=True, default=str))}`")
+        lines.append(f"- observed: {_code(json.dumps(facts, sort_keys=True, default=str))}")
     if entry["observations"]:
         lines.append("")
     for item in entry["evidence"][:EVIDENCE_SHOWN]:
         lines.append(f"**{_md(item['title'])}**")
         lines.append("")
         if "expected" in item:
-            lines += [f"- expected: `{_md(item['expected'])}`", f"- received: `{_md(item['received'])}`"]
+            lines += [f"- expected: {_code(item['expected'])}", f"- received: {_code(item['received'])}"]
         exchange = item.get("exchange")
         if exchange:
-            lines.append(f"- request: `{_md(exchange['request'])}`"
-                         + (f" body `{_md(exchange['request_body'])}`" if exchange["request_body"] else ""))
-            lines.append(f"- response: {exchange['status']} `{_md(exchange['response'])}`")
+            lines.append(f"- request: {_code(exchange['request'])}"
+                         + (f" body {_code(exchange['request_body'])}" if exchange["request_body"] else ""))
+            lines.append(f"- response: {exchange['status']} {_code(exchange['response'])}")
             lines += ["", "Reproduce with:", "", "```sh", exchange["curl"], "```"]
         lines.append("")
     tests = [test["nodeid"] for test in entry["tests"]]
@@ -208,7 +208,13 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
 
 
 def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    """An inline code span that survives backticks and table pipes in the value."""
+    text = _md(text)
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
 # ------------------------------------------------------------------ HTML
@@ -235,7 +241,8 @@ pre{background:#f5f5f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-br
 
 
 def _h(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Masked (volatile values), then escaped."""
+    return html.escape(mask(str(text)), quote=True)
 
 
 def html_page(report: dict[str, Any]) -> str:
@@ -249,8 +256,10 @@ def html_page(report: dict[str, Any]) -> str:
              f'{_h(VERDICT_WORDS[outcome["verdict"]])}</span></p>',
              '<table id="header">']
     rows = header(report)
-    rows.insert(1, ("run", f"started {report['run'].get('started_at') or '-'}, took {report['run'].get('duration')} s"))
     parts += [f"<tr><th>{_h(name)}</th><td>{_h(value)}</td></tr>" for name, value in rows]
+    run = report["run"]  # the one volatile row, kept: a person wants to know when it ran
+    parts.append(f"<tr><th>run</th><td>started {html.escape(str(run.get('started_at') or '-'))}, "
+                 f"took {html.escape(str(run.get('duration')))} s</td></tr>")
     parts.append("</table>")
     parts += _html_table(report)
     parts += _html_gate(report)
@@ -266,7 +275,7 @@ def html_page(report: dict[str, Any]) -> str:
             continue
         parts += [_html_entry(entry) for entry in entries]
     parts.append("</body></html>")
-    return mask("\n".join(parts)) + "\n"
+    return "\n".join(parts) + "\n"
 
 
 def _html_table(report: dict[str, Any]) -> list[str]:
