@@ -88,8 +88,11 @@ def runs_conformance(config: pytest.Config) -> bool:
 # ------------------------------------------------------------------ options and configuration
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     options.add_options(parser)
+    if pluginmanager.is_blocked("cacheprovider"):
+        # pyproject.toml sets cache_dir (inside reports/); with `-p no:cacheprovider` it would be an unknown ini.
+        parser.addini("cache_dir", "unused: the cache provider is off (-p no:cacheprovider)", default="")
     parser.addini(TESTS_INI, "folder of the conformance tests, relative to the rootdir (default: tests)", default="")
 
 
@@ -236,6 +239,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
                 item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
         properties.extend(classified.properties())
+        allure_results.attach_evidence(classified.evidence)
         recent = made[-EXCHANGES_SHOWN:]
         if recent:
             report.sections.append(("exchanges (last of this test)",

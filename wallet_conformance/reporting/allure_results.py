@@ -75,3 +75,19 @@ def scrub(config: pytest.Config) -> None:
         clean = redact(text)
         if clean != text:
             path.write_text(clean, encoding="utf-8")
+
+
+def attach_evidence(evidence: Sequence[dict[str, Any]]) -> None:
+    """Attach a failure's evidence (check, expected/received, the exchange and its curl line)."""
+    if allure is None or not evidence:
+        return
+    lines = []
+    for item in evidence:
+        lines.append(f"[{item.get('requirement') or '-'}] {item['title']}")
+        if "expected" in item:
+            lines += [f"  expected: {item['expected']}", f"  received: {item['received']}"]
+        exchange = item.get("exchange")
+        if exchange:
+            lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",
+                      "Reproduce with:", f"  {exchange['curl']}"]
+    allure.attach(redact("\n".join(lines)), name="evidence", attachment_type=allure.attachment_type.TEXT)

@@ -162,8 +162,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
             known.append(rid)
         else:
             gating.append(rid)
-    fixed = sorted(rid for rid, result in (before or {}).items()
-                   if result == "fail" and any(e["id"] == rid and e["verdict"] == "pass" for e in entries))
+    fixed = [e["id"] for e in entries if e["verdict"] == "pass" and (before or {}).get(e["id"]) == "fail"]
     failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == "fail" for e in entries)]
     if suite_errors:
         verdict, status = "suite-error", SUITE_ERROR
