@@ -150,7 +150,7 @@ def test_html_report_shows_the_table_and_the_evidence_in_a_browser(failing, tmp_
     dom = subprocess.run([command, *flags, "--dump-dom", page], capture_output=True, text=True, timeout=120,
                          check=False)
     assert dom.returncode == 0, dom.stderr[-2000:]
-    assert 'id="summary-table"' in dom.stdout and "service What the service does" in dom.stdout
+    assert 'id="summary-table"' in dom.stdout and "What the service does" in dom.stdout
     evidence = dom.stdout.split('id="SVC-12"')[1].split('class="req ')[0]
     assert "VirtualAccount successfully closed" in evidence and "curl -sS -X DELETE" in evidence
     shot = tmp_path / "report.png"

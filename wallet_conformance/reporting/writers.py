@@ -140,7 +140,7 @@ def markdown(report: dict[str, Any]) -> str:
         counts = report["counts_by_section"][section]
         if any(sum(counts[level].values()) for level in LEVELS):
             cells = [", ".join(f"{n} {v}" for v, n in _cell_counts(counts[level])) or "-" for level in LEVELS]
-            lines.append(f"| {section} {title} | " + " | ".join(cells) + " |")
+            lines.append(f"| {title} | " + " | ".join(cells) + " |")
     totals = [", ".join(f"{n} {v}" for v, n in _cell_counts(report["counts"][level])) or "-" for level in LEVELS]
     lines.append("| **all** | " + " | ".join(totals) + " |")
     lines += _markdown_gate(report)
@@ -290,7 +290,7 @@ def _html_table(report: dict[str, Any]) -> list[str]:
     for section, title in report["sections"].items():
         counts = report["counts_by_section"][section]
         if any(sum(counts[level].values()) for level in LEVELS):
-            parts.append(f"<tr><td>{_h(section)} {_h(title)}</td>"
+            parts.append(f"<tr><td>{_h(title)}</td>"
                          + "".join(f"<td>{cell(counts[level])}</td>" for level in LEVELS) + "</tr>")
     parts.append("<tr><th>all</th>" + "".join(f"<td>{cell(report['counts'][level])}</td>" for level in LEVELS)
                  + "</tr></table>")
