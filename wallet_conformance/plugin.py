@@ -4,7 +4,7 @@
 - the target: the bundled reference or a deployed implementation, resolved once per run
   on the controlling process and handed to xdist workers
 - the `requirement` marker, checked against the catalogue at collection
-- one record per test, turned into conformance.json and the exit status by level
+- one record per test, turned into the reports and the exit status (reporting/: records, gating, writers)
 """
 
 from __future__ import annotations
