@@ -36,7 +36,17 @@ OPTIONS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("--request-timeout", "WALLET_API_REQUEST_TIMEOUT",
      {"type": float, "metavar": "SECONDS", "help": "timeout of one HTTP request (default 10)"}),
     ("--report-dir", "WALLET_API_REPORT_DIR",
-     {"metavar": "DIR", "help": "where conformance.json is written (default reports/)"}),
+     {"metavar": "DIR", "help": "where the reports are written: conformance.json, .md, .html, junit.xml, "
+                                "allure-results/ (default reports/)"}),
+    ("--waivers", "WALLET_API_WAIVERS",
+     {"metavar": "FILE", "help": "YAML list of waived requirements (id, reason, owner, expires): their failures "
+                                 "do not fail the run until the expiry date has passed"}),
+    ("--baseline", "WALLET_API_BASELINE",
+     {"metavar": "FILE", "help": "an earlier conformance.json of the same catalogue: only failures it did not "
+                                 "have fail the run"}),
+    ("--require-complete", None,
+     {"action": "store_true", "help": "fail the run (exit 7) when a MUST requirement was not tested (skipped, "
+                                      "blocked, untested); --strict implies it"}),
     ("--seed", "WALLET_API_SEED", {"type": int, "metavar": "N", "help": "seed of the run (default: random)"}),
     ("--allow-writes", None, {"action": "store_true", "help": "allow creating and changing records in production"}),
     ("--allow-money-movement", None,

@@ -6,12 +6,13 @@
 - the `requirement` marker, checked against the catalogue at collection; while a test runs, its declared
   ids are the default requirement of every check (failures.declared)
 - the safety guard's NotAllowed turned into a skip, in this one place
-- one record per test, turned into conformance.json and the exit status by level
+- one record per test, turned into the reports and the exit status (reporting/: records, gating, writers)
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,13 @@ import pytest
 
 from wallet_conformance import options
 from wallet_conformance.catalogue import catalogue
-from wallet_conformance.client import TargetError
 from wallet_conformance.failures import ConformanceFailure, SuiteError, declared
 from wallet_conformance.files import ROOT
 from wallet_conformance.redaction import redact, register_secret
-from wallet_conformance.reporting.conformance import build_report, exit_status, write_report
+from wallet_conformance.reporting import allure_results, evidence, gating, terminal
+from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against
 from wallet_conformance.reporting.records import TestRecord
+from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.safety import NotAllowed
 from wallet_conformance.target import Target, configured, probe, start_reference
 
@@ -45,6 +47,7 @@ class RunState:
     client: Any = None  # the run's ApiClient, once a fixture made it
     report_path: Path | None = None
     report: dict[str, Any] | None = None
+    written: list[Path] = field(default_factory=list)  # every report file of the run
 
 
 STATE = pytest.StashKey[RunState]()
@@ -89,11 +92,15 @@ def runs_conformance(config: pytest.Config) -> bool:
 # ------------------------------------------------------------------ options and configuration
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     options.add_options(parser)
+    if pluginmanager.is_blocked("cacheprovider"):
+        # pyproject.toml sets cache_dir (inside reports/); with `-p no:cacheprovider` it would be an unknown ini.
+        parser.addini("cache_dir", "unused: the cache provider is off (-p no:cacheprovider)", default="")
     parser.addini(TESTS_INI, "folder of the conformance tests, relative to the rootdir (default: tests)", default="")
 
 
+@pytest.hookimpl(tryfirst=True)  # before allure-pytest reads --alluredir
 def pytest_configure(config: pytest.Config) -> None:
     # The `requirement` marker is declared here only (not in pyproject.toml): the plugin owns it.
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements (requirements.yaml) "
@@ -105,6 +112,8 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = _replace_seed(settings, config.workerinput[WORKER_SEED])
     register_secret(settings.secret_key)
     config.stash[STATE] = RunState(settings=settings)
+    if runs_conformance(config):
+        allure_results.default_directory(config, settings.report_dir)
     if not is_worker(config):
         config.pluginmanager.register(Recorder(config), "wallet-conformance-recorder")
 
@@ -182,6 +191,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         problems.extend(f"{item.nodeid}: unknown requirement {rid!r} (not in requirements.yaml)"
                         for rid in ids if rid not in known)
         item.user_properties.append(("requirements", ids))
+        allure_results.label(item, [known[rid] for rid in ids if rid in known], known.sections)
         if item.get_closest_marker("account_wide"):
             item.add_marker(pytest.mark.xdist_group("account-wide"))
         (keep if not selected or set(ids) & set(selected) else drop).append(item)
@@ -225,6 +235,8 @@ def _run_declared(item: pytest.Item):
 def pytest_runtest_setup(item: pytest.Item):
     client = state(item.config).client
     item.stash[TEST_START] = len(client.exchanges) if client else 0
+    if is_conformance_item(item):
+        allure_results.operation_parameter(item)
     return (yield from _run_declared(item))
 
 
@@ -246,16 +258,8 @@ def suite_error(error: BaseException, declared_ids: tuple[str, ...]) -> str | No
 
 
 def failed_requirements(error: BaseException) -> tuple[str, ...]:
-    """The requirements a failure names; empty when it names none (then all of the test's requirements failed)."""
-    if isinstance(error, SuiteError):
-        return ()
-    if isinstance(error, ConformanceFailure):
-        return (error.requirement,)
-    if isinstance(error, BaseExceptionGroup):
-        found = [rid for inner in error.exceptions for rid in failed_requirements(inner)]
-        if len(found) and all(isinstance(inner, ConformanceFailure) for inner in error.exceptions):
-            return tuple(dict.fromkeys(found))
-    return ()
+    """The requirements a failure names; empty when it names none (see reporting/evidence.py)."""
+    return evidence.classify(error).failed_requirements
 
 
 @pytest.hookimpl(wrapper=True)
@@ -264,26 +268,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if not is_conformance_item(item):
         return report
     properties = list(report.user_properties)
-    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
-        error = call.excinfo.value
-        problem = suite_error(error, requirement_ids(item))
-        # A suite error fails every requirement of the test (never a skip, never a pass); the report counts it
-        # as an error of the suite. A TargetError names the requirement its setup step exercised, if any.
-        properties.append(("failed_requirements", () if problem else failed_requirements(error)))
-        if problem:
-            properties.append(("suite_error", problem))
-            # Loud: the failure's first line is the suite error itself, whatever reads the report.
-            report.longrepr = f"{problem}\n\n{report.longrepr}"
-        if isinstance(error, TargetError):
-            properties.append(("setup_requirement", error.requirement))
-        client = state(item.config).client
-        if client is not None:
-            recent = client.exchanges[item.stash.get(TEST_START, 0):][-EXCHANGES_SHOWN:]
-            if recent:
-                report.sections.append(("exchanges (last of this test)",
-                                        "\n\n".join(exchange.describe() for exchange in recent)))
-    report.user_properties = properties
     client = state(item.config).client
+    made = client.exchanges[item.stash.get(TEST_START, 0):] if client is not None else []
+    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+        classified = evidence.classify(call.excinfo.value)
+        problem = suite_error(call.excinfo.value, requirement_ids(item))
+        if problem:
+            # A suite error judges none of the test's requirements and fails the run; its message leads.
+            classified.suite_error, classified.failed_requirements = True, ()
+            report.longrepr = f"{problem}\n\n{report.longrepr}"
+        if made:
+            for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
+                item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
+        properties.extend(classified.properties())
+        allure_results.attach_evidence(classified.evidence)
+        recent = made[-EXCHANGES_SHOWN:]
+        if recent:
+            report.sections.append(("exchanges (last of this test)",
+                                    "\n\n".join(exchange.describe() for exchange in recent)))
+    if call.when == "call":
+        allure_results.attach_exchanges(made)
+    report.user_properties = properties
     if client is not None and client.target_down and not item.session.shouldstop:
         item.session.shouldstop = "the target stopped answering: the run stops here rather than wait on every request"
     if report.longrepr is not None:
@@ -304,6 +309,23 @@ class Recorder:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.started = time.time()
+        self.gate = self._gate(config)
+
+    @staticmethod
+    def _gate(config: pytest.Config) -> gating.Gate:
+        """Waivers and baseline, read and checked before any test runs: a bad one stops the run with one message."""
+        settings = state(config).settings
+        waivers_path, baseline_path = options.option(config, "--waivers"), options.option(config, "--baseline")
+        try:
+            waivers = gating.load_waivers(Path(waivers_path), catalogue()) if waivers_path else ()
+            baseline = (gating.load_baseline(Path(baseline_path), judged_against()["requirements.yaml"], FORMAT)
+                        if baseline_path else None)
+        except gating.GateError as error:
+            raise pytest.UsageError(str(error)) from None
+        return gating.Gate(strict=settings.strict, require_complete=bool(options.option(config, "--require-complete")),
+                           waivers=waivers, baseline=baseline,
+                           baseline_name=Path(baseline_path).name if baseline_path else None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         properties = dict(report.user_properties)
@@ -323,6 +345,10 @@ class Recorder:
         elif report.failed:
             record.outcome = "failed" if report.when == "call" else "error"
             record.failed_requirements = tuple(properties.get("failed_requirements", ()))
+            record.setup_error = bool(properties.get("setup_error"))
+            record.setup_requirement = properties.get("setup_requirement")
+            record.suite_error = bool(properties.get("suite_error"))
+            record.evidence = list(properties.get("evidence", ()))
             record.message = redact(str(report.longrepr))[:4000]
 
     @pytest.hookimpl(trylast=True)
@@ -332,10 +358,15 @@ class Recorder:
             return
         settings = run.settings
         target = run.target.public() if run.target else {"base_url": settings.base_url}
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
         run.report = build_report(run.records.values(), catalogue(), target=target,
                                   environment=settings.environment, seed=settings.seed, strict=settings.strict,
-                                  selected=settings.requirements)
-        run.report_path = write_report(run.report, settings.report_dir)
+                                  selected=settings.requirements, gate=self.gate,
+                                  run={"started_at": started, "duration": round(time.time() - self.started, 2),
+                                       "profile": options.option(self.config, "--profile")})
+        run.written = write_all(run.report, settings.report_dir)
+        allure_results.scrub(self.config)
+        run.report_path = run.written[0]
         if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = exit_status(run.report)
 
@@ -343,16 +374,6 @@ class Recorder:
         run = state(self.config)
         if run.report is None:
             return
-        write = terminalreporter.write_line
         terminalreporter.section("wallet conformance")
-        for level, counts in run.report["counts"].items():
-            shown = ", ".join(f"{count} {name}" for name, count in counts.items() if count)
-            write(f"{level:6} {shown or 'none'}")
-        outcome = run.report["outcome"]
-        if outcome["must_failed"]:
-            write(f"MUST requirements broken: {', '.join(outcome['must_failed'])}")
-        if outcome["should_failed"]:
-            tail = "" if run.settings.strict else " (reported; they fail the run only with --strict)"
-            write(f"SHOULD requirements broken: {', '.join(outcome['should_failed'])}{tail}")
-        verdict = "conforms" if outcome["conforms"] else "does NOT conform"
-        write(f"The target {verdict} to every tested MUST requirement. Report: {run.report_path}")
+        for line in terminal.summary(run.report, run.written):
+            terminalreporter.write_line(line)
