@@ -29,6 +29,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--settle-delay", type=float, default=0.2, help="seconds from acceptance to settlement (default 0.2)"
     )
+    parser.add_argument(
+        "--latency", type=float, default=0.0, help="seconds slept before each answer, like a remote target (default 0)"
+    )
     parser.add_argument("--list-faults", action="store_true", help="list the faults and exit")
     return parser.parse_args(argv)
 
@@ -51,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         settle_delay=arguments.settle_delay,
         host=arguments.host,
         port=arguments.port,
+        latency=arguments.latency,
     ).start()
     print(f"base URL:        {server.base_url}")
     print(f"test secret key: {server.secret_key}")
