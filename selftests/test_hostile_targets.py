@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
-from wallet_conformance.client import ApiClient, ExchangeLog
+from wallet_conformance.client import ApiClient, ExchangeLog, TargetError
 from wallet_conformance.files import ROOT
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.target import EXIT_NOT_THE_PROTOCOL, EXIT_TARGET_FAILING, EXIT_UNREACHABLE
@@ -145,19 +145,30 @@ def test_a_target_that_stops_answering_mid_run_ends_the_run(how, reference, tmp_
     assert "the target stopped answering" in run.output, run.output
 
 
-def test_a_slow_target_is_bounded_per_test_and_per_run(reference, tmp_path):
-    """Answers after 0.3 s each: a test stops at --test-timeout, the run at --run-budget, exit 7."""
+def test_a_slow_target_is_bounded_by_the_run_budget(reference, tmp_path):
+    """Answers after 0.3 s each: the run stops at --run-budget with one message, exit 7."""
 
     def slow(request: Request) -> None:
         time.sleep(0.3)
 
     with Hostile(slow, upstream=reference) as hostile:
-        run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--test-timeout", "1",
+        run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--test-timeout", "2",
                       "--run-budget", "15")
     run.check_bounded(EXIT_TARGET_FAILING)
-    assert "--run-budget 15" in run.output, run.output
-    assert run.report is not None
-    assert "--test-timeout 1" in json.dumps(run.report), "no test reached its time bound"
+    assert "the run used up its budget (--run-budget 15 s)" in run.output, run.output
+
+
+def test_a_test_is_bounded_by_its_time_bound():
+    """With the test's deadline 1 s away, a slow target's requests stop there, and the target is not 'down'."""
+    with Hostile(lambda request: time.sleep(0.3) or envelope([])) as hostile:
+        client = ApiClient(hostile.base_url, "k-slow", timeout=5)
+        client.deadline, client.deadline_reason = time.monotonic() + 1, "the test used up its time bound"
+        started = time.perf_counter()
+        with pytest.raises(TargetError, match="the test used up its time bound"):
+            for _ in range(20):
+                client.call("listBanks")
+        assert time.perf_counter() - started < 2 and not client.target_down and client.transport_failures == 0
+        client.close()
 
 
 # ------------------------------------------------------------------ 3. a 5xx storm
@@ -177,7 +188,7 @@ def test_a_5xx_storm_mid_run_ends_the_run(tmp_path):
     with Hostile(lambda request: preflight_reads(request) or envelope(None, 503, message="down")) as hostile:
         run = against(hostile, tmp_path)
     run.check_bounded(EXIT_TARGET_FAILING)
-    assert "the target is failing" in run.output and "in a row were 5xx" in run.output, run.output
+    assert "the target is failing" in run.output and "answers were 5xx" in run.output, run.output
     run.no_must_passed()
 
 
@@ -197,9 +208,15 @@ def _balances_in_naira(request: Request, answer: Answer) -> Answer:
 def test_balances_that_never_match_are_waited_for_once(reference, tmp_path):
     """Balances in naira: the first funding waits --settle-timeout, later money tests do not wait again."""
     with Hostile(lambda request: None, upstream=reference, rewrite=_balances_in_naira) as hostile:
-        run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--settle-timeout", "5")
-    assert run.status == 1 and run.seconds < MAX_SECONDS and run.rss_mb < MAX_RSS_MB, run.output[-3000:]
-    assert "not waited again" in run.output or "not waited again" in json.dumps(run.report)
+        run = against(hostile, tmp_path, "-m", "money", "--funding-url", hostile.funding_url,
+                      "--settle-timeout", "10")
+    assert run.status == 1 and run.rss_mb < MAX_RSS_MB, run.output[-3000:]
+    assert run.report is not None
+    money_tests = {t["nodeid"] for e in run.report["requirements"] for t in e["tests"]}
+    assert len(money_tests) > 12, "too few money tests ran to show the difference"
+    # Had each waited the settle timeout, the run would take len(money_tests) * 10 s.
+    assert run.seconds < MAX_SECONDS, f"{run.seconds:.0f} s for {len(money_tests)} money tests"
+    assert "not waited again" in run.output + json.dumps(run.report)
 
 
 # ------------------------------------------------------------------ 5. memory

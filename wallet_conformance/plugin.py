@@ -52,6 +52,8 @@ STATE = pytest.StashKey[RunState]()
 TEST_START = pytest.StashKey[int]()
 RATE_LIMITS_START = pytest.StashKey[int]()
 RUN_STOPPED = "run_stopped"
+RATE_LIMITED = "rate_limited"
+RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
 RATE_LIMIT_REQUIREMENT = "LIM-23"  # rate limits: not shown (INFO), observed when the target answers 429
 
 
@@ -298,8 +300,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     run = state(item.config)
     client = run.client
     if client is not None and report.when == "call":
-        for limited in client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]:
-            properties.append(("observation", {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **limited}))
+        limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
+        if limited:
+            properties.append((RATE_LIMITED, limited))
     stop = _why_stop(run)
     if stop is not None and not item.session.shouldstop:
         item.session.shouldstop = stop
@@ -318,24 +321,38 @@ def _why_stop(run: RunState) -> str | None:
     if client is not None and client.target_down:
         return "the target stopped answering: the run stops here rather than wait on every request"
     if client is not None and client.target_failing:
-        return (f"the target is failing: {client.server_errors} answers in a row were 5xx; the run stops here "
-                "rather than fail every test on it")
+        return (f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} answers "
+                "were 5xx; the run stops here rather than fail every test on it")
     if time.monotonic() - run.started > run.settings.run_budget:
         return f"the run used up its budget (--run-budget {run.settings.run_budget:g} s): it stops with what it has"
     return None
 
 
 class EarlyStop:
-    """On the controlling process: remembers why the run stopped early, and makes that the exit status."""
+    """On the controlling process: why the run stopped early (the exit status then), and the 429s met (LIM-23)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.rate_limited: list[dict[str, Any]] = []
+        self.first_failure: str | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         run = state(self.config)
-        stopped = dict(report.user_properties).get(RUN_STOPPED)
+        properties = dict(report.user_properties)
+        self.rate_limited.extend({"test": report.nodeid, **entry} for entry in properties.get(RATE_LIMITED, ()))
+        if report.failed and self.first_failure is None:
+            self.first_failure = f"{report.nodeid}: {_crash_line(report)}"
+        stopped = properties.get(RUN_STOPPED)
         if stopped and run.stopped is None:
             run.stopped = stopped
+            self._quiet()
+
+    def _quiet(self) -> None:
+        """The failures before a stop are the target failing, not findings: the summary says so in a few lines."""
+        self.config.option.tbstyle = "no"
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.reportchars = ""
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):
@@ -345,15 +362,38 @@ class EarlyStop:
             run.stopped = {"reason": str(session.shouldstop), "status": EXIT_TARGET_FAILING}
         if run.stopped is not None:
             session.exitstatus = run.stopped["status"]
-            # One line per failure: the failures before the stop are the target failing, not hundreds of findings.
-            self.config.option.tbstyle = "line"
+        if self.rate_limited and run.report is not None and run.report_path is not None:
+            self._record_rate_limits(run)
         return result
+
+    def _record_rate_limits(self, run: RunState) -> None:
+        """LIM-23 (rate limits: not shown) observes every 429 the client met, whichever test met it."""
+        entry = next((e for e in run.report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
+        if entry is None:
+            return
+        summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(self.rate_limited),
+                   "waited_seconds": round(sum(item["waited"] for item in self.rate_limited), 3),
+                   "kept_as_answer": sum(item["gave_up"] for item in self.rate_limited)}
+        entry["observations"].append(summary)
+        entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
+                                     for item in self.rate_limited[:RATE_LIMITS_KEPT])
+        write_report(run.report, run.settings.report_dir)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         run = state(self.config)
         if run.stopped is not None:
+            failed = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
+            if failed:
+                terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
+                                            f"the first: {self.first_failure}")
             terminalreporter.write_line(f"The run stopped early: {run.stopped['reason']} "
                                         f"(exit status {run.stopped['status']}).", red=True, bold=True)
+
+
+def _crash_line(report: pytest.TestReport) -> str:
+    text = str(report.longrepr or "").strip().splitlines()
+    line = next((line for line in text if line.startswith("E ")), text[-1] if text else "")
+    return redact(line.removeprefix("E").strip())[:300]
 
 
 def _skip_reason(report: pytest.TestReport) -> str | None:
