@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
+from selftests.suite_runs import run_in_process
 from wallet_conformance.client import ApiClient, ExchangeLog, TargetError
 from wallet_conformance.files import ROOT
 from wallet_conformance.reference import ReferenceServer
@@ -85,8 +86,18 @@ def suite(report_dir: Path, *args: str, timeout: float = MAX_SECONDS + 30) -> Ru
                json.loads(path.read_text()) if path.exists() else None)
 
 
-def against(hostile: Hostile, report_dir: Path, *args: str) -> Run:
-    return suite(report_dir, "--base-url", hostile.base_url, "--secret-key", KEY, *args)
+def in_process(pytester: pytest.Pytester, report_dir: Path, *args: str) -> Run:
+    """The suite inside this process (no interpreter start): for runs that stop before any test.
+
+    Peak memory is not measured here (it is this process's); the cases that need it run in a subprocess.
+    """
+    process, report, seconds = run_in_process(pytester, report_dir, *args, paths=("tests",))
+    return Run(process.returncode, process.stdout + process.stderr, seconds, 0.0, report)
+
+
+def against(hostile: Hostile, report_dir: Path, *args: str, pytester: pytest.Pytester | None = None) -> Run:
+    target = ("--base-url", hostile.base_url, "--secret-key", KEY)
+    return in_process(pytester, report_dir, *target, *args) if pytester else suite(report_dir, *target, *args)
 
 
 @pytest.fixture
@@ -108,10 +119,10 @@ NOT_THE_PROTOCOL = {
 
 
 @pytest.mark.parametrize("kind", sorted(NOT_THE_PROTOCOL))
-def test_a_target_that_does_not_speak_the_protocol_stops_the_run(kind, tmp_path):
+def test_a_target_that_does_not_speak_the_protocol_stops_the_run(kind, tmp_path, pytester):
     """HTML, invalid JSON, empty bodies, a wrong content type or a huge body: one message, exit 6, no MUST pass."""
     with Hostile(NOT_THE_PROTOCOL[kind]) as hostile:
-        run = against(hostile, tmp_path)
+        run = against(hostile, tmp_path, pytester=None if kind == "twenty-megabytes" else pytester)
     run.check_bounded(EXIT_NOT_THE_PROTOCOL)
     assert "does not answer JSON envelopes" in run.output and "--base-url" in run.output, run.output
     run.no_must_passed()
@@ -129,7 +140,7 @@ def test_a_target_that_hangs_from_the_start_stops_the_run(tmp_path):
 
 
 def test_a_target_that_resets_connections_stops_the_run(tmp_path):
-    """Every connection reset: exit 4 with one message."""
+    """Every connection reset: exit 4 with one message (a fresh process: httpx maps httpcore's errors there)."""
     with Hostile(lambda request: RESET) as hostile:
         run = against(hostile, tmp_path)
     run.check_bounded(EXIT_UNREACHABLE)
@@ -174,10 +185,10 @@ def test_a_test_is_bounded_by_its_time_bound():
 # ------------------------------------------------------------------ 3. a 5xx storm
 
 
-def test_a_target_answering_500_to_everything_stops_the_run(tmp_path):
+def test_a_target_answering_500_to_everything_stops_the_run(tmp_path, pytester):
     """500 to every request: the preflight says the target is failing, exit 7, in seconds."""
     with Hostile(lambda request: envelope(None, 500, message="Internal Server Error")) as hostile:
-        run = against(hostile, tmp_path)
+        run = against(hostile, tmp_path, pytester=pytester)
     run.check_bounded(EXIT_TARGET_FAILING)
     assert "the target is failing" in run.output, run.output
     run.no_must_passed()
@@ -426,12 +437,12 @@ CONFIGURATION_MISTAKES = {
 
 
 @pytest.mark.parametrize("mistake", sorted(CONFIGURATION_MISTAKES))
-def test_a_configuration_mistake_stops_with_one_message_naming_the_option(mistake, tmp_path, monkeypatch):
+def test_a_configuration_mistake_stops_with_one_message_naming_the_option(mistake, tmp_path, monkeypatch, pytester):
     """Each mistake: exit 4, a short message naming the option to fix, never a traceback."""
     args, env, option = CONFIGURATION_MISTAKES[mistake]
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    run = suite(tmp_path, *args)
+    run = in_process(pytester, tmp_path, *args)
     run.check_bounded(EXIT_UNREACHABLE)
     assert option in run.output and "Traceback" not in run.output and "INTERNALERROR" not in run.output, run.output
     assert len(run.output.splitlines()) <= 5, run.output
