@@ -7,6 +7,7 @@ pre-existing data, except an optional funded wallet given with --funded-wallet.
 from __future__ import annotations
 
 import fcntl
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from wallet_conformance.safety import Guard
 from wallet_conformance.target import Target
 
 POLL_FIRST = 0.05
+OTHER_RUN = re.compile(r"^cf[0-9a-f]{8}")  # a name given by a run of the suite (bodies.py)
 POLL_MAX = 0.5
 
 
@@ -65,7 +67,29 @@ class Resources:
     def create_wallet(self, body: dict[str, Any]) -> Exchange:
         exchange = self.api.call("createWallet", json_body=body)
         self.track(exchange)
+        if isinstance(body, dict) and body.get("category") == "primary" and 400 <= exchange.status < 500:
+            self._skip_if_another_run_holds_primaries()
         return exchange
+
+    def _skip_if_another_run_holds_primaries(self) -> None:
+        """A refused primary wallet while another run of the suite holds primary places (two CI jobs on one
+        account) proves nothing about the limit: the test skips with that reason instead of failing."""
+        own = self.run_id[:10]  # `cf` + the seed: every worker of this run
+        others: list[str] = []
+        for page in range(1, 11):
+            listed = self.api.call("listWallets", params={"page": page} if page > 1 else None)
+            entries = listed.data if listed.ok and isinstance(listed.data, list) else []
+            others += [str(entry.get("accountName")) for entry in entries if isinstance(entry, dict)
+                       and entry.get("category") == "primary" and OTHER_RUN.match(str(entry.get("accountName")))
+                       and not str(entry.get("accountName")).startswith(own)]
+            pagination = listed.meta.get("pagination") if isinstance(listed.meta.get("pagination"), dict) else {}
+            if not entries or pagination.get("current") != page or page * len(entries) >= (
+                    pagination.get("totalCount") or 0):
+                break
+        if others:
+            pytest.skip(f"another run of the suite holds {len(others)} of the account's primary wallet places "
+                        f"({', '.join(sorted(others)[:3])}): the primary-wallet limit cannot be tested while it "
+                        "runs; run again when it is done")
 
     def wallet(self, category: str = "secondary", **overrides: Any) -> dict[str, Any]:
         """A new open wallet (secondary by default: those have no limit, so tests never compete for them)."""
