@@ -66,9 +66,10 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
     """A couple of reads with the key: None when the target speaks the protocol, else why the run stops.
 
     Catches in seconds what would otherwise be hundreds of failures: a wrong URL, an HTML error page
-    from a proxy, a server answering 5xx to everything, a refused key.
+    from a proxy, a server answering 5xx to everything (every read of PREFLIGHT off), a refused key.
     """
     client = ApiClient(target.base_url, target.secret_key, timeout=timeout, ca_bundle=ca_bundle, rate_limit_wait=10)
+    stops = []
     try:
         for operation_id in PREFLIGHT:
             try:
@@ -76,11 +77,13 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
             except TargetError as error:
                 return Stop(f"the target at {target.base_url} cannot be reached: {error}", EXIT_UNREACHABLE)
             stop = _judge(exchange, target.base_url)
-            if stop is not None:
+            if stop is not None and stop.status == EXIT_UNREACHABLE:
                 return stop
+            stops.append(stop)
     finally:
         client.close()
-    return None
+    # Only when every read is off: one operation answering wrongly is a finding of the tests, not a wrong target.
+    return stops[0] if all(stops) else None
 
 
 def _judge(exchange: Exchange, base_url: str) -> Stop | None:
