@@ -82,8 +82,21 @@ def suite(report_dir: Path, *args: str, timeout: float = MAX_SECONDS + 30) -> Ru
         output.seek(0)
         text = output.read()
     path = report_dir / "conformance.json"
-    return Run(process.returncode, text, seconds, usage.ru_maxrss / 1024,
-               json.loads(path.read_text()) if path.exists() else None)
+    run = Run(process.returncode, text, seconds, usage.ru_maxrss / 1024,
+              json.loads(path.read_text()) if path.exists() else None)
+    _measured(run)
+    return run
+
+
+def _measured(run: Run) -> None:
+    """What each case cost, for the README and reviews: reports/hostile/<test>.json (reports/ is not committed)."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "unknown").split(" ")[0].split("::")[-1]
+    folder = ROOT / "reports" / "hostile"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = "".join(c if c.isalnum() or c in "-_[]" else "_" for c in test)
+    (folder / f"{name}.json").write_text(json.dumps(
+        {"test": test, "exit": run.status, "seconds": round(run.seconds, 1), "peak_rss_mb": round(run.rss_mb),
+         "output_lines": len(run.output.splitlines())}) + "\n")
 
 
 def in_process(pytester: pytest.Pytester, report_dir: Path, *args: str) -> Run:
@@ -92,7 +105,9 @@ def in_process(pytester: pytest.Pytester, report_dir: Path, *args: str) -> Run:
     Peak memory is not measured here (it is this process's); the cases that need it run in a subprocess.
     """
     process, report, seconds = run_in_process(pytester, report_dir, *args, paths=("tests",))
-    return Run(process.returncode, process.stdout + process.stderr, seconds, 0.0, report)
+    run = Run(process.returncode, process.stdout + process.stderr, seconds, 0.0, report)
+    _measured(run)
+    return run
 
 
 def against(hostile: Hostile, report_dir: Path, *args: str, pytester: pytest.Pytester | None = None) -> Run:
@@ -376,7 +391,7 @@ def test_cleanup_closes_what_a_killed_run_left(reference, tmp_path):
     assert run.status == 0 and run.seconds < MAX_SECONDS, run.output
     assert f"closed {len(left)} wallet(s)" in run.output and "money left in the suite's test wallets" in run.output
     assert [w["publicId"] for w in _open_wallets(reference)] == [own["publicId"]]  # never touched
-    assert not list((tmp_path / "cleanup").glob("*.json"))
+    assert not list((tmp_path / "cleanup").glob("*.json")), run.output
 
 
 def test_cleanup_restores_webhooks_a_run_changed(reference, tmp_path):

@@ -14,6 +14,7 @@ killed mid-way (SIGINT twice, SIGKILL, a lost CI runner) cannot; then:
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -65,8 +66,11 @@ class Journal:
             self._write()
 
     def _write(self) -> None:
+        """Written whole or not at all (a run killed mid-write leaves the previous version)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(json.dumps(self.state, indent=1) + "\n", encoding="utf-8")
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(json.dumps(self.state, indent=1) + "\n", encoding="utf-8")
+        os.replace(partial, self.path)
 
     def finish(self) -> None:
         """At the normal end of the run: forget it, unless wallets stayed open (then --cleanup has work)."""
@@ -79,12 +83,15 @@ class Journal:
             self.path.unlink()
 
 
-def journals(report_dir: Path, base_url: str) -> list[tuple[Path, dict[str, Any]]]:
+def journals(report_dir: Path, base_url: str, unreadable: list[str] | None = None) -> list[tuple[Path, dict[str, Any]]]:
+    """The journals of runs against `base_url`; the names of those that cannot be read go to `unreadable`."""
     found = []
     for path in sorted((report_dir / JOURNAL_DIR).glob("*.json")):
         try:
             state = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
+            if unreadable is not None:
+                unreadable.append(path.name)
             continue
         if isinstance(state, dict) and state.get("base_url") == base_url:
             found.append((path, state))
@@ -126,7 +133,10 @@ def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
     lines: list[str] = []
     left: list[str] = []
     try:
-        found = journals(settings.report_dir, target.base_url)
+        unreadable: list[str] = []
+        found = journals(settings.report_dir, target.base_url, unreadable)
+        lines.append(f"{len(found)} journal(s) of earlier runs in {settings.report_dir / JOURNAL_DIR}"
+                     + (f"; unreadable, left in place: {', '.join(unreadable)}" if unreadable else ""))
         restored_all = _restore_accounts(client, found, lines, left)
         wallets, note = listed_wallets(client)
         journaled = {public_id for _, state in found for public_id in state.get("wallets", [])}
