@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_
 from wallet_conformance.reporting.records import TestRecord
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.safety import NotAllowed
-from wallet_conformance.target import Target, configured, probe, start_reference
+from wallet_conformance.target import EXIT_TARGET_FAILING, Target, configured, preflight, start_reference
 
 TESTS_INI = "wallet_conformance_tests"
 WORKER_TARGET = "wallet_conformance_target"
@@ -48,10 +49,18 @@ class RunState:
     report_path: Path | None = None
     report: dict[str, Any] | None = None
     written: list[Path] = field(default_factory=list)  # every report file of the run
+    started: float = field(default_factory=time.monotonic)
+    test_deadline: float | None = None  # the current test's bound (monotonic), applied to the client
+    stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
 
 
 STATE = pytest.StashKey[RunState]()
 TEST_START = pytest.StashKey[int]()
+RATE_LIMITS_START = pytest.StashKey[int]()
+RUN_STOPPED = "run_stopped"
+RATE_LIMITED = "rate_limited"
+RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
+RATE_LIMIT_REQUIREMENT = "LIM-23"  # rate limits: not shown (INFO), observed when the target answers 429
 
 
 def state(config: pytest.Config) -> RunState:
@@ -116,6 +125,7 @@ def pytest_configure(config: pytest.Config) -> None:
         allure_results.default_directory(config, settings.report_dir)
     if not is_worker(config):
         config.pluginmanager.register(Recorder(config), "wallet-conformance-recorder")
+        config.pluginmanager.register(EarlyStop(config), "wallet-conformance-early-stop")
 
 
 def _replace_seed(settings: options.Settings, seed: int) -> options.Settings:
@@ -151,9 +161,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     else:
         run.target = configured(settings)
     register_secret(run.target.secret_key)
-    problem = probe(run.target, settings.request_timeout)
-    if problem:
-        pytest.exit(redact(problem), returncode=4)
+    if settings.cleanup:
+        from wallet_conformance.cleanup import clean_up  # imported late: only --cleanup runs need it
+
+        message, status = clean_up(run.target, settings)
+        pytest.exit(redact(message), returncode=status)
+    stop = preflight(run.target, settings.request_timeout, settings.ca_bundle)
+    if stop is not None:
+        pytest.exit(redact(stop.message), returncode=stop.status)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -163,6 +178,14 @@ def pytest_configure_node(node: Any) -> None:
     node.workerinput[WORKER_SEED] = run.settings.seed
     if run.target is not None:
         node.workerinput[WORKER_TARGET] = run.target.to_dict()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Every process: the run ended normally, so its crash journal (cleanup.py) is no longer needed."""
+    run = session.config.stash.get(STATE, None)
+    journal = getattr(run.client, "journal", None) if run is not None else None
+    if journal is not None:
+        journal.finish()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -233,8 +256,16 @@ def _run_declared(item: pytest.Item):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
-    client = state(item.config).client
+    run = state(item.config)
+    client = run.client
     item.stash[TEST_START] = len(client.exchanges) if client else 0
+    item.stash[RATE_LIMITS_START] = len(client.rate_limited) if client else 0
+    # The test's bound, cut at the end of the run's budget; teardown gets a fresh one (cleanup must happen).
+    end_of_budget = run.started + run.settings.run_budget
+    _bound(run, min(time.monotonic() + run.settings.test_timeout, end_of_budget),
+           f"the test used up its time bound (--test-timeout {run.settings.test_timeout:g} s)"
+           if time.monotonic() + run.settings.test_timeout < end_of_budget
+           else f"the run used up its budget (--run-budget {run.settings.run_budget:g} s)")
     if is_conformance_item(item):
         allure_results.operation_parameter(item)
     return (yield from _run_declared(item))
@@ -255,6 +286,38 @@ def suite_error(error: BaseException, declared_ids: tuple[str, ...]) -> str | No
     if isinstance(error, BaseExceptionGroup):
         return next((found for inner in error.exceptions if (found := suite_error(inner, declared_ids))), None)
     return None
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    run = state(item.config)
+    _bound(run, time.monotonic() + run.settings.test_timeout,
+           f"the test's cleanup used up its time bound (--test-timeout {run.settings.test_timeout:g} s)")
+
+
+def _bound(run: RunState, deadline: float, reason: str) -> None:
+    run.test_deadline = deadline
+    if run.client is not None:
+        run.client.deadline, run.client.deadline_reason = deadline, reason
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest):
+    """When the run's client is made: the current test's bound applies to it, and it journals what it changes."""
+    value = yield
+    run = request.config.stash.get(STATE, None)
+    if fixturedef.argname == "api" and run is not None and run.client is value and value is not None:
+        value.deadline = run.test_deadline
+        value.rate_limit_wait = run.settings.rate_limit_wait
+        if run.target is not None and not run.target.embedded:
+            from wallet_conformance.cleanup import Journal
+
+            value.journal = Journal(run.settings.report_dir, run.target.base_url, _run_id(run.settings), value)
+    return value
+
+
+def _run_id(settings: options.Settings) -> str:
+    """The run id of fixtures.run_id: the prefix of every name this process gives a record."""
+    return f"cf{settings.seed:08x}{os.environ.get('PYTEST_XDIST_WORKER', '')}"
 
 
 def failed_requirements(error: BaseException) -> tuple[str, ...]:
@@ -288,14 +351,105 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
                                     "\n\n".join(exchange.describe() for exchange in recent)))
     if call.when == "call":
         allure_results.attach_exchanges(made)
+    run = state(item.config)
+    if client is not None and report.when == "call":
+        limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
+        if limited:
+            properties.append((RATE_LIMITED, limited))
+    stop = _why_stop(run)
+    if stop is not None and not item.session.shouldstop:
+        item.session.shouldstop = stop
+        properties.append((RUN_STOPPED, {"reason": stop, "status": EXIT_TARGET_FAILING}))
     report.user_properties = properties
-    if client is not None and client.target_down and not item.session.shouldstop:
-        item.session.shouldstop = "the target stopped answering: the run stops here rather than wait on every request"
     if report.longrepr is not None:
         text = str(report.longrepr)
         if redact(text) != text:
             report.longrepr = redact(text)
     return report
+
+
+def _why_stop(run: RunState) -> str | None:
+    """Why the run should stop after this test (the target is down, failing, or the budget is gone), or None."""
+    client = run.client
+    if client is not None and client.target_down:
+        return "the target stopped answering: the run stops here rather than wait on every request"
+    if client is not None and client.target_failing:
+        return (f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} answers "
+                "were 5xx; the run stops here rather than fail every test on it")
+    if time.monotonic() - run.started > run.settings.run_budget:
+        return f"the run used up its budget (--run-budget {run.settings.run_budget:g} s): it stops with what it has"
+    return None
+
+
+class EarlyStop:
+    """On the controlling process: why the run stopped early (the exit status then), and the 429s met (LIM-23)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.rate_limited: list[dict[str, Any]] = []
+        self.first_failure: str | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        run = state(self.config)
+        properties = dict(report.user_properties)
+        self.rate_limited.extend({"test": report.nodeid, **entry} for entry in properties.get(RATE_LIMITED, ()))
+        if report.failed and self.first_failure is None:
+            self.first_failure = f"{report.nodeid}: {_crash_line(report)}"
+        stopped = properties.get(RUN_STOPPED)
+        if stopped and run.stopped is None:
+            run.stopped = stopped
+            self._quiet()
+
+    def _quiet(self) -> None:
+        """The failures before a stop are the target failing, not findings: the summary says so in a few lines."""
+        self.config.option.tbstyle = "no"
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.reportchars = ""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):
+        result = yield
+        run = state(self.config)
+        if run.stopped is None and session.shouldstop and "target" in str(session.shouldstop):
+            run.stopped = {"reason": str(session.shouldstop), "status": EXIT_TARGET_FAILING}
+        if run.stopped is not None:
+            session.exitstatus = run.stopped["status"]
+        if run.report is not None and run.report_path is not None and (run.stopped or self.rate_limited):
+            if run.stopped is not None:
+                run.report["stopped"] = run.stopped
+                run.report["outcome"]["exit_status"] = run.stopped["status"]
+            self._record_rate_limits(run)
+            run.written = write_all(run.report, run.settings.report_dir)
+        return result
+
+    def _record_rate_limits(self, run: RunState) -> None:
+        """LIM-23 (rate limits: not shown) observes every 429 the client met, whichever test met it."""
+        entry = next((e for e in run.report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
+        if entry is None or not self.rate_limited:
+            return
+        summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(self.rate_limited),
+                   "waited_seconds": round(sum(item["waited"] for item in self.rate_limited), 3),
+                   "kept_as_answer": sum(item["gave_up"] for item in self.rate_limited)}
+        entry["observations"].append(summary)
+        entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
+                                     for item in self.rate_limited[:RATE_LIMITS_KEPT])
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        run = state(self.config)
+        if run.stopped is not None:
+            failed = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
+            if failed:
+                terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
+                                            f"the first: {self.first_failure}")
+            terminalreporter.write_line(f"The run stopped early: {run.stopped['reason']} "
+                                        f"(exit status {run.stopped['status']}).", red=True, bold=True)
+
+
+def _crash_line(report: pytest.TestReport) -> str:
+    text = str(report.longrepr or "").strip().splitlines()
+    line = next((line for line in text if line.startswith("E ")), text[-1] if text else "")
+    return redact(line.removeprefix("E").strip())[:300]
 
 
 def _skip_reason(report: pytest.TestReport) -> str | None:

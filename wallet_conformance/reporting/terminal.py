@@ -76,7 +76,10 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     expired = [waiver["id"] for waiver in gate["waivers"] if waiver["expired"]]
     if expired:
         lines.append(f"EXPIRED waivers (they no longer hold): {', '.join(expired)}")
-    lines.append(HEADLINES[outcome["verdict"]])
+    if report.get("stopped"):
+        lines.append(f"The run STOPPED EARLY: {report['stopped']['reason']}. The verdicts judge only what ran.")
+    else:
+        lines.append(HEADLINES[outcome["verdict"]])
     if outcome["verdict"] == "does-not-conform" and outcome["exit_status"] == 0:
         lines.append("The gate passes: every failure is waived or already in the baseline.")
     lines.append(f"exit status {outcome['exit_status']}"
