@@ -9,7 +9,11 @@ What it times (wall clock, best of the rounds):
     wallet schema with jsonschema (the suite's checks) and with jsonschema-rs (Schemathesis' checks);
   - requests per second through the suite's client next to a plain httpx loop, on the same server;
   - the mutation matrix (every fault, in-process runs, two workers) and its mean seconds per fault;
-  - the reference server alone: sequential requests per second for a read and a write.
+  - the reference server alone: sequential requests per second for a read and a write;
+  - against a remote-like target (the reference with --latency, 50 ms by default): the suite serial and with
+    four workers, with the number of requests each sent, and the floor requests x latency / workers.
+
+    .venv/bin/python scripts/benchmark.py --latency-only [--latency 0.05]
 """
 
 from __future__ import annotations
@@ -103,6 +107,45 @@ def client_throughput(requests: int = 500) -> tuple[float, float]:
     return suite_rate, plain_rate
 
 
+class Counting:
+    """ASGI middleware counting the requests a server gets."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.requests = 0
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            self.requests += 1
+        await self.app(scope, receive, send)
+
+
+def remote_run(latency: float, *args: str) -> tuple[float, int]:
+    """The suite against the reference as a deployed target `latency` s away: seconds and requests sent."""
+    key = "sk_test_benchmark_latency"
+    server = ReferenceServer(secret_key=key, latency=latency)
+    counter = Counting(server.app)
+    server.app = counter
+    with server, tempfile.TemporaryDirectory() as report_dir:
+        seconds = timed([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir",
+                         report_dir, "--base-url", server.base_url, "--secret-key", key, "--funding-url",
+                         server.funding_url, *args])
+    return seconds, counter.requests
+
+
+def latency_table(latency: float) -> None:
+    serial, serial_requests = remote_run(latency)
+    parallel, parallel_requests = remote_run(latency, "-n", "4")
+    floor = parallel_requests * latency / 4
+    print(f"Against the reference with {latency * 1000:.0f} ms before each answer (`--base-url`, "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):\n")
+    print("| run | time | requests | requests x latency / workers |")
+    print("|---|---|---|---|")
+    print(f"| serial | {serial:.1f} s | {serial_requests} | {serial_requests * latency:.1f} s |")
+    print(f"| `-n 4` | {parallel:.1f} s | {parallel_requests} ({parallel_requests / serial_requests - 1:+.0%}) | "
+          f"{floor:.1f} s (time / floor {parallel / floor:.2f}) |")
+
+
 def reference_throughput(requests: int = 500) -> tuple[float, float]:
     """Sequential requests per second: GET /transactions/banks, then POST /virtual-accounts (secondary)."""
     with ReferenceServer() as server, httpx.Client(headers={"x-service-key": server.secret_key}) as http:
@@ -122,7 +165,13 @@ def reference_throughput(requests: int = 500) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds before each answer (default 0.05)")
+    parser.add_argument("--latency-only", action="store_true", help="measure only the remote-like target")
+    arguments = parser.parse_args()
+    rounds = arguments.rounds
+    if arguments.latency_only:
+        latency_table(arguments.latency)
+        return
     serial = min(suite() for _ in range(rounds))
     parallel = min(suite("-n", "2") for _ in range(rounds))
     generated = min(suite(path="tests/generated") for _ in range(rounds))
@@ -148,6 +197,8 @@ def main() -> None:
           f"requests/s (plain httpx: {plain_rate:.0f}) |")
     print(f"| wallet schema validations: jsonschema / jsonschema-rs | {slow_rate:.0f} / {fast_rate:.0f} per s |")
     print(f"| share of a generated run spent validating JSON | {share:.0%} |")
+    print()
+    latency_table(arguments.latency)
 
 
 if __name__ == "__main__":

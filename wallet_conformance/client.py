@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import ssl
 import time
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from functools import cached_property
 from typing import Any
 
@@ -20,6 +23,20 @@ EXCERPT = 600
 # After this many requests in a row fail to get any answer (timeout, refused connection), the target is
 # taken as down: later requests fail at once instead of each waiting out its timeout.
 MAX_TRANSPORT_FAILURES = 5
+# When SERVER_ERRORS_FAILING of the last SERVER_ERROR_WINDOW answers are 5xx, the target is taken as failing:
+# the run stops after the current test. (A target answering 5xx to some invalid input never gets there: the
+# suite's requests alternate valid and invalid ones.)
+SERVER_ERROR_WINDOW = 20
+SERVER_ERRORS_FAILING = 16
+# The most of a response body kept (bytes); the rest is read and thrown away, its size recorded.
+MAX_BODY = 256 * 1024
+# How many exchanges the client keeps in memory (the newest); older ones are dropped, their count kept.
+KEPT_EXCHANGES = 200
+# Rate limiting (429): the most retries of one request, the longest single wait, and the default of
+# the run's total waiting (--rate-limit-wait).
+RATE_LIMIT_RETRIES = 3
+RATE_LIMIT_MAX_PAUSE = 10.0
+RATE_LIMIT_FIRST_PAUSE = 0.5
 
 
 class _Default:
@@ -57,10 +74,19 @@ class Exchange:
     response_headers: list[tuple[str, str]]
     text: str
     elapsed: float
+    size: int | None = None  # bytes of the whole response body, when more than the kept `text` was received
+    retries: list[str] = field(default_factory=list)  # 429 answers waited out before this one
     _parsed: Any = field(default=None, repr=False)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the body was longer than the client keeps (MAX_BODY): `text` is then its beginning."""
+        return self.size is not None
 
     @cached_property
     def is_json(self) -> bool:
+        if self.truncated:
+            return False
         try:
             self._parsed = json.loads(self.text)
         except ValueError:
@@ -102,29 +128,88 @@ class Exchange:
     def describe(self) -> str:
         """Request, response (an excerpt) and a curl line: what a QA engineer needs to reproduce it."""
         excerpt = self.text if len(self.text) <= EXCERPT else self.text[:EXCERPT] + f"... ({len(self.text)} chars)"
+        if self.truncated:
+            excerpt += f" [body of {self.size} bytes: the first {len(self.text)} kept]"
         lines = [f"request:  {self.method} {self.url}"]
         if self.request_body is not None:
             body = self.request_body if isinstance(self.request_body, str) else json.dumps(self.request_body)
             lines.append(f"  body:   {body}")
         content_type = self.header("content-type") or "-"
+        lines.extend(f"  {retry}" for retry in self.retries)
         lines.append(f"response: {self.status} ({content_type}, {self.elapsed * 1000:.0f} ms) {excerpt}")
         lines.append("Reproduce with:")
         lines.append(f"  {self.curl()}")
         return "\n".join(lines)
 
 
+class ExchangeLog:
+    """The client's exchanges: indexed from the first of the run, but only the newest `kept` held in memory.
+
+    `len()` counts every exchange ever added, so `log[start:]` with `start = len(log)` taken earlier gives the
+    exchanges since then (as far as they are still kept).
+    """
+
+    def __init__(self, kept: int = KEPT_EXCHANGES) -> None:
+        self._items: deque[Exchange] = deque(maxlen=kept)
+        self._count = 0
+
+    def append(self, exchange: Exchange) -> None:
+        self._items.append(exchange)
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[Exchange]:
+        return iter(self._items)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        first = self._count - len(self._items)  # the run-wide index of the oldest kept exchange
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._count)
+            return [self._items[i - first] for i in range(start, stop, step) if i >= first]
+        position = index + self._count if index < 0 else index
+        if not first <= position < self._count:
+            raise IndexError(f"exchange {index} is no longer kept (the client keeps the last {len(self._items)})")
+        return self._items[position - first]
+
+
+def tls_verification(ca_bundle: str | None) -> ssl.SSLContext | bool:
+    """What httpx verifies certificates with: the given CA bundle, else the system's (SSL_CERT_FILE honoured).
+
+    There is deliberately no way to turn verification off.
+    """
+    if ca_bundle:
+        return ssl.create_default_context(cafile=ca_bundle)
+    return True
+
+
 class ApiClient:
-    """Calls the target's operations by operationId and keeps every exchange."""
+    """Calls the target's operations by operationId and keeps the recent exchanges.
+
+    Bounded on a hostile target: bodies are capped (MAX_BODY), every request has a deadline, a run of
+    transport failures or 5xx answers marks the target down or failing, and 429 answers are waited out
+    within a total `rate_limit_wait`.
+    """
 
     def __init__(self, base_url: str, secret_key: str, timeout: float = 10.0,
                  transport: httpx.BaseTransport | None = None,
-                 guard: Callable[[str, str | None], None] | None = None) -> None:
+                 guard: Callable[[str, str | None], None] | None = None,
+                 ca_bundle: str | None = None, rate_limit_wait: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
         self._guard = guard
+        self.timeout = timeout
         self.transport_failures = 0
-        self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False)
-        self.exchanges: list[Exchange] = []
+        self.recent_statuses: deque[int] = deque(maxlen=SERVER_ERROR_WINDOW)
+        self.rate_limit_wait = rate_limit_wait  # seconds the run may still spend waiting out 429 answers
+        self.rate_limited: list[dict[str, Any]] = []  # every 429 met: what it asked and what the client did
+        self.deadline: float | None = None  # time.monotonic() after which no request is sent (the test's bound)
+        self.deadline_reason = ""
+        self.journal: Callable[[str, Mapping[str, str], Exchange | None], None] | None = None
+        self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False,
+                                  verify=tls_verification(ca_bundle))
+        self.exchanges = ExchangeLog()
 
     def close(self) -> None:
         self._http.close()
@@ -134,6 +219,16 @@ class ApiClient:
         """Whether the target stopped answering (MAX_TRANSPORT_FAILURES requests in a row got no answer)."""
         return self.transport_failures >= MAX_TRANSPORT_FAILURES
 
+    @property
+    def server_errors(self) -> int:
+        """How many of the last SERVER_ERROR_WINDOW answers were 5xx."""
+        return sum(status >= 500 for status in self.recent_statuses)
+
+    @property
+    def target_failing(self) -> bool:
+        """Whether the target is failing (SERVER_ERRORS_FAILING of the last SERVER_ERROR_WINDOW answers were 5xx)."""
+        return self.server_errors >= SERVER_ERRORS_FAILING
+
     def call(self, operation_id: str, path_params: Mapping[str, str] | None = None, *,
              json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None, key: Any = DEFAULT,
              headers: Mapping[str, str] | None = None, content: str | None = None) -> Exchange:
@@ -142,8 +237,13 @@ class ApiClient:
         path = operation.path
         for name, value in (path_params or {}).items():
             path = path.replace("{" + name + "}", str(value))
-        return self.request(operation.method, path, json_body=json_body, params=params, key=key,
-                            headers=headers, content=content, operation_id=operation_id)
+        if self.journal is not None and key is DEFAULT:
+            self.journal(operation_id, path_params or {}, None)  # before a change: what to restore after a crash
+        exchange = self.request(operation.method, path, json_body=json_body, params=params, key=key,
+                                headers=headers, content=content, operation_id=operation_id)
+        if self.journal is not None and key is DEFAULT:
+            self.journal(operation_id, path_params or {}, exchange)
+        return exchange
 
     def request(self, method: str, path: str, *, json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None,
                 key: Any = DEFAULT, headers: Mapping[str, str] | None = None, content: str | None = None,
@@ -168,18 +268,50 @@ class ApiClient:
             payload = content.encode()
         sent_headers.update(headers or {})
         query = {name: _query_value(value) for name, value in (params or {}).items()}
+        retries: list[str] = []
+        while True:
+            exchange = self._send(method, url, query, sent_headers, payload, body, operation_id)
+            pause = self._rate_limit_pause(exchange, len(retries))
+            if pause is None:
+                break
+            retries.append(f"answered 429 ({exchange.elapsed * 1000:.0f} ms, Retry-After "
+                           f"{exchange.header('retry-after') or '-'}): waited {pause:.1f} s and sent it again")
+            time.sleep(pause)
+        exchange.retries = retries
+        self.exchanges.append(exchange)
+        return exchange
+
+    def _send(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
+              payload: bytes | None, body: Any, operation_id: str | None) -> Exchange:
         if self.target_down:
             raise TargetError(f"{method} {redact(url)} not sent: the target stopped answering "
                               f"({self.transport_failures} requests in a row got no answer)")
+        timeout = self.timeout
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TargetError(f"{method} {redact(url)} not sent: {self.deadline_reason}")
+            timeout = min(timeout, left)
         started = time.perf_counter()
         try:
-            response = self._http.request(method, url, params=query, headers=sent_headers, content=payload)
+            with self._http.stream(method, url, params=query, headers=sent_headers, content=payload,
+                                   timeout=timeout) as response:
+                kept, size = _read_capped(response, started + timeout)
+        except (httpx.TimeoutException, _TooSlow) as error:
+            if timeout < self.timeout:  # cut short by the test's bound, not the target's fault alone
+                raise TargetError(f"{method} {redact(url)} stopped: {self.deadline_reason}") from None
+            self.transport_failures += 1
+            raise TargetError(f"{method} {redact(url)} failed: no full answer within {timeout:g} s "
+                              f"(--request-timeout; {type(error).__name__})") from None
         except httpx.HTTPError as error:
             self.transport_failures += 1
-            raise TargetError(f"{method} {redact(url)} failed: {type(error).__name__}: {redact(str(error))}") from None
+            raise TargetError(f"{method} {redact(url)} failed: {type(error).__name__}: "
+                              f"{redact(str(error))}{_tls_hint(error)}") from None
         self.transport_failures = 0
+        self.recent_statuses.append(response.status_code)
         elapsed = time.perf_counter() - started
-        exchange = Exchange(
+        text = kept.decode(response.charset_encoding or "utf-8", errors="replace")
+        return Exchange(
             operation_id=operation_id,
             method=method,
             url=redact(str(response.request.url)),
@@ -187,11 +319,65 @@ class ApiClient:
             request_body=_redact_body(body),
             status=response.status_code,
             response_headers=redact_headers(list(response.headers.items())),
-            text=redact(response.text),
+            text=redact(text),
             elapsed=elapsed,
+            size=size if size > len(kept) else None,
         )
-        self.exchanges.append(exchange)
-        return exchange
+
+    def _rate_limit_pause(self, exchange: Exchange, retried: int) -> float | None:
+        """How long to wait before sending a 429-answered request again; None to keep the answer as it is."""
+        if exchange.status != 429:
+            return None
+        asked = _retry_after(exchange.header("retry-after"))
+        pause = asked if asked is not None else RATE_LIMIT_FIRST_PAUSE * 2**retried
+        left = self.deadline - time.monotonic() if self.deadline is not None else pause
+        # Never sooner than the target asked: a wait longer than allowed keeps the 429 as the answer.
+        retry = retried < RATE_LIMIT_RETRIES and pause <= min(RATE_LIMIT_MAX_PAUSE, self.rate_limit_wait, left)
+        self.rate_limited.append({"operation": exchange.operation_id, "method": exchange.method,
+                                  "retry_after": exchange.header("retry-after"),
+                                  "waited": round(pause, 3) if retry else 0.0, "gave_up": not retry})
+        if not retry:
+            return None
+        self.rate_limit_wait -= pause
+        return pause
+
+
+class _TooSlow(Exception):
+    """The body kept coming past the request's timeout."""
+
+
+def _read_capped(response: httpx.Response, deadline: float) -> tuple[bytes, int]:
+    """The first MAX_BODY bytes of the body and its whole size; the rest is read and dropped, by `deadline`."""
+    kept = bytearray()
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if len(kept) < MAX_BODY:
+            kept.extend(chunk[:MAX_BODY - len(kept)])
+        if time.perf_counter() > deadline:  # a body trickled in forever: each read is bounded, the whole too
+            raise _TooSlow
+    return bytes(kept), size
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Retry-After in seconds (a number of seconds or an HTTP date), None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _tls_hint(error: httpx.HTTPError) -> str:
+    if "CERTIFICATE_VERIFY_FAILED" in str(error) or isinstance(error.__cause__, ssl.SSLCertVerificationError):
+        return (" (the target's TLS certificate is not trusted: give the CA with --ca-bundle FILE or "
+                "WALLET_API_CA_BUNDLE; the suite never turns verification off)")
+    return ""
 
 
 def _query_value(value: Any) -> str:

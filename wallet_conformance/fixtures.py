@@ -46,7 +46,8 @@ def guard(settings: Settings) -> Guard:
 @pytest.fixture(scope="session")
 def api(pytestconfig: pytest.Config, settings: Settings, target: Target, guard: Guard) -> Iterator[ApiClient]:
     """The run's client: sends the secret key, records every exchange, refuses writes production does not allow."""
-    client = ApiClient(target.base_url, target.secret_key, timeout=settings.request_timeout, guard=guard)
+    client = ApiClient(target.base_url, target.secret_key, timeout=settings.request_timeout, guard=guard,
+                       ca_bundle=settings.ca_bundle)
     state(pytestconfig).client = client
     yield client
     client.close()

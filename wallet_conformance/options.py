@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 
@@ -36,7 +38,17 @@ OPTIONS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("--request-timeout", "WALLET_API_REQUEST_TIMEOUT",
      {"type": float, "metavar": "SECONDS", "help": "timeout of one HTTP request (default 10)"}),
     ("--report-dir", "WALLET_API_REPORT_DIR",
-     {"metavar": "DIR", "help": "where conformance.json is written (default reports/)"}),
+     {"metavar": "DIR", "help": "where the reports are written: conformance.json, .md, .html, junit.xml, "
+                                "allure-results/ (default reports/)"}),
+    ("--waivers", "WALLET_API_WAIVERS",
+     {"metavar": "FILE", "help": "YAML list of waived requirements (id, reason, owner, expires): their failures "
+                                 "do not fail the run until the expiry date has passed"}),
+    ("--baseline", "WALLET_API_BASELINE",
+     {"metavar": "FILE", "help": "an earlier conformance.json of the same catalogue: only failures it did not "
+                                 "have fail the run"}),
+    ("--require-complete", None,
+     {"action": "store_true", "help": "fail the run (exit 7) when a MUST requirement was not tested (skipped, "
+                                      "blocked, untested); --strict implies it"}),
     ("--seed", "WALLET_API_SEED", {"type": int, "metavar": "N", "help": "seed of the run (default: random)"}),
     ("--profile", "WALLET_API_PROFILE",
      {"choices": ["quick", "thorough"], "help": "budget of the generated tests: quick (default) or thorough"}),
@@ -59,6 +71,23 @@ OPTIONS: list[tuple[str, str | None, dict[str, Any]]] = [
                                                      "variant; env: comma-separated) (self-tests)"}),
     ("--reference-settle-delay", None,
      {"type": float, "metavar": "SECONDS", "help": "settle delay of the bundled reference (default 0.2)"}),
+    ("--reference-latency", "WALLET_API_REFERENCE_LATENCY",
+     {"type": float, "metavar": "SECONDS", "help": "the bundled reference sleeps this long before each answer, "
+                                                  "like a remote target (default 0)"}),
+    ("--ca-bundle", "WALLET_API_CA_BUNDLE",
+     {"metavar": "FILE", "help": "PEM file of the CA(s) to trust for an https target (default: the system's, "
+                                 "or SSL_CERT_FILE); certificates are always verified"}),
+    ("--test-timeout", "WALLET_API_TEST_TIMEOUT",
+     {"type": float, "metavar": "SECONDS", "help": "most time one test may spend on the target (default 120)"}),
+    ("--run-budget", "WALLET_API_RUN_BUDGET",
+     {"type": float, "metavar": "SECONDS", "help": "most time the whole run may take; then it stops with what it "
+                                                   "has (default 1200)"}),
+    ("--rate-limit-wait", "WALLET_API_RATE_LIMIT_WAIT",
+     {"type": float, "metavar": "SECONDS", "help": "most time the run may spend waiting out 429 answers "
+                                                   "(default 60)"}),
+    ("--cleanup", None,
+     {"action": "store_true", "help": "run no test: close what earlier runs left on the target (wallets named "
+                                      "with the suite's run-id prefix), restore webhooks they changed, and report"}),
 ]
 
 DEFAULTS: dict[str, Any] = {
@@ -69,7 +98,12 @@ DEFAULTS: dict[str, Any] = {
     "max_amount": 5_000_000,
     "reference_settle_delay": 0.2,
     "profile": "quick",
+    "reference_latency": 0.0,
+    "test_timeout": 120.0,
+    "run_budget": 1200.0,
+    "rate_limit_wait": 60.0,
 }
+MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (redaction.py)
 
 
 def dest(flag: str) -> str:
@@ -99,7 +133,10 @@ def option(config: pytest.Config, flag: str) -> Any:
         raw = os.environ.get(env) if env else None
         if raw not in (None, ""):
             kind = next(k.get("type") for f, _, k in OPTIONS if f == flag)
-            value = kind(raw) if kind else raw
+            try:
+                value = kind(raw) if kind else raw
+            except ValueError:
+                raise pytest.UsageError(f"{env} (for {flag}) must be a {kind.__name__}, got {raw!r}") from None
     if value in (None, []):
         value = DEFAULTS.get(name, value)
     return value
@@ -129,6 +166,12 @@ class Settings:
     reference_faults: tuple[str, ...]
     reference_variants: tuple[str, ...]
     reference_settle_delay: float
+    reference_latency: float = 0.0
+    ca_bundle: str | None = None
+    test_timeout: float = 120.0
+    run_budget: float = 1200.0
+    rate_limit_wait: float = 60.0
+    cleanup: bool = False
 
     @property
     def embedded(self) -> bool:
@@ -144,22 +187,43 @@ class Settings:
         return self.environment != "production" or (self.allow_writes and self.allow_money_movement)
 
 
+def _http_url(flag: str, value: str) -> str:
+    """`value` if it is an absolute http(s) URL with a host; else a UsageError naming `flag`."""
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise pytest.UsageError(f"{flag} must be an http(s) URL (absolute, with a host), got {value!r}")
+    return value
+
+
+def _positive(config: pytest.Config, flag: str) -> float:
+    value = float(option(config, flag))
+    if not value > 0:
+        raise pytest.UsageError(f"{flag} must be a number of seconds above 0, got {value:g}")
+    return value
+
+
 def settings(config: pytest.Config) -> Settings:
-    """Read and check the options; bad configuration is a UsageError with one clear message."""
+    """Read and check the options; bad configuration is a UsageError with one clear message naming the option."""
     base_url = option(config, "--base-url")
     secret_key = option(config, "--secret-key")
+    if secret_key is not None and len(secret_key) < MIN_KEY_LENGTH:
+        raise pytest.UsageError(f"--secret-key (or WALLET_API_SECRET_KEY) is {len(secret_key)} characters long: "
+                                f"a secret key has at least {MIN_KEY_LENGTH} (is it the whole key?)")
     if base_url:
-        base_url = base_url.rstrip("/")
-        if not base_url.startswith(("http://", "https://")):
-            raise pytest.UsageError(f"--base-url must be an http(s) URL, got {base_url!r}")
+        base_url = _http_url("--base-url", base_url.rstrip("/"))
         if not base_url.endswith(VERSION_SEGMENT):
             raise pytest.UsageError(f"--base-url must end with the version segment {VERSION_SEGMENT} "
                                     f"(the document's base address), got {base_url!r}")
         if not secret_key:
             raise pytest.UsageError("--base-url is given but no --secret-key (or WALLET_API_SECRET_KEY): "
                                     "the target needs the account's secret key")
-    if option(config, "--reference-fault") and base_url:
-        raise pytest.UsageError("--reference-fault applies to the bundled reference only; drop --base-url")
+    elif secret_key:
+        raise pytest.UsageError("--secret-key (or WALLET_API_SECRET_KEY) is given but no --base-url (or "
+                                "WALLET_API_BASE_URL): say which target the key is for (without both, the suite "
+                                "runs against the bundled reference and needs no key)")
+    for flag in ("--reference-fault", "--reference-latency"):
+        if option(config, flag) and base_url:
+            raise pytest.UsageError(f"{flag} applies to the bundled reference only; drop --base-url")
     variants = option(config, "--reference-variant") or ()
     if isinstance(variants, str):  # from the environment: comma-separated
         variants = [name.strip() for name in variants.split(",") if name.strip()]
@@ -174,18 +238,36 @@ def settings(config: pytest.Config) -> Settings:
     environment = option(config, "--environment")
     if environment not in ("staging", "production"):
         raise pytest.UsageError(f"--environment must be staging or production, got {environment!r}")
+    funding_url = option(config, "--funding-url")
+    if funding_url:
+        funding_url = _http_url("--funding-url", funding_url)
     bank_account = option(config, "--bank-account") or "0123456789"
     number, _, code = bank_account.partition(":")
+    if not number.strip():
+        raise pytest.UsageError(f"--bank-account must be NUMBER or NUMBER:BANKCODE, got {bank_account!r}")
+    ca_bundle = option(config, "--ca-bundle")
+    if ca_bundle:
+        try:
+            ssl.create_default_context(cafile=ca_bundle)
+        except (OSError, ssl.SSLError) as error:
+            raise pytest.UsageError(f"--ca-bundle {ca_bundle!r} is not a readable PEM file of CA certificates "
+                                    f"({error})") from None
+    cleanup = bool(option(config, "--cleanup"))
+    if cleanup and not base_url:
+        raise pytest.UsageError("--cleanup works on a deployed target: give --base-url and --secret-key")
+    latency = float(option(config, "--reference-latency"))
+    if latency < 0:
+        raise pytest.UsageError(f"--reference-latency must be 0 or more seconds, got {latency:g}")
     seed = option(config, "--seed")
     return Settings(
         base_url=base_url or None,
         secret_key=secret_key or None,
         environment=environment,
-        funding_url=option(config, "--funding-url"),
+        funding_url=funding_url,
         funded_wallet=option(config, "--funded-wallet"),
         bank_account=(number, code or None),
-        settle_timeout=float(option(config, "--settle-timeout")),
-        request_timeout=float(option(config, "--request-timeout")),
+        settle_timeout=_positive(config, "--settle-timeout"),
+        request_timeout=_positive(config, "--request-timeout"),
         report_dir=Path(option(config, "--report-dir")),
         seed=int(seed) if seed is not None else secrets.randbelow(2**32),
         # pytest 9 owns --strict (its strict mode); the suite reads the same switch: SHOULD failures fail the run.
@@ -199,4 +281,10 @@ def settings(config: pytest.Config) -> Settings:
         reference_faults=tuple(option(config, "--reference-fault") or ()),
         reference_variants=tuple(variants),
         reference_settle_delay=float(option(config, "--reference-settle-delay")),
+        reference_latency=latency,
+        ca_bundle=ca_bundle or None,
+        test_timeout=_positive(config, "--test-timeout"),
+        run_budget=_positive(config, "--run-budget"),
+        rate_limit_wait=max(0.0, float(option(config, "--rate-limit-wait"))),
+        cleanup=cleanup,
     )

@@ -6,12 +6,14 @@
 - the `requirement` marker, checked against the catalogue at collection; while a test runs, its declared
   ids are the default requirement of every check (failures.declared)
 - the safety guard's NotAllowed turned into a skip, in this one place
-- one record per test, turned into conformance.json and the exit status by level
+- one record per test, turned into the reports and the exit status (reporting/: records, gating, writers)
 """
 
 from __future__ import annotations
 
 import json
+import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,14 +22,15 @@ import pytest
 
 from wallet_conformance import options
 from wallet_conformance.catalogue import catalogue
-from wallet_conformance.client import TargetError
 from wallet_conformance.failures import ConformanceFailure, SuiteError, declared
 from wallet_conformance.files import ROOT
 from wallet_conformance.redaction import redact, register_secret
-from wallet_conformance.reporting.conformance import build_report, exit_status, write_report
+from wallet_conformance.reporting import allure_results, evidence, gating, terminal
+from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against
 from wallet_conformance.reporting.records import TestRecord
+from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.safety import NotAllowed
-from wallet_conformance.target import Target, configured, probe, start_reference
+from wallet_conformance.target import EXIT_TARGET_FAILING, Target, configured, preflight, start_reference
 
 TESTS_INI = "wallet_conformance_tests"
 WORKER_TARGET = "wallet_conformance_target"
@@ -45,10 +48,19 @@ class RunState:
     client: Any = None  # the run's ApiClient, once a fixture made it
     report_path: Path | None = None
     report: dict[str, Any] | None = None
+    written: list[Path] = field(default_factory=list)  # every report file of the run
+    started: float = field(default_factory=time.monotonic)
+    test_deadline: float | None = None  # the current test's bound (monotonic), applied to the client
+    stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
 
 
 STATE = pytest.StashKey[RunState]()
 TEST_START = pytest.StashKey[int]()
+RATE_LIMITS_START = pytest.StashKey[int]()
+RUN_STOPPED = "run_stopped"
+RATE_LIMITED = "rate_limited"
+RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
+RATE_LIMIT_REQUIREMENT = "LIM-23"  # rate limits: not shown (INFO), observed when the target answers 429
 
 
 def state(config: pytest.Config) -> RunState:
@@ -89,11 +101,15 @@ def runs_conformance(config: pytest.Config) -> bool:
 # ------------------------------------------------------------------ options and configuration
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     options.add_options(parser)
+    if pluginmanager.is_blocked("cacheprovider"):
+        # pyproject.toml sets cache_dir (inside reports/); with `-p no:cacheprovider` it would be an unknown ini.
+        parser.addini("cache_dir", "unused: the cache provider is off (-p no:cacheprovider)", default="")
     parser.addini(TESTS_INI, "folder of the conformance tests, relative to the rootdir (default: tests)", default="")
 
 
+@pytest.hookimpl(tryfirst=True)  # before allure-pytest reads --alluredir
 def pytest_configure(config: pytest.Config) -> None:
     # The `requirement` marker is declared here only (not in pyproject.toml): the plugin owns it.
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements (requirements.yaml) "
@@ -105,8 +121,11 @@ def pytest_configure(config: pytest.Config) -> None:
         settings = _replace_seed(settings, config.workerinput[WORKER_SEED])
     register_secret(settings.secret_key)
     config.stash[STATE] = RunState(settings=settings)
+    if runs_conformance(config):
+        allure_results.default_directory(config, settings.report_dir)
     if not is_worker(config):
         config.pluginmanager.register(Recorder(config), "wallet-conformance-recorder")
+        config.pluginmanager.register(EarlyStop(config), "wallet-conformance-early-stop")
 
 
 def _replace_seed(settings: options.Settings, seed: int) -> options.Settings:
@@ -142,9 +161,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     else:
         run.target = configured(settings)
     register_secret(run.target.secret_key)
-    problem = probe(run.target, settings.request_timeout)
-    if problem:
-        pytest.exit(redact(problem), returncode=4)
+    if settings.cleanup:
+        from wallet_conformance.cleanup import clean_up  # imported late: only --cleanup runs need it
+
+        message, status = clean_up(run.target, settings)
+        pytest.exit(redact(message), returncode=status)
+    stop = preflight(run.target, settings.request_timeout, settings.ca_bundle)
+    if stop is not None:
+        pytest.exit(redact(stop.message), returncode=stop.status)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -154,6 +178,14 @@ def pytest_configure_node(node: Any) -> None:
     node.workerinput[WORKER_SEED] = run.settings.seed
     if run.target is not None:
         node.workerinput[WORKER_TARGET] = run.target.to_dict()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Every process: the run ended normally, so its crash journal (cleanup.py) is no longer needed."""
+    run = session.config.stash.get(STATE, None)
+    journal = getattr(run.client, "journal", None) if run is not None else None
+    if journal is not None:
+        journal.finish()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -182,6 +214,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         problems.extend(f"{item.nodeid}: unknown requirement {rid!r} (not in requirements.yaml)"
                         for rid in ids if rid not in known)
         item.user_properties.append(("requirements", ids))
+        allure_results.label(item, [known[rid] for rid in ids if rid in known], known.sections)
         if item.get_closest_marker("account_wide"):
             item.add_marker(pytest.mark.xdist_group("account-wide"))
         (keep if not selected or set(ids) & set(selected) else drop).append(item)
@@ -223,8 +256,18 @@ def _run_declared(item: pytest.Item):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item):
-    client = state(item.config).client
+    run = state(item.config)
+    client = run.client
     item.stash[TEST_START] = len(client.exchanges) if client else 0
+    item.stash[RATE_LIMITS_START] = len(client.rate_limited) if client else 0
+    # The test's bound, cut at the end of the run's budget; teardown gets a fresh one (cleanup must happen).
+    end_of_budget = run.started + run.settings.run_budget
+    _bound(run, min(time.monotonic() + run.settings.test_timeout, end_of_budget),
+           f"the test used up its time bound (--test-timeout {run.settings.test_timeout:g} s)"
+           if time.monotonic() + run.settings.test_timeout < end_of_budget
+           else f"the run used up its budget (--run-budget {run.settings.run_budget:g} s)")
+    if is_conformance_item(item):
+        allure_results.operation_parameter(item)
     return (yield from _run_declared(item))
 
 
@@ -245,17 +288,41 @@ def suite_error(error: BaseException, declared_ids: tuple[str, ...]) -> str | No
     return None
 
 
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    run = state(item.config)
+    _bound(run, time.monotonic() + run.settings.test_timeout,
+           f"the test's cleanup used up its time bound (--test-timeout {run.settings.test_timeout:g} s)")
+
+
+def _bound(run: RunState, deadline: float, reason: str) -> None:
+    run.test_deadline = deadline
+    if run.client is not None:
+        run.client.deadline, run.client.deadline_reason = deadline, reason
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest):
+    """When the run's client is made: the current test's bound applies to it, and it journals what it changes."""
+    value = yield
+    run = request.config.stash.get(STATE, None)
+    if fixturedef.argname == "api" and run is not None and run.client is value and value is not None:
+        value.deadline = run.test_deadline
+        value.rate_limit_wait = run.settings.rate_limit_wait
+        if run.target is not None and not run.target.embedded:
+            from wallet_conformance.cleanup import Journal
+
+            value.journal = Journal(run.settings.report_dir, run.target.base_url, _run_id(run.settings), value)
+    return value
+
+
+def _run_id(settings: options.Settings) -> str:
+    """The run id of fixtures.run_id: the prefix of every name this process gives a record."""
+    return f"cf{settings.seed:08x}{os.environ.get('PYTEST_XDIST_WORKER', '')}"
+
+
 def failed_requirements(error: BaseException) -> tuple[str, ...]:
-    """The requirements a failure names; empty when it names none (then all of the test's requirements failed)."""
-    if isinstance(error, SuiteError):
-        return ()
-    if isinstance(error, ConformanceFailure):
-        return (error.requirement,)
-    if isinstance(error, BaseExceptionGroup):
-        found = [rid for inner in error.exceptions for rid in failed_requirements(inner)]
-        if len(found) and all(isinstance(inner, ConformanceFailure) for inner in error.exceptions):
-            return tuple(dict.fromkeys(found))
-    return ()
+    """The requirements a failure names; empty when it names none (see reporting/evidence.py)."""
+    return evidence.classify(error).failed_requirements
 
 
 @pytest.hookimpl(wrapper=True)
@@ -264,33 +331,125 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     if not is_conformance_item(item):
         return report
     properties = list(report.user_properties)
-    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
-        error = call.excinfo.value
-        problem = suite_error(error, requirement_ids(item))
-        # A suite error fails every requirement of the test (never a skip, never a pass); the report counts it
-        # as an error of the suite. A TargetError names the requirement its setup step exercised, if any.
-        properties.append(("failed_requirements", () if problem else failed_requirements(error)))
-        if problem:
-            properties.append(("suite_error", problem))
-            # Loud: the failure's first line is the suite error itself, whatever reads the report.
-            report.longrepr = f"{problem}\n\n{report.longrepr}"
-        if isinstance(error, TargetError):
-            properties.append(("setup_requirement", error.requirement))
-        client = state(item.config).client
-        if client is not None:
-            recent = client.exchanges[item.stash.get(TEST_START, 0):][-EXCHANGES_SHOWN:]
-            if recent:
-                report.sections.append(("exchanges (last of this test)",
-                                        "\n\n".join(exchange.describe() for exchange in recent)))
-    report.user_properties = properties
     client = state(item.config).client
-    if client is not None and client.target_down and not item.session.shouldstop:
-        item.session.shouldstop = "the target stopped answering: the run stops here rather than wait on every request"
+    made = client.exchanges[item.stash.get(TEST_START, 0):] if client is not None else []
+    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+        classified = evidence.classify(call.excinfo.value)
+        problem = suite_error(call.excinfo.value, requirement_ids(item))
+        if problem:
+            # A suite error judges none of the test's requirements and fails the run; its message leads.
+            classified.suite_error, classified.failed_requirements = True, ()
+            report.longrepr = f"{problem}\n\n{report.longrepr}"
+        if made:
+            for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
+                item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
+        properties.extend(classified.properties())
+        allure_results.attach_evidence(classified.evidence)
+        recent = made[-EXCHANGES_SHOWN:]
+        if recent:
+            report.sections.append(("exchanges (last of this test)",
+                                    "\n\n".join(exchange.describe() for exchange in recent)))
+    if call.when == "call":
+        allure_results.attach_exchanges(made)
+    run = state(item.config)
+    if client is not None and report.when == "call":
+        limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
+        if limited:
+            properties.append((RATE_LIMITED, limited))
+    stop = _why_stop(run)
+    if stop is not None and not item.session.shouldstop:
+        item.session.shouldstop = stop
+        properties.append((RUN_STOPPED, {"reason": stop, "status": EXIT_TARGET_FAILING}))
+    report.user_properties = properties
     if report.longrepr is not None:
         text = str(report.longrepr)
         if redact(text) != text:
             report.longrepr = redact(text)
     return report
+
+
+def _why_stop(run: RunState) -> str | None:
+    """Why the run should stop after this test (the target is down, failing, or the budget is gone), or None."""
+    client = run.client
+    if client is not None and client.target_down:
+        return "the target stopped answering: the run stops here rather than wait on every request"
+    if client is not None and client.target_failing:
+        return (f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} answers "
+                "were 5xx; the run stops here rather than fail every test on it")
+    if time.monotonic() - run.started > run.settings.run_budget:
+        return f"the run used up its budget (--run-budget {run.settings.run_budget:g} s): it stops with what it has"
+    return None
+
+
+class EarlyStop:
+    """On the controlling process: why the run stopped early (the exit status then), and the 429s met (LIM-23)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.rate_limited: list[dict[str, Any]] = []
+        self.first_failure: str | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        run = state(self.config)
+        properties = dict(report.user_properties)
+        self.rate_limited.extend({"test": report.nodeid, **entry} for entry in properties.get(RATE_LIMITED, ()))
+        if report.failed and self.first_failure is None:
+            self.first_failure = f"{report.nodeid}: {_crash_line(report)}"
+        stopped = properties.get(RUN_STOPPED)
+        if stopped and run.stopped is None:
+            run.stopped = stopped
+            self._quiet()
+
+    def _quiet(self) -> None:
+        """The failures before a stop are the target failing, not findings: the summary says so in a few lines."""
+        self.config.option.tbstyle = "no"
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.reportchars = ""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int):
+        result = yield
+        run = state(self.config)
+        if run.stopped is None and session.shouldstop and "target" in str(session.shouldstop):
+            run.stopped = {"reason": str(session.shouldstop), "status": EXIT_TARGET_FAILING}
+        if run.stopped is not None:
+            session.exitstatus = run.stopped["status"]
+        if run.report is not None and run.report_path is not None and (run.stopped or self.rate_limited):
+            if run.stopped is not None:
+                run.report["stopped"] = run.stopped
+                run.report["outcome"]["exit_status"] = run.stopped["status"]
+            self._record_rate_limits(run)
+            run.written = write_all(run.report, run.settings.report_dir)
+        return result
+
+    def _record_rate_limits(self, run: RunState) -> None:
+        """LIM-23 (rate limits: not shown) observes every 429 the client met, whichever test met it."""
+        entry = next((e for e in run.report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
+        if entry is None or not self.rate_limited:
+            return
+        summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(self.rate_limited),
+                   "waited_seconds": round(sum(item["waited"] for item in self.rate_limited), 3),
+                   "kept_as_answer": sum(item["gave_up"] for item in self.rate_limited)}
+        entry["observations"].append(summary)
+        entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
+                                     for item in self.rate_limited[:RATE_LIMITS_KEPT])
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        run = state(self.config)
+        if run.stopped is not None:
+            failed = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
+            if failed:
+                terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
+                                            f"the first: {self.first_failure}")
+            terminalreporter.write_line(f"The run stopped early: {run.stopped['reason']} "
+                                        f"(exit status {run.stopped['status']}).", red=True, bold=True)
+
+
+def _crash_line(report: pytest.TestReport) -> str:
+    text = str(report.longrepr or "").strip().splitlines()
+    line = next((line for line in text if line.startswith("E ")), text[-1] if text else "")
+    return redact(line.removeprefix("E").strip())[:300]
 
 
 def _skip_reason(report: pytest.TestReport) -> str | None:
@@ -304,6 +463,23 @@ class Recorder:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.started = time.time()
+        self.gate = self._gate(config)
+
+    @staticmethod
+    def _gate(config: pytest.Config) -> gating.Gate:
+        """Waivers and baseline, read and checked before any test runs: a bad one stops the run with one message."""
+        settings = state(config).settings
+        waivers_path, baseline_path = options.option(config, "--waivers"), options.option(config, "--baseline")
+        try:
+            waivers = gating.load_waivers(Path(waivers_path), catalogue()) if waivers_path else ()
+            baseline = (gating.load_baseline(Path(baseline_path), judged_against()["requirements.yaml"], FORMAT)
+                        if baseline_path else None)
+        except gating.GateError as error:
+            raise pytest.UsageError(str(error)) from None
+        return gating.Gate(strict=settings.strict, require_complete=bool(options.option(config, "--require-complete")),
+                           waivers=waivers, baseline=baseline,
+                           baseline_name=Path(baseline_path).name if baseline_path else None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         properties = dict(report.user_properties)
@@ -323,6 +499,10 @@ class Recorder:
         elif report.failed:
             record.outcome = "failed" if report.when == "call" else "error"
             record.failed_requirements = tuple(properties.get("failed_requirements", ()))
+            record.setup_error = bool(properties.get("setup_error"))
+            record.setup_requirement = properties.get("setup_requirement")
+            record.suite_error = bool(properties.get("suite_error"))
+            record.evidence = list(properties.get("evidence", ()))
             record.message = redact(str(report.longrepr))[:4000]
 
     @pytest.hookimpl(trylast=True)
@@ -332,10 +512,15 @@ class Recorder:
             return
         settings = run.settings
         target = run.target.public() if run.target else {"base_url": settings.base_url}
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
         run.report = build_report(run.records.values(), catalogue(), target=target,
                                   environment=settings.environment, seed=settings.seed, strict=settings.strict,
-                                  selected=settings.requirements)
-        run.report_path = write_report(run.report, settings.report_dir)
+                                  selected=settings.requirements, gate=self.gate,
+                                  run={"started_at": started, "duration": round(time.time() - self.started, 2),
+                                       "profile": options.option(self.config, "--profile")})
+        run.written = write_all(run.report, settings.report_dir)
+        allure_results.scrub(self.config)
+        run.report_path = run.written[0]
         if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = exit_status(run.report)
 
@@ -343,16 +528,6 @@ class Recorder:
         run = state(self.config)
         if run.report is None:
             return
-        write = terminalreporter.write_line
         terminalreporter.section("wallet conformance")
-        for level, counts in run.report["counts"].items():
-            shown = ", ".join(f"{count} {name}" for name, count in counts.items() if count)
-            write(f"{level:6} {shown or 'none'}")
-        outcome = run.report["outcome"]
-        if outcome["must_failed"]:
-            write(f"MUST requirements broken: {', '.join(outcome['must_failed'])}")
-        if outcome["should_failed"]:
-            tail = "" if run.settings.strict else " (reported; they fail the run only with --strict)"
-            write(f"SHOULD requirements broken: {', '.join(outcome['should_failed'])}{tail}")
-        verdict = "conforms" if outcome["conforms"] else "does NOT conform"
-        write(f"The target {verdict} to every tested MUST requirement. Report: {run.report_path}")
+        for line in terminal.summary(run.report, run.written):
+            terminalreporter.write_line(line)

@@ -7,6 +7,7 @@ pre-existing data, except an optional funded wallet given with --funded-wallet.
 from __future__ import annotations
 
 import fcntl
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from wallet_conformance.target import Target
 UNAVAILABLE = (TargetError, NotAllowed, pytest.skip.Exception)
 POLL_FIRST = 0.05
 FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount
+OTHER_RUN = re.compile(r"^cf[0-9a-f]{8}")  # a name given by a run of the suite (bodies.py)
 POLL_MAX = 0.5
 
 
@@ -59,6 +61,8 @@ class Resources:
         self.open_wallets: dict[str, dict[str, Any]] = {}
         self._banks: list[dict[str, Any]] | None = None
         self._lock_depth = 0
+        # Waits that timed out once (funding, settlement): later tests do not wait the full timeout again.
+        self._never: dict[str, str] = {}
 
     # ------------------------------------------------------------ wallets
 
@@ -72,9 +76,35 @@ class Resources:
                 self.open_wallets.pop(data["publicId"], None)
 
     def create_wallet(self, body: dict[str, Any]) -> Exchange:
+        primary = isinstance(body, dict) and body.get("category") == "primary"
+        if primary:
+            self._skip_if_another_run_holds_primaries()
         exchange = self.api.call("createWallet", json_body=body)
         self.track(exchange)
+        if primary and 400 <= exchange.status < 500:
+            self._skip_if_another_run_holds_primaries()
         return exchange
+
+    def _skip_if_another_run_holds_primaries(self) -> None:
+        """While another run of the suite holds primary places (two CI jobs on one account), what a primary
+        wallet creation gets proves nothing about the limit: the test skips with that reason, never fails.
+        Checked before each primary creation and after a refused one."""
+        own = self.run_id[:10]  # `cf` + the seed: every worker of this run
+        others: list[str] = []
+        for page in range(1, 11):
+            listed = self.api.call("listWallets", params={"page": page} if page > 1 else None)
+            entries = listed.data if listed.ok and isinstance(listed.data, list) else []
+            others += [str(entry.get("accountName")) for entry in entries if isinstance(entry, dict)
+                       and entry.get("category") == "primary" and OTHER_RUN.match(str(entry.get("accountName")))
+                       and not str(entry.get("accountName")).startswith(own)]
+            pagination = listed.meta.get("pagination") if isinstance(listed.meta.get("pagination"), dict) else {}
+            if not entries or pagination.get("current") != page or page * len(entries) >= (
+                    pagination.get("totalCount") or 0):
+                break
+        if others:
+            pytest.skip(f"another run of the suite holds {len(others)} of the account's primary wallet places "
+                        f"({', '.join(sorted(others)[:3])}): the primary-wallet limit cannot be tested while it "
+                        "runs; run again when it is done")
 
     def wallet(self, category: str = "secondary", **overrides: Any) -> dict[str, Any]:
         """A new open wallet (secondary by default: those have no limit, so tests never compete for them)."""
@@ -145,11 +175,19 @@ class Resources:
         self.guard.require_money_movement()
         if not self.can_fund:
             pytest.skip("no way to put money in a wallet: give --funding-url or --funded-wallet")
+        if "funding-hook" in self._never:
+            pytest.skip(self._never["funding-hook"])
+        if "funding" in self._never:
+            raise TargetError(f"not waited again: {self._never['funding']}")
         self.guard.spend(amount)
         before = self.balance(public_id)
         if self.target.funding_url:
             exchange = self.api.request("POST", self.target.funding_url, absolute=True,
                                         json_body={"walletId": public_id, "amount": amount})
+            if exchange.status in (404, 405, 501):  # no such hook there: a configuration mistake, not the API's
+                self._never["funding-hook"] = (f"the funding hook answered {exchange.status}: check --funding-url "
+                                               f"({exchange.method} {exchange.url}); the tests that need money skip")
+                pytest.skip(self._never["funding-hook"])
             self.require(exchange, "fund a wallet through --funding-url", envelope=False)
         else:
             body = bodies.transfer(self.settings.funded_wallet, public_id, amount, narration=f"{self.run_id} funding")
@@ -159,8 +197,9 @@ class Resources:
                        self.settings.settle_timeout)
         if not balance:
             # Through the funding hook this step is an inbound payment: its balance not rising is SVC-24's failure.
-            raise TargetError(f"funding {public_id} with {amount} kobo did not show in its balance within "
-                              f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})",
+            self._never["funding"] = (f"funding {public_id} with {amount} kobo did not show in its balance within "
+                                      f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})")
+            raise TargetError(self._never["funding"],
                               requirement=FUNDING_REQUIREMENT if self.target.funding_url else None)
 
     def funded_wallet(self, amount: int) -> dict[str, Any]:
@@ -181,7 +220,13 @@ class Resources:
                 return data
             return None
 
-        return poll(settled, self.settings.settle_timeout)
+        if "settlement" in self._never:
+            raise TargetError(f"not waited again: {self._never['settlement']}")
+        found = poll(settled, self.settings.settle_timeout)
+        if found is None:
+            self._never["settlement"] = (f"transaction {reference} stayed pending for "
+                                         f"{self.settings.settle_timeout:g} s (--settle-timeout)")
+        return found
 
     # ------------------------------------------------------------ the account
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from wallet_conformance.client import ApiClient, TargetError
+from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.options import Settings
 
 
@@ -32,7 +32,7 @@ def start_reference(settings: Settings) -> tuple[Target, Any]:
     )
 
     server = ReferenceServer(faults=settings.reference_faults, settle_delay=settings.reference_settle_delay,
-                             variants=settings.reference_variants)
+                             variants=settings.reference_variants, latency=settings.reference_latency)
     server.start()
     target = Target(base_url=server.base_url, secret_key=server.secret_key, funding_url=server.funding_url,
                     settle_url=server.settle_url, embedded=True)
@@ -45,16 +45,78 @@ def configured(settings: Settings) -> Target:
                   settle_url=None, embedded=False)
 
 
-def probe(target: Target, timeout: float) -> str | None:
-    """One read with the key: None when the target answers and accepts the key, else why the run cannot go on."""
-    client = ApiClient(target.base_url, target.secret_key, timeout=timeout)
+# Exit statuses of a run that stops before (or instead of) a verdict; 0 and 1 are the verdicts (reporting/).
+EXIT_UNREACHABLE = 4  # configuration, or the target cannot be reached or refuses the key (also pytest's usage error)
+EXIT_NOT_THE_PROTOCOL = 8  # the target answers, but not with the document's JSON envelopes: wrong URL or not this API
+EXIT_TARGET_FAILING = 9  # the target is failing: 5xx answers, stopped answering mid-run, or the run budget ran out
+
+# The reads of the preflight: safe anywhere (no write), answered 200 with an envelope by every conforming target.
+PREFLIGHT = ("listBanks", "listWallets")
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why the run cannot go on, and its exit status."""
+
+    message: str
+    status: int
+
+
+def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> Stop | None:
+    """A couple of reads with the key: None when the target speaks the protocol, else why the run stops.
+
+    Catches in seconds what would otherwise be hundreds of failures: a wrong URL, an HTML error page
+    from a proxy, a server answering 5xx to everything (every read of PREFLIGHT off), a refused key.
+    """
+    client = ApiClient(target.base_url, target.secret_key, timeout=timeout, ca_bundle=ca_bundle, rate_limit_wait=10)
+    stops = []
     try:
-        exchange = client.call("listBanks")
-    except TargetError as error:
-        return f"the target at {target.base_url} cannot be reached: {error}"
+        for operation_id in PREFLIGHT:
+            try:
+                exchange = client.call(operation_id)
+            except TargetError as error:
+                return Stop(f"the target at {target.base_url} cannot be reached: {error}", EXIT_UNREACHABLE)
+            stop = _judge(exchange, target.base_url)
+            if stop is not None and stop.status == EXIT_UNREACHABLE:
+                return stop
+            stops.append(stop)
     finally:
         client.close()
+    # Only when every read is off: one operation answering wrongly is a finding of the tests, not a wrong target.
+    return stops[0] if all(stops) else None
+
+
+def _judge(exchange: Exchange, base_url: str) -> Stop | None:
+    what = f"{exchange.method} {exchange.url}"
     if exchange.status in (401, 403):
-        return (f"the target refused the secret key (GET /transactions/banks answered {exchange.status}): "
-                "check --secret-key. If the key is right, the target breaks AUTH-04.")
-    return None
+        return Stop(f"the target refused the secret key ({what} answered {exchange.status}): check --secret-key. "
+                    "If the key is right, the target breaks AUTH-04.", EXIT_UNREACHABLE)
+    if exchange.status >= 500:
+        return Stop(f"the target is failing: {what} answered {exchange.status}. Nothing can be tested until it "
+                    f"answers its read operations.\n{_excerpt(exchange)}", EXIT_TARGET_FAILING)
+    content_type = exchange.header("content-type") or "no content type"
+    envelope = exchange.json if isinstance(exchange.json, dict) else {}
+    problem = None
+    if not 200 <= exchange.status < 300:
+        location = exchange.header("location")
+        problem = f"answered {exchange.status}" + (f" (redirect to {location})" if location else "")
+    elif exchange.truncated:
+        problem = f"answered a body of {exchange.size} bytes, more than the suite reads ({len(exchange.text)})"
+    elif not exchange.text.strip():
+        problem = "answered an empty body"
+    elif not exchange.is_json:
+        problem = f"answered a body that is not JSON ({content_type})"
+    elif not ({"data", "meta"} & set(envelope)):
+        problem = "answered JSON that is not the document's envelope (no `data`, no `meta`)"
+    elif "json" not in content_type.lower():
+        problem = f"answered JSON labelled {content_type!r}, not application/json"
+    if problem is None:
+        return None
+    return Stop(f"the target does not answer JSON envelopes: {what} {problem}. Is --base-url right (it must be "
+                f"the API's base address, ending in /v1: {base_url})? No test was run.\n{_excerpt(exchange)}",
+                EXIT_NOT_THE_PROTOCOL)
+
+
+def _excerpt(exchange: Exchange) -> str:
+    text = " ".join(exchange.text.split())
+    return f"  body: {text[:200]}{'...' if len(text) > 200 else ''}" if text else "  body: (empty)"

@@ -38,6 +38,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="NAME",
         help=f"take another legitimate reading of an open point (repeatable; {ALL!r}: every one); see --list-variants",
     )
+    parser.add_argument(
+        "--latency", type=float, default=0.0, help="seconds slept before each answer, like a remote target (default 0)"
+    )
     parser.add_argument("--list-faults", action="store_true", help="list the faults and exit")
     parser.add_argument("--list-variants", action="store_true", help="list the variants and exit")
     return parser.parse_args(argv)
@@ -73,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         host=arguments.host,
         port=arguments.port,
         variants=arguments.variant,
+        latency=arguments.latency,
     ).start()
     print(f"base URL:        {server.base_url}")
     print(f"test secret key: {server.secret_key}")

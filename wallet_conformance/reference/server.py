@@ -13,6 +13,7 @@ import uvicorn
 
 from wallet_conformance.reference.app import Service, create_app
 from wallet_conformance.reference.faults import Fault, FaultSet
+from wallet_conformance.reference.latency import with_latency
 from wallet_conformance.reference.store import Store
 from wallet_conformance.reference.variants import Variant, VariantSet
 from wallet_conformance.reference.webhooks import Webhooks
@@ -30,7 +31,7 @@ class ReferenceServer:
     both are random unless `secret_key` is given. Transfers settle `settle_delay` seconds after
     acceptance (None: only through `settle_url`). `funding_url` records inbound payments.
     `variants` take other legitimate readings of points the document leaves open (variants.py;
-    names or `all`).
+    names or `all`). `latency` seconds are slept before each answer, like the round trip to a remote target.
     """
 
     def __init__(
@@ -41,6 +42,7 @@ class ReferenceServer:
         host: str = "127.0.0.1",
         port: int = 0,
         variants: Iterable[str | Variant] = (),
+        latency: float = 0.0,
     ) -> None:
         self.secret_key = secret_key or f"test_sk_{secrets.token_hex(20)}"
         self.live_secret_key = f"live_sk_{secrets.token_hex(20)}"
@@ -49,6 +51,7 @@ class ReferenceServer:
         self.settle_delay = settle_delay
         self.host = host
         self.port = port
+        self.latency = latency
         store = Store(self.faults, self.secret_key, self.live_secret_key, self.variants)
         self.service = Service(
             store=store,
@@ -57,7 +60,7 @@ class ReferenceServer:
             settle_delay=settle_delay,
             variants=self.variants,
         )
-        self.app = create_app(self.service)
+        self.app = with_latency(create_app(self.service), latency)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 

@@ -1,38 +1,56 @@
-"""conformance.json: one entry per catalogue requirement with its verdict and the tests that cover it.
+"""conformance.json: one entry per catalogue requirement with its verdict, its evidence and the tests that cover it.
 
-Its format is described by schemas/conformance-report.json; later reports and release gating read it.
+The report is a pure function of the run's test records (plus what the run was judged against and the
+gate); every other format (Markdown, HTML, JUnit, the terminal summary) renders this dict. Its format is
+described once, by schemas/conformance-report.json.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
+from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from wallet_conformance.catalogue import LEVELS, Catalogue, Requirement
+from wallet_conformance.files import CATALOGUE, OPENAPI, SCHEMAS
 from wallet_conformance.redaction import redact
+from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.records import TestRecord
 
 FORMAT = "wallet-conformance-report/1"
 FILE_NAME = "conformance.json"
-VERDICTS = ("pass", "fail", "skip", "observed", "untested")
+VERDICTS = ("pass", "fail", "blocked", "skip", "observed", "untested", "suite-error")
 
 
 def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[str, str | None]:
-    """The verdict of one requirement from the records of the tests that name it, with its reason."""
+    """The verdict of one requirement from the records of the tests that name it, with its reason.
+
+    A failure wins over everything; then a suite error (a test of this requirement could not be trusted:
+    never a pass); then a pass; then blocked (a setup step the target refused), skipped, not reached.
+    """
     failing = [record for record in records if record.fails(requirement.id)]
+    suite = [record for record in records if record.stopped and record.suite_error]
     passing = [record for record in records if record.outcome == "passed"]
+    blocked = [record for record in records if record.blocks(requirement.id)]
     skipped = [record for record in records if record.outcome == "skipped"]
-    stopped = [record for record in records if record.outcome in ("failed", "error") and record not in failing]
+    stopped = [record for record in records if record.stopped and record not in failing + suite + blocked]
+    if suite and not failing:
+        return "suite-error", f"suite error in {suite[0].nodeid}: {_cause(suite[0], requirement.id)}"
     if requirement.level == "INFO":
         if passing or failing:
-            reason = None if not failing else f"an observation did not complete: {_first_line(failing[0].message)}"
+            reason = None if not failing else f"an observation did not complete: {_cause(failing[0], requirement.id)}"
             return "observed", reason
     elif failing:
-        return "fail", _first_line(failing[0].message)
+        return "fail", _cause(failing[0], requirement.id)
     elif passing:
         return "pass", None
+    if blocked:
+        step = f" (the step exercises {blocked[0].setup_requirement})" if blocked[0].setup_requirement else ""
+        return "blocked", f"{blocked[0].nodeid}: a setup step failed{step}: {_cause(blocked[0], requirement.id)}"
     if skipped:
         return "skip", _first_line(skipped[0].message)
     if stopped:
@@ -40,27 +58,72 @@ def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[str, s
     return "untested", None
 
 
+def _cause(record: TestRecord, requirement_id: str) -> str | None:
+    """What stopped a test, in one line: its evidence's title (the check, the refused step), else its message."""
+    named = [item for item in record.evidence if item.get("requirement") == requirement_id]
+    for item in named or record.evidence:
+        if item.get("title"):
+            prefix = f"[{item['requirement']}] " if item.get("kind") == "check" and item.get("requirement") else ""
+            return (prefix + item["title"])[:300]
+    return _first_line(record.message)
+
+
 def _first_line(text: str | None) -> str | None:
     if not text:
         return None
-    return text.strip().splitlines()[0][:300]
+    lines = text.strip().splitlines()
+    errors = [line[1:].strip() for line in lines if line.startswith("E ")]  # a traceback's error lines
+    shown = errors or lines
+    return shown[0][:300] if shown else None
+
+
+def _sha256(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+@cache
+def judged_against() -> dict[str, str]:
+    """Hashes of the files a run is judged against: the catalogue, the OpenAPI document and the schemas."""
+    schemas = hashlib.sha256()
+    for path in sorted(SCHEMAS.glob("*.json")):
+        schemas.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return {
+        "requirements.yaml": _sha256(CATALOGUE.read_bytes()),
+        "openapi.yaml": _sha256(OPENAPI.read_bytes()),
+        "schemas": "sha256:" + schemas.hexdigest(),
+    }
+
+
+def suite_version() -> str:
+    try:
+        return metadata.version("wallet-conformance")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target: dict[str, Any],
-                 environment: str, seed: int, strict: bool, selected: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The whole report. `selected` (from --requirement) limits the entries to those requirements."""
+                 environment: str, seed: int, strict: bool, selected: tuple[str, ...] = (),
+                 gate: gating.Gate | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole report. `selected` (from --requirement) limits the entries to those requirements.
+
+    `run` carries the run's facts that are not results: started_at, duration, profile.
+    """
+    gate = gate or gating.Gate(strict=strict)
     by_requirement: dict[str, list[TestRecord]] = {requirement.id: [] for requirement in catalogue}
     for record in records:
         for requirement_id in record.requirements:
             by_requirement.setdefault(requirement_id, []).append(record)
     entries = []
     counts: dict[str, dict[str, int]] = {level: dict.fromkeys(VERDICTS, 0) for level in LEVELS}
+    by_section: dict[str, dict[str, dict[str, int]]] = {
+        section: {level: dict.fromkeys(VERDICTS, 0) for level in LEVELS} for section in catalogue.sections}
     for requirement in catalogue:
         if selected and requirement.id not in selected:
             continue
         covering = by_requirement[requirement.id]
         result, reason = verdict(requirement, covering)
         counts[requirement.level][result] += 1
+        by_section[requirement.section][requirement.level][result] += 1
         observations = [obs for record in covering for obs in record.observations
                         if obs.get("requirement") == requirement.id]
         entries.append({
@@ -68,43 +131,45 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
             "section": requirement.section,
             "level": requirement.level,
             "title": requirement.title,
+            "quote": requirement.quote,
             "verdict": result,
             "reason": reason,
+            "evidence": [item for record in covering for item in record.evidence_for(requirement.id)][:5],
             "observations": observations,
             "tests": [
                 {"nodeid": record.nodeid, "outcome": record.outcome,
                  "failed": record.fails(requirement.id),
                  # True when a check named this requirement in its failure (not a setup step that broke).
                  "attributed": record.fails(requirement.id) and requirement.id in record.failed_requirements,
-                 "message": record.message if record.fails(requirement.id) or record.outcome == "skipped" else None}
+                 "blocked": record.blocks(requirement.id),
+                 "suite_error": record.stopped and record.suite_error,
+                 "message": record.message if (record.fails(requirement.id) or record.blocks(requirement.id)
+                                               or record.suite_error or record.outcome == "skipped") else None}
                 for record in covering
             ],
         })
-    must_failed = [entry["id"] for entry in entries if entry["level"] == "MUST" and entry["verdict"] == "fail"]
-    should_failed = [entry["id"] for entry in entries if entry["level"] == "SHOULD" and entry["verdict"] == "fail"]
+    outcome = gating.apply(entries, gate)
     return {
         "format": FORMAT,
+        "suite_version": suite_version(),
+        "judged_against": judged_against(),
+        "run": {"started_at": None, "duration": None, "profile": None, **(run or {})},
         "target": target,
         "environment": environment,
         "seed": seed,
         "strict": strict,
+        "selected": list(selected),
         "sections": catalogue.sections,
-        "outcome": {
-            "conforms": not must_failed,
-            "must_failed": must_failed,
-            "should_failed": should_failed,
-        },
+        "outcome": outcome,
         "counts": counts,
+        "counts_by_section": by_section,
         "requirements": entries,
     }
 
 
 def exit_status(report: dict[str, Any]) -> int:
-    """0 when every tested MUST requirement passed (and, with --strict, every SHOULD one); 1 otherwise."""
-    outcome = report["outcome"]
-    if outcome["must_failed"] or (report["strict"] and outcome["should_failed"]):
-        return 1
-    return 0
+    """The run's exit status as the report's gate decided it (see reporting/gating.py)."""
+    return int(report["outcome"]["exit_status"])
 
 
 def write_report(report: dict[str, Any], directory: Path) -> Path:

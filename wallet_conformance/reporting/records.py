@@ -1,4 +1,4 @@
-"""What the suite keeps of each test: enough to give every requirement its verdict."""
+"""What the suite keeps of each test: enough to give every requirement its verdict and its evidence."""
 
 from __future__ import annotations
 
@@ -10,6 +10,16 @@ Outcome = Literal["passed", "failed", "skipped", "error"]
 
 @dataclass
 class TestRecord:
+    """One conformance test as it ended.
+
+    A failed test fails the requirements its checks named (`failed_requirements`); a test stopped by an
+    error that names none fails all of its requirements. Two kinds of stop are not failures of the target:
+    - a setup step the target refused (`TargetError`): it fails only the requirement that the step itself
+      exercises (`setup_requirement`, when the error names one) and blocks the test's other requirements;
+    - an error of the suite itself (`SuiteError`: a check naming a requirement its test does not declare):
+      it judges none of the test's requirements and is reported as a suite error.
+    """
+
     nodeid: str
     requirements: tuple[str, ...]
     outcome: Outcome = "passed"
@@ -17,10 +27,34 @@ class TestRecord:
     message: str | None = None
     observations: list[dict[str, Any]] = field(default_factory=list)
     duration: float = 0.0
+    setup_error: bool = False  # stopped by a TargetError: the target refused a setup step
+    setup_requirement: str | None = None  # the requirement that setup step exercises, when it names one
+    suite_error: bool = False  # stopped by a SuiteError: the suite is wrong, not the target
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # one entry per failed check, redacted
 
     __test__ = False  # not a pytest test class
 
+    @property
+    def stopped(self) -> bool:
+        return self.outcome in ("failed", "error")
+
     def fails(self, requirement: str) -> bool:
-        if self.outcome not in ("failed", "error"):
+        """Whether this test failed `requirement`."""
+        if not self.stopped or self.suite_error:
             return False
-        return not self.failed_requirements or requirement in self.failed_requirements
+        if self.failed_requirements:
+            return requirement in self.failed_requirements
+        if self.setup_error:
+            return requirement == self.setup_requirement
+        return True
+
+    def blocks(self, requirement: str) -> bool:
+        """Whether a setup step the target refused kept this test from judging `requirement`."""
+        return self.stopped and self.setup_error and not self.suite_error and not self.fails(requirement)
+
+    def evidence_for(self, requirement: str) -> list[dict[str, Any]]:
+        """The evidence of this test's failure of `requirement` (a setup error's evidence names no requirement)."""
+        if not self.fails(requirement):
+            return []
+        named = [item for item in self.evidence if item.get("requirement") == requirement]
+        return named or [item for item in self.evidence if item.get("requirement") is None]

@@ -1,0 +1,223 @@
+"""Reports and verdicts from one result list: setup errors, suite errors, untested MUST requirements,
+waiver and baseline files, and the formats rendered from conformance.json."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from selftests.suite_runs import run_sample as run
+from wallet_conformance import validation
+from wallet_conformance.catalogue import catalogue
+from wallet_conformance.reporting import gating
+from wallet_conformance.reporting.conformance import build_report
+from wallet_conformance.reporting.records import TestRecord
+from wallet_conformance.reporting.terminal import summary
+from wallet_conformance.reporting.writers import html_page, junit, markdown, mask
+
+
+def verdicts(report: dict) -> dict[str, str]:
+    return {entry["id"]: entry["verdict"] for entry in report["requirements"]}
+
+
+def entry(report: dict, requirement_id: str) -> dict:
+    return next(e for e in report["requirements"] if e["id"] == requirement_id)
+
+
+SETUP = '''
+class TargetError(Exception):
+    """Stands for wallet_conformance's TargetError, matched by name: message, exchange, requirement."""
+
+    def __init__(self, message, exchange=None, requirement=None):
+        super().__init__(message)
+        self.exchange = exchange
+        self.requirement = requirement
+
+@pytest.mark.requirement("RES-40", "SVC-05", "SVC-06")
+def test_named():
+    """A refused setup step that names the requirement it exercises."""
+    raise TargetError("validating the documented bank account was refused: 400", requirement="RES-40")
+
+@pytest.mark.requirement("SVC-07", "SVC-08")
+def test_unnamed():
+    """A refused setup step that names no requirement."""
+    raise TargetError("the target stopped answering")
+'''
+
+
+def test_setup_error_fails_its_own_requirement_and_blocks_the_others(pytester):
+    """A refused setup step fails only the requirement it exercises; the test's others are blocked, with the cause."""
+    result, report = run(pytester, SETUP, *[f"--requirement={rid}" for rid in
+                                            ("RES-40", "SVC-05", "SVC-06", "SVC-07", "SVC-08")])
+    found = verdicts(report)
+    assert found == {"RES-40": "fail", "SVC-05": "blocked", "SVC-06": "blocked", "SVC-07": "blocked",
+                     "SVC-08": "blocked"}
+    assert "validating the documented bank account was refused" in entry(report, "SVC-05")["reason"]
+    assert "exercises RES-40" in entry(report, "SVC-05")["reason"]
+    assert entry(report, "RES-40")["tests"][0]["attributed"] is False  # a setup step, not a check
+    assert report["outcome"]["must_failed"] == ["RES-40"]
+    assert [item["id"] for item in report["outcome"]["must_not_tested"]] == ["SVC-05", "SVC-06", "SVC-07", "SVC-08"]
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*MUST requirements NOT tested (4)*", "*SVC-07 ?blocked? *stopped answering*"])
+    assert validation.problems("conformance-report.json", report) == []
+
+
+SUITE = '''
+class SuiteError(Exception):
+    """Stands for wallet_conformance's SuiteError, matched by name."""
+
+@pytest.mark.requirement("SVC-05", "SVC-06")
+def test_typo():
+    """A check names a requirement its test does not declare."""
+    raise SuiteError("a check names SVC-99, which test_typo does not declare")
+
+@pytest.mark.requirement("SVC-03")
+def test_pass():
+    """Passes."""
+'''
+
+
+def test_suite_error_is_never_a_pass_and_has_its_own_exit_status(pytester):
+    """A SuiteError judges none of its test's requirements, is reported loudly everywhere and exits 6."""
+    result, report = run(pytester, SUITE, "--requirement", "SVC-05", "--requirement", "SVC-06",
+                         "--requirement", "SVC-03")
+    assert result.ret == gating.SUITE_ERROR == 6
+    assert verdicts(report) == {"SVC-03": "pass", "SVC-05": "suite-error", "SVC-06": "suite-error"}
+    assert report["outcome"]["verdict"] == "suite-error" and not report["outcome"]["conforms"]
+    result.stdout.fnmatch_lines(["*SUITE ERRORS (the suite is wrong, not the target): SVC-05, SVC-06*",
+                                 "*SUITE ERROR: the suite itself is wrong*"])
+    cases = ET.parse(pytester.path / "out" / "junit.xml").getroot().iter("testcase")
+    errors = {case.get("name").split()[0] for case in cases if case.find("error") is not None}
+    assert errors == {"SVC-05", "SVC-06"}
+    assert "Suite errors" in (pytester.path / "out" / "conformance.md").read_text()
+
+
+COMPLETE = '''
+@pytest.mark.requirement("SVC-03")
+def test_pass():
+    """Passes."""
+
+@pytest.mark.requirement("SVC-05")
+def test_skip():
+    """Skips: money never settled."""
+    pytest.skip("no transfer settled within 30 s")
+'''
+
+
+def test_untested_must_requirements_are_named_and_can_fail_the_run(pytester):
+    """Skipped MUST requirements make the run 'conforms to what could be tested'; --require-complete and
+    --strict fail it (exit 7)."""
+    selection = ("--requirement", "SVC-03", "--requirement", "SVC-05")
+    result, report = run(pytester, COMPLETE, *selection)
+    assert result.ret == 0
+    assert report["outcome"]["verdict"] == "conforms-to-what-was-tested" and not report["outcome"]["complete"]
+    assert report["outcome"]["must_not_tested"] == [
+        {"id": "SVC-05", "verdict": "skip", "reason": "no transfer settled within 30 s"}]
+    result.stdout.fnmatch_lines(["*SVC-05 ?skip? no transfer settled within 30 s*",
+                                 "*conforms TO WHAT COULD BE TESTED*"])
+    for option in ("--require-complete", "--strict"):
+        gated, report = run(pytester, COMPLETE, *selection, option)
+        assert gated.ret == gating.INCOMPLETE == 7, option
+        assert report["outcome"]["verdict"] == "incomplete" and report["outcome"]["gate"]["failing"] == ["SVC-05"]
+    only_pass, report = run(pytester, COMPLETE, "--requirement", "SVC-03", "--require-complete")
+    assert only_pass.ret == 0 and report["outcome"]["verdict"] == "conforms"
+
+
+def test_bad_waiver_file_stops_the_run_with_one_message(pytester):
+    """An unknown id, a missing field or a bad date in the waiver file stops the run before any test."""
+    pytester.makefile(".yaml", waivers="""
+- id: NOPE-01
+  reason: r
+  owner: o
+  expires: 2030-01-01
+- id: SVC-03
+  reason: r
+  expires: soon
+""")
+    result, report = run(pytester, COMPLETE, "--waivers", "waivers.yaml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and report is None
+    result.stderr.fnmatch_lines(["*--waivers waivers.yaml:*", "*waiver 1 (NOPE-01): no such requirement*",
+                                 "*waiver 2 (SVC-03): missing owner*", "*expires must be a date*"])
+
+
+def test_baseline_from_another_catalogue_is_refused(pytester):
+    """A baseline judged against another requirements.yaml is refused with a clear message, not misread."""
+    _, report = run(pytester, COMPLETE, "--requirement", "SVC-03")
+    report["judged_against"]["requirements.yaml"] = "sha256:" + "0" * 64
+    (pytester.path / "old.json").write_text(json.dumps(report))
+    result, _ = run(pytester, COMPLETE, "--baseline", "old.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--baseline old.json was judged against another catalogue*"])
+
+
+# ------------------------------------------------------------------ formats, as pure functions of the report
+
+
+def sample_report(**gate: object) -> dict:
+    evidence = {"requirement": "SVC-12", "kind": "check", "title": "meta.message of closeWallet is the documented one",
+                "expected": "VirtualAccount successfully deleted", "received": "VirtualAccount successfully closed",
+                "exchange": {"request": "DELETE http://127.0.0.1:41234/v1/virtual-accounts/vba-1",
+                             "request_body": None, "status": 200, "content_type": "application/json",
+                             "response": '{"meta":{"at":"2026-11-23T00:15:38.668Z"}}',
+                             "curl": "curl -sS -X DELETE http://127.0.0.1:41234/v1/virtual-accounts/vba-1"}}
+    records = [
+        TestRecord("tests/test_a.py::test_close", ("SVC-12",), outcome="failed", failed_requirements=("SVC-12",),
+                   message="[SVC-12] meta.message", evidence=[evidence]),
+        TestRecord("tests/test_a.py::test_ok", ("SVC-03",)),
+        TestRecord("tests/test_a.py::test_info", ("ERR-04",), observations=[{"requirement": "ERR-04", "status": 404}]),
+        TestRecord("tests/test_a.py::test_skip", ("SVC-05",), outcome="skipped", message="no funding configured"),
+    ]
+    return build_report(records, catalogue(), target={"base_url": "http://127.0.0.1:41234/v1",
+                                                       "embedded_reference": True},
+                        environment="staging", seed=7, strict=False,
+                        selected=("SVC-12", "SVC-03", "ERR-04", "SVC-05"), gate=gating.Gate(**gate),
+                        run={"started_at": "2026-11-23T00:00:00Z", "duration": 1.5})
+
+
+def test_every_format_renders_the_failure_and_its_evidence():
+    """JSON (valid against its schema), Markdown, HTML, JUnit and the terminal summary show the failure's
+    requirement, the document's words, expected/received and the curl line; volatile values are masked."""
+    report = sample_report()
+    assert validation.problems("conformance-report.json", report) == []
+    assert report["outcome"]["verdict"] == "does-not-conform" and report["outcome"]["exit_status"] == 1
+    quote = " ".join(catalogue()["SVC-12"].quote.split())
+    md, page = markdown(report), html_page(report)
+    for text in (md, page):
+        assert "SVC-12" in text and "VirtualAccount successfully closed" in text and "Reproduce with" in text
+        assert "127.0.0.1:41234" not in text and "127.0.0.1:[port]" in text
+        assert "2026-11-23T00:15:38" not in text
+    assert quote in md
+    assert md.index("## Failures") < md.index("## Not tested") < md.index("## Observations") < md.index("## Passes")
+    assert "<script" not in page and "http://" not in page.replace("http://127.0.0.1:[port]", "")
+    root = ET.fromstring(junit(report).split("?>", 1)[1])
+    cases = {case.get("name").split()[0]: case for case in root.iter("testcase")}
+    assert cases["SVC-12"].get("name").startswith("SVC-12 [MUST] ")
+    assert "curl -sS -X DELETE" in cases["SVC-12"].find("failure").text
+    assert cases["SVC-05"].find("skipped").get("message") == "skip: no funding configured"
+    assert root.get("failures") == "1" and root.get("tests") == "4"
+    lines = "\n".join(summary(report))
+    assert "MUST requirements broken: SVC-12" in lines and "SVC-05 [skip] no funding configured" in lines
+
+
+def test_waived_failure_stays_visible_and_expired_waiver_gates_again():
+    """A waived failure still shows in every format, marked waived; once expired it fails the run again."""
+    import datetime as dt
+
+    waiver = gating.Waiver("SVC-12", "fix in 2.4", "payments-team", dt.date(2026, 12, 31))
+    report = sample_report(waivers=(waiver,), today=dt.date(2026, 11, 23))
+    assert report["outcome"]["exit_status"] == 0 and report["outcome"]["gate"]["waived"] == ["SVC-12"]
+    assert report["outcome"]["verdict"] == "does-not-conform"  # the gate passes; the verdict stays honest
+    assert "waived until 2026-12-31 by payments-team" in markdown(report)
+    assert "waived until 2026-12-31 by payments-team" in html_page(report)
+    assert "waived until 2026-12-31" in junit(report)
+    expired = sample_report(waivers=(waiver,), today=dt.date(2027, 1, 1))
+    assert expired["outcome"]["exit_status"] == 1 and "EXPIRED waiver" in markdown(expired)
+
+
+def test_mask_replaces_volatile_values():
+    """Ports, timings, timestamps, run ids and uuids are masked so two reports of one behaviour diff cleanly."""
+    text = ("http://127.0.0.1:45123/v1 (application/json, 12 ms) 2026-11-23T00:15:38.668Z cf1a2b3c4dgw1 "
+            "9f1c2d3e-0a1b-4c5d-8e9f-0123456789ab")
+    assert mask(text) == "http://127.0.0.1:[port]/v1 (application/json, [n] ms) [timestamp] cf[run] [uuid]"

@@ -1,0 +1,206 @@
+"""Cleanup after a crash: what a run changed on the target is journaled as it goes, and
+`./conformance --cleanup` closes what earlier runs left open and restores the account settings they changed.
+
+A run normally closes its own wallets and restores the webhooks it changed (resources.py, the tests). A run
+killed mid-way (SIGINT twice, SIGKILL, a lost CI runner) cannot; then:
+- the journal (one small JSON file per run and xdist worker in `<report-dir>/cleanup/`) holds the wallets the
+  run created and still had open, and each account's webhooks and name as they were before the run changed them;
+- `--cleanup` lists the target's wallets through the API and closes every one named with the suite's run-id
+  prefix (`cf` + 8 hex digits, see fixtures.run_id and bodies.py), plus the journaled ones, restores the
+  journaled account settings when the account still carries the suite's marks, and reports what it could not
+  close and how much money the closed test wallets still hold. It never touches a record without the prefix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from wallet_conformance.client import ApiClient, Exchange, TargetError
+from wallet_conformance.options import Settings
+from wallet_conformance.target import Target, preflight
+
+JOURNAL_DIR = "cleanup"
+# The name every record of a run starts with: the run id (`cf` + the seed in 8 hex digits + the xdist worker).
+RUN_PREFIX = re.compile(r"^cf[0-9a-f]{8}(gw\d+)?\b")
+MARK = re.compile(r"cf[0-9a-f]{8}(gw\d+)?")  # the run id anywhere: what the suite writes into settings it changes
+MAX_PAGES = 50
+EXIT_CLEAN = 0
+EXIT_LEFT_OVER = 10  # --cleanup could not close or restore something: the message says what
+
+
+class Journal:
+    """What one run (one process) changed on the target, kept on disk while it is changed."""
+
+    def __init__(self, report_dir: Path, base_url: str, run_id: str, client: ApiClient) -> None:
+        self.path = report_dir / JOURNAL_DIR / f"{run_id}.json"
+        self.client = client
+        self.state: dict[str, Any] = {"run_id": run_id, "base_url": base_url, "wallets": [], "accounts": {}}
+
+    def __call__(self, operation_id: str, path_params: Mapping[str, str], exchange: Exchange | None) -> None:
+        if exchange is None:
+            if operation_id == "updateAccount":
+                self._before_update(str(path_params.get("accountId", "")))
+            return
+        data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
+        public_id = data.get("publicId")
+        if operation_id == "createWallet" and isinstance(public_id, str):
+            self.state["wallets"].append(public_id)
+            self._write()
+        elif operation_id == "closeWallet" and public_id in self.state["wallets"]:
+            self.state["wallets"].remove(public_id)
+            self._write()
+
+    def _before_update(self, account_id: str) -> None:
+        if account_id in self.state["accounts"]:
+            return
+        listed = self.client.call("listAccounts")
+        accounts = listed.data if listed.ok and isinstance(listed.data, list) else []
+        account = next((a for a in accounts if isinstance(a, dict) and a.get("publicId") == account_id), None)
+        if account is not None:
+            self.state["accounts"][account_id] = {"webhooks": account.get("webhooks"), "name": account.get("name")}
+            self._write()
+
+    def _write(self) -> None:
+        """Written whole or not at all (a run killed mid-write leaves the previous version)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".partial")
+        partial.write_text(json.dumps(self.state, indent=1) + "\n", encoding="utf-8")
+        os.replace(partial, self.path)
+
+    def finish(self) -> None:
+        """At the normal end of the run: forget it, unless wallets stayed open (then --cleanup has work)."""
+        if not self.path.exists():
+            return
+        if self.state["wallets"]:
+            self.state["accounts"] = {}
+            self._write()
+        else:
+            self.path.unlink()
+
+
+def journals(report_dir: Path, base_url: str, unreadable: list[str] | None = None) -> list[tuple[Path, dict[str, Any]]]:
+    """The journals of runs against `base_url`; the names of those that cannot be read go to `unreadable`."""
+    found = []
+    for path in sorted((report_dir / JOURNAL_DIR).glob("*.json")):
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            if unreadable is not None:
+                unreadable.append(path.name)
+            continue
+        if isinstance(state, dict) and state.get("base_url") == base_url:
+            found.append((path, state))
+    return found
+
+
+def is_test_record(name: Any) -> bool:
+    return isinstance(name, str) and RUN_PREFIX.match(name) is not None
+
+
+def listed_wallets(client: ApiClient) -> tuple[dict[str, dict[str, Any]], str]:
+    """Every wallet the list shows (page 1, then `page=N` while it selects further pages), and a note."""
+    first = client.call("listWallets")
+    if not first.ok or not isinstance(first.data, list):
+        raise TargetError(f"could not list the wallets (HTTP {first.status})", first)
+    wallets = {w["publicId"]: w for w in first.data if isinstance(w, dict) and isinstance(w.get("publicId"), str)}
+    pagination = first.meta.get("pagination") if isinstance(first.meta.get("pagination"), dict) else {}
+    total, page, note = pagination.get("totalCount"), 1, ""
+    while type(total) is int and len(wallets) < total and page < MAX_PAGES:
+        exchange = client.call("listWallets", params={"page": page + 1})
+        paging = exchange.meta.get("pagination") if isinstance(exchange.meta.get("pagination"), dict) else {}
+        if not exchange.ok or not isinstance(exchange.data, list) or not exchange.data \
+                or paging.get("current") != page + 1:
+            note = f" (the list shows {total} wallets; page {page + 1} could not be read: the rest was not seen)"
+            break
+        page += 1
+        wallets.update((w["publicId"], w) for w in exchange.data
+                       if isinstance(w, dict) and isinstance(w.get("publicId"), str))
+    return wallets, f"{len(wallets)} wallets listed on {page} page(s){note}"
+
+
+def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
+    """Close what earlier runs left on the target and restore what they changed; the report and exit status."""
+    stop = preflight(target, settings.request_timeout, settings.ca_bundle)
+    if stop is not None:
+        return f"cleanup not done: {stop.message}", stop.status
+    client = ApiClient(target.base_url, target.secret_key, timeout=settings.request_timeout,
+                       ca_bundle=settings.ca_bundle, rate_limit_wait=settings.rate_limit_wait)
+    lines: list[str] = []
+    left: list[str] = []
+    try:
+        unreadable: list[str] = []
+        found = journals(settings.report_dir, target.base_url, unreadable)
+        lines.append(f"{len(found)} journal(s) of earlier runs in {settings.report_dir / JOURNAL_DIR}"
+                     + (f"; unreadable, left in place: {', '.join(unreadable)}" if unreadable else ""))
+        restored_all = _restore_accounts(client, found, lines, left)
+        wallets, note = listed_wallets(client)
+        journaled = {public_id for _, state in found for public_id in state.get("wallets", [])}
+        candidates = {public_id: wallet for public_id, wallet in wallets.items()
+                      if is_test_record(wallet.get("accountName"))}
+        for public_id in sorted(journaled - set(candidates)):
+            read = client.call("getWallet", {"walletId": public_id})
+            if read.ok and isinstance(read.data, dict) and is_test_record(read.data.get("accountName")):
+                candidates[public_id] = read.data
+        lines.append(f"{note}; {len(candidates)} named with the suite's run-id prefix")
+        money, closed, refused = 0, 0, 0
+        for public_id, wallet in sorted(candidates.items()):
+            exchange = client.call("closeWallet", {"walletId": public_id})
+            if exchange.ok:
+                closed += 1
+            elif 400 <= exchange.status < 500:
+                refused += 1  # what a closed wallet answers is not shown: most likely closed already
+            else:
+                left.append(f"wallet {public_id} ({wallet.get('accountName')}): close answered {exchange.status}")
+            balance = wallet.get("balance")
+            after = client.call("getWallet", {"walletId": public_id})
+            if after.ok and isinstance(after.data, dict):
+                balance = after.data.get("balance", balance)
+            if type(balance) is int and balance > 0:
+                money += balance
+        lines.append(f"closed {closed} wallet(s); {refused} refused the close with a 4xx (already closed, most "
+                     "likely)")
+        lines.append(f"money left in the suite's test wallets: {money} kobo")
+    except TargetError as error:
+        left.append(f"the target failed during cleanup: {error}")
+    finally:
+        client.close()
+    if not left and restored_all:
+        for path, _ in journals(settings.report_dir, target.base_url):
+            path.unlink(missing_ok=True)
+    lines.extend(f"NOT cleaned: {entry}" for entry in left)
+    return "wallet-conformance cleanup:\n  " + "\n  ".join(lines), EXIT_LEFT_OVER if left else EXIT_CLEAN
+
+
+def _restore_accounts(client: ApiClient, found: list[tuple[Path, dict[str, Any]]], lines: list[str],
+                      left: list[str]) -> bool:
+    saved = {account_id: before for _, state in found for account_id, before in state.get("accounts", {}).items()}
+    if not saved:
+        lines.append("no account settings to restore")
+        return True
+    listed = client.call("listAccounts")
+    accounts = {a.get("publicId"): a for a in (listed.data if listed.ok and isinstance(listed.data, list) else [])
+                if isinstance(a, dict)}
+    for account_id, before in saved.items():
+        now = accounts.get(account_id)
+        if now is None:
+            left.append(f"account {account_id}: not listed, its settings could not be checked")
+            continue
+        body: dict[str, Any] = {"webhooks": before.get("webhooks") or []}
+        marked_hooks = any(MARK.search(str(hook)) for hook in now.get("webhooks") or [])
+        marked_name = MARK.search(str(now.get("name"))) and now.get("name") != before.get("name")
+        if not marked_hooks and not marked_name:
+            lines.append(f"account {account_id}: carries none of the suite's changes, left as it is")
+            continue
+        if marked_name:
+            body["name"] = before.get("name")
+        exchange = client.call("updateAccount", {"accountId": account_id}, json_body=body)
+        if exchange.ok:
+            lines.append(f"account {account_id}: webhooks{' and name' if marked_name else ''} restored")
+        else:
+            left.append(f"account {account_id}: restoring its settings answered {exchange.status}")
+    return True

@@ -1,0 +1,93 @@
+"""Allure results (allure-pytest) for conformance runs: written into the report directory by default,
+each test labelled with its requirement ids and levels, its part of the document as feature, its
+exchanges attached, and each Schemathesis operation kept apart (its own history id).
+
+Everything here is a no-op when allure-pytest is not loaded (`-p no:allure_pytest`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wallet_conformance.catalogue import Requirement
+from wallet_conformance.redaction import redact
+
+DIRECTORY = "allure-results"
+ATTACHED = 10  # exchanges attached per test (the last ones)
+
+try:
+    import allure
+except ImportError:  # pragma: no cover - allure-pytest is a dependency
+    allure = None
+
+
+def default_directory(config: pytest.Config, report_dir: Path) -> None:
+    """Without --alluredir, write Allure results to <report dir>/allure-results, fresh each run."""
+    if allure is None or not hasattr(config.option, "allure_report_dir") or config.option.collectonly:
+        return
+    if not config.option.allure_report_dir:
+        config.option.allure_report_dir = str(report_dir / DIRECTORY)
+        config.option.clean_alluredir = True
+
+
+def label(item: pytest.Item, requirements: Sequence[Requirement], sections: dict[str, str]) -> None:
+    """Requirement ids and levels as labels; the part of the document as feature and epic-less suite."""
+    if not requirements or not item.config.pluginmanager.has_plugin("allure_pytest"):
+        return
+    mark = pytest.mark.allure_label  # what allure.label() makes, without needing the plugin's helper
+    item.add_marker(mark(*(requirement.id for requirement in requirements), label_type="requirement"))
+    item.add_marker(mark(*dict.fromkeys(requirement.level for requirement in requirements), label_type="level"))
+    section = requirements[0].section
+    item.add_marker(mark(f"{section}: {sections.get(section, section)}", label_type="feature"))
+    item.add_marker(mark(f"{requirements[0].id} {requirements[0].title}", label_type="story"))
+
+
+def operation_parameter(item: pytest.Item) -> None:
+    """A Schemathesis operation gets its own history id: its label becomes an Allure parameter."""
+    operation = getattr(item, "operation_label", None)
+    if allure is not None and operation:
+        allure.dynamic.parameter("operation", operation)
+
+
+def attach_exchanges(exchanges: Sequence[Any]) -> None:
+    """Attach a test's last exchanges (already redacted) as one text attachment."""
+    if allure is None or not exchanges:
+        return
+    text = "\n\n".join(exchange.describe() for exchange in exchanges[-ATTACHED:])
+    allure.attach(text, name=f"exchanges ({min(len(exchanges), ATTACHED)} of {len(exchanges)})",
+                  attachment_type=allure.attachment_type.TEXT)
+
+
+def scrub(config: pytest.Config) -> None:
+    """Last line of defence: no Allure result or attachment of the run keeps a secret (a traceback may hold one)."""
+    directory = getattr(config.option, "allure_report_dir", None)
+    if not directory or not Path(directory).is_dir():
+        return
+    for path in Path(directory).iterdir():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        clean = redact(text)
+        if clean != text:
+            path.write_text(clean, encoding="utf-8")
+
+
+def attach_evidence(evidence: Sequence[dict[str, Any]]) -> None:
+    """Attach a failure's evidence (check, expected/received, the exchange and its curl line)."""
+    if allure is None or not evidence:
+        return
+    lines = []
+    for item in evidence:
+        lines.append(f"[{item.get('requirement') or '-'}] {item['title']}")
+        if "expected" in item:
+            lines += [f"  expected: {item['expected']}", f"  received: {item['received']}"]
+        exchange = item.get("exchange")
+        if exchange:
+            lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",
+                      "Reproduce with:", f"  {exchange['curl']}"]
+    allure.attach(redact("\n".join(lines)), name="evidence", attachment_type=allure.attachment_type.TEXT)

@@ -1,0 +1,116 @@
+"""What a test's error says about its requirements, and the evidence it carries, as plain redacted data.
+
+Runs where the error is raised (an xdist worker too): everything it returns travels in a report's
+`user_properties`, so it holds only strings, numbers, lists and dicts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from wallet_conformance.redaction import redact
+
+TARGET_ERROR = "TargetError"
+SUITE_ERROR = "SuiteError"
+SHOWN = 600  # characters of a value or a response body kept as evidence
+
+
+def named(error: BaseException, class_name: str) -> bool:
+    """Whether `error` is an instance of a class called `class_name` (matched by name: the class may move)."""
+    return any(cls.__name__ == class_name for cls in type(error).__mro__)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _is_check_failure(error: BaseException) -> bool:
+    return named(error, "ConformanceFailure") and isinstance(getattr(error, "requirement", None), str)
+
+
+@dataclass
+class Classified:
+    """How a test's error counts: which requirements it failed, or why it judged none."""
+
+    failed_requirements: tuple[str, ...] = ()
+    setup_error: bool = False
+    setup_requirement: str | None = None
+    suite_error: bool = False
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    def properties(self) -> list[tuple[str, Any]]:
+        return [("failed_requirements", self.failed_requirements), ("setup_error", self.setup_error),
+                ("setup_requirement", self.setup_requirement), ("suite_error", self.suite_error),
+                ("evidence", self.evidence)]
+
+
+def classify(error: BaseException) -> Classified:
+    """Checks that failed name their requirement; a refused setup step names at most one; a SuiteError none."""
+    leaves = _leaves(error)
+    if any(named(leaf, SUITE_ERROR) for leaf in leaves):
+        return Classified(suite_error=True, evidence=[_evidence(leaf) for leaf in leaves if named(leaf, SUITE_ERROR)])
+    if leaves and all(_is_check_failure(leaf) for leaf in leaves):
+        found = tuple(dict.fromkeys(leaf.requirement for leaf in leaves))  # type: ignore[attr-defined]
+        return Classified(failed_requirements=found, evidence=[_evidence(leaf) for leaf in leaves])
+    if len(leaves) == 1 and named(leaves[0], TARGET_ERROR):
+        requirement = getattr(leaves[0], "requirement", None)
+        return Classified(setup_error=True, setup_requirement=requirement if isinstance(requirement, str) else None,
+                          evidence=[_evidence(leaves[0])])
+    return Classified(evidence=[_evidence(leaf) for leaf in leaves if _is_check_failure(leaf)])
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, sort_keys=True, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    return redact(text if len(text) <= SHOWN else text[:SHOWN] + "...")
+
+
+def _title(error: BaseException) -> str:
+    title = getattr(error, "title", None)
+    if not isinstance(title, str) or not title:
+        lines = str(error).strip().splitlines()
+        title = lines[0] if lines else type(error).__name__
+    return redact(title)[:300]
+
+
+def _evidence(error: BaseException) -> dict[str, Any]:
+    """One failed check (or refused setup step, or suite error): title, expected/received, the exchange."""
+    requirement = getattr(error, "requirement", None)
+    item: dict[str, Any] = {
+        "requirement": requirement if isinstance(requirement, str) else None,
+        "kind": "check" if _is_check_failure(error) else "setup" if named(error, TARGET_ERROR) else
+        "suite" if named(error, SUITE_ERROR) else "error",
+        "title": _title(error),
+    }
+    if _is_check_failure(error):
+        item["expected"] = _show(getattr(error, "expected", None))
+        item["received"] = _show(getattr(error, "received", None))
+        if getattr(error, "detail", None):
+            item["detail"] = _show(error.detail)  # type: ignore[attr-defined]
+    exchange = getattr(error, "exchange", None)
+    if exchange is not None:
+        item["exchange"] = exchange_evidence(exchange)
+    return item
+
+
+def exchange_evidence(exchange: Any) -> dict[str, Any]:
+    """An exchange as evidence: the request, the status, a response excerpt and the curl line (redacted)."""
+    body = exchange.request_body
+    text = exchange.text or ""
+    return {
+        "request": redact(f"{exchange.method} {exchange.url}"),
+        "request_body": None if body is None else _show(body),
+        "status": exchange.status,
+        "content_type": exchange.header("content-type"),
+        "response": redact(text if len(text) <= SHOWN else text[:SHOWN] + f"... ({len(text)} chars)"),
+        "curl": redact(exchange.curl()),
+    }

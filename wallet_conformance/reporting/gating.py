@@ -1,0 +1,211 @@
+"""Release gating: which verdicts fail the run, with waivers and a baseline, and the exit status.
+
+- a failed MUST requirement fails the run (with `--strict`, a failed SHOULD one too);
+- a suite error (the suite itself is wrong) always fails the run, with its own exit status;
+- with `--require-complete` (implied by `--strict`) a MUST requirement that was not tested (skipped,
+  blocked, untested) fails the run: "conforms" then means every MUST requirement was checked;
+- a waiver (id, reason, owner, expiry date) keeps a requirement's failure from failing the run until
+  the day after its expiry date; the failure stays in every report, marked waived;
+- a baseline (an earlier conformance.json of the same catalogue) keeps failures it already had from
+  failing the run: only new breakage does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from wallet_conformance.catalogue import Catalogue
+
+# Exit statuses of a run (pytest's own: 2 interrupted, 3 internal error, 4 usage error, 5 no test collected).
+OK = 0
+DOES_NOT_CONFORM = 1
+SUITE_ERROR = 6
+INCOMPLETE = 7
+
+UNTESTED_VERDICTS = ("skip", "blocked", "untested")
+WAIVER_FIELDS = ("id", "reason", "owner", "expires")
+
+
+class GateError(ValueError):
+    """A waiver file or a baseline the run cannot use; the message says why, in one place."""
+
+
+@dataclass(frozen=True)
+class Waiver:
+    id: str
+    reason: str
+    owner: str
+    expires: dt.date
+
+    def expired(self, today: dt.date) -> bool:
+        return today > self.expires
+
+    def to_dict(self, today: dt.date) -> dict[str, Any]:
+        return {"id": self.id, "reason": self.reason, "owner": self.owner, "expires": self.expires.isoformat(),
+                "expired": self.expired(today)}
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What decides the exit status besides the verdicts."""
+
+    strict: bool = False
+    require_complete: bool = False
+    waivers: tuple[Waiver, ...] = ()
+    baseline: dict[str, Any] | None = None
+    baseline_name: str | None = None
+    today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
+
+    @property
+    def complete_required(self) -> bool:
+        return self.require_complete or self.strict
+
+    @property
+    def gated_levels(self) -> tuple[str, ...]:
+        return ("MUST", "SHOULD") if self.strict else ("MUST",)
+
+
+def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
+    """Read a waiver file: a YAML list (or `waivers:` list) of {id, reason, owner, expires: YYYY-MM-DD}."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise GateError(f"--waivers {path}: cannot read it: {error}") from None
+    if isinstance(raw, dict) and set(raw) == {"waivers"}:
+        raw = raw["waivers"]
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise GateError(f"--waivers {path}: expected a list of waivers (id, reason, owner, expires)")
+    problems, waivers = [], []
+    for index, entry in enumerate(raw):
+        where = f"waiver {index + 1}"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: not a mapping of id, reason, owner, expires")
+            continue
+        where = f"waiver {index + 1} ({entry.get('id', 'no id')})"
+        missing = [name for name in WAIVER_FIELDS if entry.get(name) in (None, "")]
+        unknown = sorted(set(entry) - set(WAIVER_FIELDS))
+        if missing:
+            problems.append(f"{where}: missing {', '.join(missing)}")
+        if unknown:
+            problems.append(f"{where}: unknown field {', '.join(unknown)}")
+        if entry.get("id") and entry["id"] not in catalogue:
+            problems.append(f"{where}: no such requirement in requirements.yaml")
+        expires = entry.get("expires")
+        if isinstance(expires, str):
+            with contextlib.suppress(ValueError):
+                expires = dt.date.fromisoformat(expires)
+        if expires is not None and not (isinstance(expires, dt.date) and not isinstance(expires, dt.datetime)):
+            problems.append(f"{where}: expires must be a date (YYYY-MM-DD), got {entry.get('expires')!r}")
+        if not missing and not unknown and not problems:
+            waivers.append(Waiver(str(entry["id"]), str(entry["reason"]), str(entry["owner"]), expires))
+    seen = [waiver.id for waiver in waivers]
+    problems.extend(f"{rid}: waived twice" for rid in sorted({rid for rid in seen if seen.count(rid) > 1}))
+    if problems:
+        raise GateError(f"--waivers {path}:\n  " + "\n  ".join(problems))
+    return tuple(waivers)
+
+
+def load_baseline(path: Path, catalogue_hash: str, report_format: str) -> dict[str, Any]:
+    """Read an earlier conformance.json; one judged against another catalogue is refused."""
+    try:
+        baseline = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise GateError(f"--baseline {path}: cannot read it as JSON: {error}") from None
+    if not isinstance(baseline, dict) or baseline.get("format") != report_format:
+        found = baseline.get("format") if isinstance(baseline, dict) else None
+        raise GateError(f"--baseline {path}: not a {report_format} report (format {found!r})")
+    theirs = (baseline.get("judged_against") or {}).get("requirements.yaml")
+    if theirs != catalogue_hash:
+        raise GateError(f"--baseline {path} was judged against another catalogue (requirements.yaml "
+                        f"{theirs or 'unknown'}, this run {catalogue_hash}): its verdicts cannot be compared; "
+                        "make a new baseline with this version of the suite")
+    return baseline
+
+
+def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
+    """The run's outcome from the requirement entries: its verdict, what fails the run, and the exit status.
+
+    Marks waived entries (`entry["waiver"]`) as a side effect, so every format shows them.
+    """
+    waivers = {waiver.id: waiver for waiver in gate.waivers}
+    before = _baseline_verdicts(gate.baseline)
+    failing_levels = gate.gated_levels
+    must_failed, should_failed, not_tested, gating, waived, known, suite_errors = [], [], [], [], [], [], []
+    for entry in entries:
+        rid, level, result = entry["id"], entry["level"], entry["verdict"]
+        waiver = waivers.get(rid)
+        entry["waiver"] = waiver.to_dict(gate.today) if waiver else None
+        if result == "fail" and level == "MUST":
+            must_failed.append(rid)
+        if result == "fail" and level == "SHOULD":
+            should_failed.append(rid)
+        if result == "suite-error":
+            suite_errors.append(rid)
+        if level == "MUST" and result in UNTESTED_VERDICTS:
+            not_tested.append({"id": rid, "verdict": result, "reason": entry["reason"]})
+        counts = (result == "fail" and level in failing_levels) or (
+            gate.complete_required and level == "MUST" and result in UNTESTED_VERDICTS)
+        if not counts:
+            continue
+        if waiver and not waiver.expired(gate.today):
+            waived.append(rid)
+        elif before is not None and _already(before.get(rid), result):
+            known.append(rid)
+        else:
+            gating.append(rid)
+    fixed = [e["id"] for e in entries if e["verdict"] == "pass" and (before or {}).get(e["id"]) == "fail"]
+    failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == "fail" for e in entries)]
+    if suite_errors:
+        verdict, status = "suite-error", SUITE_ERROR
+    elif failed_now:
+        verdict, status = "does-not-conform", DOES_NOT_CONFORM
+    elif gating:
+        verdict, status = "incomplete", INCOMPLETE
+    elif must_failed:
+        verdict, status = "does-not-conform", OK  # every failure waived or already in the baseline
+    elif not_tested:
+        verdict, status = "conforms-to-what-was-tested", OK
+    else:
+        verdict, status = "conforms", OK
+    return {
+        "verdict": verdict,
+        "conforms": not must_failed and not suite_errors,
+        "complete": not not_tested,
+        "must_failed": must_failed,
+        "should_failed": should_failed,
+        "must_not_tested": not_tested,
+        "suite_errors": suite_errors,
+        "gate": {
+            "strict": gate.strict,
+            "require_complete": gate.complete_required,
+            "levels": list(failing_levels),
+            "failing": gating,
+            "waived": waived,
+            "waivers": [waiver.to_dict(gate.today) for waiver in gate.waivers],
+            "baseline": None if before is None else {
+                "file": gate.baseline_name, "still_failing": known, "fixed": fixed,
+                "new_failures": failed_now,
+            },
+        },
+        "exit_status": status,
+    }
+
+
+def _already(before: str | None, now: str) -> bool:
+    """Whether the baseline already had this: the same failure, or the same requirement not tested."""
+    return before == now == "fail" or (before in UNTESTED_VERDICTS and now in UNTESTED_VERDICTS)
+
+
+def _baseline_verdicts(baseline: dict[str, Any] | None) -> dict[str, str] | None:
+    if baseline is None:
+        return None
+    return {entry["id"]: entry["verdict"] for entry in baseline.get("requirements", [])}

@@ -1,0 +1,102 @@
+"""The terminal summary at the end of a run: a pure function of the report (conformance.json's dict)."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from wallet_conformance.catalogue import LEVELS
+
+SHOWN = ("pass", "fail", "blocked", "skip", "observed", "untested", "suite-error")
+HEADLINES = {
+    "conforms": "The target conforms: every MUST requirement was tested and passed.",
+    "conforms-to-what-was-tested": "The target conforms TO WHAT COULD BE TESTED: no tested MUST requirement "
+                                   "failed, but some MUST requirements were not tested (listed above).",
+    "does-not-conform": "The target does NOT conform (the broken requirements are listed above).",
+    "incomplete": "INCOMPLETE: MUST requirements were not tested and the gate requires them "
+                  "(--require-complete or --strict).",
+    "suite-error": "SUITE ERROR: the suite itself is wrong (see above); these results cannot be trusted.",
+}
+
+
+def _cell(counts: dict[str, int]) -> str:
+    """`3/1/0/2` style: pass (or observed), fail, skip (skip, blocked, untested), suite error when any."""
+    passed = counts["pass"] + counts["observed"]
+    skipped = counts["skip"] + counts["blocked"] + counts["untested"]
+    cell = f"{passed}/{counts['fail']}/{skipped}"
+    return cell + f"/{counts['suite-error']}E" if counts["suite-error"] else cell
+
+
+def table(report: dict[str, Any]) -> list[str]:
+    """One row per part of the document: pass/fail/not-tested per level."""
+    name_width = max(len(f"{section} {title}") for section, title in report["sections"].items())
+    lines = [f"{'part of the document':{name_width}} " + " ".join(f"{level:>12}" for level in LEVELS),
+             f"{'':{name_width}} " + " ".join(f"{'ok/fail/skip':>12}" for _ in LEVELS)]
+    for section, title in report["sections"].items():
+        counts = report["counts_by_section"][section]
+        if not any(sum(counts[level].values()) for level in LEVELS):
+            continue
+        lines.append(f"{section + ' ' + title:{name_width}} "
+                     + " ".join(f"{_cell(counts[level]):>12}" for level in LEVELS))
+    lines.append(f"{'all':{name_width}} " + " ".join(f"{_cell(report['counts'][level]):>12}" for level in LEVELS))
+    return lines
+
+
+def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
+    """The lines printed after a run."""
+    entries = {entry["id"]: entry for entry in report["requirements"]}
+    outcome = report["outcome"]
+    gate = outcome["gate"]
+    lines = table(report)
+    for level in ("MUST", "SHOULD"):
+        failed = outcome["must_failed" if level == "MUST" else "should_failed"]
+        if failed:
+            tail = "" if level in gate["levels"] else " (reported; they fail the run only with --strict)"
+            lines.append(f"{level} requirements broken: {', '.join(failed)}{tail}")
+            lines.extend(f"  {rid} {entries[rid]['title']}{_waived(entries[rid])}" for rid in failed)
+    if outcome["suite_errors"]:
+        lines.append(f"SUITE ERRORS (the suite is wrong, not the target): {', '.join(outcome['suite_errors'])}")
+        lines.extend(f"  {rid}: {entries[rid]['reason']}" for rid in outcome["suite_errors"])
+    if outcome["must_not_tested"]:
+        lines.append(f"MUST requirements NOT tested ({len(outcome['must_not_tested'])}):")
+        lines.extend(f"  {item['id']} [{item['verdict']}] {item['reason']}"
+                     for item in outcome["must_not_tested"] if item["verdict"] != "untested")
+        untested = [item["id"] for item in outcome["must_not_tested"] if item["verdict"] == "untested"]
+        if untested:
+            lines.extend(textwrap.wrap(f"no test ran for: {', '.join(untested)}", width=110,
+                                       initial_indent="  ", subsequent_indent="    "))
+    baseline = gate["baseline"]
+    if baseline is not None:
+        lines.append(f"baseline {baseline['file']}: new failures {_ids(baseline['new_failures'])}, "
+                     f"still failing {_ids(baseline['still_failing'])}, fixed {_ids(baseline['fixed'])}")
+    if gate["waived"]:
+        lines.append(f"waived (not failing the run): {', '.join(gate['waived'])}")
+    expired = [waiver["id"] for waiver in gate["waivers"] if waiver["expired"]]
+    if expired:
+        lines.append(f"EXPIRED waivers (they no longer hold): {', '.join(expired)}")
+    if report.get("stopped"):
+        lines.append(f"The run STOPPED EARLY: {report['stopped']['reason']}. The verdicts judge only what ran.")
+    else:
+        lines.append(HEADLINES[outcome["verdict"]])
+    if outcome["verdict"] == "does-not-conform" and outcome["exit_status"] == 0:
+        lines.append("The gate passes: every failure is waived or already in the baseline.")
+    lines.append(f"exit status {outcome['exit_status']}"
+                 + (f": gated by {', '.join(gate['failing'])}" if gate["failing"] else ""))
+    if written:
+        folder = Path(written[0]).parent
+        lines.append(f"Reports in {folder}: {', '.join(Path(path).name for path in written)}")
+    return lines
+
+
+def _ids(ids: Sequence[str]) -> str:
+    return ", ".join(ids) if ids else "none"
+
+
+def _waived(entry: dict[str, Any]) -> str:
+    waiver = entry.get("waiver")
+    if not waiver:
+        return ""
+    state = "EXPIRED" if waiver["expired"] else "waived"
+    return f" [{state} until {waiver['expires']}, {waiver['owner']}: {waiver['reason']}]"

@@ -1,0 +1,413 @@
+"""Every report file of a run, each a pure function of the one report dict (conformance.json).
+
+- conformance.json: the source (reporting/conformance.py, schemas/conformance-report.json);
+- conformance.md and conformance.html: for people; volatile values (loopback ports, timings,
+  timestamps, run ids, uuids) masked so two reports of the same behaviour diff cleanly;
+- junit.xml: one test case per requirement, named by its id, for CI dashboards.
+
+The Allure results are written during the run by allure-pytest (reporting/allure_results.py).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from wallet_conformance.catalogue import LEVELS
+from wallet_conformance.redaction import redact
+from wallet_conformance.reporting.conformance import write_report
+
+MARKDOWN = "conformance.md"
+HTML = "conformance.html"
+JUNIT = "junit.xml"
+NOT_TESTED = ("suite-error", "blocked", "skip", "untested")
+EVIDENCE_SHOWN = 3
+VERDICT_WORDS = {
+    "conforms": "conforms",
+    "conforms-to-what-was-tested": "conforms to what could be tested",
+    "does-not-conform": "does NOT conform",
+    "incomplete": "incomplete: MUST requirements not tested",
+    "suite-error": "SUITE ERROR: results cannot be trusted",
+}
+
+_VOLATILE: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+"), r"\1:[port]"),
+    (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "[timestamp]"),
+    (re.compile(r"\b\d+ ms\b"), "[n] ms"),
+    (re.compile(r"\bcf[0-9a-f]{8}(?:gw\d+)?"), "cf[run]"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "[uuid]"),
+]
+
+
+def mask(text: str) -> str:
+    """`text` with the values that change from run to run of the same behaviour replaced."""
+    for pattern, replacement in _VOLATILE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
+    """Write every format into `directory`; conformance.json first. Returns the paths written."""
+    paths = [write_report(report, directory)]
+    for name, render in ((MARKDOWN, markdown), (HTML, html_page), (JUNIT, junit)):
+        path = directory / name
+        path.write_text(redact(render(report)), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+# ------------------------------------------------------------------ shared views of the report
+
+
+def header(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """The run's facts shown above every human report (no secret: the target's public fields only)."""
+    outcome, target = report["outcome"], report["target"]
+    where = target.get("base_url") or "-"
+    if target.get("embedded_reference"):
+        where += " (the bundled reference)"
+    judged = report["judged_against"]
+    rows = [
+        ("verdict", f"{VERDICT_WORDS[outcome['verdict']]} (exit status {outcome['exit_status']})"),
+        ("target", mask(where)),
+        ("environment", report["environment"]),
+        ("seed", str(report["seed"])),
+        ("profile", report["run"].get("profile") or "-"),
+        ("gate", _gate_words(report)),
+        ("suite", f"wallet-conformance {report['suite_version']}; requirements.yaml {judged['requirements.yaml'][:19]}"
+                  f", openapi.yaml {judged['openapi.yaml'][:19]}, schemas {judged['schemas'][:19]}"),
+    ]
+    if report["selected"]:
+        rows.append(("selected", ", ".join(report["selected"])))
+    return rows
+
+
+def _gate_words(report: dict[str, Any]) -> str:
+    gate = report["outcome"]["gate"]
+    words = ["MUST and SHOULD failures fail the run" if "SHOULD" in gate["levels"] else "MUST failures fail the run"]
+    if gate["require_complete"]:
+        words.append("an untested MUST requirement fails the run")
+    if gate["waivers"]:
+        words.append(f"{len(gate['waivers'])} waiver(s)")
+    if gate["baseline"] is not None:
+        words.append(f"baseline {gate['baseline']['file']}")
+    return "; ".join(words)
+
+
+def groups(report: dict[str, Any]) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """Failures first, then suite errors, not tested (MUST first), observations, passes."""
+    entries = report["requirements"]
+    order = {level: index for index, level in enumerate(LEVELS)}
+
+    def pick(verdicts: Iterable[str]) -> list[dict[str, Any]]:
+        chosen = [entry for entry in entries if entry["verdict"] in verdicts]
+        return sorted(chosen, key=lambda entry: order[entry["level"]])
+
+    return [
+        ("failures", "Failures", pick(("fail",))),
+        ("suite-errors", "Suite errors (the suite is wrong, not the target)", pick(("suite-error",))),
+        ("not-tested", "Not tested: blocked, skipped, untested (with reasons)", pick(("blocked", "skip", "untested"))),
+        ("observations", "Observations (the document says 'not shown': facts, not failures)", pick(("observed",))),
+        ("passes", "Passes", pick(("pass",))),
+    ]
+
+
+def _waiver_words(entry: dict[str, Any]) -> str | None:
+    waiver = entry.get("waiver")
+    if not waiver:
+        return None
+    state = "EXPIRED waiver" if waiver["expired"] else "waived"
+    return f"{state} until {waiver['expires']} by {waiver['owner']}: {waiver['reason']}"
+
+
+def _cell_counts(counts: dict[str, int]) -> list[tuple[str, int]]:
+    return [(verdict, count) for verdict, count in counts.items() if count]
+
+
+# ------------------------------------------------------------------ Markdown
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = ["# Wallet Service API conformance report", "", "| | |", "|---|---|"]
+    lines += [f"| {name} | {_md(value)} |" for name, value in header(report)]
+    lines += ["", "## By part of the document", "", "| part | " + " | ".join(LEVELS) + " |",
+              "|---|" + "---|" * len(LEVELS)]
+    for section, title in report["sections"].items():
+        counts = report["counts_by_section"][section]
+        if any(sum(counts[level].values()) for level in LEVELS):
+            cells = [", ".join(f"{n} {v}" for v, n in _cell_counts(counts[level])) or "-" for level in LEVELS]
+            lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    totals = [", ".join(f"{n} {v}" for v, n in _cell_counts(report["counts"][level])) or "-" for level in LEVELS]
+    lines.append("| **all** | " + " | ".join(totals) + " |")
+    lines += _markdown_gate(report)
+    for _, title, entries in groups(report):
+        if not entries:
+            continue
+        lines += ["", f"## {title} ({len(entries)})", ""]
+        if title == "Passes":
+            lines += ["| id | level | requirement |", "|---|---|---|"]
+            lines += [f"| {e['id']} | {e['level']} | {_md(e['title'])} |" for e in entries]
+            continue
+        for entry in entries:
+            lines += _markdown_entry(entry)
+    return mask("\n".join(lines)) + "\n"
+
+
+def _markdown_gate(report: dict[str, Any]) -> list[str]:
+    outcome, gate = report["outcome"], report["outcome"]["gate"]
+    lines = ["", "## Gate", ""]
+    lines.append(f"- failing the run: {', '.join(gate['failing']) or 'nothing'}")
+    if outcome["must_not_tested"]:
+        lines.append(f"- MUST requirements not tested: {', '.join(item['id'] for item in outcome['must_not_tested'])}")
+    if gate["waived"]:
+        lines.append(f"- waived: {', '.join(gate['waived'])}")
+    for waiver in gate["waivers"]:
+        if waiver["expired"]:
+            lines.append(f"- EXPIRED waiver: {waiver['id']} (expired {waiver['expires']}, {waiver['owner']})")
+    baseline = gate["baseline"]
+    if baseline is not None:
+        lines.append(f"- baseline {baseline['file']}: new failures {', '.join(baseline['new_failures']) or 'none'}; "
+                     f"still failing {', '.join(baseline['still_failing']) or 'none'}; "
+                     f"fixed {', '.join(baseline['fixed']) or 'none'}")
+    return lines
+
+
+def _markdown_entry(entry: dict[str, Any]) -> list[str]:
+    lines = [f"### {entry['id']} · {entry['level']} · {entry['verdict']} · {_md(entry['title'])}", ""]
+    waived = _waiver_words(entry)
+    if waived:
+        lines += [f"**{_md(waived)}**", ""]
+    lines += [f"> {_md(' '.join(entry['quote'].split()))}", ""]
+    if entry["reason"] and entry["verdict"] != "fail":
+        lines += [f"Reason: {_md(entry['reason'])}", ""]
+    for observation in entry["observations"]:
+        facts = {key: value for key, value in observation.items() if key != "requirement"}
+        lines.append(f"- observed: {_code(json.dumps(facts, sort_keys=True, default=str))}")
+    if entry["observations"]:
+        lines.append("")
+    for item in entry["evidence"][:EVIDENCE_SHOWN]:
+        lines.append(f"**{_md(item['title'])}**")
+        lines.append("")
+        if "expected" in item:
+            lines += [f"- expected: {_code(item['expected'])}", f"- received: {_code(item['received'])}"]
+        exchange = item.get("exchange")
+        if exchange:
+            lines.append(f"- request: {_code(exchange['request'])}"
+                         + (f" body {_code(exchange['request_body'])}" if exchange["request_body"] else ""))
+            lines.append(f"- response: {exchange['status']} {_code(exchange['response'])}")
+            lines += ["", "Reproduce with:", "", "```sh", exchange["curl"], "```"]
+        lines.append("")
+    tests = [test["nodeid"] for test in entry["tests"]]
+    if tests:
+        lines += ["Tests: " + ", ".join(f"`{test}`" for test in tests[:5]) + (" ..." if len(tests) > 5 else ""), ""]
+    return lines
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    """An inline code span that survives backticks and table pipes in the value."""
+    text = _md(text)
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+# ------------------------------------------------------------------ HTML
+
+STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:1.5em;
+color:#1d1d1f;background:#fff}
+h1{font-size:1.6em;margin:.2em 0 .6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left;
+vertical-align:top}th{background:#f5f5f7}
+.verdict{font-size:1.2em;font-weight:700;padding:.4em .8em;border-radius:6px;display:inline-block}
+.v-conforms{background:#d8f5d8}.v-conforms-to-what-was-tested{background:#fff3c4}
+.v-does-not-conform,.v-suite-error{background:#ffd6d6}.v-incomplete{background:#ffe2b8}
+.b{display:inline-block;border-radius:4px;padding:0 .4em;margin:0 .15em .15em 0;font-size:.9em;white-space:nowrap}
+.b-pass,.b-observed{background:#d8f5d8}.b-fail,.b-suite-error{background:#ffb3b3;font-weight:700}
+.b-blocked,.b-skip{background:#fff0b3}.b-untested{background:#eee}
+.req{border:1px solid #ddd;border-left:6px solid #bbb;border-radius:4px;padding:.6em 1em;margin:.8em 0}
+.req.fail,.req.suite-error{border-left-color:#d33}.req.blocked,.req.skip,.req.untested{border-left-color:#e6b800}
+.req.observed{border-left-color:#4a90d9}.req h3{margin:.1em 0 .4em;font-size:1.05em}
+blockquote{margin:.4em 0;padding:.2em .8em;border-left:3px solid #ccc;color:#444;background:#fafafa}
+pre{background:#f5f5f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.3em 0}
+.waiver{background:#e8e0ff;padding:.2em .5em;border-radius:4px}.muted{color:#666}
+"""
+
+
+def _h(text: Any) -> str:
+    """Masked (volatile values), then escaped."""
+    return html.escape(mask(str(text)), quote=True)
+
+
+def html_page(report: dict[str, Any]) -> str:
+    """A self-contained page (inline style, no script, no network) that opens from file://."""
+    outcome = report["outcome"]
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             "<title>Wallet Service API conformance report</title>", f"<style>{STYLE}</style></head><body>",
+             "<h1>Wallet Service API conformance report</h1>",
+             f'<p><span class="verdict v-{_h(outcome["verdict"])}" id="verdict">'
+             f'{_h(VERDICT_WORDS[outcome["verdict"]])}</span></p>',
+             '<table id="header">']
+    rows = header(report)
+    parts += [f"<tr><th>{_h(name)}</th><td>{_h(value)}</td></tr>" for name, value in rows]
+    run = report["run"]  # the one volatile row, kept: a person wants to know when it ran
+    parts.append(f"<tr><th>run</th><td>started {html.escape(str(run.get('started_at') or '-'))}, "
+                 f"took {html.escape(str(run.get('duration')))} s</td></tr>")
+    parts.append("</table>")
+    parts += _html_table(report)
+    parts += _html_gate(report)
+    for anchor, title, entries in groups(report):
+        if not entries:
+            continue
+        parts.append(f'<h2 id="{anchor}">{_h(title)} ({len(entries)})</h2>')
+        if anchor == "passes":
+            parts.append("<details><summary>show the passed requirements</summary><table>")
+            parts += [f"<tr><td>{_h(e['id'])}</td><td>{_h(e['level'])}</td><td>{_h(e['title'])}</td></tr>"
+                      for e in entries]
+            parts.append("</table></details>")
+            continue
+        parts += [_html_entry(entry) for entry in entries]
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _html_table(report: dict[str, Any]) -> list[str]:
+    parts = ['<h2 id="summary">By part of the document</h2>', '<table id="summary-table">',
+             "<tr><th>part of the document</th>" + "".join(f"<th>{level}</th>" for level in LEVELS) + "</tr>"]
+
+    def cell(counts: dict[str, int]) -> str:
+        shown = _cell_counts(counts)
+        badges = "".join(f'<span class="b b-{_h(v)}">{n} {_h(v)}</span>' for v, n in shown)
+        return badges or '<span class="muted">-</span>'
+
+    for section, title in report["sections"].items():
+        counts = report["counts_by_section"][section]
+        if any(sum(counts[level].values()) for level in LEVELS):
+            parts.append(f"<tr><td>{_h(title)}</td>"
+                         + "".join(f"<td>{cell(counts[level])}</td>" for level in LEVELS) + "</tr>")
+    parts.append("<tr><th>all</th>" + "".join(f"<td>{cell(report['counts'][level])}</td>" for level in LEVELS)
+                 + "</tr></table>")
+    return parts
+
+
+def _html_gate(report: dict[str, Any]) -> list[str]:
+    outcome, gate = report["outcome"], report["outcome"]["gate"]
+    items = [f"failing the run: <b>{_h(', '.join(gate['failing']) or 'nothing')}</b>"]
+    if outcome["must_not_tested"]:
+        items.append("MUST requirements not tested: " + _h(", ".join(i["id"] for i in outcome["must_not_tested"])))
+    if gate["waived"]:
+        items.append("waived: " + _h(", ".join(gate["waived"])))
+    items += [f"EXPIRED waiver: {_h(w['id'])} (expired {_h(w['expires'])}, {_h(w['owner'])})"
+              for w in gate["waivers"] if w["expired"]]
+    baseline = gate["baseline"]
+    if baseline is not None:
+        items.append(_h(f"baseline {baseline['file']}: new failures {', '.join(baseline['new_failures']) or 'none'}; "
+                        f"still failing {', '.join(baseline['still_failing']) or 'none'}; "
+                        f"fixed {', '.join(baseline['fixed']) or 'none'}"))
+    return ['<h2 id="gate">Gate</h2>', "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"]
+
+
+def _html_entry(entry: dict[str, Any]) -> str:
+    parts = [f'<div class="req {_h(entry["verdict"])}" id="{_h(entry["id"])}">',
+             f'<h3>{_h(entry["id"])} <span class="b b-{_h(entry["verdict"])}">{_h(entry["verdict"])}</span> '
+             f'<span class="muted">{_h(entry["level"])}</span> {_h(entry["title"])}</h3>']
+    waived = _waiver_words(entry)
+    if waived:
+        parts.append(f'<p class="waiver">{_h(waived)}</p>')
+    parts.append(f"<blockquote>{_h(' '.join(entry['quote'].split()))}</blockquote>")
+    if entry["reason"] and entry["verdict"] != "fail":
+        parts.append(f"<p>Reason: {_h(entry['reason'])}</p>")
+    if entry["observations"]:
+        parts.append("<ul>" + "".join(
+            f"<li>observed: <code>{_h(json.dumps({k: v for k, v in o.items() if k != 'requirement'}, default=str))}"
+            "</code></li>" for o in entry["observations"]) + "</ul>")
+    for item in entry["evidence"][:EVIDENCE_SHOWN]:
+        parts.append(f'<div class="evidence"><p><b>{_h(item["title"])}</b></p>')
+        if "expected" in item:
+            parts.append(f"<table><tr><th>expected</th><td><code>{_h(item['expected'])}</code></td></tr>"
+                         f"<tr><th>received</th><td><code>{_h(item['received'])}</code></td></tr></table>")
+        exchange = item.get("exchange")
+        if exchange:
+            body = f"\n  body: {exchange['request_body']}" if exchange["request_body"] else ""
+            parts.append(f"<pre>request:  {_h(exchange['request'])}{_h(body)}\n"
+                         f"response: {_h(exchange['status'])} {_h(exchange['response'])}</pre>")
+            parts.append(f'<p>Reproduce with:</p><pre class="curl">{_h(exchange["curl"])}</pre>')
+        parts.append("</div>")
+    tests = [test["nodeid"] for test in entry["tests"]]
+    if tests:
+        parts.append('<p class="muted">tests: ' + ", ".join(f"<code>{_h(t)}</code>" for t in tests[:5])
+                     + (" ..." if len(tests) > 5 else "") + "</p>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------ JUnit
+
+
+def junit(report: dict[str, Any]) -> str:
+    """One <testcase> per requirement, named `<ID> [<LEVEL>] <title>`, grouped in one <testsuite> per part.
+
+    fail: <failure> (a waived one too, its message says so); suite error: <error>; blocked, skipped,
+    untested: <skipped> with the reason; pass and observed: passed (observations in system-out).
+    """
+    root = ET.Element("testsuites", name="wallet-conformance")
+    by_section: dict[str, list[dict[str, Any]]] = {}
+    for entry in report["requirements"]:
+        by_section.setdefault(entry["section"], []).append(entry)
+    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    for section, entries in by_section.items():
+        suite = ET.SubElement(root, "testsuite", name=f"{section}: {report['sections'].get(section, section)}")
+        counts = dict.fromkeys(totals, 0)
+        for entry in entries:
+            counts["tests"] += 1
+            case = ET.SubElement(suite, "testcase", classname=f"wallet_conformance.{section}",
+                                 name=f"{entry['id']} [{entry['level']}] {entry['title']}", time="0")
+            _junit_outcome(case, entry, counts)
+        for name, value in counts.items():
+            suite.set(name, str(value))
+            totals[name] += value
+    for name, value in totals.items():
+        root.set(name, str(value))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def _junit_outcome(case: ET.Element, entry: dict[str, Any], counts: dict[str, int]) -> None:
+    verdict = entry["verdict"]
+    detail = _evidence_text(entry)
+    if verdict == "fail":
+        counts["failures"] += 1
+        waived = _waiver_words(entry)
+        prefix = f"[{waived}] " if waived else ""
+        ET.SubElement(case, "failure", message=prefix + (entry["reason"] or "failed")).text = detail
+    elif verdict == "suite-error":
+        counts["errors"] += 1
+        ET.SubElement(case, "error", message=entry["reason"] or "suite error").text = detail
+    elif verdict in ("blocked", "skip", "untested"):
+        counts["skipped"] += 1
+        ET.SubElement(case, "skipped", message=f"{verdict}: {entry['reason'] or 'no test ran for it'}")
+    elif entry["observations"]:
+        ET.SubElement(case, "system-out").text = "\n".join(
+            json.dumps(observation, sort_keys=True, default=str) for observation in entry["observations"])
+
+
+def _evidence_text(entry: dict[str, Any]) -> str:
+    lines = [" ".join(entry["quote"].split())]
+    for item in entry["evidence"][:EVIDENCE_SHOWN]:
+        lines.append(item["title"])
+        if "expected" in item:
+            lines += [f"  expected: {item['expected']}", f"  received: {item['received']}"]
+        exchange = item.get("exchange")
+        if exchange:
+            lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",
+                      "Reproduce with:", f"  {exchange['curl']}"]
+    if not entry["evidence"]:
+        lines += [test["message"] for test in entry["tests"] if test["message"]][:1]
+    return "\n".join(lines)
