@@ -150,7 +150,8 @@ def valid_request(get: Fixtures, operation_id: str) -> tuple[dict[str, str], Any
         return {"reference": get("sample_verifyTransaction").data.get("reference")}, DEFAULT
     if operation_id == "transfer":
         amount = contract.minimum_amount("transfer")
-        return {}, bodies.transfer(source(amount), sample_wallet(), amount)
+        # Twice the amount: room for a fee, which the document does not show on wallet transfers.
+        return {}, bodies.transfer(source(amount * 2), sample_wallet(), amount)
     if operation_id == "bankTransfer":
         amount = contract.minimum_amount("bankTransfer")
         number, code = resources.external_account()
