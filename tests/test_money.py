@@ -196,6 +196,9 @@ def test_concurrent_transfers_never_overdraw(api: ApiClient, resources, run_id):
               f"holding {funded}, for {sum(actuals)} kobo of actualAmount in all")
     if final < 0:
         checks.fail("the source balance never goes below zero", ">= 0", final, shown, detail=detail)
+    if final == funded and funded in possible:
+        pytest.skip(f"none of the {len(accepted)} accepted concurrent transfers completed (the balance stayed "
+                    f"{funded}): no concurrent debit to check")
     if final not in possible:
         checks.fail("after settlement the source holds its funding minus the actualAmount of the accepted transfers "
                     "that completed, never below zero", f"one of {sorted(possible)}", final, shown, detail=detail)
