@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, requests
+from wallet_conformance import bodies, checks, contract, money, requests
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.resources import Resources
 
@@ -83,7 +83,8 @@ def sample_validateAccount(api: ApiClient, resources: Resources) -> Exchange:
 @pytest.fixture(scope="session")
 def sample_transfer(api: ApiClient, resources: Resources) -> Exchange:
     amount = contract.minimum_amount("transfer")
-    source = resources.funded_wallet(amount)
+    # Room for a fee: whether wallet transfers cost one is not shown (actualAmount = amount + fee).
+    source = resources.funded_wallet(money.funding("transfer"))
     destination = resources.wallet()
     return _sample(api.call("transfer", json_body=bodies.transfer(source["publicId"], destination["publicId"],
                                                                   amount)))

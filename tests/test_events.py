@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, webhooks
+from wallet_conformance import bodies, checks, contract, money, webhooks
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.resources import Resources, own_account, poll
 
@@ -86,7 +86,7 @@ def test_webhook_deliveries_are_observed(api, resources, settings, target, run_i
                 raise TargetError(f"could not register the listener as a webhook (HTTP {update.status})\n"
                                   f"{update.describe()}", update,
                                   requirement=contract.acceptance_requirement(update.operation_id))
-            source = resources.funded_wallet(amount)
+            source = resources.funded_wallet(money.funding("transfer"))  # room for a fee
             destination = resources.wallet()
             sent = api.call("transfer", json_body=bodies.transfer(source["publicId"], destination["publicId"], amount))
             transaction = resources.require(sent, "transfer between two wallets of the run")

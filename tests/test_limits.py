@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, envelope, money
+from wallet_conformance import bodies, checks, contract, envelope, money, paging
 from wallet_conformance.catalogue import catalogue
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.failures import SuiteError
@@ -19,8 +19,6 @@ from wallet_conformance.options import Settings
 from wallet_conformance.resources import Resources
 
 PAGED = catalogue()[contract.DEFAULT_PAGE_SIZE].operations
-# The most wallet-list pages read when counting the account's primary wallets.
-MAX_PAGES = 50
 INVALID_EMAILS = ("not-an-email", "a@", "@b.com", "a b@c.com")
 _references = itertools.count(1)
 
@@ -43,34 +41,20 @@ def _pagination(exchange: Exchange) -> dict[str, Any] | None:
 # ------------------------------------------------------------------ primary wallets (account-wide)
 
 
-def _listed_primaries(api: ApiClient) -> tuple[set[str], str]:
-    """The publicIds of the primary wallets the wallet list shows, and how much of the list was seen."""
-    first = api.call("listWallets")
-    if not first.ok or not isinstance(first.data, list):
-        raise TargetError(f"could not list the wallets to count the primary ones\n{first.describe()}", first,
-                          requirement=contract.acceptance_requirement("listWallets"))
-    entries = {entry["publicId"]: entry for entry in first.data
+def _listed_primaries(api: ApiClient) -> tuple[set[str], bool, str]:
+    """The publicIds of the primary wallets the wallet list shows, whether the whole list was seen, and a note."""
+    listing = paging.read(api, "listWallets")
+    if not listing.first.ok or not isinstance(listing.first.data, list):
+        raise TargetError(f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
+                          listing.first, requirement=contract.acceptance_requirement("listWallets"))
+    entries = {entry["publicId"]: entry for entry in listing.entries
                if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)}
-    total = (_pagination(first) or {}).get("totalCount")
-    pages, stopped = 1, None
-    while type(total) is int and len(entries) < total and pages < MAX_PAGES:
-        page = pages + 1
-        exchange = api.call("listWallets", params={"page": page})
-        current = (_pagination(exchange) or {}).get("current")
-        if not exchange.ok or not isinstance(exchange.data, list) or current != page:
-            stopped = (f"the query parameter `page={page}` did not select page {page} (HTTP {exchange.status}, "
-                       f"current {current!r}); the document shows no paging parameter")
-            break
-        if not exchange.data:
-            break
-        pages = page
-        entries.update((entry["publicId"], entry) for entry in exchange.data
-                       if isinstance(entry, dict) and isinstance(entry.get("publicId"), str))
-    note = f"counted on {pages} page(s) of the wallet list: {len(entries)} wallets seen of totalCount {total!r}"
-    if stopped:
-        note += f"; {stopped}, so wallets beyond page {pages} were not seen"
-    primaries = {public_id for public_id, entry in entries.items() if entry.get("category") == "primary"}
-    return primaries, note
+    # Whether a closed wallet stays listed is not shown: one the list marks closed is not counted.
+    primaries = {public_id for public_id, entry in entries.items() if entry.get("category") == "primary"
+                 and entry.get("deletedAt") is None and entry.get("active") is not False
+                 and entry.get("status") != "closed"}
+    note = f"counted on {listing.note}: {len(entries)} wallets seen"
+    return primaries, listing.complete, note
 
 
 @dataclass
@@ -79,6 +63,7 @@ class PrimaryRun:
 
     limit: int
     existing: int
+    counted: bool  # whether the whole wallet list was seen, so `existing` is the account's number
     note: str
     fills: list[Exchange] = field(default_factory=list)
     extra: Exchange | None = None
@@ -107,8 +92,8 @@ def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id
     limit = contract.primary_wallet_limit()
     created: list[str] = []
     with resources.account_wide():
-        listed, note = _listed_primaries(api)
-        run = PrimaryRun(limit=limit, existing=len(listed), note=note)
+        listed, counted, note = _listed_primaries(api)
+        run = PrimaryRun(limit=limit, existing=len(listed), counted=counted, note=note)
         if run.existing >= limit:
             pytest.skip(f"the account already holds {run.existing} open primary wallets ({note}); the limit is "
                         f"{limit}: close some to test the primary-wallet limit")
@@ -146,6 +131,10 @@ def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id
 def test_primary_wallets_up_to_the_limit_are_accepted(primary_run):
     """Primary wallets are accepted until the account holds the limit of them."""
     for number, exchange in enumerate(primary_run.fills, start=primary_run.existing + 1):
+        if not exchange.ok and not primary_run.counted:
+            # Primary wallets beyond what the list let the suite read may exist: the refusal may be the limit.
+            pytest.skip(f"primary wallet number {number} by the suite's count was refused (HTTP {exchange.status}), "
+                        f"but the account's primary wallets could not all be counted ({primary_run.context()})")
         if not exchange.ok:
             checks.fail(f"primary wallet number {number} of at most {primary_run.limit} is accepted", "a 2xx status",
                         exchange.status, exchange, detail=primary_run.context())

@@ -6,13 +6,14 @@ Settlement is waited for with `resources.wait_settled`; the document does not sh
 
 from __future__ import annotations
 
+import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, money
+from wallet_conformance import bodies, checks, contract, money, paging
 from wallet_conformance.catalogue import catalogue
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.resources import poll
@@ -22,8 +23,6 @@ pytestmark = pytest.mark.money
 # Concurrent transfers: that many transfers of the minimum, fired at once from a wallet holding FUNDED_SHARES of it.
 THREADS = 6
 FUNDED_SHARES = 3
-# The most transaction-list pages read when looking for a credit leg.
-MAX_PAGES = 10
 
 
 # ------------------------------------------------------------------ SVC-24 funding
@@ -67,10 +66,13 @@ def test_settled_transfer_moves_the_money(api, resources):
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     data = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
     actual = money.amount_of(data, "actualAmount", exchange)
-    money.settled(resources, data["reference"])
-    checks.equals(money.balance_after_change(resources, destination, destination_before), destination_before + amount,
+    done = money.settled(resources, data["reference"])
+    destination_after = money.balance_after_change(resources, destination, destination_before)
+    source_after = money.balance_after_change(resources, source, source_before)
+    money.did_not_complete(done, (destination_after, source_after) != (destination_before, source_before))
+    checks.equals(destination_after, destination_before + amount,
                   f"after settlement the destination holds its balance before plus amount ({amount})", exchange)
-    checks.equals(money.balance_after_change(resources, source, source_before), source_before - actual,
+    checks.equals(source_after, source_before - actual,
                   f"after settlement the source holds its balance before minus actualAmount ({actual})", exchange)
 
 
@@ -89,8 +91,10 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     fee = money.fee(data, exchange)
     checks.equals(data.get("actualAmount"), amount + fee, f"actualAmount is amount ({amount}) plus fee ({fee})",
                   exchange)
-    money.settled(resources, data["reference"])
-    checks.equals(money.balance_after_change(resources, source, before), before - (amount + fee),
+    done = money.settled(resources, data["reference"])
+    after = money.balance_after_change(resources, source, before)
+    money.did_not_complete(done, after != before)
+    checks.equals(after, before - (amount + fee),
                   f"after settlement the source holds its balance before minus actualAmount ({amount + fee})", exchange)
 
 
@@ -99,8 +103,8 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
 
 @pytest.mark.requirement("SVC-27")
 @pytest.mark.parametrize("operation_id", catalogue()["SVC-27"].operations)
-def test_transfer_above_the_balance_is_refused(api, resources, operation_id):
-    """A transfer of more than the source holds is refused and changes no balance."""
+def test_transfer_above_the_balance_is_refused(api, resources, observe, operation_id):
+    """A transfer of more than the source holds moves no money, whether refused at once or failed later."""
     minimum = contract.minimum_amount(operation_id)
     source = resources.funded_wallet(minimum * 2)["publicId"]
     balance = money.int_balance(resources, source)
@@ -114,8 +118,30 @@ def test_transfer_above_the_balance_is_refused(api, resources, operation_id):
         number, code = resources.external_account()
         body = bodies.bank_transfer(source, number, code, amount)
     exchange = api.call(operation_id, json_body=body)
-    money.refused_without_debit(resources, exchange, before, f"{operation_id} of {amount} kobo from a wallet holding "
-                                                             f"{balance}")
+    why = f"{operation_id} of {amount} kobo from a wallet holding {balance}"
+    if not exchange.ok:
+        observe("SVC-27", operation=operation_id, reading="refused at request time", status=exchange.status)
+        money.refused_without_debit(resources, exchange, before, why)
+        return
+    # Whether an overdraft is refused at once or accepted and failed later is not shown: what must hold is that
+    # it never completes and no balance moves (or every one moved returns within --settle-timeout).
+    data = money.accepted_transfer(exchange, f"read the accepted {why}")
+    done = resources.wait_settled(data["reference"])
+    final = done.get("status") if done else None
+    observe("SVC-27", operation=operation_id, reading="accepted, then followed", status=exchange.status,
+            status_on_acceptance=data.get("status"), status_after=final or "still pending")
+    if final == contract.success_state():
+        checks.fail("a transfer the balance cannot cover never completes", f"a refusal, or a status other than "
+                    f"{final!r}", final, resources.verify(data["reference"]), detail=why)
+    settled = poll(lambda: all(money.int_balance(resources, wallet) == held for wallet, held in before.items()),
+                   resources.settings.settle_timeout)
+    if not settled:
+        now = {wallet: resources.balance(wallet) for wallet in before}
+        checks.fail("a transfer the balance cannot cover moves no money", before, now, exchange,
+                    detail=f"{why}; its status {final or 'still pending'} after --settle-timeout")
+    if done is None:
+        pytest.skip(f"the {why} was accepted and still pending after --settle-timeout "
+                    f"({resources.settings.settle_timeout:g} s): no money moved so far, but its end was not seen")
 
 
 # ------------------------------------------------------------------ SVC-28 concurrency
@@ -151,48 +177,46 @@ def test_concurrent_transfers_never_overdraw(api: ApiClient, resources, run_id):
             checks.fail("the balance shown after an accepted debit is never below zero", ">= 0", balance, exchange,
                         detail=f"{len(accepted)} of {THREADS} concurrent transfers of {amount} kobo were "
                                f"accepted from a wallet holding {funded}")
-    spent = sum(money.amount_of(exchange.data, "actualAmount", exchange) for exchange in accepted)
+    actuals = [money.amount_of(exchange.data, "actualAmount", exchange) for exchange in accepted]
     for exchange in accepted:
-        money.settled(resources, exchange.data["reference"])
-    expected = funded - spent
-    reached = poll(lambda: [balance] if (balance := money.int_balance(resources, source)) == expected else None,
+        if resources.wait_settled(exchange.data["reference"]) is None:
+            pytest.skip(f"transaction {exchange.data['reference']} was still pending after --settle-timeout "
+                        f"({resources.settings.settle_timeout:g} s): the final balance cannot be read yet")
+    # An accepted transfer may complete, or fail later moving nothing (when an overdraft is refused is not shown;
+    # the status words after settlement are not shown either): the final balance is the funding minus the
+    # actualAmount of some of the accepted transfers, and never below zero.
+    reachable = {funded - sum(chosen) for count in range(len(actuals) + 1)
+                 for chosen in itertools.combinations(actuals, count)}
+    possible = {balance for balance in reachable if balance >= 0}
+    reached = poll(lambda: [balance] if (balance := money.int_balance(resources, source)) in possible else None,
                    resources.settings.settle_timeout)
     final = reached[0] if reached else money.int_balance(resources, source)
     shown = accepted[-1]
     detail = (f"{len(accepted)} of {THREADS} concurrent transfers of {amount} kobo were accepted from a wallet "
-              f"holding {funded}, for {spent} kobo of actualAmount")
+              f"holding {funded}, for {sum(actuals)} kobo of actualAmount in all")
     if final < 0:
         checks.fail("the source balance never goes below zero", ">= 0", final, shown, detail=detail)
-    if spent > funded:
-        checks.fail("the accepted concurrent transfers together take no more than the balance held",
-                    f"at most {funded}", spent, shown, detail=detail)
-    checks.equals(final, expected, f"after settlement the source holds {funded} minus the actualAmount of "
-                                   f"the accepted transfers ({detail})")
+    if final == funded and funded in possible:
+        pytest.skip(f"none of the {len(accepted)} accepted concurrent transfers completed (the balance stayed "
+                    f"{funded}): no concurrent debit to check")
+    if final not in possible:
+        checks.fail("after settlement the source holds its funding minus the actualAmount of the accepted transfers "
+                    "that completed, never below zero", f"one of {sorted(possible)}", final, shown, detail=detail)
 
 
 # ------------------------------------------------------------------ SVC-29 credit leg
 
 
-def _listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[str, Any] | None, str]:
-    """A credit transaction to `destination` of `amount` in GET /transactions, and how much of the list was read."""
-    page, note = 1, "page 1"
-    exchange = api.call("listTransactions")
-    while True:
-        if not exchange.ok or not isinstance(exchange.data, list):
-            return None, f"{note} (GET /transactions answered {exchange.status})"
-        for entry in exchange.data:
-            if (isinstance(entry, dict) and entry.get("entry") == "credit" and entry.get("destination") == destination
-                    and entry.get("amount") == amount):
-                return entry, note
-        pagination = exchange.meta.get("pagination") if isinstance(exchange.meta.get("pagination"), dict) else {}
-        total, per_page = pagination.get("totalCount"), pagination.get("perPage")
-        if type(total) is not int or type(per_page) is not int or page * per_page >= total or page >= MAX_PAGES:
-            return None, note
-        page += 1
-        exchange = api.call("listTransactions", params={"page": page})
-        if (exchange.meta.get("pagination") or {}).get("current") != page:
-            return None, f"{note} (the query parameter `page={page}` did not select page {page})"
-        note = f"pages 1 to {page}"
+def _listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[str, Any] | None, paging.Listing]:
+    """A credit transaction to `destination` of `amount` in GET /transactions, and what was read of the list."""
+
+    def credit(entry: Any) -> bool:
+        return (isinstance(entry, dict) and entry.get("entry") == "credit" and entry.get("destination") == destination
+                and entry.get("amount") == amount)
+
+    # List order and paging parameters are not shown: the list is read page after page until the credit shows.
+    listing = paging.read(api, "listTransactions", until=lambda entries: any(map(credit, entries)))
+    return next((entry for entry in listing.entries if credit(entry)), None), listing
 
 
 @pytest.mark.requirement("SVC-29")
@@ -210,7 +234,12 @@ def test_settled_transfer_leaves_a_credit_leg(api, resources):
         return
     listed, searched = _listed_credit(api, destination, amount)
     if listed is None:
+        money.did_not_complete(settled, money.int_balance(resources, destination) != 0)
+    if listed is None and not searched.complete:
+        pytest.skip(f"meta.credit {credit!r} shows no credit leg, and no credit to {destination} is in what could be "
+                    f"read of GET /transactions ({searched.note})")
+    if listed is None:
         checks.fail("a settled transfer leaves a credit leg for the destination",
                     f"meta.credit on the verified debit, or a credit to {destination} of {amount} in GET /transactions",
-                    f"meta.credit {credit!r}; no such credit in {searched} of GET /transactions",
+                    f"meta.credit {credit!r}; no such credit in {searched.note}",
                     resources.verify(data["reference"]))

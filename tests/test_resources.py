@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, envelope, money
+from wallet_conformance import bodies, checks, contract, envelope, money, paging
 from wallet_conformance.catalogue import catalogue
 from wallet_conformance.client import Exchange, TargetError
 from wallet_conformance.resources import UNAVAILABLE, own_account
@@ -83,23 +83,25 @@ def inbound(api, resources) -> Inbound:
     wallet = None
     if resources.target.funding_url:
         wallet = resources.funded_wallet(resources.minimum())
-    listing = api.call("listTransactions")
-    listed = resources.require(listing, "list transactions")
-    listed = [(index, entry) for index, entry in enumerate(listed if isinstance(listed, list) else [])
-              if isinstance(entry, dict)]
+    # List order and paging parameters are not shown: the list is read page after page until the credit shows.
+    read = paging.read(api, "listTransactions", until=lambda entries: any(
+        isinstance(entry, dict) and wallet and money.pays_into(entry, wallet) for entry in entries))
+    listing = read.first
+    resources.require(listing, "list transactions")
+    listed = [(index, entry) for index, entry in enumerate(read.entries) if isinstance(entry, dict)]
     # The funded wallet received nothing else: what pays into it is the inbound credit, whatever it calls itself.
     mine = [(index, entry) for index, entry in listed if wallet and money.pays_into(entry, wallet)]
     candidates = [(index, entry) for index, entry in listed if entry.get("sourceType") == EXTERNAL]
     if not (mine or candidates):
-        pytest.skip("no inbound credit (sourceType External) on the first page of GET /transactions "
-                    "(give --funding-url so the run can make one)")
+        pytest.skip(f"no inbound credit (sourceType External) in what was read of GET /transactions ({read.note}; "
+                    "give --funding-url so the run can make one)")
     index, entry = (mine or candidates)[0]
     reference = entry.get("reference")
     if not isinstance(reference, str):
         raise TargetError(f"the inbound credit data[{index}] of GET /transactions has no reference to verify")
     verified = api.call("verifyTransaction", {"reference": reference})
     resources.require(verified, f"verify the inbound credit {reference}")
-    return Inbound(listing, f"GET /transactions data[{index}]", entry, verified)
+    return Inbound(listing, f"GET /transactions entry {index}", entry, verified)
 
 
 @pytest.fixture(scope="module")

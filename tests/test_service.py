@@ -2,7 +2,7 @@
 
 import pytest
 
-from wallet_conformance import checks, contract, envelope
+from wallet_conformance import checks, contract, envelope, paging
 from wallet_conformance.catalogue import catalogue
 
 OPERATIONS = tuple(contract.operations())
@@ -11,6 +11,10 @@ MESSAGE_ABSENT = catalogue()[contract.MESSAGE_ABSENT].operations
 PAGED = contract.paginated_operations()
 SINGLE_RECORD = catalogue()["SVC-19"].operations
 LISTS = catalogue()["SVC-20"].operations
+# The largest perPage for which the suite makes the wallet list one entry longer than a page.
+LONG_LIST_MOST = 100
+# How often the pages of the wallet list are read again when the list changed while they were read.
+READ_AGAIN = 3
 MESSAGES = [
     pytest.param(requirement_id, operation_id, marks=pytest.mark.requirement(requirement_id),
                  id=f"{requirement_id}-{operation_id}")
@@ -109,6 +113,76 @@ def test_unpaged_request_is_page_one(samples, operation_id):
     """A list asked for without paging parameters is page 1."""
     pagination = envelope.pagination_shape(samples(operation_id))
     checks.equals(pagination["current"], 1, "meta.pagination.current is 1 on the first page", samples(operation_id))
+
+
+@pytest.fixture(scope="module")
+def long_wallet_list(api, resources) -> list[str]:
+    """Wallets of this module's own, one more than a page holds: the wallet list is then longer than one page."""
+    first = api.call("listWallets")
+    per_page = paging.pagination(first).get("perPage")
+    if not first.ok or type(per_page) is not int or not 0 < per_page <= LONG_LIST_MOST:
+        pytest.skip(f"the wallet list shows no usable perPage ({per_page!r}, HTTP {first.status}; see SVC-17), so "
+                    "the suite cannot make it longer than one page")
+    return [resources.wallet()["publicId"] for _ in range(per_page + 1)]
+
+
+@pytest.mark.requirement("SVC-30")
+def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
+    """On a wallet list longer than a page, totalCount counts at least the wallets made and page 1 holds perPage."""
+    exchange = api.call("listWallets")
+    checks.accepted(exchange, "GET /virtual-accounts without parameters")
+    shown = paging.pagination(exchange)
+    total, per_page = shown.get("totalCount"), shown.get("perPage")
+    if type(total) is not int or type(per_page) is not int:
+        pytest.skip(f"totalCount {total!r} or perPage {per_page!r} is not an integer (see SVC-17)")
+    entries = envelope.data_is_array(exchange)
+    made = len(long_wallet_list)
+    if total < made:
+        checks.fail("meta.pagination.totalCount counts every wallet of the list, across its pages",
+                    f"at least {made} (the open wallets this test made)", total, exchange)
+    checks.equals(len(entries), min(per_page, total),
+                  f"a page before the last holds meta.pagination.perPage ({per_page}) entries", exchange)
+
+
+def _pages(api, scheme: paging.Scheme, count: int) -> list:
+    size = paging.PROBE_SIZE if scheme.size else None
+    return [api.call("listWallets", params=scheme.params(page, size)) for page in range(1, count + 1)]
+
+
+@pytest.mark.requirement("SVC-30")
+def test_pages_are_numbered_and_do_not_overlap(api, long_wallet_list):
+    """Under the paging parameters the target honours, page k says current k, is full, and shares no wallet."""
+    scheme = paging.discover(api, "listWallets")
+    if scheme is None:
+        pytest.skip(f"no paging parameters the suite tried ({paging.tried()}) selected page 2 of the wallet list; "
+                    "the document does not show which do, so page numbers and overlaps cannot be checked")
+    for _ in range(READ_AGAIN):
+        pages = _pages(api, scheme, 3)
+        totals = {paging.pagination(page).get("totalCount") for page in pages}
+        if len(totals) == 1:
+            break
+    else:
+        pytest.skip(f"the wallet list changed while its pages were read (totalCount {sorted(map(str, totals))})")
+    seen: dict[str, int] = {}
+    for number, exchange in enumerate(pages, start=1):
+        checks.accepted(exchange, f"page {number} of the wallet list under {scheme}")
+        shown = paging.pagination(exchange)
+        checks.equals(shown.get("current"), number, f"meta.pagination.current is the page number asked ({scheme})",
+                      exchange)
+        total, per_page = shown.get("totalCount"), shown.get("perPage")
+        if type(total) is not int or type(per_page) is not int or per_page < 1:
+            pytest.skip(f"totalCount {total!r} or perPage {per_page!r} is not a usable integer (see SVC-17)")
+        entries = envelope.data_is_array(exchange)
+        checks.equals(len(entries), max(0, min(per_page, total - (number - 1) * per_page)),
+                      f"page {number} holds perPage ({per_page}) entries, or what remains of totalCount ({total})",
+                      exchange)
+        for entry in entries:
+            public_id = entry.get("publicId") if isinstance(entry, dict) else None
+            if public_id in seen:
+                checks.fail("no wallet is listed on two pages", f"{public_id} on page {seen[public_id]} only",
+                            f"{public_id} on pages {seen[public_id]} and {number}", exchange)
+            if isinstance(public_id, str):
+                seen[public_id] = number
 
 
 @pytest.mark.requirement("SVC-19")

@@ -67,9 +67,14 @@ def refused(exchange: Exchange, why: str, *, requirement: str | None = None) -> 
 
 @check
 def accepted(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
-    """The target accepted the request (2xx)."""
+    """The target accepted the request: a 2xx answered with a JSON envelope (a 2xx of anything else, an HTML page
+    say, is no evidence that the API took the request)."""
     if not exchange.ok:
         fail(f"accepted: {why}", "a 2xx status", exchange.status, exchange, requirement=requirement)
+    body = exchange.json if exchange.is_json else None
+    if not (isinstance(body, dict) and isinstance(body.get("meta"), dict) and "data" in body):
+        fail(f"accepted: {why}", "a 2xx JSON envelope with meta and data",
+             f"HTTP {exchange.status} with a body that is not a JSON envelope", exchange, requirement=requirement)
 
 
 @check

@@ -1,147 +1,131 @@
-"""Paging of the account, wallet and transaction lists, discovered rather than guessed.
+"""Reading a list past its first page, when the target says how.
 
-The document shows `meta.pagination` {totalCount, perPage, current} but not the request parameters
-(END-39, INFO). `discover` tries the usual spellings and keeps the first the target honours:
-a page-size parameter is honoured when a small size makes a smaller page that says so in
-`perPage`; a page parameter when the second page differs from the first. `walk` then reads a
-whole list page by page with what was found.
+The document shows `meta.pagination` {totalCount, perPage, current} on the account, wallet and
+transaction lists, but not the request parameters that select a page or a page size ("Request
+parameters for paging (page number, page size) on list endpoints: not shown."). So the suite never
+assumes one: it tries the common schemes in turn and keeps the first the target honours (page 2
+asked for is answered with `current` 2, and the page size asked for with that `perPage`). A target
+that honours none is read on its first page only, and the tests say so instead of failing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from wallet_conformance.client import ApiClient, Exchange
 
-# (page parameter, size parameter, first page): page numbers, or an offset in items when first is 0.
-CANDIDATES: tuple[tuple[str, str, int], ...] = (
-    ("page", "perPage", 1),
-    ("page", "limit", 1),
-    ("page", "pageSize", 1),
-    ("page", "per_page", 1),
-    ("page", "size", 1),
-    ("offset", "limit", 0),
-)
-SMALL_PAGE = 2
-MAX_PAGES = 200
+# The most pages read when walking a list (a guard against a target whose pages never end).
+MAX_PAGES = 50
+# The page size asked for when finding the scheme: small, so a list of a few entries has a page 2.
+PROBE_SIZE = 2
 
 
 @dataclass(frozen=True)
-class Paging:
-    """The paging parameters a target honours on one list."""
+class Scheme:
+    """One way of asking for a page: `page` numbered from 1 or `offset` counted in entries, and a size name."""
 
-    page: str | None  # None: only the first page can be read
-    size: str | None  # None: the target's own page size
-    first: int = 1  # the first page's number (1), or 0 for an offset in items
+    position: str
+    size: str | None
 
-    @property
-    def found(self) -> bool:
-        return self.page is not None
+    def params(self, page: int, size: int | None) -> dict[str, int]:
+        if self.position == "offset":
+            return {"offset": (page - 1) * (size or 0), **({self.size: size} if self.size and size else {})}
+        return {"page": page, **({self.size: size} if self.size and size else {})}
 
-    def params(self, index: int, size: int | None) -> dict[str, int]:
-        """Query parameters of the page at `index` (0-based) for pages of `size` items."""
-        params: dict[str, int] = {}
-        if self.size is not None and size is not None:
-            params[self.size] = size
-        if self.page is not None:
-            params[self.page] = index * (size or 0) if self.first == 0 else self.first + index
-        return params
-
-    def describe(self) -> str:
-        if not self.found:
-            return "no paging parameter honoured"
-        size = self.size or "(target's page size)"
-        return f"{self.page}/{size}" + (" (offset in items)" if self.first == 0 else "")
+    def __str__(self) -> str:
+        return "/".join(name for name in (self.position, self.size) if name)
 
 
-def _ids(exchange: Exchange) -> list[Any]:
-    data = exchange.data if exchange.ok and isinstance(exchange.data, list) else []
-    return [identity(item) for item in data]
+SCHEMES = (
+    Scheme("page", "perPage"), Scheme("page", "limit"), Scheme("page", "pageSize"), Scheme("page", "per_page"),
+    Scheme("page", "size"), Scheme("offset", "limit"), Scheme("page", None),
+)
+_found: dict[tuple[int, str], Scheme | None] = {}
 
 
-def identity(item: Any) -> Any:
-    """What tells two list entries apart: publicId, else _id, else the entry itself."""
-    if isinstance(item, dict):
-        for key in ("publicId", "_id", "id", "reference"):
-            if key in item:
-                return item[key]
-    return repr(item)
+def pagination(exchange: Exchange) -> dict[str, Any]:
+    """meta.pagination of an exchange, or {}."""
+    value = exchange.meta.get("pagination") if isinstance(exchange.meta, dict) else None
+    return value if isinstance(value, dict) else {}
 
 
-def _per_page(exchange: Exchange) -> Any:
-    pagination = exchange.meta.get("pagination")
-    return pagination.get("perPage") if isinstance(pagination, dict) else None
+def honours(exchange: Exchange, scheme: Scheme, page: int, size: int | None) -> bool:
+    """Whether the answer is the page asked for: a list, `current` the page number, `perPage` the size asked."""
+    shown = pagination(exchange)
+    return (exchange.ok and isinstance(exchange.data, list) and shown.get("current") == page
+            and (scheme.size is None or size is None or shown.get("perPage") == size))
 
 
-def discover(api: ApiClient, operation_id: str) -> tuple[Paging, list[str]]:
-    """The parameters the target honours on a list, and what each try showed (for the observation)."""
-    notes: list[str] = []
-    first = api.call(operation_id)
-    base = _ids(first)
-    for page, size, start in CANDIDATES:
-        small = api.call(operation_id, params={size: SMALL_PAGE})
-        if not small.ok:
-            notes.append(f"{size}={SMALL_PAGE}: HTTP {small.status}")
-            continue
-        size_honoured = _per_page(small) == SMALL_PAGE or (len(_ids(small)) == SMALL_PAGE < len(base))
-        second = api.call(operation_id, params={size: SMALL_PAGE, page: start + (SMALL_PAGE if start == 0 else 1)})
-        page_honoured = (second.ok and size_honoured and len(base) > SMALL_PAGE
-                         and bool(_ids(second)) and _ids(second) != _ids(small))
-        notes.append(f"{page}/{size}: size {'honoured' if size_honoured else 'ignored'}, "
-                     f"page {'honoured' if page_honoured else 'ignored or not tried'} (HTTP {second.status})")
-        if size_honoured and page_honoured:
-            return Paging(page, size, start), notes
-    for page in ("page", "offset"):
-        default = _per_page(first)
-        start = 0 if page == "offset" else 1
-        value = default if page == "offset" else 2
-        second = api.call(operation_id, params={page: value})
-        if second.ok and base and _ids(second) and _ids(second)[:1] != base[:1]:
-            notes.append(f"{page}: honoured with the target's page size")
-            return Paging(page, None, start), notes
-    return Paging(None, None), notes
+def discover(api: ApiClient, operation_id: str) -> Scheme | None:
+    """The first scheme of SCHEMES the target honours on this list (asked once per run and list), else None."""
+    key = (id(api), operation_id)
+    if key not in _found:
+        _found[key] = next((scheme for scheme in SCHEMES
+                            if honours(api.call(operation_id, params=scheme.params(2, PROBE_SIZE)), scheme, 2,
+                                       PROBE_SIZE if scheme.size else None)), None)
+    return _found[key]
+
+
+def tried() -> str:
+    return ", ".join(str(scheme) for scheme in SCHEMES)
 
 
 @dataclass
-class Walk:
-    """A list read page by page."""
+class Listing:
+    """What was read of a list: its entries in order, the exchanges, and whether the whole list was seen."""
 
-    pages: list[Exchange] = field(default_factory=list)
+    operation_id: str
+    exchanges: list[Exchange] = field(default_factory=list)
+    entries: list[Any] = field(default_factory=list)
+    total: int | None = None
+    scheme: Scheme | None = None
+    complete: bool = False
+    note: str = ""
 
     @property
-    def items(self) -> list[Any]:
-        return [item for page in self.pages for item in (page.data if isinstance(page.data, list) else [])]
-
-    @property
-    def ids(self) -> list[Any]:
-        return [identity(item) for item in self.items]
-
-    def totals(self) -> set[Any]:
-        return {page.meta.get("pagination", {}).get("totalCount") for page in self.pages
-                if isinstance(page.meta.get("pagination"), dict)}
+    def first(self) -> Exchange:
+        return self.exchanges[0]
 
 
-def pages(api: ApiClient, operation_id: str, paging: Paging, size: int | None) -> Iterator[Exchange]:
-    """Every page of a list, in order, until a short or empty page (at most MAX_PAGES).
+def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] | None = None,
+         params: dict[str, Any] | None = None) -> Listing:
+    """Read a list page after page (under the scheme the target honours) until it is whole or `until` holds."""
+    first = api.call(operation_id, params=params)
+    listing = Listing(operation_id, [first])
+    if not first.ok or not isinstance(first.data, list):
+        listing.note = f"{operation_id} answered {first.status} without a list"
+        return listing
+    listing.entries = list(first.data)
+    shown = pagination(first)
+    total, per_page = shown.get("totalCount"), shown.get("perPage")
+    listing.total = total if type(total) is int else None
+    pages = 1
 
-    A target may clamp the requested size (and say so in perPage): the walk goes on with the size it
-    reports, so an offset moves by what a page really holds."""
-    effective = size
-    for index in range(MAX_PAGES if paging.found else 1):
-        if paging.first == 0 and paging.page is not None:
-            params = {**paging.params(0, size), paging.page: index * (effective or 0)}
-        else:
-            params = paging.params(index, size)
-        exchange = api.call(operation_id, params=params or None)
-        yield exchange
-        data = exchange.data if exchange.ok and isinstance(exchange.data, list) else []
-        reported = _per_page(exchange)
-        effective = reported if isinstance(reported, int) and reported > 0 else (size or len(data))
-        if not data or len(data) < effective:
-            return
+    def done() -> bool:
+        return (until is not None and until(listing.entries)) or (
+            listing.total is not None and len(listing.entries) >= listing.total)
 
-
-def walk(api: ApiClient, operation_id: str, paging: Paging, size: int | None = None) -> Walk:
-    return Walk(list(pages(api, operation_id, paging, size)))
+    if done() or listing.total is None or not listing.entries:
+        listing.complete = listing.total is not None and len(listing.entries) >= listing.total
+        listing.note = f"page 1 of {operation_id} ({len(listing.entries)} of totalCount {total!r})"
+        return listing
+    listing.scheme = discover(api, operation_id)
+    if listing.scheme is None:
+        listing.note = (f"page 1 of {operation_id} only ({len(listing.entries)} of totalCount {total}): no paging "
+                        f"parameter the suite tried ({tried()}) selected page 2, and the document shows none")
+        return listing
+    size = per_page if type(per_page) is int and per_page > 0 else len(first.data)
+    while not done() and pages < MAX_PAGES:
+        page = pages + 1
+        exchange = api.call(operation_id, params={**(params or {}), **listing.scheme.params(page, size)})
+        listing.exchanges.append(exchange)
+        if not honours(exchange, listing.scheme, page, size if listing.scheme.size else None) or not exchange.data:
+            break
+        pages = page
+        listing.entries.extend(exchange.data)
+    listing.complete = listing.total is not None and len(listing.entries) >= listing.total
+    listing.note = (f"pages 1 to {pages} of {operation_id} under {listing.scheme} ({len(listing.entries)} entries of "
+                    f"totalCount {total})")
+    return listing

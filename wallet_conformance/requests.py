@@ -61,6 +61,12 @@ def _transfer_from_unknown(get: Fixtures) -> Exchange:
     return get("api").call("transfer", json_body=body)
 
 
+def _transfer_below_minimum(get: Fixtures) -> Exchange:
+    amount = contract.minimum_amount("transfer") - 1
+    body = bodies.transfer(get("sample_wallet")["publicId"], get("resources").wallet()["publicId"], amount)
+    return get("api").call("transfer", json_body=body)
+
+
 def _update_unknown_account(get: Fixtures) -> Exchange:
     # The own account's webhooks, sent to an account id that does not exist: a server that ignored
     # the id would still change nothing.
@@ -112,6 +118,11 @@ INPUT_CASES: dict[str, Request] = {
     "unknown-reference-verifyTransaction": _call("verifyTransaction",
                                                  lambda run_id: {"reference": f"{run_id}-unknown-reference"}),
     "unknown-account-updateAccount": _update_unknown_account,
+    # Input outside a stated limit: a 5xx there is the server failing, never a refusal (ERR-05 as well as the limit).
+    "invalid-email-createWallet": _wallet_body(emailAddress="not-an-email"),
+    "amount-below-minimum-transfer": _transfer_below_minimum,
+    "expire-in-below-range-createCollectionAccount": _collection(expireIn=contract.expire_in_bounds()[0] - 1),
+    "short-reference-createCollectionAccount": _collection(reference="r" * (contract.reference_min_length() - 1)),
 }
 # Typical refusals of the key, for the shape of error responses.
 KEY_CASES: dict[str, Request] = {
@@ -150,7 +161,8 @@ def valid_request(get: Fixtures, operation_id: str) -> tuple[dict[str, str], Any
         return {"reference": get("sample_verifyTransaction").data.get("reference")}, DEFAULT
     if operation_id == "transfer":
         amount = contract.minimum_amount("transfer")
-        return {}, bodies.transfer(source(amount), sample_wallet(), amount)
+        # Twice the amount: room for a fee, which the document does not show on wallet transfers.
+        return {}, bodies.transfer(source(amount * 2), sample_wallet(), amount)
     if operation_id == "bankTransfer":
         amount = contract.minimum_amount("bankTransfer")
         number, code = resources.external_account()

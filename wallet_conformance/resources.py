@@ -145,15 +145,19 @@ class Resources:
         return self._banks
 
     def external_account(self) -> tuple[str, str]:
-        """An external account the target resolves: --bank-account, or 0123456789 at the first active listed bank."""
+        """An external account the target resolves: --bank-account, or 0123456789 at a bank the list marks usable.
+
+        Which listed bank pays out is not shown; a bank the list itself shows `active` false or with a
+        `deletedAt` is passed over, and the first of the others is taken.
+        """
         number, code = self.settings.bank_account
         if code is None:
-            banks = [bank for bank in self.banks() if isinstance(bank, dict) and "bankCode" in bank]
-            if not banks:
-                pytest.skip("the bank list gives no bank code to validate an account with (see --bank-account)")
-            # The first bank that takes payments: active and not deleted (a list may lead with a retired one).
-            usable = [bank for bank in banks if bank.get("active") is not False and not bank.get("deletedAt")]
-            code = str((usable or banks)[0]["bankCode"])
+            usable = [bank for bank in self.banks() if isinstance(bank, dict) and "bankCode" in bank
+                      and bank.get("active") is not False and bank.get("deletedAt") is None]
+            if not usable:
+                pytest.skip("the bank list shows no active bank with a bank code to validate an account with "
+                            "(see --bank-account)")
+            code = str(usable[0]["bankCode"])
         return number, code
 
     def validated_account(self) -> tuple[str, str]:

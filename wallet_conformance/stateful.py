@@ -28,7 +28,8 @@ from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, precondition, rule
 
-from wallet_conformance import bodies, checks, contract, paging
+from wallet_conformance import bodies, checks, contract
+from wallet_conformance import page_walks as paging
 from wallet_conformance.client import ApiClient, Exchange
 from wallet_conformance.failures import ConformanceFailure
 from wallet_conformance.resources import Resources

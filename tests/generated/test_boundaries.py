@@ -15,7 +15,8 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from wallet_conformance import bodies, checks, contract, paging, strategies
+from wallet_conformance import bodies, checks, contract, strategies
+from wallet_conformance import page_walks as paging
 from wallet_conformance.client import ApiClient, Exchange
 from wallet_conformance.failures import ConformanceFailure
 from wallet_conformance.resources import Resources

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import paging
+from wallet_conformance import page_walks as paging
 from wallet_conformance.client import ApiClient
 from wallet_conformance.failures import ConformanceFailure
 from wallet_conformance.resources import Resources
