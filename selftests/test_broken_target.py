@@ -9,6 +9,7 @@ import pytest
 
 from selftests.suite_runs import run_sample as run
 from wallet_conformance.client import MAX_TRANSPORT_FAILURES, ApiClient, TargetError
+from wallet_conformance.target import EXIT_TARGET_FAILING
 
 
 @pytest.fixture
@@ -54,7 +55,9 @@ def test_run_stops_when_the_target_stops_answering(pytester):
     output = result.stdout.str()
     assert "the target stopped answering" in output
     result.assert_outcomes(failed=MAX_TRANSPORT_FAILURES)
-    # A target that gives no answer judges nothing: its requirement is blocked (never a pass), the run interrupted.
+    # A target that gives no answer judges nothing: its requirement is blocked (never a pass); the run stopped early
+    # because the target is failing, and the report says why.
     assert report is not None and report["outcome"]["must_failed"] == []
     verdict = next(entry["verdict"] for entry in report["requirements"] if entry["id"] == "SVC-03")
-    assert verdict == "blocked" and result.ret == pytest.ExitCode.INTERRUPTED
+    assert verdict == "blocked" and result.ret == EXIT_TARGET_FAILING
+    assert "stopped answering" in report["stopped"]["reason"]

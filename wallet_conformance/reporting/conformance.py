@@ -113,6 +113,9 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
     for record in records:
         for requirement_id in record.requirements:
             by_requirement.setdefault(requirement_id, []).append(record)
+        # A refused setup step fails the requirement the step itself exercises, even one its test does not name.
+        if record.setup_error and record.setup_requirement and record.setup_requirement not in record.requirements:
+            by_requirement.setdefault(record.setup_requirement, []).append(record)
     entries = []
     counts: dict[str, dict[str, int]] = {level: dict.fromkeys(VERDICTS, 0) for level in LEVELS}
     by_section: dict[str, dict[str, dict[str, int]]] = {
