@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from wallet_conformance import contract
+from wallet_conformance.catalogue import catalogue
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.options import Settings
 
@@ -50,8 +52,15 @@ EXIT_UNREACHABLE = 4  # configuration, or the target cannot be reached or refuse
 EXIT_NOT_THE_PROTOCOL = 8  # the target answers, but not with the document's JSON envelopes: wrong URL or not this API
 EXIT_TARGET_FAILING = 9  # the target is failing: 5xx answers, stopped answering mid-run, or the run budget ran out
 
-# The reads of the preflight: safe anywhere (no write), answered 200 with an envelope by every conforming target.
-PREFLIGHT = ("listBanks", "listWallets")
+WALLET_LIST = "END-14"  # GET /virtual-accounts returns an array of Wallet with meta.pagination
+
+
+def preflight_reads() -> tuple[str, ...]:
+    """The reads of the preflight: the one unpaged read without a path parameter (the bank list) and the wallet
+    list. Safe anywhere (no write), answered 200 with an envelope by every conforming target."""
+    unpaged = [operation.id for operation in contract.operations().values()
+               if operation.method == "GET" and "{" not in operation.path and not contract.is_paginated(operation.id)]
+    return (*unpaged, *catalogue()[WALLET_LIST].operations)
 
 
 @dataclass(frozen=True)
@@ -66,12 +75,12 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
     """A couple of reads with the key: None when the target speaks the protocol, else why the run stops.
 
     Catches in seconds what would otherwise be hundreds of failures: a wrong URL, an HTML error page
-    from a proxy, a server answering 5xx to everything (every read of PREFLIGHT off), a refused key.
+    from a proxy, a server answering 5xx to everything (every preflight read off), a refused key.
     """
     client = ApiClient(target.base_url, target.secret_key, timeout=timeout, ca_bundle=ca_bundle, rate_limit_wait=10)
     stops = []
     try:
-        for operation_id in PREFLIGHT:
+        for operation_id in preflight_reads():
             try:
                 exchange = client.call(operation_id)
             except TargetError as error:
