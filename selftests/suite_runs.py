@@ -54,7 +54,8 @@ def run_in_process(pytester: pytest.Pytester, report_dir: Path, *args: str, path
     started = time.perf_counter()
     result = pytester.runpytest_inprocess(
         *(str(ROOT / path) for path in paths), "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
-        "-q", "-p", "no:cacheprovider", "--report-dir", str(report_dir), *args,
+        # Allure results are the reports' own business (test_gating); here they would cost a second a run.
+        "-q", "-p", "no:cacheprovider", "-p", "no:allure_pytest", "--report-dir", str(report_dir), *args,
     )
     seconds = time.perf_counter() - started
     process = subprocess.CompletedProcess(args, int(result.ret), result.stdout.str(), result.stderr.str())

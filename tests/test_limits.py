@@ -41,8 +41,9 @@ def _pagination(exchange: Exchange) -> dict[str, Any] | None:
 # ------------------------------------------------------------------ primary wallets (account-wide)
 
 
-def _listed_primaries(api: ApiClient) -> tuple[set[str], bool, str]:
-    """The publicIds of the primary wallets the wallet list shows, whether the whole list was seen, and a note."""
+def _listed_primaries(api: ApiClient, closed: set[str]) -> tuple[set[str], bool, str]:
+    """The publicIds of the open primary wallets the wallet list shows (less those the run closed: a list may keep
+    closed wallets), whether the whole list was seen, and a note."""
     listing = paging.read(api, "listWallets")
     if not listing.first.ok or not isinstance(listing.first.data, list):
         raise TargetError(f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
@@ -52,7 +53,7 @@ def _listed_primaries(api: ApiClient) -> tuple[set[str], bool, str]:
     # Whether a closed wallet stays listed is not shown: one the list marks closed is not counted.
     primaries = {public_id for public_id, entry in entries.items() if entry.get("category") == "primary"
                  and entry.get("deletedAt") is None and entry.get("active") is not False
-                 and entry.get("status") != "closed"}
+                 and entry.get("status") != "closed" and public_id not in closed}
     note = f"counted on {listing.note}: {len(entries)} wallets seen"
     return primaries, listing.complete, note
 
@@ -92,7 +93,7 @@ def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id
     limit = contract.primary_wallet_limit()
     created: list[str] = []
     with resources.account_wide():
-        listed, counted, note = _listed_primaries(api)
+        listed, counted, note = _listed_primaries(api, resources.closed_wallets)
         run = PrimaryRun(limit=limit, existing=len(listed), counted=counted, note=note)
         if run.existing >= limit:
             pytest.skip(f"the account already holds {run.existing} open primary wallets ({note}); the limit is "

@@ -59,6 +59,8 @@ class Resources:
         self.run_id = run_id
         self.guard = guard
         self.open_wallets: dict[str, dict[str, Any]] = {}
+        # The wallets this process closed: a list that keeps closed wallets (not shown either way) still shows them.
+        self.closed_wallets: set[str] = set()
         self._banks: list[dict[str, Any]] | None = None
         self._lock_depth = 0
         # Waits that timed out once (funding, settlement): later tests do not wait the full timeout again.
@@ -74,6 +76,7 @@ class Resources:
                 self.open_wallets[data["publicId"]] = data
             elif exchange.operation_id == "closeWallet":
                 self.open_wallets.pop(data["publicId"], None)
+                self.closed_wallets.add(data["publicId"])
 
     def create_wallet(self, body: dict[str, Any]) -> Exchange:
         primary = isinstance(body, dict) and body.get("category") == "primary"
