@@ -7,7 +7,8 @@ import ast
 import pytest
 
 from selftests.suite_runs import run_suite, tail
-from wallet_conformance import bodies, contract, generated, paging, profiles
+from wallet_conformance import bodies, contract, generated, profiles
+from wallet_conformance import page_walks as paging
 from wallet_conformance.client import ApiClient
 from wallet_conformance.files import ROOT
 from wallet_conformance.generated import Request
