@@ -165,7 +165,7 @@ def test_last_failed_reruns_only_the_failures_with_the_cache_in_reports(tmp_path
     """`--lf` works: the pytest cache is on, and by default it lives inside reports/."""
     assert tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["cache_dir"] \
         .startswith("reports/")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env = dict(os.environ)
     env.pop("PYTEST_XDIST_WORKER", None)
     command = [sys.executable, "-m", "pytest", "tests", "-q", "-o", f"cache_dir={tmp_path / 'cache'}",
                "--report-dir", str(tmp_path / "out"), "--reference-fault", "wrong-close-message",
