@@ -7,7 +7,7 @@ import json
 import pytest
 
 from selftests.conftest import MATRIX_ROWS
-from selftests.suite_runs import collection, run_in_process, tail
+from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, collection, run_in_process, tail
 from wallet_conformance.catalogue import catalogue
 from wallet_conformance.reference.faults import FAULTS
 from wallet_conformance.reporting.mutation import killing_tests
@@ -36,8 +36,9 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering):
     for paths in (hand_written, generated):
         if killers or not paths:
             continue
-        process, report, took = run_in_process(pytester, pytester.path / "report", "--reference-fault", fault_name,
-                                               "--requirement", fault.requirement_id, paths=tuple(paths))
+        process, report, took = run_in_process(
+            pytester, pytester.path / "report", "--reference-fault", fault_name, "--requirement",
+            fault.requirement_id, "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, paths=tuple(paths))
         seconds += took
         assert report is not None, f"{fault_name}: the run wrote no report\n{tail(process)}"
         killers = killing_tests(report, fault.requirement_id)

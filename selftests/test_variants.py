@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from selftests.conftest import REPORTS, ReferenceClient
-from selftests.suite_runs import run_in_process, run_suite, tail
+from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
 from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
 from wallet_conformance.files import ROOT
 from wallet_conformance.reference import VARIANTS, ReferenceServer, Variant
@@ -30,9 +30,6 @@ from wallet_conformance.reference.variants import ALL, VariantSet, expand
 PACKAGE = ROOT / "wallet_conformance" / "reference"
 VARIANT_ROWS = REPORTS / "variants"  # one JSON row per suite run, for reading the failures afterwards
 SETTLE_WAIT = 5.0
-# The suite's --settle-timeout in these runs: every variant's late effect (a slow settlement, a delayed
-# funding) lands within about a second and a half, and a wait that cannot end should not take 30 s.
-SUITE_SETTLE_TIMEOUT = "5"
 
 Scenario = Callable[[ReferenceClient], Any]
 
@@ -363,14 +360,15 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("variant", [ALL, *sorted(VARIANTS)])
 def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pytest.Pytester) -> None:
     """The suite finds no MUST and no SHOULD failure in a reference that reads open points another way."""
-    arguments = ("--reference-variant", variant, "--settle-timeout", SUITE_SETTLE_TIMEOUT)
+    arguments = ("--reference-variant", variant, "--settle-timeout", SETTLE_TIMEOUT)
     if variant == ALL:
         # The generated tests (seconds each, every variant's reading drawn from) run once, with every variant on,
         # in a process of their own: Schemathesis' state does not survive a second in-process session cleanly.
-        process, report, seconds = run_suite(pytester.path / "report", *arguments)
+        # Two workers: the run mostly waits for slow settlements and late credits, and those waits overlap.
+        process, report, seconds = run_suite(pytester.path / "report", *arguments, "-n", "2")
     else:
-        process, report, seconds = run_in_process(pytester, pytester.path / "report", *arguments, "--ignore",
-                                                  str(ROOT / "tests" / "generated"), paths=("tests",))
+        process, report, seconds = run_in_process(pytester, pytester.path / "report", *arguments, *QUICK_SETTLEMENT,
+                                                  "--ignore", str(ROOT / "tests" / "generated"), paths=("tests",))
     assert report is not None, f"{variant}: the run wrote no report\n{tail(process)}"
     failed = failures(report)
     VARIANT_ROWS.mkdir(parents=True, exist_ok=True)

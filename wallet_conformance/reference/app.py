@@ -36,7 +36,7 @@ from wallet_conformance.reference.webhooks import Webhooks
 KEY_HEADER = "x-service-key"
 DOCUMENTED = object()  # "the operation's documented message"
 # Under the slow-settlement variant: how much later than configured transfers settle.
-SLOW_SETTLEMENT_EXTRA_SECONDS = 1.0
+SLOW_SETTLEMENT_EXTRA_SECONDS = 0.6
 
 
 @dataclass

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 NO_FAULTS = FaultSet()
 # Under a variant, an inbound payment is credited this long after the funding hook answered.
-FUNDING_DELAY_SECONDS = 0.5
+FUNDING_DELAY_SECONDS = 0.25
 
 
 class Accepted(Exception):

@@ -77,7 +77,7 @@ class Variant(Enum):
     CLOSED_WALLET_LISTED = (CLOSE, "Closed wallets stay in GET /virtual-accounts.")
     CLOSE_IS_IDEMPOTENT = (CLOSE, "Closing a closed wallet again answers 200 and the same data.")
     # Settlement: timing, status word, when balances move.
-    SLOW_SETTLEMENT = (TRANSITIONS, "Transfers settle one second later than configured; the sandbox settle is 404.")
+    SLOW_SETTLEMENT = (TRANSITIONS, "Transfers settle 0.6 s later than configured; the sandbox settle is 404.")
     SETTLED_STATUS_SUCCESSFUL = (STATUSES, "A settled transfer's status is `successful`.")
     DEBIT_AT_SETTLEMENT = (TRANSFER_ACCEPTED, "The source is debited at settlement (the amount is held until then).")
     CREDIT_AT_ACCEPTANCE = (TRANSFER_ACCEPTED, "A wallet transfer credits the destination on acceptance.")
@@ -100,7 +100,7 @@ class Variant(Enum):
     WEBHOOK_BARE_TRANSACTION = (EVENTS, "Deliveries are the bare Transaction, signed in `x-signature`.")
     WEBHOOK_URLS_CHECKED = (WEBHOOKS, "An update whose webhooks are not all absolute http(s) URLs is refused.")
     # Sandbox.
-    FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives half a second later.")
+    FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives a quarter of a second later.")
     # Filters and what the account already holds.
     NAME_FILTER_SUBSTRING = (FILTERS, "GET /accounts?name= matches names containing the text, ignoring case.")
     MORE_ACCOUNTS = (ACCOUNT_LIST, "The business holds twelve more accounts (more than a page), some names alike.")
