@@ -2,24 +2,36 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from selftests.suite_runs import run_suite, tail
 from wallet_conformance.catalogue import catalogue
+from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, NOT_FAULTED
 
 GATED = ("MUST", "SHOULD")
+KEY = "sk_test_faithful_selftest_5c1a9e"
+
+# One worker holds the module's one whole run (a minute of CPU), instead of each worker running it again.
+pytestmark = pytest.mark.xdist_group("faithful-run")
 
 
 @pytest.fixture(scope="module")
 def faithful_run(tmp_path_factory):
-    """The whole suite, as a user runs it (two workers), against the bundled faithful reference."""
-    return run_suite(tmp_path_factory.mktemp("faithful"), "-n", "2")
+    """The whole suite, as a user runs it against a deployed target (two workers), against the faithful
+    reference; with the wallets the target still lists open afterwards."""
+    with ReferenceServer(secret_key=KEY) as server:
+        run = run_suite(tmp_path_factory.mktemp("faithful"), "--base-url", server.base_url, "--secret-key", KEY,
+                        "--funding-url", server.funding_url, "-n", "2")
+        response = httpx.get(f"{server.base_url}/virtual-accounts", params={"perPage": 100},
+                             headers={"x-service-key": KEY}, trust_env=False)
+    return (*run, response.json()["data"])
 
 
 def test_suite_passes_against_the_faithful_reference(faithful_run):
     """Bare `pytest tests` exits 0 against the faithful reference with no MUST or SHOULD failure."""
-    process, report, _ = faithful_run
+    process, report, _, _ = faithful_run
     assert report is not None, tail(process)
     failed = [(entry["id"], entry["reason"]) for entry in report["requirements"]
               if entry["level"] in GATED and entry["verdict"] == "fail"]
@@ -29,7 +41,7 @@ def test_suite_passes_against_the_faithful_reference(faithful_run):
 
 def test_every_must_and_should_requirement_is_tested(faithful_run):
     """Every MUST and SHOULD requirement has at least one test, and none is skipped against the reference."""
-    _, report, _ = faithful_run
+    _, report, _, _ = faithful_run
     assert report is not None
     missing = [entry["id"] for entry in report["requirements"] if entry["level"] in GATED and not entry["tests"]]
     assert not missing, f"MUST/SHOULD requirements with no test: {missing}"
@@ -40,11 +52,18 @@ def test_every_must_and_should_requirement_is_tested(faithful_run):
 
 def test_every_info_requirement_is_observed(faithful_run):
     """Every INFO requirement has an observing test; against the reference each is observed or skipped with a reason."""
-    _, report, _ = faithful_run
+    _, report, _, _ = faithful_run
     assert report is not None
     unobserved = [entry["id"] for entry in report["requirements"] if entry["level"] == "INFO" and not entry["tests"]]
     assert not unobserved, f"INFO requirements with no observing test: {unobserved}"
     assert all(entry["verdict"] != "fail" for entry in report["requirements"] if entry["level"] == "INFO")
+
+
+def test_run_closes_every_wallet_it_opened(faithful_run):
+    """After a whole run against a target, none of the wallets the run created is still open."""
+    process, report, _, left = faithful_run
+    assert report is not None and process.returncode == 0, tail(process)
+    assert left == [], f"{len(left)} wallets left open: {[w.get('accountName') for w in left][:5]}"
 
 
 def test_every_breakable_requirement_has_a_fault():
