@@ -24,8 +24,8 @@ EXCERPT = 600
 # taken as down: later requests fail at once instead of each waiting out its timeout.
 MAX_TRANSPORT_FAILURES = 5
 # When SERVER_ERRORS_FAILING of the last SERVER_ERROR_WINDOW answers are 5xx, the target is taken as failing:
-# the run stops after the current test. (A target answering 5xx to some invalid input never gets there: the
-# suite's requests alternate valid and invalid ones.)
+# no further request is sent and the run stops after the current test. (A target answering 5xx to some invalid
+# input never gets there: the suite's requests alternate valid and invalid ones.)
 SERVER_ERROR_WINDOW = 20
 SERVER_ERRORS_FAILING = 16
 # The most of a response body kept (bytes); the rest is read and thrown away, its size recorded.
@@ -286,6 +286,9 @@ class ApiClient:
         if self.target_down:
             raise TargetError(f"{method} {redact(url)} not sent: the target stopped answering "
                               f"({self.transport_failures} requests in a row got no answer)")
+        if self.target_failing:  # the run stops after this test; a property test would otherwise go on for seconds
+            raise TargetError(f"{method} {redact(url)} not sent: the target is failing ({self.server_errors} of its "
+                              f"last {len(self.recent_statuses)} answers were 5xx)")
         timeout = self.timeout
         if self.deadline is not None:
             left = self.deadline - time.monotonic()

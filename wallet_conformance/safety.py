@@ -4,6 +4,7 @@ and money moved in one run stays under --max-amount."""
 from __future__ import annotations
 
 import threading
+import unittest
 
 from wallet_conformance import contract
 from wallet_conformance.options import Settings
@@ -11,10 +12,11 @@ from wallet_conformance.options import Settings
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-class NotAllowed(Exception):
+class NotAllowed(unittest.SkipTest):
     """The run may not do this (a write or money movement in production, or past --max-amount).
 
-    The plugin turns it into a skip of the test, in one place (plugin.py)."""
+    The plugin turns it into a skip of the test, in one place (plugin.py). A SkipTest so that Hypothesis
+    re-raises it at once instead of taking it for a failure to shrink."""
 
 
 class Guard:
