@@ -19,8 +19,9 @@ RUN_TIMEOUT = 300
 # a delayed funding) lands within about a second, and a wait that cannot end (a fault) should not take 30 s.
 SETTLE_TIMEOUT = "5"
 # The bundled reference's settle delay in the many short runs (one per fault, one per variant): settlements land
-# on the suite's first poll instead of its third. The whole runs keep the default delay.
-QUICK_SETTLEMENT = ("--reference-settle-delay", "0.05")
+# on the suite's first poll instead of its third, and balances after a refused transfer need watching only a
+# few settle delays. The whole runs keep the defaults.
+QUICK_SETTLEMENT = ("--reference-settle-delay", "0.05", "--quiet-window", "0.15")
 
 
 Run = tuple[subprocess.CompletedProcess, dict[str, Any] | None, float]

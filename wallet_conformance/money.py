@@ -14,9 +14,6 @@ from wallet_conformance import checks, contract
 from wallet_conformance.client import Exchange, TargetError
 from wallet_conformance.resources import Resources, poll
 
-# How long balances must stay put after a refused transfer: a few polls of resources.poll, not a sleep.
-QUIET_WINDOW = 0.4
-
 
 def int_balance(resources: Resources, public_id: str) -> int:
     """A wallet's balance, which must be an integer of kobo to compare money."""
@@ -76,13 +73,14 @@ def balance_after_change(resources: Resources, public_id: str, before: int) -> i
 
 
 def balances_moved(resources: Resources, before: dict[str, int]) -> dict[str, Any]:
-    """The wallets whose balance left its `before` value during QUIET_WINDOW ({} when none did)."""
+    """The wallets whose balance left its `before` value within --quiet-window ({} when none did); a few polls
+    of resources.poll, not a sleep."""
 
     def moved() -> dict[str, Any]:
         now = {public_id: resources.balance(public_id) for public_id in before}
         return {public_id: value for public_id, value in now.items() if value != before[public_id]}
 
-    return poll(moved, QUIET_WINDOW) or {}
+    return poll(moved, resources.settings.quiet_window) or {}
 
 
 def refused_without_debit(resources: Resources, exchange: Exchange, before: dict[str, int], why: str, *,

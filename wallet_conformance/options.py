@@ -35,6 +35,9 @@ OPTIONS: list[tuple[str, str | None, dict[str, Any]]] = [
                                            "bank transfers (default: 0123456789 at the first listed bank)"}),
     ("--settle-timeout", "WALLET_API_SETTLE_TIMEOUT",
      {"type": float, "metavar": "SECONDS", "help": "how long to wait for a pending transfer to settle (default 30)"}),
+    ("--quiet-window", "WALLET_API_QUIET_WINDOW",
+     {"type": float, "metavar": "SECONDS", "help": "how long balances are watched after a refused transfer, for a "
+                                                   "movement that must not come (default 0.4)"}),
     ("--request-timeout", "WALLET_API_REQUEST_TIMEOUT",
      {"type": float, "metavar": "SECONDS", "help": "timeout of one HTTP request (default 10)"}),
     ("--report-dir", "WALLET_API_REPORT_DIR",
@@ -93,6 +96,7 @@ OPTIONS: list[tuple[str, str | None, dict[str, Any]]] = [
 DEFAULTS: dict[str, Any] = {
     "environment": "staging",
     "settle_timeout": 30.0,
+    "quiet_window": 0.4,
     "request_timeout": 10.0,
     "report_dir": "reports",
     "max_amount": 5_000_000,
@@ -172,6 +176,7 @@ class Settings:
     run_budget: float = 1200.0
     rate_limit_wait: float = 60.0
     cleanup: bool = False
+    quiet_window: float = 0.4
 
     @property
     def embedded(self) -> bool:
@@ -267,6 +272,7 @@ def settings(config: pytest.Config) -> Settings:
         funded_wallet=option(config, "--funded-wallet"),
         bank_account=(number, code or None),
         settle_timeout=_positive(config, "--settle-timeout"),
+        quiet_window=_positive(config, "--quiet-window"),
         request_timeout=_positive(config, "--request-timeout"),
         report_dir=Path(option(config, "--report-dir")),
         seed=int(seed) if seed is not None else secrets.randbelow(2**32),
