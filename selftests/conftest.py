@@ -18,6 +18,16 @@ REPORTS = ROOT / "reports"
 MATRIX_ROWS = REPORTS / "mutation"  # one JSON row per fault, written by test_mutation_matrix.py
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "long: a self-test of tens of seconds (a whole run of the suite); starts first")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long self-tests start first: xdist hands tests out in this order, and one left for the end would
+    keep a worker busy after the other is done."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     if not hasattr(session.config, "workerinput"):
         shutil.rmtree(MATRIX_ROWS, ignore_errors=True)

@@ -174,6 +174,7 @@ def test_a_target_that_stops_answering_mid_run_ends_the_run(how, reference, tmp_
     assert "the target stopped answering" in run.output, run.output
 
 
+@pytest.mark.long
 def test_a_slow_target_is_bounded_by_the_run_budget(reference, tmp_path):
     """Answers after 0.3 s each: the run stops at --run-budget with one message, exit 9."""
 
@@ -215,6 +216,7 @@ def test_a_target_answering_500_to_everything_stops_the_run(tmp_path, pytester):
     run.no_must_passed()
 
 
+@pytest.mark.long
 def test_a_5xx_storm_mid_run_ends_the_run(tmp_path):
     """The preflight's reads answer, everything else 500: the run stops after a few tests, exit 9."""
     with Hostile(lambda request: preflight_reads(request) or envelope(None, 503, message="down")) as hostile:
@@ -321,6 +323,7 @@ def test_rate_limiting_is_waited_out_within_bounds():
         client.close()
 
 
+@pytest.mark.long
 def test_a_throttling_target_is_still_tested_and_the_throttling_observed(reference, tmp_path):
     """Every 7th request answered 429 (Retry-After 0.05): the run passes, LIM-23 records the throttling."""
 
@@ -479,6 +482,7 @@ def test_a_configuration_mistake_stops_with_one_message_naming_the_option(mistak
     assert len(run.output.splitlines()) <= 5, run.output
 
 
+@pytest.mark.long
 def test_a_funding_hook_that_answers_404_skips_the_money_tests_naming_the_option(reference, tmp_path):
     """--funding-url pointing at nothing: the tests that need money skip with that reason; the others run."""
     run = suite(tmp_path, "--base-url", reference.base_url, "--secret-key", KEY,
@@ -507,6 +511,7 @@ def test_a_bank_account_the_target_cannot_resolve_skips_the_tests_that_need_it(t
 # ------------------------------------------------------------------ 10. two runs at once
 
 
+@pytest.mark.long
 def test_two_runs_at_once_against_one_account_never_fail_falsely(tmp_path):
     """Two CI jobs on one account (separate report dirs, no shared lock): no MUST failure in either; the
     primary-wallet limit tests pass, or skip naming the other run."""

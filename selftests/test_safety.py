@@ -4,6 +4,7 @@ proven on test_suite's whole run)."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from selftests.suite_runs import run_suite, tail
 from wallet_conformance.reference import ReferenceServer
@@ -23,6 +24,7 @@ def transactions(server: ReferenceServer) -> list[dict]:
     return response.json()["data"]
 
 
+@pytest.mark.long
 def test_production_run_without_opt_in_writes_nothing(tmp_path):
     """With --environment production and no --allow-writes, no record is created and no money moves."""
     with ReferenceServer(secret_key=KEY) as server:

@@ -14,7 +14,7 @@ GATED = ("MUST", "SHOULD")
 KEY = "sk_test_faithful_selftest_5c1a9e"
 
 # One worker holds the module's one whole run (a minute of CPU), instead of each worker running it again.
-pytestmark = pytest.mark.xdist_group("faithful-run")
+pytestmark = [pytest.mark.xdist_group("faithful-run"), pytest.mark.long]
 
 
 @pytest.fixture(scope="module")

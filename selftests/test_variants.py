@@ -357,7 +357,12 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-@pytest.mark.parametrize("variant", [ALL, *sorted(VARIANTS)])
+# The every-variant run and the two variants that wait (late settlements, late credits) are the long ones.
+LONG_VARIANTS = (ALL, Variant.SLOW_SETTLEMENT.cli_name, Variant.FUNDING_DELAYED.cli_name)
+
+
+@pytest.mark.parametrize("variant", [pytest.param(name, marks=pytest.mark.long) if name in LONG_VARIANTS else name
+                                     for name in [ALL, *sorted(VARIANTS)]])
 def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pytest.Pytester) -> None:
     """The suite finds no MUST and no SHOULD failure in a reference that reads open points another way."""
     arguments = ("--reference-variant", variant, "--settle-timeout", SETTLE_TIMEOUT)
