@@ -7,8 +7,7 @@ import ast
 import pytest
 
 from selftests.suite_runs import run_suite, tail
-from wallet_conformance import bodies, contract, generated, profiles
-from wallet_conformance import page_walks as paging
+from wallet_conformance import bodies, contract, generated, paging, profiles
 from wallet_conformance.client import ApiClient
 from wallet_conformance.files import ROOT
 from wallet_conformance.generated import Request
@@ -76,11 +75,11 @@ def test_paging_discovery_finds_the_reference_parameters():
         api = ApiClient(server.base_url, server.secret_key)
         body = bodies.wallet("selftest")
         made = [api.call("createWallet", json_body=body).data["publicId"] for _ in range(5)]
-        found, _ = paging.discover(api, "listWallets")
-        assert (found.page, found.size) == ("page", "perPage")
+        found = paging.discover(api, "listWallets")
+        assert found == paging.Scheme("page", "perPage")
         walk = paging.walk(api, "listWallets", found, 2)
         assert sorted(walk.ids) == sorted(set(walk.ids)) and set(made) <= set(walk.ids)
-        assert len(walk.pages) == 3
+        assert len(walk.exchanges) == 3
         api.close()
 
 

@@ -145,8 +145,10 @@ def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
 
 
 def _pages(api, scheme: paging.Scheme, count: int) -> list:
-    size = paging.PROBE_SIZE if scheme.size else None
-    return [api.call("listWallets", params=scheme.params(page, size)) for page in range(1, count + 1)]
+    size = paging.SMALL_PAGE if scheme.size else None
+    first = api.call("listWallets", params=scheme.params(1, size))
+    stride = paging.held(first, size)
+    return [first, *(api.call("listWallets", params=scheme.params(page, size, stride)) for page in range(2, count + 1))]
 
 
 @pytest.mark.requirement("SVC-30")

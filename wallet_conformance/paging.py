@@ -1,86 +1,145 @@
-"""Reading a list past its first page, when the target says how.
+"""Reading a list past its first page, under whichever paging parameters the target honours.
 
 The document shows `meta.pagination` {totalCount, perPage, current} on the account, wallet and
 transaction lists, but not the request parameters that select a page or a page size ("Request
-parameters for paging (page number, page size) on list endpoints: not shown."). So the suite never
-assumes one: it tries the common schemes in turn and keeps the first the target honours (page 2
-asked for is answered with `current` 2, and the page size asked for with that `perPage`). A target
-that honours none is read on its first page only, and the tests say so instead of failing.
+parameters for paging (page number, page size) on list endpoints: not shown.", END-39). So the suite
+assumes none: `discover` tries the common schemes in turn and keeps the first the target honours.
+`read` reads a list until a condition holds or the list is whole (hand-written tests); `walk` reads
+every page (generated tests). A target that honours no scheme is read on its first page only, and the
+tests say so instead of failing.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from wallet_conformance.client import ApiClient, Exchange
 
-# The most pages read when walking a list (a guard against a target whose pages never end).
+# The most pages read of one list: a guard against a target whose pages never end.
 MAX_PAGES = 50
-# The page size asked for when finding the scheme: small, so a list of a few entries has a page 2.
-PROBE_SIZE = 2
+# The page size discovery asks for: small, so a list of a few entries has a page 2.
+SMALL_PAGE = 2
+# The page size asked for when a whole list is wanted in few requests (a target may clamp it).
+LARGE_PAGE = 100
 
 
 @dataclass(frozen=True)
 class Scheme:
-    """One way of asking for a page: `page` numbered from 1 or `offset` counted in entries, and a size name."""
+    """One way of asking for a page: by `page` number (from 1) or by `offset` in entries, sized by the
+    parameter `size` names (None: the target's own page size)."""
 
     position: str
     size: str | None
 
-    def params(self, page: int, size: int | None) -> dict[str, int]:
-        if self.position == "offset":
-            return {"offset": (page - 1) * (size or 0), **({self.size: size} if self.size and size else {})}
-        return {"page": page, **({self.size: size} if self.size and size else {})}
+    def params(self, page: int, size: int | None, stride: int | None = None) -> dict[str, int]:
+        """Query parameters of page `page` (from 1) asked at `size` entries; an offset moves `stride` entries a page
+        (default `size`)."""
+        at = page if self.position == "page" else (page - 1) * (stride or size or 0)
+        return {self.position: at, **({self.size: size} if self.size and size else {})}
 
     def __str__(self) -> str:
-        return "/".join(name for name in (self.position, self.size) if name)
+        return f"{self.position}/{self.size}" if self.size else f"{self.position} (the target's page size)"
 
 
 SCHEMES = (
     Scheme("page", "perPage"), Scheme("page", "limit"), Scheme("page", "pageSize"), Scheme("page", "per_page"),
-    Scheme("page", "size"), Scheme("offset", "limit"), Scheme("page", None),
+    Scheme("page", "size"), Scheme("offset", "limit"), Scheme("page", None), Scheme("offset", None),
 )
-_found: dict[tuple[int, str], Scheme | None] = {}
+# Per client and list: the scheme found (or None) and what each try showed.
+_found: weakref.WeakKeyDictionary[ApiClient, dict[str, tuple[Scheme | None, list[str]]]] = (
+    weakref.WeakKeyDictionary())
 
 
 def pagination(exchange: Exchange) -> dict[str, Any]:
     """meta.pagination of an exchange, or {}."""
-    value = exchange.meta.get("pagination") if isinstance(exchange.meta, dict) else None
+    value = exchange.meta.get("pagination")
     return value if isinstance(value, dict) else {}
 
 
-def honours(exchange: Exchange, scheme: Scheme, page: int, size: int | None) -> bool:
-    """Whether the answer is the page asked for: a list, `current` the page number, `perPage` the size asked."""
-    shown = pagination(exchange)
-    return (exchange.ok and isinstance(exchange.data, list) and shown.get("current") == page
-            and (scheme.size is None or size is None or shown.get("perPage") == size))
+def identity(item: Any) -> Any:
+    """What tells two list entries apart: publicId, else _id, id or reference, else the entry itself."""
+    if isinstance(item, dict):
+        for key in ("publicId", "_id", "id", "reference"):
+            if key in item:
+                return item[key]
+    return repr(item)
 
 
-def discover(api: ApiClient, operation_id: str) -> Scheme | None:
-    """The first scheme of SCHEMES the target honours on this list (asked once per run and list), else None."""
-    key = (id(api), operation_id)
-    if key not in _found:
-        _found[key] = next((scheme for scheme in SCHEMES
-                            if honours(api.call(operation_id, params=scheme.params(2, PROBE_SIZE)), scheme, 2,
-                                       PROBE_SIZE if scheme.size else None)), None)
-    return _found[key]
+def _listed(exchange: Exchange) -> list[Any]:
+    """The entries of a list answer, or [] when it is not one."""
+    return exchange.data if exchange.ok and isinstance(exchange.data, list) else []
+
+
+def held(exchange: Exchange, size: int | None) -> int:
+    """How many entries a full page holds: the perPage the target reports, else the size asked, else what it holds."""
+    per_page = pagination(exchange).get("perPage")
+    return per_page if type(per_page) is int and per_page > 0 else (size or len(_listed(exchange)))
 
 
 def tried() -> str:
+    """The schemes discovery tries, for messages."""
     return ", ".join(str(scheme) for scheme in SCHEMES)
+
+
+def _honours(api: ApiClient, operation_id: str, scheme: Scheme, first: Exchange, notes: list[str]) -> bool:
+    """Whether page 2 under `scheme` is an ok list that says current 2 (and perPage the size asked), or holds entries
+    other than page 1's at that size; what the try showed goes to `notes`."""
+    size = SMALL_PAGE if scheme.size else None
+    second = api.call(operation_id, params=scheme.params(2, size, size or held(first, None)))
+    shown = pagination(second)
+    if not second.ok or not isinstance(second.data, list):
+        notes.append(f"{scheme}: page 2 answered HTTP {second.status} without a list")
+        return False
+    if shown.get("current") == 2 and (size is None or shown.get("perPage") == size):
+        notes.append(f"{scheme}: honoured, page 2 says current 2" + (f" and perPage {size}" if size else ""))
+        return True
+    one = api.call(operation_id, params=scheme.params(1, size)) if size else first
+    ones, twos = [identity(item) for item in _listed(one)], [identity(item) for item in _listed(second)]
+    # A size parameter the target ignores leaves its own (larger) page: page 1 must hold just the size asked.
+    honoured = bool(twos) and twos != ones and (size is None or len(ones) == size)
+    notes.append(f"{scheme}: {'honoured' if honoured else 'ignored'} (page 2 says current {shown.get('current')!r}, "
+                 f"perPage {shown.get('perPage')!r}; page 1 holds {len(ones)} entries, page 2 {len(twos)}, "
+                 f"{'different' if twos != ones else 'the same'})")
+    return honoured
+
+
+def _discovery(api: ApiClient, operation_id: str) -> tuple[Scheme | None, list[str]]:
+    known = _found.setdefault(api, {})
+    if operation_id in known:
+        return known[operation_id]
+    first = api.call(operation_id)
+    notes: list[str] = []
+    found = next((scheme for scheme in SCHEMES if _honours(api, operation_id, scheme, first, notes)), None)
+    total = pagination(first).get("totalCount")
+    # A list too short for a second small page cannot tell: asked again later, when a test may have lengthened it.
+    if found is not None or not (type(total) is int and total <= SMALL_PAGE):
+        known[operation_id] = (found, notes)
+    return found, notes
+
+
+def discover(api: ApiClient, operation_id: str) -> Scheme | None:
+    """The first scheme of SCHEMES the target honours on this list, else None (asked once per client and list, and
+    again while the list is too short to tell)."""
+    return _discovery(api, operation_id)[0]
+
+
+def notes(api: ApiClient, operation_id: str) -> list[str]:
+    """What each scheme discovery tried on this list showed."""
+    return _discovery(api, operation_id)[1]
 
 
 @dataclass
 class Listing:
-    """What was read of a list: its entries in order, the exchanges, and whether the whole list was seen."""
+    """What was read of a list: the exchanges, the entries in order, and whether the whole list was seen."""
 
     operation_id: str
+    scheme: Scheme | None = None
     exchanges: list[Exchange] = field(default_factory=list)
     entries: list[Any] = field(default_factory=list)
     total: int | None = None
-    scheme: Scheme | None = None
     complete: bool = False
     note: str = ""
 
@@ -88,44 +147,72 @@ class Listing:
     def first(self) -> Exchange:
         return self.exchanges[0]
 
+    @property
+    def ids(self) -> list[Any]:
+        return [identity(entry) for entry in self.entries]
+
+    def totals(self) -> set[Any]:
+        """The totalCount of every page that carries meta.pagination."""
+        return {pagination(page).get("totalCount") for page in self.exchanges
+                if isinstance(page.meta.get("pagination"), dict)}
+
+    def add(self, exchange: Exchange) -> list[Any]:
+        """Take one more page; its entries."""
+        if not self.exchanges:
+            total = pagination(exchange).get("totalCount")
+            self.total = total if type(total) is int else None
+        self.exchanges.append(exchange)
+        self.entries.extend(_listed(exchange))
+        self.complete = self.total is not None and len(self.entries) >= self.total
+        return _listed(exchange)
+
 
 def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] | None = None,
          params: dict[str, Any] | None = None) -> Listing:
     """Read a list page after page (under the scheme the target honours) until it is whole or `until` holds."""
+    listing = Listing(operation_id)
     first = api.call(operation_id, params=params)
-    listing = Listing(operation_id, [first])
     if not first.ok or not isinstance(first.data, list):
+        listing.exchanges.append(first)
         listing.note = f"{operation_id} answered {first.status} without a list"
         return listing
-    listing.entries = list(first.data)
-    shown = pagination(first)
-    total, per_page = shown.get("totalCount"), shown.get("perPage")
-    listing.total = total if type(total) is int else None
-    pages = 1
+    listing.add(first)
 
     def done() -> bool:
-        return (until is not None and until(listing.entries)) or (
-            listing.total is not None and len(listing.entries) >= listing.total)
+        return listing.complete or (until is not None and until(listing.entries))
 
     if done() or listing.total is None or not listing.entries:
-        listing.complete = listing.total is not None and len(listing.entries) >= listing.total
-        listing.note = f"page 1 of {operation_id} ({len(listing.entries)} of totalCount {total!r})"
+        listing.note = f"page 1 of {operation_id} ({len(listing.entries)} of totalCount {listing.total!r})"
         return listing
     listing.scheme = discover(api, operation_id)
     if listing.scheme is None:
-        listing.note = (f"page 1 of {operation_id} only ({len(listing.entries)} of totalCount {total}): no paging "
-                        f"parameter the suite tried ({tried()}) selected page 2, and the document shows none")
+        listing.note = (f"page 1 of {operation_id} only ({len(listing.entries)} of totalCount {listing.total}): no "
+                        f"paging parameter the suite tried ({tried()}) selected page 2, and the document shows none")
         return listing
-    size = per_page if type(per_page) is int and per_page > 0 else len(first.data)
-    while not done() and pages < MAX_PAGES:
-        page = pages + 1
-        exchange = api.call(operation_id, params={**(params or {}), **listing.scheme.params(page, size)})
-        listing.exchanges.append(exchange)
-        if not honours(exchange, listing.scheme, page, size if listing.scheme.size else None) or not exchange.data:
+    size = held(first, None)
+    page = 1
+    while not done() and page < MAX_PAGES:
+        if not listing.add(api.call(operation_id, params={**(params or {}), **listing.scheme.params(page + 1, size)})):
             break
-        pages = page
-        listing.entries.extend(exchange.data)
-    listing.complete = listing.total is not None and len(listing.entries) >= listing.total
-    listing.note = (f"pages 1 to {pages} of {operation_id} under {listing.scheme} ({len(listing.entries)} entries of "
-                    f"totalCount {total})")
+        page += 1
+    listing.note = (f"pages 1 to {page} of {operation_id} under {listing.scheme} ({len(listing.entries)} entries of "
+                    f"totalCount {listing.total})")
+    return listing
+
+
+def walk(api: ApiClient, operation_id: str, scheme: Scheme | None, size: int | None = None) -> Listing:
+    """Every page of a list under `scheme`, asked at `size` entries where the scheme has a size parameter (else the
+    target's own size), until a short or empty page or MAX_PAGES; page 1 alone when `scheme` is None."""
+    listing = Listing(operation_id, scheme)
+    size = size if scheme is not None and scheme.size else None
+    stride = size
+    for page in range(1, MAX_PAGES + 1 if scheme else 2):
+        exchange = api.call(operation_id, params=scheme.params(page, size, stride) if scheme else None)
+        got = listing.add(exchange)
+        # A target may clamp the size asked (and say so in perPage): the walk goes on with what a page holds.
+        stride = held(exchange, size)
+        if not got or len(got) < stride:
+            break
+    listing.note = (f"pages 1 to {len(listing.exchanges)} of {operation_id} under {scheme or 'no scheme'} "
+                    f"({len(listing.entries)} entries of totalCount {listing.total})")
     return listing

@@ -28,8 +28,7 @@ from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, precondition, rule
 
-from wallet_conformance import bodies, checks, contract
-from wallet_conformance import page_walks as paging
+from wallet_conformance import bodies, checks, contract, paging
 from wallet_conformance.client import ApiClient, Exchange
 from wallet_conformance.failures import ConformanceFailure
 from wallet_conformance.resources import Resources
@@ -67,7 +66,6 @@ class Context:
     programs: int  # how many programs the test runs: each may fund up to BUDGET / programs
     spent: int = 0
     steps: int = 0
-    paging: paging.Paging | None = None
     references: set[str] = field(default_factory=set)  # transaction references seen over the whole test
     collection_references: set[str] = field(default_factory=set)
     fees: dict[str, set[int]] = field(default_factory=lambda: {"transfer": set(), "bankTransfer": set()})
@@ -322,17 +320,14 @@ class MoneyMachine(RuleBasedStateMachine):
 
     def compare_list(self, seen: dict[str, Any]) -> None:
         """Every wallet of the program found in the wallet list shows the balance of its single read."""
-        if self.context.paging is None:
-            self.context.paging, _ = paging.discover(self.api, "listWallets")
-        size = 100 if self.context.paging.size else None
-        walk = paging.walk(self.api, "listWallets", self.context.paging, size)
-        self.calls.append(f"read the wallet list: {len(walk.pages)} pages")
-        listed = {paging.identity(item): item for item in walk.items}
+        walk = paging.walk(self.api, "listWallets", paging.discover(self.api, "listWallets"), paging.LARGE_PAGE)
+        self.calls.append(f"read the wallet list: {len(walk.exchanges)} pages")
+        listed = {paging.identity(item): item for item in walk.entries}
         for wallet, value in seen.items():
             entry = listed.get(wallet)
             if isinstance(entry, dict) and entry.get("balance") != value:
                 self.fail("END-14", f"the wallet list shows {wallet} with the balance of its single read", value,
-                          entry.get("balance"), walk.pages[-1])
+                          entry.get("balance"), walk.exchanges[-1])
 
     @invariant()
     def nothing_below_zero(self) -> None:

@@ -15,8 +15,7 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from wallet_conformance import bodies, checks, contract, strategies
-from wallet_conformance import page_walks as paging
+from wallet_conformance import bodies, checks, contract, paging, strategies
 from wallet_conformance.client import ApiClient, Exchange
 from wallet_conformance.failures import ConformanceFailure
 from wallet_conformance.resources import Resources
@@ -147,7 +146,7 @@ def test_transfer_at_the_edge_of_the_balance(api, resources, generation, request
 def test_amounts_across_the_range(api, resources, generation, request):
     """Across the range of amounts, actualAmount is amount plus fee, and settlement moves exactly those sums."""
     pair = [resources.funded_wallet(RANGE_FUNDS)["publicId"], resources.wallet()["publicId"]]
-    found, _ = paging.discover(api, "listWallets")
+    found = paging.discover(api, "listWallets")
 
     @given(wanted=st.one_of(st.integers(MINIMUM, RANGE_TOP),
                             st.sampled_from([MINIMUM, MINIMUM + 1, RANGE_TOP // 2, RANGE_TOP])))
@@ -174,14 +173,15 @@ def test_amounts_across_the_range(api, resources, generation, request):
                       title=f"a settled {amount} kobo transfer debits the source by actualAmount")
         checks.equals(resources.balance(destination), before[destination] + amount, requirement="SVC-25",
                       exchange=exchange, title=f"a settled {amount} kobo transfer credits the destination by amount")
-        walk = paging.walk(api, "listWallets", found, paging.SMALL_PAGE * 50 if found.size else None)
-        listed = {paging.identity(item): item for item in walk.items}
+        walk = paging.walk(api, "listWallets", found, paging.LARGE_PAGE)
+        listed = {paging.identity(item): item for item in walk.entries}
         for wallet in pair:
             entry = listed.get(wallet)
             if isinstance(entry, dict):
                 checks.equals(entry.get("balance"), resources.balance(wallet), requirement="END-14",
-                              exchange=walk.pages[-1], title=f"the wallet list shows {wallet} with its single read's "
-                                                             "balance after a settled transfer")
+                              exchange=walk.exchanges[-1],
+                              title=f"the wallet list shows {wallet} with its single read's balance after a settled "
+                                    "transfer")
 
     generation.run(request, property_, generation.profile.settlements, shrink=False)
 

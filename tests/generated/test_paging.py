@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import page_walks as paging
+from wallet_conformance import paging
 from wallet_conformance.client import ApiClient
 from wallet_conformance.failures import ConformanceFailure
 from wallet_conformance.resources import Resources
@@ -28,7 +28,7 @@ def lengthen(operation_id: str, resources: Resources, needed: int, created: list
             resources.fund(wallet["publicId"], FUNDING)
 
 
-def problems(walk: paging.Walk, found: paging.Paging, size: int | None, complete: bool) -> list[tuple[str, Any, Any]]:
+def problems(walk: paging.Listing, size: int | None, complete: bool) -> list[tuple[str, Any, Any]]:
     """What is wrong with a walk: (what, expected, received)."""
     wrong: list[tuple[str, Any, Any]] = []
     ids = walk.ids
@@ -38,19 +38,19 @@ def problems(walk: paging.Walk, found: paging.Paging, size: int | None, complete
     totals = walk.totals()
     if complete and len(totals) == 1 and len(ids) != next(iter(totals)):
         wrong.append(("the pages together hold totalCount entries", next(iter(totals)), len(ids)))
-    for index, page in enumerate(walk.pages):
+    for index, page in enumerate(walk.exchanges):
         pagination = page.meta.get("pagination") if isinstance(page.meta.get("pagination"), dict) else {}
         data = page.data if isinstance(page.data, list) else []
         if size is not None and isinstance(pagination.get("perPage"), int) and pagination["perPage"] > size:
             wrong.append((f"perPage of page {index + 1} is at most the requested size", size,
                           pagination.get("perPage")))
-        if (index < len(walk.pages) - 1 and isinstance(pagination.get("perPage"), int)
+        if (index < len(walk.exchanges) - 1 and isinstance(pagination.get("perPage"), int)
                 and len(data) != pagination["perPage"]):
             wrong.append((f"page {index + 1}, not the last, is full (perPage entries)", pagination["perPage"],
                           len(data)))
         if isinstance(pagination.get("perPage"), int) and len(data) > pagination["perPage"]:
             wrong.append((f"page {index + 1} holds at most perPage entries", pagination["perPage"], len(data)))
-        if found.first == 1 and pagination.get("current") != index + 1:
+        if walk.scheme and walk.scheme.position == "page" and pagination.get("current") != index + 1:
             wrong.append((f"current of page {index + 1} is the page number", index + 1, pagination.get("current")))
     return wrong
 
@@ -66,9 +66,9 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
     if isinstance(listed, int) and listed <= paging.SMALL_PAGE:
         # Discovery needs a second page of small pages.
         lengthen(operation_id, resources, paging.SMALL_PAGE + 1 - listed, created)
-    found, notes = paging.discover(api, operation_id)
-    observe("END-39", operation=operation_id, honoured=found.describe(), tried=notes)
-    if not found.found:
+    found = paging.discover(api, operation_id)
+    observe("END-39", operation=operation_id, honoured=str(found or "none"), tried=paging.notes(api, operation_id))
+    if found is None:
         pytest.skip(f"{operation_id}: the target honours none of the paging parameters tried (observed, END-39)")
     first = resources.require(api.call(operation_id), f"list {operation_id}")
     total = api.exchanges[-1].meta.get("pagination", {}).get("totalCount", len(first))
@@ -78,11 +78,11 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
         lengthen(operation_id, resources, page_size * 2 + 1 - total + generation.profile.paging_extra, created)
         total = api.call(operation_id).meta.get("pagination", {}).get("totalCount", total)
     if isinstance(total, int) and found.size and total > paging.SMALL_PAGE * 20:
-        size = min(100, math.ceil(total / 20))
+        size = min(paging.LARGE_PAGE, math.ceil(total / 20))
     complete = isinstance(total, int) and total <= (size or page_size) * paging.MAX_PAGES
     for attempt in range(ATTEMPTS if shared else 1):
         walk = paging.walk(api, operation_id, found, size)
-        wrong = problems(walk, found, size, complete)
+        wrong = problems(walk, size, complete)
         if wrong and attempt < ATTEMPTS - 1 and shared:
             continue  # other workers may have changed the list while it was read: read it again
         break
@@ -92,14 +92,14 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
             pytest.skip(f"{operation_id} kept changing while it was read ({ATTEMPTS} walks): not judged")
         wrong.append(("totalCount is the same on every page of one list", "one total",
                       sorted(walk.totals(), key=str)))
-    observe("END-39", operation=operation_id, pages=len(walk.pages), entries=len(walk.ids), created=len(created))
+    observe("END-39", operation=operation_id, pages=len(walk.exchanges), entries=len(walk.ids), created=len(created))
     for what, expected, received in wrong:
-        fail("LIM-21", f"{operation_id} under {found.describe()}: {what}", expected, received, walk.pages[-1])
+        fail("LIM-21", f"{operation_id} under {found}: {what}", expected, received, walk.exchanges[-1])
     if operation_id == "listWallets" and complete:
         missing = sorted(set(created) - set(walk.ids))
         if missing:
             fail("LIM-21", f"{operation_id}: the pages hold every wallet the run created", "all listed",
-                        f"missing: {missing[:5]}", walk.pages[-1])
+                        f"missing: {missing[:5]}", walk.exchanges[-1])
 
 
 def _shared_target(config: pytest.Config) -> bool:
