@@ -217,6 +217,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         allure_results.label(item, [known[rid] for rid in ids if rid in known], known.sections)
         if item.get_closest_marker("account_wide"):
             item.add_marker(pytest.mark.xdist_group("account-wide"))
+        elif (operation := _operation_param(item)) is not None:
+            # Under xdist the tests of one operation share a worker, so its session samples (a success, the
+            # requests without a key) are made once, not once per worker: fewer requests to a remote target.
+            item.add_marker(pytest.mark.xdist_group(f"operation-{operation}"))
         (keep if not selected or set(ids) & set(selected) else drop).append(item)
     if problems:
         raise pytest.UsageError("requirement markers:\n  " + "\n  ".join(problems))
@@ -225,6 +229,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         items[:] = keep
     if config.option.collectonly and not is_worker(config):
         write_collection(items, state(config).settings.report_dir)
+
+
+def _operation_param(item: pytest.Item) -> str | None:
+    """The operationId a test is parametrized with, if any."""
+    callspec = getattr(item, "callspec", None)
+    value = callspec.params.get("operation_id") if callspec is not None else None
+    return value if isinstance(value, str) else None
 
 
 def write_collection(items: list[pytest.Item], directory: Path) -> Path:

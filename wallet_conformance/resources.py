@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, contract
+from wallet_conformance import bodies, contract, paging
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.options import Settings
 from wallet_conformance.safety import Guard, NotAllowed
@@ -97,17 +97,11 @@ class Resources:
         wallet creation gets proves nothing about the limit: the test skips with that reason, never fails.
         Checked before each primary creation and after a refused one."""
         own = self.run_id[:10]  # `cf` + the seed: every worker of this run
-        others: list[str] = []
-        for page in range(1, 11):
-            listed = self.api.call("listWallets", params={"page": page} if page > 1 else None)
-            entries = listed.data if listed.ok and isinstance(listed.data, list) else []
-            others += [str(entry.get("accountName")) for entry in entries if isinstance(entry, dict)
-                       and entry.get("category") == "primary" and OTHER_RUN.match(str(entry.get("accountName")))
-                       and not str(entry.get("accountName")).startswith(own)]
-            pagination = listed.meta.get("pagination") if isinstance(listed.meta.get("pagination"), dict) else {}
-            if not entries or pagination.get("current") != page or page * len(entries) >= (
-                    pagination.get("totalCount") or 0):
-                break
+        # Large pages under the paging the target honours: this runs before every primary creation.
+        listed = paging.walk(self.api, "listWallets", paging.discover(self.api, "listWallets"), paging.LARGE_PAGE)
+        others = [str(entry.get("accountName")) for entry in listed.entries if isinstance(entry, dict)
+                  and entry.get("category") == "primary" and OTHER_RUN.match(str(entry.get("accountName")))
+                  and not str(entry.get("accountName")).startswith(own)]
         if others:
             pytest.skip(f"another run of the suite holds {len(others)} of the account's primary wallet places "
                         f"({', '.join(sorted(others)[:3])}): the primary-wallet limit cannot be tested while it "
