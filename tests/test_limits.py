@@ -44,7 +44,7 @@ def _pagination(exchange: Exchange) -> dict[str, Any] | None:
 def _listed_primaries(api: ApiClient, closed: set[str]) -> tuple[set[str], bool, str]:
     """The publicIds of the open primary wallets the wallet list shows (less those the run closed: a list may keep
     closed wallets), whether the whole list was seen, and a note."""
-    listing = paging.read(api, "listWallets")
+    listing = paging.walk(api, "listWallets", paging.discover(api, "listWallets"), paging.LARGE_PAGE)
     if not listing.first.ok or not isinstance(listing.first.data, list):
         raise TargetError(f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
                           listing.first, requirement=contract.acceptance_requirement("listWallets"))
