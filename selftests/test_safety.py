@@ -49,3 +49,20 @@ def test_production_writes_without_money_movement_move_no_money(tmp_path):
     assert report is not None
     reasons = {entry["id"]: entry["reason"] for entry in report["requirements"]}
     assert all("money movement is off in production" in (reasons[rid] or "") for rid in ("SVC-25", "LIM-11"))
+
+
+def test_workers_share_one_money_budget(tmp_path):
+    """Two workers' guards on one ledger: together they never reserve more than --max-amount."""
+    from types import SimpleNamespace
+
+    from wallet_conformance.safety import Guard, NotAllowed
+
+    ledger = tmp_path / ".money-spent"
+    ledger.write_text("")
+    settings = SimpleNamespace(writes_allowed=True, money_allowed=True)
+    first, second = (Guard(settings, budget=100_000, ledger=ledger) for _ in range(2))  # type: ignore[arg-type]
+    first.spend(60_000)
+    second.spend(40_000)
+    with pytest.raises(NotAllowed, match="has 0 kobo left"):
+        first.spend(1)
+    assert ledger.read_text() == "100000"

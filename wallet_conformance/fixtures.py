@@ -10,7 +10,7 @@ import pytest
 
 from wallet_conformance.client import ApiClient
 from wallet_conformance.options import Settings
-from wallet_conformance.plugin import state
+from wallet_conformance.plugin import money_ledger, state
 from wallet_conformance.resources import Resources
 from wallet_conformance.safety import Guard
 from wallet_conformance.target import Target
@@ -38,9 +38,8 @@ def run_id(settings: Settings) -> str:
 
 
 @pytest.fixture(scope="session")
-def guard(settings: Settings) -> Guard:
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    return Guard(settings, budget=settings.max_amount // workers)
+def guard(pytestconfig: pytest.Config, settings: Settings) -> Guard:
+    return Guard(settings, budget=settings.max_amount, ledger=money_ledger(pytestconfig))
 
 
 @pytest.fixture(scope="session")

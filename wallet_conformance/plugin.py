@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from wallet_conformance.target import EXIT_TARGET_FAILING, Target, configured, p
 TESTS_INI = "wallet_conformance_tests"
 WORKER_TARGET = "wallet_conformance_target"
 WORKER_SEED = "wallet_conformance_seed"
+WORKER_LEDGER = "wallet_conformance_money_ledger"
 EXCHANGES_SHOWN = 3
 COLLECTION_FILE = "collection.json"
 
@@ -52,6 +54,7 @@ class RunState:
     started: float = field(default_factory=time.monotonic)
     test_deadline: float | None = None  # the current test's bound (monotonic), applied to the client
     stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
+    ledger: Path | None = None  # the money the workers of an xdist run spent (safety.Guard), made by the controller
 
 
 STATE = pytest.StashKey[RunState]()
@@ -176,6 +179,12 @@ def pytest_configure_node(node: Any) -> None:
     """xdist controller: every worker uses the one target (and reference server) of the run."""
     run = state(node.config)
     node.workerinput[WORKER_SEED] = run.settings.seed
+    if run.ledger is None:
+        run.settings.report_dir.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=".money-spent-", dir=run.settings.report_dir)
+        os.close(handle)
+        run.ledger = Path(name)
+    node.workerinput[WORKER_LEDGER] = str(run.ledger)
     if run.target is not None:
         node.workerinput[WORKER_TARGET] = run.target.to_dict()
 
@@ -188,8 +197,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         journal.finish()
 
 
+def money_ledger(config: pytest.Config) -> Path | None:
+    """The run's shared money ledger in an xdist worker; None in a run of one process."""
+    name = config.workerinput.get(WORKER_LEDGER) if is_worker(config) else None
+    return Path(name) if name else None
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(STATE, None)
+    if run is not None and run.ledger is not None:
+        run.ledger.unlink(missing_ok=True)
     if run is not None and run.server is not None:
         run.server.stop()
         run.server = None

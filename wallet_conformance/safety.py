@@ -3,8 +3,10 @@ and money moved in one run stays under --max-amount."""
 
 from __future__ import annotations
 
+import fcntl
 import threading
 import unittest
+from pathlib import Path
 
 from wallet_conformance import contract
 from wallet_conformance.options import Settings
@@ -20,11 +22,17 @@ class NotAllowed(unittest.SkipTest):
 
 
 class Guard:
-    """Called by the client before every request; raises NotAllowed when the request is not allowed."""
+    """Called by the client before every request; raises NotAllowed when the request is not allowed.
 
-    def __init__(self, settings: Settings, budget: int) -> None:
+    The money budget is the run's: xdist workers share it through `ledger`, a file holding the kobo spent so far
+    (made by the controller), so which test meets an exhausted budget never depends on how tests were dealt out.
+    """
+
+    def __init__(self, settings: Settings, budget: int, ledger: Path | None = None) -> None:
         self.settings = settings
-        self.remaining = budget
+        self.budget = budget
+        self.ledger = ledger
+        self._spent = 0  # without a ledger: this process is the whole run
         self._lock = threading.Lock()
 
     def __call__(self, method: str, operation_id: str | None) -> None:
@@ -41,7 +49,18 @@ class Guard:
     def spend(self, amount: int) -> None:
         """Reserve `amount` kobo of the run's budget, or raise NotAllowed."""
         with self._lock:
-            if amount > self.remaining:
-                raise NotAllowed(f"the run's money budget (--max-amount) has {self.remaining} kobo left, "
-                                 f"this test needs {amount}")
-            self.remaining -= amount
+            if self.ledger is None:
+                self._spent = self._reserve(self._spent, amount)
+                return
+            with open(self.ledger, "r+") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                spent = self._reserve(int(handle.read().strip() or 0), amount)
+                handle.seek(0)
+                handle.truncate()
+                handle.write(str(spent))
+
+    def _reserve(self, spent: int, amount: int) -> int:
+        if spent + amount > self.budget:
+            raise NotAllowed(f"the run's money budget (--max-amount) has {self.budget - spent} kobo left, "
+                             f"this test needs {amount}")
+        return spent + amount
