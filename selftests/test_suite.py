@@ -12,21 +12,27 @@ from wallet_conformance.reference.faults import FAULTS, NOT_FAULTED
 
 GATED = ("MUST", "SHOULD")
 KEY = "sk_test_faithful_selftest_5c1a9e"
+SEED = "20261123"
 
 # One worker holds the module's one whole run (a minute of CPU), instead of each worker running it again.
 pytestmark = [pytest.mark.xdist_group("faithful-run"), pytest.mark.long]
 
 
-@pytest.fixture(scope="module")
-def faithful_run(tmp_path_factory):
-    """The whole suite, as a user runs it against a deployed target (two workers), against the faithful
-    reference; with the wallets the target still lists open afterwards."""
+def whole_run(tmp_path_factory: pytest.TempPathFactory, name: str, *args: str) -> tuple:
+    """The whole suite, as a user runs it against a deployed target, against a fresh faithful reference, with the
+    run's seed; with the wallets the target still lists open afterwards."""
     with ReferenceServer(secret_key=KEY) as server:
-        run = run_suite(tmp_path_factory.mktemp("faithful"), "--base-url", server.base_url, "--secret-key", KEY,
-                        "--funding-url", server.funding_url, "-n", "2")
+        run = run_suite(tmp_path_factory.mktemp(name), "--base-url", server.base_url, "--secret-key", KEY,
+                        "--funding-url", server.funding_url, "--seed", SEED, *args)
         response = httpx.get(f"{server.base_url}/virtual-accounts", params={"perPage": 100},
                              headers={"x-service-key": KEY}, trust_env=False)
     return (*run, response.json()["data"])
+
+
+@pytest.fixture(scope="module")
+def faithful_run(tmp_path_factory):
+    """The whole run on two workers."""
+    return whole_run(tmp_path_factory, "faithful", "-n", "2")
 
 
 def test_suite_passes_against_the_faithful_reference(faithful_run):
@@ -64,6 +70,17 @@ def test_run_closes_every_wallet_it_opened(faithful_run):
     process, report, _, left = faithful_run
     assert report is not None and process.returncode == 0, tail(process)
     assert left == [], f"{len(left)} wallets left open: {[w.get('accountName') for w in left][:5]}"
+
+
+def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
+    """With one seed, the whole run on four workers gives every requirement the verdict it got on two."""
+    _, two, _, _ = faithful_run
+    process, four, _, _ = whole_run(tmp_path_factory, "four-workers", "-n", "4")
+    assert two is not None and four is not None, tail(process)
+    verdicts = [{entry["id"]: entry["verdict"] for entry in report["requirements"]} for report in (two, four)]
+    differ = {rid: (verdict, verdicts[1].get(rid)) for rid, verdict in verdicts[0].items()
+              if verdicts[1].get(rid) != verdict}
+    assert not differ, f"verdicts on two workers / on four: {differ}\n{tail(process)}"
 
 
 def test_every_breakable_requirement_has_a_fault():
