@@ -136,10 +136,10 @@ def remote_run(latency: float, *args: str) -> tuple[float, int]:
 def latency_table(latency: float) -> None:
     serial, serial_requests = remote_run(latency)
     parallel, parallel_requests = remote_run(latency, "-n", "4")
-    floor = parallel_requests * latency / 4
+    floor = serial_requests * latency / 4  # the serial run's requests, four at a time
     print(f"Against the reference with {latency * 1000:.0f} ms before each answer (`--base-url`, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):\n")
-    print("| run | time | requests | requests x latency / workers |")
+    print("| run | time | requests | serial requests x latency / workers |")
     print("|---|---|---|---|")
     print(f"| serial | {serial:.1f} s | {serial_requests} | {serial_requests * latency:.1f} s |")
     print(f"| `-n 4` | {parallel:.1f} s | {parallel_requests} ({parallel_requests / serial_requests - 1:+.0%}) | "
