@@ -215,6 +215,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 # ------------------------------------------------------------------ collection
 
 
+# First: xdist's worker turns the xdist_group markers added here into node ids in its own hook of this name.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     known = catalogue()
     selected = state(config).settings.requirements
