@@ -226,6 +226,20 @@ def test_a_5xx_storm_mid_run_ends_the_run(tmp_path):
     run.no_must_passed()
 
 
+
+def test_a_failing_target_gets_no_request_until_the_sweep_gives_it_another_chance():
+    """After 16 answers of 5xx the client sends nothing more; the end-of-run sweep's reset lets it try again."""
+    with Hostile(lambda request: envelope(None, 503, message="down")) as hostile:
+        client = ApiClient(hostile.base_url, "k-failing", timeout=5)
+        for _ in range(16):
+            client.call("listBanks")
+        with pytest.raises(TargetError, match="not sent: the target is failing"):
+            client.call("listBanks")
+        sent = hostile.count
+        client.forget_server_errors()
+        assert client.call("listBanks").status == 503 and hostile.count == sent + 1
+        client.close()
+
 # ------------------------------------------------------------------ 4. waits that can never succeed
 
 

@@ -229,6 +229,11 @@ class ApiClient:
         """Whether the target is failing (SERVER_ERRORS_FAILING of the last SERVER_ERROR_WINDOW answers were 5xx)."""
         return self.server_errors >= SERVER_ERRORS_FAILING
 
+    def forget_server_errors(self) -> None:
+        """Take the target as no longer failing: the end-of-run sweep tries to close what the run made even after
+        a 5xx storm (a storm that goes on marks it failing again within SERVER_ERRORS_FAILING answers)."""
+        self.recent_statuses.clear()
+
     def call(self, operation_id: str, path_params: Mapping[str, str] | None = None, *,
              json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None, key: Any = DEFAULT,
              headers: Mapping[str, str] | None = None, content: str | None = None) -> Exchange:

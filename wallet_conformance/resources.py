@@ -126,6 +126,7 @@ class Resources:
     def sweep(self) -> list[str]:
         """Close every wallet the run still holds; keeps going past errors and says what stayed open."""
         problems = []
+        self.api.forget_server_errors()
         for public_id in list(self.open_wallets):
             try:
                 exchange = self.close_wallet(public_id)
