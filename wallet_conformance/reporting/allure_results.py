@@ -15,6 +15,7 @@ import pytest
 
 from wallet_conformance.catalogue import Requirement
 from wallet_conformance.redaction import redact
+from wallet_conformance.reporting.evidence import evidence_lines
 
 DIRECTORY = "allure-results"
 ATTACHED = 10  # exchanges attached per test (the last ones)
@@ -83,11 +84,5 @@ def attach_evidence(evidence: Sequence[dict[str, Any]]) -> None:
         return
     lines = []
     for item in evidence:
-        lines.append(f"[{item.get('requirement') or '-'}] {item['title']}")
-        if "expected" in item:
-            lines += [f"  expected: {item['expected']}", f"  received: {item['received']}"]
-        exchange = item.get("exchange")
-        if exchange:
-            lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",
-                      "Reproduce with:", f"  {exchange['curl']}"]
+        lines += [f"[{item.get('requirement') or '-'}] {item['title']}", *evidence_lines(item)]
     allure.attach(redact("\n".join(lines)), name="evidence", attachment_type=allure.attachment_type.TEXT)

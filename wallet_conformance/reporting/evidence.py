@@ -114,3 +114,15 @@ def exchange_evidence(exchange: Any) -> dict[str, Any]:
         "response": redact(text if len(text) <= SHOWN else text[:SHOWN] + f"... ({len(text)} chars)"),
         "curl": redact(exchange.curl()),
     }
+
+
+def evidence_lines(item: dict[str, Any]) -> list[str]:
+    """One evidence item of the report as text, under its title: expected and received, the exchange, the curl line."""
+    lines = []
+    if "expected" in item:
+        lines += [f"  expected: {item['expected']}", f"  received: {item['received']}"]
+    exchange = item.get("exchange")
+    if exchange:
+        lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",
+                  "Reproduce with:", f"  {exchange['curl']}"]
+    return lines

@@ -21,6 +21,7 @@ from typing import Any
 from wallet_conformance.catalogue import LEVELS
 from wallet_conformance.redaction import redact
 from wallet_conformance.reporting.conformance import write_report
+from wallet_conformance.reporting.evidence import evidence_lines
 
 MARKDOWN = "conformance.md"
 HTML = "conformance.html"
@@ -401,13 +402,7 @@ def _junit_outcome(case: ET.Element, entry: dict[str, Any], counts: dict[str, in
 def _evidence_text(entry: dict[str, Any]) -> str:
     lines = [" ".join(entry["quote"].split())]
     for item in entry["evidence"][:EVIDENCE_SHOWN]:
-        lines.append(item["title"])
-        if "expected" in item:
-            lines += [f"  expected: {item['expected']}", f"  received: {item['received']}"]
-        exchange = item.get("exchange")
-        if exchange:
-            lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",
-                      "Reproduce with:", f"  {exchange['curl']}"]
+        lines += [item["title"], *evidence_lines(item)]
     if not entry["evidence"]:
         lines += [test["message"] for test in entry["tests"] if test["message"]][:1]
     return "\n".join(lines)
