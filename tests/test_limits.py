@@ -96,6 +96,7 @@ def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id
         listed, counted, note = _listed_primaries(api, resources.closed_wallets)
         run = PrimaryRun(limit=limit, existing=len(listed), counted=counted, note=note)
         if run.existing >= limit:
+            resources.skip_if_another_run_holds_primaries()  # the places are another run's: say so
             pytest.skip(f"the account already holds {run.existing} open primary wallets ({note}); the limit is "
                         f"{limit}: close some to test the primary-wallet limit")
         try:

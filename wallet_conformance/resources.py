@@ -85,17 +85,17 @@ class Resources:
     def create_wallet(self, body: dict[str, Any]) -> Exchange:
         primary = isinstance(body, dict) and body.get("category") == "primary"
         if primary:
-            self._skip_if_another_run_holds_primaries()
+            self.skip_if_another_run_holds_primaries()
         exchange = self.api.call("createWallet", json_body=body)
         self.track(exchange)
         if primary and 400 <= exchange.status < 500:
-            self._skip_if_another_run_holds_primaries()
+            self.skip_if_another_run_holds_primaries()
         return exchange
 
-    def _skip_if_another_run_holds_primaries(self) -> None:
+    def skip_if_another_run_holds_primaries(self) -> None:
         """While another run of the suite holds primary places (two CI jobs on one account), what a primary
         wallet creation gets proves nothing about the limit: the test skips with that reason, never fails.
-        Checked before each primary creation and after a refused one."""
+        Checked before each primary creation, after a refused one, and when the account is found full."""
         own = self.run_id[:10]  # `cf` + the seed: every worker of this run
         # Large pages under the paging the target honours: this runs before every primary creation.
         listed = paging.walk(self.api, "listWallets", paging.discover(self.api, "listWallets"), paging.LARGE_PAGE)
