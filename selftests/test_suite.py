@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from selftests.suite_runs import run_suite, tail
+from selftests.suite_runs import collection, run_suite, tail
 from wallet_conformance.catalogue import catalogue
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, NOT_FAULTED
@@ -78,10 +78,14 @@ LIST_CHANGED = "kept changing while it was read"
 
 
 def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
-    """With one seed, the whole run on four workers gives every requirement the verdict it got on two."""
+    """With one seed, the whole run on four workers gives every requirement the verdict it got on two, and names
+    its tests as a serial collection does (no xdist group suffix in the reports)."""
     _, two, _, _ = faithful_run
     process, four, _, _ = whole_run(tmp_path_factory, "four-workers", "-n", "4")
     assert two is not None and four is not None, tail(process)
+    collected = {nodeid for nodeids in collection(tmp_path_factory.mktemp("collection")).values() for nodeid in nodeids}
+    reported = {test["nodeid"] for entry in four["requirements"] for test in entry["tests"]}
+    assert reported <= collected, f"reported under names no serial run uses: {sorted(reported - collected)[:5]}"
     entries = [{entry["id"]: entry for entry in report["requirements"]} for report in (two, four)]
     differ = {rid: [(entry["verdict"], entry["reason"]) for entry in (on_two, entries[1][rid])]
               for rid, on_two in entries[0].items() if entries[1][rid]["verdict"] != on_two["verdict"]}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -63,6 +64,10 @@ RATE_LIMITS_START = pytest.StashKey[int]()
 RUN_STOPPED = "run_stopped"
 RATE_LIMITED = "rate_limited"
 RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
+ACCOUNT_WIDE_GROUP = "account-wide"
+OPERATION_GROUP = "operation-"
+# Under --dist loadgroup xdist appends `@<group>` to the node id of a grouped test.
+_GROUP_SUFFIX = re.compile(rf"@({ACCOUNT_WIDE_GROUP}|{OPERATION_GROUP}\w+)$")
 RATE_LIMIT_REQUIREMENT = "LIM-23"  # rate limits: not shown (INFO), observed when the target answers 429
 
 
@@ -235,11 +240,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         item.user_properties.append(("requirements", ids))
         allure_results.label(item, [known[rid] for rid in ids if rid in known], known.sections)
         if item.get_closest_marker("account_wide"):
-            item.add_marker(pytest.mark.xdist_group("account-wide"))
+            item.add_marker(pytest.mark.xdist_group(ACCOUNT_WIDE_GROUP))
         elif (operation := _operation_param(item)) is not None:
             # Under xdist the tests of one operation share a worker, so its session samples (a success, the
             # requests without a key) are made once, not once per worker: fewer requests to a remote target.
-            item.add_marker(pytest.mark.xdist_group(f"operation-{operation}"))
+            item.add_marker(pytest.mark.xdist_group(f"{OPERATION_GROUP}{operation}"))
         (keep if not selected or set(ids) & set(selected) else drop).append(item)
     if problems:
         raise pytest.UsageError("requirement markers:\n  " + "\n  ".join(problems))
@@ -248,6 +253,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         items[:] = keep
     if config.option.collectonly and not is_worker(config):
         write_collection(items, state(config).settings.report_dir)
+
+
+def plain_nodeid(nodeid: str) -> str:
+    """A node id without the group suffix xdist gives the tests grouped here: a test has one name in the reports
+    (and baselines), serial or parallel."""
+    return _GROUP_SUFFIX.sub("", nodeid)
 
 
 def _operation_param(item: pytest.Item) -> str | None:
@@ -422,9 +433,10 @@ class EarlyStop:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         run = state(self.config)
         properties = dict(report.user_properties)
-        self.rate_limited.extend({"test": report.nodeid, **entry} for entry in properties.get(RATE_LIMITED, ()))
+        self.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry}
+                                 for entry in properties.get(RATE_LIMITED, ()))
         if report.failed and self.first_failure is None:
-            self.first_failure = f"{report.nodeid}: {_crash_line(report)}"
+            self.first_failure = f"{plain_nodeid(report.nodeid)}: {_crash_line(report)}"
         stopped = properties.get(RUN_STOPPED)
         if stopped and run.stopped is None:
             run.stopped = stopped
@@ -516,9 +528,10 @@ class Recorder:
         if "requirements" not in properties:
             return
         run = state(self.config)
-        record = run.records.get(report.nodeid)
+        nodeid = plain_nodeid(report.nodeid)
+        record = run.records.get(nodeid)
         if record is None:
-            record = run.records[report.nodeid] = TestRecord(nodeid=report.nodeid,
+            record = run.records[nodeid] = TestRecord(nodeid=nodeid,
                                                              requirements=tuple(properties["requirements"]))
         record.duration += report.duration
         if report.when == "call":  # setup and teardown reports repeat the test's user_properties

@@ -59,6 +59,11 @@ def run_seed(config: pytest.Config, suite_seed: int) -> int:
     return int(given) if str(given).isdigit() else zlib.crc32(str(given).encode())
 
 
+def test_name(node: pytest.Item) -> str:
+    """`test_module.py::test_name[params]`: the same serial and under xdist (whose groups suffix node ids)."""
+    return f"{node.path.name}::{node.name}"
+
+
 def test_seed(seed: int, name: str) -> int:
     """A test's own seed: the run's seed mixed with the test's name (stable across Python processes)."""
     return zlib.crc32(f"{seed}:{name}".encode())

@@ -28,7 +28,7 @@ class Generation:
         shown as drawn rather than replayed dozens of times against the target to make it smaller."""
         if not shrink:
             more["phases"] = [hypothesis.Phase.explicit, hypothesis.Phase.generate]
-        seed = profiles.test_seed(self.seed, request.node.nodeid.split("/")[-1])
+        seed = profiles.test_seed(self.seed, profiles.test_name(request.node))
         profiles.run(test, seed, profiles.hypothesis_settings(max_examples, **more))
 
     def settings(self, max_examples: int, **more: Any) -> hypothesis.settings:

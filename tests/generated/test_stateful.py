@@ -27,7 +27,7 @@ def test_money_follows_the_model(api, resources, generation, request, observe):
                                             phases=[Phase.explicit, Phase.generate], report_multiple_bugs=False)
     # Hypothesis starts with short programs; money bugs need a few steps to show, so each runs at least half.
     test = get_state_machine_test(stateful.machine(context), settings=settings, _min_steps=budget.steps // 2)
-    seed = profiles.test_seed(generation.seed, request.node.nodeid.split("/")[-1])
+    seed = profiles.test_seed(generation.seed, profiles.test_name(request.node))
     hypothesis.seed(seed)(test)()
     observe("SVC-25", transfers_seen=len(context.references), fees_seen={kind: sorted(fees) for kind, fees
                                                                           in context.fees.items()},
