@@ -7,8 +7,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
+from wallet_conformance.documents import load_yaml
 from wallet_conformance.files import CATALOGUE
 
 Level = Literal["MUST", "SHOULD", "INFO"]
@@ -57,7 +56,7 @@ class Catalogue:
 
 def load(path: Path = CATALOGUE) -> Catalogue:
     """Read and shape-check a catalogue file."""
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    raw = load_yaml(path.read_text(encoding="utf-8"))
     sections = dict(raw["sections"])
     requirements: dict[str, Requirement] = {}
     for entry in raw["requirements"]:

@@ -10,11 +10,20 @@ import yaml
 
 from wallet_conformance.files import OPENAPI, SCHEMAS
 
+# libyaml's loader when PyYAML was built with it: the same safe subset, ten times faster on openapi.yaml and
+# requirements.yaml, which every process of the suite (and every xdist worker) reads at start-up.
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str) -> Any:
+    """A YAML document of the project, read with the safe loader."""
+    return yaml.load(text, Loader=_SAFE_LOADER)
+
 
 @cache
 def openapi() -> dict[str, Any]:
     """openapi.yaml as loaded (shared: callers must not change it)."""
-    return yaml.safe_load(OPENAPI.read_text(encoding="utf-8"))
+    return load_yaml(OPENAPI.read_text(encoding="utf-8"))
 
 
 @cache
