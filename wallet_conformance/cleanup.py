@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ class Journal:
         self.path = report_dir / JOURNAL_DIR / f"{run_id}.json"
         self.client = client
         self.state: dict[str, Any] = {"run_id": run_id, "base_url": base_url, "wallets": [], "accounts": {}}
+        self._lock = threading.Lock()  # the end-of-run sweep closes wallets from several threads
 
     def __call__(self, operation_id: str, path_params: Mapping[str, str], exchange: Exchange | None) -> None:
         if exchange is None:
@@ -48,12 +50,13 @@ class Journal:
             return
         data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
         public_id = data.get("publicId")
-        if operation_id == "createWallet" and isinstance(public_id, str):
-            self.state["wallets"].append(public_id)
-            self._write()
-        elif operation_id == "closeWallet" and public_id in self.state["wallets"]:
-            self.state["wallets"].remove(public_id)
-            self._write()
+        with self._lock:
+            if operation_id == "createWallet" and isinstance(public_id, str):
+                self.state["wallets"].append(public_id)
+                self._write()
+            elif operation_id == "closeWallet" and public_id in self.state["wallets"]:
+                self.state["wallets"].remove(public_id)
+                self._write()
 
     def _before_update(self, account_id: str) -> None:
         if account_id in self.state["accounts"]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import ssl
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -152,10 +153,12 @@ class ExchangeLog:
     def __init__(self, kept: int = KEPT_EXCHANGES) -> None:
         self._items: deque[Exchange] = deque(maxlen=kept)
         self._count = 0
+        self._lock = threading.Lock()  # the end-of-run sweep sends from several threads
 
     def append(self, exchange: Exchange) -> None:
-        self._items.append(exchange)
-        self._count += 1
+        with self._lock:
+            self._items.append(exchange)
+            self._count += 1
 
     def __len__(self) -> int:
         return self._count
