@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import ssl
 import threading
 import time
@@ -10,7 +11,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 import httpx
@@ -177,14 +178,22 @@ class ExchangeLog:
         return self._items[position - first]
 
 
-def tls_verification(ca_bundle: str | None) -> ssl.SSLContext | bool:
-    """What httpx verifies certificates with: the given CA bundle, else the system's (SSL_CERT_FILE honoured).
+def tls_verification(ca_bundle: str | None) -> ssl.SSLContext:
+    """What httpx verifies certificates with: the given CA bundle, else the system's (SSL_CERT_FILE and
+    SSL_CERT_DIR honoured, as httpx does).
 
     There is deliberately no way to turn verification off.
     """
+    return _ssl_context(ca_bundle, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@cache
+def _ssl_context(ca_bundle: str | None, cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """Made once per process and setting: loading a CA bundle takes tens of milliseconds, and a run makes a
+    client for its preflight, one for its tests and one per cleanup (the self-tests hundreds of runs)."""
     if ca_bundle:
         return ssl.create_default_context(cafile=ca_bundle)
-    return True
+    return httpx.create_ssl_context()
 
 
 class ApiClient:
