@@ -7,6 +7,7 @@ import os
 import ssl
 import threading
 import time
+import unittest
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -61,6 +62,15 @@ class TargetError(Exception):
         super().__init__(message)
         self.exchange = exchange
         self.requirement = requirement
+
+
+class NotSent(TargetError, unittest.SkipTest):
+    """A request the client would not send because the run is stopping (the target is down or failing).
+
+    The test is not judged (a skip that says why; the run's stop reason is in the report), and a property test
+    stops at once: Hypothesis re-raises a skip, where a failure would have it replay examples, each refused
+    again, for seconds of CPU.
+    """
 
 
 @dataclass
@@ -301,10 +311,10 @@ class ApiClient:
     def _send(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
               payload: bytes | None, body: Any, operation_id: str | None) -> Exchange:
         if self.target_down:
-            raise TargetError(f"{method} {redact(url)} not sent: the target stopped answering "
+            raise NotSent(f"{method} {redact(url)} not sent: the target stopped answering "
                               f"({self.transport_failures} requests in a row got no answer)")
-        if self.target_failing:  # the run stops after this test; a property test would otherwise go on for seconds
-            raise TargetError(f"{method} {redact(url)} not sent: the target is failing ({self.server_errors} of its "
+        if self.target_failing:  # the run stops after this test
+            raise NotSent(f"{method} {redact(url)} not sent: the target is failing ({self.server_errors} of its "
                               f"last {len(self.recent_statuses)} answers were 5xx)")
         timeout = self.timeout
         if self.deadline is not None:
