@@ -160,9 +160,31 @@ class Ledger:
         if source is destination:
             raise Refusal.SAME_WALLET.error()
         fee = WALLET_TRANSFER_FEE if self.variants.on(Variant.WALLET_TRANSFER_FEE) else 0
+        transaction = self._outbound(caller, source, destination, amount=amount, fee=fee, narration=narration,
+                                     kind="wt", bank=source.bank)
+        hidden = amount // 100 if self.faults.on(Fault.HIDDEN_FEE_ABOVE_TIER) and amount > HIDDEN_FEE_TIER else 0
+        return self._accept(transaction, check_funds=check_funds, debited=amount + fee + hidden)
+
+    def bank_transfer(
+        self, caller: Credential, *, source: Wallet, beneficiary: BankAccount, amount: int, narration: str
+    ) -> Transaction:
+        """Accepts a payout to an external account: debits amount + fee now; settlement completes it."""
+        fee = 0 if self.variants.on(Variant.BANK_TRANSFER_FREE) else bank_transfer_fee(amount)
+        if self.faults.on(Fault.BANK_TRANSFER_NEGATIVE_FEE):
+            fee = -fee
+        debited = amount if self.faults.on(Fault.BANK_TRANSFER_FEE_NOT_DEBITED) else amount + fee
+        transaction = self._outbound(caller, source, beneficiary, amount=amount, fee=fee, narration=narration,
+                                     kind="bt", bank=beneficiary.bank, to_bank=True)
+        return self._accept(transaction, check_funds=True, debited=debited)
+
+    def _outbound(self, caller: Credential, source: Wallet, destination: Wallet | BankAccount, *, amount: int, fee: int,
+                  narration: str, kind: str, bank: Bank, to_bank: bool = False) -> Transaction:
+        """A pending transfer out of `source`, not yet recorded: `kind` `wt` to a wallet, `bt` (`to_bank`) to an
+        external account, where the money leaves the service for a third party's bank."""
         number = self._next_transaction_number()
         moment = now()
-        transaction = self._new(
+        bank_fields = {"name_enquiry_ref": f"ne-{number:010d}"} if to_bank else {}
+        return self._new(
             number,
             auth=caller.id,
             account=source.account,
@@ -175,49 +197,14 @@ class Ledger:
             fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
             balance=source.balance,
             narration=narration,
-            reference=f"wt-{number:010d}",
+            reference=f"{kind}-{number:010d}",
             debit_reference=None,
             link_ref=f"lnk-{number:010d}",
-            session_id=self._session_id(source.bank, moment, number),
+            session_id=self._session_id(bank, moment, number),
             status=PENDING,
-            is_third_party=False,
+            is_third_party=to_bank,
+            **bank_fields,
         )
-        hidden = amount // 100 if self.faults.on(Fault.HIDDEN_FEE_ABOVE_TIER) and amount > HIDDEN_FEE_TIER else 0
-        return self._accept(transaction, check_funds=check_funds, debited=amount + fee + hidden)
-
-    def bank_transfer(
-        self, caller: Credential, *, source: Wallet, beneficiary: BankAccount, amount: int, narration: str
-    ) -> Transaction:
-        """Accepts a payout to an external account: debits amount + fee now; settlement completes it."""
-        fee = 0 if self.variants.on(Variant.BANK_TRANSFER_FREE) else bank_transfer_fee(amount)
-        if self.faults.on(Fault.BANK_TRANSFER_NEGATIVE_FEE):
-            fee = -fee
-        debited = amount if self.faults.on(Fault.BANK_TRANSFER_FEE_NOT_DEBITED) else amount + fee
-        number = self._next_transaction_number()
-        moment = now()
-        transaction = self._new(
-            number,
-            auth=caller.id,
-            account=source.account,
-            live=source.live,
-            entry="debit",
-            source=source,
-            destination=beneficiary,
-            amount=amount,
-            fee=fee,
-            fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
-            balance=source.balance,
-            narration=narration,
-            reference=f"bt-{number:010d}",
-            debit_reference=None,
-            link_ref=f"lnk-{number:010d}",
-            session_id=self._session_id(beneficiary.bank, moment, number),
-            name_enquiry_ref=f"ne-{number:010d}",
-            status=PENDING,
-            # The money leaves the service for a third party's bank.
-            is_third_party=True,
-        )
-        return self._accept(transaction, check_funds=True, debited=debited)
 
     def _new(self, number: int, **fields) -> Transaction:
         """A transaction not yet recorded (`_accept` records it once its money has moved)."""
