@@ -7,6 +7,7 @@ import shutil
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import httpcore  # noqa: F401 (see below)
 import httpx
 import pytest
 
@@ -14,6 +15,9 @@ from wallet_conformance.files import ROOT
 from wallet_conformance.reference import Fault, ReferenceServer
 from wallet_conformance.reporting.mutation import write_matrix
 
+# httpcore is imported here, before any in-process run of the suite: pytester drops the modules a run imported,
+# while httpx keeps the table it maps httpcore's exceptions through (built once, on first use). Imported first
+# inside a run, httpcore would come back as a second copy whose timeouts that table no longer recognises.
 REPORTS = ROOT / "reports"
 MATRIX_ROWS = REPORTS / "mutation"  # one JSON row per fault, written by test_mutation_matrix.py
 
