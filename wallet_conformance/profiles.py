@@ -9,11 +9,13 @@ mixes in its own name, so adding a test does not change what another one generat
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import hypothesis
+import hypothesis.errors
 import pytest
 from hypothesis import HealthCheck
 
@@ -85,7 +87,24 @@ def hypothesis_settings(max_examples: int, **more: Any) -> hypothesis.settings:
 
 def run(test: Callable[..., None], seed: int, settings: hypothesis.settings) -> None:
     """Run a `@given` test function with an explicit seed and settings."""
-    hypothesis.seed(seed)(settings(test))()
+    with replayable():
+        hypothesis.seed(seed)(settings(test))()
+
+
+@contextmanager
+def replayable() -> Iterator[None]:
+    """Judge a Hypothesis run only if its examples replay alike.
+
+    Draws may follow the target's answers (a refused primary wallet leaves the model one wallet short). When
+    another client of the account changes what it answers between two examples (another run taking primary
+    places), Hypothesis finds that one choice sequence drew two ways and raises FlakyStrategyDefinition: not a
+    fault of the target, and not something the test can judge. It is a skip that says so, never a failure.
+    """
+    try:
+        yield
+    except hypothesis.errors.FlakyStrategyDefinition as error:
+        pytest.skip("the target answered one replayed program two ways (another client of the account changed it "
+                    f"between examples), so it is not judged: {str(error).splitlines()[0]}")
 
 
 def register_hypothesis_profiles() -> None:

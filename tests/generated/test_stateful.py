@@ -28,7 +28,8 @@ def test_money_follows_the_model(api, resources, generation, request, observe):
     # Hypothesis starts with short programs; money bugs need a few steps to show, so each runs at least half.
     test = get_state_machine_test(stateful.machine(context), settings=settings, _min_steps=budget.steps // 2)
     seed = profiles.test_seed(generation.seed, profiles.test_name(request.node))
-    hypothesis.seed(seed)(test)()
+    with profiles.replayable():
+        hypothesis.seed(seed)(test)()
     observe("SVC-25", transfers_seen=len(context.references), fees_seen={kind: sorted(fees) for kind, fees
                                                                           in context.fees.items()},
             kobo_funded=context.spent, steps=context.steps)
