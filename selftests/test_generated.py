@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
 
 import hypothesis
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from selftests.suite_runs import run_suite, tail
 from wallet_conformance import bodies, contract, generated, paging, profiles
-from wallet_conformance.client import ApiClient
+from wallet_conformance.client import ApiClient, Exchange
 from wallet_conformance.files import ROOT
 from wallet_conformance.generated import Request
 from wallet_conformance.reference import ReferenceServer
@@ -112,3 +113,32 @@ def test_a_program_the_target_answers_two_ways_is_skipped_not_failed():
     settings = profiles.hypothesis_settings(5, phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate])
     with pytest.raises(pytest.skip.Exception, match="answered one replayed program two ways"):
         profiles.run(property_, 1, settings)
+
+
+def _page(ids: list[str], total: int) -> Exchange:
+    body = {"meta": {"statusCode": 200, "success": True, "pagination": {"totalCount": total, "perPage": 2}},
+            "data": [{"publicId": public_id} for public_id in ids]}
+    return Exchange("listWallets", "GET", "http://target/v1/virtual-accounts", [], None, 200,
+                    [("content-type", "application/json")], json.dumps(body), 0.0)
+
+
+@pytest.mark.parametrize(("reads", "judged"), [
+    # a paging fault reads the same every time: judged on the second read
+    ([[["a", "b"], ["b", "c"]]] * 4, 2),
+    # another client adds wallets between reads (totalCount moves): never judged
+    ([[["a", "b"], ["b", "c"]], [["x", "a"], ["b", "c"]], [["y", "x"], ["a", "b"]], [["z", "y"], ["x", "a"]]], None),
+    # the same size every time, the pages shifting anyway: the target's order is not stable, judged (last read)
+    ([[["a", "b"], ["b", "c"]], [["c", "a"], ["a", "d"]], [["d", "b"], ["b", "a"]], [["b", "c"], ["c", "d"]]], 4),
+], ids=["same-every-time", "list-growing", "order-unstable"])
+def test_pages_are_judged_only_when_what_they_show_holds_still(reads, judged):
+    """paging.judgeable judges a fault that reads alike or a list whose size held still, never one that changed."""
+    totals = iter([4, 4, 5, 6, 7] if judged is None else [4] * 5)
+    made: list[list[Exchange]] = []
+
+    def read() -> list[Exchange]:
+        total = next(totals)
+        made.append([_page(ids, total) for ids in reads[len(made)]])
+        return made[-1]
+
+    found = paging.judgeable(read, 4)
+    assert (found is None) if judged is None else (found is made[judged - 1]), (len(made), found)

@@ -13,7 +13,7 @@ SINGLE_RECORD = catalogue()["SVC-19"].operations
 LISTS = catalogue()["SVC-20"].operations
 # The largest perPage for which the suite makes the wallet list one entry longer than a page.
 LONG_LIST_MOST = 100
-# The most reads of the wallet list's first pages in search of two alike (the list is not changing under them).
+# The most reads of the wallet list's first pages in search of two alike (paging.judgeable).
 READ_AGAIN = 4
 MESSAGES = [
     pytest.param(requirement_id, operation_id, marks=pytest.mark.requirement(requirement_id),
@@ -144,26 +144,6 @@ def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
                   f"a page before the last holds meta.pagination.perPage ({per_page}) entries", exchange)
 
 
-def _stable_pages(api, scheme: paging.Scheme, count: int) -> list | None:
-    """Pages 1 to `count`, read until two reads in a row show the same wallets and totals on every page; None if
-    that never happens. Another client of the account (another run, a user) may change the list between two
-    page reads, which shifts wallets across pages: only a list read twice alike is the target's paging."""
-    previous = None
-    for _ in range(READ_AGAIN):
-        pages = _pages(api, scheme, count)
-        if previous is not None and _listed(pages) == _listed(previous):
-            return pages
-        previous = pages
-    return None
-
-
-def _listed(pages: list) -> list:
-    """What a read of pages showed: each page's status, totalCount and entries."""
-    return [(page.status, paging.pagination(page).get("totalCount"),
-             [paging.identity(entry) for entry in page.data] if isinstance(page.data, list) else page.text)
-            for page in pages]
-
-
 def _pages(api, scheme: paging.Scheme, count: int) -> list:
     size = paging.SMALL_PAGE if scheme.size else None
     first = api.call("listWallets", params=scheme.params(1, size))
@@ -178,7 +158,7 @@ def test_pages_are_numbered_and_do_not_overlap(api, long_wallet_list):
     if scheme is None:
         pytest.skip(f"no paging parameters the suite tried ({paging.tried()}) selected page 2 of the wallet list; "
                     "the document does not show which do, so page numbers and overlaps cannot be checked")
-    pages = _stable_pages(api, scheme, 3)
+    pages = paging.judgeable(lambda: _pages(api, scheme, 3), READ_AGAIN)
     if pages is None:
         pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads of its first pages; other "
                     "clients of the account may be adding or closing wallets): not judged")

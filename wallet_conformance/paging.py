@@ -200,6 +200,33 @@ def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] |
     return listing
 
 
+def shown(pages: list[Exchange]) -> list[tuple[Any, ...]]:
+    """What a read of pages showed: each page's status, totalCount and entries (or body)."""
+    return [(page.status, pagination(page).get("totalCount"),
+             [identity(entry) for entry in page.data] if isinstance(page.data, list) else page.text)
+            for page in pages]
+
+
+def judgeable(read: Callable[[], list[Exchange]], attempts: int,
+              clean: Callable[[list[Exchange]], bool] = lambda pages: False) -> list[Exchange] | None:
+    """Pages of a list, read (`read`) until they can be judged; None when they cannot.
+
+    Another client of the account (another run, a user) may add or close entries between two page reads, which
+    shifts entries across pages. So pages are judged when a read is `clean`, or when two reads in a row show the
+    same entries and totals (a paging fault reads the same every time). After `attempts` reads none alike, the
+    last read is judged only if every page of every read showed one and the same totalCount: the list's size
+    held still while its pages kept shifting, which is the target's ordering, not another client. Else None.
+    """
+    reads: list[list[Exchange]] = []
+    for _ in range(attempts):
+        pages = read()
+        if clean(pages) or (reads and shown(reads[-1]) == shown(pages)):
+            return pages
+        reads.append(pages)
+    totals = {pagination(page).get("totalCount") for pages in reads for page in pages}
+    return reads[-1] if len(totals) == 1 and None not in totals else None
+
+
 def walk(api: ApiClient, operation_id: str, scheme: Scheme | None, size: int | None = None) -> Listing:
     """Every page of a list under `scheme`, asked at `size` entries where the scheme has a size parameter (else the
     target's own size), until a short or empty page or MAX_PAGES; page 1 alone when `scheme` is None."""
