@@ -312,10 +312,10 @@ class ApiClient:
               payload: bytes | None, body: Any, operation_id: str | None) -> Exchange:
         if self.target_down:
             raise NotSent(f"{method} {redact(url)} not sent: the target stopped answering "
-                              f"({self.transport_failures} requests in a row got no answer)")
+                          f"({self.transport_failures} requests in a row got no answer)")
         if self.target_failing:  # the run stops after this test
             raise NotSent(f"{method} {redact(url)} not sent: the target is failing ({self.server_errors} of its "
-                              f"last {len(self.recent_statuses)} answers were 5xx)")
+                          f"last {len(self.recent_statuses)} answers were 5xx)")
         timeout = self.timeout
         if self.deadline is not None:
             left = self.deadline - time.monotonic()

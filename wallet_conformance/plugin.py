@@ -531,8 +531,7 @@ class Recorder:
         nodeid = plain_nodeid(report.nodeid)
         record = run.records.get(nodeid)
         if record is None:
-            record = run.records[nodeid] = TestRecord(nodeid=nodeid,
-                                                             requirements=tuple(properties["requirements"]))
+            record = run.records[nodeid] = TestRecord(nodeid=nodeid, requirements=tuple(properties["requirements"]))
         record.duration += report.duration
         if report.when == "call":  # setup and teardown reports repeat the test's user_properties
             record.observations.extend(value for name, value in report.user_properties if name == "observation")

@@ -161,7 +161,7 @@ class Ledger:
             raise Refusal.SAME_WALLET.error()
         fee = WALLET_TRANSFER_FEE if self.variants.on(Variant.WALLET_TRANSFER_FEE) else 0
         transaction = self._outbound(caller, source, destination, amount=amount, fee=fee, narration=narration,
-                                     kind="wt", bank=source.bank)
+                                     bank=source.bank)
         hidden = amount // 100 if self.faults.on(Fault.HIDDEN_FEE_ABOVE_TIER) and amount > HIDDEN_FEE_TIER else 0
         return self._accept(transaction, check_funds=check_funds, debited=amount + fee + hidden)
 
@@ -174,13 +174,13 @@ class Ledger:
             fee = -fee
         debited = amount if self.faults.on(Fault.BANK_TRANSFER_FEE_NOT_DEBITED) else amount + fee
         transaction = self._outbound(caller, source, beneficiary, amount=amount, fee=fee, narration=narration,
-                                     kind="bt", bank=beneficiary.bank, to_bank=True)
+                                     bank=beneficiary.bank, to_bank=True)
         return self._accept(transaction, check_funds=True, debited=debited)
 
     def _outbound(self, caller: Credential, source: Wallet, destination: Wallet | BankAccount, *, amount: int, fee: int,
-                  narration: str, kind: str, bank: Bank, to_bank: bool = False) -> Transaction:
-        """A pending transfer out of `source`, not yet recorded: `kind` `wt` to a wallet, `bt` (`to_bank`) to an
-        external account, where the money leaves the service for a third party's bank."""
+                  narration: str, bank: Bank, to_bank: bool = False) -> Transaction:
+        """A pending transfer out of `source`, not yet recorded: to a wallet (`wt-` references), or `to_bank`, an
+        external account (`bt-`), where the money leaves the service for a third party's bank."""
         number = self._next_transaction_number()
         moment = now()
         bank_fields = {"name_enquiry_ref": f"ne-{number:010d}"} if to_bank else {}
@@ -197,7 +197,7 @@ class Ledger:
             fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
             balance=source.balance,
             narration=narration,
-            reference=f"{kind}-{number:010d}",
+            reference=f"{'bt' if to_bank else 'wt'}-{number:010d}",
             debit_reference=None,
             link_ref=f"lnk-{number:010d}",
             session_id=self._session_id(bank, moment, number),
