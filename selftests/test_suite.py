@@ -73,8 +73,10 @@ def test_run_closes_every_wallet_it_opened(faithful_run):
 
 
 # The one verdict that may differ between worker counts, by design: a list other workers changed while it was
-# read page by page is not judged (a skip that says so), never judged wrongly.
+# read page by page is not judged (a skip that says so), never judged wrongly. The wallet list is held still
+# for the run's own workers (Resources.wallet_list_still), so only the transaction list may skip so.
 LIST_CHANGED = "kept changing while it was read"
+WALLET_LIST_READS = ("test_pages_are_numbered_and_do_not_overlap", "test_pages_hold_every_entry_once[listWallets]")
 
 
 def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
@@ -92,6 +94,9 @@ def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
     unexplained = {rid: pair for rid, pair in differ.items()
                    if not any(verdict == "skip" and LIST_CHANGED in (reason or "") for verdict, reason in pair)}
     assert not unexplained, f"verdicts (and reasons) on two workers / on four: {unexplained}\n{tail(process)}"
+    unjudged = {test["nodeid"] for report in (two, four) for entry in report["requirements"] for test in entry["tests"]
+                if test["nodeid"].endswith(WALLET_LIST_READS) and LIST_CHANGED in (test["message"] or "")}
+    assert not unjudged, f"the run's own workers kept the wallet list from being judged: {sorted(unjudged)}"
 
 
 def test_every_breakable_requirement_has_a_fault():
@@ -110,3 +115,39 @@ def test_every_fault_names_a_catalogue_requirement():
     for name, fault in FAULTS.items():
         assert fault.requirement_id in catalogue(), name
         assert catalogue()[fault.requirement_id].level in GATED, name
+
+
+def test_a_worker_reading_the_wallet_list_holds_the_others_creations(tmp_path):
+    """While one worker reads the wallet list's pages, another's wallet creations wait (its reads do not), and go
+    on once the reader is done; the reader's own calls are never held by its own lock."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from wallet_conformance.resources import Resources
+
+    def seconds_to_send(resources: Resources, operation_id: str) -> float:
+        started = time.monotonic()
+        with resources.sending(operation_id):
+            return time.monotonic() - started
+
+    settings = SimpleNamespace(report_dir=tmp_path)
+    reader, writer = (Resources(None, settings, None, "cf-test", None) for _ in range(2))  # type: ignore[arg-type]
+    holding, release = threading.Event(), threading.Event()
+    own: list[float] = []
+
+    def read_pages() -> None:
+        with reader.wallet_list_still():
+            own.append(seconds_to_send(reader, "createWallet"))
+            holding.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=read_pages)
+    thread.start()
+    assert holding.wait(5)
+    assert seconds_to_send(writer, "getWallet") < 0.1
+    threading.Timer(0.3, release.set).start()
+    assert seconds_to_send(writer, "createWallet") >= 0.25
+    thread.join(5)
+    assert seconds_to_send(writer, "closeWallet") < 0.1
+    assert own and own[0] < 0.1

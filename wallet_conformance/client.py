@@ -10,6 +10,7 @@ import time
 import unittest
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from functools import cache, cached_property
@@ -229,6 +230,9 @@ class ApiClient:
         self.deadline: float | None = None  # time.monotonic() after which no request is sent (the test's bound)
         self.deadline_reason = ""
         self.journal: Callable[[str, Mapping[str, str], Exchange | None], None] | None = None
+        # What a call of an operation is sent under (resources.py: the run's workers hold the wallet list still
+        # while one of them reads its pages).
+        self.sending: Callable[[str], AbstractContextManager[Any]] | None = None
         self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False,
                                   verify=tls_verification(ca_bundle))
         self.exchanges = ExchangeLog()
@@ -266,8 +270,9 @@ class ApiClient:
             path = path.replace("{" + name + "}", str(value))
         if self.journal is not None and key is DEFAULT:
             self.journal(operation_id, path_params or {}, None)  # before a change: what to restore after a crash
-        exchange = self.request(operation.method, path, json_body=json_body, params=params, key=key,
-                                headers=headers, content=content, operation_id=operation_id)
+        with self.sending(operation_id) if self.sending is not None else nullcontext():
+            exchange = self.request(operation.method, path, json_body=json_body, params=params, key=key,
+                                    headers=headers, content=content, operation_id=operation_id)
         if self.journal is not None and key is DEFAULT:
             self.journal(operation_id, path_params or {}, exchange)
         return exchange

@@ -178,6 +178,14 @@ def money_operations() -> frozenset[str]:
     return frozenset(found)
 
 
+@cache
+def wallet_list_changes() -> frozenset[str]:
+    """The operations that change which wallets the wallet list holds: the writes (POST, DELETE) under its path."""
+    listed = operations()["listWallets"].path
+    return frozenset(operation_id for operation_id, operation in operations().items()
+                     if operation.method in ("POST", "DELETE") and operation.path.startswith(listed))
+
+
 def primary_wallet_limit() -> int:
     return int(catalogue().value(PRIMARY_WALLET_LIMIT))
 

@@ -56,6 +56,7 @@ def api(pytestconfig: pytest.Config, settings: Settings, target: Target, guard: 
 def resources(api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard) -> Iterator[Resources]:
     """Everything the run creates; closed at the end of the run, after failures and Ctrl-C too."""
     made = Resources(api, settings, target, run_id, guard)
+    api.sending = made.sending
     try:
         yield made
     finally:

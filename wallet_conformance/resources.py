@@ -11,7 +11,8 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,6 +36,11 @@ NOT_RESOLVED = frozenset({400, 404, 422})
 # Closes in flight at once in the end-of-run sweep: a run leaves tens of wallets per process, each one round trip,
 # which against a remote target would add seconds of waiting at the very end.
 SWEEP_CONCURRENCY = 8
+# The lock file through which the run's own workers hold the wallet list still while one of them reads its pages
+# (see Resources.wallet_list_still).
+WALLET_LIST_LOCK = ".wallet-list.lock"
+# Seconds a worker waits for that lock before going on without it: a slow target must not serialise the run.
+WALLET_LIST_WAIT = 5.0
 
 
 def poll(until: Callable[[], Any], timeout: float) -> Any:
@@ -47,6 +53,29 @@ def poll(until: Callable[[], Any], timeout: float) -> Any:
             return value
         time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
         pause = min(pause * 2, POLL_MAX)
+
+
+@contextmanager
+def file_lock(path: Path, mode: int, wait: float) -> Iterator[bool]:
+    """An flock (`fcntl.LOCK_SH` or `LOCK_EX`) on `path`, waited for at most `wait` seconds; yields whether it
+    is held (if not, the caller goes on without it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(handle, mode | fcntl.LOCK_NB)
+                held = True
+            except BlockingIOError:
+                held = False
+            if held or time.monotonic() >= deadline:
+                break
+            time.sleep(0.005)
+        try:
+            yield held
+        finally:
+            if held:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def own_account(accounts: Any) -> dict[str, Any]:
@@ -73,6 +102,7 @@ class Resources:
         # Waits that timed out once (funding, settlement): later tests do not wait the full timeout again.
         self._never: dict[str, str] = {}
         self._account_tried = False
+        self._reading_wallet_list = False
 
     # ------------------------------------------------------------ wallets
 
@@ -290,6 +320,26 @@ class Resources:
             finally:
                 self._lock_depth = 0
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+    @contextmanager
+    def wallet_list_still(self) -> Iterator[None]:
+        """Hold the wallet list still while a test reads its pages: no worker of this run creates or closes a
+        wallet meanwhile (its calls wait in `sending`). Otherwise the run's own workers, adding wallets all the
+        time under `-n 4`, would keep shifting the pages and the paging tests would never judge them. Other
+        clients of the account are not held: paging.judgeable copes with them."""
+        with file_lock(self.settings.report_dir / WALLET_LIST_LOCK, fcntl.LOCK_EX, WALLET_LIST_WAIT):
+            self._reading_wallet_list = True
+            try:
+                yield
+            finally:
+                self._reading_wallet_list = False
+
+    def sending(self, operation_id: str) -> AbstractContextManager[Any]:
+        """What the run's client sends a call under (ApiClient.sending): a call that changes the wallet list waits
+        while another worker reads it (not in the process that reads it, which holds the lock itself)."""
+        if operation_id not in contract.wallet_list_changes() or self._reading_wallet_list:
+            return nullcontext()
+        return file_lock(self.settings.report_dir / WALLET_LIST_LOCK, fcntl.LOCK_SH, WALLET_LIST_WAIT)
 
     # ------------------------------------------------------------ helpers
 
