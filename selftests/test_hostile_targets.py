@@ -23,6 +23,7 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import run_in_process
+from wallet_conformance import bodies
 from wallet_conformance.client import ApiClient, ExchangeLog, TargetError
 from wallet_conformance.files import ROOT
 from wallet_conformance.reference import ReferenceServer
@@ -425,6 +426,21 @@ def test_cleanup_closes_what_a_killed_run_left(reference, tmp_path):
     assert f"closed {len(left)} wallet(s)" in run.output and "money left in the suite's test wallets" in run.output
     assert [w["publicId"] for w in _open_wallets(reference)] == [own["publicId"]]  # never touched
     assert not list((tmp_path / "cleanup").glob("*.json")), run.output
+
+
+def test_cleanup_reads_every_page_under_the_paging_the_target_honours(tmp_path):
+    """Wallets of a run left on three pages of a list paged by offset and limit (paging parameters are not shown):
+    --cleanup finds and closes every one of them, with no journal to go by."""
+    with ReferenceServer(secret_key=KEY, variants=["PAGING_OFFSET_LIMIT"]) as server:
+        made = [httpx.post(f"{server.base_url}/virtual-accounts", headers={"x-service-key": KEY}, trust_env=False,
+                           json=bodies.wallet(f"cf0badc0degw{number}")).json()["data"]["publicId"]
+                for number in range(25)]
+        run = suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--cleanup")
+        still = httpx.get(f"{server.base_url}/virtual-accounts", params={"limit": 100},
+                          headers={"x-service-key": KEY}, trust_env=False).json()["data"]
+    assert run.status == 0, run.output
+    assert f"closed {len(made)} wallet(s)" in run.output, run.output
+    assert not {wallet["publicId"] for wallet in still} & set(made), run.output
 
 
 def test_cleanup_restores_webhooks_a_run_changed(reference, tmp_path):

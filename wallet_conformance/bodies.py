@@ -5,9 +5,25 @@ Every name the suite gives a record starts with the run id, so a sweep can find 
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any
 
 from wallet_conformance import contract
+
+# The run id: `cf`, the run's seed in 8 hex digits, and the xdist worker when there is one.
+RUN_ID = re.compile(r"cf[0-9a-f]{8}(gw\d+)?")
+RUN_NAME = re.compile(rf"^{RUN_ID.pattern}\b")  # a name given by some run of the suite
+
+
+def run_id(seed: int) -> str:
+    """This process's run id, which starts every name it gives a record."""
+    return f"cf{seed:08x}{os.environ.get('PYTEST_XDIST_WORKER', '')}"
+
+
+def is_test_record(name: Any) -> bool:
+    """Whether a record's name was given by a run of the suite (this one or another)."""
+    return isinstance(name, str) and RUN_NAME.match(name) is not None
 
 
 def wallet(run_id: str, category: str = "secondary", **overrides: Any) -> dict[str, Any]:

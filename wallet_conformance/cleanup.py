@@ -15,21 +15,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance import paging
+from wallet_conformance.bodies import RUN_ID, is_test_record
 from wallet_conformance.client import ApiClient, Exchange, TargetError
 from wallet_conformance.options import Settings
 from wallet_conformance.target import Target, preflight
 
 JOURNAL_DIR = "cleanup"
-# The name every record of a run starts with: the run id (`cf` + the seed in 8 hex digits + the xdist worker).
-RUN_PREFIX = re.compile(r"^cf[0-9a-f]{8}(gw\d+)?\b")
-MARK = re.compile(r"cf[0-9a-f]{8}(gw\d+)?")  # the run id anywhere: what the suite writes into settings it changes
-MAX_PAGES = 50
 EXIT_CLEAN = 0
 EXIT_LEFT_OVER = 10  # --cleanup could not close or restore something: the message says what
 
@@ -101,29 +98,13 @@ def journals(report_dir: Path, base_url: str, unreadable: list[str] | None = Non
     return found
 
 
-def is_test_record(name: Any) -> bool:
-    return isinstance(name, str) and RUN_PREFIX.match(name) is not None
-
-
 def listed_wallets(client: ApiClient) -> tuple[dict[str, dict[str, Any]], str]:
-    """Every wallet the list shows (page 1, then `page=N` while it selects further pages), and a note."""
-    first = client.call("listWallets")
-    if not first.ok or not isinstance(first.data, list):
-        raise TargetError(f"could not list the wallets (HTTP {first.status})", first)
-    wallets = {w["publicId"]: w for w in first.data if isinstance(w, dict) and isinstance(w.get("publicId"), str)}
-    pagination = first.meta.get("pagination") if isinstance(first.meta.get("pagination"), dict) else {}
-    total, page, note = pagination.get("totalCount"), 1, ""
-    while type(total) is int and len(wallets) < total and page < MAX_PAGES:
-        exchange = client.call("listWallets", params={"page": page + 1})
-        paging = exchange.meta.get("pagination") if isinstance(exchange.meta.get("pagination"), dict) else {}
-        if not exchange.ok or not isinstance(exchange.data, list) or not exchange.data \
-                or paging.get("current") != page + 1:
-            note = f" (the list shows {total} wallets; page {page + 1} could not be read: the rest was not seen)"
-            break
-        page += 1
-        wallets.update((w["publicId"], w) for w in exchange.data
-                       if isinstance(w, dict) and isinstance(w.get("publicId"), str))
-    return wallets, f"{len(wallets)} wallets listed on {page} page(s){note}"
+    """Every wallet the list shows (page after page, under the paging parameters the target honours), and a note."""
+    listing = paging.read(client, "listWallets")
+    if not listing.first.ok or not isinstance(listing.first.data, list):
+        raise TargetError(f"could not list the wallets (HTTP {listing.first.status})", listing.first)
+    wallets = {w["publicId"]: w for w in listing.entries if isinstance(w, dict) and isinstance(w.get("publicId"), str)}
+    return wallets, f"{len(wallets)} wallets listed: {listing.note}"
 
 
 def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
@@ -194,8 +175,8 @@ def _restore_accounts(client: ApiClient, found: list[tuple[Path, dict[str, Any]]
             left.append(f"account {account_id}: not listed, its settings could not be checked")
             continue
         body: dict[str, Any] = {"webhooks": before.get("webhooks") or []}
-        marked_hooks = any(MARK.search(str(hook)) for hook in now.get("webhooks") or [])
-        marked_name = MARK.search(str(now.get("name"))) and now.get("name") != before.get("name")
+        marked_hooks = any(RUN_ID.search(str(hook)) for hook in now.get("webhooks") or [])
+        marked_name = RUN_ID.search(str(now.get("name"))) and now.get("name") != before.get("name")
         if not marked_hooks and not marked_name:
             lines.append(f"account {account_id}: carries none of the suite's changes, left as it is")
             continue

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
+from wallet_conformance import bodies
 from wallet_conformance.client import ApiClient
 from wallet_conformance.options import Settings
 from wallet_conformance.plugin import money_ledger, state
@@ -33,8 +33,7 @@ def target(pytestconfig: pytest.Config) -> Target:
 @pytest.fixture(scope="session")
 def run_id(settings: Settings) -> str:
     """Prefix of every name the run gives a record: the seed, and the xdist worker when there is one."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    return f"cf{settings.seed:08x}{worker}"
+    return bodies.run_id(settings.seed)
 
 
 @pytest.fixture(scope="session")

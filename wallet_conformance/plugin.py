@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import options
+from wallet_conformance import bodies, options
 from wallet_conformance.catalogue import catalogue
 from wallet_conformance.failures import ConformanceFailure, SuiteError, declared
 from wallet_conformance.files import ROOT
@@ -352,13 +352,9 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.Fix
         if run.target is not None and not run.target.embedded:
             from wallet_conformance.cleanup import Journal
 
-            value.journal = Journal(run.settings.report_dir, run.target.base_url, _run_id(run.settings), value)
+            value.journal = Journal(run.settings.report_dir, run.target.base_url, bodies.run_id(run.settings.seed),
+                                    value)
     return value
-
-
-def _run_id(settings: options.Settings) -> str:
-    """The run id of fixtures.run_id: the prefix of every name this process gives a record."""
-    return f"cf{settings.seed:08x}{os.environ.get('PYTEST_XDIST_WORKER', '')}"
 
 
 def failed_requirements(error: BaseException) -> tuple[str, ...]:

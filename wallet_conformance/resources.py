@@ -7,7 +7,6 @@ pre-existing data, except an optional funded wallet given with --funded-wallet.
 from __future__ import annotations
 
 import fcntl
-import re
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +27,6 @@ from wallet_conformance.target import Target
 UNAVAILABLE = (TargetError, NotAllowed, pytest.skip.Exception)
 POLL_FIRST = 0.05
 FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount
-OTHER_RUN = re.compile(r"^cf[0-9a-f]{8}")  # a name given by a run of the suite (bodies.py)
 POLL_MAX = 0.5
 # What validate-account answers for an account the target does not know (the codes are not shown): a request
 # it found wrong, no such account, or one it could not process. 401, 415 and the like are about the request.
@@ -134,7 +132,7 @@ class Resources:
         # Large pages under the paging the target honours: this runs before every primary creation.
         listed = paging.walk(self.api, "listWallets", paging.discover(self.api, "listWallets"), paging.LARGE_PAGE)
         others = [str(entry.get("accountName")) for entry in listed.entries if isinstance(entry, dict)
-                  and entry.get("category") == "primary" and OTHER_RUN.match(str(entry.get("accountName")))
+                  and entry.get("category") == "primary" and bodies.is_test_record(entry.get("accountName"))
                   and not str(entry.get("accountName")).startswith(own)]
         if others:
             pytest.skip(f"another run of the suite holds {len(others)} of the account's primary wallet places "
