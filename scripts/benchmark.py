@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -129,30 +130,43 @@ class Counting:
         await self.app(scope, receive, send)
 
 
-def remote_run(latency: float, *args: str) -> tuple[float, int]:
-    """The suite against the reference as a deployed target `latency` s away: seconds and requests sent."""
+# One seed for the runs compared: the generated tests draw the same examples serial and on four workers, so the
+# requests they send differ only by what the workers repeat (a random seed moves the count by a few percent).
+SEED = "20261123"
+
+
+def children_cpu() -> float:
+    """CPU seconds (user and system) of the finished child processes so far: the suite's, all its workers."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def remote_run(latency: float, *args: str) -> tuple[float, int, float]:
+    """The suite against the reference as a deployed target `latency` s away: seconds, requests sent, and the
+    CPU seconds the suite's processes used (the reference answers from this process, not counted)."""
     key = "sk_test_benchmark_latency"
     server = ReferenceServer(secret_key=key, latency=latency)
     counter = Counting(server.app)
     server.app = counter
     with server, tempfile.TemporaryDirectory() as report_dir:
+        before = children_cpu()
         seconds = timed([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir",
                          report_dir, "--base-url", server.base_url, "--secret-key", key, "--funding-url",
-                         server.funding_url, *args])
-    return seconds, counter.requests
+                         server.funding_url, "--seed", SEED, *args])
+    return seconds, counter.requests, children_cpu() - before
 
 
 def latency_table(latency: float) -> None:
-    serial, serial_requests = remote_run(latency)
-    parallel, parallel_requests = remote_run(latency, "-n", "4")
+    serial, serial_requests, serial_cpu = remote_run(latency)
+    parallel, parallel_requests, parallel_cpu = remote_run(latency, "-n", "4")
     floor = serial_requests * latency / 4  # the serial run's requests, four at a time
     print(f"Against the reference with {latency * 1000:.0f} ms before each answer (`--base-url`, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):\n")
-    print("| run | time | requests | serial requests x latency / workers |")
-    print("|---|---|---|---|")
-    print(f"| serial | {serial:.1f} s | {serial_requests} | {serial_requests * latency:.1f} s |")
+    print("| run | time | requests | serial requests x latency / workers | CPU of the suite |")
+    print("|---|---|---|---|---|")
+    print(f"| serial | {serial:.1f} s | {serial_requests} | {serial_requests * latency:.1f} s | {serial_cpu:.1f} s |")
     print(f"| `-n 4` | {parallel:.1f} s | {parallel_requests} ({parallel_requests / serial_requests - 1:+.0%}) | "
-          f"{floor:.1f} s (time / floor {parallel / floor:.2f}) |")
+          f"{floor:.1f} s (time / floor {parallel / floor:.2f}) | {parallel_cpu:.1f} s |")
 
 
 def reference_throughput(requests: int = 500) -> tuple[float, float]:

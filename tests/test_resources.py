@@ -20,6 +20,10 @@ from wallet_conformance.resources import UNAVAILABLE, own_account
 # (where in the response, the transaction, the exchange that carried it)
 Found = tuple[str, dict[str, Any], Exchange]
 
+# Its transaction fixtures (a settled transfer, an inbound credit, the list after them) are module-scoped and
+# asked for by name as tests need them: under xdist its tests share a worker, which makes them once.
+pytestmark = pytest.mark.xdist_group("resources-transactions")
+
 WALLET = "wallet.json"
 TRANSACTION = "transaction.json"
 COMMON = "common.json"

@@ -127,6 +127,7 @@ def long_wallet_list(api, resources) -> list[str]:
 
 
 @pytest.mark.requirement("SVC-30")
+@pytest.mark.xdist_group("long-wallet-list")  # under xdist, one worker makes the module's long list
 def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
     """On a wallet list longer than a page, totalCount counts at least the wallets made and page 1 holds perPage."""
     exchange = api.call("listWallets")
@@ -181,6 +182,7 @@ def _numbering_problems(pages: list, scheme: paging.Scheme) -> list[tuple]:
 
 
 @pytest.mark.requirement("SVC-30")
+@pytest.mark.xdist_group("long-wallet-list")  # under xdist, one worker makes the module's long list
 def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list):
     """Under the paging parameters the target honours, page k says current k, is full, and shares no wallet."""
     scheme = paging.discover(api, "listWallets")
