@@ -80,8 +80,8 @@ WALLET_LIST_READS = ("test_pages_are_numbered_and_do_not_overlap", "test_pages_h
 
 
 def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
-    """With one seed, the whole run on four workers gives every requirement the verdict it got on two, and names
-    its tests as a serial collection does (no xdist group suffix in the reports)."""
+    """With one seed, the whole run on four workers gives every requirement the verdict, and every test the
+    outcome, it got on two, and names its tests as a serial collection does (no xdist group suffix)."""
     _, two, _, _ = faithful_run
     process, four, _, _ = whole_run(tmp_path_factory, "four-workers", "-n", "4")
     assert two is not None and four is not None, tail(process)
@@ -94,9 +94,15 @@ def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
     unexplained = {rid: pair for rid, pair in differ.items()
                    if not any(verdict == "skip" and LIST_CHANGED in (reason or "") for verdict, reason in pair)}
     assert not unexplained, f"verdicts (and reasons) on two workers / on four: {unexplained}\n{tail(process)}"
-    unjudged = {test["nodeid"] for report in (two, four) for entry in report["requirements"] for test in entry["tests"]
-                if test["nodeid"].endswith(WALLET_LIST_READS) and LIST_CHANGED in (test["message"] or "")}
+    tests = [{test["nodeid"]: test for entry in report["requirements"] for test in entry["tests"]}
+             for report in (two, four)]
+    unjudged = {nodeid for run in tests for nodeid, test in run.items()
+                if nodeid.endswith(WALLET_LIST_READS) and LIST_CHANGED in (test["message"] or "")}
     assert not unjudged, f"the run's own workers kept the wallet list from being judged: {sorted(unjudged)}"
+    outcomes = {nodeid: (test["outcome"], tests[1][nodeid]["outcome"]) for nodeid, test in tests[0].items()
+                if test["outcome"] != tests[1][nodeid]["outcome"]
+                and not any(LIST_CHANGED in (run[nodeid]["message"] or "") for run in tests)}
+    assert not outcomes, f"test outcomes on two workers / on four: {outcomes}\n{tail(process)}"
 
 
 def test_every_breakable_requirement_has_a_fault():
