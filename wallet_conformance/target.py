@@ -16,7 +16,6 @@ class Target:
     base_url: str
     secret_key: str = field(repr=False)
     funding_url: str | None
-    settle_url: str | None  # the reference's sandbox settle hook: lets money tests skip the settle delay
     embedded: bool
 
     def public(self) -> dict[str, Any]:
@@ -37,14 +36,14 @@ def start_reference(settings: Settings) -> tuple[Target, Any]:
                              variants=settings.reference_variants, latency=settings.reference_latency)
     server.start()
     target = Target(base_url=server.base_url, secret_key=server.secret_key, funding_url=server.funding_url,
-                    settle_url=server.settle_url, embedded=True)
+                    embedded=True)
     return target, server
 
 
 def configured(settings: Settings) -> Target:
     assert settings.base_url and settings.secret_key
     return Target(base_url=settings.base_url, secret_key=settings.secret_key, funding_url=settings.funding_url,
-                  settle_url=None, embedded=False)
+                  embedded=False)
 
 
 # Exit statuses of a run that stops before (or instead of) a verdict; 0 and 1 are the verdicts (reporting/).
