@@ -234,12 +234,13 @@ def settings(config: pytest.Config) -> Settings:
         variants = [name.strip() for name in variants.split(",") if name.strip()]
     if variants and base_url:
         raise pytest.UsageError("--reference-variant applies to the bundled reference only; drop --base-url")
-    from wallet_conformance.reference.variants import ALL, VARIANTS  # a small module: names only
+    if variants:  # the reference package imports its server (uvicorn, Starlette): only when it is asked for
+        from wallet_conformance.reference.variants import ALL, VARIANTS
 
-    unknown = sorted(set(variants) - {ALL, *VARIANTS})
-    if unknown:
-        raise pytest.UsageError(f"unknown --reference-variant {', '.join(unknown)}; see "
-                                "python -m wallet_conformance.reference --list-variants")
+        unknown = sorted(set(variants) - {ALL, *VARIANTS})
+        if unknown:
+            raise pytest.UsageError(f"unknown --reference-variant {', '.join(unknown)}; see "
+                                    "python -m wallet_conformance.reference --list-variants")
     environment = option(config, "--environment")
     if environment not in ("staging", "production"):
         raise pytest.UsageError(f"--environment must be staging or production, got {environment!r}")
