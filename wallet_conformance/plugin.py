@@ -59,6 +59,8 @@ class RunState:
 
 
 STATE = pytest.StashKey[RunState]()
+TESTS_DIR = pytest.StashKey[Path]()
+IS_CONFORMANCE = pytest.StashKey[bool]()
 TEST_START = pytest.StashKey[int]()
 RATE_LIMITS_START = pytest.StashKey[int]()
 RUN_STOPPED = "run_stopped"
@@ -82,12 +84,20 @@ def is_worker(config: pytest.Config) -> bool:
 
 def tests_dir(config: pytest.Config) -> Path:
     """The folder of conformance tests (ini `wallet_conformance_tests`, default tests/ beside the catalogue)."""
-    configured_dir = config.getini(TESTS_INI)
-    return (config.rootpath / configured_dir).resolve() if configured_dir else ROOT / "tests"
+    found = config.stash.get(TESTS_DIR, None)
+    if found is None:
+        configured_dir = config.getini(TESTS_INI)
+        found = (config.rootpath / configured_dir).resolve() if configured_dir else ROOT / "tests"
+        config.stash[TESTS_DIR] = found
+    return found
 
 
 def is_conformance_item(item: pytest.Item) -> bool:
-    return Path(str(item.path)).is_relative_to(tests_dir(item.config))
+    """Whether a test is one of the conformance suite's (asked several times per test: kept on the item)."""
+    known = item.stash.get(IS_CONFORMANCE, None)
+    if known is None:
+        known = item.stash[IS_CONFORMANCE] = item.path.is_relative_to(tests_dir(item.config))
+    return known
 
 
 def requirement_ids(item: pytest.Item) -> tuple[str, ...]:
