@@ -560,3 +560,16 @@ def test_two_runs_at_once_against_one_account_never_fail_falsely(tmp_path):
         for rid in ("LIM-01", "LIM-02", "LIM-03"):
             entry = verdicts[rid]
             assert entry["verdict"] == "pass" or "another run of the suite" in (entry["reason"] or ""), entry
+
+
+@pytest.mark.parametrize(("name", "same"), [
+    ("cf01348d73 wallet", True),  # this process's own name
+    ("cf01348d73gw2 wallet", True),  # another worker of this run
+    ("cf01348d74gw0 wallet", False),  # another run (another seed)
+    ("Shop float", False),  # not the suite's
+    (None, False),
+])
+def test_a_run_tells_its_own_workers_records_from_another_runs(name, same):
+    """The primary-limit tests skip only for another run's primaries, never for their own run's other workers."""
+    assert bodies.same_run(name, bodies.run_id(0x01348D73)) is same
+    assert bodies.same_run(name, "cf01348d73gw1") is same

@@ -12,13 +12,19 @@ from typing import Any
 from wallet_conformance import contract
 
 # The run id: `cf`, the run's seed in 8 hex digits, and the xdist worker when there is one.
-RUN_ID = re.compile(r"cf[0-9a-f]{8}(gw\d+)?")
+RUN_ID = re.compile(r"cf(?P<seed>[0-9a-f]{8})(gw\d+)?")
 RUN_NAME = re.compile(rf"^{RUN_ID.pattern}\b")  # a name given by some run of the suite
 
 
 def run_id(seed: int) -> str:
     """This process's run id, which starts every name it gives a record."""
     return f"cf{seed:08x}{os.environ.get('PYTEST_XDIST_WORKER', '')}"
+
+
+def same_run(name: Any, own_run_id: str) -> bool:
+    """Whether a record's name was given by the run `own_run_id` belongs to, by any of its xdist workers."""
+    found, own = RUN_NAME.match(name) if isinstance(name, str) else None, RUN_ID.match(own_run_id)
+    return found is not None and own is not None and found["seed"] == own["seed"]
 
 
 def is_test_record(name: Any) -> bool:

@@ -128,12 +128,11 @@ class Resources:
         """While another run of the suite holds primary places (two CI jobs on one account), what a primary
         wallet creation gets proves nothing about the limit: the test skips with that reason, never fails.
         Checked before each primary creation, after a refused one, and when the account is found full."""
-        own = self.run_id[:10]  # `cf` + the seed: every worker of this run
         # Large pages under the paging the target honours: this runs before every primary creation.
         listed = paging.walk(self.api, "listWallets", paging.discover(self.api, "listWallets"), paging.LARGE_PAGE)
         others = [str(entry.get("accountName")) for entry in listed.entries if isinstance(entry, dict)
                   and entry.get("category") == "primary" and bodies.is_test_record(entry.get("accountName"))
-                  and not str(entry.get("accountName")).startswith(own)]
+                  and not bodies.same_run(entry.get("accountName"), self.run_id)]
         if others:
             pytest.skip(f"another run of the suite holds {len(others)} of the account's primary wallet places "
                         f"({', '.join(sorted(others)[:3])}): the primary-wallet limit cannot be tested while it "
