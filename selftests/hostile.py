@@ -21,7 +21,9 @@ from typing import Any
 
 import httpx
 
+from wallet_conformance.options import VERSION_SEGMENT
 from wallet_conformance.reference import ReferenceServer
+from wallet_conformance.reference.sandbox import FUND_PATH
 
 
 @dataclass
@@ -82,11 +84,11 @@ class Hostile:
 
     @property
     def base_url(self) -> str:
-        return f"{self.origin}/v1"
+        return f"{self.origin}{VERSION_SEGMENT}"
 
     @property
     def funding_url(self) -> str:
-        return f"{self.origin}/sandbox/fund"
+        return f"{self.origin}{FUND_PATH}"
 
     def __enter__(self) -> Hostile:
         hostile = self

@@ -114,9 +114,12 @@ async def health(request: Request, service: Service) -> Any:
     return {"status": "ok"}
 
 
+FUND_PATH = "/sandbox/fund"  # the funding hook the suite's --funding-url points at
+
+
 def routes() -> list[Route]:
     return [
-        Route("/sandbox/fund", _sandbox(fund, "Inbound payment recorded"), methods=["POST"]),
+        Route(FUND_PATH, _sandbox(fund, "Inbound payment recorded"), methods=["POST"]),
         Route("/sandbox/settle", _sandbox(settle, "Pending transfers settled"), methods=["POST"]),
         Route("/sandbox/reset", _sandbox(reset, "Sandbox reset"), methods=["POST"]),
         Route("/sandbox/deliveries", _sandbox(deliveries, "Webhook deliveries"), methods=["GET"]),

@@ -14,6 +14,7 @@ import uvicorn
 from wallet_conformance.reference.app import Service, create_app
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.latency import with_latency
+from wallet_conformance.reference.sandbox import FUND_PATH
 from wallet_conformance.reference.store import Store
 from wallet_conformance.reference.variants import Variant, VariantSet
 from wallet_conformance.reference.webhooks import Webhooks
@@ -75,7 +76,7 @@ class ReferenceServer:
 
     @property
     def funding_url(self) -> str:
-        return f"{self.origin}/sandbox/fund"
+        return f"{self.origin}{FUND_PATH}"
 
     @property
     def settle_url(self) -> str:
