@@ -11,7 +11,8 @@ What it times (wall clock, best of the rounds):
   - the mutation matrix (every fault, in-process runs, two workers) and its mean seconds per fault;
   - the reference server alone: sequential requests per second for a read and a write;
   - against a remote-like target (the reference with --latency, 50 ms by default): the suite serial and with
-    four workers, with the number of requests each sent, and the floor requests x latency / workers.
+    four workers, with the number of requests each sent, and the floor requests x latency / workers; and four
+    workers with no latency, the time the run's CPU alone takes on this machine.
 
     .venv/bin/python scripts/benchmark.py --latency-only [--latency 0.05]
 """
@@ -159,6 +160,8 @@ def remote_run(latency: float, *args: str) -> tuple[float, int, float]:
 def latency_table(latency: float) -> None:
     serial, serial_requests, serial_cpu = remote_run(latency)
     parallel, parallel_requests, parallel_cpu = remote_run(latency, "-n", "4")
+    # The same run with no latency at all: what the run's CPU alone takes on this machine's cores.
+    unhindered, _, unhindered_cpu = remote_run(0.0, "-n", "4")
     floor = serial_requests * latency / 4  # the serial run's requests, four at a time
     print(f"Against the reference with {latency * 1000:.0f} ms before each answer (`--base-url`, "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):\n")
@@ -167,6 +170,7 @@ def latency_table(latency: float) -> None:
     print(f"| serial | {serial:.1f} s | {serial_requests} | {serial_requests * latency:.1f} s | {serial_cpu:.1f} s |")
     print(f"| `-n 4` | {parallel:.1f} s | {parallel_requests} ({parallel_requests / serial_requests - 1:+.0%}) | "
           f"{floor:.1f} s (time / floor {parallel / floor:.2f}) | {parallel_cpu:.1f} s |")
+    print(f"| `-n 4`, no latency | {unhindered:.1f} s | | | {unhindered_cpu:.1f} s |")
 
 
 def reference_throughput(requests: int = 500) -> tuple[float, float]:
