@@ -385,3 +385,16 @@ def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pyt
         for entry in failed
     )
     assert not failed, f"the suite failed a conforming reading ({variant}):\n{summary}"
+
+
+def test_a_refused_webhook_listener_skips_the_delivery_observation(pytester: pytest.Pytester) -> None:
+    """A target that refuses the listener's URL as a webhook (which URLs it takes is not shown): EVT-02 skips
+    naming --webhook-public-url, and the update operation is not failed for it."""
+    arguments = ("--reference-variant", Variant.WEBHOOK_URLS_CHECKED.cli_name, "--webhook-listen", "127.0.0.1:0",
+                 "--webhook-public-url", "ftp://hooks.conformance.invalid/deliveries", "-k", "deliveries")
+    process, report, _ = run_in_process(pytester, pytester.path / "report", *arguments, paths=("tests",))
+    assert report is not None, tail(process)
+    verdicts = {entry["id"]: entry for entry in report["requirements"]}
+    assert verdicts["EVT-02"]["verdict"] == "skip", verdicts["EVT-02"]
+    assert "--webhook-public-url" in verdicts["EVT-02"]["reason"], verdicts["EVT-02"]
+    assert not failures(report) and process.returncode == 0, tail(process)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from wallet_conformance import bodies, checks, contract, money, webhooks
-from wallet_conformance.client import ApiClient, Exchange, TargetError
+from wallet_conformance.client import ApiClient, Exchange
 from wallet_conformance.resources import Resources, own_account, poll
 
 
@@ -83,9 +83,11 @@ def test_webhook_deliveries_are_observed(api, resources, settings, target, run_i
         url = settings.webhook_public_url or listener.url(run_id)
         with webhooks_added(api, resources, [url]) as (_, update, _):
             if not update.ok:
-                raise TargetError(f"could not register the listener as a webhook (HTTP {update.status})\n"
-                                  f"{update.describe()}", update,
-                                  requirement=contract.acceptance_requirement(update.operation_id))
+                # Which URLs a target takes as webhooks is not shown (many refuse plain http or private hosts):
+                # a refusal is recorded and skips, never judged against the update operation.
+                observe("EVT-02", webhook_refused=update.status, url_scheme=url.split(":", 1)[0])
+                pytest.skip(f"the target refused the listener's URL as a webhook (HTTP {update.status}): give "
+                            "--webhook-public-url with an address it accepts to observe deliveries")
             source = resources.funded_wallet(money.funding("transfer"))  # room for a fee
             destination = resources.wallet()
             sent = api.call("transfer", json_body=bodies.transfer(source["publicId"], destination["publicId"], amount))
