@@ -234,6 +234,8 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.WEBHOOK_ON_ACCEPTANCE: delivered_events,
     Variant.WEBHOOK_BARE_TRANSACTION: delivery_shape,
     Variant.WEBHOOK_URLS_CHECKED: lambda c: update_webhooks(c, ["not a url"]).status_code,
+    Variant.WEBHOOKS_SORTED: lambda c: update_webhooks(c, ["https://b.invalid/", "https://a.invalid/"]).json()["data"][
+        "webhooks"],
     Variant.FUNDING_DELAYED: funding_status,
     Variant.NAME_FILTER_SUBSTRING: lambda c: names(accounts(c, name="pay")),
     Variant.MORE_ACCOUNTS: lambda c: meta(accounts(c))["pagination"]["totalCount"],

@@ -99,6 +99,7 @@ class Variant(Enum):
     WEBHOOK_ON_ACCEPTANCE = (EVENTS, "Webhooks also get `transfer.created` when a transfer is accepted.")
     WEBHOOK_BARE_TRANSACTION = (EVENTS, "Deliveries are the bare Transaction, signed in `x-signature`.")
     WEBHOOK_URLS_CHECKED = (WEBHOOKS, "An update whose webhooks are not all absolute http(s) URLs is refused.")
+    WEBHOOKS_SORTED = (WEBHOOKS, "An account keeps its webhooks sorted, not in the order the update sent them.")
     # Sandbox.
     FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives a quarter of a second later.")
     # Filters and what the account already holds.

@@ -37,6 +37,8 @@ async def update_account(request: Request, call: Call) -> Response:
     webhooks = fields.webhooks(body) if fields.present(body, "webhooks") else list(account.webhooks)
     if not all(_absolute_url(url) for url in webhooks) and call.variants.on(Variant.WEBHOOK_URLS_CHECKED):
         raise invalid("webhooks", "must hold absolute http(s) URLs")
+    if call.variants.on(Variant.WEBHOOKS_SORTED):
+        webhooks = sorted(webhooks)
     before = serialize.account(account, call.faults)
     if call.faults.on(Fault.WEBHOOKS_NOT_PERSISTED):
         shown = before | {"webhooks": webhooks}
