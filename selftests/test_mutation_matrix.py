@@ -53,3 +53,18 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering):
     (MATRIX_ROWS / f"{fault_name}.json").write_text(json.dumps(row, indent=2) + "\n")
     assert killers, (f"fault {fault_name!r} survived: no test of {fault.requirement_id} failed "
                      f"({fault.description})\n{tail(process)}")
+
+
+def test_an_inbound_credit_not_called_external_is_not_judged_by_the_external_sources_sentences(pytester):
+    """Inbound credits with sourceType `external`: the sourceType requirement fails; the External sourceData shape
+    (about External sources only) skips, and the `src-` prefix is judged only on the leg that says External."""
+    process, report, _ = run_in_process(
+        pytester, pytester.path / "report", "--reference-fault", "inbound-source-type-lowercase", "--requirement",
+        "RES-04", "--requirement", "RES-70", "--requirement", "RES-62", *QUICK_SETTLEMENT, "--tb=line",
+        paths=("tests/test_resources.py",))
+    assert report is not None, tail(process)
+    verdicts = {entry["id"]: entry for entry in report["requirements"]}
+    assert verdicts["RES-62"]["verdict"] == "fail", verdicts["RES-62"]
+    assert verdicts["RES-70"]["verdict"] == "skip" and "STA-05" in verdicts["RES-70"]["reason"], verdicts["RES-70"]
+    # The credit leg in meta.credit still says External: the prefix is judged there, and holds.
+    assert verdicts["RES-04"]["verdict"] == "pass", verdicts["RES-04"]
