@@ -538,6 +538,22 @@ def test_a_bank_account_the_target_cannot_resolve_skips_the_tests_that_need_it(t
     assert not [entry["id"] for entry in run.report["requirements"] if entry["verdict"] == "fail"]
     assert verdicts["END-37"]["verdict"] == "pass"  # the bank list needs no external account
 
+def test_a_funded_wallet_instead_of_a_funding_hook_judges_no_inbound_payment(tmp_path, pytester):
+    """--funded-wallet without --funding-url: money comes by wallet transfers, so SVC-24 (an inbound payment)
+    skips naming --funding-url while the transfers' own money is still judged."""
+    with ReferenceServer(secret_key=KEY) as server, httpx.Client(headers={"x-service-key": KEY},
+                                                                 trust_env=False) as http:
+        made = http.post(f"{server.base_url}/virtual-accounts", json=bodies.wallet("treasury", "secondary"))
+        treasury = made.json()["data"]["publicId"]
+        assert http.post(server.funding_url, json={"walletId": treasury, "amount": 5_000_000}).is_success
+        run = in_process(pytester, tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--funded-wallet",
+                         treasury, "-k", "funding_raises or settled_transfer_moves")
+    assert run.report is not None and run.status == 0, run.output[-3000:]
+    verdicts = {entry["id"]: entry for entry in run.report["requirements"]}
+    assert verdicts["SVC-24"]["verdict"] == "skip" and "--funding-url" in verdicts["SVC-24"]["reason"], verdicts
+    assert verdicts["SVC-25"]["verdict"] == "pass", verdicts["SVC-25"]
+
+
 # ------------------------------------------------------------------ 10. two runs at once
 
 
