@@ -230,6 +230,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.EXTRA_META: lambda c: sorted(meta(accounts(c))),
     Variant.EXTRA_HEADERS: lambda c: "ratelimit-limit" in accounts(c).headers,
     Variant.CONTENT_TYPE_CHARSET: lambda c: accounts(c).headers["content-type"],
+    Variant.TIMESTAMPS_UTC_OFFSET: lambda c: c.wallet()["createdAt"][-6:],
     Variant.WRONG_KEY_403: lambda c: c.call("GET", "/accounts", key="not-the-key").status_code,
     Variant.WEBHOOK_ON_ACCEPTANCE: delivered_events,
     Variant.WEBHOOK_BARE_TRANSACTION: delivery_shape,
@@ -266,8 +267,9 @@ def test_variants_quote_the_open_sentence_in_one_line() -> None:
     """Every variant quotes the document's sentence that leaves its point open and says in one line what changes."""
     for variant in Variant:
         assert variant.quote.strip() and variant.description.strip() and "\n" not in variant.description, variant
-    # The quoted sentences leave points open: most say 'not shown'; the others state a shape, not a rule.
-    assert sum("not shown" in variant.quote for variant in Variant) >= len(Variant) // 2
+    # The quoted sentences leave points open: about half say 'not shown'; the others state a shape and leave a
+    # detail of it free (an order, a spelling of UTC, a status word), which a variant reads another way.
+    assert sum("not shown" in variant.quote for variant in Variant) >= len(Variant) * 2 // 5
 
 
 def test_variants_and_faults_do_not_share_names() -> None:

@@ -177,7 +177,7 @@ def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None)
     for path, key, value in _walk(exchange.data):
         if key in TIMESTAMP_FIELDS and value is not None:
             if not (isinstance(value, str) and TIMESTAMP.match(value)):
-                fail("timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sssZ",
+                fail("timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sss and Z or +00:00",
                      f"{path}.{key} = {value!r}", exchange, requirement=requirement)
             seen[f"{path}.{key}"] = value
     return seen

@@ -222,6 +222,14 @@ OBJECT_KINDS = (
 )
 
 
+def _each_string(value: Any, change: Callable[[str], str]) -> Any:
+    if isinstance(value, dict):
+        return {name: _each_string(item, change) for name, item in value.items()}
+    if isinstance(value, list):
+        return [_each_string(item, change) for item in value]
+    return change(value) if isinstance(value, str) else value
+
+
 async def dressed(request: Request, response: Response, variants: VariantSet) -> Response:
     """An API answer with what some variants add beyond the document: fields, meta, headers, charset."""
     chunks = [chunk async for chunk in response.body_iterator]  # type: ignore[attr-defined]
@@ -241,6 +249,8 @@ async def dressed(request: Request, response: Response, variants: VariantSet) ->
                     record["object"] = kind
         if variants.on(Variant.EXTRA_META):
             body["meta"] |= {"requestId": secrets.token_hex(8), "timestamp": serialize.timestamp(now())}
+        if variants.on(Variant.TIMESTAMPS_UTC_OFFSET):
+            body["data"] = _each_string(body.get("data"), serialize.with_utc_offset)
         raw = json.dumps(body).encode()
     if variants.on(Variant.EXTRA_HEADERS):
         headers |= {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
@@ -23,11 +24,17 @@ from wallet_conformance.reference.records import (
 Json = dict[str, Any]
 WalletForm = Literal["create", "read", "list"]
 Stamp = Callable[[datetime], str]
+STAMPED = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")  # what `timestamp` writes
 
 
 def timestamp(moment: datetime) -> str:
     """ISO 8601 UTC with milliseconds: 2026-11-21T14:05:09.123Z."""
     return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
+
+
+def with_utc_offset(stamp: str) -> str:
+    """The same instant written with the offset +00:00 instead of Z (another ISO 8601 spelling of UTC)."""
+    return stamp[:-1] + "+00:00" if STAMPED.fullmatch(stamp) else stamp
 
 
 def _timestamp_to_the_second(moment: datetime) -> str:

@@ -33,6 +33,7 @@ BANK_TRANSFER_FEE = (
 )
 ACTUAL_AMOUNT = "equals amount plus fee in the observed debit with a fee, and equals amount when fee is 0"
 ENVELOPE = "Every response is a JSON envelope with `meta` and `data`."
+TIMESTAMPS = "Timestamps are ISO 8601 UTC strings with milliseconds."
 INTERNAL_FIELDS = (
     "Meaning of the internal fields `auth`, `account`, `business`, `_id`, `__v`, `version`, `clientIds`, `tags`, "
     "`metadata`, `batchId`, `debitReference`, `requestSrc`, `tRef`, `linkRef`: not shown."
@@ -93,6 +94,7 @@ class Variant(Enum):
     EXTRA_META = (ENVELOPE, "meta also carries requestId and timestamp.")
     EXTRA_HEADERS = (RATE_LIMITS, "Responses carry X-Request-Id, RateLimit-* and Cache-Control headers.")
     CONTENT_TYPE_CHARSET = (ENVELOPE, "Responses declare `application/json; charset=utf-8`.")
+    TIMESTAMPS_UTC_OFFSET = (TIMESTAMPS, "Timestamps carry the UTC offset +00:00 instead of Z.")
     # Keys.
     WRONG_KEY_403 = (KEY, "A wrong key is answered 403 (a missing one still 401).")
     # Events and webhooks.
