@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, note
 from hypothesis import strategies as st
 
-from wallet_conformance import bodies, checks, contract, paging, strategies
+from wallet_conformance import bodies, checks, contract, money, paging, strategies
 from wallet_conformance.client import ApiClient, Exchange
 from wallet_conformance.failures import ConformanceFailure
 from wallet_conformance.resources import Resources
@@ -131,6 +131,15 @@ def test_transfer_at_the_edge_of_the_balance(api, resources, generation, request
                                 f"{balance} (the target charged no fee on a wallet transfer)")
             observe("END-40", note=f"a transfer of {amount} from {balance} refused; wallet transfer fee {fee}")
         else:
+            if final is None:
+                pytest.skip(f"the transfer stayed pending past --settle-timeout ({resources.settings.settle_timeout:g}"
+                            " s): when it leaves pending is not shown, so its money cannot be checked here")
+            # When balances show a settled transfer is not shown either: one that has not moved yet is read again.
+            if after == balance:
+                after = money.balance_after_change(resources, source, balance)
+            if credited == 0:
+                credited = money.balance_after_change(resources, destination, credited_before) - credited_before
+            money.did_not_complete(final, (after, credited) != (balance, 0))
             actual = exchange.data.get("actualAmount")
             checks.equals(after, balance - actual, requirement="SVC-25", exchange=exchange,
                           title="a settled transfer debits the source by actualAmount")
