@@ -67,7 +67,7 @@ def test_update_sets_the_webhooks_to_the_sent_list(api, resources, run_id):
     data = envelope.data_is_object(exchange)
     held = data.get("webhooks")
     # Whether the target keeps the order of the list is not shown: the same URLs, in any order (as EVT-01 reads it).
-    checks.equals(sorted(held, key=str) if isinstance(held, list) else held, sorted(sent),
+    checks.equals(sorted(held, key=str) if isinstance(held, list) else held, sorted(sent, key=str),
                   "data.webhooks holds the URLs sent", exchange)
     resources.require(restored, "restore the account's webhooks")
 

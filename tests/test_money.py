@@ -31,9 +31,7 @@ FUNDED_SHARES = 3
 @pytest.mark.requirement("SVC-24")
 def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
     """An inbound payment into a wallet raises its balance by exactly the paid amount."""
-    if not resources.target.funding_url:
-        # With --funded-wallet, funding is a wallet-to-wallet transfer (SVC-25's matter), not an inbound payment.
-        pytest.skip("the run has no way to make an inbound payment (give --funding-url)")
+    resources.skip_without_inbound_payments()
     amount = contract.minimum_amount("transfer")
     public_id = wallet["publicId"]
     before = money.int_balance(resources, public_id)

@@ -275,8 +275,9 @@ def test_external_source_public_id_starts_with_its_prefix(request, source):
         meta = transaction.get("meta")
         if isinstance(meta, dict) and isinstance(meta.get("credit"), dict):
             legs.append((f"{where}.meta.credit", meta["credit"]))
-        # The prefix is the External source's; a credit that calls its source something else is STA-05's matter.
-        for leg_where, leg in external_legs(legs):
+        for leg_where, leg in legs:
+            if not says_external(leg):  # the prefix is the External source's; another sourceType is STA-05's matter
+                continue
             judged += 1
             data = leg.get("sourceData")
             checks.has_prefix(data.get("publicId") if isinstance(data, dict) else None, "externalSourceId", exchange,
@@ -721,7 +722,7 @@ def test_wallet_and_bank_account_parties_hold_documented_fields(request, source)
 def test_external_source_data_holds_documented_fields(request, source):
     """sourceData of an External source (an inbound credit) holds the documented fields."""
     legs = [(where, transaction, exchange) for where, transaction, exchange in transactions(request, source, "RES-70")
-            if transaction.get("sourceType") == EXTERNAL]
+            if says_external(transaction)]
     if not legs:
         pytest.skip(f"the inbound credit of {source} shows no sourceType {EXTERNAL} (see STA-05)")
     for where, transaction, exchange in legs:
@@ -729,9 +730,9 @@ def test_external_source_data_holds_documented_fields(request, source):
                         where=f"{where}.sourceData")
 
 
-def external_legs(legs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """The legs whose sourceType is External: the ones the External source's sentences are about."""
-    return [(where, leg) for where, leg in legs if isinstance(leg, dict) and leg.get("sourceType") == EXTERNAL]
+def says_external(leg: Any) -> bool:
+    """Whether a transaction or credit leg has sourceType External: what the External source's sentences are about."""
+    return isinstance(leg, dict) and leg.get("sourceType") == EXTERNAL
 
 
 def _meta_parts(request, sources: tuple[str, ...], requirement: str, name: str) -> list[tuple[str, Any, Exchange]]:

@@ -82,8 +82,7 @@ def test_accepted_bank_transfer_is_pending(samples):
 @pytest.mark.requirement("STA-05")
 def test_inbound_payment_is_a_success_credit_from_an_external_source(api, resources):
     """An external payment into a wallet is recorded as a `success` credit with sourceType External."""
-    if not resources.target.funding_url:
-        pytest.skip("the run has no way to make an inbound payment (give --funding-url)")
+    resources.skip_without_inbound_payments()
     wallet = resources.funded_wallet(resources.minimum())
 
     def credits(entries: list[Any]) -> list[tuple[int, dict[str, Any]]]:

@@ -224,6 +224,12 @@ class Resources:
     def can_fund(self) -> bool:
         return bool(self.target.funding_url or self.settings.funded_wallet)
 
+    def skip_without_inbound_payments(self) -> None:
+        """Skip a test about inbound payments when the run cannot make one: only the funding hook (--funding-url)
+        pays into a wallet from outside; --funded-wallet funds by wallet-to-wallet transfers."""
+        if not self.target.funding_url:
+            pytest.skip("the run has no way to make an inbound payment (give --funding-url)")
+
     def fund(self, public_id: str, amount: int, before: int | None = None) -> None:
         """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, and wait for it.
 
