@@ -46,6 +46,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         write_matrix(rows, REPORTS)
 
 
+def wallet_body(category: str = "primary") -> dict[str, Any]:
+    """A create-wallet body of the category; secondary ones all for one customer (Ada)."""
+    body: dict[str, Any] = {"category": category, "accountName": "Ada Stores", "currency": "NGN"}
+    if category == "secondary":
+        body |= {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
+    return body
+
+
 class ReferenceClient:
     """Calls one reference server over HTTP: the API under /v1 (with the test key unless told) and the sandbox."""
 
@@ -66,10 +74,7 @@ class ReferenceClient:
         return response.json()["data"]
 
     def wallet(self, category: str = "primary", *, key: str = "", **fields: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"category": category, "accountName": "Ada Stores", "currency": "NGN"}
-        if category == "secondary":
-            body |= {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
-        return self.data("POST", "/virtual-accounts", json=body | fields, key=key)
+        return self.data("POST", "/virtual-accounts", json=wallet_body(category) | fields, key=key)
 
     def fund(self, wallet_id: str, amount: int) -> dict[str, Any]:
         response = self.http.post(self.server.funding_url, json={"walletId": wallet_id, "amount": amount})

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from selftests.conftest import REPORTS, ReferenceClient
+from selftests.conftest import REPORTS, ReferenceClient, wallet_body
 from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
 from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
 from wallet_conformance.files import ROOT
@@ -137,6 +137,12 @@ def overdraft(c: ReferenceClient) -> tuple[int, str | None, int]:
     return response.status_code, status, c.balance(source)
 
 
+def one_customer_twice(c: ReferenceClient) -> int:
+    """The status of a second secondary wallet for the customer (e-mail address, phone number) of a first."""
+    c.wallet("secondary")
+    return c.call("POST", "/virtual-accounts", json=wallet_body("secondary")).status_code
+
+
 def without_narration(c: ReferenceClient) -> int:
     source, destination = wallets(c, 3 * MINIMUM)
     body = {name: value for name, value in transfer_body(source, destination).items() if name != "narration"}
@@ -246,6 +252,7 @@ SCENARIOS: dict[Variant, Scenario] = {
         c.call("POST", "/virtual-accounts", json={"category": "primary"}).status_code
     ),
     Variant.NARRATION_REQUIRED: without_narration,
+    Variant.CUSTOMERS_UNIQUE: one_customer_twice,
 }
 
 

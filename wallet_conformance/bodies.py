@@ -5,6 +5,8 @@ Every name the suite gives a record starts with the run id, so a sweep can find 
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import os
 import re
 from typing import Any
@@ -32,11 +34,29 @@ def is_test_record(name: Any) -> bool:
     return isinstance(name, str) and RUN_NAME.match(name) is not None
 
 
+# Customers this process has made up so far: each secondary wallet gets its own.
+_customers = itertools.count(1)
+
+
+def customer(run_id: str) -> tuple[str, str]:
+    """An e-mail address and a mobile phone number no other wallet of the run has been given.
+
+    Secondary wallets are assigned to the caller's customers; a target may well keep one wallet per customer,
+    refusing an e-mail address or a phone number it has seen (the document says nothing either way). The
+    address carries the run id, so it is unique across runs too; the phone number, eleven digits, starts at a
+    point drawn from the run id and counts up, so two runs (or workers) would collide only by a rare chance.
+    """
+    number = next(_customers)
+    start = int(hashlib.sha256(run_id.encode()).hexdigest(), 16)
+    return f"{run_id}.{number}@example.com", f"080{(start + number) % 10**8:08d}"
+
+
 def wallet(run_id: str, category: str = "secondary", **overrides: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"accountName": f"{run_id} wallet", "category": category, "currency": "NGN"}
     if category == "secondary":
-        body["emailAddress"] = f"{run_id}@example.com"
-        body["mobile"] = {"phoneNumber": "08030000000", "isoCode": "NG"}
+        email, phone = customer(run_id)
+        body["emailAddress"] = email
+        body["mobile"] = {"phoneNumber": phone, "isoCode": "NG"}
     body.update(overrides)
     return body
 

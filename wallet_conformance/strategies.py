@@ -45,5 +45,4 @@ invalid_emails = st.one_of(
     st.builds(lambda local: f"{local}@", _LOCAL),
     st.builds(lambda local, domain: f"{local} @{domain}", _LOCAL, _DOMAIN),
 )
-phone_numbers = st.from_regex(r"\A0[789][01][0-9]{8}\Z")
 MOBILE_PARTS = ("phoneNumber", "isoCode")

@@ -148,7 +148,8 @@ def error_response(error: ApiError, service: Service) -> Response:
     status = error.status
     if error.refusal is Refusal.NOT_FOUND and variants.on(Variant.UNKNOWN_RECORD_400):
         status = HTTPStatus.BAD_REQUEST
-    if error.refusal in (Refusal.DUPLICATE_REFERENCE, Refusal.PRIMARY_LIMIT) and variants.on(Variant.CONFLICTS_400):
+    conflicts = (Refusal.DUPLICATE_REFERENCE, Refusal.PRIMARY_LIMIT, Refusal.CUSTOMER_EXISTS)
+    if error.refusal in conflicts and variants.on(Variant.CONFLICTS_400):
         status = HTTPStatus.BAD_REQUEST
     if status == HTTPStatus.BAD_REQUEST and variants.on(Variant.VALIDATION_422):
         status = HTTPStatus.UNPROCESSABLE_ENTITY

@@ -28,6 +28,7 @@ class Refusal(Enum):
     DUPLICATE_REFERENCE = (409, "A collection account with reference {reference} already exists.")
     PRIMARY_LIMIT = (409, "At most {limit} primary wallets may be open at a time.")
     SECONDARY_LIMIT = (409, "At most {limit} secondary wallets may be open at a time.")
+    CUSTOMER_EXISTS = (409, "A secondary wallet with {field} {value} already exists.")
 
     def __init__(self, status: int, template: str) -> None:
         self.status = status

@@ -196,10 +196,11 @@ class Store:
                 return wallet
         raise Refusal.NOT_FOUND.error(what="VirtualAccount", key=public_id)
 
-    def find_destination_wallet(self, live: bool, public_id: str) -> Wallet:
-        """Any open wallet of the service in that mode: transfers may pay other accounts' wallets."""
+    def find_destination_wallet(self, live: bool, public_id: str, *, include_closed: bool = False) -> Wallet:
+        """Any open wallet of the service in that mode (a closed one only when asked for): transfers may pay
+        other accounts' wallets."""
         for wallet in self.wallets:
-            if wallet.public_id == public_id and wallet.live == live and wallet.open:
+            if wallet.public_id == public_id and wallet.live == live and (wallet.open or include_closed):
                 return wallet
         raise Refusal.NOT_FOUND.error(what="VirtualAccount", key=public_id)
 
@@ -240,6 +241,14 @@ class Store:
             limit = self.primary_limit()
             if sum(w.category == "primary" for w in counted) >= limit:
                 raise Refusal.PRIMARY_LIMIT.error(limit=limit)
+        if category == "secondary" and self.variants.on(Variant.CUSTOMERS_UNIQUE):
+            # One secondary wallet per customer, ever: a closed wallet's customer stays taken.
+            phone = (mobile or {}).get("phoneNumber")
+            for earlier in (w for w in held if w.category == "secondary"):
+                if email_address is not None and earlier.email_address == email_address:
+                    raise Refusal.CUSTOMER_EXISTS.error(field="emailAddress", value=email_address)
+                if phone is not None and (earlier.mobile or {}).get("phoneNumber") == phone:
+                    raise Refusal.CUSTOMER_EXISTS.error(field="mobile.phoneNumber", value=phone)
         if category == "secondary" and self.faults.on(Fault.SECONDARY_LIMITED_TO_FIVE):
             limit = contract.primary_wallet_limit()
             if sum(w.category == "secondary" for w in counted) >= limit:

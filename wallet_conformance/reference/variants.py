@@ -52,6 +52,9 @@ INBOUND = (
 FILTERS = "| Query | `name` (string), `isDefault` (boolean), `live` (boolean); all optional filters |"
 BANK_FIELDS = "| deletedAt | timestamp or null | |"
 PRIMARY_LIMIT = "Categories: primary wallets are for the caller's own use, at most five at any time."
+CUSTOMERS = (
+    "Secondary wallets are assigned to the caller's users or customers, and have no creation limit."
+)
 REQUIRED_FIELDS = (
     "Whether accountName and currency are required when creating a wallet, and whether narration is required "
     "on transfers: not shown."
@@ -111,6 +114,12 @@ class Variant(Enum):
     PREEXISTING_RECORDS = (
         PRIMARY_LIMIT,
         "The account already holds 2 primary and 12 secondary wallets and 12 credits the run did not make.",
+    )
+    # Secondary wallets: one per customer.
+    CUSTOMERS_UNIQUE = (
+        CUSTOMERS,
+        "A secondary wallet whose emailAddress or mobile phoneNumber an earlier one of the account had is refused "
+        "(409).",
     )
     # Required fields.
     WALLET_NAME_REQUIRED = (REQUIRED_FIELDS, "accountName and currency are required to create a wallet.")
