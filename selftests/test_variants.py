@@ -137,6 +137,11 @@ def overdraft(c: ReferenceClient) -> tuple[int, str | None, int]:
     return response.status_code, status, c.balance(source)
 
 
+def to_a_closed_wallet(c: ReferenceClient) -> int:
+    source, _ = wallets(c, 3 * MINIMUM)
+    return c.call("POST", "/transactions/transfer", json=transfer_body(source, closed(c))).status_code
+
+
 def one_customer_twice(c: ReferenceClient) -> int:
     """The status of a second secondary wallet for the customer (e-mail address, phone number) of a first."""
     c.wallet("secondary")
@@ -225,6 +230,9 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.CLOSED_WALLET_READABLE: lambda c: c.call("GET", f"/virtual-accounts/{closed(c)}").status_code,
     Variant.CLOSED_WALLET_LISTED: lambda c: closed(c) in listed_wallets(c),
     Variant.CLOSE_IS_IDEMPOTENT: lambda c: c.call("DELETE", f"/virtual-accounts/{closed(c)}").status_code,
+    Variant.FUNDED_WALLET_NOT_CLOSABLE: lambda c: c.call("DELETE", f"/virtual-accounts/{wallets(c, MINIMUM)[0]}")
+    .status_code,
+    Variant.CLOSED_WALLET_FAILS_LATER: to_a_closed_wallet,
     Variant.SLOW_SETTLEMENT: lambda c: c.settle().status_code,
     Variant.SETTLED_STATUS_SUCCESSFUL: settled_status,
     Variant.DEBIT_AT_SETTLEMENT: balances_before_settlement,

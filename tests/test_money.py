@@ -120,29 +120,10 @@ def test_transfer_above_the_balance_is_refused(api, resources, observe, operatio
         body = bodies.bank_transfer(source, number, code, amount)
     exchange = api.call(operation_id, json_body=body)
     why = f"{operation_id} of {amount} kobo from a wallet holding {balance}"
-    if not exchange.ok:
-        observe("SVC-27", operation=operation_id, reading="refused at request time", status=exchange.status)
-        money.refused_without_debit(resources, exchange, before, why)
-        return
     # Whether an overdraft is refused at once or accepted and failed later is not shown: what must hold is that
     # it never completes and no balance moves (or every one moved returns within --settle-timeout).
-    data = money.accepted_transfer(exchange, f"read the accepted {why}")
-    done = resources.wait_settled(data["reference"])
-    final = done.get("status") if done else None
-    observe("SVC-27", operation=operation_id, reading="accepted, then followed", status=exchange.status,
-            status_on_acceptance=data.get("status"), status_after=final or "still pending")
-    if final == contract.success_state():
-        checks.fail("a transfer the balance cannot cover never completes", f"a refusal, or a status other than "
-                    f"{final!r}", final, resources.verify(data["reference"]), detail=why)
-    settled = poll(lambda: all(money.int_balance(resources, wallet) == held for wallet, held in before.items()),
-                   resources.settings.settle_timeout)
-    if not settled:
-        now = {wallet: resources.balance(wallet) for wallet in before}
-        checks.fail("a transfer the balance cannot cover moves no money", before, now, exchange,
-                    detail=f"{why}; its status {final or 'still pending'} after --settle-timeout")
-    if done is None:
-        pytest.skip(f"the {why} was accepted and still pending after --settle-timeout "
-                    f"({resources.settings.settle_timeout:g} s): no money moved so far, but its end was not seen")
+    money.never_completes(resources, exchange, before, "a transfer the balance cannot cover", why,
+                          seen=lambda **reading: observe("SVC-27", operation=operation_id, **reading))
 
 
 # ------------------------------------------------------------------ SVC-28 concurrency

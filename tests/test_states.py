@@ -228,25 +228,35 @@ def _closed(resources, public_id: str) -> None:
 @pytest.mark.money
 @pytest.mark.requirement("STA-09")
 def test_closed_wallet_does_not_send(api, resources):
-    """A transfer from a closed wallet (which still held the money) is refused."""
+    """A transfer from a closed wallet (which still held the money) never completes and moves no money."""
     amount = resources.minimum()
-    source = resources.funded_wallet(money.funding("transfer"))  # room for a fee, so only the closure refuses
-    destination = resources.wallet()
-    _closed(resources, source["publicId"])
-    exchange = api.call("transfer", json_body=bodies.transfer(source["publicId"], destination["publicId"], amount))
-    checks.refused(exchange, "a transfer from a closed wallet")
+    funding = money.funding("transfer")  # room for a fee, so only the closure stops it
+    source = resources.funded_wallet(funding)["publicId"]
+    destination = resources.wallet()["publicId"]
+    before = {destination: money.int_balance(resources, destination)}
+    closing = resources.close_wallet(source)
+    if 400 <= closing.status < 500:
+        pytest.skip(f"the target refused to close a wallet holding {funding} kobo ({closing.status}): whether a "
+                    "wallet that holds money may be closed is not shown, so what a closed wallet sends is not judged "
+                    "here (closing an empty wallet is END-18)")
+    resources.require(closing, f"close the wallet {source}")
+    exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
+    money.never_completes(resources, exchange, before, "a transfer from a closed wallet",
+                          f"transfer of {amount} kobo from the closed wallet {source}")
 
 
 @pytest.mark.money
 @pytest.mark.requirement("STA-09")
 def test_closed_wallet_does_not_receive(api, resources):
-    """A transfer to a closed wallet is refused."""
+    """A transfer to a closed wallet never completes and moves no money."""
     amount = resources.minimum()
-    source = resources.funded_wallet(money.funding("transfer"))  # room for a fee, so only the closure refuses
-    destination = resources.wallet()
-    _closed(resources, destination["publicId"])
-    exchange = api.call("transfer", json_body=bodies.transfer(source["publicId"], destination["publicId"], amount))
-    checks.refused(exchange, "a transfer to a closed wallet")
+    source = resources.funded_wallet(money.funding("transfer"))["publicId"]  # room for a fee
+    destination = resources.wallet()["publicId"]
+    before = {source: money.int_balance(resources, source)}
+    _closed(resources, destination)
+    exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
+    money.never_completes(resources, exchange, before, "a transfer to a closed wallet",
+                          f"transfer of {amount} kobo to the closed wallet {destination}")
 
 
 def _summary(exchange: Exchange) -> dict[str, Any]:

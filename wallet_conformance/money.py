@@ -6,6 +6,7 @@ and funds the wallets these read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -90,6 +91,40 @@ def refused_without_debit(resources: Resources, exchange: Exchange, before: dict
     moved = balances_moved(resources, before)
     if moved:
         checks.fail("a refused transfer changes no balance", before, moved, exchange, requirement=requirement)
+
+
+def never_completes(resources: Resources, exchange: Exchange, before: dict[str, int], title: str, why: str, *,
+                    seen: Callable[..., None] | None = None, requirement: str | None = None) -> None:
+    """A transfer that must not happen (`title`: "a transfer from a closed wallet") moves no money, whether the
+    target refuses it at once or accepts it and fails it later: which of the two is not shown ("Transitions
+    between transaction statuses: not shown"), as for a transfer the balance cannot cover.
+
+    Refused: a 4xx, after which no balance of `before` moves. Accepted: it never reaches the completed status,
+    and every balance of `before` is back at its value within --settle-timeout; a skip if it is still pending
+    then. `seen` gets how the target read it before it is judged (an observation).
+    """
+    record = seen or (lambda **_: None)
+    if not exchange.ok:
+        record(reading="refused at request time", status=exchange.status)
+        refused_without_debit(resources, exchange, before, why, requirement=requirement)
+        return
+    data = accepted_transfer(exchange, f"read the accepted {why}")
+    done = resources.wait_settled(data["reference"])
+    final = done.get("status") if done else None
+    record(reading="accepted, then followed", status=exchange.status, status_on_acceptance=data.get("status"),
+           status_after=final or "still pending")
+    if final == contract.success_state():
+        checks.fail(f"{title} never completes", f"a refusal, or a status other than {final!r}", final,
+                    resources.verify(data["reference"]), detail=why, requirement=requirement)
+    back = poll(lambda: all(int_balance(resources, wallet) == held for wallet, held in before.items()),
+                resources.settings.settle_timeout)
+    if not back:
+        now = {wallet: resources.balance(wallet) for wallet in before}
+        checks.fail(f"{title} moves no money", before, now, exchange, requirement=requirement,
+                    detail=f"{why}; its status {final or 'still pending'} after --settle-timeout")
+    if done is None:
+        pytest.skip(f"the {why} was accepted and still pending after --settle-timeout "
+                    f"({resources.settings.settle_timeout:g} s): no money moved so far, but its end was not seen")
 
 
 def pays_into(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:

@@ -29,6 +29,7 @@ class Refusal(Enum):
     PRIMARY_LIMIT = (409, "At most {limit} primary wallets may be open at a time.")
     SECONDARY_LIMIT = (409, "At most {limit} secondary wallets may be open at a time.")
     CUSTOMER_EXISTS = (409, "A secondary wallet with {field} {value} already exists.")
+    WALLET_HOLDS_MONEY = (409, "VirtualAccount {wallet} holds {balance} kobo; it cannot be closed until it is empty.")
 
     def __init__(self, status: int, template: str) -> None:
         self.status = status

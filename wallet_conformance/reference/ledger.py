@@ -125,12 +125,16 @@ class Ledger:
 
     # -- transfers
 
-    def _accept(self, transaction: Transaction, *, check_funds: bool, debited: int) -> Transaction:
-        """Moves the money of an accepted transfer: the source now (or at settlement), and nothing if it is doomed."""
+    def _accept(self, transaction: Transaction, *, check_funds: bool, debited: int, doomed: bool = False
+                ) -> Transaction:
+        """Moves the money of an accepted transfer: the source now (or at settlement), and nothing if it is doomed
+        (it fails at settlement)."""
         covered = self.covers(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
-        if check_funds and not covered:
+        if check_funds and not covered and not doomed:
             if not self.variants.on(Variant.OVERDRAFT_FAILS_LATER):
                 self.require_funds(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
+            doomed = True
+        if doomed:
             transaction.doomed = True
         elif isinstance(transaction.destination, Wallet) and self.variants.on(Variant.CREDIT_AT_ACCEPTANCE):
             # Money moves on both sides at once; settlement only changes the status.
@@ -155,15 +159,17 @@ class Ledger:
         amount: int,
         narration: str,
         check_funds: bool = True,
+        doomed: bool = False,
     ) -> Transaction:
-        """Accepts a wallet-to-wallet transfer: debits the source now, credits the destination at settlement."""
+        """Accepts a wallet-to-wallet transfer: debits the source now, credits the destination at settlement
+        (`doomed`: moves nothing and fails at settlement)."""
         if source is destination:
             raise Refusal.SAME_WALLET.error()
         fee = WALLET_TRANSFER_FEE if self.variants.on(Variant.WALLET_TRANSFER_FEE) else 0
         transaction = self._outbound(caller, source, destination, amount=amount, fee=fee, narration=narration,
                                      bank=source.bank)
         hidden = amount // 100 if self.faults.on(Fault.HIDDEN_FEE_ABOVE_TIER) and amount > HIDDEN_FEE_TIER else 0
-        return self._accept(transaction, check_funds=check_funds, debited=amount + fee + hidden)
+        return self._accept(transaction, check_funds=check_funds, debited=amount + fee + hidden, doomed=doomed)
 
     def bank_transfer(
         self, caller: Credential, *, source: Wallet, beneficiary: BankAccount, amount: int, narration: str

@@ -80,6 +80,7 @@ class Variant(Enum):
     CLOSED_WALLET_READABLE = (CLOSE, "GET of a closed wallet answers 200 with the wallet.")
     CLOSED_WALLET_LISTED = (CLOSE, "Closed wallets stay in GET /virtual-accounts.")
     CLOSE_IS_IDEMPOTENT = (CLOSE, "Closing a closed wallet again answers 200 and the same data.")
+    FUNDED_WALLET_NOT_CLOSABLE = (CLOSE, "A wallet that holds money cannot be closed (409) until it is empty.")
     # Settlement: timing, status word, when balances move.
     SLOW_SETTLEMENT = (TRANSITIONS, "Transfers settle 0.6 s later than configured; the sandbox settle is 404.")
     SETTLED_STATUS_SUCCESSFUL = (STATUSES, "A settled transfer's status is `successful`.")
@@ -88,6 +89,10 @@ class Variant(Enum):
     OVERDRAFT_FAILS_LATER = (
         TRANSITIONS,
         "A transfer the balance cannot cover is accepted `pending`, then ends `failed`; no money moves.",
+    )
+    CLOSED_WALLET_FAILS_LATER = (
+        TRANSITIONS,
+        "A wallet transfer from or to a closed wallet is accepted `pending`, then ends `failed`; no money moves.",
     )
     # Fees.
     WALLET_TRANSFER_FEE = (ACTUAL_AMOUNT, "Wallet transfers cost a fee of 1,000 kobo: actualAmount = amount + fee.")

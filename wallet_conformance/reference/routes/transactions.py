@@ -90,8 +90,10 @@ async def transfer(request: Request, call: Call) -> Response:
     fields.one_of(body, "currency", (CURRENCY,), required=False)
     narration = _narration(call, body)
 
-    source = store.find_wallet(call.caller, source_id, include_closed=faults.on(Fault.CLOSED_WALLET_STILL_TRANSFERS))
-    destination = store.find_destination_wallet(call.caller.live, destination_id)
+    later = call.variants.on(Variant.CLOSED_WALLET_FAILS_LATER)  # closed wallets: accepted, failed at settlement
+    closed_source = later or faults.on(Fault.CLOSED_WALLET_STILL_TRANSFERS)
+    source = store.find_wallet(call.caller, source_id, include_closed=closed_source)
+    destination = store.find_destination_wallet(call.caller.live, destination_id, include_closed=later)
     # The ledger checks and debits in one step; nothing may be awaited between the two.
     if faults.on(Fault.CONCURRENT_OVERDRAFT):
         call.ledger.require_funds(source, amount)
@@ -100,7 +102,8 @@ async def transfer(request: Request, call: Call) -> Response:
     else:
         check_funds = not faults.on(Fault.OVERDRAFT_ALLOWED)
     accepted = call.ledger.transfer(
-        call.caller, source=source, destination=destination, amount=amount, narration=narration, check_funds=check_funds
+        call.caller, source=source, destination=destination, amount=amount, narration=narration,
+        check_funds=check_funds, doomed=later and not (source.open and destination.open),
     )
     call.service.schedule_settlement(accepted)
 

@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.app import DOCUMENTED, Call, envelope, operation, reply
-from wallet_conformance.reference.errors import ApiError, crash, invalid
+from wallet_conformance.reference.errors import ApiError, Refusal, crash, invalid
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, Wallet
@@ -106,6 +106,8 @@ async def get_wallet(request: Request, call: Call) -> Response:
 async def close_wallet(request: Request, call: Call) -> Response:
     again = call.variants.on(Variant.CLOSE_IS_IDEMPOTENT)
     wallet = call.store.find_wallet(call.caller, request.path_params["walletId"], include_closed=again)
+    if wallet.open and wallet.balance and call.variants.on(Variant.FUNDED_WALLET_NOT_CLOSABLE):
+        raise Refusal.WALLET_HOLDS_MONEY.error(wallet=wallet.public_id, balance=wallet.balance)
     if wallet.open:
         call.store.close_wallet(wallet)
     data = serialize.closed_wallet(wallet)
