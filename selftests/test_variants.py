@@ -240,6 +240,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.OVERDRAFT_FAILS_LATER: overdraft,
     Variant.WALLET_TRANSFER_FEE: lambda c: (data(transfer(c))["fee"], data(transfer(c))["actualAmount"]),
     Variant.BANK_TRANSFER_FREE: lambda c: data(bank_transfer(c))["fee"],
+    Variant.BANK_TRANSFER_FEE_ABOVE_MINIMUM: lambda c: data(bank_transfer(c))["fee"],
     Variant.EXTRA_FIELDS: lambda c: "object" in c.wallet(),
     Variant.EXTRA_META: lambda c: sorted(meta(accounts(c))),
     Variant.EXTRA_HEADERS: lambda c: "ratelimit-limit" in accounts(c).headers,

@@ -94,7 +94,7 @@ def sample_transfer(api: ApiClient, resources: Resources) -> Exchange:
 def sample_bankTransfer(api: ApiClient, resources: Resources) -> Exchange:
     amount = contract.minimum_amount("bankTransfer")
     number, code = resources.external_account()
-    source = resources.funded_wallet(amount * 2)
+    source = resources.funded_wallet(money.funding("bankTransfer"))  # room for the fee, which may be high
     return _sample(api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code, amount)))
 
 

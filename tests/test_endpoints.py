@@ -453,8 +453,7 @@ def test_bank_transfer_goes_to_the_requested_account(samples):
 @pytest.mark.requirement("END-36")
 def test_observe_transfers_without_narration(api, resources, observe):
     """Records whether a wallet transfer and a bank transfer without narration are accepted (funded wallets)."""
-    minimum = resources.minimum("bankTransfer")
-    source = resources.funded_wallet(resources.minimum() + 3 * minimum)
+    source = resources.funded_wallet(money.funding("transfer") + money.funding("bankTransfer"))
     destination = resources.wallet()
     number, code = resources.external_account()
     made = {
@@ -519,6 +518,6 @@ def test_bank_transfer_to_a_validated_account_is_accepted(api, resources):
     """A bank transfer to a validated account, with every documented body field, is accepted."""
     amount = resources.minimum("bankTransfer")
     number, code = resources.validated_account()
-    source = resources.funded_wallet(amount * 2)
+    source = resources.funded_wallet(money.funding("bankTransfer"))  # room for the fee
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code, amount))
     checks.accepted(exchange, "a funded bank transfer of the minimum amount to a validated account")

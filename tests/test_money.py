@@ -60,7 +60,7 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
 def test_settled_transfer_moves_the_money(api, resources):
     """A settled wallet-to-wallet transfer takes actualAmount from the source and gives amount to the destination."""
     amount = contract.minimum_amount("transfer")
-    source = resources.funded_wallet(amount * 3)["publicId"]
+    source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     destination = resources.wallet()["publicId"]
     source_before = money.int_balance(resources, source)
     destination_before = money.int_balance(resources, destination)
@@ -85,7 +85,7 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     """A settled bank transfer takes actualAmount, which is amount plus a fee of 0 or more, from the source."""
     amount = contract.minimum_amount("bankTransfer")
     number, code = resources.validated_account()
-    source = resources.funded_wallet(amount * 3)["publicId"]
+    source = resources.funded_wallet(money.funding("bankTransfer"))["publicId"]
     before = money.int_balance(resources, source)
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
     data = money.accepted_transfer(exchange, "make a bank transfer")
@@ -205,7 +205,7 @@ def _listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[
 def test_settled_transfer_leaves_a_credit_leg(api, resources):
     """After settlement a wallet-to-wallet transfer shows the destination's credit leg."""
     amount = contract.minimum_amount("transfer")
-    source = resources.funded_wallet(amount * 3)["publicId"]
+    source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     destination = resources.wallet()["publicId"]
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     data = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")

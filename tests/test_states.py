@@ -115,8 +115,7 @@ def test_inbound_payment_is_a_success_credit_from_an_external_source(api, resour
 @pytest.mark.requirement("STA-11")
 def test_observe_what_a_pending_transfer_becomes(api, resources, settings, observe):
     """Records the status a pending wallet transfer and a pending bank transfer reach within the settle timeout."""
-    minimum = resources.minimum("bankTransfer")
-    source = resources.funded_wallet(resources.minimum() + 3 * minimum)
+    source = resources.funded_wallet(money.funding("transfer") + money.funding("bankTransfer"))
     destination = resources.wallet()
     number, code = resources.external_account()
     made = {

@@ -143,6 +143,13 @@ def fee(data: dict[str, Any], exchange: Exchange, where: str = "data", *, requir
     return value
 
 
-def funding(operation_id: str) -> int:
-    """Enough kobo for one accepted transfer of the minimum, fees included (generously)."""
-    return contract.minimum_amount(operation_id) * 3
+def funding(operation_id: str, amount: int | None = None) -> int:
+    """Enough kobo for one accepted transfer of `amount` (default: the minimum) and its fee.
+
+    The document bounds no fee ("a `fee` that may be greater than 0"; whether wallet transfers cost one is not
+    shown): the room left covers a flat fee of up to twice the minimum transfer (200 naira) or a tenth of the
+    amount, whichever is more.
+    """
+    minimum = contract.minimum_amount(operation_id)
+    amount = amount or minimum
+    return amount + max(2 * minimum, amount // 10)

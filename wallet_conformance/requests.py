@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from wallet_conformance import bodies, contract
+from wallet_conformance import bodies, contract, money
 from wallet_conformance.client import DEFAULT, Exchange
 from wallet_conformance.resources import Resources, own_account
 
@@ -160,14 +160,14 @@ def valid_request(get: Fixtures, operation_id: str) -> tuple[dict[str, str], Any
     if operation_id == "verifyTransaction":
         return {"reference": get("sample_verifyTransaction").data.get("reference")}, DEFAULT
     if operation_id == "transfer":
+        # Room for a fee, which the document does not show on wallet transfers.
         amount = contract.minimum_amount("transfer")
-        # Twice the amount: room for a fee, which the document does not show on wallet transfers.
-        return {}, bodies.transfer(source(amount * 2), sample_wallet(), amount)
+        return {}, bodies.transfer(source(money.funding("transfer")), sample_wallet(), amount)
     if operation_id == "bankTransfer":
         amount = contract.minimum_amount("bankTransfer")
         number, code = resources.external_account()
-        # Twice the amount: room for the fee, which the document does not give.
-        return {}, bodies.bank_transfer(source(amount * 2), number, code, amount)
+        # Room for the fee, which the document does not bound.
+        return {}, bodies.bank_transfer(source(money.funding("bankTransfer")), number, code, amount)
     return {}, DEFAULT  # the reads without parameters
 
 

@@ -28,18 +28,16 @@ _counter = itertools.count()
 _nonce = secrets.token_hex(4)
 
 
-MARGIN = 10_000  # kobo a source holds beyond an amount, for whatever fee the target charges
-
-
 class Purse:
-    """Sources of one test: a new wallet funded with what each step needs (so a transfer still pending, or
-    debited only at settlement, never leaves the next step short)."""
+    """Sources of one test's transfers: a new wallet funded with what each step needs, its fee included (so a
+    transfer still pending, or debited only at settlement, never leaves the next step short)."""
 
-    def __init__(self, resources: Resources) -> None:
+    def __init__(self, resources: Resources, operation_id: str) -> None:
         self.resources = resources
+        self.operation_id = operation_id
 
     def holding(self, amount: int) -> str:
-        return self.resources.funded_wallet(amount + MARGIN)["publicId"]
+        return self.resources.funded_wallet(money.funding(self.operation_id, amount))["publicId"]
 
 
 def unique_reference(length: int) -> str:
@@ -56,7 +54,7 @@ def settled(resources: Resources, exchange: Exchange) -> dict[str, Any] | None:
 
 def wallet_transfer_fee(api: ApiClient, resources: Resources) -> int:
     """The fee the target charges on a minimum wallet-to-wallet transfer (0 in the reference)."""
-    source = resources.funded_wallet(MINIMUM * 2)
+    source = resources.funded_wallet(money.funding("transfer"))
     exchange = api.call("transfer", json_body=bodies.transfer(source["publicId"], resources.wallet()["publicId"]))
     fee = exchange.data.get("fee") if exchange.ok and isinstance(exchange.data, dict) else None
     return fee if isinstance(fee, int) else 0
@@ -65,7 +63,7 @@ def wallet_transfer_fee(api: ApiClient, resources: Resources) -> int:
 @pytest.mark.requirement("LIM-10", "LIM-11")
 def test_transfer_amount_around_the_minimum(api, resources, generation, request):
     """A wallet-to-wallet transfer below the minimum is refused with a 4xx; one at or above it is accepted."""
-    purse, destination = Purse(resources), resources.wallet()["publicId"]
+    purse, destination = Purse(resources, "transfer"), resources.wallet()["publicId"]
 
     @given(amount=strategies.amounts(MINIMUM))
     @example(amount=MINIMUM - 1)
@@ -84,7 +82,7 @@ def test_transfer_amount_around_the_minimum(api, resources, generation, request)
 @pytest.mark.requirement("LIM-12", "LIM-13")
 def test_bank_transfer_amount_around_the_minimum(api, resources, generation, request):
     """A bank transfer below the minimum is refused with a 4xx; one at or above it is accepted."""
-    purse = Purse(resources)
+    purse = Purse(resources, "bankTransfer")
     number, code = resources.external_account()
 
     @given(amount=strategies.amounts(BANK_MINIMUM))
@@ -198,7 +196,7 @@ def test_amounts_across_the_range(api, resources, generation, request):
 @pytest.mark.requirement("SVC-26", "RES-65", "END-34")
 def test_bank_transfer_fees_across_amounts(api, resources, generation, request, observe):
     """A bank transfer's fee is a whole kobo amount of 0 or more; the source is debited by amount plus fee."""
-    purse = Purse(resources)
+    purse = Purse(resources, "bankTransfer")
     number, code = resources.external_account()
     fees: dict[int, Any] = {}
 

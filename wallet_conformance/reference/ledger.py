@@ -54,6 +54,8 @@ BANK_TRANSFER_FEES: tuple[tuple[int | None, int], ...] = (
     (5_000_000, 2_688),  # up to 50,000 naira: 26.88 naira
     (None, 5_375),  # above: 53.75 naira
 )
+# The flat fee of a bank transfer under the variant that charges more than the minimum transfer (150 naira).
+FLAT_BANK_TRANSFER_FEE = 15_000
 # The fee of a wallet-to-wallet transfer under the variant that charges one (10 naira).
 WALLET_TRANSFER_FEE = 1_000
 # The status of a transfer that could not be covered (a variant), and the settled one's other word.
@@ -176,6 +178,8 @@ class Ledger:
     ) -> Transaction:
         """Accepts a payout to an external account: debits amount + fee now; settlement completes it."""
         fee = 0 if self.variants.on(Variant.BANK_TRANSFER_FREE) else bank_transfer_fee(amount)
+        if self.variants.on(Variant.BANK_TRANSFER_FEE_ABOVE_MINIMUM):
+            fee = FLAT_BANK_TRANSFER_FEE
         if self.faults.on(Fault.BANK_TRANSFER_NEGATIVE_FEE):
             fee = -fee
         debited = amount if self.faults.on(Fault.BANK_TRANSFER_FEE_NOT_DEBITED) else amount + fee

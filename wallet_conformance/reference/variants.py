@@ -97,6 +97,9 @@ class Variant(Enum):
     # Fees.
     WALLET_TRANSFER_FEE = (ACTUAL_AMOUNT, "Wallet transfers cost a fee of 1,000 kobo: actualAmount = amount + fee.")
     BANK_TRANSFER_FREE = (BANK_TRANSFER_FEE, "Bank transfers cost no fee (fee 0, feeReference null).")
+    BANK_TRANSFER_FEE_ABOVE_MINIMUM = (
+        BANK_TRANSFER_FEE, "Bank transfers cost a flat fee of 150 naira, more than the minimum transfer itself."
+    )
     # Extra fields and headers.
     EXTRA_FIELDS = (INTERNAL_FIELDS, 'Every record carries extra fields ("object", and "status" on wallets).')
     EXTRA_META = (ENVELOPE, "meta also carries requestId and timestamp.")
