@@ -172,13 +172,24 @@ def _without_nulls(body: Any) -> Any:
     return body
 
 
+def _contact_of_a_wallet_not_secondary(operation_id: str, body: Any, where: str) -> bool:
+    """Whether a problem sits in emailAddress or mobile of a wallet that is not secondary: the document states their
+    rules ("valid e-mail address", the mobile's parts) for secondary wallets, which alone require them; a target
+    may ignore them on a primary wallet."""
+    secondary = isinstance(body, dict) and body.get("category") == "secondary"
+    return operation_id == "createWallet" and not secondary and where.startswith(("body.emailAddress", "body.mobile"))
+
+
 def request_problems(request: Request) -> list[Problem]:
     """Every way the request, as sent, breaks openapi.yaml (empty: the request is valid)."""
     found: list[Problem] = []
     op = contract.operations()[request.operation_id]
     if request.body is not DEFAULT:
-        for error in _request_validator(request.operation_id).iter_errors(_without_nulls(request.body)):
+        body = _without_nulls(request.body)
+        for error in _request_validator(request.operation_id).iter_errors(body):
             where = ".".join(["body", *(str(part) for part in error.absolute_path)])
+            if _contact_of_a_wallet_not_secondary(request.operation_id, body, where):
+                continue
             if error.validator == "required":
                 missing = re.findall(r"'([^']+)' is a required property", error.message)
                 where = ".".join([where, *missing])

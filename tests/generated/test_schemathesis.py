@@ -8,6 +8,7 @@ Verdicts: wallet_conformance/generated.py (`judge`).
 
 from __future__ import annotations
 
+import itertools
 import re
 import secrets
 from collections import Counter
@@ -36,6 +37,9 @@ MUST_ACCEPT = {
 PRINTABLE = re.compile(r"[ -~]*")
 PLAIN_REFERENCE = re.compile(r"[A-Za-z0-9_-]+")
 FUNDS = 300_000  # kobo in the funded source of generated transfers (the run's money budget is shared)
+# The collection amounts a valid request must be accepted with: the document bounds none, so a target may hold
+# collections to the minimum transfer, or cap them; between the two, any amount goes.
+COLLECTION_AMOUNTS = range(contract.minimum_amount("transfer"), 100_000_000 + 1)
 
 
 class Binder:
@@ -46,17 +50,16 @@ class Binder:
         self.resources = resources
         self.fixture = fixture  # the run's session fixtures, made when first asked: sample_wallet
         self.nonce = secrets.token_hex(3)
+        self.references = itertools.count()  # Hypothesis draws one reference many times: each sent once
         self._funded: dict[str, Any] | None = None
         self._reference: str | None = None
         self.sent = 0  # kobo sent from the funded wallet since it was last funded (maybe not yet debited)
 
     def funded(self) -> dict[str, Any]:
-        """The source of generated transfers, one per run, topped up when it runs low."""
-        if self._funded is None:
+        """The source of generated transfers, a new one when the last runs low (topping that one up would wait on
+        a balance its transfers still pending may move, where a target debits at settlement)."""
+        if self._funded is None or self.available() < FUNDS // 3:
             self._funded = self.resources.funded_wallet(FUNDS)
-            self.sent = 0
-        elif self.available() < FUNDS // 3:
-            self.resources.fund(self._funded["publicId"], FUNDS // 2)
             self.sent = 0
         return self._funded
 
@@ -84,6 +87,11 @@ class Binder:
     def bind(self, request: Request) -> str | None:
         """Put real records into the request; the requirement that makes it a must-succeed, if it is one."""
         op, body = request.operation_id, request.body
+        if isinstance(body, dict):
+            # Only the documented fields: whether a target ignores or refuses others is not shown.
+            documented = contract.request_schema(op).get("properties", {})
+            for name in [name for name in body if name not in documented]:
+                del body[name]
         if op in ("getWallet", "closeWallet"):
             wallet = self.fixture("sample_wallet") if op == "getWallet" else self.resources.wallet()
             request.path["walletId"] = wallet["publicId"]
@@ -92,7 +100,9 @@ class Binder:
             request.path["reference"] = self.reference()
             return MUST_ACCEPT[op]
         if not isinstance(body, dict):
-            return MUST_ACCEPT.get(op) if op.startswith("list") else None
+            # A list filter of odd text (a NUL byte, say) may be refused: how filters are read is not shown.
+            plain = all(PRINTABLE.fullmatch(str(value)) for value in request.query.values())
+            return MUST_ACCEPT.get(op) if op.startswith("list") and plain else None
         if op == "createWallet":
             if body.get("category") == "primary":
                 # The five primary places are account-wide: the boundary tests take them, one at a time.
@@ -104,11 +114,11 @@ class Binder:
         if op == "createCollectionAccount":
             body["destination"] = self.fixture("sample_wallet")["publicId"]
             reference = body.get("reference")
-            if isinstance(reference, str):
-                body["reference"] = f"{self.nonce}{reference}"  # unique on a target that holds earlier runs
+            if isinstance(reference, str):  # unique on a target that holds earlier runs, and within this one
+                body["reference"] = f"{self.nonce}{next(self.references)}{reference}"
             plain = (isinstance(body.get("accountName"), str) and body["accountName"].strip()
                      and PRINTABLE.fullmatch(body["accountName"])
-                     and type(body.get("amount")) is int and body["amount"] > 0
+                     and type(body.get("amount")) is int and body["amount"] in COLLECTION_AMOUNTS
                      and type(body.get("expireIn")) is int
                      and ("reference" not in body or PLAIN_REFERENCE.fullmatch(str(body["reference"]))))
             return MUST_ACCEPT[op] if plain else None
