@@ -137,6 +137,23 @@ def overdraft(c: ReferenceClient) -> tuple[int, str | None, int]:
     return response.status_code, status, c.balance(source)
 
 
+def balance_right_after_settlement(c: ReferenceClient) -> int:
+    """The destination's balance read at once after the sandbox settled a wallet transfer to it."""
+    source, destination = wallets(c, 3 * MINIMUM)
+    c.data("POST", "/transactions/transfer", json=transfer_body(source, destination))
+    c.settle()
+    return c.balance(destination)
+
+
+def large_payout_status(c: ReferenceClient) -> tuple[str, int]:
+    """The status a bank transfer of four times the minimum ends with, and its source's balance then."""
+    source, _ = wallets(c, 10 * BANK_MINIMUM)
+    body = bank_transfer_body(source) | {"amount": 4 * BANK_MINIMUM}
+    sent = c.data("POST", "/transactions/bank-transfer", json=body)
+    c.settle()
+    return c.data("GET", f"/transactions/{sent['reference']}/verify")["status"], c.balance(source)
+
+
 def to_a_closed_wallet(c: ReferenceClient) -> int:
     source, _ = wallets(c, 3 * MINIMUM)
     return c.call("POST", "/transactions/transfer", json=transfer_body(source, closed(c))).status_code
@@ -233,6 +250,8 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.FUNDED_WALLET_NOT_CLOSABLE: lambda c: c.call("DELETE", f"/virtual-accounts/{wallets(c, MINIMUM)[0]}")
     .status_code,
     Variant.CLOSED_WALLET_FAILS_LATER: to_a_closed_wallet,
+    Variant.BALANCES_POSTED_LATER: balance_right_after_settlement,
+    Variant.PAYOUTS_ABOVE_LIMIT_FAIL: large_payout_status,
     Variant.SLOW_SETTLEMENT: lambda c: c.settle().status_code,
     Variant.SETTLED_STATUS_SUCCESSFUL: settled_status,
     Variant.DEBIT_AT_SETTLEMENT: balances_before_settlement,

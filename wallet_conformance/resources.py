@@ -276,8 +276,14 @@ class Resources:
     def verify(self, reference: str) -> Exchange:
         return self.api.call("verifyTransaction", {"reference": reference})
 
-    def wait_settled(self, reference: str) -> dict[str, Any] | None:
-        """The transaction once its status is no longer `pending`, or None if it stays pending past the timeout."""
+    def wait_settled(self, reference: str, *, must_settle: bool = True) -> dict[str, Any] | None:
+        """The transaction once its status is no longer `pending`, or None if it stays pending past the timeout.
+
+        A transfer that must settle and does not is remembered: later waits fail at once with its evidence. One
+        that need not (an overdraft or a transfer touching a closed wallet, accepted: whether it ever leaves
+        `pending` is not shown) leaves no such mark, and is not waited for once a transfer that should have
+        settled did not.
+        """
 
         def settled() -> dict[str, Any] | None:
             exchange = self.verify(reference)
@@ -287,9 +293,11 @@ class Resources:
             return None
 
         if "settlement" in self._never:
+            if not must_settle:
+                return None
             raise TargetError(f"not waited again: {self._never['settlement']}")
         found = poll(settled, self.settings.settle_timeout)
-        if found is None:
+        if found is None and must_settle:
             self._never["settlement"] = (f"transaction {reference} stayed pending for "
                                          f"{self.settings.settle_timeout:g} s (--settle-timeout)")
         return found

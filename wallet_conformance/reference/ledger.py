@@ -23,6 +23,7 @@ below zero and money is conserved once transfers have settled.
 
 from __future__ import annotations
 
+import asyncio
 from http import HTTPStatus
 from itertools import count
 from typing import TYPE_CHECKING
@@ -56,6 +57,10 @@ BANK_TRANSFER_FEES: tuple[tuple[int | None, int], ...] = (
 )
 # The flat fee of a bank transfer under the variant that charges more than the minimum transfer (150 naira).
 FLAT_BANK_TRANSFER_FEE = 15_000
+# Under the variant whose payouts fail above a limit: the largest bank transfer (kobo) that completes.
+PAYOUT_LIMIT = 30_000
+# Seconds after a transfer's status changes that its settlement shows in the balances, under the variant.
+POSTING_DELAY = 0.3
 # The fee of a wallet-to-wallet transfer under the variant that charges one (10 naira).
 WALLET_TRANSFER_FEE = 1_000
 # The status of a transfer that could not be covered (a variant), and the settled one's other word.
@@ -84,7 +89,10 @@ class Ledger:
 
     # -- balances
 
-    def _move(self, wallet: Wallet, kobo: int) -> None:
+    def _move(self, wallet: Wallet, kobo: int, *, settling: bool = False) -> None:
+        if settling and self.variants.on(Variant.BALANCES_POSTED_LATER):
+            asyncio.get_running_loop().call_later(POSTING_DELAY, self._move, wallet, kobo)
+            return
         wallet.balance += kobo
         wallet.last_updated = now()
 
@@ -238,19 +246,28 @@ class Ledger:
             transaction.status = FAILED
             self._tell("transfer.failed", transaction)
             return
+        if (isinstance(transaction.destination, BankAccount) and transaction.amount > PAYOUT_LIMIT
+                and self.variants.on(Variant.PAYOUTS_ABOVE_LIMIT_FAIL)):
+            transaction.status = FAILED  # the beneficiary's bank refused it: the debit comes back
+            if transaction.held:
+                transaction.held = False
+            else:
+                self._move(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
+            self._tell("transfer.failed", transaction)
+            return
         transaction.status = SUCCESSFUL if self.variants.on(Variant.SETTLED_STATUS_SUCCESSFUL) else SUCCESS
         if transaction.held:
             transaction.held = False
-            self._move(transaction.source, -transaction.actual_amount)  # type: ignore[arg-type]
+            self._move(transaction.source, -transaction.actual_amount, settling=True)  # type: ignore[arg-type]
         destination = transaction.destination
         if isinstance(destination, Wallet) and transaction.credit is None:
-            self._credit(transaction, destination)
+            self._credit(transaction, destination, settling=True)
         self._tell("transfer.settled", transaction)
 
-    def _credit(self, debit: Transaction, destination: Wallet) -> None:
+    def _credit(self, debit: Transaction, destination: Wallet, *, settling: bool = False) -> None:
         """Credits the destination wallet by the amount and records its credit leg."""
         credited = debit.amount * 2 if self.faults.on(Fault.SETTLEMENT_CREDITS_TWICE) else debit.amount
-        self._move(destination, credited)
+        self._move(destination, credited, settling=settling)
         if self.faults.on(Fault.NO_CREDIT_LEG):
             return
         number = self._next_transaction_number()

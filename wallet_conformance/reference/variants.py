@@ -90,6 +90,12 @@ class Variant(Enum):
         TRANSITIONS,
         "A transfer the balance cannot cover is accepted `pending`, then ends `failed`; no money moves.",
     )
+    BALANCES_POSTED_LATER = (
+        TRANSITIONS, "A settled transfer shows in the balances 0.3 s after its status leaves `pending`."
+    )
+    PAYOUTS_ABOVE_LIMIT_FAIL = (
+        STATUSES, "A bank transfer above 300 naira ends `failed` at settlement, and its debit is given back."
+    )
     CLOSED_WALLET_FAILS_LATER = (
         TRANSITIONS,
         "A wallet transfer from or to a closed wallet is accepted `pending`, then ends `failed`; no money moves.",
