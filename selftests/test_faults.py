@@ -266,6 +266,7 @@ SCENARIOS: dict[Fault, Scenario] = {
         MILLISECONDS.match(inbound_credit(c)["createdAt"])
     ),
     Fault.FUNDING_NOT_CREDITED: lambda c: inbound_credit(c)["balance"],
+    Fault.FUNDING_CREDITED_SHORT: lambda c: inbound_credit(c)["balance"],
     Fault.SETTLEMENT_CREDITS_TWICE: lambda c: c.balance(settled_transfer(c)[1]),
     Fault.BANK_TRANSFER_FEE_NOT_DEBITED: lambda c: c.balance(data(bank_transfer(c))["source"]),
     Fault.OVERDRAFT_ALLOWED: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -246,10 +247,19 @@ def test_a_failing_target_gets_no_request_until_the_sweep_gives_it_another_chanc
 
 def _balances_in_naira(request: Request, answer: Answer) -> Answer:
     """Wallet reads show the balance in naira: funding never shows as the kobo the suite sent."""
+    return _wallet_balance(request, answer, lambda balance: balance // 100)
+
+
+def _balances_frozen(request: Request, answer: Answer) -> Answer:
+    """Wallet reads always show a balance of 0: no payment ever shows."""
+    return _wallet_balance(request, answer, lambda balance: 0)
+
+
+def _wallet_balance(request: Request, answer: Answer, shown: Callable[[int], int]) -> Answer:
     if request.method == "GET" and request.path.startswith("/v1/virtual-accounts/") and answer.status == 200:
         body = json.loads(answer.body)
         if isinstance(body.get("data"), dict) and isinstance(body["data"].get("balance"), int):
-            body["data"]["balance"] //= 100
+            body["data"]["balance"] = shown(body["data"]["balance"])
             return Answer(200, json.dumps(body), answer.content_type)
     return answer
 
@@ -257,19 +267,25 @@ def _balances_in_naira(request: Request, answer: Answer) -> Answer:
 NEVER_MATCH_TIMEOUT = 5
 
 
-def test_balances_that_never_match_are_waited_for_once(reference, tmp_path):
-    """Balances in naira: the first funding waits --settle-timeout, later money tests do not wait again."""
-    with Hostile(lambda request: None, upstream=reference, rewrite=_balances_in_naira) as hostile:
+@pytest.mark.parametrize(("rewrite", "waits"), [(_balances_in_naira, False), (_balances_frozen, True)],
+                         ids=["naira", "frozen"])
+def test_balances_that_never_match_are_waited_for_once(rewrite, waits, reference, tmp_path):
+    """Balances in naira, or that never move: the run ends in bounded time and fails SVC-24; a wait that cannot
+    succeed (funding that never shows) is waited once, not again by every money test."""
+    with Hostile(lambda request: None, upstream=reference, rewrite=rewrite) as hostile:
         run = against(hostile, tmp_path, "-m", "money", "--funding-url", hostile.funding_url,
                       "--settle-timeout", str(NEVER_MATCH_TIMEOUT))
     assert run.status == 1 and run.rss_mb < MAX_RSS_MB, run.output[-3000:]
     assert run.report is not None
+    verdicts = {entry["id"]: entry["verdict"] for entry in run.report["requirements"]}
+    assert verdicts["SVC-24"] == "fail", verdicts["SVC-24"]
     money_tests = {t["nodeid"] for e in run.report["requirements"] for t in e["tests"]}
     assert len(money_tests) > 12, "too few money tests ran to show the difference"
     # Had each waited the settle timeout, the run would take len(money_tests) * NEVER_MATCH_TIMEOUT seconds.
     bound = len(money_tests) * NEVER_MATCH_TIMEOUT / 2
     assert run.seconds < bound, f"{run.seconds:.0f} s for {len(money_tests)} money tests (bound {bound:.0f} s)"
-    assert "not waited again" in run.output + json.dumps(run.report)
+    if waits:
+        assert "not waited again" in run.output + json.dumps(run.report)
 
 
 # ------------------------------------------------------------------ 5. memory

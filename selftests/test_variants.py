@@ -48,6 +48,14 @@ def fund(c: ReferenceClient, wallet_id: str, amount: int) -> None:
         time.sleep(0.05)
 
 
+def credited_by_a_payment(c: ReferenceClient) -> int:
+    """What a wallet holds after one inbound payment of the minimum transfer."""
+    wallet_id = c.wallet()["publicId"]
+    response = c.http.post(c.server.funding_url, json={"walletId": wallet_id, "amount": MINIMUM})
+    assert response.is_success, response.text
+    return c.balance(wallet_id)
+
+
 def wallets(c: ReferenceClient, funds: int = 0) -> tuple[str, str]:
     source = c.wallet()["publicId"]
     destination = c.wallet("secondary")["publicId"]
@@ -272,6 +280,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.WEBHOOKS_SORTED: lambda c: update_webhooks(c, ["https://b.invalid/", "https://a.invalid/"]).json()["data"][
         "webhooks"],
     Variant.FUNDING_DELAYED: funding_status,
+    Variant.INBOUND_PAYMENT_FEE: credited_by_a_payment,
     Variant.NAME_FILTER_SUBSTRING: lambda c: names(accounts(c, name="pay")),
     Variant.MORE_ACCOUNTS: lambda c: meta(accounts(c))["pagination"]["totalCount"],
     Variant.INACTIVE_BANK_FIRST: lambda c: c.data("GET", "/transactions/banks")[0]["active"],

@@ -26,7 +26,7 @@ from wallet_conformance.target import Target
 # could not do it, the run may not do it here (the guard), or the run has no way to (a skip, e.g. no funding).
 UNAVAILABLE = (TargetError, NotAllowed, pytest.skip.Exception)
 POLL_FIRST = 0.05
-FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount
+FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount (less its fee)
 POLL_MAX = 0.5
 # What validate-account answers for an account the target does not know (the codes are not shown): a request
 # it found wrong, no such account, or one it could not process. 401, 415 and the like are about the request.
@@ -230,10 +230,13 @@ class Resources:
         if not self.target.funding_url:
             pytest.skip("the run has no way to make an inbound payment (give --funding-url)")
 
-    def fund(self, public_id: str, amount: int, before: int | None = None) -> None:
-        """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, and wait for it.
+    def fund(self, public_id: str, amount: int, before: int | None = None) -> int:
+        """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, wait for it, and
+        return what the balance rose by.
 
-        `before` is the balance the wallet is known to hold (a wallet just created); else it is read first.
+        Whether an inbound payment costs a fee is not shown, so the wait ends at the first rise: the rise is
+        `amount`, or less by the fee the inbound credit records (SVC-24 judges which). `before` is the balance
+        the wallet is known to hold (a wallet just created); else it is read first.
         """
         self.guard.require_money_movement()
         if not self.can_fund:
@@ -256,9 +259,8 @@ class Resources:
         else:
             body = bodies.transfer(self.settings.funded_wallet, public_id, amount, narration=f"{self.run_id} funding")
             self.require(self.api.call("transfer", json_body=body), "fund a wallet from --funded-wallet")
-        expected = before + amount
         # One read per poll: round trips are what a remote target charges for.
-        risen = poll(lambda: [balance] if (balance := self.balance(public_id) or 0) >= expected else None,
+        risen = poll(lambda: [balance] if (balance := self.balance(public_id) or 0) > before else None,
                      self.settings.settle_timeout)
         if not risen:
             # Through the funding hook this step is an inbound payment: its balance not rising is SVC-24's failure.
@@ -266,6 +268,7 @@ class Resources:
                                       f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})")
             raise TargetError(self._never["funding"],
                               requirement=FUNDING_REQUIREMENT if self.target.funding_url else None)
+        return risen[0] - before
 
     def funded_wallet(self, amount: int) -> dict[str, Any]:
         wallet = self.wallet()

@@ -38,6 +38,7 @@ class Fault(Enum):
     CURRENCY_LOWERCASE_ON_COLLECTION = ("SVC-22", "A collection account's currency is `ngn`.")
     TIMESTAMPS_WITHOUT_MILLISECONDS_ON_TRANSACTIONS = ("SVC-23", "Transaction timestamps have no milliseconds.")
     FUNDING_NOT_CREDITED = ("SVC-24", "An inbound credit is recorded but the balance is not raised.")
+    FUNDING_CREDITED_SHORT = ("SVC-24", "An inbound payment raises the balance 1% short, with no fee recorded.")
     SETTLEMENT_CREDITS_TWICE = ("SVC-25", "Settlement credits the destination wallet twice the amount.")
     BANK_TRANSFER_FEE_NOT_DEBITED = ("SVC-26", "A bank transfer debits the amount only, not the fee.")
     OVERDRAFT_ALLOWED = ("SVC-27", "The wallet-to-wallet balance check is skipped.")

@@ -3,7 +3,7 @@
 How money moves (read this first):
 
 * An inbound payment (the sandbox's `fund`) is a `credit` with sourceType `External`, recorded
-  `success`, and raises the wallet balance by its amount at once.
+  `success`, and raises the wallet balance by its amount at once (less a fee under a variant).
 * A wallet-to-wallet transfer costs no fee. On acceptance the source balance is checked and
   debited by actualAmount (= amount) in one step, and a `debit` is recorded `pending`. Settlement
   (after the server's settle delay, or the sandbox's `settle`) marks it `success`, credits the
@@ -57,6 +57,8 @@ BANK_TRANSFER_FEES: tuple[tuple[int | None, int], ...] = (
 )
 # The flat fee of a bank transfer under the variant that charges more than the minimum transfer (150 naira).
 FLAT_BANK_TRANSFER_FEE = 15_000
+# Under the variant that charges inbound payments: the fee is the paid amount divided by this (1%).
+INBOUND_FEE_DIVISOR = 100
 # Under the variant whose payouts fail above a limit: the largest bank transfer (kobo) that completes.
 PAYOUT_LIMIT = 30_000
 # Seconds after a transfer's status changes that its settlement shows in the balances, under the variant.
@@ -314,8 +316,11 @@ class Ledger:
             live=wallet.live,
             created_at=moment,
         )
+        fee = amount // INBOUND_FEE_DIVISOR if self.variants.on(Variant.INBOUND_PAYMENT_FEE) else 0
+        credited = amount - fee
         if not self.faults.on(Fault.FUNDING_NOT_CREDITED):
-            self._move(wallet, amount)
+            short = amount // INBOUND_FEE_DIVISOR if self.faults.on(Fault.FUNDING_CREDITED_SHORT) else 0
+            self._move(wallet, credited - short)
         credit = self._record(
             number,
             auth=wallet.auth,
@@ -324,9 +329,9 @@ class Ledger:
             entry="credit",
             source=source,
             destination=wallet,
-            amount=amount,
-            fee=0,
-            fee_reference=None,
+            amount=credited,
+            fee=fee,
+            fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
             balance=wallet.balance,
             narration=narration,
             reference=source.reference,

@@ -363,7 +363,7 @@ def _client_response(record: Transaction, source: ExternalSource, stamp: Stamp, 
     """What the paying bank's processor reported for an inbound payment."""
     response: Json = {
         "message": "Approved by Financial Institution",
-        "amount": record.amount,
+        "amount": record.actual_amount,  # what the payer sent: the amount credited plus any inbound fee
         "tranDateTime": stamp(record.created_at),
         "currency": CURRENCY,
         "processor": source.bank.processor,

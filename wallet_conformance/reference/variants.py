@@ -121,6 +121,11 @@ class Variant(Enum):
     WEBHOOKS_SORTED = (WEBHOOKS, "An account keeps its webhooks sorted, not in the order the update sent them.")
     # Sandbox.
     FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives a quarter of a second later.")
+    INBOUND_PAYMENT_FEE = (
+        INBOUND,
+        "An inbound payment is credited less a fee of 1%: the credit's amount is what the wallet gets, its fee the "
+        "levy, its actualAmount what was paid.",
+    )
     # Filters and what the account already holds.
     NAME_FILTER_SUBSTRING = (FILTERS, "GET /accounts?name= matches names containing the text, ignoring case.")
     MORE_ACCOUNTS = (ACCOUNT_LIST, "The business holds twelve more accounts (more than a page), some names alike.")
