@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from selftests.conftest import ReferenceClient, started
+from selftests.conftest import ReferenceClient, started, wallet_body
 from selftests.test_reference import (
     BANK_MINIMUM,
     EXPIRE_MAX,
@@ -147,6 +147,20 @@ def concurrent_transfers(c: ReferenceClient) -> list[int]:
         return sorted(answer.status_code for answer in answers)
 
     return asyncio.run(send_all())
+
+
+def concurrent_primaries(c: ReferenceClient) -> list[int]:
+    """Three primary wallets asked for at once, with one place left under the limit."""
+    for _ in range(contract.primary_wallet_limit() - 1):
+        c.wallet()
+
+    async def create_all() -> list[int]:
+        async with httpx.AsyncClient(trust_env=False, headers={"x-service-key": c.key}) as http:
+            url = f"{c.server.base_url}/virtual-accounts"
+            answers = await asyncio.gather(*(http.post(url, json=wallet_body()) for _ in range(3)))
+        return sorted(answer.status_code for answer in answers)
+
+    return asyncio.run(create_all())
 
 
 def get_second_wallet(c: ReferenceClient) -> str:
@@ -389,6 +403,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.SIXTH_PRIMARY_ACCEPTED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),
     Fault.FIFTH_PRIMARY_REFUSED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),
     Fault.CLOSED_PRIMARY_STILL_COUNTED: closed_primary_then_create,
+    Fault.PRIMARY_LIMIT_RACE: concurrent_primaries,
     Fault.SECONDARY_LIMITED_TO_FIVE: lambda c: [
         create_wallet(c, category="secondary", **SECONDARY).status_code
         for _ in range(contract.primary_wallet_limit() + 1)

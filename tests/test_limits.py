@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import secrets
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +22,7 @@ from wallet_conformance.resources import Resources
 
 PAGED = catalogue()[contract.DEFAULT_PAGE_SIZE].operations
 INVALID_EMAILS = ("not-an-email", "a@", "@b.com", "a b@c.com")
+BURST = 3  # primary wallets asked for at once with one place left under the limit: at most one may open
 _references = itertools.count(1)
 
 
@@ -70,6 +73,8 @@ class PrimaryRun:
     extra: Exchange | None = None
     freed: Exchange | None = None  # the close of one of the run's primaries, with the account at the limit
     refilled: Exchange | None = None  # the primary created after that close
+    burst: list[Exchange] | None = None  # BURST primaries asked for at once, after another close freed one place
+    listed_after_burst: tuple[int, str] | None = None  # open primaries then listed, when more than one opened
 
     @property
     def filled(self) -> bool:
@@ -121,11 +126,34 @@ def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id
                         run.refilled = resources.create_wallet(_primary_body(run_id))
                         if run.refilled.ok and isinstance(run.refilled.data, dict):
                             created.append(run.refilled.data["publicId"])
+                            _burst(api, resources, run, created, run_id)
         finally:
             for public_id in created:
                 with suppress(TargetError):  # the run's sweep tries again and reports it
                     resources.close_wallet(public_id)
     return run
+
+
+def _burst(api: ApiClient, resources: Resources, run: PrimaryRun, created: list[str], run_id: str) -> None:
+    """With the account at the limit, frees one place and asks for BURST primary wallets at once."""
+    if not resources.close_wallet(created[0]).ok:
+        return
+    created.pop(0)
+    start = threading.Barrier(BURST)
+    wait = resources.settings.request_timeout + 5
+
+    def create(_: int) -> Exchange:
+        start.wait(timeout=wait)
+        return resources.create_wallet(_primary_body(run_id))
+
+    with ThreadPoolExecutor(max_workers=BURST) as pool:
+        run.burst = list(pool.map(create, range(BURST), timeout=wait * 2))
+    for exchange in run.burst:
+        if exchange.ok and isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str):
+            created.append(exchange.data["publicId"])
+    if sum(exchange.ok for exchange in run.burst) > 1:
+        listed, _, note = _listed_primaries(api, resources.closed_wallets)
+        run.listed_after_burst = (len(listed), note)
 
 
 @pytest.mark.account_wide
@@ -151,6 +179,24 @@ def test_primary_wallet_beyond_the_limit_is_refused(primary_run):
     if primary_run.extra.ok:
         checks.fail(f"primary wallet number {primary_run.limit + 1} is refused", "a status outside 2xx",
                     primary_run.extra.status, primary_run.extra, detail=primary_run.context())
+
+
+@pytest.mark.account_wide
+@pytest.mark.requirement("LIM-01")
+def test_primary_wallets_asked_for_at_once_stay_within_the_limit(primary_run):
+    """With one place left under the limit, primary wallets asked for at once never take the account past it."""
+    if primary_run.burst is None:
+        pytest.skip("not reached: the account was not brought to one place under the primary-wallet limit (see "
+                    "LIM-01 and LIM-03)")
+    opened = [exchange for exchange in primary_run.burst if exchange.ok]
+    if len(opened) <= 1 or primary_run.listed_after_burst is None:
+        return
+    count, note = primary_run.listed_after_burst
+    # More than one opened: the limit was passed, unless another client of the account freed places meanwhile.
+    if count > primary_run.limit:
+        checks.fail(f"of {BURST} primary wallets asked for at once with one place left, at most one is opened",
+                    "at most 1", len(opened), opened[-1],
+                    detail=f"the wallet list then showed {count} open primary wallets ({note})")
 
 
 @pytest.mark.account_wide

@@ -155,6 +155,7 @@ class Fault(Enum):
     SIXTH_PRIMARY_ACCEPTED = ("LIM-01", "A sixth open primary wallet is created.")
     FIFTH_PRIMARY_REFUSED = ("LIM-02", "The fifth open primary wallet is refused.")
     CLOSED_PRIMARY_STILL_COUNTED = ("LIM-03", "Closed primary wallets still count toward the limit.")
+    PRIMARY_LIMIT_RACE = ("LIM-01", "The primary-wallet count and the wallet's opening are separated by an await.")
     SECONDARY_LIMITED_TO_FIVE = ("LIM-04", "A sixth open secondary wallet is refused.")
     SECONDARY_WITHOUT_EMAIL_ACCEPTED = ("LIM-05", "A secondary wallet without emailAddress is created.")
     EMAIL_NOT_VALIDATED = ("LIM-06", "Any string is accepted as emailAddress.")

@@ -224,6 +224,14 @@ class Store:
             return limit - 1
         return limit
 
+    def require_primary_place(self, caller: Credential) -> None:
+        """Refuses a primary wallet when the account (in the caller's mode) holds the limit of open ones."""
+        held = [w for w in self.wallets if w.account is caller.account and w.live == caller.live]
+        counted = held if self.faults.on(Fault.CLOSED_PRIMARY_STILL_COUNTED) else [w for w in held if w.open]
+        limit = self.primary_limit()
+        if sum(w.category == "primary" for w in counted) >= limit:
+            raise Refusal.PRIMARY_LIMIT.error(limit=limit)
+
     def create_wallet(
         self,
         caller: Credential,
@@ -232,15 +240,14 @@ class Store:
         account_name: str,
         email_address: str | None,
         mobile: dict[str, str] | None,
+        limit_checked: bool = False,
     ) -> Wallet:
         """Opens a wallet. At most `primary_limit()` primary wallets are open at any time per account
-        and mode; closing one frees its place. Secondary wallets have no limit."""
+        and mode; closing one frees its place. Secondary wallets have no limit. The check and the opening
+        are one step (nothing awaited between them) unless the caller checked already (`limit_checked`)."""
         held = [w for w in self.wallets if w.account is caller.account and w.live == caller.live]
-        counted = held if self.faults.on(Fault.CLOSED_PRIMARY_STILL_COUNTED) else [w for w in held if w.open]
-        if category == "primary":
-            limit = self.primary_limit()
-            if sum(w.category == "primary" for w in counted) >= limit:
-                raise Refusal.PRIMARY_LIMIT.error(limit=limit)
+        if category == "primary" and not limit_checked:
+            self.require_primary_place(caller)
         if category == "secondary" and self.variants.on(Variant.CUSTOMERS_UNIQUE):
             # One secondary wallet per customer, ever: a closed wallet's customer stays taken.
             phone = (mobile or {}).get("phoneNumber")
@@ -251,7 +258,7 @@ class Store:
                     raise Refusal.CUSTOMER_EXISTS.error(field="mobile.phoneNumber", value=phone)
         if category == "secondary" and self.faults.on(Fault.SECONDARY_LIMITED_TO_FIVE):
             limit = contract.primary_wallet_limit()
-            if sum(w.category == "secondary" for w in counted) >= limit:
+            if sum(w.category == "secondary" and w.open for w in held) >= limit:
                 raise Refusal.SECONDARY_LIMIT.error(limit=limit)
 
         number = next(self._wallet_numbers)

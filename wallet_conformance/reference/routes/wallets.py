@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from starlette.requests import Request
@@ -16,6 +17,7 @@ from wallet_conformance.reference.records import CURRENCY, Wallet
 from wallet_conformance.reference.variants import Variant
 
 CATEGORIES = ("primary", "secondary")
+RACE_PAUSE = 0.05  # seconds awaited between the primary limit's check and the opening, under PRIMARY_LIMIT_RACE
 
 
 @operation("createWallet")
@@ -51,8 +53,14 @@ async def create_wallet(request: Request, call: Call) -> Response:
         raise invalid("mobile", "is required for secondary wallets")
     mobile = fields.mobile(body) if fields.present(body, "mobile") else None
 
+    # The limit's check and the wallet's opening are one step; nothing may be awaited between the two.
+    racing = category == "primary" and faults.on(Fault.PRIMARY_LIMIT_RACE)
+    if racing:
+        call.store.require_primary_place(call.caller)
+        await asyncio.sleep(RACE_PAUSE)
     wallet = call.store.create_wallet(
-        call.caller, category=category, account_name=account_name or "", email_address=email, mobile=mobile
+        call.caller, category=category, account_name=account_name or "", email_address=email, mobile=mobile,
+        limit_checked=racing,
     )
     data = serialize.wallet(wallet, "create", faults)
     if faults.on(Fault.CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY):
