@@ -281,6 +281,7 @@ SCENARIOS: dict[Variant, Scenario] = {
         "webhooks"],
     Variant.FUNDING_DELAYED: funding_status,
     Variant.INBOUND_PAYMENT_FEE: credited_by_a_payment,
+    Variant.INBOUND_LEVY_DEBITED: credited_by_a_payment,
     Variant.NAME_FILTER_SUBSTRING: lambda c: names(accounts(c, name="pay")),
     Variant.MORE_ACCOUNTS: lambda c: meta(accounts(c))["pagination"]["totalCount"],
     Variant.INACTIVE_BANK_FIRST: lambda c: c.data("GET", "/transactions/banks")[0]["active"],

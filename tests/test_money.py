@@ -30,7 +30,7 @@ FUNDED_SHARES = 3
 
 @pytest.mark.requirement("SVC-24")
 def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
-    """An inbound payment raises the wallet balance by the paid amount, less the fee its credit records if any."""
+    """An inbound payment raises the wallet balance by the paid amount, less any fee or levy its transactions record."""
     resources.skip_without_inbound_payments()
     amount = contract.minimum_amount("transfer")
     public_id = wallet["publicId"]
@@ -52,22 +52,30 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
     after = money.int_balance(resources, public_id)
     if after == before + amount:
         return
-    # Whether an inbound payment costs a fee is not shown: a rise short of the amount by the fee its credit records
-    # (a levy, a collection fee) conforms; any other rise loses or makes money.
-    fees = inbound_fees(api, wallet)
+    # Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the transactions
+    # say why, by a fee on the credit (a collection fee) or by debits out of the wallet, which sent nothing (a levy).
     rise = after - before
-    if any(type(fee) is int and 0 < fee < amount and rise == amount - fee for fee in fees):
-        return
-    checks.fail(f"a payment of {amount} kobo raises the balance by {amount}, or by {amount} less the fee its inbound "
-                f"credit records", before + amount, after, api.exchanges[-1],
-                detail=f"the balance rose by {rise}; the fees its listed credits record: {fees or 'none'}")
+
+    def explained(entries: list[Any]) -> bool:
+        listed = [entry for entry in entries if isinstance(entry, dict)]
+        fees = [entry.get("fee") for entry in listed if money.pays_into(entry, wallet)]
+        charged = [entry.get("actualAmount", entry.get("amount")) for entry in listed if pays_from(entry, wallet)]
+        charges = sum(charge for charge in charged if type(charge) is int)
+        return any(0 < fee + charges < amount and rise == amount - fee - charges
+                   for fee in [fee for fee in fees if type(fee) is int and fee >= 0] or [0])
+
+    read = paging.read(api, "listTransactions", until=explained)
+    if not explained(read.entries):
+        checks.fail(f"a payment of {amount} kobo raises the balance by {amount}, or by {amount} less the fee or the "
+                    f"charges the transactions record", before + amount, after, api.exchanges[-1],
+                    detail=f"the balance rose by {rise}; no fee on the credit nor debit out of the wallet explains "
+                           f"it ({read.note})")
 
 
-def inbound_fees(api: ApiClient, wallet: dict[str, Any]) -> list[Any]:
-    """The fees GET /transactions records on the credits paying into `wallet` (a wallet only funding paid into)."""
-    read = paging.read(api, "listTransactions", until=lambda entries: any(
-        isinstance(entry, dict) and money.pays_into(entry, wallet) for entry in entries))
-    return [entry.get("fee") for entry in read.entries if isinstance(entry, dict) and money.pays_into(entry, wallet)]
+def pays_from(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:
+    """Whether a listed transaction pays out of `wallet` (by publicId)."""
+    source = entry.get("sourceData") if isinstance(entry.get("sourceData"), dict) else {}
+    return wallet.get("publicId") in (entry.get("source"), source.get("publicId"))
 
 
 # ------------------------------------------------------------------ SVC-25 wallet-to-wallet

@@ -57,8 +57,9 @@ BANK_TRANSFER_FEES: tuple[tuple[int | None, int], ...] = (
 )
 # The flat fee of a bank transfer under the variant that charges more than the minimum transfer (150 naira).
 FLAT_BANK_TRANSFER_FEE = 15_000
-# Under the variant that charges inbound payments: the fee is the paid amount divided by this (1%).
+# Under the variants that charge inbound payments: the fee (or the levy) is the paid amount divided by this (1%).
 INBOUND_FEE_DIVISOR = 100
+LEVY_NARRATION = "Electronic money transfer levy"
 # Under the variant whose payouts fail above a limit: the largest bank transfer (kobo) that completes.
 PAYOUT_LIMIT = 30_000
 # Seconds after a transfer's status changes that its settlement shows in the balances, under the variant.
@@ -342,4 +343,33 @@ class Ledger:
             is_third_party=True,
         )
         self._tell("transaction.credit", credit)
+        if self.variants.on(Variant.INBOUND_LEVY_DEBITED):
+            self._levy(credit, wallet, amount // INBOUND_FEE_DIVISOR)
         return credit
+
+    def _levy(self, credit: Transaction, wallet: Wallet, levy: int) -> None:
+        """A levy on an inbound payment, debited at once from the wallet it paid into, to the levy's collector."""
+        number = self._next_transaction_number()
+        collector = self.store.levy_collector(wallet)
+        self._move(wallet, -levy)
+        self._record(
+            number,
+            auth=wallet.auth,
+            account=wallet.account,
+            live=wallet.live,
+            entry="debit",
+            source=wallet,
+            destination=collector,
+            amount=levy,
+            fee=0,
+            fee_reference=None,
+            balance=wallet.balance,
+            narration=LEVY_NARRATION,
+            reference=f"levy-{number:010d}",
+            debit_reference=credit.reference,
+            link_ref=credit.link_ref,
+            session_id=self._session_id(collector.bank, now(), number),
+            status=SUCCESS,
+            is_third_party=True,
+            name_enquiry_ref=f"ne-{number:010d}",
+        )

@@ -41,6 +41,8 @@ ACCOUNT_NAMES = ("Main account", "Payouts", "Collections")
 MORE_ACCOUNT_NAMES = tuple(f"{name} {number}" for number in range(2, 6) for name in ACCOUNT_NAMES)
 # What an account already holds before a run (a variant): wallets and credits the run did not make.
 PREEXISTING_PRIMARY, PREEXISTING_SECONDARY, PREEXISTING_CREDITS = 2, 12, 12
+# Where the levies on inbound payments go, under the variant that debits them as transactions of their own.
+LEVY_BANK_CODE, LEVY_ACCOUNT_NUMBER, LEVY_COLLECTOR_NAME = "044", "3000000001", "Federal Inland Revenue Service"
 
 
 class Store:
@@ -61,6 +63,7 @@ class Store:
         self.wallets: list[Wallet] = []
         self.collection_accounts: list[CollectionAccount] = []
         self.bank_accounts: list[BankAccount] = []
+        self.levy_collectors: list[BankAccount] = []
         self.transactions: list[Transaction] = []
         self.ledger = Ledger(self)
 
@@ -381,7 +384,31 @@ class Store:
         self.bank_accounts.append(beneficiary)
         return beneficiary
 
-    # -- transactions
+    def levy_collector(self, wallet: Wallet) -> BankAccount:
+        """The bank account the levies on a wallet's inbound payments are paid to (a variant): one per account and
+        mode, made on first use; not one of the caller's beneficiaries."""
+        for known in self.levy_collectors:
+            if known.account is wallet.account and known.live == wallet.live:
+                return known
+        bank = self.bank(LEVY_BANK_CODE)
+        assert bank is not None, "the levy collector's bank is in data/banks.json"
+        number = next(self._bank_account_numbers)
+        created = now()
+        collector = BankAccount(
+            number=number,
+            public_id=f"{self.prefixes.bank_account}{number:08d}",
+            auth=wallet.auth,
+            account=wallet.account,
+            account_name=LEVY_COLLECTOR_NAME,
+            account_number=LEVY_ACCOUNT_NUMBER,
+            bank=bank,
+            reference=f"levy-{number:08d}",
+            live=wallet.live,
+            created_at=created,
+            updated_at=created,
+        )
+        self.levy_collectors.append(collector)
+        return collector
 
     # -- transactions
 

@@ -126,6 +126,11 @@ class Variant(Enum):
         "An inbound payment is credited less a fee of 1%: the credit's amount is what the wallet gets, its fee the "
         "levy, its actualAmount what was paid.",
     )
+    INBOUND_LEVY_DEBITED = (
+        INBOUND,
+        "An inbound payment is credited whole, then a levy of 1% is debited from the wallet as a transaction of its "
+        "own (to a bank account).",
+    )
     # Filters and what the account already holds.
     NAME_FILTER_SUBSTRING = (FILTERS, "GET /accounts?name= matches names containing the text, ignoring case.")
     MORE_ACCOUNTS = (ACCOUNT_LIST, "The business holds twelve more accounts (more than a page), some names alike.")
