@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+from typing import Any
 
 import hypothesis
 import pytest
@@ -85,6 +86,37 @@ def test_paging_discovery_finds_the_reference_parameters():
         assert sorted(walk.ids) == sorted(set(walk.ids)) and set(made) <= set(walk.ids)
         assert len(walk.exchanges) == 3
         api.close()
+
+
+class AddsAWalletAfterOneRead(ApiClient):
+    """A client after whose read of `params` another client of the account adds a wallet (once)."""
+
+    def __init__(self, base_url: str, key: str, params: dict[str, int]) -> None:
+        super().__init__(base_url, key)
+        self.other = ApiClient(base_url, key)
+        self.params, self.added = params, False
+
+    def call(self, operation_id: str, *args: Any, **kwargs: Any) -> Exchange:
+        exchange = super().call(operation_id, *args, **kwargs)
+        if operation_id == "listWallets" and kwargs.get("params") == self.params and not self.added:
+            self.added = True
+            self.other.call("createWallet", json_body=bodies.wallet("selftest-other"))
+        return exchange
+
+
+def test_paging_discovery_is_not_fooled_by_an_entry_added_between_two_reads():
+    """A list paged by offset and limit ignores `page`: a wallet added by another client between discovery's reads
+    of page 2 and page 1 under page/limit makes the two differ, yet discovery finds offset/limit."""
+    with ReferenceServer(variants=["PAGING_OFFSET_LIMIT"]) as server:
+        setup = ApiClient(server.base_url, server.secret_key)
+        for _ in range(5):
+            setup.call("createWallet", json_body=bodies.wallet("selftest"))
+        api = AddsAWalletAfterOneRead(server.base_url, server.secret_key, {"page": 2, "limit": paging.SMALL_PAGE})
+        found = paging.discover(api, "listWallets")
+        assert api.added, paging.notes(api, "listWallets")
+        assert found == paging.Scheme("offset", "limit"), paging.notes(api, "listWallets")
+        for client in (setup, api, api.other):
+            client.close()
 
 
 def test_one_seed_gives_the_same_verdicts(tmp_path):
