@@ -447,3 +447,15 @@ def test_a_refused_webhook_listener_skips_the_delivery_observation(pytester: pyt
     assert verdicts["EVT-02"]["verdict"] == "skip", verdicts["EVT-02"]
     assert "--webhook-public-url" in verdicts["EVT-02"]["reason"], verdicts["EVT-02"]
     assert not failures(report) and process.returncode == 0, tail(process)
+
+
+@pytest.mark.parametrize("seed", ["1", "2"])
+def test_the_money_model_waits_for_a_settled_debit_posted_late(seed: str, tmp_path) -> None:
+    """Settled transfers whose status word is not the observed one, debited at settlement and shown in the balance a
+    moment later: the money model reads the source until it holds still, not taking it for a transfer that failed."""
+    variants = (Variant.SETTLED_STATUS_SUCCESSFUL, Variant.DEBIT_AT_SETTLEMENT, Variant.BALANCES_POSTED_LATER)
+    arguments = [argument for variant in variants for argument in ("--reference-variant", variant.cli_name)]
+    process, report, _ = run_suite(tmp_path, *arguments, "--seed", seed,
+                                   paths=("tests/generated/test_stateful.py",))
+    assert report is not None, tail(process)
+    assert not failures(report) and process.returncode == 0, tail(process)
