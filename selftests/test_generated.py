@@ -7,6 +7,7 @@ import itertools
 import json
 from typing import Any
 
+import httpx
 import hypothesis
 import pytest
 from hypothesis import strategies as st
@@ -117,6 +118,23 @@ def test_paging_discovery_is_not_fooled_by_an_entry_added_between_two_reads():
         assert found == paging.Scheme("offset", "limit"), paging.notes(api, "listWallets")
         for client in (setup, api, api.other):
             client.close()
+
+
+def test_a_read_for_an_entry_past_the_last_page_it_reads_goes_on_in_large_pages():
+    """An oldest-first transaction list longer than MAX_PAGES pages of the target's size: a read looking for the
+    newest entry reads the list again, whole, in large pages, and finds it."""
+    with ReferenceServer(variants=["LISTS_OLDEST_FIRST"]) as server:
+        api = ApiClient(server.base_url, server.secret_key)
+        wallet = api.call("createWallet", json_body=bodies.wallet("selftest")).data["publicId"]
+        with httpx.Client(trust_env=False) as http:
+            credits = [http.post(server.funding_url, json={"walletId": wallet, "amount": 100}).json()["data"]
+                       for _ in range(paging.MAX_PAGES * 10 + 5)]
+        newest = credits[-1]["reference"]
+        read = paging.read(api, "listTransactions", until=lambda entries: any(
+            isinstance(entry, dict) and entry.get("reference") == newest for entry in entries))
+        assert any(entry.get("reference") == newest for entry in read.entries), read.note
+        assert "then pages 1 to" in read.note, read.note
+        api.close()
 
 
 def test_one_seed_gives_the_same_verdicts(tmp_path):

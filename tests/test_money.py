@@ -65,6 +65,9 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
                    for fee in [fee for fee in fees if type(fee) is int and fee >= 0] or [0])
 
     read = paging.read(api, "listTransactions", until=explained)
+    if not explained(read.entries) and not read.complete:
+        pytest.skip(f"the balance rose by {rise} for a payment of {amount}, and the transactions that would say why "
+                    f"were not among those read ({read.note}): not judged")
     if not explained(read.entries):
         checks.fail(f"a payment of {amount} kobo raises the balance by {amount}, or by {amount} less the fee or the "
                     f"charges the transactions record", before + amount, after, api.exchanges[-1],

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from wallet_conformance.client import ApiClient, Exchange
+from wallet_conformance.client import MAX_BODY, ApiClient, Exchange
 
 # The most pages read of one list: a guard against a target whose pages never end.
 MAX_PAGES = 50
@@ -77,6 +77,16 @@ def held(exchange: Exchange, size: int | None) -> int:
     """How many entries a full page holds: the perPage the target reports, else the size asked, else what it holds."""
     per_page = pagination(exchange).get("perPage")
     return per_page if type(per_page) is int and per_page > 0 else (size or len(_listed(exchange)))
+
+
+def fitting(exchange: Exchange, wanted: int) -> int:
+    """`wanted` entries a page, or fewer where pages that large would pass half the client's cap on a body
+    (MAX_BODY), judged by the bytes an entry takes on `exchange`, a page of the same list."""
+    entries = len(_listed(exchange))
+    if not entries:
+        return wanted
+    per_entry = (exchange.size or len(exchange.text)) / entries
+    return max(1, min(wanted, int(MAX_BODY / 2 / per_entry)))
 
 
 def tried() -> str:
@@ -207,6 +217,13 @@ def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] |
         page += 1
     listing.note = (f"pages 1 to {page} of {operation_id} under {listing.scheme} ({len(listing.entries)} entries of "
                     f"totalCount {listing.total})")
+    if until is not None and not done() and page >= MAX_PAGES and params is None and listing.scheme.size \
+            and size < fitting(first, LARGE_PAGE):
+        # What is sought lies past MAX_PAGES pages of the target's size (a list in oldest-first order holds the
+        # newest entries at its end): the list is read again, whole, in large pages.
+        whole = walk(api, operation_id, listing.scheme, fitting(first, LARGE_PAGE))
+        whole.note = f"{listing.note}, then {whole.note}"
+        return whole
     return listing
 
 
