@@ -366,23 +366,27 @@ class Store:
         name = holder_name(account_number)
         if name is None:
             raise Refusal.NOT_FOUND.error(what=f"Account at {bank.name} numbered", key=account_number)
+        beneficiary = self._new_bank_account(caller.id, caller.account, caller.live, name, account_number, bank, "ben")
+        self.bank_accounts.append(beneficiary)
+        return beneficiary
+
+    def _new_bank_account(self, auth: str, account: Account, live: bool, name: str, account_number: str, bank: Bank,
+                          reference_prefix: str) -> BankAccount:
         number = next(self._bank_account_numbers)
         created = now()
-        beneficiary = BankAccount(
+        return BankAccount(
             number=number,
             public_id=f"{self.prefixes.bank_account}{number:08d}",
-            auth=caller.id,
-            account=caller.account,
+            auth=auth,
+            account=account,
             account_name=name,
             account_number=account_number,
             bank=bank,
-            reference=f"ben-{number:08d}",
-            live=caller.live,
+            reference=f"{reference_prefix}-{number:08d}",
+            live=live,
             created_at=created,
             updated_at=created,
         )
-        self.bank_accounts.append(beneficiary)
-        return beneficiary
 
     def levy_collector(self, wallet: Wallet) -> BankAccount:
         """The bank account the levies on a wallet's inbound payments are paid to (a variant): one per account and
@@ -392,21 +396,8 @@ class Store:
                 return known
         bank = self.bank(LEVY_BANK_CODE)
         assert bank is not None, "the levy collector's bank is in data/banks.json"
-        number = next(self._bank_account_numbers)
-        created = now()
-        collector = BankAccount(
-            number=number,
-            public_id=f"{self.prefixes.bank_account}{number:08d}",
-            auth=wallet.auth,
-            account=wallet.account,
-            account_name=LEVY_COLLECTOR_NAME,
-            account_number=LEVY_ACCOUNT_NUMBER,
-            bank=bank,
-            reference=f"levy-{number:08d}",
-            live=wallet.live,
-            created_at=created,
-            updated_at=created,
-        )
+        collector = self._new_bank_account(wallet.auth, wallet.account, wallet.live, LEVY_COLLECTOR_NAME,
+                                           LEVY_ACCOUNT_NUMBER, bank, "levy")
         self.levy_collectors.append(collector)
         return collector
 
