@@ -7,18 +7,18 @@ from pathlib import Path
 # Read lazily by Hypothesis; set before any test imports it.
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(Path(__file__).parent / "reports" / ".hypothesis"))
 
-pytest_plugins = ["wallet_conformance.plugin", "wallet_conformance.fixtures", "pytester"]
+pytest_plugins = ["wallet_conformance.plugin.hooks", "wallet_conformance.plugin.fixtures", "pytester"]
 
 
 def pytest_configure(config):
-    from wallet_conformance import profiles
+    from wallet_conformance.generation import profiles
 
     profiles.register_hypothesis_profiles()
 
 
 def pytest_report_header(config):
-    from wallet_conformance import profiles
-    from wallet_conformance.plugin import state
+    from wallet_conformance.generation import profiles
+    from wallet_conformance.plugin.hooks import state
 
     seed = profiles.run_seed(config, state(config).settings.seed)
     return [f"wallet-conformance: generated tests: profile {profiles.profile(config).name}, seed {seed} "

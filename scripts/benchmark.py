@@ -79,7 +79,7 @@ def validation_speed(count: int = 2000) -> tuple[float, float]:
     """Validations per second of a wallet read envelope: jsonschema (cached validator) and jsonschema-rs."""
     import jsonschema_rs
 
-    from wallet_conformance import validation
+    from wallet_conformance.spec import validation
 
     with ReferenceServer() as server, httpx.Client(headers={"x-service-key": server.secret_key}) as http:
         body = {"accountName": "bench", "category": "primary", "currency": "NGN"}
@@ -101,7 +101,7 @@ def validation_speed(count: int = 2000) -> tuple[float, float]:
 
 def client_throughput(requests: int = 500) -> tuple[float, float]:
     """Sequential GET /transactions/banks per second: the suite's ApiClient (capture, redaction) and plain httpx."""
-    from wallet_conformance.client import ApiClient
+    from wallet_conformance.client.api import ApiClient
 
     with ReferenceServer() as server:
         client = ApiClient(server.base_url, server.secret_key)

@@ -11,9 +11,9 @@ import httpcore  # noqa: F401 (see below)
 import httpx
 import pytest
 
-from wallet_conformance.files import ROOT
 from wallet_conformance.reference import Fault, ReferenceServer
 from wallet_conformance.reporting.mutation import write_matrix
+from wallet_conformance.spec.files import ROOT
 
 # httpcore is imported here, before any in-process run of the suite: pytester drops the modules a run imported,
 # while httpx keeps the table it maps httpcore's exceptions through (built once, on first use). Imported first

@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from wallet_conformance.options import VERSION_SEGMENT
+from wallet_conformance.plugin.options import VERSION_SEGMENT
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.sandbox import FUND_PATH
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.files import ROOT
+from wallet_conformance.spec.files import ROOT
 
 RUN_TIMEOUT = 300
 # The suite's --settle-timeout in runs against the reference: every late effect of a variant (a slow settlement,
@@ -70,7 +70,7 @@ def run_in_process(pytester: pytest.Pytester, report_dir: Path, *args: str, path
     return process, json.loads(path.read_text()) if path.exists() else None, seconds
 
 
-PLUGINS = ("-p", "wallet_conformance.plugin", "-p", "wallet_conformance.fixtures")
+PLUGINS = ("-p", "wallet_conformance.plugin.hooks", "-p", "wallet_conformance.plugin.fixtures")
 INI = """
 [pytest]
 wallet_conformance_tests = conformance
@@ -78,7 +78,7 @@ addopts = -p no:cacheprovider
 """
 HEADER = """
 import pytest
-from wallet_conformance.failures import ConformanceFailure
+from wallet_conformance.judge.failures import ConformanceFailure
 """
 
 

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from selftests.suite_runs import run_sample as run
-from wallet_conformance.client import MAX_TRANSPORT_FAILURES, ApiClient, TargetError
-from wallet_conformance.target import EXIT_TARGET_FAILING
+from wallet_conformance.client.api import MAX_TRANSPORT_FAILURES, ApiClient, TargetError
+from wallet_conformance.client.target import EXIT_TARGET_FAILING
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import re
 import pytest
 import yaml
 
-from wallet_conformance import contract
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.files import CATALOGUE
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.spec.files import CATALOGUE
 
 # The nine parts of the document and the id prefix of each.
 SECTION_PREFIXES = {

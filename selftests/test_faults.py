@@ -26,11 +26,11 @@ from selftests.test_reference import (
     transfer_body,
     two_wallets,
 )
-from wallet_conformance import contract
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.files import ROOT
 from wallet_conformance.reference import FAULTS, Fault
 from wallet_conformance.reference.app import WRONG_MESSAGES
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.spec.files import ROOT
 
 PACKAGE = ROOT / "wallet_conformance" / "reference"
 SECONDARY = {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}

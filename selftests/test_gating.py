@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from selftests.suite_runs import RUN_TIMEOUT, run_suite, tail
-from wallet_conformance.files import ROOT
-from wallet_conformance.redaction import PLACEHOLDER
+from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.reference import ReferenceServer
+from wallet_conformance.spec.files import ROOT
 
 FAULTS = {"wrong-close-message": "SVC-12", "bank-prefix": "RES-05"}
 BROKEN = list(FAULTS.values())  # in catalogue order, as reports list them

@@ -13,11 +13,13 @@ import pytest
 from hypothesis import strategies as st
 
 from selftests.suite_runs import run_suite, tail
-from wallet_conformance import bodies, contract, generated, paging, profiles
-from wallet_conformance.client import ApiClient, Exchange
-from wallet_conformance.files import ROOT
-from wallet_conformance.generated import Request
+from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.generation import cases, profiles
+from wallet_conformance.generation.cases import Request
 from wallet_conformance.reference import ReferenceServer
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.files import ROOT
+from wallet_conformance.world import bodies, lists
 
 MODULES = sorted((ROOT / "tests" / "generated").glob("test_*.py"))
 
@@ -35,36 +37,36 @@ def test_every_generated_test_has_a_one_line_docstring(module):
 def test_a_valid_transfer_has_no_problem():
     """A documented transfer body is valid; one below the minimum is a LIM-10 matter."""
     body = bodies.transfer("vba-1", "vba-2", contract.minimum_amount("transfer"))
-    assert generated.request_problems(Request("transfer", body=body)) == []
+    assert cases.request_problems(Request("transfer", body=body)) == []
     low = Request("transfer", body={**body, "amount": contract.minimum_amount("transfer") - 1})
-    assert generated.invalid_input_requirement("transfer", generated.request_problems(low)) == "LIM-10"
+    assert cases.invalid_input_requirement("transfer", cases.request_problems(low)) == "LIM-10"
 
 
 def test_invalid_query_filters_are_never_judged():
     """An odd value of a query filter is a problem of the request, but the document says nothing of it."""
-    problems = generated.request_problems(Request("listAccounts", query={"isDefault": "maybe"}))
-    assert problems and generated.invalid_input_requirement("listAccounts", problems) is None
+    problems = cases.request_problems(Request("listAccounts", query={"isDefault": "maybe"}))
+    assert problems and cases.invalid_input_requirement("listAccounts", problems) is None
 
 
 def test_collection_account_problems_name_their_limit():
     """expireIn outside its range, a short reference, a missing field: each names its own requirement."""
     body = bodies.collection_account("run", "vba-1")
-    cases = {"LIM-14": {**body, "expireIn": 599}, "LIM-16": {**body, "expireIn": 1801},
+    sent_bodies = {"LIM-14": {**body, "expireIn": 599}, "LIM-16": {**body, "expireIn": 1801},
              "LIM-17": {**body, "reference": "abcd"}, "END-21": {k: v for k, v in body.items() if k != "amount"}}
-    for requirement, sent in cases.items():
-        problems = generated.request_problems(Request("createCollectionAccount", body=sent))
-        assert generated.invalid_input_requirement("createCollectionAccount", problems) == requirement, sent
+    for requirement, sent in sent_bodies.items():
+        problems = cases.request_problems(Request("createCollectionAccount", body=sent))
+        assert cases.invalid_input_requirement("createCollectionAccount", problems) == requirement, sent
 
 
 def test_every_schemathesis_check_names_a_requirement():
     """Each Schemathesis check in use maps to a catalogue requirement (or the operation's resource)."""
-    from wallet_conformance.catalogue import catalogue
+    from wallet_conformance.spec.catalogue import catalogue
 
-    for name, (_, on_success, on_refusal, why) in generated.SCHEMATHESIS_CHECKS.items():
+    for name, (_, on_success, on_refusal, why) in cases.SCHEMATHESIS_CHECKS.items():
         for requirement in (on_success, on_refusal):
             assert requirement in (None, "resource") or requirement in catalogue(), name
         assert why
-    assert set(generated.RESPONSE_SCHEMA_REQUIREMENT) == set(contract.operations())
+    assert set(cases.RESPONSE_SCHEMA_REQUIREMENT) == set(contract.operations())
 
 
 def test_test_seeds_are_stable_and_distinct():
@@ -81,9 +83,9 @@ def test_paging_discovery_finds_the_reference_parameters():
         api = ApiClient(server.base_url, server.secret_key)
         body = bodies.wallet("selftest")
         made = [api.call("createWallet", json_body=body).data["publicId"] for _ in range(5)]
-        found = paging.discover(api, "listWallets")
-        assert found == paging.Scheme("page", "perPage")
-        walk = paging.walk(api, "listWallets", found, 2)
+        found = lists.discover(api, "listWallets")
+        assert found == lists.Scheme("page", "perPage")
+        walk = lists.walk(api, "listWallets", found, 2)
         assert sorted(walk.ids) == sorted(set(walk.ids)) and set(made) <= set(walk.ids)
         assert len(walk.exchanges) == 3
         api.close()
@@ -112,10 +114,10 @@ def test_paging_discovery_is_not_fooled_by_an_entry_added_between_two_reads():
         setup = ApiClient(server.base_url, server.secret_key)
         for _ in range(5):
             setup.call("createWallet", json_body=bodies.wallet("selftest"))
-        api = AddsAWalletAfterOneRead(server.base_url, server.secret_key, {"page": 2, "limit": paging.SMALL_PAGE})
-        found = paging.discover(api, "listWallets")
-        assert api.added, paging.notes(api, "listWallets")
-        assert found == paging.Scheme("offset", "limit"), paging.notes(api, "listWallets")
+        api = AddsAWalletAfterOneRead(server.base_url, server.secret_key, {"page": 2, "limit": lists.SMALL_PAGE})
+        found = lists.discover(api, "listWallets")
+        assert api.added, lists.notes(api, "listWallets")
+        assert found == lists.Scheme("offset", "limit"), lists.notes(api, "listWallets")
         for client in (setup, api, api.other):
             client.close()
 
@@ -128,9 +130,9 @@ def test_a_read_for_an_entry_past_the_last_page_it_reads_goes_on_in_large_pages(
         wallet = api.call("createWallet", json_body=bodies.wallet("selftest")).data["publicId"]
         with httpx.Client(trust_env=False) as http:
             credits = [http.post(server.funding_url, json={"walletId": wallet, "amount": 100}).json()["data"]
-                       for _ in range(paging.MAX_PAGES * 10 + 5)]
+                       for _ in range(lists.MAX_PAGES * 10 + 5)]
         newest = credits[-1]["reference"]
-        read = paging.read(api, "listTransactions", until=lambda entries: any(
+        read = lists.read(api, "listTransactions", until=lambda entries: any(
             isinstance(entry, dict) and entry.get("reference") == newest for entry in entries))
         assert any(entry.get("reference") == newest for entry in read.entries), read.note
         assert "then pages 1 to" in read.note, read.note
@@ -181,7 +183,7 @@ def _page(ids: list[str], total: int) -> Exchange:
     ([[["a", "b"], ["b", "c"]], [["c", "a"], ["a", "d"]], [["d", "b"], ["b", "a"]], [["b", "c"], ["c", "d"]]], 4),
 ], ids=["same-every-time", "list-growing", "order-unstable"])
 def test_pages_are_judged_only_when_what_they_show_holds_still(reads, judged):
-    """paging.judgeable judges a fault that reads alike or a list whose size held still, never one that changed."""
+    """lists.judgeable judges a fault that reads alike or a list whose size held still, never one that changed."""
     totals = iter([4, 4, 5, 6, 7] if judged is None else [4] * 5)
     made: list[list[Exchange]] = []
 
@@ -190,5 +192,5 @@ def test_pages_are_judged_only_when_what_they_show_holds_still(reads, judged):
         made.append([_page(ids, total) for ids in reads[len(made)]])
         return made[-1]
 
-    found = paging.judgeable(read, 4)
+    found = lists.judgeable(read, 4)
     assert (found is None) if judged is None else (found is made[judged - 1]), (len(made), found)

@@ -24,12 +24,12 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import run_in_process
-from wallet_conformance import bodies
-from wallet_conformance.client import ApiClient, ExchangeLog, TargetError
-from wallet_conformance.files import ROOT
+from wallet_conformance.client.api import ApiClient, ExchangeLog, TargetError
+from wallet_conformance.client.target import EXIT_NOT_THE_PROTOCOL, EXIT_TARGET_FAILING, EXIT_UNREACHABLE
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.banks import UNKNOWN_ACCOUNT_NUMBER
-from wallet_conformance.target import EXIT_NOT_THE_PROTOCOL, EXIT_TARGET_FAILING, EXIT_UNREACHABLE
+from wallet_conformance.spec.files import ROOT
+from wallet_conformance.world import bodies
 
 KEY = "sk_test_hostile_selftest_5c1d"
 MAX_SECONDS = 120
@@ -296,7 +296,7 @@ def test_a_twenty_megabyte_body_costs_megabytes(tmp_path):
     script = f"""
 import resource, sys
 sys.path.insert(0, {str(ROOT)!r})
-from wallet_conformance.client import ApiClient, MAX_BODY
+from wallet_conformance.client.api import ApiClient, MAX_BODY
 client = ApiClient(sys.argv[1], "k-memory")
 client.call("listBanks")
 first = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024

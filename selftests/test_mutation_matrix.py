@@ -8,9 +8,9 @@ import pytest
 
 from selftests.conftest import MATRIX_ROWS
 from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, collection, run_in_process, tail
-from wallet_conformance.catalogue import catalogue
 from wallet_conformance.reference.faults import FAULTS
 from wallet_conformance.reporting.mutation import killing_tests
+from wallet_conformance.spec.catalogue import catalogue
 
 GENERATED = "tests/generated/"
 

@@ -12,8 +12,8 @@ from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
 from selftests.documents import references
-from wallet_conformance import contract, validation
-from wallet_conformance.files import OPENAPI
+from wallet_conformance.spec import contract, validation
+from wallet_conformance.spec.files import OPENAPI
 
 # The document's Endpoints part.
 DOCUMENT_OPERATIONS = {

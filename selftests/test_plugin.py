@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from selftests.suite_runs import run_sample as run
-from wallet_conformance import validation
+from wallet_conformance.spec import validation
 
 
 def verdicts(report: dict) -> dict[str, str]:
@@ -131,7 +131,7 @@ def test_unreachable_target_stops_the_run(pytester):
 
 
 SUITE_ERRORS = '''
-from wallet_conformance import checks
+from wallet_conformance.judge import checks
 
 @pytest.mark.requirement("SVC-05")
 def test_typo():

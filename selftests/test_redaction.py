@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from selftests.suite_runs import run_suite, tail
-from wallet_conformance.client import Exchange
-from wallet_conformance.curl import curl_command
-from wallet_conformance.redaction import PLACEHOLDER, redact, redact_headers, register_secret
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.curl import curl_command
+from wallet_conformance.client.redaction import PLACEHOLDER, redact, redact_headers, register_secret
 from wallet_conformance.reference import ReferenceServer
 
 KEY = "sk_test_selftest_do_not_leak_5f3a9c"

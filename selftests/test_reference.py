@@ -25,10 +25,10 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from selftests.conftest import ReferenceClient, started
-from wallet_conformance import contract
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.files import ROOT, SCHEMAS
 from wallet_conformance.reference import FAULTS, Fault, ReferenceServer
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.spec.files import ROOT, SCHEMAS
 
 WALLET = contract.prefix("walletId")
 MINIMUM = contract.minimum_amount("transfer")

@@ -9,13 +9,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from selftests.suite_runs import run_sample as run
-from wallet_conformance import validation
-from wallet_conformance.catalogue import catalogue
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import build_report
-from wallet_conformance.reporting.records import TestRecord
+from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.terminal import summary
 from wallet_conformance.reporting.writers import html_page, junit, markdown, mask
+from wallet_conformance.spec import validation
+from wallet_conformance.spec.catalogue import catalogue
 
 
 def verdicts(report: dict) -> dict[str, str]:

@@ -55,7 +55,7 @@ def test_workers_share_one_money_budget(tmp_path):
     """Two workers' guards on one ledger: together they never reserve more than --max-amount."""
     from types import SimpleNamespace
 
-    from wallet_conformance.safety import Guard, NotAllowed
+    from wallet_conformance.world.safety import Guard, NotAllowed
 
     ledger = tmp_path / ".money-spent"
     ledger.write_text("")

@@ -10,9 +10,9 @@ from jsonschema import Draft202012Validator
 
 from selftests import examples as ex
 from selftests.documents import references
-from wallet_conformance import contract, validation
-from wallet_conformance.files import SCHEMAS
-from wallet_conformance.validation import Problem, problems
+from wallet_conformance.spec import contract, validation
+from wallet_conformance.spec.files import SCHEMAS
+from wallet_conformance.spec.validation import Problem, problems
 
 SCHEMA_FILES = sorted(path.name for path in SCHEMAS.glob("*.json"))
 

@@ -6,9 +6,9 @@ import httpx
 import pytest
 
 from selftests.suite_runs import collection, run_suite, tail
-from wallet_conformance.catalogue import catalogue
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, NOT_FAULTED
+from wallet_conformance.spec.catalogue import catalogue
 
 GATED = ("MUST", "SHOULD")
 KEY = "sk_test_faithful_selftest_5c1a9e"
@@ -130,7 +130,7 @@ def test_a_worker_reading_the_wallet_list_holds_the_others_creations(tmp_path):
     import time
     from types import SimpleNamespace
 
-    from wallet_conformance.resources import Resources
+    from wallet_conformance.world.resources import Resources
 
     def seconds_to_send(resources: Resources, operation_id: str) -> float:
         started = time.monotonic()

@@ -23,9 +23,9 @@ import pytest
 from selftests.conftest import REPORTS, ReferenceClient, wallet_body
 from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
 from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
-from wallet_conformance.files import ROOT
 from wallet_conformance.reference import VARIANTS, ReferenceServer, Variant
 from wallet_conformance.reference.variants import ALL, VariantSet, expand
+from wallet_conformance.spec.files import ROOT
 
 PACKAGE = ROOT / "wallet_conformance" / "reference"
 VARIANT_ROWS = REPORTS / "variants"  # one JSON row per suite run, for reading the failures afterwards

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, money, requests
-from wallet_conformance.client import ApiClient, Exchange, TargetError
-from wallet_conformance.resources import Resources
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.judge import checks
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bad_requests, bodies, money
+from wallet_conformance.world.resources import Resources
 
 # ------------------------------------------------------------------ samples: one success per operation
 
@@ -162,12 +164,12 @@ def _fixture_name(prefix: str, *parts: str) -> str:
 def _invalid_fixture(case: str) -> Any:
     @pytest.fixture(scope="session", name=_fixture_name("invalid", case))
     def made(request: pytest.FixtureRequest) -> Exchange:
-        return requests.ALL_CASES[case](request.getfixturevalue)
+        return bad_requests.ALL_CASES[case](request.getfixturevalue)
 
     return made
 
 
-for _case in requests.ALL_CASES:
+for _case in bad_requests.ALL_CASES:
     globals()[_fixture_name("invalid", _case)] = _invalid_fixture(_case)
 
 
@@ -182,14 +184,14 @@ def invalid(request: pytest.FixtureRequest) -> Callable[[str], Exchange]:
 def _unauthenticated_fixture(operation_id: str, kind: str) -> Any:
     @pytest.fixture(scope="session", name=_fixture_name("unauthenticated", operation_id, kind))
     def made(request: pytest.FixtureRequest, api: ApiClient, resources: Resources, run_id: str) -> Exchange:
-        key = None if kind == requests.MISSING else f"conformance-wrong-key-{run_id}"
+        key = None if kind == bad_requests.MISSING else f"conformance-wrong-key-{run_id}"
         if operation_id == "updateAccount":
             # The account's own webhooks sent back: a write that changes nothing, even if it were accepted.
             with resources.account_wide():
                 account = resources.own_account()
                 return api.call("updateAccount", {"accountId": account["publicId"]},
                                 json_body=bodies.account_update(account.get("webhooks", [])), key=key)
-        path_params, body = requests.valid_request(request.getfixturevalue, operation_id)
+        path_params, body = bad_requests.valid_request(request.getfixturevalue, operation_id)
         exchange = api.call(operation_id, path_params, json_body=body, key=key)
         resources.track(exchange)  # a wallet a broken server created or closed is still swept
         return exchange
@@ -198,7 +200,7 @@ def _unauthenticated_fixture(operation_id: str, kind: str) -> Any:
 
 
 for _operation in contract.operations():
-    for _kind in requests.KINDS:
+    for _kind in bad_requests.KINDS:
         globals()[_fixture_name("unauthenticated", _operation, _kind)] = _unauthenticated_fixture(_operation, _kind)
 
 

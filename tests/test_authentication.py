@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from wallet_conformance import checks, contract, envelope
-from wallet_conformance.client import TargetError
-from wallet_conformance.requests import KINDS, MISSING, WRONG
-from wallet_conformance.resources import own_account
+from wallet_conformance.client.api import TargetError
+from wallet_conformance.judge import checks, envelope
+from wallet_conformance.spec import contract
+from wallet_conformance.world.bad_requests import KINDS, MISSING, WRONG
+from wallet_conformance.world.resources import own_account
 
 OPERATIONS = tuple(contract.operations())
 REFUSED_STATUS = 401  # RFC 9110 section 15.5.2, the status AUTH-03 rests on

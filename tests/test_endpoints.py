@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, envelope, money, paging
-from wallet_conformance.client import Exchange
-from wallet_conformance.requests import unknown_wallet_id
-from wallet_conformance.resources import UNAVAILABLE, own_account
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge import checks, envelope
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world.bad_requests import unknown_wallet_id
+from wallet_conformance.world.resources import UNAVAILABLE, own_account
 
 TRANSACTION = contract.schema("transaction.json")["$defs"]
 TRANSFER_ACCEPTED = TRANSACTION["transfer-accepted"]["properties"]
@@ -124,7 +126,7 @@ def test_account_name_filter(api, resources):
         chosen = min(accounts, key=lambda account: sum(account["name"].casefold() in other["name"].casefold()
                                                        for other in accounts))
         name = chosen["name"]
-        listing = paging.read(api, "listAccounts", params={"name": name},
+        listing = lists.read(api, "listAccounts", params={"name": name},
                               until=lambda entries: any(isinstance(entry, dict)
                                                         and entry.get("publicId") == chosen.get("publicId")
                                                         for entry in entries))
@@ -157,7 +159,7 @@ def test_account_is_default_filter(api, is_default):
 def test_default_account_is_found_by_the_filter(api, resources):
     """GET /accounts?isDefault=true lists the default account of the unfiltered list."""
     # List order is not shown: the default account may sit beyond the first page.
-    listing = paging.read(api, "listAccounts", until=lambda entries: any(
+    listing = lists.read(api, "listAccounts", until=lambda entries: any(
         isinstance(entry, dict) and entry.get("isDefault") is True for entry in entries))
     resources.require(listing.first, "list accounts")
     defaults = [entry.get("publicId") for entry in listing.entries

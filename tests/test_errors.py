@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import checks, contract, envelope
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.client import Exchange
-from wallet_conformance.requests import ALL_CASES, INPUT_CASES
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge import checks, envelope
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.world.bad_requests import ALL_CASES, INPUT_CASES
 
 OPERATIONS = tuple(contract.operations())
 CREATED = catalogue()["ERR-02"].operations

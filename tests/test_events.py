@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, money, webhooks
-from wallet_conformance.client import ApiClient, Exchange
-from wallet_conformance.resources import Resources, own_account, poll
+from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.judge import checks
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies, money, webhook_listener
+from wallet_conformance.world.resources import Resources, own_account, poll
 
 
 def account_webhooks(api: ApiClient, resources: Resources, public_id: str | None = None) -> tuple[dict, Exchange]:
@@ -77,9 +79,10 @@ def test_webhook_deliveries_are_observed(api, resources, settings, target, run_i
     if not settings.webhook_listen:
         pytest.skip("deliveries are observed only with --webhook-listen HOST:PORT (and --webhook-public-url when "
                     "the target reaches the listener at another address)")
-    host, port = webhooks.parse_listen(settings.webhook_listen)
+    host, port = webhook_listener.parse_listen(settings.webhook_listen)
     amount = contract.minimum_amount("transfer")
-    with webhooks.Listener(host, port, lifetime=settings.settle_timeout + webhooks.LISTENER_GRACE) as listener:
+    lifetime = settings.settle_timeout + webhook_listener.LISTENER_GRACE
+    with webhook_listener.Listener(host, port, lifetime=lifetime) as listener:
         url = settings.webhook_public_url or listener.url(run_id)
         with webhooks_added(api, resources, [url]) as (_, update, _):
             if not update.ok:
@@ -102,7 +105,7 @@ def test_webhook_deliveries_are_observed(api, resources, settings, target, run_i
 
             poll(about_the_transfer, settings.settle_timeout)
             received = listener.deliveries()
-    described = [webhooks.describe(item, references, target.secret_key) for item in received]
+    described = [webhook_listener.describe(item, references, target.secret_key) for item in received]
     examples: dict[str, dict[str, Any]] = {}
     for item in described:  # one example per kind of event
         examples.setdefault(str(item["kind"]), item)

@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, envelope, money, paging
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.client import ApiClient, Exchange, TargetError
-from wallet_conformance.failures import SuiteError
-from wallet_conformance.options import Settings
-from wallet_conformance.resources import Resources
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.judge import checks, envelope
+from wallet_conformance.judge.failures import SuiteError
+from wallet_conformance.plugin.options import Settings
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world.resources import Resources
 
 PAGED = catalogue()[contract.DEFAULT_PAGE_SIZE].operations
 INVALID_EMAILS = ("not-an-email", "a@", "@b.com", "a b@c.com")
@@ -47,7 +49,7 @@ def _pagination(exchange: Exchange) -> dict[str, Any] | None:
 def _listed_primaries(api: ApiClient, closed: set[str]) -> tuple[set[str], bool, str]:
     """The publicIds of the open primary wallets the wallet list shows (less those the run closed: a list may keep
     closed wallets), whether the whole list was seen, and a note."""
-    listing = paging.walk(api, "listWallets", paging.discover(api, "listWallets"), paging.LARGE_PAGE)
+    listing = lists.walk(api, "listWallets", lists.discover(api, "listWallets"), lists.LARGE_PAGE)
     if not listing.first.ok or not isinstance(listing.first.data, list):
         raise TargetError(f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
                           listing.first, requirement=contract.acceptance_requirement("listWallets"))

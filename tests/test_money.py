@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, money, paging
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.client import ApiClient, Exchange, TargetError
-from wallet_conformance.resources import poll
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.judge import checks
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world.resources import poll
 
 pytestmark = pytest.mark.money
 
@@ -64,7 +66,7 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
         return any(0 < fee + charges < amount and rise == amount - fee - charges
                    for fee in [fee for fee in fees if type(fee) is int and fee >= 0] or [0])
 
-    read = paging.read(api, "listTransactions", until=explained)
+    read = lists.read(api, "listTransactions", until=explained)
     if not explained(read.entries) and not read.complete:
         pytest.skip(f"the balance rose by {rise} for a payment of {amount}, and the transactions that would say why "
                     f"were not among those read ({read.note}): not judged")
@@ -218,7 +220,7 @@ def test_concurrent_transfers_never_overdraw(api: ApiClient, resources, run_id):
 # ------------------------------------------------------------------ SVC-29 credit leg
 
 
-def _listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[str, Any] | None, paging.Listing]:
+def _listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[str, Any] | None, lists.Listing]:
     """A credit transaction to `destination` of `amount` in GET /transactions, and what was read of the list."""
 
     def credit(entry: Any) -> bool:
@@ -226,7 +228,7 @@ def _listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[
                 and entry.get("amount") == amount)
 
     # List order and paging parameters are not shown: the list is read page after page until the credit shows.
-    listing = paging.read(api, "listTransactions", until=lambda entries: any(map(credit, entries)))
+    listing = lists.read(api, "listTransactions", until=lambda entries: any(map(credit, entries)))
     return next((entry for entry in listing.entries if credit(entry)), None), listing
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wallet_conformance import contract
+from wallet_conformance.spec import contract
 
 # Headers that announce a rate limit: X-RateLimit-*, RateLimit-* and RateLimit-Policy (IETF draft), Retry-After.
 OPERATIONS = tuple(contract.operations())

@@ -12,10 +12,12 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, envelope, money, paging
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.client import Exchange, TargetError
-from wallet_conformance.resources import UNAVAILABLE, own_account
+from wallet_conformance.client.api import Exchange, TargetError
+from wallet_conformance.judge import checks, envelope
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world.resources import UNAVAILABLE, own_account
 
 # (where in the response, the transaction, the exchange that carried it)
 Found = tuple[str, dict[str, Any], Exchange]
@@ -88,7 +90,7 @@ def inbound(api, resources) -> Inbound:
     if resources.target.funding_url:
         wallet = resources.funded_wallet(resources.minimum())
     # List order and paging parameters are not shown: the list is read page after page until the credit shows.
-    read = paging.read(api, "listTransactions", until=lambda entries: any(
+    read = lists.read(api, "listTransactions", until=lambda entries: any(
         isinstance(entry, dict) and wallet and money.pays_into(entry, wallet) for entry in entries))
     listing = read.first
     resources.require(listing, "list transactions")

@@ -2,8 +2,10 @@
 
 import pytest
 
-from wallet_conformance import checks, contract, envelope, paging
-from wallet_conformance.catalogue import catalogue
+from wallet_conformance.judge import checks, envelope
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.world import lists
 
 OPERATIONS = tuple(contract.operations())
 MESSAGE_PRESENT = catalogue()[contract.MESSAGE_PRESENT].operations
@@ -13,7 +15,7 @@ SINGLE_RECORD = catalogue()["SVC-19"].operations
 LISTS = catalogue()["SVC-20"].operations
 # The largest perPage for which the suite makes the wallet list one entry longer than a page.
 LONG_LIST_MOST = 100
-# The most reads of the wallet list's first pages in search of two alike (paging.judgeable).
+# The most reads of the wallet list's first pages in search of two alike (lists.judgeable).
 READ_AGAIN = 4
 MESSAGES = [
     pytest.param(requirement_id, operation_id, marks=pytest.mark.requirement(requirement_id),
@@ -119,7 +121,7 @@ def test_unpaged_request_is_page_one(samples, operation_id):
 def long_wallet_list(api, resources) -> list[str]:
     """Wallets of this module's own, one more than a page holds: the wallet list is then longer than one page."""
     first = api.call("listWallets")
-    per_page = paging.pagination(first).get("perPage")
+    per_page = lists.pagination(first).get("perPage")
     if not first.ok or type(per_page) is not int or not 0 < per_page <= LONG_LIST_MOST:
         pytest.skip(f"the wallet list shows no usable perPage ({per_page!r}, HTTP {first.status}; see SVC-17), so "
                     "the suite cannot make it longer than one page")
@@ -132,7 +134,7 @@ def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
     """On a wallet list longer than a page, totalCount counts at least the wallets made and page 1 holds perPage."""
     exchange = api.call("listWallets")
     checks.accepted(exchange, "GET /virtual-accounts without parameters")
-    shown = paging.pagination(exchange)
+    shown = lists.pagination(exchange)
     total, per_page = shown.get("totalCount"), shown.get("perPage")
     if type(total) is not int or type(per_page) is not int:
         pytest.skip(f"totalCount {total!r} or perPage {per_page!r} is not an integer (see SVC-17)")
@@ -145,14 +147,14 @@ def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
                   f"a page before the last holds meta.pagination.perPage ({per_page}) entries", exchange)
 
 
-def _pages(api, scheme: paging.Scheme, count: int) -> list:
-    size = paging.SMALL_PAGE if scheme.size else None
+def _pages(api, scheme: lists.Scheme, count: int) -> list:
+    size = lists.SMALL_PAGE if scheme.size else None
     first = api.call("listWallets", params=scheme.params(1, size))
-    stride = paging.held(first, size)
+    stride = lists.held(first, size)
     return [first, *(api.call("listWallets", params=scheme.params(page, size, stride)) for page in range(2, count + 1))]
 
 
-def _numbering_problems(pages: list, scheme: paging.Scheme) -> list[tuple]:
+def _numbering_problems(pages: list, scheme: lists.Scheme) -> list[tuple]:
     """What is wrong with pages 1 to n of the wallet list: (title, expected, received, exchange) each."""
     wrong: list[tuple] = []
     seen: dict[str, int] = {}
@@ -161,7 +163,7 @@ def _numbering_problems(pages: list, scheme: paging.Scheme) -> list[tuple]:
             wrong.append((f"page {number} of the wallet list under {scheme} is a 2xx list", "2xx with a data array",
                           f"HTTP {exchange.status}", exchange))
             continue
-        shown = paging.pagination(exchange)
+        shown = lists.pagination(exchange)
         if shown.get("current") != number:
             wrong.append((f"meta.pagination.current is the page number asked ({scheme})", number,
                           shown.get("current"), exchange))
@@ -185,12 +187,12 @@ def _numbering_problems(pages: list, scheme: paging.Scheme) -> list[tuple]:
 @pytest.mark.xdist_group("long-wallet-list")  # under xdist, one worker makes the module's long list
 def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list):
     """Under the paging parameters the target honours, page k says current k, is full, and shares no wallet."""
-    scheme = paging.discover(api, "listWallets")
+    scheme = lists.discover(api, "listWallets")
     if scheme is None:
-        pytest.skip(f"no paging parameters the suite tried ({paging.tried()}) selected page 2 of the wallet list; "
+        pytest.skip(f"no paging parameters the suite tried ({lists.tried()}) selected page 2 of the wallet list; "
                     "the document does not show which do, so page numbers and overlaps cannot be checked")
     with resources.wallet_list_still():
-        pages = paging.judgeable(lambda: _pages(api, scheme, 3), READ_AGAIN,
+        pages = lists.judgeable(lambda: _pages(api, scheme, 3), READ_AGAIN,
                                  clean=lambda read: not _numbering_problems(read, scheme))
     if pages is None:
         pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads of its first pages; other "
@@ -198,7 +200,7 @@ def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list)
     for title, expected, received, exchange in _numbering_problems(pages, scheme):
         checks.fail(title, expected, received, exchange)
     for exchange in pages:
-        shown = paging.pagination(exchange)
+        shown = lists.pagination(exchange)
         total, per_page = shown.get("totalCount"), shown.get("perPage")
         if type(total) is not int or type(per_page) is not int or per_page < 1:
             pytest.skip(f"totalCount {total!r} or perPage {per_page!r} is not a usable integer (see SVC-17): "

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, checks, contract, envelope, money, paging
-from wallet_conformance.client import Exchange
-from wallet_conformance.resources import UNAVAILABLE
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge import checks, envelope
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world.resources import UNAVAILABLE
 
 TRANSACTION = contract.schema("transaction.json")["$defs"]
 PENDING = contract.pending_state()  # the catalogue's STA-03 value, the one place it is read
@@ -90,7 +92,7 @@ def test_inbound_payment_is_a_success_credit_from_an_external_source(api, resour
                 if isinstance(entry, dict) and money.pays_into(entry, wallet) and entry.get("entry") == CREDIT]
 
     # List order and paging parameters are not shown: the credit is looked for page after page.
-    read = paging.read(api, "listTransactions", until=lambda entries: bool(credits(entries)))
+    read = lists.read(api, "listTransactions", until=lambda entries: bool(credits(entries)))
     listing = read.first
     resources.require(listing, "list transactions")
     mine = credits(read.entries)

@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import contract, envelope
-from wallet_conformance.client import Exchange
-from wallet_conformance.options import VERSION_SEGMENT
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge import envelope
+from wallet_conformance.plugin.options import VERSION_SEGMENT
+from wallet_conformance.spec import contract
 
 # Response headers that may announce a version or a deprecation (RFC 8594 Sunset, RFC 9745 Deprecation).
 VERSION_HEADER_WORDS = ("version", "deprecat", "sunset")

@@ -9,8 +9,8 @@ from typing import Any
 import hypothesis
 import pytest
 
-from wallet_conformance import profiles
-from wallet_conformance.options import Settings
+from wallet_conformance.generation import profiles
+from wallet_conformance.plugin.options import Settings
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,13 @@ import pytest
 from hypothesis import assume, example, given, note
 from hypothesis import strategies as st
 
-from wallet_conformance import bodies, checks, contract, money, paging, strategies
-from wallet_conformance.client import ApiClient, Exchange
-from wallet_conformance.failures import ConformanceFailure
-from wallet_conformance.resources import Resources
+from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.generation import strategies
+from wallet_conformance.judge import checks
+from wallet_conformance.judge.failures import ConformanceFailure
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world.resources import Resources
 
 MINIMUM = contract.minimum_amount("transfer")
 BANK_MINIMUM = contract.minimum_amount("bankTransfer")
@@ -157,7 +160,7 @@ def test_transfer_at_the_edge_of_the_balance(api, resources, generation, request
 def test_amounts_across_the_range(api, resources, generation, request):
     """Across the range of amounts, actualAmount is amount plus fee, and settlement moves exactly those sums."""
     pair = [resources.funded_wallet(RANGE_FUNDS)["publicId"], resources.wallet()["publicId"]]
-    found = paging.discover(api, "listWallets")
+    found = lists.discover(api, "listWallets")
 
     @given(wanted=st.one_of(st.integers(MINIMUM, RANGE_TOP),
                             st.sampled_from([MINIMUM, MINIMUM + 1, RANGE_TOP // 2, RANGE_TOP])))
@@ -188,8 +191,8 @@ def test_amounts_across_the_range(api, resources, generation, request):
                       title=f"a settled {amount} kobo transfer debits the source by actualAmount")
         checks.equals(after[destination], before[destination] + amount, requirement="SVC-25",
                       exchange=exchange, title=f"a settled {amount} kobo transfer credits the destination by amount")
-        walk = paging.walk(api, "listWallets", found, paging.LARGE_PAGE)
-        listed = {paging.identity(item): item for item in walk.entries}
+        walk = lists.walk(api, "listWallets", found, lists.LARGE_PAGE)
+        listed = {lists.identity(item): item for item in walk.entries}
         for wallet in pair:
             entry = listed.get(wallet)
             if isinstance(entry, dict):

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import paging
-from wallet_conformance.client import ApiClient
-from wallet_conformance.failures import ConformanceFailure
-from wallet_conformance.resources import Resources
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.judge.failures import ConformanceFailure
+from wallet_conformance.world import lists
+from wallet_conformance.world.resources import Resources
 
 LISTS = ("listAccounts", "listWallets", "listTransactions")
-# The most walks of a list in search of one that can be judged (paging.judgeable).
+# The most walks of a list in search of one that can be judged (lists.judgeable).
 ATTEMPTS = 4
 FUNDING = 10_000  # kobo per inbound payment made to lengthen the transaction list
 
@@ -30,7 +30,7 @@ def lengthen(operation_id: str, resources: Resources, needed: int, created: list
             resources.fund(wallet["publicId"], FUNDING)
 
 
-def problems(walk: paging.Listing, size: int | None, complete: bool, created: list[str]) -> list[tuple[str, Any, Any]]:
+def problems(walk: lists.Listing, size: int | None, complete: bool, created: list[str]) -> list[tuple[str, Any, Any]]:
     """What is wrong with a walk: (what, expected, received). `created`: wallets of the run the list must hold."""
     wrong: list[tuple[str, Any, Any]] = []
     ids = walk.ids
@@ -69,35 +69,35 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
     """Under the paging parameters the target honours, pages do not overlap, hold every entry, and say so."""
     created: list[str] = []
     listed = api.call(operation_id).meta.get("pagination", {}).get("totalCount")
-    if isinstance(listed, int) and listed <= paging.SMALL_PAGE:
+    if isinstance(listed, int) and listed <= lists.SMALL_PAGE:
         # Discovery needs a second page of small pages.
-        lengthen(operation_id, resources, paging.SMALL_PAGE + 1 - listed, created)
-    found = paging.discover(api, operation_id)
-    observe("END-39", operation=operation_id, honoured=str(found or "none"), tried=paging.notes(api, operation_id))
+        lengthen(operation_id, resources, lists.SMALL_PAGE + 1 - listed, created)
+    found = lists.discover(api, operation_id)
+    observe("END-39", operation=operation_id, honoured=str(found or "none"), tried=lists.notes(api, operation_id))
     if found is None:
         pytest.skip(f"{operation_id}: the target honours none of the paging parameters tried (observed, END-39)")
     page_one = api.call(operation_id)
     first = resources.require(page_one, f"list {operation_id}")
     total = page_one.meta.get("pagination", {}).get("totalCount", len(first))
-    size = paging.SMALL_PAGE if found.size else None
+    size = lists.SMALL_PAGE if found.size else None
     page_size = size or page_one.meta.get("pagination", {}).get("perPage") or len(first) or 1
     if isinstance(total, int) and total <= page_size * 2:
         lengthen(operation_id, resources, page_size * 2 + 1 - total + generation.profile.paging_extra, created)
         total = api.call(operation_id).meta.get("pagination", {}).get("totalCount", total)
-    if isinstance(total, int) and found.size and total > paging.SMALL_PAGE * 20:
-        size = paging.fitting(page_one, min(paging.LARGE_PAGE, math.ceil(total / 20)))  # pages under the body cap
-    complete = isinstance(total, int) and total <= (size or page_size) * paging.MAX_PAGES
-    walks: list[paging.Listing] = []
+    if isinstance(total, int) and found.size and total > lists.SMALL_PAGE * 20:
+        size = lists.fitting(page_one, min(lists.LARGE_PAGE, math.ceil(total / 20)))  # pages under the body cap
+    complete = isinstance(total, int) and total <= (size or page_size) * lists.MAX_PAGES
+    walks: list[lists.Listing] = []
 
     def read() -> list[Any]:
-        walks.append(paging.walk(api, operation_id, found, size))
+        walks.append(lists.walk(api, operation_id, found, size))
         return walks[-1].exchanges
 
     def clean(_: list[Any]) -> bool:
         return not problems(walks[-1], size, complete, created if operation_id == "listWallets" else [])
 
     with resources.wallet_list_still() if operation_id == "listWallets" else nullcontext():
-        judged = paging.judgeable(read, ATTEMPTS, clean)
+        judged = lists.judgeable(read, ATTEMPTS, clean)
     if judged is None:
         observe("LIM-21", operation=operation_id, note=f"the list kept changing over {ATTEMPTS} walks")
         pytest.skip(f"{operation_id} kept changing while it was read ({ATTEMPTS} walks; other clients of the "

@@ -3,7 +3,7 @@
 Generated ids never name a real record, so half of the valid cases (a Hypothesis draw) are bound to
 real ones (a wallet of the run, a funded wallet, a transfer's reference, the external account), which
 is what reaches the success branch of reads, closes, transfers and collection accounts.
-Verdicts: wallet_conformance/generated.py (`judge`).
+Verdicts: wallet_conformance/cases.py (`judge`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,13 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-from wallet_conformance import bodies, checks, contract, generated
-from wallet_conformance.client import DEFAULT, ApiClient, Exchange
-from wallet_conformance.generated import NEGATIVE, POSITIVE, Request
-from wallet_conformance.resources import Resources
+from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange
+from wallet_conformance.generation import cases
+from wallet_conformance.generation.cases import NEGATIVE, POSITIVE, Request
+from wallet_conformance.judge import checks
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies
+from wallet_conformance.world.resources import Resources
 
 OPERATIONS = sorted(contract.operations())
 # updateAccount: a generated webhooks list would point the account's event deliveries at arbitrary URLs;
@@ -143,12 +146,12 @@ class Binder:
 def valid_ids(operation_id: str) -> list[str]:
     """The requirements the generated valid requests of one operation check."""
     ids = ["ERR-05", "SVC-03", "SVC-04", "SVC-05", "SVC-06", "SVC-07", "SVC-21", "SVC-22", "SVC-23", "ERR-03",
-           "ERR-04", "ERR-06", "ERR-07", "ERR-08", "AUTH-04", generated.success_status_requirement(operation_id),
-           generated.RESPONSE_SCHEMA_REQUIREMENT[operation_id]]
+           "ERR-04", "ERR-06", "ERR-07", "ERR-08", "AUTH-04", cases.success_status_requirement(operation_id),
+           cases.RESPONSE_SCHEMA_REQUIREMENT[operation_id]]
     if contract.message_rule(operation_id):
         ids.append("SVC-09" if contract.message_rule(operation_id) == "absent" else "SVC-08")
     if contract.success_message(operation_id) is not None:
-        ids.append(generated.message_requirement(operation_id))
+        ids.append(cases.message_requirement(operation_id))
     ids.extend(["SVC-16", "SVC-17"] if contract.is_paginated(operation_id) else
                ["END-38"] if operation_id == "listBanks" else [])
     if operation_id in MUST_ACCEPT:
@@ -158,7 +161,7 @@ def valid_ids(operation_id: str) -> list[str]:
 
 def limit_ids(operation_id: str) -> list[str]:
     """The requirements an accepted invalid request of this operation breaks."""
-    return [rid for op, _, _, rid in generated.INVALID_INPUT_REQUIREMENTS if op == operation_id]
+    return [rid for op, _, _, rid in cases.INVALID_INPUT_REQUIREMENTS if op == operation_id]
 
 
 def invalid_ids(operation_id: str) -> list[str]:
@@ -187,7 +190,7 @@ def send(api: ApiClient, resources: Resources, sent: Request, key: Any = DEFAULT
     may_be_primary = sent.operation_id == "createWallet" and not (
         isinstance(sent.body, dict) and sent.body.get("category") == "secondary")
     with resources.account_wide() if may_be_primary else nullcontext():
-        exchange = generated.send(api, sent, key=key)
+        exchange = cases.send(api, sent, key=key)
         if exchange.operation_id == "createWallet" and exchange.ok:
             resources.track(exchange)
             public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
@@ -211,7 +214,7 @@ def test_valid_requests(operation_id, api, resources, binder, generation, reques
         must_accept = binder.bind(sent) if data.draw(st.booleans(), label="bind real records") else None
         exchange = send(api, resources, sent)
         binder.spent(exchange)
-        generated.judge(case, exchange, generated.request_problems(sent), must_accept)
+        cases.judge(case, exchange, cases.request_problems(sent), must_accept)
         if not exchange.ok:
             refusals[exchange.status] += 1
 
@@ -231,10 +234,10 @@ def test_invalid_requests(operation_id, api, resources, binder, generation, requ
         sent = Request.from_case(case)
         if data.draw(st.booleans(), label="bind real records"):
             binder.bind(sent)
-        problems = generated.request_problems(sent)
+        problems = cases.request_problems(sent)
         exchange = send(api, resources, sent)
         binder.spent(exchange)
-        generated.judge(case, exchange, problems, None, success_checks=False)
+        cases.judge(case, exchange, problems, None, success_checks=False)
         if problems:
             statuses[exchange.status] += 1
 
@@ -261,4 +264,4 @@ def test_requests_without_the_key(operation_id, api, resources, generation, requ
 def generation_given(operation_id: str, mode: Any):
     from hypothesis import given
 
-    return given(case=generated.strategy(operation_id, mode), data=st.data())
+    return given(case=cases.strategy(operation_id, mode), data=st.data())

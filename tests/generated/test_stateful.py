@@ -7,7 +7,7 @@ import pytest
 from hypothesis import Phase
 from hypothesis.stateful import get_state_machine_test
 
-from wallet_conformance import profiles, stateful
+from wallet_conformance.generation import money_model, profiles
 
 
 @pytest.mark.account_wide
@@ -19,14 +19,14 @@ def test_money_follows_the_model(api, resources, generation, request, observe):
     if not resources.can_fund:
         pytest.skip("the money model needs a way to fund wallets: give --funding-url or --funded-wallet")
     budget = generation.profile
-    context = stateful.Context(api, resources, observe, programs=budget.programs,
+    context = money_model.Context(api, resources, observe, programs=budget.programs,
                                shared_target=hasattr(request.config, "workerinput"))
     # No shrinking: every replay of a program against a live target costs money and seconds; a failure prints
     # the whole failing program instead, step by step, with every call it made.
     settings = profiles.hypothesis_settings(budget.programs, stateful_step_count=budget.steps,
                                             phases=[Phase.explicit, Phase.generate], report_multiple_bugs=False)
     # Hypothesis starts with short programs; money bugs need a few steps to show, so each runs at least half.
-    test = get_state_machine_test(stateful.machine(context), settings=settings, _min_steps=budget.steps // 2)
+    test = get_state_machine_test(money_model.machine(context), settings=settings, _min_steps=budget.steps // 2)
     seed = profiles.test_seed(generation.seed, profiles.test_name(request.node))
     with profiles.replayable():
         hypothesis.seed(seed)(test)()

@@ -23,7 +23,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from wallet_conformance import contract
 from wallet_conformance.reference import sandbox, serialize
 from wallet_conformance.reference.errors import ApiError, Refusal, error_body
 from wallet_conformance.reference.faults import Fault, FaultSet
@@ -32,6 +31,7 @@ from wallet_conformance.reference.records import Credential, Transaction, now
 from wallet_conformance.reference.store import Store
 from wallet_conformance.reference.variants import Variant, VariantSet
 from wallet_conformance.reference.webhooks import Webhooks
+from wallet_conformance.spec import contract
 
 KEY_HEADER = "x-service-key"
 DOCUMENTED = object()  # "the operation's documented message"

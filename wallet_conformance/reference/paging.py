@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.requests import Request
 
-from wallet_conformance import contract
 from wallet_conformance.reference.errors import Refusal
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.variants import Variant
+from wallet_conformance.spec import contract
 
 if TYPE_CHECKING:
     from wallet_conformance.reference.app import Call

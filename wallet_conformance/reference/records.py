@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
-from wallet_conformance import contract
 from wallet_conformance.reference.banks import Bank
 from wallet_conformance.reference.faults import Fault, FaultSet
+from wallet_conformance.spec import contract
 
 CURRENCY = "NGN"
 # Transaction statuses: an accepted transfer is pending; settlement and inbound payments make it success.

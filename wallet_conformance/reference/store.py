@@ -13,7 +13,6 @@ from datetime import timedelta
 from hashlib import sha256
 from itertools import count
 
-from wallet_conformance import contract
 from wallet_conformance.reference.banks import Bank, holder_name, load_banks
 from wallet_conformance.reference.errors import Refusal
 from wallet_conformance.reference.faults import Fault, FaultSet
@@ -34,6 +33,7 @@ from wallet_conformance.reference.records import (
     prefixes,
 )
 from wallet_conformance.reference.variants import Variant, VariantSet
+from wallet_conformance.spec import contract
 
 # The business's accounts; the first is the default one, which owns the secret keys.
 ACCOUNT_NAMES = ("Main account", "Payouts", "Collections")

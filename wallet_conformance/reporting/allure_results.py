@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.catalogue import Requirement
-from wallet_conformance.redaction import redact
+from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.evidence import evidence_lines
+from wallet_conformance.spec.catalogue import Requirement
 
 DIRECTORY = "allure-results"
 ATTACHED = 10  # exchanges attached per test (the last ones)

@@ -15,11 +15,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.catalogue import LEVELS, Catalogue, Requirement
-from wallet_conformance.files import CATALOGUE, OPENAPI, SCHEMAS
-from wallet_conformance.redaction import redact
+from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting import gating
-from wallet_conformance.reporting.records import TestRecord
+from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.spec.catalogue import LEVELS, Catalogue, Requirement
+from wallet_conformance.spec.files import CATALOGUE, OPENAPI, SCHEMAS
 
 FORMAT = "wallet-conformance-report/1"
 FILE_NAME = "conformance.json"

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from wallet_conformance.redaction import redact
+from wallet_conformance.client.redaction import redact
 
 TARGET_ERROR = "TargetError"
 SUITE_ERROR = "SuiteError"

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from wallet_conformance.catalogue import Catalogue
+from wallet_conformance.spec.catalogue import Catalogue
 
 # Exit statuses of a run (pytest's own: 2 interrupted, 3 internal error, 4 usage error, 5 no test collected).
 OK = 0

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.catalogue import LEVELS
+from wallet_conformance.spec.catalogue import LEVELS
 
 SHOWN = ("pass", "fail", "blocked", "skip", "observed", "untested", "suite-error")
 HEADLINES = {

@@ -18,10 +18,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.catalogue import LEVELS
-from wallet_conformance.redaction import redact
+from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.conformance import write_report
 from wallet_conformance.reporting.evidence import evidence_lines
+from wallet_conformance.spec.catalogue import LEVELS
 
 MARKDOWN = "conformance.md"
 HTML = "conformance.html"

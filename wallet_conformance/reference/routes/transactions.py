@@ -9,7 +9,6 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from wallet_conformance import contract
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.app import Call, envelope, operation, reply
 from wallet_conformance.reference.errors import ApiError, crash
@@ -18,6 +17,7 @@ from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, SUCCESS
 from wallet_conformance.reference.routes.banks import listed_bank
 from wallet_conformance.reference.variants import Variant
+from wallet_conformance.spec import contract
 
 
 @operation("listTransactions")

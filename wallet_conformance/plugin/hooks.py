@@ -24,17 +24,18 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, options
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.failures import ConformanceFailure, SuiteError, declared
-from wallet_conformance.files import ROOT
-from wallet_conformance.redaction import redact, register_secret
+from wallet_conformance.client.redaction import redact, register_secret
+from wallet_conformance.client.target import EXIT_TARGET_FAILING, Target, configured, preflight, start_reference
+from wallet_conformance.judge.failures import ConformanceFailure, SuiteError, declared
+from wallet_conformance.plugin import options
 from wallet_conformance.reporting import allure_results, evidence, gating, terminal
 from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against
-from wallet_conformance.reporting.records import TestRecord
+from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.writers import write_all
-from wallet_conformance.safety import NotAllowed
-from wallet_conformance.target import EXIT_TARGET_FAILING, Target, configured, preflight, start_reference
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.spec.files import ROOT
+from wallet_conformance.world import bodies
+from wallet_conformance.world.safety import NotAllowed
 
 TESTS_INI = "wallet_conformance_tests"
 WORKER_TARGET = "wallet_conformance_target"
@@ -183,7 +184,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         run.target = configured(settings)
     register_secret(run.target.secret_key)
     if settings.cleanup:
-        from wallet_conformance.cleanup import clean_up  # imported late: only --cleanup runs need it
+        from wallet_conformance.world.cleanup import clean_up  # imported late: only --cleanup runs need it
 
         message, status = clean_up(run.target, settings)
         pytest.exit(redact(message), returncode=status)
@@ -368,7 +369,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.Fix
         value.deadline = run.test_deadline
         value.rate_limit_wait = run.settings.rate_limit_wait
         if run.target is not None and not run.target.embedded:
-            from wallet_conformance.cleanup import Journal
+            from wallet_conformance.world.cleanup import Journal
 
             value.journal = Journal(run.settings.report_dir, run.target.base_url, bodies.run_id(run.settings.seed),
                                     value)

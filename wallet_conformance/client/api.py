@@ -18,9 +18,9 @@ from typing import Any
 
 import httpx
 
-from wallet_conformance import contract
-from wallet_conformance.curl import curl_command
-from wallet_conformance.redaction import redact, redact_headers
+from wallet_conformance.client.curl import curl_command
+from wallet_conformance.client.redaction import redact, redact_headers
+from wallet_conformance.spec import contract
 
 KEY_HEADER = "x-service-key"
 EXCERPT = 600

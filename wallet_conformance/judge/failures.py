@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from wallet_conformance.client import Exchange
-from wallet_conformance.redaction import redact
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.redaction import redact
 
 # The requirement ids the running test declares; None outside a conformance test (library use, self-tests).
 DECLARED: ContextVar[tuple[str, ...] | None] = ContextVar("wallet_conformance_declared", default=None)

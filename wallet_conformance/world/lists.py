@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from wallet_conformance.client import MAX_BODY, ApiClient, Exchange
+from wallet_conformance.client.api import MAX_BODY, ApiClient, Exchange
 
 # The most pages read of one list: a guard against a target whose pages never end.
 MAX_PAGES = 50

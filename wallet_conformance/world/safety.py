@@ -8,8 +8,8 @@ import threading
 import unittest
 from pathlib import Path
 
-from wallet_conformance import contract
-from wallet_conformance.options import Settings
+from wallet_conformance.plugin.options import Settings
+from wallet_conformance.spec import contract
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 

@@ -7,8 +7,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from wallet_conformance.documents import load_yaml
-from wallet_conformance.files import CATALOGUE
+from wallet_conformance.spec.documents import load_yaml
+from wallet_conformance.spec.files import CATALOGUE
 
 Level = Literal["MUST", "SHOULD", "INFO"]
 LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "INFO")

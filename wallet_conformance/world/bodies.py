@@ -11,7 +11,7 @@ import os
 import re
 from typing import Any
 
-from wallet_conformance import contract
+from wallet_conformance.spec import contract
 
 # The run id: `cf`, the run's seed in 8 hex digits, and the xdist worker when there is one.
 RUN_ID = re.compile(r"cf(?P<seed>[0-9a-f]{8})(gw\d+)?")

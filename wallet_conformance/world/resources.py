@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies, contract, paging
-from wallet_conformance.client import ApiClient, Exchange, TargetError
-from wallet_conformance.options import Settings
-from wallet_conformance.safety import Guard, NotAllowed
-from wallet_conformance.target import Target
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.target import Target
+from wallet_conformance.plugin.options import Settings
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies, lists
+from wallet_conformance.world.safety import Guard, NotAllowed
 
 # What stops a setup step that a test can do without (a source of samples it may leave out): the target
 # could not do it, the run may not do it here (the guard), or the run has no way to (a skip, e.g. no funding).
@@ -129,7 +130,7 @@ class Resources:
         wallet creation gets proves nothing about the limit: the test skips with that reason, never fails.
         Checked before each primary creation, after a refused one, and when the account is found full."""
         # Large pages under the paging the target honours: this runs before every primary creation.
-        listed = paging.walk(self.api, "listWallets", paging.discover(self.api, "listWallets"), paging.LARGE_PAGE)
+        listed = lists.walk(self.api, "listWallets", lists.discover(self.api, "listWallets"), lists.LARGE_PAGE)
         others = [str(entry.get("accountName")) for entry in listed.entries if isinstance(entry, dict)
                   and entry.get("category") == "primary" and bodies.is_test_record(entry.get("accountName"))
                   and not bodies.same_run(entry.get("accountName"), self.run_id)]
@@ -340,7 +341,7 @@ class Resources:
         """Hold the wallet list still while a test reads its pages: no worker of this run creates or closes a
         wallet meanwhile (its calls wait in `sending`). Otherwise the run's own workers, adding wallets all the
         time under `-n 4`, would keep shifting the pages and the paging tests would never judge them. Other
-        clients of the account are not held: paging.judgeable copes with them."""
+        clients of the account are not held: lists.judgeable copes with them."""
         with file_lock(self.settings.report_dir / WALLET_LIST_LOCK, fcntl.LOCK_EX, WALLET_LIST_WAIT):
             self._reading_wallet_list = True
             try:

@@ -6,7 +6,7 @@ import json
 import shlex
 from typing import Any
 
-from wallet_conformance.redaction import redact, redact_headers
+from wallet_conformance.client.redaction import redact, redact_headers
 
 # Headers httpx adds by itself; curl sends its own.
 _NOISE = frozenset({"host", "accept-encoding", "connection", "user-agent", "content-length", "accept"})

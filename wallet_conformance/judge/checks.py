@@ -21,9 +21,9 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from wallet_conformance import contract, validation
-from wallet_conformance.client import Exchange
-from wallet_conformance.failures import ConformanceFailure, check, requirement_of
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge.failures import ConformanceFailure, check, requirement_of
+from wallet_conformance.spec import contract, validation
 
 MONEY_FIELDS = frozenset({"amount", "balance", "fee", "actualAmount", "convertedAmount"})
 CURRENCY_FIELDS = frozenset({"currency", "sourceCurrency", "destinationCurrency"})

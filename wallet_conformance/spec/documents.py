@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from wallet_conformance.files import OPENAPI, SCHEMAS
+from wallet_conformance.spec.files import OPENAPI, SCHEMAS
 
 # libyaml's loader when PyYAML was built with it: the same safe subset, ten times faster on openapi.yaml and
 # requirements.yaml, which every process of the suite (and every xdist worker) reads at start-up.

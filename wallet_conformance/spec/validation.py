@@ -19,8 +19,8 @@ from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from wallet_conformance.documents import openapi, schema_files
-from wallet_conformance.files import SCHEMAS
+from wallet_conformance.spec.documents import openapi, schema_files
+from wallet_conformance.spec.files import SCHEMAS
 
 __all__ = ["Problem", "openapi_document", "problems", "registry", "validator"]
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import bodies
-from wallet_conformance.client import ApiClient
-from wallet_conformance.options import Settings
-from wallet_conformance.plugin import money_ledger, state
-from wallet_conformance.resources import Resources
-from wallet_conformance.safety import Guard
-from wallet_conformance.target import Target
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.target import Target
+from wallet_conformance.plugin.hooks import money_ledger, state
+from wallet_conformance.plugin.options import Settings
+from wallet_conformance.world import bodies
+from wallet_conformance.world.resources import Resources
+from wallet_conformance.world.safety import Guard
 
 
 @pytest.fixture(scope="session")

@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance import paging
-from wallet_conformance.bodies import RUN_ID, is_test_record
-from wallet_conformance.client import ApiClient, Exchange, TargetError
-from wallet_conformance.options import Settings
-from wallet_conformance.target import Target, preflight
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.target import Target, preflight
+from wallet_conformance.plugin.options import Settings
+from wallet_conformance.world import lists
+from wallet_conformance.world.bodies import RUN_ID, is_test_record
 
 JOURNAL_DIR = "cleanup"
 EXIT_CLEAN = 0
@@ -100,7 +100,7 @@ def journals(report_dir: Path, base_url: str, unreadable: list[str] | None = Non
 
 def listed_wallets(client: ApiClient) -> tuple[dict[str, dict[str, Any]], str]:
     """Every wallet the list shows (page after page, under the paging parameters the target honours), and a note."""
-    listing = paging.read(client, "listWallets")
+    listing = lists.read(client, "listWallets")
     if not listing.first.ok or not isinstance(listing.first.data, list):
         raise TargetError(f"could not list the wallets (HTTP {listing.first.status})", listing.first)
     wallets = {w["publicId"]: w for w in listing.entries if isinstance(w, dict) and isinstance(w.get("publicId"), str)}

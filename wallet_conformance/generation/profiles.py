@@ -19,7 +19,7 @@ import hypothesis.errors
 import pytest
 from hypothesis import HealthCheck
 
-from wallet_conformance import options
+from wallet_conformance.plugin import options
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import checks, contract
-from wallet_conformance.client import Exchange, TargetError
-from wallet_conformance.resources import Resources, poll
+from wallet_conformance.client.api import Exchange, TargetError
+from wallet_conformance.judge import checks
+from wallet_conformance.spec import contract
+from wallet_conformance.world.resources import Resources, poll
 
 
 def int_balance(resources: Resources, public_id: str) -> int:

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import contract, validation
-from wallet_conformance.checks import conforms, fail
-from wallet_conformance.client import Exchange
-from wallet_conformance.failures import check
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge.checks import conforms, fail
+from wallet_conformance.judge.failures import check
+from wallet_conformance.spec import contract, validation
 
 SCHEMA = "envelope.json"
 META = "#/$defs/meta/properties"

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.documents import openapi, schema
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.spec.documents import openapi, schema
 
 HTTP_METHODS = ("get", "put", "post", "patch", "delete")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from wallet_conformance import contract
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.client import ApiClient, Exchange, TargetError
-from wallet_conformance.options import Settings
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.plugin.options import Settings
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from wallet_conformance import contract
+from wallet_conformance.spec import contract
 
 
 def around(bound: int, spread: int = 2) -> st.SearchStrategy[int]:

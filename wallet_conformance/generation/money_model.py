@@ -28,10 +28,12 @@ from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, precondition, rule
 
-from wallet_conformance import bodies, checks, contract, money, paging
-from wallet_conformance.client import ApiClient, Exchange
-from wallet_conformance.failures import ConformanceFailure
-from wallet_conformance.resources import Resources, poll
+from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.judge import checks
+from wallet_conformance.judge.failures import ConformanceFailure
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world.resources import Resources, poll
 
 MINIMUM = contract.minimum_amount("transfer")
 PRIMARY_LIMIT = contract.primary_wallet_limit()
@@ -376,9 +378,9 @@ class MoneyMachine(RuleBasedStateMachine):
 
     def compare_list(self, seen: dict[str, Any]) -> None:
         """Every wallet of the program found in the wallet list shows the balance of its single read."""
-        walk = paging.walk(self.api, "listWallets", paging.discover(self.api, "listWallets"), paging.LARGE_PAGE)
+        walk = lists.walk(self.api, "listWallets", lists.discover(self.api, "listWallets"), lists.LARGE_PAGE)
         self.calls.append(f"read the wallet list: {len(walk.exchanges)} pages")
-        listed = {paging.identity(item): item for item in walk.entries}
+        listed = {lists.identity(item): item for item in walk.entries}
         for wallet, value in seen.items():
             entry = listed.get(wallet)
             if isinstance(entry, dict) and entry.get("balance") != value:
@@ -413,9 +415,9 @@ class MoneyMachine(RuleBasedStateMachine):
                 if isinstance(total, int) and total < self.listed_before + opened:
                     # Fewer than before plus the program's: another client (another run) may have closed wallets
                     # meanwhile. What breaks LIM-21 is a totalCount below the entries the list itself holds.
-                    walk = paging.walk(self.api, "listWallets", paging.discover(self.api, "listWallets"),
-                                       paging.LARGE_PAGE)
-                    entries = len({str(paging.identity(entry)) for entry in walk.entries})
+                    walk = lists.walk(self.api, "listWallets", lists.discover(self.api, "listWallets"),
+                                       lists.LARGE_PAGE)
+                    entries = len({str(lists.identity(entry)) for entry in walk.entries})
                     if walk.total is not None and entries > walk.total:
                         self.fail("LIM-21", "the wallet list's totalCount moves with the wallets created",
                                   f"at least {entries}, the wallets the list holds (it said {total} before, having "

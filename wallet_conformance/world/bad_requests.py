@@ -9,9 +9,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from wallet_conformance import bodies, contract, money
-from wallet_conformance.client import DEFAULT, Exchange
-from wallet_conformance.resources import Resources, own_account
+from wallet_conformance.client.api import DEFAULT, Exchange
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies, money
+from wallet_conformance.world.resources import Resources, own_account
 
 Fixtures = Callable[[str], Any]
 Request = Callable[[Fixtures], Exchange]

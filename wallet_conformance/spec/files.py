@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 CATALOGUE = ROOT / "requirements.yaml"
 OPENAPI = ROOT / "openapi.yaml"
 SCHEMAS = ROOT / "schemas"

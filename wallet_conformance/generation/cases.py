@@ -33,10 +33,11 @@ from schemathesis.checks import (
 from schemathesis.core import NOT_SET
 from schemathesis.core.failures import FailureGroup
 
-from wallet_conformance import checks, contract, envelope, validation
-from wallet_conformance.catalogue import catalogue
-from wallet_conformance.client import DEFAULT, ApiClient, Exchange
-from wallet_conformance.failures import ConformanceFailure
+from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange
+from wallet_conformance.judge import checks, envelope
+from wallet_conformance.judge.failures import ConformanceFailure
+from wallet_conformance.spec import contract, validation
+from wallet_conformance.spec.catalogue import catalogue
 
 POSITIVE = GenerationMode.POSITIVE
 NEGATIVE = GenerationMode.NEGATIVE
