@@ -21,9 +21,9 @@ from typing import Any
 
 import httpx
 
-from wallet_conformance.plugin.options import VERSION_SEGMENT
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.sandbox import FUND_PATH
+from wallet_conformance.spec import contract
 
 
 @dataclass
@@ -84,7 +84,7 @@ class Hostile:
 
     @property
     def base_url(self) -> str:
-        return f"{self.origin}{VERSION_SEGMENT}"
+        return f"{self.origin}{contract.version_segment()}"
 
     @property
     def funding_url(self) -> str:

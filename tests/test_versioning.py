@@ -8,7 +8,6 @@ import pytest
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import envelope
-from wallet_conformance.plugin.options import VERSION_SEGMENT
 from wallet_conformance.spec import contract
 
 # Response headers that may announce a version or a deprecation (RFC 8594 Sunset, RFC 9745 Deprecation).
@@ -41,9 +40,10 @@ def summary(exchange: Exchange, root: str) -> dict[str, Any]:
 def test_operations_answer_under_v1(samples, target):
     """GET /transactions/banks at the base address ending in /v1 answers a 2xx JSON envelope listing banks."""
     # The base address is the suite's configuration, not evidence: the evidence is what the target answers there.
-    if not target.base_url.rstrip("/").endswith(VERSION_SEGMENT):
-        pytest.skip(f"the base address given does not end with {VERSION_SEGMENT}: nothing shows the target serves "
-                    f"the version there")
+    segment = contract.version_segment()
+    if not target.base_url.rstrip("/").endswith(segment):
+        pytest.skip(f"the base address given does not end with {segment}: nothing shows the target serves the version "
+                    "there")
     exchange = samples.accepted("listBanks")
     envelope.json_envelope(exchange)
     envelope.data_is_array(exchange)
@@ -53,9 +53,9 @@ def test_operations_answer_under_v1(samples, target):
 def test_other_version_segments_are_observed(api, samples, target, observe):
     """What GET /transactions/banks answers under /v2 and without a version segment (recorded, not judged)."""
     v1 = samples("listBanks")
-    root = target.base_url.rstrip("/").removesuffix(VERSION_SEGMENT)
+    root = target.base_url.rstrip("/").removesuffix(contract.version_segment())
     path = contract.operations()["listBanks"].path
-    observed = {VERSION_SEGMENT: summary(v1, root)}
+    observed = {contract.version_segment(): summary(v1, root)}
     for segment in ("/v2", ""):
         exchange = api.request("GET", f"{root}{segment}{path}", absolute=True)
         seen = summary(exchange, root)

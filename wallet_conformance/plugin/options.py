@@ -13,8 +13,9 @@ from urllib.parse import urlparse
 
 import pytest
 
+from wallet_conformance.spec import contract
+
 GROUP = "wallet-conformance"
-VERSION_SEGMENT = "/v1"
 
 # (flags, environment variable, pytest addoption keywords)
 OPTIONS: list[tuple[str, str | None, dict[str, Any]]] = [
@@ -216,8 +217,8 @@ def settings(config: pytest.Config) -> Settings:
                                 f"a secret key has at least {MIN_KEY_LENGTH} (is it the whole key?)")
     if base_url:
         base_url = _http_url("--base-url", base_url.rstrip("/"))
-        if not base_url.endswith(VERSION_SEGMENT):
-            raise pytest.UsageError(f"--base-url must end with the version segment {VERSION_SEGMENT} "
+        if not base_url.endswith(contract.version_segment()):
+            raise pytest.UsageError(f"--base-url must end with the version segment {contract.version_segment()} "
                                     f"(the document's base address), got {base_url!r}")
         if not secret_key:
             raise pytest.UsageError("--base-url is given but no --secret-key (or WALLET_API_SECRET_KEY): "

@@ -24,6 +24,7 @@ PENDING_STATE = "STA-03"  # the state of an accepted transfer
 SUCCESS_STATE = "STA-05"  # the state of a completed transaction (the only other one the document shows)
 PRIMARY_WALLET_LIMIT = "LIM-01"
 DEFAULT_PAGE_SIZE = "LIM-20"
+VERSION = "VER-01"  # the base address ends with the version segment
 MONEY_INTEGERS = "SVC-21"  # every money amount is an integer of kobo
 WRITE_OPERATIONS = "SVC-02"  # the operations that take a JSON request body
 # The requirement a documented request of each operation exercises when a test makes it as a setup step:
@@ -184,6 +185,11 @@ def wallet_list_changes() -> frozenset[str]:
     listed = operations()["listWallets"].path
     return frozenset(operation_id for operation_id, operation in operations().items()
                      if operation.method in ("POST", "DELETE") and operation.path.startswith(listed))
+
+
+def version_segment() -> str:
+    """The final path segment of every base address (`/v1`)."""
+    return str(catalogue().value(VERSION))
 
 
 def primary_wallet_limit() -> int:
