@@ -70,7 +70,7 @@ def run_in_process(pytester: pytest.Pytester, report_dir: Path, *args: str, path
     return process, json.loads(path.read_text()) if path.exists() else None, seconds
 
 
-PLUGINS = ("-p", "wallet_conformance.plugin.hooks", "-p", "wallet_conformance.plugin.fixtures")
+PLUGINS = ("-p", "wallet_conformance.plugin")
 INI = """
 [pytest]
 wallet_conformance_tests = conformance

@@ -9,7 +9,7 @@ import pytest
 
 from selftests.suite_runs import run_sample as run
 from wallet_conformance.client.api import MAX_TRANSPORT_FAILURES, ApiClient, TargetError
-from wallet_conformance.client.target import EXIT_TARGET_FAILING
+from wallet_conformance.exit_status import ExitStatus
 
 
 @pytest.fixture
@@ -59,5 +59,5 @@ def test_run_stops_when_the_target_stops_answering(pytester):
     # because the target is failing, and the report says why.
     assert report is not None and report["outcome"]["must_failed"] == []
     verdict = next(entry["verdict"] for entry in report["requirements"] if entry["id"] == "SVC-03")
-    assert verdict == "blocked" and result.ret == EXIT_TARGET_FAILING
+    assert verdict == "blocked" and result.ret == ExitStatus.TARGET_FAILING
     assert "stopped answering" in report["stopped"]["reason"]

@@ -25,7 +25,7 @@ import pytest
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import run_in_process
 from wallet_conformance.client.api import ApiClient, ExchangeLog, TargetError
-from wallet_conformance.client.target import EXIT_NOT_THE_PROTOCOL, EXIT_TARGET_FAILING, EXIT_UNREACHABLE
+from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.banks import UNKNOWN_ACCOUNT_NUMBER
 from wallet_conformance.spec.files import ROOT
@@ -143,7 +143,7 @@ def test_a_target_that_does_not_speak_the_protocol_stops_the_run(kind, tmp_path,
     """HTML, invalid JSON, empty bodies, a wrong content type or a huge body: one message, exit 8, no MUST pass."""
     with Hostile(NOT_THE_PROTOCOL[kind]) as hostile:
         run = against(hostile, tmp_path, pytester=None if kind == "twenty-megabytes" else pytester)
-    run.check_bounded(EXIT_NOT_THE_PROTOCOL)
+    run.check_bounded(ExitStatus.NOT_THE_PROTOCOL)
     assert "does not answer JSON envelopes" in run.output and "--base-url" in run.output, run.output
     run.no_must_passed()
 
@@ -155,7 +155,7 @@ def test_a_target_that_hangs_from_the_start_stops_the_run(tmp_path):
     """Connections accepted, never answered: the preflight's read times out (--request-timeout), exit 4."""
     with Hostile(lambda request: HANG) as hostile:
         run = against(hostile, tmp_path, "--request-timeout", "1")
-    run.check_bounded(EXIT_UNREACHABLE)
+    run.check_bounded(ExitStatus.CANNOT_RUN)
     assert "cannot be reached" in run.output, run.output
 
 
@@ -163,7 +163,7 @@ def test_a_target_that_resets_connections_stops_the_run(tmp_path):
     """Every connection reset: exit 4 with one message (a fresh process: httpx maps httpcore's errors there)."""
     with Hostile(lambda request: RESET) as hostile:
         run = against(hostile, tmp_path)
-    run.check_bounded(EXIT_UNREACHABLE)
+    run.check_bounded(ExitStatus.CANNOT_RUN)
     assert "cannot be reached" in run.output, run.output
 
 
@@ -172,7 +172,7 @@ def test_a_target_that_stops_answering_mid_run_ends_the_run(how, reference, tmp_
     """A target that answers, then hangs or resets every connection: the run stops with one message, exit 9."""
     with Hostile(lambda request: how if request.number > 60 else None, upstream=reference) as hostile:
         run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--request-timeout", "1")
-    run.check_bounded(EXIT_TARGET_FAILING)
+    run.check_bounded(ExitStatus.TARGET_FAILING)
     assert "the target stopped answering" in run.output, run.output
 
 
@@ -186,7 +186,7 @@ def test_a_slow_target_is_bounded_by_the_run_budget(reference, tmp_path):
     with Hostile(slow, upstream=reference) as hostile:
         run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--test-timeout", "2",
                       "--run-budget", "8")
-    run.check_bounded(EXIT_TARGET_FAILING)
+    run.check_bounded(ExitStatus.TARGET_FAILING)
     assert "the run used up its budget (--run-budget 8 s)" in run.output, run.output
 
 
@@ -213,7 +213,7 @@ def test_a_target_answering_500_to_everything_stops_the_run(tmp_path, pytester):
     """500 to every request: the preflight says the target is failing, exit 9, in seconds."""
     with Hostile(lambda request: envelope(None, 500, message="Internal Server Error")) as hostile:
         run = against(hostile, tmp_path, pytester=pytester)
-    run.check_bounded(EXIT_TARGET_FAILING)
+    run.check_bounded(ExitStatus.TARGET_FAILING)
     assert "the target is failing" in run.output, run.output
     run.no_must_passed()
 
@@ -223,7 +223,7 @@ def test_a_5xx_storm_mid_run_ends_the_run(tmp_path):
     """The preflight's reads answer, everything else 500: the run stops after a few tests, exit 9."""
     with Hostile(lambda request: preflight_reads(request) or envelope(None, 503, message="down")) as hostile:
         run = against(hostile, tmp_path)
-    run.check_bounded(EXIT_TARGET_FAILING)
+    run.check_bounded(ExitStatus.TARGET_FAILING)
     assert "the target is failing" in run.output and "answers were 5xx" in run.output, run.output
     run.no_must_passed()
 
@@ -404,7 +404,7 @@ def test_a_private_ca_is_trusted_only_when_given(reference, tmp_path):
     with Hostile(lambda request: None, upstream=reference, tls=context) as hostile:
         refused = against(hostile, tmp_path / "refused", "--requirement", "SVC-01")
         trusted = against(hostile, tmp_path / "trusted", "--requirement", "SVC-01", "--ca-bundle", str(ca))
-    refused.check_bounded(EXIT_UNREACHABLE)
+    refused.check_bounded(ExitStatus.CANNOT_RUN)
     assert "--ca-bundle" in refused.output and "CERTIFICATE_VERIFY_FAILED" in refused.output, refused.output
     assert trusted.status == 0, trusted.output[-3000:]
 
@@ -523,7 +523,7 @@ def test_a_configuration_mistake_stops_with_one_message_naming_the_option(mistak
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     run = in_process(pytester, tmp_path, *args)
-    run.check_bounded(EXIT_UNREACHABLE)
+    run.check_bounded(ExitStatus.CANNOT_RUN)
     assert option in run.output and "Traceback" not in run.output and "INTERNALERROR" not in run.output, run.output
     assert len(run.output.splitlines()) <= 5, run.output
 

@@ -41,9 +41,9 @@ def test_should():
 
 @pytest.mark.requirement("ERR-04")
 def test_info(observe):
-    """An INFO observation that raised."""
+    """An INFO observation stopped by a check."""
     observe("ERR-04", status=418)
-    raise RuntimeError("observing went wrong")
+    raise ConformanceFailure("ERR-04", "the refusal could be read", "an envelope", "an HTML page")
 
 @pytest.mark.requirement("SVC-06", "SVC-07")
 def test_two():
@@ -90,7 +90,7 @@ def test_should_failure_does_not_fail_the_run_unless_strict(pytester):
 
 
 def test_info_failure_never_fails_the_run(pytester):
-    """An INFO test that raises is an observation that did not complete, never a failure of the run."""
+    """An INFO test stopped by a check is an observation that did not complete, never a failure of the run."""
     source = LEVELS.split('@pytest.mark.requirement("ERR-04")')[1].split('@pytest.mark.requirement("SVC-06"')[0]
     result, report = run(pytester, '@pytest.mark.requirement("ERR-04")' + source)
     assert result.ret == 0 and verdicts(report)["ERR-04"] == "observed"

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from selftests.suite_runs import run_sample as run
+from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import build_report
 from wallet_conformance.reporting.results import TestRecord
@@ -83,7 +84,7 @@ def test_suite_error_is_never_a_pass_and_has_its_own_exit_status(pytester):
     """A SuiteError judges none of its test's requirements, is reported loudly everywhere and exits 6."""
     result, report = run(pytester, SUITE, "--requirement", "SVC-05", "--requirement", "SVC-06",
                          "--requirement", "SVC-03")
-    assert result.ret == gating.SUITE_ERROR == 6
+    assert result.ret == ExitStatus.SUITE_ERROR == 6
     assert verdicts(report) == {"SVC-03": "pass", "SVC-05": "suite-error", "SVC-06": "suite-error"}
     assert report["outcome"]["verdict"] == "suite-error" and not report["outcome"]["conforms"]
     result.stdout.fnmatch_lines(["*SUITE ERRORS (the suite is wrong, not the target): SVC-05, SVC-06*",
@@ -119,7 +120,7 @@ def test_untested_must_requirements_are_named_and_can_fail_the_run(pytester):
                                  "*conforms TO WHAT COULD BE TESTED*"])
     for option in ("--require-complete", "--strict"):
         gated, report = run(pytester, COMPLETE, *selection, option)
-        assert gated.ret == gating.INCOMPLETE == 7, option
+        assert gated.ret == ExitStatus.INCOMPLETE == 7, option
         assert report["outcome"]["verdict"] == "incomplete" and report["outcome"]["gate"]["failing"] == ["SVC-05"]
     only_pass, report = run(pytester, COMPLETE, "--requirement", "SVC-03", "--require-complete")
     assert only_pass.ret == 0 and report["outcome"]["verdict"] == "conforms"

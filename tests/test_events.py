@@ -79,7 +79,7 @@ def test_webhook_deliveries_are_observed(api, resources, settings, target, run_i
     if not settings.webhook_listen:
         pytest.skip("deliveries are observed only with --webhook-listen HOST:PORT (and --webhook-public-url when "
                     "the target reaches the listener at another address)")
-    host, port = webhook_listener.parse_listen(settings.webhook_listen)
+    host, port = settings.webhook_listen
     amount = contract.minimum_amount("transfer")
     lifetime = settings.settle_timeout + webhook_listener.LISTENER_GRACE
     with webhook_listener.Listener(host, port, lifetime=lifetime) as listener:

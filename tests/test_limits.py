@@ -16,7 +16,7 @@ import pytest
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.judge import checks, envelope
 from wallet_conformance.judge.failures import SuiteError
-from wallet_conformance.plugin.options import Settings
+from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, lists, money

@@ -10,7 +10,7 @@ import hypothesis
 import pytest
 
 from wallet_conformance.generation import profiles
-from wallet_conformance.plugin.options import Settings
+from wallet_conformance.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -37,4 +37,4 @@ class Generation:
 
 @pytest.fixture(scope="session")
 def generation(pytestconfig: pytest.Config, settings: Settings) -> Generation:
-    return Generation(profiles.profile(pytestconfig), profiles.run_seed(pytestconfig, settings.seed))
+    return Generation(profiles.PROFILES[settings.profile], settings.generation_seed)

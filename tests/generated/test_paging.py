@@ -68,7 +68,7 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
                                      observe: Any) -> None:
     """Under the paging parameters the target honours, pages do not overlap, hold every entry, and say so."""
     created: list[str] = []
-    listed = api.call(operation_id).meta.get("pagination", {}).get("totalCount")
+    listed = lists.pagination(api.call(operation_id)).get("totalCount")
     if isinstance(listed, int) and listed <= lists.SMALL_PAGE:
         # Discovery needs a second page of small pages.
         lengthen(operation_id, resources, lists.SMALL_PAGE + 1 - listed, created)
@@ -78,12 +78,12 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
         pytest.skip(f"{operation_id}: the target honours none of the paging parameters tried (observed, END-39)")
     page_one = api.call(operation_id)
     first = resources.require(page_one, f"list {operation_id}")
-    total = page_one.meta.get("pagination", {}).get("totalCount", len(first))
+    total = lists.pagination(page_one).get("totalCount", len(first))
     size = lists.SMALL_PAGE if found.size else None
-    page_size = size or page_one.meta.get("pagination", {}).get("perPage") or len(first) or 1
+    page_size = size or lists.pagination(page_one).get("perPage") or len(first) or 1
     if isinstance(total, int) and total <= page_size * 2:
         lengthen(operation_id, resources, page_size * 2 + 1 - total + generation.profile.paging_extra, created)
-        total = api.call(operation_id).meta.get("pagination", {}).get("totalCount", total)
+        total = lists.pagination(api.call(operation_id)).get("totalCount", total)
     if isinstance(total, int) and found.size and total > lists.SMALL_PAGE * 20:
         size = lists.fitting(page_one, min(lists.LARGE_PAGE, math.ceil(total / 20)))  # pages under the body cap
     complete = isinstance(total, int) and total <= (size or page_size) * lists.MAX_PAGES

@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
-from wallet_conformance.plugin.options import Settings
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -46,11 +47,6 @@ def configured(settings: Settings) -> Target:
                   embedded=False)
 
 
-# Exit statuses of a run that stops before (or instead of) a verdict; 0 and 1 are the verdicts (reporting/).
-EXIT_UNREACHABLE = 4  # configuration, or the target cannot be reached or refuses the key (also pytest's usage error)
-EXIT_NOT_THE_PROTOCOL = 8  # the target answers, but not with the document's JSON envelopes: wrong URL or not this API
-EXIT_TARGET_FAILING = 9  # the target is failing: 5xx answers, stopped answering mid-run, or the run budget ran out
-
 WALLET_LIST = "END-14"  # GET /virtual-accounts returns an array of Wallet with meta.pagination
 
 
@@ -83,9 +79,9 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
             try:
                 exchange = client.call(operation_id)
             except TargetError as error:
-                return Stop(f"the target at {target.base_url} cannot be reached: {error}", EXIT_UNREACHABLE)
+                return Stop(f"the target at {target.base_url} cannot be reached: {error}", ExitStatus.CANNOT_RUN)
             stop = _judge(exchange, target.base_url)
-            if stop is not None and stop.status == EXIT_UNREACHABLE:
+            if stop is not None and stop.status == ExitStatus.CANNOT_RUN:
                 return stop
             stops.append(stop)
     finally:
@@ -98,10 +94,10 @@ def _judge(exchange: Exchange, base_url: str) -> Stop | None:
     what = f"{exchange.method} {exchange.url}"
     if exchange.status in (401, 403):
         return Stop(f"the target refused the secret key ({what} answered {exchange.status}): check --secret-key. "
-                    "If the key is right, the target breaks AUTH-04.", EXIT_UNREACHABLE)
+                    "If the key is right, the target breaks AUTH-04.", ExitStatus.CANNOT_RUN)
     if exchange.status >= 500:
         return Stop(f"the target is failing: {what} answered {exchange.status}. Nothing can be tested until it "
-                    f"answers its read operations.\n{_excerpt(exchange)}", EXIT_TARGET_FAILING)
+                    f"answers its read operations.\n{_excerpt(exchange)}", ExitStatus.TARGET_FAILING)
     content_type = exchange.header("content-type") or "no content type"
     envelope = exchange.json if isinstance(exchange.json, dict) else {}
     problem = None
@@ -122,7 +118,7 @@ def _judge(exchange: Exchange, base_url: str) -> Stop | None:
         return None
     return Stop(f"the target does not answer JSON envelopes: {what} {problem}. Is --base-url right (it must be "
                 f"the API's base address, ending in /v1: {base_url})? No test was run.\n{_excerpt(exchange)}",
-                EXIT_NOT_THE_PROTOCOL)
+                ExitStatus.NOT_THE_PROTOCOL)
 
 
 def _excerpt(exchange: Exchange) -> str:

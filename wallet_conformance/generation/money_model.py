@@ -150,7 +150,7 @@ class MoneyMachine(RuleBasedStateMachine):
     def first_wallets(self, amounts: tuple[int, int]) -> Any:
         """Two funded secondary wallets, so that money can move from the first step."""
         listed = self.api.call("listWallets")
-        self.listed_before = listed.meta.get("pagination", {}).get("totalCount") if listed.ok else None
+        self.listed_before = lists.pagination(listed).get("totalCount") if listed.ok else None
         made = [self.create("secondary"), self.create("secondary")]
         for wallet, amount in zip(made, amounts, strict=True):
             if self.resources.can_fund and amount <= self.allowance:
@@ -410,7 +410,7 @@ class MoneyMachine(RuleBasedStateMachine):
                 self.settle()
             if self.listed_before is not None and not self.context.shared_target:
                 listed = self.api.call("listWallets")
-                total = listed.meta.get("pagination", {}).get("totalCount") if listed.ok else None
+                total = lists.pagination(listed).get("totalCount") if listed.ok else None
                 opened = len(self.balances)
                 if isinstance(total, int) and total < self.listed_before + opened:
                     # Fewer than before plus the program's: another client (another run) may have closed wallets

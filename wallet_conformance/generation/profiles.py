@@ -19,7 +19,7 @@ import hypothesis.errors
 import pytest
 from hypothesis import HealthCheck
 
-from wallet_conformance.plugin import options
+from wallet_conformance.judge.failures import CannotJudge
 
 
 @dataclass(frozen=True)
@@ -43,23 +43,6 @@ PROFILES = {
     "thorough": Profile("thorough", cases=60, auth_cases=10, boundaries=40, settlements=15, programs=30,
                         steps=30, paging_extra=12, shrink_cases=True),
 }
-DEFAULT_PROFILE = "quick"
-
-
-def profile(config: pytest.Config) -> Profile:
-    name = options.option(config, "--profile") or DEFAULT_PROFILE
-    if name not in PROFILES:
-        raise pytest.UsageError(f"--profile must be one of {', '.join(PROFILES)}, got {name!r}")
-    return PROFILES[name]
-
-
-def run_seed(config: pytest.Config, suite_seed: int) -> int:
-    """The seed of the generated tests: `--hypothesis-seed` when given, else the suite's seed."""
-    given = config.getoption("hypothesis_seed", default=None)
-    if given in (None, ""):
-        return suite_seed
-    return int(given) if str(given).isdigit() else zlib.crc32(str(given).encode())
-
 
 def test_name(node: pytest.Item) -> str:
     """`test_module.py::test_name[params]`: the same serial and under xdist (whose groups suffix node ids)."""
@@ -103,8 +86,8 @@ def replayable() -> Iterator[None]:
     try:
         yield
     except hypothesis.errors.FlakyStrategyDefinition as error:
-        pytest.skip("the target answered one replayed program two ways (another client of the account changed it "
-                    f"between examples), so it is not judged: {str(error).splitlines()[0]}")
+        raise CannotJudge("the target answered one replayed program two ways (another client of the account changed "
+                          f"it between examples), so it is not judged: {str(error).splitlines()[0]}") from None
 
 
 def register_hypothesis_profiles() -> None:

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.checks import conforms, fail
-from wallet_conformance.judge.failures import check
+from wallet_conformance.judge.failures import CannotJudge, check
 from wallet_conformance.spec import contract, validation
 
 SCHEMA = "envelope.json"
@@ -162,6 +160,6 @@ def entries(exchange: Exchange, label: str = "data", *, requirement: str | None 
             fail("each list entry is an object", "an object", type(entry).__name__, exchange, requirement=requirement)
         found.append((f"{label}[{index}]", entry))
     if not found and not allow_empty:
-        pytest.skip(f"{exchange.method} {exchange.operation_id} listed no entry: nothing to check its entries on "
-                    f"(a check over an empty list proves nothing)")
+        raise CannotJudge(f"{exchange.method} {exchange.operation_id} listed no entry: nothing to check its entries on "
+                          f"(a check over an empty list proves nothing)")
     return found

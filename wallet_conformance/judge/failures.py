@@ -3,6 +3,8 @@
 - `ConformanceFailure`: a statement of the document that the target broke (the target's fault).
 - `SuiteError`: the suite itself is wrong (a check names a requirement its test does not declare, or names
   none where the test declares several). Never a skip, never a pass: the test errors, loudly.
+- `CannotJudge`: what the test needs to judge did not happen (an empty list, a transfer still pending, no way
+  to fund a wallet). The plugin turns it into a skip with its reason.
 
 A check's requirement defaults to the running test's own: the plugin sets `DECLARED` to the ids of the
 test's `requirement` markers while the test's setup and call run (see `requirement_of`).
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import unittest
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,6 +32,12 @@ class SuiteError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(f"SUITE ERROR (a bug of the conformance suite, not of the target): {message}")
+
+
+class CannotJudge(unittest.SkipTest):
+    """The test cannot judge its requirement here, and says why (the plugin skips it with this reason).
+
+    A SkipTest, so that Hypothesis re-raises it at once instead of taking it for a failure to shrink."""
 
 
 @contextmanager

@@ -1,1 +1,22 @@
-"""plugin"""
+"""The pytest plugin of the suite: hooks in small modules, each with one job, its state in `config.stash`.
+
+- options: the command line (and environment) read into the run's Settings, the only reader of pytest's options
+- session: the target (the bundled reference or a deployed implementation) resolved once, the preflight, xdist
+- collection: the `requirement` marker checked against the catalogue, xdist groups, collection.json
+- running: while a test runs, its declared ids are the checks' default requirement, its time is bounded, and what
+  stopped it is classified (a failure, a refused setup step, a skip, or an error of the suite itself)
+- recording: one record per test, turned into the reports and the exit status
+- early_stop: why a run stopped early, and the 429 answers it met
+- fixtures: the core fixtures (settings, target, api, resources, observe)
+- allure_labels: Allure labels and attachments
+"""
+
+pytest_plugins = [
+    "wallet_conformance.plugin.options",
+    "wallet_conformance.plugin.session",
+    "wallet_conformance.plugin.collection",
+    "wallet_conformance.plugin.running",
+    "wallet_conformance.plugin.recording",
+    "wallet_conformance.plugin.early_stop",
+    "wallet_conformance.plugin.fixtures",
+]

@@ -9,8 +9,9 @@ import pytest
 
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.target import Target
-from wallet_conformance.plugin.hooks import money_ledger, state
-from wallet_conformance.plugin.options import Settings
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.plugin.state import money_ledger, state
+from wallet_conformance.settings import Settings
 from wallet_conformance.world import bodies
 from wallet_conformance.world.resources import Resources
 from wallet_conformance.world.safety import Guard
@@ -26,7 +27,7 @@ def target(pytestconfig: pytest.Config) -> Target:
     resolved = state(pytestconfig).target
     if resolved is None:
         pytest.exit("no target: run the conformance suite from tests/ (the plugin resolves the target at start)",
-                    returncode=4)
+                    returncode=ExitStatus.CANNOT_RUN)
     return resolved
 
 

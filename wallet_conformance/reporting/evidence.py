@@ -39,28 +39,51 @@ class Classified:
     failed_requirements: tuple[str, ...] = ()
     setup_error: bool = False
     setup_requirement: str | None = None
-    suite_error: bool = False
+    suite_error: str | None = None  # why the error is the suite's own, not the target's
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
     def properties(self) -> list[tuple[str, Any]]:
         return [("failed_requirements", self.failed_requirements), ("setup_error", self.setup_error),
-                ("setup_requirement", self.setup_requirement), ("suite_error", self.suite_error),
+                ("setup_requirement", self.setup_requirement), ("suite_error", bool(self.suite_error)),
                 ("evidence", self.evidence)]
 
 
-def classify(error: BaseException) -> Classified:
-    """Checks that failed name their requirement; a refused setup step names at most one; a SuiteError none."""
+def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
+    """What a test's error says of the test's requirements (`declared`).
+
+    - every failed check names its requirement: those requirements fail;
+    - a setup step the target refused (TargetError) names at most the one requirement that step exercises;
+    - anything else is the suite's own error and judges none of them: a SuiteError, a check naming a requirement
+      the test does not declare, or an exception no check raised (a KeyError or a TypeError in the suite's own
+      code, an `assert` the suite makes about itself).
+    """
     leaves = _leaves(error)
-    if any(named(leaf, SUITE_ERROR) for leaf in leaves):
-        return Classified(suite_error=True, evidence=[_evidence(leaf) for leaf in leaves if named(leaf, SUITE_ERROR)])
-    if leaves and all(_is_check_failure(leaf) for leaf in leaves):
-        found = tuple(dict.fromkeys(leaf.requirement for leaf in leaves))  # type: ignore[attr-defined]
-        return Classified(failed_requirements=found, evidence=[_evidence(leaf) for leaf in leaves])
-    if len(leaves) == 1 and named(leaves[0], TARGET_ERROR):
-        requirement = getattr(leaves[0], "requirement", None)
-        return Classified(setup_error=True, setup_requirement=requirement if isinstance(requirement, str) else None,
-                          evidence=[_evidence(leaves[0])])
-    return Classified(evidence=[_evidence(leaf) for leaf in leaves if _is_check_failure(leaf)])
+    checks = [leaf for leaf in leaves if _is_check_failure(leaf)]
+    refused = [leaf for leaf in leaves if named(leaf, TARGET_ERROR)]
+    suite = next((leaf for leaf in leaves if named(leaf, SUITE_ERROR)), None)
+    if suite is not None:
+        return Classified(suite_error=str(suite), evidence=[_evidence(suite)])
+    stray = next((leaf.requirement for leaf in checks if leaf.requirement not in declared), None)  # type: ignore
+    if stray is not None:
+        return Classified(suite_error=f"SUITE ERROR: a failure names requirement {stray!r}, which the test does not "
+                                     f"declare ({', '.join(declared)})", evidence=[_evidence(checks[0])])
+    unexpected = next((leaf for leaf in leaves if leaf not in checks and leaf not in refused), None)
+    if unexpected is not None:
+        message = (f"SUITE ERROR (a bug of the conformance suite, not of the target): the test stopped on "
+                   f"{type(unexpected).__name__}: {_first(unexpected)}, which no check raised; none of its "
+                   "requirements is judged")
+        return Classified(suite_error=message, evidence=[{**_evidence(unexpected), "title": message[:300]}])
+    if checks:
+        found = tuple(dict.fromkeys(leaf.requirement for leaf in checks))  # type: ignore[attr-defined]
+        return Classified(failed_requirements=found, evidence=[_evidence(leaf) for leaf in checks])
+    requirement = getattr(refused[0], "requirement", None)
+    return Classified(setup_error=True, setup_requirement=requirement if isinstance(requirement, str) else None,
+                      evidence=[_evidence(refused[0])])
+
+
+def _first(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return redact(lines[0] if lines else repr(error))[:300]
 
 
 def _show(value: Any) -> str:

@@ -21,13 +21,8 @@ from typing import Any
 
 import yaml
 
+from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.spec.catalogue import Catalogue
-
-# Exit statuses of a run (pytest's own: 2 interrupted, 3 internal error, 4 usage error, 5 no test collected).
-OK = 0
-DOES_NOT_CONFORM = 1
-SUITE_ERROR = 6
-INCOMPLETE = 7
 
 UNTESTED_VERDICTS = ("skip", "blocked", "untested")
 WAIVER_FIELDS = ("id", "reason", "owner", "expires")
@@ -165,17 +160,17 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
     fixed = [e["id"] for e in entries if e["verdict"] == "pass" and (before or {}).get(e["id"]) == "fail"]
     failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == "fail" for e in entries)]
     if suite_errors:
-        verdict, status = "suite-error", SUITE_ERROR
+        verdict, status = "suite-error", ExitStatus.SUITE_ERROR
     elif failed_now:
-        verdict, status = "does-not-conform", DOES_NOT_CONFORM
+        verdict, status = "does-not-conform", ExitStatus.DOES_NOT_CONFORM
     elif gating:
-        verdict, status = "incomplete", INCOMPLETE
+        verdict, status = "incomplete", ExitStatus.INCOMPLETE
     elif must_failed:
-        verdict, status = "does-not-conform", OK  # every failure waived or already in the baseline
+        verdict, status = "does-not-conform", ExitStatus.GATE_PASSES  # every failure waived or already in the baseline
     elif not_tested:
-        verdict, status = "conforms-to-what-was-tested", OK
+        verdict, status = "conforms-to-what-was-tested", ExitStatus.GATE_PASSES
     else:
-        verdict, status = "conforms", OK
+        verdict, status = "conforms", ExitStatus.GATE_PASSES
     return {
         "verdict": verdict,
         "conforms": not must_failed and not suite_errors,
@@ -196,7 +191,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
                 "new_failures": failed_now,
             },
         },
-        "exit_status": status,
+        "exit_status": int(status),
     }
 
 

@@ -12,12 +12,13 @@ Outcome = Literal["passed", "failed", "skipped", "error"]
 class TestRecord:
     """One conformance test as it ended.
 
-    A failed test fails the requirements its checks named (`failed_requirements`); a test stopped by an
-    error that names none fails all of its requirements. Two kinds of stop are not failures of the target:
+    A failed test fails the requirements its checks named (`failed_requirements`). Two kinds of stop are not
+    failures of the target:
     - a setup step the target refused (`TargetError`): it fails only the requirement that the step itself
       exercises (`setup_requirement`, when the error names one) and blocks the test's other requirements;
-    - an error of the suite itself (`SuiteError`: a check naming a requirement its test does not declare):
-      it judges none of the test's requirements and is reported as a suite error.
+    - an error of the suite itself (a `SuiteError`, a check naming a requirement its test does not declare, or an
+      exception no check raised): it judges none of the test's requirements and is reported as a suite error.
+    A record of a failure that names no requirement, and is neither of these, fails all of its requirements.
     """
 
     nodeid: str
@@ -29,7 +30,7 @@ class TestRecord:
     duration: float = 0.0
     setup_error: bool = False  # stopped by a TargetError: the target refused a setup step
     setup_requirement: str | None = None  # the requirement that setup step exercises, when it names one
-    suite_error: bool = False  # stopped by a SuiteError: the suite is wrong, not the target
+    suite_error: bool = False  # stopped by an error of the suite itself, not of the target
     evidence: list[dict[str, Any]] = field(default_factory=list)  # one entry per failed check, redacted
 
     __test__ = False  # not a pytest test class

@@ -5,7 +5,7 @@
   timestamps, run ids, uuids) masked so two reports of the same behaviour diff cleanly;
 - junit.xml: one test case per requirement, named by its id, for CI dashboards.
 
-The Allure results are written during the run by allure-pytest (reporting/allure_results.py).
+The Allure results are written during the run by allure-pytest (plugin/allure_labels.py).
 """
 
 from __future__ import annotations

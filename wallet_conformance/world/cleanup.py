@@ -22,13 +22,12 @@ from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.client.target import Target, preflight
-from wallet_conformance.plugin.options import Settings
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.settings import Settings
 from wallet_conformance.world import lists
 from wallet_conformance.world.bodies import RUN_ID, is_test_record
 
 JOURNAL_DIR = "cleanup"
-EXIT_CLEAN = 0
-EXIT_LEFT_OVER = 10  # --cleanup could not close or restore something: the message says what
 
 
 class Journal:
@@ -157,7 +156,8 @@ def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
         for path, _ in journals(settings.report_dir, target.base_url):
             path.unlink(missing_ok=True)
     lines.extend(f"NOT cleaned: {entry}" for entry in left)
-    return "wallet-conformance cleanup:\n  " + "\n  ".join(lines), EXIT_LEFT_OVER if left else EXIT_CLEAN
+    status = ExitStatus.CLEANUP_LEFT_OVER if left else ExitStatus.GATE_PASSES
+    return "wallet-conformance cleanup:\n  " + "\n  ".join(lines), status
 
 
 def _restore_accounts(client: ApiClient, found: list[tuple[Path, dict[str, Any]]], lines: list[str],

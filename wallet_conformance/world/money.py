@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from wallet_conformance.client.api import Exchange, TargetError
 from wallet_conformance.judge import checks
+from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world.resources import Resources, poll
 
@@ -53,18 +52,18 @@ def settled(resources: Resources, reference: str) -> dict[str, Any]:
     """
     done = resources.wait_settled(reference)
     if done is None:
-        pytest.skip(f"transaction {reference} was still pending after --settle-timeout "
-                    f"({resources.settings.settle_timeout:g} s); the document does not show when a transfer leaves "
-                    f"pending, so its money cannot be checked here")
+        raise CannotJudge(f"transaction {reference} was still pending after --settle-timeout "
+                          f"({resources.settings.settle_timeout:g} s); the document does not show when a transfer "
+                          "leaves pending, so its money cannot be checked here")
     return done
 
 
 def did_not_complete(done: dict[str, Any], moved: bool) -> None:
     """Skip when a settled transaction shows a status other than the observed completed one and moved no money."""
     if done.get("status") != contract.success_state() and not moved:
-        pytest.skip(f"transaction {done.get('reference')} left pending with status {done.get('status')!r}, not the "
-                    f"observed {contract.success_state()!r}, and moved no money: it did not complete, so its money "
-                    "is not checked here")
+        raise CannotJudge(f"transaction {done.get('reference')} left pending with status {done.get('status')!r}, "
+                          f"not the observed {contract.success_state()!r}, and moved no money: it did not complete, "
+                          "so its money is not checked here")
 
 
 def balance_after_change(resources: Resources, public_id: str, before: int, timeout: float | None = None) -> int:
@@ -135,8 +134,8 @@ def never_completes(resources: Resources, exchange: Exchange, before: dict[str, 
         checks.fail(f"{title} moves no money", before, now, exchange, requirement=requirement,
                     detail=f"{why}; its status {final or 'still pending'} after --settle-timeout")
     if done is None:
-        pytest.skip(f"the {why} was accepted and still pending after --settle-timeout "
-                    f"({resources.settings.settle_timeout:g} s): no money moved so far, but its end was not seen")
+        raise CannotJudge(f"the {why} was accepted and still pending after --settle-timeout "
+                          f"({resources.settings.settle_timeout:g} s): no money moved so far, but its end was not seen")
 
 
 def pays_into(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:

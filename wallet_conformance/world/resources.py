@@ -14,18 +14,17 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.client.target import Target
-from wallet_conformance.plugin.options import Settings
+from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.safety import Guard, NotAllowed
 
 # What stops a setup step that a test can do without (a source of samples it may leave out): the target
 # could not do it, the run may not do it here (the guard), or the run has no way to (a skip, e.g. no funding).
-UNAVAILABLE = (TargetError, NotAllowed, pytest.skip.Exception)
+UNAVAILABLE = (TargetError, NotAllowed, CannotJudge)
 POLL_FIRST = 0.05
 FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount (less its fee)
 POLL_MAX = 0.5
@@ -135,9 +134,9 @@ class Resources:
                   and entry.get("category") == "primary" and bodies.is_test_record(entry.get("accountName"))
                   and not bodies.same_run(entry.get("accountName"), self.run_id)]
         if others:
-            pytest.skip(f"another run of the suite holds {len(others)} of the account's primary wallet places "
-                        f"({', '.join(sorted(others)[:3])}): the primary-wallet limit cannot be tested while it "
-                        "runs; run again when it is done")
+            raise CannotJudge(f"another run of the suite holds {len(others)} of the account's primary wallet places "
+                              f"({', '.join(sorted(others)[:3])}): the primary-wallet limit cannot be tested while it "
+                              "runs; run again when it is done")
 
     def wallet(self, category: str = "secondary", **overrides: Any) -> dict[str, Any]:
         """A new open wallet (secondary by default: those have no limit, so tests never compete for them)."""
@@ -195,11 +194,11 @@ class Resources:
             usable = [bank for bank in self.banks() if isinstance(bank, dict) and "bankCode" in bank
                       and bank.get("active") is not False and bank.get("deletedAt") is None]
             if not usable:
-                pytest.skip("the bank list shows no active bank with a bank code to validate an account with "
-                            "(see --bank-account)")
+                raise CannotJudge("the bank list shows no active bank with a bank code to validate an account with "
+                                  "(see --bank-account)")
             code = str(usable[0]["bankCode"])
         if "bank-account" in self._never:
-            pytest.skip(self._never["bank-account"])
+            raise CannotJudge(self._never["bank-account"])
         if not self._account_tried:
             self._account_tried = True
             exchange = self.api.call("validateAccount", json_body=bodies.validation(number, code))
@@ -208,7 +207,7 @@ class Resources:
                     f"the target did not resolve the external account {number} at bank {code} (validate-account "
                     f"answered {exchange.status}): give one it resolves with --bank-account NUMBER:BANKCODE; the "
                     "tests that need an external account skip")
-                pytest.skip(self._never["bank-account"])
+                raise CannotJudge(self._never["bank-account"])
         return number, code
 
     def validated_account(self) -> tuple[str, str]:
@@ -229,7 +228,7 @@ class Resources:
         """Skip a test about inbound payments when the run cannot make one: only the funding hook (--funding-url)
         pays into a wallet from outside; --funded-wallet funds by wallet-to-wallet transfers."""
         if not self.target.funding_url:
-            pytest.skip("the run has no way to make an inbound payment (give --funding-url)")
+            raise CannotJudge("the run has no way to make an inbound payment (give --funding-url)")
 
     def fund(self, public_id: str, amount: int, before: int | None = None) -> int:
         """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, wait for it, and
@@ -241,9 +240,9 @@ class Resources:
         """
         self.guard.require_money_movement()
         if not self.can_fund:
-            pytest.skip("no way to put money in a wallet: give --funding-url or --funded-wallet")
+            raise CannotJudge("no way to put money in a wallet: give --funding-url or --funded-wallet")
         if "funding-hook" in self._never:
-            pytest.skip(self._never["funding-hook"])
+            raise CannotJudge(self._never["funding-hook"])
         if "funding" in self._never:
             raise TargetError(f"not waited again: {self._never['funding']}")
         self.guard.spend(amount)
@@ -255,7 +254,7 @@ class Resources:
             if exchange.status in (404, 405, 501):  # no such hook there: a configuration mistake, not the API's
                 self._never["funding-hook"] = (f"the funding hook answered {exchange.status}: check --funding-url "
                                                f"({exchange.method} {exchange.url}); the tests that need money skip")
-                pytest.skip(self._never["funding-hook"])
+                raise CannotJudge(self._never["funding-hook"])
             self.require(exchange, "fund a wallet through --funding-url", envelope=False)
         else:
             body = bodies.transfer(self.settings.funded_wallet, public_id, amount, narration=f"{self.run_id} funding")

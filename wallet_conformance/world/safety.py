@@ -8,7 +8,7 @@ import threading
 import unittest
 from pathlib import Path
 
-from wallet_conformance.plugin.options import Settings
+from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -12,8 +12,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pytest
-
 MAX_BODY = 1_000_000  # bytes of one delivery the listener keeps
 LISTENER_GRACE = 60.0  # seconds the listener outlives the settle timeout at most, whatever happens
 KIND_FIELDS = ("event", "type", "kind", "eventType", "event_type", "name")
@@ -82,14 +80,6 @@ class Listener:
     def url(self, run_id: str) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}/{run_id}"
-
-
-def parse_listen(value: str) -> tuple[str, int]:
-    host, _, port = value.rpartition(":")
-    host = host.strip("[]")
-    if not host or not port.isdigit():
-        raise pytest.UsageError(f"--webhook-listen must be HOST:PORT, got {value!r}")
-    return host, int(port)
 
 
 def shape(value: str) -> str:

@@ -1,0 +1,101 @@
+"""One record per conformance test, kept on the controlling process, and at the end of the run the report (every
+format) and the exit status, as the gate (waivers, baseline, --strict, --require-complete) decides."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from wallet_conformance.client.redaction import redact
+from wallet_conformance.plugin import allure_labels
+from wallet_conformance.plugin.collection import plain_nodeid
+from wallet_conformance.plugin.state import is_worker, state
+from wallet_conformance.reporting import gating, terminal
+from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against
+from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.reporting.writers import write_all
+from wallet_conformance.spec.catalogue import catalogue
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not is_worker(config):
+        config.pluginmanager.register(Recorder(config), "wallet-conformance-recorder")
+
+
+def _skip_reason(report: pytest.TestReport) -> str | None:
+    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        return str(report.longrepr[2]).removeprefix("Skipped: ")
+    return str(report.longrepr) if report.longrepr else None
+
+
+class Recorder:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.started = time.time()
+        self.gate = self._gate(config)
+
+    @staticmethod
+    def _gate(config: pytest.Config) -> gating.Gate:
+        """Waivers and baseline, read and checked before any test runs: a bad one stops the run with one message."""
+        settings = state(config).settings
+        try:
+            waivers = gating.load_waivers(settings.waivers, catalogue()) if settings.waivers else ()
+            baseline = (gating.load_baseline(settings.baseline, judged_against()["requirements.yaml"], FORMAT)
+                        if settings.baseline else None)
+        except gating.GateError as error:
+            raise pytest.UsageError(str(error)) from None
+        return gating.Gate(strict=settings.strict, require_complete=settings.require_complete, waivers=waivers,
+                           baseline=baseline, baseline_name=settings.baseline.name if settings.baseline else None)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        properties = dict(report.user_properties)
+        if "requirements" not in properties:
+            return
+        run = state(self.config)
+        nodeid = plain_nodeid(report.nodeid)
+        record = run.records.get(nodeid)
+        if record is None:
+            record = run.records[nodeid] = TestRecord(nodeid=nodeid, requirements=tuple(properties["requirements"]))
+        record.duration += report.duration
+        if report.when == "call":  # setup and teardown reports repeat the test's user_properties
+            record.observations.extend(value for name, value in report.user_properties if name == "observation")
+        if report.skipped:
+            record.outcome = "skipped"
+            record.message = redact(_skip_reason(report) or "skipped")
+        elif report.failed:
+            record.outcome = "failed" if report.when == "call" else "error"
+            record.failed_requirements = tuple(properties.get("failed_requirements", ()))
+            record.setup_error = bool(properties.get("setup_error"))
+            record.setup_requirement = properties.get("setup_requirement")
+            record.suite_error = bool(properties.get("suite_error"))
+            record.evidence = list(properties.get("evidence", ()))
+            record.message = redact(str(report.longrepr))[:4000]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        run = state(self.config)
+        if not run.records:
+            return
+        settings = run.settings
+        target = run.target.public() if run.target else {"base_url": settings.base_url}
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
+        run.report = build_report(run.records.values(), catalogue(), target=target,
+                                  environment=settings.environment, seed=settings.seed, strict=settings.strict,
+                                  selected=settings.requirements, gate=self.gate,
+                                  run={"started_at": started, "duration": round(time.time() - self.started, 2),
+                                       "profile": settings.profile})
+        run.written = write_all(run.report, settings.report_dir)
+        allure_labels.scrub(self.config)
+        run.report_path = run.written[0]
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            session.exitstatus = exit_status(run.report)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        run = state(self.config)
+        if run.report is None:
+            return
+        terminalreporter.section("wallet conformance")
+        for line in terminal.summary(run.report, run.written):
+            terminalreporter.write_line(line)

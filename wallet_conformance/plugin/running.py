@@ -1,0 +1,145 @@
+"""While a conformance test runs: its declared requirement ids are the default requirement of every check, its
+time on the target is bounded, a run that may not do something (NotAllowed) or a test that cannot judge
+(CannotJudge) is skipped here and nowhere else, and what stopped the test is classified into its report."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+from wallet_conformance.client.redaction import redact
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.failures import CannotJudge, declared
+from wallet_conformance.plugin import allure_labels
+from wallet_conformance.plugin.collection import is_conformance_item, requirement_ids
+from wallet_conformance.plugin.state import STATE, RunState, state
+from wallet_conformance.reporting import evidence
+from wallet_conformance.world.bodies import run_id
+from wallet_conformance.world.safety import NotAllowed
+
+EXCHANGES_SHOWN = 3  # a failure's report section shows the test's last exchanges
+TEST_START = pytest.StashKey[int]()
+RATE_LIMITS_START = pytest.StashKey[int]()
+RATE_LIMITED = "rate_limited"
+RUN_STOPPED = "run_stopped"
+
+
+def _run_declared(item: pytest.Item) -> Generator[None, Any, Any]:
+    """Runs one phase of a conformance test with its declared ids as the checks' default requirement; the guard's
+    NotAllowed and a check's CannotJudge become a skip with their reason, here and nowhere else."""
+    if not is_conformance_item(item):
+        return (yield)
+    with declared(requirement_ids(item)):
+        try:
+            return (yield)
+        except (NotAllowed, CannotJudge) as reason:
+            pytest.skip(str(reason))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, Any]:
+    run = state(item.config)
+    client = run.client
+    item.stash[TEST_START] = len(client.exchanges) if client else 0
+    item.stash[RATE_LIMITS_START] = len(client.rate_limited) if client else 0
+    # The test's bound, cut at the end of the run's budget; teardown gets a fresh one (cleanup must happen).
+    end_of_budget = run.started + run.settings.run_budget
+    _bound(run, min(time.monotonic() + run.settings.test_timeout, end_of_budget),
+           f"the test used up its time bound (--test-timeout {run.settings.test_timeout:g} s)"
+           if time.monotonic() + run.settings.test_timeout < end_of_budget
+           else f"the run used up its budget (--run-budget {run.settings.run_budget:g} s)")
+    if is_conformance_item(item):
+        allure_labels.operation_parameter(item)
+    return (yield from _run_declared(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
+    return (yield from _run_declared(item))
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    run = state(item.config)
+    _bound(run, time.monotonic() + run.settings.test_timeout,
+           f"the test's cleanup used up its time bound (--test-timeout {run.settings.test_timeout:g} s)")
+
+
+def _bound(run: RunState, deadline: float, reason: str) -> None:
+    run.test_deadline = deadline
+    if run.client is not None:
+        run.client.deadline, run.client.deadline_reason = deadline, reason
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any],
+                         request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
+    """When the run's client is made: the current test's bound applies to it, and it journals what it changes."""
+    value = yield
+    run = request.config.stash.get(STATE, None)
+    if fixturedef.argname == "api" and run is not None and run.client is value and value is not None:
+        value.deadline = run.test_deadline
+        value.rate_limit_wait = run.settings.rate_limit_wait
+        if run.target is not None and not run.target.embedded:
+            from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
+
+            value.journal = Journal(run.settings.report_dir, run.target.base_url, run_id(run.settings.seed), value)
+    return value
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    if not is_conformance_item(item):
+        return report
+    run = state(item.config)
+    properties = list(report.user_properties)
+    client = run.client
+    made = client.exchanges[item.stash.get(TEST_START, 0):] if client is not None else []
+    recent = made[-EXCHANGES_SHOWN:]
+    if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
+        classified = evidence.classify(call.excinfo.value, requirement_ids(item))
+        if classified.suite_error:
+            # A suite error judges none of the test's requirements and fails the run; its message and the test's
+            # last exchanges lead the report (the record keeps the start of it).
+            shown = "\n\n".join(exchange.describe() for exchange in recent) or "(none)"
+            report.longrepr = f"{classified.suite_error}\n\nlast exchanges of the test:\n{shown}\n\n{report.longrepr}"
+        if made:
+            for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
+                item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
+        properties.extend(classified.properties())
+        allure_labels.attach_evidence(classified.evidence)
+        if recent:
+            report.sections.append(("exchanges (last of this test)",
+                                    "\n\n".join(exchange.describe() for exchange in recent)))
+    if call.when == "call":
+        allure_labels.attach_exchanges(made)
+    if client is not None and report.when == "call":
+        limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
+        if limited:
+            properties.append((RATE_LIMITED, limited))
+    stop = _why_stop(run)
+    if stop is not None and not item.session.shouldstop:
+        item.session.shouldstop = stop
+        properties.append((RUN_STOPPED, {"reason": stop, "status": int(ExitStatus.TARGET_FAILING)}))
+    report.user_properties = properties
+    if report.longrepr is not None:
+        text = str(report.longrepr)
+        if redact(text) != text:
+            report.longrepr = redact(text)
+    return report
+
+
+def _why_stop(run: RunState) -> str | None:
+    """Why the run should stop after this test (the target is down, failing, or the budget is gone), or None."""
+    client = run.client
+    if client is not None and client.target_down:
+        return "the target stopped answering: the run stops here rather than wait on every request"
+    if client is not None and client.target_failing:
+        return (f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} answers "
+                "were 5xx; the run stops here rather than fail every test on it")
+    if time.monotonic() - run.started > run.settings.run_budget:
+        return f"the run used up its budget (--run-budget {run.settings.run_budget:g} s): it stops with what it has"
+    return None

@@ -1,0 +1,53 @@
+"""The run's state, kept in `config.stash` (one per process: the controller and each xdist worker)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.target import Target
+from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.settings import Settings
+
+# What the controller hands every xdist worker (node.workerinput).
+WORKER_TARGET = "wallet_conformance_target"
+WORKER_SEED = "wallet_conformance_seed"
+WORKER_LEDGER = "wallet_conformance_money_ledger"
+
+
+@dataclass
+class RunState:
+    settings: Settings
+    target: Target | None = None
+    server: Any = None  # the bundled reference, when this process started it
+    records: dict[str, TestRecord] = field(default_factory=dict)
+    client: ApiClient | None = None  # the run's client, once the `api` fixture made it
+    report_path: Path | None = None
+    report: dict[str, Any] | None = None
+    written: list[Path] = field(default_factory=list)  # every report file of the run
+    started: float = field(default_factory=time.monotonic)
+    test_deadline: float | None = None  # the current test's bound (monotonic), applied to the client
+    stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
+    ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard), made by the controller
+
+
+STATE = pytest.StashKey[RunState]()
+
+
+def state(config: pytest.Config) -> RunState:
+    return config.stash[STATE]
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def money_ledger(config: pytest.Config) -> Path | None:
+    """The run's shared money ledger in an xdist worker; None in a run of one process."""
+    name = config.workerinput.get(WORKER_LEDGER) if is_worker(config) else None
+    return Path(name) if name else None

@@ -1,0 +1,312 @@
+"""The run's configuration: every option declared once (flag, environment variable, default, help), and the
+validated `Settings` the machinery receives. Plain data: the pytest plugin turns its command line into these
+(plugin/options.py); nothing else reads pytest's options.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import ssl
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from wallet_conformance.spec import contract
+
+MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (client/redaction.py)
+DEFAULT_BANK_ACCOUNT = "0123456789"
+
+
+class ConfigError(Exception):
+    """Bad configuration: one message naming the option (the plugin shows it as a usage error, exit 4)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of the suite: its flag, environment variable, default, and help (which may say {default})."""
+
+    flag: str
+    help: str
+    env: str | None = None
+    default: Any = None
+    kind: Callable[[str], Any] | None = None  # converts a value from the environment (float, int)
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    action: str | None = None  # store_true, append
+    group: str = "run"  # run, target, gating, safety, reference (self-tests), timing
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    @property
+    def help_text(self) -> str:
+        text = self.help.format(default=self.default)
+        return f"{text} [env {self.env}]" if self.env else text
+
+    def from_environment(self, environ: Mapping[str, str]) -> Any:
+        """The value the environment variable gives (None when unset or empty); a ConfigError when unreadable."""
+        raw = environ.get(self.env) if self.env else None
+        if raw in (None, ""):
+            return None
+        try:
+            return self.kind(raw) if self.kind else raw
+        except ValueError:
+            kind = getattr(self.kind, "__name__", "value")
+            raise ConfigError(f"{self.env} (for {self.flag}) must be a {kind}, got {raw!r}") from None
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("--base-url", "base URL of the implementation, ending in /v1 (default: start the bundled reference "
+           "server)", env="WALLET_API_BASE_URL", metavar="URL", group="target"),
+    Option("--secret-key", "the account's secret key, sent as x-service-key (never printed)",
+           env="WALLET_API_SECRET_KEY", metavar="KEY", group="target"),
+    Option("--environment", "staging or production (default {default}): production runs read-only tests unless "
+           "--allow-writes", env="WALLET_API_ENVIRONMENT", default="staging", choices=("staging", "production"),
+           group="target"),
+    Option("--funding-url", "a POST hook that credits a wallet ({{walletId, amount}}), like the reference's "
+           "/sandbox/fund", env="WALLET_API_FUNDING_URL", metavar="URL", group="target"),
+    Option("--funded-wallet", "an existing funded wallet to draw test money from", env="WALLET_API_FUNDED_WALLET",
+           metavar="PUBLIC_ID", group="target"),
+    Option("--bank-account", "an external account the target resolves, for validate-account and bank transfers "
+           "(default: {default} at the first listed bank)", env="WALLET_API_BANK_ACCOUNT",
+           default=DEFAULT_BANK_ACCOUNT, metavar="NUMBER:BANKCODE", group="target"),
+    Option("--settle-timeout", "how long to wait for a pending transfer to settle (default {default:g})",
+           env="WALLET_API_SETTLE_TIMEOUT", default=30.0, kind=float, metavar="SECONDS", group="timing"),
+    Option("--quiet-window", "how long balances are watched after a refused transfer, for a movement that must "
+           "not come (default {default:g})", env="WALLET_API_QUIET_WINDOW", default=0.4, kind=float,
+           metavar="SECONDS", group="timing"),
+    Option("--request-timeout", "timeout of one HTTP request (default {default:g})",
+           env="WALLET_API_REQUEST_TIMEOUT", default=10.0, kind=float, metavar="SECONDS", group="timing"),
+    Option("--test-timeout", "most time one test may spend on the target (default {default:g})",
+           env="WALLET_API_TEST_TIMEOUT", default=120.0, kind=float, metavar="SECONDS", group="timing"),
+    Option("--run-budget", "most time the whole run may take; then it stops with what it has (default "
+           "{default:g})", env="WALLET_API_RUN_BUDGET", default=1200.0, kind=float, metavar="SECONDS",
+           group="timing"),
+    Option("--rate-limit-wait", "most time the run may spend waiting out 429 answers (default {default:g})",
+           env="WALLET_API_RATE_LIMIT_WAIT", default=60.0, kind=float, metavar="SECONDS", group="timing"),
+    Option("--report-dir", "where the reports are written: conformance.json, .md, .html, junit.xml, "
+           "allure-results/ (default {default}/)", env="WALLET_API_REPORT_DIR", default="reports", metavar="DIR",
+           group="run"),
+    Option("--waivers", "YAML list of waived requirements (id, reason, owner, expires): their failures do not "
+           "fail the run until the expiry date has passed", env="WALLET_API_WAIVERS", metavar="FILE",
+           group="gating"),
+    Option("--baseline", "an earlier conformance.json of the same catalogue: only failures it did not have fail "
+           "the run", env="WALLET_API_BASELINE", metavar="FILE", group="gating"),
+    Option("--require-complete", "fail the run (exit 7) when a MUST requirement was not tested (skipped, "
+           "blocked, untested); --strict implies it", action="store_true", group="gating"),
+    Option("--seed", "seed of the run (default: random)", env="WALLET_API_SEED", kind=int, metavar="N",
+           group="run"),
+    Option("--profile", "budget of the generated tests: quick (default) or thorough", env="WALLET_API_PROFILE",
+           default="quick", choices=("quick", "thorough"), group="run"),
+    Option("--requirement", "run only the tests of this requirement (repeatable)", action="append",
+           metavar="ID", group="run"),
+    Option("--allow-writes", "allow creating and changing records in production", action="store_true",
+           group="safety"),
+    Option("--allow-money-movement", "allow transfers in production (also needs --allow-writes)",
+           action="store_true", group="safety"),
+    Option("--max-amount", "most money the run may move, in kobo (default {default})", env="WALLET_API_MAX_AMOUNT",
+           default=5_000_000, kind=int, metavar="KOBO", group="safety"),
+    Option("--ca-bundle", "PEM file of the CA(s) to trust for an https target (default: the system's, or "
+           "SSL_CERT_FILE); certificates are always verified", env="WALLET_API_CA_BUNDLE", metavar="FILE",
+           group="target"),
+    Option("--webhook-listen", "listen for webhook deliveries there during the run (INFO)", metavar="HOST:PORT",
+           group="run"),
+    Option("--webhook-public-url", "the URL the target should deliver to, when it differs from the listener's",
+           metavar="URL", group="run"),
+    Option("--cleanup", "run no test: close what earlier runs left on the target (wallets named with the "
+           "suite's run-id prefix), restore webhooks they changed, and report", action="store_true", group="run"),
+    Option("--reference-fault", "start the bundled reference with this fault (repeatable; self-tests)",
+           action="append", metavar="NAME", group="reference"),
+    Option("--reference-variant", "start the bundled reference with this variant, another legitimate reading of "
+           "an open point (repeatable; all: every variant; env: comma-separated) (self-tests)",
+           env="WALLET_API_REFERENCE_VARIANTS", action="append", metavar="NAME", group="reference"),
+    Option("--reference-settle-delay", "settle delay of the bundled reference (default {default:g})",
+           default=0.2, kind=float, metavar="SECONDS", group="reference"),
+    Option("--reference-latency", "the bundled reference sleeps this long before each answer, like a remote "
+           "target (default {default:g})", env="WALLET_API_REFERENCE_LATENCY", default=0.0, kind=float,
+           metavar="SECONDS", group="reference"),
+)
+BY_FLAG = {option.flag: option for option in OPTIONS}
+
+
+def default(flag: str) -> Any:
+    """An option's default, as declared."""
+    return BY_FLAG[flag].default
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The validated configuration of a run. The secret key is held here and nowhere in output."""
+
+    base_url: str | None = None
+    secret_key: str | None = field(default=None, repr=False)
+    environment: str = default("--environment")
+    funding_url: str | None = None
+    funded_wallet: str | None = None
+    bank_account: tuple[str, str | None] = (DEFAULT_BANK_ACCOUNT, None)
+    settle_timeout: float = default("--settle-timeout")
+    quiet_window: float = default("--quiet-window")
+    request_timeout: float = default("--request-timeout")
+    test_timeout: float = default("--test-timeout")
+    run_budget: float = default("--run-budget")
+    rate_limit_wait: float = default("--rate-limit-wait")
+    report_dir: Path = Path(default("--report-dir"))
+    waivers: Path | None = None
+    baseline: Path | None = None
+    require_complete: bool = False
+    seed: int = 0
+    generation_seed: int = 0  # the seed of the generated tests: --hypothesis-seed when given, else `seed`
+    profile: str = default("--profile")
+    strict: bool = False
+    requirements: tuple[str, ...] = ()
+    allow_writes: bool = False
+    allow_money_movement: bool = False
+    max_amount: int = default("--max-amount")
+    ca_bundle: str | None = None
+    webhook_listen: tuple[str, int] | None = None
+    webhook_public_url: str | None = None
+    cleanup: bool = False
+    reference_faults: tuple[str, ...] = ()
+    reference_variants: tuple[str, ...] = ()
+    reference_settle_delay: float = default("--reference-settle-delay")
+    reference_latency: float = default("--reference-latency")
+
+    @property
+    def embedded(self) -> bool:
+        """No target given: the suite runs against the bundled reference server."""
+        return self.base_url is None
+
+    @property
+    def writes_allowed(self) -> bool:
+        return self.environment != "production" or self.allow_writes
+
+    @property
+    def money_allowed(self) -> bool:
+        return self.environment != "production" or (self.allow_writes and self.allow_money_movement)
+
+    @property
+    def gated_complete(self) -> bool:
+        """Whether a MUST requirement left untested fails the run (--require-complete, or --strict)."""
+        return self.require_complete or self.strict
+
+
+def _http_url(flag: str, value: str) -> str:
+    """`value` if it is an absolute http(s) URL with a host; else a ConfigError naming `flag`."""
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ConfigError(f"{flag} must be an http(s) URL (absolute, with a host), got {value!r}")
+    return value
+
+
+def _seconds(values: Mapping[str, Any], flag: str) -> float:
+    value = float(values[BY_FLAG[flag].dest])
+    if not value > 0:
+        raise ConfigError(f"{flag} must be a number of seconds above 0, got {value:g}")
+    return value
+
+
+def listen_address(value: str) -> tuple[str, int]:
+    """--webhook-listen's HOST:PORT (an IPv6 host in brackets or not)."""
+    host, _, port = value.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit():
+        raise ConfigError(f"--webhook-listen must be HOST:PORT, got {value!r}")
+    return host, int(port)
+
+
+def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
+    """Check the options' values (by dest, defaults applied) and make the run's Settings; a ConfigError says what
+    is wrong, naming the option."""
+    base_url, secret_key = values["base_url"], values["secret_key"]
+    if secret_key is not None and len(secret_key) < MIN_KEY_LENGTH:
+        raise ConfigError(f"--secret-key (or WALLET_API_SECRET_KEY) is {len(secret_key)} characters long: "
+                          f"a secret key has at least {MIN_KEY_LENGTH} (is it the whole key?)")
+    if base_url:
+        base_url = _http_url("--base-url", base_url.rstrip("/"))
+        if not base_url.endswith(contract.version_segment()):
+            raise ConfigError(f"--base-url must end with the version segment {contract.version_segment()} "
+                              f"(the document's base address), got {base_url!r}")
+        if not secret_key:
+            raise ConfigError("--base-url is given but no --secret-key (or WALLET_API_SECRET_KEY): "
+                              "the target needs the account's secret key")
+    elif secret_key:
+        raise ConfigError("--secret-key (or WALLET_API_SECRET_KEY) is given but no --base-url (or "
+                          "WALLET_API_BASE_URL): say which target the key is for (without both, the suite "
+                          "runs against the bundled reference and needs no key)")
+    variants = values["reference_variant"] or ()
+    if isinstance(variants, str):  # from the environment: comma-separated
+        variants = [name.strip() for name in variants.split(",") if name.strip()]
+    for flag, given in (("--reference-fault", values["reference_fault"]),
+                        ("--reference-latency", values["reference_latency"]), ("--reference-variant", variants)):
+        if given and base_url:
+            raise ConfigError(f"{flag} applies to the bundled reference only; drop --base-url")
+    environment = values["environment"]
+    if environment not in BY_FLAG["--environment"].choices:
+        raise ConfigError(f"--environment must be staging or production, got {environment!r}")
+    profile = values["profile"]
+    if profile not in BY_FLAG["--profile"].choices:
+        raise ConfigError(f"--profile must be one of {', '.join(BY_FLAG['--profile'].choices)}, got {profile!r}")
+    funding_url = values["funding_url"]
+    if funding_url:
+        funding_url = _http_url("--funding-url", funding_url)
+    number, _, code = values["bank_account"].partition(":")
+    if not number.strip():
+        raise ConfigError(f"--bank-account must be NUMBER or NUMBER:BANKCODE, got {values['bank_account']!r}")
+    ca_bundle = values["ca_bundle"]
+    if ca_bundle:
+        try:
+            ssl.create_default_context(cafile=ca_bundle)
+        except (OSError, ssl.SSLError) as error:
+            raise ConfigError(f"--ca-bundle {ca_bundle!r} is not a readable PEM file of CA certificates "
+                              f"({error})") from None
+    cleanup = bool(values["cleanup"])
+    if cleanup and not base_url:
+        raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
+    latency = float(values["reference_latency"])
+    if latency < 0:
+        raise ConfigError(f"--reference-latency must be 0 or more seconds, got {latency:g}")
+    seed = int(values["seed"]) if values["seed"] is not None else secrets.randbelow(2**32)
+    return Settings(
+        base_url=base_url or None,
+        secret_key=secret_key or None,
+        environment=environment,
+        funding_url=funding_url,
+        funded_wallet=values["funded_wallet"],
+        bank_account=(number, code or None),
+        settle_timeout=_seconds(values, "--settle-timeout"),
+        quiet_window=_seconds(values, "--quiet-window"),
+        request_timeout=_seconds(values, "--request-timeout"),
+        test_timeout=_seconds(values, "--test-timeout"),
+        run_budget=_seconds(values, "--run-budget"),
+        rate_limit_wait=max(0.0, float(values["rate_limit_wait"])),
+        report_dir=Path(values["report_dir"]),
+        waivers=Path(values["waivers"]) if values["waivers"] else None,
+        baseline=Path(values["baseline"]) if values["baseline"] else None,
+        require_complete=bool(values["require_complete"]),
+        seed=seed,
+        generation_seed=seed,
+        profile=profile,
+        strict=strict,
+        requirements=tuple(values["requirement"] or ()),
+        allow_writes=bool(values["allow_writes"]),
+        allow_money_movement=bool(values["allow_money_movement"]),
+        max_amount=int(values["max_amount"]),
+        ca_bundle=ca_bundle or None,
+        webhook_listen=listen_address(values["webhook_listen"]) if values["webhook_listen"] else None,
+        webhook_public_url=values["webhook_public_url"],
+        cleanup=cleanup,
+        reference_faults=tuple(values["reference_fault"] or ()),
+        reference_variants=tuple(variants),
+        reference_settle_delay=float(values["reference_settle_delay"]),
+        reference_latency=latency,
+    )
+
+
+def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Each option's value from its environment variable (None where unset)."""
+    environ = os.environ if environ is None else environ
+    return {option.dest: option.from_environment(environ) for option in OPTIONS}
