@@ -21,25 +21,31 @@ from wallet_conformance.reference import sandbox
 from wallet_conformance.reference.dressing import dressed
 from wallet_conformance.reference.errors import ApiError, Refusal
 from wallet_conformance.reference.faults import Fault, FaultSet
-from wallet_conformance.reference.routes import ROUTES
+from wallet_conformance.reference.routes import HANDLERS
 from wallet_conformance.reference.service import Endpoint, Service, error_response
+from wallet_conformance.spec import contract
 
 
-def operations() -> dict[str, tuple[str, str, Endpoint]]:
-    """The document's operations: operationId -> method, path under /v1, handler (routes/, one module a resource)."""
-    return {endpoint.operation_id: (method, path, endpoint) for method, path, endpoint in ROUTES}
+def paths(faults: FaultSet) -> dict[str, dict[str, Endpoint]]:
+    """Each handler at its operation's method and path in openapi.yaml: path under /v1 -> method -> handler."""
+    served: dict[str, dict[str, Endpoint]] = {}
+    for endpoint in HANDLERS:
+        operation = contract.operations()[endpoint.operation_id]
+        path = operation.path
+        if operation.id == "verifyTransaction" and faults.on(Fault.VERIFY_UNDER_OTHER_PATH):
+            path = "/transactions/verify/{reference}"
+        handlers = served.setdefault(path, {})
+        if operation.method in handlers:
+            raise ValueError(f"two handlers for {operation.method} {path}")
+        handlers[operation.method] = endpoint
+    return served
 
 
 def routes(faults: FaultSet) -> list[Route]:
     """One Route per path (so that a 405 carries the right Allow header), dispatching on the method."""
-    table = operations()
-    if faults.on(Fault.VERIFY_UNDER_OTHER_PATH):
-        method, _, endpoint = table["verifyTransaction"]
-        table["verifyTransaction"] = (method, "/transactions/verify/{reference}", endpoint)
-    paths: dict[str, dict[str, Endpoint]] = {}
-    for method, path, endpoint in table.values():
-        paths.setdefault(path, {})[method] = endpoint
-    return [Route(f"/v1{path}", _by_method(handlers), methods=list(handlers)) for path, handlers in paths.items()]
+    return [
+        Route(f"/v1{path}", _by_method(handlers), methods=list(handlers)) for path, handlers in paths(faults).items()
+    ]
 
 
 def _by_method(handlers: dict[str, Endpoint]) -> Endpoint:
@@ -47,6 +53,7 @@ def _by_method(handlers: dict[str, Endpoint]) -> Endpoint:
         method = "GET" if request.method == "HEAD" else request.method
         return await handlers[method](request)
 
+    endpoint.handlers = handlers  # type: ignore[attr-defined]  # the app's routes say which handler serves what
     return endpoint
 
 
