@@ -27,7 +27,7 @@ from selftests.test_reference import (
     two_wallets,
 )
 from wallet_conformance.reference import FAULTS, Fault
-from wallet_conformance.reference.app import WRONG_MESSAGES
+from wallet_conformance.reference.service import WRONG_MESSAGES
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import ROOT
@@ -495,7 +495,7 @@ def test_the_message_table_is_read_once() -> None:
     """The wrong-message faults are one table, read at one place in the envelope."""
     assert len(WRONG_MESSAGES) == 6
     reads = [name for name, text in package_sources().items() for _ in re.finditer(r"WRONG_MESSAGES\.get\(", text)]
-    assert reads == ["app.py"]
+    assert reads == ["service.py"]
 
 
 # ------------------------------------------------------------------------ visible behaviour

@@ -9,17 +9,15 @@ page size). Anything else is refused with 400. Variants take other readings: `pa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from starlette.requests import Request
 
 from wallet_conformance.reference.errors import Refusal
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.service import Call
 from wallet_conformance.reference.variants import Variant
 from wallet_conformance.spec import contract
-
-if TYPE_CHECKING:
-    from wallet_conformance.reference.app import Call
 
 MAX_PER_PAGE = 100
 # The largest page under the variant that clamps page sizes.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -27,10 +27,8 @@ from starlette.routing import Route
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, Refusal, error_body
 from wallet_conformance.reference.faults import FaultSet
+from wallet_conformance.reference.service import Service
 from wallet_conformance.reference.variants import Variant
-
-if TYPE_CHECKING:
-    from wallet_conformance.reference.app import Service
 
 NO_FAULTS = FaultSet()
 # Under a variant, an inbound payment is credited this long after the funding hook answered.
@@ -44,7 +42,7 @@ class Accepted(Exception):
         super().__init__("accepted")
         self.data = data
 
-SandboxHandler = Callable[[Request, "Service"], Awaitable[Any]]
+SandboxHandler = Callable[[Request, Service], Awaitable[Any]]
 
 
 def _ok(data: Any, message: str) -> Response:

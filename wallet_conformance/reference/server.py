@@ -11,10 +11,11 @@ from types import TracebackType
 
 import uvicorn
 
-from wallet_conformance.reference.app import Service, create_app
+from wallet_conformance.reference.app import create_app
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.latency import with_latency
 from wallet_conformance.reference.sandbox import FUND_PATH
+from wallet_conformance.reference.service import Service
 from wallet_conformance.reference.store import Store
 from wallet_conformance.reference.variants import Variant, VariantSet
 from wallet_conformance.reference.webhooks import Webhooks

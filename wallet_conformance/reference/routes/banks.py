@@ -9,10 +9,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
-from wallet_conformance.reference.app import Call, envelope, operation, reply
 from wallet_conformance.reference.banks import Bank
 from wallet_conformance.reference.errors import ApiError, invalid
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.service import Call, envelope, operation, reply
 
 
 def listed_bank(call: Call, code: str) -> Bank:

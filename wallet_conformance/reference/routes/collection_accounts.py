@@ -8,10 +8,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
-from wallet_conformance.reference.app import Call, envelope, operation, reply
 from wallet_conformance.reference.errors import ApiError, crash, invalid
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.records import Wallet
+from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.spec import contract
 
 

@@ -10,12 +10,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
-from wallet_conformance.reference.app import Call, envelope, operation, reply
 from wallet_conformance.reference.errors import ApiError, crash
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, SUCCESS
 from wallet_conformance.reference.routes.banks import listed_bank
+from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
 from wallet_conformance.spec import contract
 

@@ -9,11 +9,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
-from wallet_conformance.reference.app import DOCUMENTED, Call, envelope, operation, reply
 from wallet_conformance.reference.errors import ApiError, Refusal, crash, invalid
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, Wallet
+from wallet_conformance.reference.service import DOCUMENTED, Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
 
 CATEGORIES = ("primary", "secondary")

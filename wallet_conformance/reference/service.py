@@ -1,0 +1,204 @@
+"""What every handler works with: the service, the call, the envelope, authentication and errors as answers.
+
+The handlers live in routes/, one module per resource; each is marked `@operation("operationId")`,
+reads its request (fields.py), asks the store (store.py) or the ledger (ledger.py) and answers the
+document's envelope: `{"meta": {"statusCode", "success", "message"?, "pagination"?}, "data": ...}`,
+with the success status and message of its operation read from the contract. app.py serves them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from wallet_conformance.reference.errors import ApiError, Refusal, error_body
+from wallet_conformance.reference.faults import Fault, FaultSet
+from wallet_conformance.reference.ledger import Ledger
+from wallet_conformance.reference.records import Credential, Transaction
+from wallet_conformance.reference.store import Store
+from wallet_conformance.reference.variants import Variant, VariantSet
+from wallet_conformance.reference.webhooks import Webhooks
+from wallet_conformance.spec import contract
+
+KEY_HEADER = "x-service-key"
+DOCUMENTED = object()  # "the operation's documented message"
+# Under the slow-settlement variant: how much later than configured transfers settle.
+SLOW_SETTLEMENT_EXTRA_SECONDS = 0.6
+
+
+@dataclass
+class Service:
+    """What every handler works with."""
+
+    store: Store
+    faults: FaultSet
+    webhooks: Webhooks
+    # Seconds from acceptance to settlement of a transfer; None: only POST /sandbox/settle settles.
+    settle_delay: float | None
+    variants: VariantSet
+
+    def reset(self) -> None:
+        """Forgets every record: a fresh store with the same keys, faults and variants."""
+        keys = self.store.test_credential().secret_key, self.store.live_credential().secret_key
+        self.store = Store(self.faults, *keys, self.variants)
+        self.webhooks = Webhooks(self.store, self.faults)
+
+    def settlement(self) -> tuple[float | None, bool]:
+        """Seconds from acceptance to settlement (None: never by itself), and whether the sandbox may settle."""
+        if self.variants.on(Variant.SLOW_SETTLEMENT):
+            delay = None if self.settle_delay is None else self.settle_delay + SLOW_SETTLEMENT_EXTRA_SECONDS
+            return delay, False
+        return self.settle_delay, True
+
+    def schedule_settlement(self, transaction: Transaction) -> None:
+        delay, _ = self.settlement()
+        if delay is not None:
+            asyncio.get_running_loop().call_later(delay, self.store.ledger.settle, transaction)
+
+
+@dataclass
+class Call:
+    """One authenticated request: the service and the key's credential (account and mode)."""
+
+    service: Service
+    caller: Credential
+
+    @property
+    def store(self) -> Store:
+        return self.service.store
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.service.store.ledger
+
+    @property
+    def faults(self) -> FaultSet:
+        return self.service.faults
+
+    @property
+    def variants(self) -> VariantSet:
+        return self.service.variants
+
+
+Handler = Callable[[Request, Call], Awaitable[Response]]
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+# ------------------------------------------------------------------------------- envelopes
+
+# The wrong-message faults, by operation: the message each one answers instead of the documented one.
+WRONG_MESSAGES: dict[str, tuple[Fault, str]] = {
+    "updateAccount": (Fault.WRONG_UPDATE_MESSAGE, "account successfully updated"),
+    "createWallet": (Fault.WRONG_CREATE_WALLET_MESSAGE, "Virtual account successfully created"),
+    "closeWallet": (Fault.WRONG_CLOSE_MESSAGE, "VirtualAccount successfully closed"),
+    "createCollectionAccount": (Fault.WRONG_COLLECTION_MESSAGE, "Collection account successfully created"),
+    "validateAccount": (Fault.WRONG_VALIDATE_MESSAGE, "BankAccount successfully validated"),
+    "listBanks": (Fault.WRONG_BANK_LIST_MESSAGE, "success"),
+}
+
+
+def envelope(
+    call: Call,
+    operation_id: str,
+    data: Any,
+    *,
+    message: Any = DOCUMENTED,
+    pagination: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], int]:
+    """The success body of an operation, and its HTTP status."""
+    status = contract.operations()[operation_id].success_status
+    meta: dict[str, Any] = {"statusCode": status, "success": True}
+    if message is DOCUMENTED:
+        message = contract.success_message(operation_id)
+        wrong = WRONG_MESSAGES.get(operation_id)
+        if wrong is not None and call.faults.on(wrong[0]):
+            message = wrong[1]
+    if message is not None:
+        meta["message"] = message
+    if pagination is not None:
+        meta["pagination"] = pagination
+    if status == HTTPStatus.CREATED and call.faults.on(Fault.STATUS_CODE_200_IN_META_ON_CREATE):
+        meta["statusCode"] = HTTPStatus.OK
+    return {"meta": meta, "data": data}, status
+
+
+def reply(body: dict[str, Any], status: int, **options: Any) -> Response:
+    return JSONResponse(body, status_code=status, **options)
+
+
+# ---------------------------------------------------------------------------------- errors
+
+
+def error_response(error: ApiError, service: Service) -> Response:
+    """A refusal as the client sees it: the error envelope (errors.py), as faults and variants shape it."""
+    faults, variants = service.faults, service.variants
+    status = error.status
+    if error.refusal is Refusal.NOT_FOUND and variants.on(Variant.UNKNOWN_RECORD_400):
+        status = HTTPStatus.BAD_REQUEST
+    conflicts = (Refusal.DUPLICATE_REFERENCE, Refusal.PRIMARY_LIMIT, Refusal.CUSTOMER_EXISTS,
+                 Refusal.WALLET_HOLDS_MONEY)
+    if error.refusal in conflicts and variants.on(Variant.CONFLICTS_400):
+        status = HTTPStatus.BAD_REQUEST
+    if status == HTTPStatus.BAD_REQUEST and variants.on(Variant.VALIDATION_422):
+        status = HTTPStatus.UNPROCESSABLE_ENTITY
+    body: dict[str, Any] = error_body(status, error.message)
+    if variants.on(Variant.ERROR_DETAILS):
+        code = error.refusal.name if error.refusal else HTTPStatus(status).name
+        body["meta"]["code"] = code
+        body["data"] = {"errors": [{"code": code, "message": error.message}]}
+    if faults.on(Fault.ERROR_STATUS_CODE_200_IN_META):
+        body["meta"]["statusCode"] = HTTPStatus.OK
+    if faults.on(Fault.ERROR_SUCCESS_TRUE):
+        body["meta"]["success"] = True
+    if faults.on(Fault.PLAIN_ERROR_BODY):
+        body = {"error": error.message}
+    return JSONResponse(body, status_code=status, headers=error.headers)
+
+
+# -------------------------------------------------------------------------- authentication
+
+
+def authenticate(request: Request, service: Service, operation_id: str) -> Credential:
+    """The credential of the request's `x-service-key`: required on every operation."""
+    store, faults = service.store, service.faults
+    key = request.headers.get(KEY_HEADER, "")
+    if not key and operation_id == "listBanks" and faults.on(Fault.NO_AUTH_ON_BANK_LIST):
+        return store.test_credential()
+    if not key and operation_id == "closeWallet" and faults.on(Fault.NO_AUTH_ON_CLOSE):
+        return store.test_credential()
+    credential = store.credential_for_key(key) if key else None
+    if credential is None and key and request.method == "GET" and faults.on(Fault.ANY_KEY_ACCEPTED_ON_READS):
+        return store.test_credential()
+    if operation_id == "createCollectionAccount" and faults.on(Fault.KEY_REFUSED_ON_COLLECTION_ACCOUNTS):
+        credential = None  # the right key is refused as if it were wrong
+    if credential is not None:
+        return credential
+    refusal = (Refusal.WRONG_KEY if key else Refusal.MISSING_KEY).error()
+    refusal.headers["WWW-Authenticate"] = f'ApiKey header="{KEY_HEADER}"'
+    if faults.on(Fault.AUTH_REFUSAL_403):
+        refusal.status = HTTPStatus.FORBIDDEN
+    if key and service.variants.on(Variant.WRONG_KEY_403):
+        refusal.status = HTTPStatus.FORBIDDEN
+        del refusal.headers["WWW-Authenticate"]
+    raise refusal
+
+
+def operation(operation_id: str) -> Callable[[Handler], Endpoint]:
+    """Marks a handler as one operation of the document: authenticated, then handled."""
+
+    def decorate(handler: Handler) -> Endpoint:
+        async def endpoint(request: Request) -> Response:
+            service: Service = request.app.state.service
+            caller = authenticate(request, service, operation_id)
+            return await handler(request, Call(service, caller))
+
+        endpoint.operation_id = operation_id  # type: ignore[attr-defined]
+        return endpoint
+
+    return decorate
