@@ -505,7 +505,7 @@ def test_observe_paging_parameters(api, resources, operation_id, observe):
 @pytest.mark.requirement("END-40")
 def test_wallet_transfer_with_the_documented_body_is_accepted(api, resources):
     """A wallet-to-wallet transfer with every documented body field is accepted."""
-    amount = resources.minimum()
+    amount = contract.minimum_amount("transfer")
     source = resources.funded_wallet(money.funding("transfer"))  # room for a fee, which is not shown
     destination = resources.wallet()
     body = bodies.transfer(source["publicId"], destination["publicId"], amount)
@@ -517,7 +517,7 @@ def test_wallet_transfer_with_the_documented_body_is_accepted(api, resources):
 @pytest.mark.requirement("END-41")
 def test_bank_transfer_to_a_validated_account_is_accepted(api, resources):
     """A bank transfer to a validated account, with every documented body field, is accepted."""
-    amount = resources.minimum("bankTransfer")
+    amount = contract.minimum_amount("bankTransfer")
     number, code = resources.validated_account()
     source = resources.funded_wallet(money.funding("bankTransfer"))  # room for the fee
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code, amount))

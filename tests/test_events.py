@@ -16,7 +16,8 @@ from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, money, webhook_listener
-from wallet_conformance.world.resources import Resources, own_account, poll
+from wallet_conformance.world.polling import poll
+from wallet_conformance.world.resources import Resources, own_account
 
 
 def account_webhooks(api: ApiClient, resources: Resources, public_id: str | None = None) -> tuple[dict, Exchange]:
@@ -97,7 +98,7 @@ def test_webhook_deliveries_are_observed(api, resources, settings, target, run_i
             transaction = resources.require(sent, "transfer between two wallets of the run")
             reference = transaction.get("reference") if isinstance(transaction, dict) else None
             references = {value for value in (reference, source["publicId"], destination["publicId"]) if value}
-            settled = resources.wait_settled(reference) if isinstance(reference, str) else None
+            settled = money.wait_settled(resources, reference) if isinstance(reference, str) else None
 
             def about_the_transfer() -> bool:
                 return any(reference and reference in item["raw"].decode(errors="replace")

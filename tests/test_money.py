@@ -18,7 +18,7 @@ from wallet_conformance.judge import checks
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, lists, money
-from wallet_conformance.world.resources import poll
+from wallet_conformance.world.polling import poll
 
 pytestmark = pytest.mark.money
 
@@ -36,7 +36,7 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
     resources.skip_without_inbound_payments()
     amount = contract.minimum_amount("transfer")
     public_id = wallet["publicId"]
-    before = money.int_balance(resources, public_id)
+    before = resources.balance(public_id)
     start = len(api.exchanges)
     try:
         resources.fund(public_id, amount)
@@ -51,7 +51,7 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
         # The payment was taken (2xx) but the balance never rose.
         checks.fail("an accepted inbound payment raises the wallet balance by its amount", before + amount,
                     resources.balance(public_id), payments[-1], detail=str(unfunded).splitlines()[0])
-    after = money.int_balance(resources, public_id)
+    after = resources.balance(public_id)
     if after == before + amount:
         return
     # Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the transactions
@@ -92,8 +92,8 @@ def test_settled_transfer_moves_the_money(api, resources):
     amount = contract.minimum_amount("transfer")
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     destination = resources.wallet()["publicId"]
-    source_before = money.int_balance(resources, source)
-    destination_before = money.int_balance(resources, destination)
+    source_before = resources.balance(source)
+    destination_before = resources.balance(destination)
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     data = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
     actual = money.amount_of(data, "actualAmount", exchange)
@@ -116,7 +116,7 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     amount = contract.minimum_amount("bankTransfer")
     number, code = resources.validated_account()
     source = resources.funded_wallet(money.funding("bankTransfer"))["publicId"]
-    before = money.int_balance(resources, source)
+    before = resources.balance(source)
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
     data = money.accepted_transfer(exchange, "make a bank transfer")
     fee = money.fee(data, exchange)
@@ -138,12 +138,12 @@ def test_transfer_above_the_balance_is_refused(api, resources, observe, operatio
     """A transfer of more than the source holds moves no money, whether refused at once or failed later."""
     minimum = contract.minimum_amount(operation_id)
     source = resources.funded_wallet(minimum * 2)["publicId"]
-    balance = money.int_balance(resources, source)
+    balance = resources.balance(source)
     amount = balance + minimum
     before = {source: balance}
     if operation_id == "transfer":
         destination = resources.wallet()["publicId"]
-        before[destination] = money.int_balance(resources, destination)
+        before[destination] = resources.balance(destination)
         body = bodies.transfer(source, destination, amount)
     else:
         number, code = resources.external_account()
@@ -165,7 +165,7 @@ def test_concurrent_transfers_never_overdraw(api: ApiClient, resources, run_id):
     amount = contract.minimum_amount("transfer")
     source = resources.funded_wallet(amount * FUNDED_SHARES)["publicId"]
     destination = resources.wallet()["publicId"]
-    funded = money.int_balance(resources, source)
+    funded = resources.balance(source)
     start = threading.Barrier(THREADS)
     wait = resources.settings.request_timeout + 5
 
@@ -192,7 +192,7 @@ def test_concurrent_transfers_never_overdraw(api: ApiClient, resources, run_id):
     actuals = [money.amount_of(exchange.data, "actualAmount", exchange) for exchange in accepted]
     for exchange in accepted:
         # Some may be overdrafts accepted to fail later, which need never leave pending.
-        if resources.wait_settled(exchange.data["reference"], must_settle=False) is None:
+        if money.wait_settled(resources, exchange.data["reference"], must_settle=False) is None:
             pytest.skip(f"transaction {exchange.data['reference']} was still pending after --settle-timeout "
                         f"({resources.settings.settle_timeout:g} s): the final balance cannot be read yet")
     # An accepted transfer may complete, or fail later moving nothing (when an overdraft is refused is not shown;
@@ -201,9 +201,9 @@ def test_concurrent_transfers_never_overdraw(api: ApiClient, resources, run_id):
     reachable = {funded - sum(chosen) for count in range(len(actuals) + 1)
                  for chosen in itertools.combinations(actuals, count)}
     possible = {balance for balance in reachable if balance >= 0}
-    reached = poll(lambda: [balance] if (balance := money.int_balance(resources, source)) in possible else None,
+    reached = poll(lambda: [balance] if (balance := resources.balance(source)) in possible else None,
                    resources.settings.settle_timeout)
-    final = reached[0] if reached else money.int_balance(resources, source)
+    final = reached[0] if reached else resources.balance(source)
     shown = accepted[-1]
     detail = (f"{len(accepted)} of {THREADS} concurrent transfers of {amount} kobo were accepted from a wallet "
               f"holding {funded}, for {sum(actuals)} kobo of actualAmount in all")
@@ -247,7 +247,7 @@ def test_settled_transfer_leaves_a_credit_leg(api, resources):
         return
     listed, searched = _listed_credit(api, destination, amount)
     if listed is None:
-        money.did_not_complete(settled, money.int_balance(resources, destination) != 0)
+        money.did_not_complete(settled, resources.balance(destination) != 0)
     if listed is None and not searched.complete:
         pytest.skip(f"meta.credit {credit!r} shows no credit leg, and no credit to {destination} is in what could be "
                     f"read of GET /transactions ({searched.note})")

@@ -88,7 +88,7 @@ def inbound(api, resources) -> Inbound:
     """An inbound credit: a wallet funded through the funding hook, then found in GET /transactions."""
     wallet = None
     if resources.target.funding_url:
-        wallet = resources.funded_wallet(resources.minimum())
+        wallet = resources.funded_wallet(contract.minimum_amount("transfer"))
     # List order and paging parameters are not shown: the list is read page after page until the credit shows.
     read = lists.read(api, "listTransactions", until=lambda entries: any(
         isinstance(entry, dict) and wallet and money.pays_into(entry, wallet) for entry in entries))
@@ -118,7 +118,7 @@ def settled_transfer(sample_transfer, resources) -> Exchange:
     if not isinstance(reference, str):
         raise TargetError("the transfer response carries no reference to verify")
     resources.require(resources.verify(reference), f"verify the transfer {reference}")
-    if resources.wait_settled(reference) is None:
+    if money.wait_settled(resources, reference) is None:
         pytest.skip(f"the transfer {reference} stayed pending past --settle-timeout")
     return resources.verify(reference)
 

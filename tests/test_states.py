@@ -85,7 +85,7 @@ def test_accepted_bank_transfer_is_pending(samples):
 def test_inbound_payment_is_a_success_credit_from_an_external_source(api, resources):
     """An external payment into a wallet is recorded as a `success` credit with sourceType External."""
     resources.skip_without_inbound_payments()
-    wallet = resources.funded_wallet(resources.minimum())
+    wallet = resources.funded_wallet(contract.minimum_amount("transfer"))
 
     def credits(entries: list[Any]) -> list[tuple[int, dict[str, Any]]]:
         return [(index, entry) for index, entry in enumerate(entries)
@@ -133,7 +133,7 @@ def test_observe_what_a_pending_transfer_becomes(api, resources, settings, obser
         if not isinstance(reference, str):
             seen[name] = {"accepted": exchange.status}
             continue
-        settled = resources.wait_settled(reference)
+        settled = money.wait_settled(resources, reference)
         seen[name] = {
             "status_on_acceptance": data.get("status"),
             "status_after": settled.get("status") if settled else f"still pending after {settings.settle_timeout:g} s",
@@ -230,11 +230,11 @@ def _closed(resources, public_id: str) -> None:
 @pytest.mark.requirement("STA-09")
 def test_closed_wallet_does_not_send(api, resources):
     """A transfer from a closed wallet (which still held the money) never completes and moves no money."""
-    amount = resources.minimum()
+    amount = contract.minimum_amount("transfer")
     funding = money.funding("transfer")  # room for a fee, so only the closure stops it
     source = resources.funded_wallet(funding)["publicId"]
     destination = resources.wallet()["publicId"]
-    before = {destination: money.int_balance(resources, destination)}
+    before = {destination: resources.balance(destination)}
     closing = resources.close_wallet(source)
     if 400 <= closing.status < 500:
         pytest.skip(f"the target refused to close a wallet holding {funding} kobo ({closing.status}): whether a "
@@ -250,10 +250,10 @@ def test_closed_wallet_does_not_send(api, resources):
 @pytest.mark.requirement("STA-09")
 def test_closed_wallet_does_not_receive(api, resources):
     """A transfer to a closed wallet never completes and moves no money."""
-    amount = resources.minimum()
+    amount = contract.minimum_amount("transfer")
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]  # room for a fee
     destination = resources.wallet()["publicId"]
-    before = {source: money.int_balance(resources, source)}
+    before = {source: resources.balance(source)}
     _closed(resources, destination)
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     money.never_completes(resources, exchange, before, "a transfer to a closed wallet",

@@ -9,8 +9,11 @@ from typing import Any
 import hypothesis
 import pytest
 
+from wallet_conformance.client.api import ApiClient
 from wallet_conformance.generation import profiles
+from wallet_conformance.generation.binding import Binder
 from wallet_conformance.settings import Settings
+from wallet_conformance.world.resources import Resources
 
 
 @dataclass(frozen=True)
@@ -38,3 +41,9 @@ class Generation:
 @pytest.fixture(scope="session")
 def generation(pytestconfig: pytest.Config, settings: Settings) -> Generation:
     return Generation(profiles.PROFILES[settings.profile], settings.generation_seed)
+
+
+@pytest.fixture(scope="session")
+def binder(api: ApiClient, resources: Resources, request: pytest.FixtureRequest) -> Binder:
+    """Real records for generated requests, shared by the generated tests of the run."""
+    return Binder(api, resources, request.getfixturevalue)

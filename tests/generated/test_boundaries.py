@@ -53,7 +53,7 @@ def settled(resources: Resources, exchange: Exchange, *, must_settle: bool = Tru
     """The transfer once the target settled it (any status but pending), or None if it stayed pending.
     `must_settle=False` for one that need never leave pending (an overdraft accepted)."""
     reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
-    return resources.wait_settled(reference, must_settle=must_settle) if isinstance(reference, str) else None
+    return money.wait_settled(resources, reference, must_settle=must_settle) if isinstance(reference, str) else None
 
 
 def wallet_transfer_fee(api: ApiClient, resources: Resources) -> int:
@@ -76,7 +76,7 @@ def test_transfer_amount_around_the_minimum(api, resources, generation, request)
         body = bodies.transfer(purse.holding(amount), destination, amount)
         exchange = api.call("transfer", json_body=body)
         if amount < MINIMUM:
-            checks.client_error(exchange, requirement="LIM-10", why=f"a transfer of {amount} kobo, below {MINIMUM}")
+            checks.refused(exchange, requirement="LIM-10", why=f"a transfer of {amount} kobo, below {MINIMUM}")
         else:
             checks.accepted(exchange, requirement="LIM-11", why=f"a transfer of {amount} kobo, at least {MINIMUM}")
 
@@ -96,7 +96,7 @@ def test_bank_transfer_amount_around_the_minimum(api, resources, generation, req
         body = bodies.bank_transfer(purse.holding(amount), number, code, amount)
         exchange = api.call("bankTransfer", json_body=body)
         if amount < BANK_MINIMUM:
-            checks.client_error(exchange, requirement="LIM-12", why=f"a bank transfer of {amount} kobo")
+            checks.refused(exchange, requirement="LIM-12", why=f"a bank transfer of {amount} kobo")
         else:
             checks.accepted(exchange, requirement="LIM-13", why=f"a bank transfer of {amount} kobo")
 
@@ -114,7 +114,7 @@ def test_transfer_at_the_edge_of_the_balance(api, resources, generation, request
     @example(balance=MINIMUM * 2, offset=0)
     def property_(balance, offset):
         source = resources.funded_wallet(balance)["publicId"]
-        balance = money.int_balance(resources, source)  # less than paid if the target charges inbound payments
+        balance = resources.balance(source)  # less than paid if the target charges inbound payments
         amount = balance + offset
         assume(amount >= MINIMUM)  # an inbound fee took the payment's margin over the minimum transfer
         credited_before = resources.balance(destination)
@@ -214,7 +214,7 @@ def test_bank_transfer_fees_across_amounts(api, resources, generation, request, 
     @given(amount=st.one_of(st.integers(BANK_MINIMUM, BANK_MINIMUM * 4), st.just(BANK_MINIMUM)))
     def property_(amount):
         source = purse.holding(amount)
-        before = money.int_balance(resources, source)
+        before = resources.balance(source)
         exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
         transaction = resources.require(exchange, f"a bank transfer of {amount} kobo")
         fee, actual = transaction.get("fee"), transaction.get("actualAmount")
@@ -250,9 +250,9 @@ def test_expire_in_around_its_range(api, resources, generation, request):
         body = bodies.collection_account(resources.run_id, destination, expireIn=expire_in)
         exchange = api.call("createCollectionAccount", json_body=body)
         if expire_in < low:
-            checks.client_error(exchange, requirement="LIM-14", why=f"expireIn {expire_in}, below {low}")
+            checks.refused(exchange, requirement="LIM-14", why=f"expireIn {expire_in}, below {low}")
         elif expire_in > high:
-            checks.client_error(exchange, requirement="LIM-16", why=f"expireIn {expire_in}, above {high}")
+            checks.refused(exchange, requirement="LIM-16", why=f"expireIn {expire_in}, above {high}")
         else:
             checks.accepted(exchange, requirement="LIM-15" if expire_in in (low, high) else "END-20",
                             why=f"expireIn {expire_in}, within {low}..{high}")
@@ -274,7 +274,7 @@ def test_reference_length_around_the_minimum(api, resources, generation, request
         body = bodies.collection_account(resources.run_id, destination, reference=reference)
         exchange = api.call("createCollectionAccount", json_body=body)
         if length < shortest:
-            checks.client_error(exchange, requirement="LIM-17", why=f"a reference of {length} characters")
+            checks.refused(exchange, requirement="LIM-17", why=f"a reference of {length} characters")
         else:
             checks.accepted(exchange, requirement="LIM-18" if length == shortest else "END-20",
                             why=f"a new reference of {length} characters")
@@ -296,7 +296,7 @@ def test_reference_is_unique_across_wallets(api, resources, generation, request)
         again = bodies.collection_account(resources.run_id, wallets[0 if same_wallet else 1], reference=reference)
         exchange = api.call("createCollectionAccount", json_body=again)
         where = "the same wallet" if same_wallet else "another wallet"
-        checks.client_error(exchange, requirement="LIM-19", why=f"a reference already used, on {where}")
+        checks.refused(exchange, requirement="LIM-19", why=f"a reference already used, on {where}")
 
     generation.run(request, property_, generation.profile.boundaries)
 
@@ -326,11 +326,11 @@ def test_secondary_wallet_contact_shapes(api, resources, generation, request):
         if exchange.ok:
             resources.close_wallet(exchange.data["publicId"])
         if kind == "missing":
-            checks.client_error(exchange, requirement="LIM-05", why="a secondary wallet without emailAddress")
+            checks.refused(exchange, requirement="LIM-05", why="a secondary wallet without emailAddress")
         elif kind == "invalid":
-            checks.client_error(exchange, requirement="LIM-06", why=f"a secondary wallet with e-mail {address!r}")
+            checks.refused(exchange, requirement="LIM-06", why=f"a secondary wallet with e-mail {address!r}")
         elif not with_mobile:
-            checks.client_error(exchange, requirement="LIM-07", why="a secondary wallet without mobile")
+            checks.refused(exchange, requirement="LIM-07", why="a secondary wallet without mobile")
         else:
             checks.accepted(exchange, requirement="LIM-04", why=f"a secondary wallet with e-mail {address!r}")
 

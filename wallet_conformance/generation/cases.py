@@ -1,9 +1,9 @@
-"""Schemathesis glue: cases generated from openapi.yaml, sent through the suite's client, judged by its checks.
+"""Schemathesis glue: cases generated from openapi.yaml, sent through the suite's client, judged by its rules.
 
 Schemathesis 4 makes the requests (`as_strategy` per operation, positive or negative); the suite's
 `ApiClient` sends them, so the key, the production guard, the capture and the redaction are the
-hand-written suite's. Every verdict is a `ConformanceFailure` naming one requirement: the suite's own
-checks run first, then the Schemathesis checks of `SCHEMATHESIS_CHECKS`, each mapped to a requirement.
+hand-written suite's. Every verdict is a `ConformanceFailure` naming one requirement: `judge` decides what the
+request needed (accepted, refused) and then runs the registry of rules (judge/rules.py) on the answer.
 
 Whether a request is valid is decided here, on what is actually sent (after real ids replaced
 generated ones), against the request schemas of openapi.yaml: a case Schemathesis generated as
@@ -15,79 +15,33 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
 from functools import cache
 from typing import Any
 
-import httpx
-import schemathesis
+import hypothesis
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from schemathesis import GenerationMode
-from schemathesis.checks import (
-    content_type_conformance,
-    not_a_server_error,
-    response_schema_conformance,
-)
 from schemathesis.core import NOT_SET
-from schemathesis.core.failures import FailureGroup
 
-from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange
-from wallet_conformance.judge import checks, envelope
+from wallet_conformance.client.api import DEFAULT, Exchange
+from wallet_conformance.judge import checks, rules
 from wallet_conformance.judge.failures import ConformanceFailure
 from wallet_conformance.spec import contract, validation
-from wallet_conformance.spec.catalogue import catalogue
 
 POSITIVE = GenerationMode.POSITIVE
 NEGATIVE = GenerationMode.NEGATIVE
 
-# The requirement a success response's schema violation breaks, by operation (the resource it returns).
-RESPONSE_SCHEMA_REQUIREMENT = {
-    "listAccounts": "RES-10", "updateAccount": "RES-10",
-    "createWallet": "RES-20", "listWallets": "RES-20", "getWallet": "RES-20",
-    "closeWallet": "END-18",
-    "createCollectionAccount": "RES-30",
-    "validateAccount": "RES-40",
-    "listBanks": "RES-50",
-    "transfer": "RES-60", "bankTransfer": "RES-60", "listTransactions": "RES-60", "verifyTransaction": "RES-60",
-}
-
-# Each Schemathesis check the generated tests use: the requirement it stands for, on success and on refusal
-# responses (None: not run there), and why. Checks left out, and why:
-# - status_code_conformance: openapi.yaml declares `4XX` and `default` (failure codes are not shown, ERR-04),
-#   so it cannot fail; the documented success status is the suite's own check (ERR-01 / ERR-02).
-# - positive_data_acceptance / negative_data_rejection: they read Schemathesis' own idea of valid; the suite
-#   decides on what was sent, with the business-rule refusals the document allows (`judge` below).
-# - ignored_auth, missing_required_header: they resend outside the suite's client; `auth_refused` does it inside.
-# - unsupported_method (TRACE...), use_after_free, ensure_resource_availability: the document does not say
-#   (VER-02, STA-10 are INFO) what an undeclared method or a closed wallet answers.
-SCHEMATHESIS_CHECKS: dict[str, tuple[Callable[..., Any], str | None, str | None, str]] = {
-    "not_a_server_error": (not_a_server_error, "ERR-05", "ERR-05", "no request gets a 5xx (SHOULD)"),
-    "content_type_conformance": (content_type_conformance, "SVC-04", None,
-                                 "a success response is labelled application/json (SHOULD)"),
-    "response_schema_conformance": (response_schema_conformance, "resource", "ERR-06",
-                                    "a success body matches its schema (MUST, the resource's requirement); "
-                                    "a refusal is an envelope (SHOULD)"),
-}
-
-
-@cache
-def openapi_schema() -> Any:
-    """openapi.yaml (schemas bundled) loaded by Schemathesis; no base URL: the suite's client sends."""
-    schema = schemathesis.openapi.from_dict(validation.openapi_document())
-    schema.config.generation.update(database="none")
-    return schema
-
-
-@cache
-def operation(operation_id: str) -> Any:
-    return openapi_schema().find_operation_by_id(operation_id)
+def given_cases(operation_id: str, mode: GenerationMode) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """`@given` of a case test: a Schemathesis case of the operation in `mode`, and Hypothesis' `data` for draws."""
+    return hypothesis.given(case=strategy(operation_id, mode), data=st.data())
 
 
 def strategy(operation_id: str, mode: GenerationMode = POSITIVE, **fixed: Any) -> Any:
     """Hypothesis strategy of Schemathesis cases for one operation (`fixed`: path_parameters, body...)."""
-    return operation(operation_id).as_strategy(generation_mode=mode, **fixed)
+    return rules.operation(operation_id).as_strategy(generation_mode=mode, **fixed)
 
 
 # ------------------------------------------------------------------ requests
@@ -132,12 +86,6 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_jsonable(item) for item in value]
     return value
-
-
-def send(api: ApiClient, request: Request, key: Any = DEFAULT) -> Exchange:
-    """Send a generated request through the run's client (guard, capture, redaction)."""
-    return api.call(request.operation_id, {name: str(value) for name, value in request.path.items()},
-                    json_body=request.body, params=request.query or None, key=key)
 
 
 # ------------------------------------------------------------------ is the request valid?
@@ -242,100 +190,21 @@ def invalid_input_requirement(operation_id: str, problems: Iterable[Problem]) ->
 # ------------------------------------------------------------------ verdicts
 
 
-def _response(exchange: Exchange) -> httpx.Response:
-    """The exchange as an httpx response, for Schemathesis' checks (the key is already redacted)."""
-    request = httpx.Request(exchange.method, exchange.url, headers=exchange.request_headers)
-    response = httpx.Response(exchange.status, headers=exchange.response_headers,
-                              content=exchange.text.encode(), request=request)
-    response.elapsed = timedelta(seconds=exchange.elapsed)
-    return response
-
-
-def schemathesis_checks(case: Any, exchange: Exchange) -> None:
-    """Run the Schemathesis checks of SCHEMATHESIS_CHECKS on an exchange; a failure names its requirement."""
-    success = exchange.ok
-    response = _response(exchange)
-    for name, (check, on_success, on_refusal, _) in SCHEMATHESIS_CHECKS.items():
-        requirement = on_success if success else on_refusal
-        if requirement is None:
-            continue
-        if requirement == "resource":
-            requirement = RESPONSE_SCHEMA_REQUIREMENT[exchange.operation_id]
-        try:
-            case.validate_response(response, checks=[check])
-        except FailureGroup as group:
-            first = group.exceptions[0]
-            raise ConformanceFailure(requirement, f"Schemathesis {name}: {first.title}",
-                                     SCHEMATHESIS_CHECKS[name][3], _first_lines(first.message), exchange,
-                                     detail=f"check {name}") from None
-
-
-def _first_lines(text: str, count: int = 6) -> str:
-    lines = [line for line in str(text).splitlines() if line.strip()]
-    return "\n".join(lines[:count])
-
-
-def suite_checks(exchange: Exchange) -> None:
-    """The hand-written suite's checks that hold for any response of any operation."""
-    if exchange.ok:
-        envelope.json_envelope(exchange, requirement="SVC-03")
-        envelope.meta_status_code(exchange, requirement="SVC-05")
-        envelope.meta_success_is_boolean(exchange, requirement="SVC-06")
-        envelope.meta_success_is(exchange, True, requirement="ERR-03")
-        envelope.message_is_string(exchange, requirement="SVC-07")
-        if contract.message_rule(exchange.operation_id) is not None:
-            envelope.message_presence(exchange, requirement=_message_presence_requirement(exchange.operation_id))
-        if contract.success_message(exchange.operation_id) is not None:
-            envelope.message_value(exchange, requirement=message_requirement(exchange.operation_id))
-        if contract.is_paginated(exchange.operation_id):
-            envelope.pagination_presence(exchange, requirement="SVC-16")
-        elif exchange.operation_id == "listBanks":
-            envelope.pagination_presence(exchange, requirement="END-38")
-        if contract.is_paginated(exchange.operation_id):
-            envelope.pagination_shape(exchange, requirement="SVC-17")
-        checks.success_status(exchange, requirement=success_status_requirement(exchange.operation_id))
-        checks.money_is_integer_kobo(exchange, requirement="SVC-21")
-        checks.currencies_are_ngn(exchange, requirement="SVC-22")
-        checks.timestamps_are_utc_ms(exchange, requirement="SVC-23")
-    elif 400 <= exchange.status < 500:
-        # An error response is an envelope (ERR-06) repeating its status (ERR-07) with success false (ERR-08).
-        envelope.json_envelope(exchange, requirement="ERR-06")
-        envelope.meta_status_code(exchange, requirement="ERR-07")
-        envelope.meta_success_is(exchange, False, requirement="ERR-08")
-
-
-def _message_presence_requirement(operation_id: str) -> str:
-    return "SVC-09" if contract.message_rule(operation_id) == "absent" else "SVC-08"
-
-
-def message_requirement(operation_id: str) -> str:
-    """The requirement holding the documented meta.message of an operation (SVC-10 .. SVC-15)."""
-    for requirement_id in contract.MESSAGE_REQUIREMENTS:
-        if operation_id in catalogue()[requirement_id].operations:
-            return requirement_id
-    raise KeyError(operation_id)
-
-
-def success_status_requirement(operation_id: str) -> str:
-    return "ERR-02" if contract.operations()[operation_id].success_status == 201 else "ERR-01"
-
-
-def judge(case: Any, exchange: Exchange, problems: list[Problem], must_accept: str | None,
-          success_checks: bool = True) -> None:
+def judge(exchange: Exchange, problems: list[Problem], must_accept: str | None, success_checks: bool = True) -> None:
     """The verdict on one generated exchange.
 
     - never a 5xx (ERR-05); a 401 to the run's own key breaks AUTH-04;
     - an invalid request (problems) that is accepted breaks the requirement of what was invalid;
     - a valid request the document says must succeed (`must_accept`: its requirement) that is refused fails;
       any other refusal of a valid request is a business rule the document allows (limits, balance, unknown ids);
-    - every response then passes the suite's checks and the Schemathesis checks (a success response only when
-      `success_checks`: the tests of invalid requests leave those to the tests of valid ones).
+    - every answer then passes the registry of rules (a success answer only when `success_checks`: the tests of
+      invalid requests leave those to the tests of valid ones).
     """
     if exchange.status == 401:
-        raise ConformanceFailure("AUTH-04", "the account's secret key is accepted", "not 401", exchange.status,
+        raise ConformanceFailure(KEY_ACCEPTED, "the account's secret key is accepted", "not 401", exchange.status,
                                  exchange, detail="the run's own key was refused: every other verdict would lie")
     if exchange.status >= 500:
-        checks.client_error(exchange, requirement="ERR-05", why="a generated request")
+        checks.refused(exchange, requirement="ERR-05", why="a generated request")
     if problems:
         requirement = invalid_input_requirement(exchange.operation_id, problems)
         if requirement is not None and exchange.ok:
@@ -346,6 +215,30 @@ def judge(case: Any, exchange: Exchange, problems: list[Problem], must_accept: s
         checks.accepted(exchange, requirement=must_accept, why=f"a valid {exchange.operation_id} request")
     if exchange.ok and not success_checks:
         return
-    suite_checks(exchange)
-    schemathesis_checks(case, exchange)
+    rules.judge_answer(exchange)
 
+
+# The requirement the judge holds besides the registry's: the run's own key is accepted; and what a refusal looks
+# like is observed (ERR-04).
+KEY_ACCEPTED = "AUTH-04"
+REFUSALS_OBSERVED = "ERR-04"
+
+
+def limit_requirements(operation_id: str) -> list[str]:
+    """The requirements an accepted invalid request of this operation breaks."""
+    return [rid for op, _, _, rid in INVALID_INPUT_REQUIREMENTS if op == operation_id]
+
+
+def valid_requirements(operation_id: str, must_accept: str | None) -> list[str]:
+    """The requirements the generated valid requests of one operation check: every rule of the registry on its
+    answers, the key accepted, what refusals look like, its acceptance (`must_accept`) and its limits."""
+    ids = [*rules.requirements(operation_id), "ERR-05", REFUSALS_OBSERVED, KEY_ACCEPTED,
+           *([must_accept] if must_accept else []), *limit_requirements(operation_id)]
+    return list(dict.fromkeys(ids))
+
+
+def invalid_requirements(operation_id: str) -> list[str]:
+    """The requirements the generated invalid requests of one operation check: refusals, never a 5xx."""
+    ids = [*rules.requirements(operation_id, ("client-error", "not-success")), REFUSALS_OBSERVED, KEY_ACCEPTED,
+           *limit_requirements(operation_id)]
+    return list(dict.fromkeys(ids))

@@ -33,7 +33,8 @@ from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import ConformanceFailure
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists, money
-from wallet_conformance.world.resources import Resources, poll
+from wallet_conformance.world.polling import poll
+from wallet_conformance.world.resources import Resources
 
 MINIMUM = contract.minimum_amount("transfer")
 PRIMARY_LIMIT = contract.primary_wallet_limit()
@@ -236,7 +237,7 @@ class MoneyMachine(RuleBasedStateMachine):
             self.touched.update(wallet for wallet in (source, destination) if wallet in self.balances)
             return
         if amount < MINIMUM:
-            self.check(checks.client_error, exchange, requirement="LIM-10" if kind == "transfer" else "LIM-12",
+            self.check(checks.refused, exchange, requirement="LIM-10" if kind == "transfer" else "LIM-12",
                        why=f"a {kind} of {amount} kobo")
             return
         if not exchange.ok:
@@ -271,7 +272,7 @@ class MoneyMachine(RuleBasedStateMachine):
             body["reference"] = "ref" + hashlib.sha256(secrets.token_bytes(8)).hexdigest()[:12]
         exchange = self.call("createCollectionAccount", json_body=body)
         if with_reference and reuse and used:
-            self.check(checks.client_error, exchange, requirement="LIM-19", why=f"reference {used[0]!r} again")
+            self.check(checks.refused, exchange, requirement="LIM-19", why=f"reference {used[0]!r} again")
             return
         self.check(checks.accepted, exchange, requirement="END-20", why="a collection account for an open wallet")
         reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
@@ -299,7 +300,7 @@ class MoneyMachine(RuleBasedStateMachine):
     def settle(self) -> None:
         """Wait until every pending transfer settles, then compare the target with the model."""
         for item in list(self.pending):
-            final = self.resources.wait_settled(item.reference, must_settle=item.affordable)
+            final = money.wait_settled(self.resources, item.reference, must_settle=item.affordable)
             self.calls.append(f"waited for {item.reference} to settle: {final and final.get('status')!r}")
             if final is None:
                 continue  # still pending: settlement time is not shown; compared at a later settle

@@ -77,12 +77,6 @@ def accepted(exchange: Exchange, why: str, *, requirement: str | None = None) ->
              f"HTTP {exchange.status} with a body that is not a JSON envelope", exchange, requirement=requirement)
 
 
-@check
-def client_error(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
-    """An invalid request is answered with a 4xx (the same rule as `refused`, for the error requirements)."""
-    refused(exchange, why, requirement=requirement)
-
-
 # ------------------------------------------------------------------ values and schemas
 
 

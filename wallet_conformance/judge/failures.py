@@ -99,15 +99,21 @@ class ConformanceFailure(AssertionError):
         super().__init__(format_failure(self))
 
 
-def _show(value: Any, other: Any = None) -> str:
-    """A value for a failure message; a string is quoted when the other side is not one ("true" vs true)."""
+SHOWN = 400  # characters of a value shown in a failure message
+
+
+def shown(value: Any, other: Any = None, limit: int = SHOWN) -> str:
+    """A value as the suite shows it (failures, evidence, observations): a string as it is, unless the value it is
+    compared with (`other`) is not a string ("true" against true: then quoted), anything else as JSON; cut at
+    `limit` characters."""
     if isinstance(value, str) and (other is None or isinstance(other, str)):
-        return value
-    try:
-        text = json.dumps(value, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 400 else text[:400] + "..."
+        text = value
+    else:
+        try:
+            text = json.dumps(value, sort_keys=True, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def format_failure(failure: ConformanceFailure) -> str:
@@ -115,8 +121,8 @@ def format_failure(failure: ConformanceFailure) -> str:
     lines = [f"[{failure.requirement}] {failure.title}"]
     if failure.detail:
         lines.append(f"  {failure.detail}")
-    lines.append(f"  expected: {_show(failure.expected, failure.received)}")
-    lines.append(f"  received: {_show(failure.received, failure.expected)}")
+    lines.append(f"  expected: {shown(failure.expected, failure.received)}")
+    lines.append(f"  received: {shown(failure.received, failure.expected)}")
     if failure.exchange is not None:
         lines.extend("  " + line for line in failure.exchange.describe().splitlines())
     return redact("\n".join(lines))

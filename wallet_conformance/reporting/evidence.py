@@ -6,11 +6,11 @@ Runs where the error is raised (an xdist worker too): everything it returns trav
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from wallet_conformance.client.redaction import redact
+from wallet_conformance.judge.failures import shown
 
 TARGET_ERROR = "TargetError"
 SUITE_ERROR = "SuiteError"
@@ -87,14 +87,7 @@ def _first(error: BaseException) -> str:
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = json.dumps(value, sort_keys=True, default=str)
-        except (TypeError, ValueError):
-            text = repr(value)
-    return redact(text if len(text) <= SHOWN else text[:SHOWN] + "...")
+    return redact(shown(value, limit=SHOWN))
 
 
 def _title(error: BaseException) -> str:

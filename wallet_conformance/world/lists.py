@@ -227,7 +227,7 @@ def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] |
     return listing
 
 
-def shown(pages: list[Exchange]) -> list[tuple[Any, ...]]:
+def pages_seen(pages: list[Exchange]) -> list[tuple[Any, ...]]:
     """What a read of pages showed: each page's status, totalCount and entries (or body)."""
     return [(page.status, pagination(page).get("totalCount"),
              [identity(entry) for entry in page.data] if isinstance(page.data, list) else page.text)
@@ -247,7 +247,7 @@ def judgeable(read: Callable[[], list[Exchange]], attempts: int,
     reads: list[list[Exchange]] = []
     for _ in range(attempts):
         pages = read()
-        if clean(pages) or (reads and shown(reads[-1]) == shown(pages)):
+        if clean(pages) or (reads and pages_seen(reads[-1]) == pages_seen(pages)):
             return pages
         reads.append(pages)
     totals = {pagination(page).get("totalCount") for pages in reads for page in pages}

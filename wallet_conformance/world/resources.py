@@ -6,12 +6,9 @@ pre-existing data, except an optional funded wallet given with --funded-wallet.
 
 from __future__ import annotations
 
-import fcntl
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
@@ -20,14 +17,14 @@ from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
+from wallet_conformance.world.locks import file_lock
+from wallet_conformance.world.polling import poll
 from wallet_conformance.world.safety import Guard, NotAllowed
 
 # What stops a setup step that a test can do without (a source of samples it may leave out): the target
 # could not do it, the run may not do it here (the guard), or the run has no way to (a skip, e.g. no funding).
 UNAVAILABLE = (TargetError, NotAllowed, CannotJudge)
-POLL_FIRST = 0.05
 FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount (less its fee)
-POLL_MAX = 0.5
 # What validate-account answers for an account the target does not know (the codes are not shown): a request
 # it found wrong, no such account, or one it could not process. 401, 415 and the like are about the request.
 NOT_RESOLVED = frozenset({400, 404, 422})
@@ -37,43 +34,10 @@ SWEEP_CONCURRENCY = 8
 # The lock file through which the run's own workers hold the wallet list still while one of them reads its pages
 # (see Resources.wallet_list_still).
 WALLET_LIST_LOCK = ".wallet-list.lock"
+# The lock file of what the account shares (its webhooks, its primary-wallet places): see Resources.account_wide.
+ACCOUNT_WIDE_LOCK = ".account-wide.lock"
 # Seconds a worker waits for that lock before going on without it: a slow target must not serialise the run.
 WALLET_LIST_WAIT = 5.0
-
-
-def poll(until: Callable[[], Any], timeout: float) -> Any:
-    """Call `until` until it returns something truthy or `timeout` seconds pass; returns its last value."""
-    deadline = time.monotonic() + timeout
-    pause = POLL_FIRST
-    while True:
-        value = until()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
-        pause = min(pause * 2, POLL_MAX)
-
-
-@contextmanager
-def file_lock(path: Path, mode: int, wait: float) -> Iterator[bool]:
-    """An flock (`fcntl.LOCK_SH` or `LOCK_EX`) on `path`, waited for at most `wait` seconds; yields whether it
-    is held (if not, the caller goes on without it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(handle, mode | fcntl.LOCK_NB)
-                held = True
-            except BlockingIOError:
-                held = False
-            if held or time.monotonic() >= deadline:
-                break
-            time.sleep(0.005)
-        try:
-            yield held
-        finally:
-            if held:
-                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def own_account(accounts: Any) -> dict[str, Any]:
@@ -97,8 +61,9 @@ class Resources:
         self.closed_wallets: set[str] = set()
         self._banks: list[dict[str, Any]] | None = None
         self._lock_depth = 0
-        # Waits that timed out once (funding, settlement): later tests do not wait the full timeout again.
-        self._never: dict[str, str] = {}
+        # Waits that came to nothing once (funding, settlement, the external account), and why: later tests do not
+        # wait the full timeout again.
+        self.gave_up: dict[str, str] = {}
         self._account_tried = False
         self._reading_wallet_list = False
 
@@ -151,8 +116,15 @@ class Resources:
     def read_wallet(self, public_id: str) -> dict[str, Any]:
         return self.require(self.api.call("getWallet", {"walletId": public_id}), "read a wallet")
 
-    def balance(self, public_id: str) -> Any:
-        return self.read_wallet(public_id).get("balance")
+    def balance(self, public_id: str) -> int:
+        """A wallet's balance, the one way the suite reads one: an integer of kobo, or the test stops on a setup
+        error naming SVC-21 (money cannot be followed in anything else)."""
+        read = self.read_wallet(public_id)
+        balance = read.get("balance") if isinstance(read, dict) else None
+        if type(balance) is not int:
+            raise TargetError(f"wallet {public_id} reads with balance {balance!r}, not an integer: cannot compare "
+                              "money", self.api.exchanges[-1], requirement=contract.MONEY_INTEGERS)
+        return balance
 
     def sweep(self) -> list[str]:
         """Close every wallet the run still holds, SWEEP_CONCURRENCY at a time; keeps going past errors and says
@@ -197,17 +169,17 @@ class Resources:
                 raise CannotJudge("the bank list shows no active bank with a bank code to validate an account with "
                                   "(see --bank-account)")
             code = str(usable[0]["bankCode"])
-        if "bank-account" in self._never:
-            raise CannotJudge(self._never["bank-account"])
+        if "bank-account" in self.gave_up:
+            raise CannotJudge(self.gave_up["bank-account"])
         if not self._account_tried:
             self._account_tried = True
             exchange = self.api.call("validateAccount", json_body=bodies.validation(number, code))
             if exchange.status in NOT_RESOLVED:
-                self._never["bank-account"] = (
+                self.gave_up["bank-account"] = (
                     f"the target did not resolve the external account {number} at bank {code} (validate-account "
                     f"answered {exchange.status}): give one it resolves with --bank-account NUMBER:BANKCODE; the "
                     "tests that need an external account skip")
-                raise CannotJudge(self._never["bank-account"])
+                raise CannotJudge(self.gave_up["bank-account"])
         return number, code
 
     def validated_account(self) -> tuple[str, str]:
@@ -241,10 +213,10 @@ class Resources:
         self.guard.require_money_movement()
         if not self.can_fund:
             raise CannotJudge("no way to put money in a wallet: give --funding-url or --funded-wallet")
-        if "funding-hook" in self._never:
-            raise CannotJudge(self._never["funding-hook"])
-        if "funding" in self._never:
-            raise TargetError(f"not waited again: {self._never['funding']}")
+        if "funding-hook" in self.gave_up:
+            raise CannotJudge(self.gave_up["funding-hook"])
+        if "funding" in self.gave_up:
+            raise TargetError(f"not waited again: {self.gave_up['funding']}")
         self.guard.spend(amount)
         if before is None:
             before = self.balance(public_id)
@@ -252,21 +224,21 @@ class Resources:
             exchange = self.api.request("POST", self.target.funding_url, absolute=True,
                                         json_body={"walletId": public_id, "amount": amount})
             if exchange.status in (404, 405, 501):  # no such hook there: a configuration mistake, not the API's
-                self._never["funding-hook"] = (f"the funding hook answered {exchange.status}: check --funding-url "
+                self.gave_up["funding-hook"] = (f"the funding hook answered {exchange.status}: check --funding-url "
                                                f"({exchange.method} {exchange.url}); the tests that need money skip")
-                raise CannotJudge(self._never["funding-hook"])
+                raise CannotJudge(self.gave_up["funding-hook"])
             self.require(exchange, "fund a wallet through --funding-url", envelope=False)
         else:
             body = bodies.transfer(self.settings.funded_wallet, public_id, amount, narration=f"{self.run_id} funding")
             self.require(self.api.call("transfer", json_body=body), "fund a wallet from --funded-wallet")
         # One read per poll: round trips are what a remote target charges for.
-        risen = poll(lambda: [balance] if (balance := self.balance(public_id) or 0) > before else None,
+        risen = poll(lambda: [balance] if (balance := self.balance(public_id)) > before else None,
                      self.settings.settle_timeout)
         if not risen:
             # Through the funding hook this step is an inbound payment: its balance not rising is SVC-24's failure.
-            self._never["funding"] = (f"funding {public_id} with {amount} kobo did not show in its balance within "
+            self.gave_up["funding"] = (f"funding {public_id} with {amount} kobo did not show in its balance within "
                                       f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})")
-            raise TargetError(self._never["funding"],
+            raise TargetError(self.gave_up["funding"],
                               requirement=FUNDING_REQUIREMENT if self.target.funding_url else None)
         return risen[0] - before
 
@@ -278,32 +250,6 @@ class Resources:
 
     def verify(self, reference: str) -> Exchange:
         return self.api.call("verifyTransaction", {"reference": reference})
-
-    def wait_settled(self, reference: str, *, must_settle: bool = True) -> dict[str, Any] | None:
-        """The transaction once its status is no longer `pending`, or None if it stays pending past the timeout.
-
-        A transfer that must settle and does not is remembered: later waits fail at once with its evidence. One
-        that need not (an overdraft or a transfer touching a closed wallet, accepted: whether it ever leaves
-        `pending` is not shown) leaves no such mark, and is not waited for once a transfer that should have
-        settled did not.
-        """
-
-        def settled() -> dict[str, Any] | None:
-            exchange = self.verify(reference)
-            data = exchange.data if exchange.ok else None
-            if isinstance(data, dict) and data.get("status") not in (None, contract.pending_state()):
-                return data
-            return None
-
-        if "settlement" in self._never:
-            if not must_settle:
-                return None
-            raise TargetError(f"not waited again: {self._never['settlement']}")
-        found = poll(settled, self.settings.settle_timeout)
-        if found is None and must_settle:
-            self._never["settlement"] = (f"transaction {reference} stayed pending for "
-                                         f"{self.settings.settle_timeout:g} s (--settle-timeout)")
-        return found
 
     # ------------------------------------------------------------ the account
 
@@ -325,15 +271,12 @@ class Resources:
             finally:
                 self._lock_depth -= 1
             return
-        self.settings.report_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.settings.report_dir / ".account-wide.lock", "w") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        with file_lock(self.settings.report_dir / ACCOUNT_WIDE_LOCK):
             self._lock_depth = 1
             try:
                 yield
             finally:
                 self._lock_depth = 0
-                fcntl.flock(handle, fcntl.LOCK_UN)
 
     @contextmanager
     def wallet_list_still(self) -> Iterator[None]:
@@ -341,7 +284,7 @@ class Resources:
         wallet meanwhile (its calls wait in `sending`). Otherwise the run's own workers, adding wallets all the
         time under `-n 4`, would keep shifting the pages and the paging tests would never judge them. Other
         clients of the account are not held: lists.judgeable copes with them."""
-        with file_lock(self.settings.report_dir / WALLET_LIST_LOCK, fcntl.LOCK_EX, WALLET_LIST_WAIT):
+        with file_lock(self.settings.report_dir / WALLET_LIST_LOCK, wait=WALLET_LIST_WAIT):
             self._reading_wallet_list = True
             try:
                 yield
@@ -353,7 +296,7 @@ class Resources:
         while another worker reads it (not in the process that reads it, which holds the lock itself)."""
         if operation_id not in contract.wallet_list_changes() or self._reading_wallet_list:
             return nullcontext()
-        return file_lock(self.settings.report_dir / WALLET_LIST_LOCK, fcntl.LOCK_SH, WALLET_LIST_WAIT)
+        return file_lock(self.settings.report_dir / WALLET_LIST_LOCK, shared=True, wait=WALLET_LIST_WAIT)
 
     # ------------------------------------------------------------ helpers
 
@@ -371,6 +314,3 @@ class Resources:
             return exchange.json
         return exchange.data
 
-    @staticmethod
-    def minimum(operation_id: str = "transfer") -> int:
-        return contract.minimum_amount(operation_id)

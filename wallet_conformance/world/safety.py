@@ -3,13 +3,13 @@ and money moved in one run stays under --max-amount."""
 
 from __future__ import annotations
 
-import fcntl
 import threading
 import unittest
 from pathlib import Path
 
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
+from wallet_conformance.world.locks import file_lock
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -52,8 +52,7 @@ class Guard:
             if self.ledger is None:
                 self._spent = self._reserve(self._spent, amount)
                 return
-            with open(self.ledger, "r+") as handle:
-                fcntl.flock(handle, fcntl.LOCK_EX)
+            with file_lock(self.ledger) as handle:
                 spent = self._reserve(int(handle.read().strip() or 0), amount)
                 handle.seek(0)
                 handle.truncate()

@@ -1,0 +1,162 @@
+"""Real records for generated requests: generated ids never name a real record, so a generated request is bound
+to real ones (a wallet of the run, a funded wallet, a transfer's reference, the external account), which is what
+reaches the success branch of reads, closes, transfers and collection accounts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import secrets
+from contextlib import nullcontext
+from typing import Any
+
+from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange
+from wallet_conformance.generation.cases import Request
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies
+from wallet_conformance.world.resources import Resources
+
+PRINTABLE = re.compile(r"[ -~]*")
+PLAIN_REFERENCE = re.compile(r"[A-Za-z0-9_-]+")
+FUNDS = 300_000  # kobo in the funded source of generated transfers (the run's money budget is shared)
+# The collection amounts a valid request must be accepted with: the document bounds none, so a target may hold
+# collections to the minimum transfer, or cap them; between the two, any amount goes.
+COLLECTION_AMOUNTS = range(contract.minimum_amount("transfer"), 100_000_000 + 1)
+
+
+def must_accept(operation_id: str) -> str | None:
+    """The requirement a valid request of this operation breaks when refused, once bound to real records: its
+    acceptance requirement; none for a wallet, whose required fields and their shapes are not shown (END-13)."""
+    return None if operation_id == "createWallet" else contract.acceptance_requirement(operation_id)
+
+
+def may_make_primary_wallets(operation_id: str) -> bool:
+    """Whether generated requests of this operation may make primary wallets (a target may default a wallet to
+    primary): they run in the account-wide group with the primary-limit tests, whose count then knows every
+    primary the run closed (a list may keep closed wallets)."""
+    return operation_id == "createWallet"
+
+
+class Binder:
+    """Real records for generated requests, made once per operation test."""
+
+    def __init__(self, api: ApiClient, resources: Resources, fixture: Any) -> None:
+        self.api = api
+        self.resources = resources
+        self.fixture = fixture  # the run's session fixtures, made when first asked: sample_wallet
+        self.nonce = secrets.token_hex(3)
+        self.references = itertools.count()  # Hypothesis draws one reference many times: each sent once
+        self._funded: dict[str, Any] | None = None
+        self._reference: str | None = None
+        self.sent = 0  # kobo sent from the funded wallet since it was last funded (maybe not yet debited)
+
+    def funded(self) -> dict[str, Any]:
+        """The source of generated transfers, a new one when the last runs low (topping that one up would wait on
+        a balance its transfers still pending may move, where a target debits at settlement)."""
+        if self._funded is None or self.available() < FUNDS // 3:
+            self._funded = self.resources.funded_wallet(FUNDS)
+            self.sent = 0
+        return self._funded
+
+    def available(self) -> int:
+        """What the funded wallet can surely still send: its balance, less what was sent since the last funding
+        (a target may debit only at settlement; where it debits at once, this counts twice and is only safer)."""
+        return (self.resources.balance(self._funded["publicId"]) or 0) - self.sent if self._funded else 0
+
+    def reference(self) -> str:
+        """The reference of a transfer of the run's own (from the funded wallet, so any fee is covered)."""
+        if self._reference is None:
+            body = bodies.transfer(self.funded()["publicId"], self.fixture("sample_wallet")["publicId"])
+            exchange = self.api.call("transfer", json_body=body)
+            self.spent(exchange)
+            self._reference = self.resources.require(exchange, "make a transfer to verify")["reference"]
+        return self._reference
+
+    def spent(self, exchange: Any) -> None:
+        """Count money an accepted transfer takes from the funded wallet."""
+        data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
+        if exchange.operation_id in contract.money_operations() and self._funded is not None \
+                and data.get("source") == self._funded["publicId"] and isinstance(data.get("actualAmount"), int):
+            self.sent += data["actualAmount"]
+
+    def bind(self, request: Request) -> str | None:
+        """Put real records into the request; the requirement that makes it a must-succeed, if it is one."""
+        op, body = request.operation_id, request.body
+        if isinstance(body, dict):
+            # Only the documented fields: whether a target ignores or refuses others is not shown.
+            documented = contract.request_schema(op).get("properties", {})
+            for name in [name for name in body if name not in documented]:
+                del body[name]
+        if "walletId" in request.path:  # a read, or a close: of a wallet of its own, which no other test loses
+            wallet = self.resources.wallet() if contract.operations()[op].method == "DELETE" else (
+                self.fixture("sample_wallet"))
+            request.path["walletId"] = wallet["publicId"]
+            return must_accept(op)
+        if op == "verifyTransaction":
+            request.path["reference"] = self.reference()
+            return must_accept(op)
+        if not isinstance(body, dict):
+            # A list filter of odd text (a NUL byte, say) may be refused: how filters are read is not shown.
+            plain = all(PRINTABLE.fullmatch(str(value)) for value in request.query.values())
+            return must_accept(op) if op.startswith("list") and plain else None
+        if op == "createWallet":
+            if body.get("category") == "primary":
+                # The five primary places are account-wide: the boundary tests take them, one at a time.
+                body["category"] = "secondary"
+            return None  # which fields a wallet needs, and their shapes, are not shown (END-13)
+        if op == "validateAccount":
+            body["accountNumber"], body["bankCode"] = self.resources.external_account()
+            return must_accept(op)
+        if op == "createCollectionAccount":
+            body["destination"] = self.fixture("sample_wallet")["publicId"]
+            reference = body.get("reference")
+            if isinstance(reference, str):  # unique on a target that holds earlier runs, and within this one
+                body["reference"] = f"{self.nonce}{next(self.references)}{reference}"
+            plain = (isinstance(body.get("accountName"), str) and body["accountName"].strip()
+                     and PRINTABLE.fullmatch(body["accountName"])
+                     and type(body.get("amount")) is int and body["amount"] in COLLECTION_AMOUNTS
+                     and type(body.get("expireIn")) is int
+                     and ("reference" not in body or PLAIN_REFERENCE.fullmatch(str(body["reference"]))))
+            return must_accept(op) if plain else None
+        if op in contract.money_operations():
+            source = self.funded()
+            body["source"] = source["publicId"]
+            if op == "transfer":
+                body["destination"] = self.fixture("sample_wallet")["publicId"]
+            else:
+                body["accountNumber"], body["bankCode"] = self.resources.external_account()
+            fields = contract.request_schema(op)["properties"]
+            amount = body.get("amount")
+            # Clearly affordable: at most half the balance, so any fee the target charges still fits.
+            affordable = type(amount) is int and amount <= self.available() // 2
+            narration = body.get("narration")
+            complete = (all(name in body for name in fields) and isinstance(narration, str) and narration.strip()
+                        and PRINTABLE.fullmatch(narration))
+            return must_accept(op) if affordable and complete else None
+        return must_accept(op)
+
+
+
+def send(api: ApiClient, resources: Resources, sent: Request, key: Any = DEFAULT) -> Exchange:
+    """Send a generated request; a wallet it creates is closed at once (and by the sweep if that fails).
+
+    A wallet that may be primary (the body does not say secondary: a target may default to primary) takes one of
+    the account's primary places while it is open: it is made and closed under the run's account-wide lock, so
+    the primary-limit tests of another worker never count it.
+    """
+    may_be_primary = sent.operation_id == "createWallet" and not (
+        isinstance(sent.body, dict) and sent.body.get("category") == "secondary")
+    with resources.account_wide() if may_be_primary else nullcontext():
+        exchange = api.call(sent.operation_id, {name: str(value) for name, value in sent.path.items()},
+                            json_body=sent.body, params=sent.query or None, key=key)
+        if exchange.operation_id == "createWallet" and exchange.ok:
+            resources.track(exchange)
+            public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
+            if isinstance(public_id, str):
+                resources.close_wallet(public_id)
+        elif exchange.operation_id == "closeWallet":
+            resources.track(exchange)
+    return exchange
+
+
