@@ -5,7 +5,6 @@ validated `Settings` the machinery receives. Plain data: the pytest plugin turns
 
 from __future__ import annotations
 
-import os
 import secrets
 import ssl
 from collections.abc import Callable, Mapping
@@ -188,11 +187,6 @@ class Settings:
     def money_allowed(self) -> bool:
         return self.environment != "production" or (self.allow_writes and self.allow_money_movement)
 
-    @property
-    def gated_complete(self) -> bool:
-        """Whether a MUST requirement left untested fails the run (--require-complete, or --strict)."""
-        return self.require_complete or self.strict
-
 
 def _http_url(flag: str, value: str) -> str:
     """`value` if it is an absolute http(s) URL with a host; else a ConfigError naming `flag`."""
@@ -304,9 +298,3 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         reference_settle_delay=float(values["reference_settle_delay"]),
         reference_latency=latency,
     )
-
-
-def environment_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Each option's value from its environment variable (None where unset)."""
-    environ = os.environ if environ is None else environ
-    return {option.dest: option.from_environment(environ) for option in OPTIONS}

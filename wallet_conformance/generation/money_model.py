@@ -39,7 +39,6 @@ from wallet_conformance.world.resources import Resources
 MINIMUM = contract.minimum_amount("transfer")
 PRIMARY_LIMIT = contract.primary_wallet_limit()
 FUNDING = (MINIMUM, MINIMUM * 6)  # kobo per funding step
-SETTLING_READS = 3  # times a settled source's balance may still move (a debit, then a refund) before it is judged
 BUDGET = 600_000  # most kobo one test's machine puts into its wallets, over all its programs
 # The requirement a wrong balance breaks, by the last kind of money movement of that wallet.
 BALANCE_REQUIREMENT = {"fund": "SVC-25", "transfer": "SVC-25", "bankTransfer": "SVC-26", "overdraft": "SVC-27",
@@ -334,13 +333,7 @@ class MoneyMachine(RuleBasedStateMachine):
         """
         if final.get("status") == contract.success_state() or item.source not in self.balances:
             return False
-        value = self.balance(item.source)
-        for _ in range(SETTLING_READS):
-            moved = poll(lambda seen=value: [now] if (now := self.balance(item.source)) != seen else None,
-                         self.resources.settings.quiet_window)
-            if not moved:
-                break
-            value = moved[0]
+        value = money.balance_held_still(self.resources, item.source, read=self.balance)
         return value == self.balances[item.source] + item.actual
 
     # ------------------------------------------------------------ the target against the model

@@ -45,4 +45,3 @@ invalid_emails = st.one_of(
     st.builds(lambda local: f"{local}@", _LOCAL),
     st.builds(lambda local, domain: f"{local} @{domain}", _LOCAL, _DOMAIN),
 )
-MOBILE_PARTS = ("phoneNumber", "isoCode")

@@ -26,7 +26,6 @@ from wallet_conformance.spec.catalogue import LEVELS
 MARKDOWN = "conformance.md"
 HTML = "conformance.html"
 JUNIT = "junit.xml"
-NOT_TESTED = ("suite-error", "blocked", "skip", "untested")
 EVIDENCE_SHOWN = 3
 VERDICT_WORDS = {
     "conforms": "conforms",

@@ -154,15 +154,18 @@ def balance_after_settlement(resources: Resources, public_id: str, before: int, 
                                 None if completed else resources.settings.quiet_window)
 
 
-def balance_held_still(resources: Resources, public_id: str) -> int:
+def balance_held_still(resources: Resources, public_id: str, read: Callable[[str], int] | None = None) -> int:
     """A wallet's balance once it stops moving: read until it holds for --quiet-window, at most SETTLING_READS
-    times (a debit, then a refund, may post a moment after a status changed)."""
-    value = resources.balance(public_id)
+    times (a debit, then a refund, may post a moment after a status changed). `read` reads a balance (default
+    `Resources.balance`; the money model passes its own, which logs every call of its program)."""
+    read = read or resources.balance
+    value = read(public_id)
     for _ in range(SETTLING_READS):
-        moved = balance_after_change(resources, public_id, value, resources.settings.quiet_window)
-        if moved == value:
+        moved = poll(lambda seen=value: [now] if (now := read(public_id)) != seen else None,
+                     resources.settings.quiet_window)
+        if not moved:
             break
-        value = moved
+        value = moved[0]
     return value
 
 

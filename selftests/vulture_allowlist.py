@@ -1,0 +1,30 @@
+"""Names the dead-code pass (vulture) would report, each read by a framework or kept on purpose."""
+
+# ruff: noqa: B018, F821
+# http.server and socketserver read these class attributes of a handler or server.
+_.protocol_version
+_.disable_nagle_algorithm
+_.close_connection
+_.daemon_threads
+# uvicorn and Starlette read these.
+_.should_exit
+_.redirect_slashes
+# pytest and allure-pytest read these options.
+_.tbstyle
+_.reportchars
+_.clean_alluredir
+# Exit statuses pytest itself gives: part of the one list the README documents.
+_.INTERRUPTED
+_.INTERNAL_ERROR
+_.NO_TESTS_COLLECTED
+# The state machine's teardown, called by Hypothesis.
+_.teardown
+# A webhook payload's field, written for the target that delivers it.
+_.statusCode
+# Arguments a signature needs but a body does not use (context managers' __exit__, a cache key).
+exc_type
+exc
+traceback
+exc_info
+cert_file
+cert_dir
