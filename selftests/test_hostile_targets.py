@@ -1,4 +1,4 @@
-"""Hostile targets end quickly with one message, in bounded time and memory (issue: hardened for real environments).
+"""Hostile targets end quickly with one message, in bounded time and memory.
 
 Each case runs the suite as a user would (`pytest tests`, a fresh process) against a small misbehaving server
 of selftests/hostile.py on loopback, and checks: the exit status, at most MAX_SECONDS, at most a screenful of
@@ -55,7 +55,7 @@ class Run:
         assert self.rss_mb < MAX_RSS_MB, f"{self.rss_mb:.0f} MB"
 
     def no_must_passed(self) -> None:
-        """Issue 8, point 8: nothing from a target that does not speak the protocol passes a MUST requirement."""
+        """Nothing from a target that does not speak the protocol passes a MUST requirement."""
         if self.report is not None:
             passed = [e["id"] for e in self.report["requirements"] if e["level"] == "MUST" and e["verdict"] == "pass"]
             assert not passed, passed
@@ -124,7 +124,7 @@ def reference():
         yield server
 
 
-# ------------------------------------------------------------------ 1. not the protocol (and issue 8, point 8)
+# ------------------------------------------------------------------ 1. not the protocol
 
 NOT_THE_PROTOCOL = {
     "html": lambda request: Answer(200, "<!doctype html><html><body><h1>Welcome</h1></body></html>", "text/html"),

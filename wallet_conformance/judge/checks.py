@@ -18,7 +18,7 @@ Hand-written tests call these; the generated tests register the same functions w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from wallet_conformance.client.api import Exchange
@@ -30,6 +30,7 @@ CURRENCY_FIELDS = frozenset({"currency", "sourceCurrency", "destinationCurrency"
 TIMESTAMP_FIELDS = frozenset({"createdAt", "updatedAt", "lastUpdated", "expiration", "deletedAt", "date"})
 # ISO 8601 in UTC with milliseconds, as the document states; read from schemas/common.json.
 TIMESTAMP = re.compile(contract.schema("common.json")["$defs"]["timestamp"]["pattern"])
+CURRENCY = contract.currency()
 
 
 def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = None, *, detail: str | None = None,
@@ -139,39 +140,40 @@ def _walk(node: Any, path: str = "data") -> Iterator[tuple[str, str, Any]]:
             yield from _walk(value, f"{path}[{index}]")
 
 
+def _every_field(exchange: Exchange, names: frozenset[str], holds: Callable[[Any], bool], title: str, expected: str,
+                 requirement: str, *, null_allowed: bool) -> dict[str, Any]:
+    """Every field of data (at any depth) named in `names` holds (`holds(value)`), or is null where that is allowed;
+    returns the fields it validated, by path."""
+    seen = {}
+    for path, key, value in _walk(exchange.data):
+        if key in names and not (null_allowed and value is None):
+            if not holds(value):
+                fail(title, expected, f"{path}.{key} = {value!r}", exchange, requirement=requirement)
+            seen[f"{path}.{key}"] = value
+    return seen
+
+
 @check
 def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every money field of data is an integer (or null); returns the fields it validated, by path."""
-    seen = {}
-    for path, key, value in _walk(exchange.data):
-        if key in MONEY_FIELDS and value is not None:
-            if type(value) is not int:
-                fail("money amounts are integers in kobo", "an integer", f"{path}.{key} = {value!r}", exchange,
-                     requirement=requirement)
-            seen[f"{path}.{key}"] = value
-    return seen
+    return _every_field(exchange, MONEY_FIELDS, lambda value: type(value) is int, "money amounts are integers in kobo",
+                        "an integer", requirement, null_allowed=True)
 
 
 @check
 def currencies_are_ngn(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every currency field of data is NGN; returns the fields it validated, by path."""
-    seen = {}
-    for path, key, value in _walk(exchange.data):
-        if key in CURRENCY_FIELDS:
-            if value != "NGN":
-                fail("every currency is NGN", "NGN", f"{path}.{key} = {value!r}", exchange, requirement=requirement)
-            seen[f"{path}.{key}"] = value
-    return seen
+    return _every_field(exchange, CURRENCY_FIELDS, lambda value: value == CURRENCY, f"every currency is {CURRENCY}",
+                        CURRENCY, requirement, null_allowed=False)
+
+
+def _is_timestamp(value: Any) -> bool:
+    return isinstance(value, str) and TIMESTAMP.match(value) is not None
 
 
 @check
 def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every timestamp field of data is ISO 8601 UTC with milliseconds (or null); returns those it validated."""
-    seen = {}
-    for path, key, value in _walk(exchange.data):
-        if key in TIMESTAMP_FIELDS and value is not None:
-            if not (isinstance(value, str) and TIMESTAMP.match(value)):
-                fail("timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sss and Z or +00:00",
-                     f"{path}.{key} = {value!r}", exchange, requirement=requirement)
-            seen[f"{path}.{key}"] = value
-    return seen
+    return _every_field(exchange, TIMESTAMP_FIELDS, _is_timestamp,
+                        "timestamps are ISO 8601 UTC strings with milliseconds",
+                        "YYYY-MM-DDThh:mm:ss.sss and Z or +00:00", requirement, null_allowed=True)

@@ -119,6 +119,11 @@ def reference_min_length() -> int:
     return int(request_field("createCollectionAccount", "reference")["minLength"])
 
 
+def currency() -> str:
+    """The only currency the document shows (`NGN`), from schemas/common.json."""
+    return str(schema("common.json")["$defs"]["currency"]["const"])
+
+
 def prefix(definition: str) -> str:
     """An identifier prefix from schemas/common.json (`walletId` -> `vba-`)."""
     pattern = schema("common.json")["$defs"][definition]["pattern"]

@@ -52,7 +52,7 @@ def customer(run_id: str) -> tuple[str, str]:
 
 
 def wallet(run_id: str, category: str = "secondary", **overrides: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"accountName": f"{run_id} wallet", "category": category, "currency": "NGN"}
+    body: dict[str, Any] = {"accountName": f"{run_id} wallet", "category": category, "currency": contract.currency()}
     if category == "secondary":
         email, phone = customer(run_id)
         body["emailAddress"] = email
@@ -73,7 +73,7 @@ def transfer(source: str, destination: str, amount: int | None = None, **overrid
     body: dict[str, Any] = {
         "source": source, "sourceType": "VirtualAccount", "destination": destination,
         "destinationType": "VirtualAccount", "amount": amount or contract.minimum_amount("transfer"),
-        "currency": "NGN", "narration": "conformance transfer",
+        "currency": contract.currency(), "narration": "conformance transfer",
     }
     body.update(overrides)
     return body
@@ -83,7 +83,7 @@ def bank_transfer(source: str, account_number: str, bank_code: str, amount: int 
                   **overrides: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
         "source": source, "accountNumber": account_number, "bankCode": bank_code,
-        "amount": amount or contract.minimum_amount("bankTransfer"), "currency": "NGN",
+        "amount": amount or contract.minimum_amount("bankTransfer"), "currency": contract.currency(),
         "narration": "conformance bank transfer",
     }
     body.update(overrides)
