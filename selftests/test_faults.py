@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 import httpx
 import pytest
 
 from selftests.conftest import ReferenceClient, started, wallet_body
+from selftests.switches import places, reference_sources
 from selftests.test_reference import (
     BANK_MINIMUM,
     EXPIRE_MAX,
@@ -30,9 +30,7 @@ from wallet_conformance.reference import FAULTS, Fault
 from wallet_conformance.reference.service import WRONG_MESSAGES
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import ROOT
 
-PACKAGE = ROOT / "wallet_conformance" / "reference"
 SECONDARY = {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
 
 Scenario = Callable[[ReferenceClient], Any]
@@ -472,20 +470,10 @@ def test_every_fault_has_a_scenario() -> None:
     assert set(SCENARIOS) == set(Fault)
 
 
-@cache
-def package_sources() -> dict[str, str]:
-    """The reference's modules (routes/ included), but the catalogue itself."""
-    return {
-        str(path.relative_to(PACKAGE)): path.read_text() for path in PACKAGE.rglob("*.py") if path.name != "faults.py"
-    }
-
-
 @pytest.mark.parametrize("fault", list(Fault), ids=lambda fault: fault.cli_name)
 def test_fault_is_read_at_exactly_one_place(fault: Fault) -> None:
     """The package reads the fault once: as `faults.on(Fault.NAME)`, or as one row of the envelope's message table."""
-    sources = package_sources()
-    uses = [name for name, text in sources.items() for _ in re.finditer(rf"\bFault\.{fault.name}\b", text)]
-    reads = [name for name, text in sources.items() for _ in re.finditer(rf"\.on\(Fault\.{fault.name}\)", text)]
+    uses, reads = places("Fault", fault.name, "faults.py")
     assert len(uses) == 1, f"{fault.name} is used in {uses or 'no module'}"
     in_table = any(row_fault is fault for row_fault, _ in WRONG_MESSAGES.values())
     assert reads == ([] if in_table else uses)
@@ -494,7 +482,8 @@ def test_fault_is_read_at_exactly_one_place(fault: Fault) -> None:
 def test_the_message_table_is_read_once() -> None:
     """The wrong-message faults are one table, read at one place in the envelope."""
     assert len(WRONG_MESSAGES) == 6
-    reads = [name for name, text in package_sources().items() for _ in re.finditer(r"WRONG_MESSAGES\.get\(", text)]
+    sources = reference_sources("faults.py")
+    reads = [name for name, text in sources.items() for _ in re.finditer(r"WRONG_MESSAGES\.get\(", text)]
     assert reads == ["service.py"]
 
 

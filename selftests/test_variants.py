@@ -13,7 +13,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -22,12 +21,12 @@ import pytest
 
 from selftests.conftest import REPORTS, ReferenceClient, wallet_body
 from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
+from selftests.switches import places
 from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
 from wallet_conformance.reference import VARIANTS, ReferenceServer, Variant
 from wallet_conformance.reference.variants import ALL, VariantSet, expand
 from wallet_conformance.spec.files import ROOT
 
-PACKAGE = ROOT / "wallet_conformance" / "reference"
 VARIANT_ROWS = REPORTS / "variants"  # one JSON row per suite run, for reading the failures afterwards
 SETTLE_WAIT = 5.0
 
@@ -329,20 +328,10 @@ def test_every_variant_has_a_scenario() -> None:
     assert set(SCENARIOS) == set(Variant)
 
 
-@cache
-def package_sources() -> dict[str, str]:
-    """The reference's modules (routes/ included), but the catalogue itself."""
-    return {
-        str(path.relative_to(PACKAGE)): path.read_text() for path in PACKAGE.rglob("*.py") if path.name != "variants.py"
-    }
-
-
 @pytest.mark.parametrize("variant", list(Variant), ids=lambda variant: variant.cli_name)
 def test_variant_is_read_at_exactly_one_place(variant: Variant) -> None:
     """The package reads the variant once, as `variants.on(Variant.NAME)`."""
-    sources = package_sources()
-    uses = [name for name, text in sources.items() for _ in re.finditer(rf"\bVariant\.{variant.name}\b", text)]
-    reads = [name for name, text in sources.items() for _ in re.finditer(rf"\.on\(Variant\.{variant.name}\)", text)]
+    uses, reads = places("Variant", variant.name, "variants.py")
     assert len(uses) == 1, f"{variant.name} is used in {uses or 'no module'}"
     assert reads == uses
 
