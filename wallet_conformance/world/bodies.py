@@ -9,6 +9,7 @@ import hashlib
 import itertools
 import os
 import re
+import secrets
 from typing import Any
 
 from wallet_conformance.spec import contract
@@ -101,3 +102,15 @@ def account_update(webhooks: list[str], **overrides: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"webhooks": webhooks}
     body.update(overrides)
     return body
+
+
+# What makes each collection reference of this process new: a nonce drawn once, and a count.
+_references = itertools.count()
+_reference_nonce = secrets.token_hex(4)
+
+
+def unique_reference(length: int) -> str:
+    """A collection reference of exactly `length` characters (at most 64) that no earlier run or example used,
+    when long enough to be unlikely to collide: a hash of the process's nonce and a count."""
+    digest = hashlib.sha256(f"{_reference_nonce}:{next(_references)}".encode()).hexdigest()
+    return digest[:length]

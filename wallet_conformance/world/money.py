@@ -18,20 +18,29 @@ question a test asks, and when to use which:
   (which of several left their value within --quiet-window), `balance_held_still` (read until it stops moving).
 - Did a transfer that must not happen move money? `refused_without_debit` (refused with a 4xx, and nothing
   moved after), `never_completes` (refused at once, or accepted and failed later: either way nothing moved).
-- Where did money go? `pays_into`, `pays_from`: whether a listed transaction pays into or out of a wallet.
+- Where did money go? `pays_into`, `pays_from`: whether a listed transaction pays into or out of a wallet;
+  `is_credit_to`, `listed_credit`: a credit to a wallet, and one found in GET /transactions.
+- Did a settled transfer leave its credit leg? `credit_leg_recorded` (meta.credit, or a listed credit).
+- What did an inbound payment do? `inbound_payment` (a `Funding`: the payment, whether it was credited, the
+  rise). A rise short of the amount: `shortfall_explained` (a fee on the credit, or debits out of the wallet,
+  account for it), `shortfall_accounted_for` (the verdict, reading the transactions until they explain it).
+- When has the transfer an exchange answered ended? `transfer_end`: `wait_settled` by the answer's reference.
+- Where do a test's transfers come from? `Purse`: a new wallet for each, funded for it and its fee.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-from wallet_conformance.client.api import Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
+from wallet_conformance.world import lists
 from wallet_conformance.world.polling import poll
-from wallet_conformance.world.resources import Resources
+from wallet_conformance.world.resources import Funding, Resources
 
 SETTLEMENT = "settlement"  # Resources.gave_up: a transfer that had to settle stayed pending
 SETTLING_READS = 3  # times a balance may still move (a debit, then a refund) before it is taken as still
@@ -236,3 +245,123 @@ def pays_from(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:
     """Whether a listed transaction pays out of `wallet` (by publicId)."""
     source = entry.get("sourceData") if isinstance(entry.get("sourceData"), dict) else {}
     return wallet.get("publicId") in (entry.get("source"), source.get("publicId"))
+
+
+# ------------------------------------------------------------------ an inbound payment, and its fee
+
+
+def inbound_payment(resources: Resources, public_id: str, amount: int) -> Funding:
+    """An inbound payment of `amount` kobo into a wallet through the funding hook, and what it did.
+
+    The test cannot judge one when the run has no funding hook (--funded-wallet pays by wallet transfers); a
+    payment the target did not take is a setup error (the run cannot fund wallets). Once the balance rose it is
+    read once more, so a debit made with the credit (a levy) shows in `after`.
+    """
+    resources.skip_without_inbound_payments()
+    paid = resources.require_taken(resources.send_funding(public_id, amount))
+    return replace(paid, after=resources.balance(public_id)) if paid.credited else paid
+
+
+def shortfall_explained(entries: list[Any], wallet: dict[str, Any], amount: int, rise: int) -> bool:
+    """Whether listed transactions explain an inbound payment of `amount` that raised `wallet`'s balance by only
+    `rise`: a fee on a credit into the wallet (a collection fee), debits out of it (a levy: the wallet itself sent
+    nothing), or both, which together are more than 0, less than `amount`, and exactly `amount - rise`."""
+    listed = [entry for entry in entries if isinstance(entry, dict)]
+    fees = [entry.get("fee") for entry in listed if pays_into(entry, wallet)]
+    charged = [entry.get("actualAmount", entry.get("amount")) for entry in listed if pays_from(entry, wallet)]
+    charges = sum(charge for charge in charged if type(charge) is int)
+    return any(0 < fee + charges < amount and rise == amount - fee - charges
+               for fee in [fee for fee in fees if type(fee) is int and fee >= 0] or [0])
+
+
+def shortfall_accounted_for(api: ApiClient, wallet: dict[str, Any], paid: Funding) -> None:
+    """An inbound payment that raised the balance by less than its amount is explained by the transactions.
+
+    Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the transactions
+    say why (`shortfall_explained`). GET /transactions is read page after page until they do (list order and
+    paging are not shown). Passes when they explain it; cannot judge when they do not and the list was not read
+    whole; fails when the whole list was read and nothing in it explains the rise.
+    """
+    amount, rise = paid.amount, paid.rise
+
+    def explained(entries: list[Any]) -> bool:
+        return shortfall_explained(entries, wallet, amount, rise)
+
+    read = lists.read(api, "listTransactions", until=explained)
+    if not explained(read.entries) and not read.complete:
+        raise CannotJudge(f"the balance rose by {rise} for a payment of {amount}, and the transactions that would say "
+                          f"why were not among those read ({read.note}): not judged")
+    if not explained(read.entries):
+        checks.fail(f"a payment of {amount} kobo raises the balance by {amount}, or by {amount} less the fee or the "
+                    f"charges the transactions record", paid.before + amount, paid.after, read.exchanges[-1],
+                    detail=f"the balance rose by {rise}; no fee on the credit nor debit out of the wallet explains "
+                           f"it ({read.note})")
+
+
+# ------------------------------------------------------------------ the end of an answered transfer
+
+
+def transfer_end(resources: Resources, exchange: Exchange, *, must_settle: bool = True) -> dict[str, Any] | None:
+    """`wait_settled` for the transfer an exchange answered: its transaction once it left `pending`, or None when it
+    stayed pending past --settle-timeout, or when the answer shows no reference to follow it by.
+    `must_settle=False` for one that need never leave pending (an overdraft accepted)."""
+    reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
+    return wait_settled(resources, reference, must_settle=must_settle) if isinstance(reference, str) else None
+
+
+# ------------------------------------------------------------------ a transfer's credit leg
+
+
+def is_credit_to(entry: Any, destination: str, amount: int) -> bool:
+    """Whether a listed transaction is a credit of `amount` to the wallet `destination`."""
+    return (isinstance(entry, dict) and entry.get("entry") == "credit" and entry.get("destination") == destination
+            and entry.get("amount") == amount)
+
+
+def listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[str, Any] | None, lists.Listing]:
+    """A credit transaction to `destination` of `amount` in GET /transactions (None when none was read), and what
+    was read of the list: list order and paging are not shown, so it is read page after page until it shows."""
+    listing = lists.read(api, "listTransactions",
+                         until=lambda entries: any(is_credit_to(entry, destination, amount) for entry in entries))
+    return next((entry for entry in listing.entries if is_credit_to(entry, destination, amount)), None), listing
+
+
+def credit_leg_recorded(api: ApiClient, resources: Resources, reference: str, destination: str, amount: int) -> None:
+    """A wallet-to-wallet transfer of `amount` to `destination`, once settled (`settled`), leaves the destination's
+    credit leg: the verified debit's meta.credit is a credit of `amount` to `destination`, or GET /transactions
+    lists one.
+
+    Neither shows: the test cannot judge a transfer that did not complete (`did_not_complete`), nor a list it
+    could not read far enough; otherwise it fails, showing the debit verified again.
+    """
+    done = settled(resources, reference)
+    meta = done.get("meta") if isinstance(done.get("meta"), dict) else {}
+    credit = meta.get("credit")
+    if isinstance(credit, dict) and credit.get("destination") == destination and credit.get("amount") == amount:
+        return
+    listed, searched = listed_credit(api, destination, amount)
+    if listed is not None:
+        return
+    did_not_complete(done, resources.balance(destination) != 0)
+    if not searched.complete:
+        raise CannotJudge(f"meta.credit {credit!r} shows no credit leg, and no credit to {destination} is in what "
+                          f"could be read of GET /transactions ({searched.note})")
+    checks.fail("a settled transfer leaves a credit leg for the destination",
+                f"meta.credit on the verified debit, or a credit to {destination} of {amount} in GET /transactions",
+                f"meta.credit {credit!r}; no such credit in {searched.note}", resources.verify(reference))
+
+
+# ------------------------------------------------------------------ sources of transfers
+
+
+class Purse:
+    """Sources of one test's transfers: a new wallet for each, funded with what the transfer needs and room for its
+    fee (`funding`), so a transfer still pending, or debited only at settlement, never leaves the next one short."""
+
+    def __init__(self, resources: Resources, operation_id: str) -> None:
+        self.resources = resources
+        self.operation_id = operation_id
+
+    def holding(self, amount: int) -> str:
+        """The publicId of a new wallet funded for one `operation_id` of `amount` kobo."""
+        return self.resources.funded_wallet(funding(self.operation_id, amount))["publicId"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
@@ -45,6 +46,32 @@ def own_account(accounts: Any) -> dict[str, Any]:
     if not isinstance(accounts, list) or not accounts or not all(isinstance(a, dict) for a in accounts):
         raise TargetError("GET /accounts listed no account to work with")
     return next((account for account in accounts if account.get("isDefault") is True), accounts[0])
+
+
+@dataclass(frozen=True)
+class Funding:
+    """What one funding of a wallet did (`Resources.send_funding`): the payment sent (through --funding-url, or a
+    transfer from --funded-wallet), the balance before it, and the balance `after` when the wait for it ended (at
+    its first rise when `credited`; as it stayed when it did not rise within --settle-timeout, or when the payment
+    was not taken). `note` says why a funding that was not credited was not."""
+
+    public_id: str
+    amount: int
+    payment: Exchange
+    before: int
+    after: int
+    credited: bool
+    note: str = ""
+
+    @property
+    def taken(self) -> bool:
+        """Whether the target took the payment (a 2xx)."""
+        return self.payment.ok
+
+    @property
+    def rise(self) -> int:
+        """What the balance rose by."""
+        return self.after - self.before
 
 
 class Resources:
@@ -202,13 +229,14 @@ class Resources:
         if not self.target.funding_url:
             raise CannotJudge("the run has no way to make an inbound payment (give --funding-url)")
 
-    def fund(self, public_id: str, amount: int, before: int | None = None) -> int:
-        """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, wait for it, and
-        return what the balance rose by.
+    def send_funding(self, public_id: str, amount: int, before: int | None = None) -> Funding:
+        """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, wait for its balance
+        to rise, and say what the funding did without judging it (`fund` is the setup step that requires it).
 
-        Whether an inbound payment costs a fee is not shown, so the wait ends at the first rise: the rise is
-        `amount`, or less by the fee the inbound credit records (SVC-24 judges which). `before` is the balance
-        the wallet is known to hold (a wallet just created); else it is read first.
+        Whether an inbound payment costs a fee is not shown, so the wait ends at the first rise. A payment the
+        target did not take is not waited for. A balance that does not rise within --settle-timeout is remembered:
+        later fundings stop at once with that evidence. `before` is the balance the wallet is known to hold (a
+        wallet just created); else it is read first.
         """
         self.guard.require_money_movement()
         if not self.can_fund:
@@ -227,20 +255,42 @@ class Resources:
                 self.gave_up["funding-hook"] = (f"the funding hook answered {exchange.status}: check --funding-url "
                                                f"({exchange.method} {exchange.url}); the tests that need money skip")
                 raise CannotJudge(self.gave_up["funding-hook"])
-            self.require(exchange, "fund a wallet through --funding-url", envelope=False)
         else:
             body = bodies.transfer(self.settings.funded_wallet, public_id, amount, narration=f"{self.run_id} funding")
-            self.require(self.api.call("transfer", json_body=body), "fund a wallet from --funded-wallet")
+            exchange = self.api.call("transfer", json_body=body)
+        if not exchange.ok:
+            return Funding(public_id, amount, exchange, before, before, credited=False,
+                           note=f"the payment was answered {exchange.status}")
         # One read per poll: round trips are what a remote target charges for.
         risen = poll(lambda: [balance] if (balance := self.balance(public_id)) > before else None,
                      self.settings.settle_timeout)
-        if not risen:
-            # Through the funding hook this step is an inbound payment: its balance not rising is SVC-24's failure.
-            self.gave_up["funding"] = (f"funding {public_id} with {amount} kobo did not show in its balance within "
-                                      f"{self.settings.settle_timeout:g} s (it stayed {self.balance(public_id)})")
-            raise TargetError(self.gave_up["funding"],
-                              requirement=FUNDING_REQUIREMENT if self.target.funding_url else None)
-        return risen[0] - before
+        if risen:
+            return Funding(public_id, amount, exchange, before, risen[0], credited=True)
+        after = self.balance(public_id)
+        self.gave_up["funding"] = (f"funding {public_id} with {amount} kobo did not show in its balance within "
+                                  f"{self.settings.settle_timeout:g} s (it stayed {after})")
+        return Funding(public_id, amount, exchange, before, after, credited=False, note=self.gave_up["funding"])
+
+    def require_taken(self, funding: Funding) -> Funding:
+        """The funding, once the target took its payment; a payment it refused is a setup error (the run cannot
+        fund wallets), naming the requirement of the transfer when the money came from --funded-wallet."""
+        if not funding.taken:
+            self.require(funding.payment, "fund a wallet through --funding-url" if self.target.funding_url
+                         else "fund a wallet from --funded-wallet", envelope=False)
+        return funding
+
+    def fund(self, public_id: str, amount: int, before: int | None = None) -> int:
+        """Put `amount` kobo into a wallet (`send_funding`), and return what the balance rose by: `amount`, or less
+        by the fee the inbound credit records (SVC-24 judges which).
+
+        A payment the target refuses, or one that does not show in the balance within --settle-timeout, is a setup
+        error: through the funding hook the step is an inbound payment, so a balance that did not rise is SVC-24's
+        failure.
+        """
+        funding = self.require_taken(self.send_funding(public_id, amount, before))
+        if not funding.credited:
+            raise TargetError(funding.note, requirement=FUNDING_REQUIREMENT if self.target.funding_url else None)
+        return funding.rise
 
     def funded_wallet(self, amount: int) -> dict[str, Any]:
         wallet = self.wallet()

@@ -1,0 +1,57 @@
+"""Checks of a balance against the money that moved: never below zero, and what debits that may each complete or
+fail can leave of a funding (SVC-27, SVC-28). The checks follow the convention of checks.py."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import Any
+
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge.checks import fail
+from wallet_conformance.judge.failures import CannotJudge, check
+
+
+@check
+def not_below_zero(balance: Any, title: str, exchange: Exchange | None = None, *, detail: str | None = None,
+                   requirement: str | None = None) -> None:
+    """A balance the target shows, when it is an integer, is 0 or more (any other value is another check's)."""
+    if type(balance) is int and balance < 0:
+        fail(title, ">= 0", balance, exchange, detail=detail, requirement=requirement)
+
+
+@check
+def none_below_zero(shown: Iterable[tuple[Any, Exchange]], title: str, *, detail: str | None = None,
+                    requirement: str | None = None) -> None:
+    """Every balance shown, each with the exchange that showed it, is 0 or more (`not_below_zero`)."""
+    for balance, exchange in shown:
+        not_below_zero(balance, title, exchange, detail=detail, requirement=requirement)
+
+
+def reachable(funded: int, debits: list[int]) -> set[int]:
+    """The balances a wallet holding `funded` can end at when some of `debits` complete and the others move
+    nothing (any of them, none or all), leaving out those below zero."""
+    ends = {funded - sum(chosen) for count in range(len(debits) + 1)
+            for chosen in itertools.combinations(debits, count)}
+    return {balance for balance in ends if balance >= 0}
+
+
+@check
+def funding_less_some_debits(final: int, funded: int, debits: list[int], exchange: Exchange, *,
+                             detail: str | None = None, requirement: str | None = None) -> None:
+    """Passes when the final balance is the funding less the actualAmount of some of the accepted transfers
+    (`debits`: any of them, the others failed moving nothing), never below zero.
+
+    Fails when the final balance is below zero, or any other value. Cannot judge when it is the funding itself:
+    none of the accepted transfers completed, so nothing shows how the target debits them.
+    """
+    detail = ", ".join(part for part in (detail, f"actualAmount {debits} ({sum(debits)} kobo in all)") if part)
+    not_below_zero(final, "the source balance never goes below zero", exchange, detail=detail, requirement=requirement)
+    possible = reachable(funded, debits)
+    if final == funded and funded in possible:
+        raise CannotJudge(f"none of the {len(debits)} accepted transfers completed (the balance stayed {funded}): "
+                          "no debit to check")
+    if final not in possible:
+        fail("after settlement the source holds its funding minus the actualAmount of the accepted transfers that "
+             "completed, never below zero", f"one of {sorted(possible)}", final, exchange, detail=detail,
+             requirement=requirement)
