@@ -9,7 +9,7 @@ import yaml
 
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import CATALOGUE
+from wallet_conformance.spec.files import CATALOGUE, DOCUMENT
 
 # The nine parts of the document and the id prefix of each.
 SECTION_PREFIXES = {
@@ -144,3 +144,16 @@ def test_limit_values() -> None:
     """The catalogue carries the primary-wallet limit (5) and the observed page size (10)."""
     assert contract.primary_wallet_limit() == 5
     assert contract.default_page_size() == 10
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_every_quote_is_found_in_the_document():
+    """Each requirement's quote stands in spec/wallet-service-api.md: verbatim, or as segments around an ellipsis."""
+    document = _words(DOCUMENT.read_text(encoding="utf-8"))
+    missing = {requirement.id: segment for requirement in catalogue()
+               for segment in re.split(r"\.\.\.|…", requirement.quote)
+               if segment.strip() and _words(segment) not in document}
+    assert not missing, missing

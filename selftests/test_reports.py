@@ -189,7 +189,7 @@ def test_every_format_renders_the_failure_and_its_evidence():
         assert "SVC-12" in text and "VirtualAccount successfully closed" in text and "Reproduce with" in text
         assert "127.0.0.1:41234" not in text and "127.0.0.1:[port]" in text
         assert "2026-11-23T00:15:38" not in text
-    assert quote in md
+    assert quote.replace("|", "\\|") in md  # a table pipe, escaped in Markdown
     assert md.index("## Failures") < md.index("## Not tested") < md.index("## Observations") < md.index("## Passes")
     assert "<script" not in page and "http://" not in page.replace("http://127.0.0.1:[port]", "")
     root = ET.fromstring(junit(report).split("?>", 1)[1])

@@ -19,7 +19,7 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.spec.catalogue import LEVELS, Catalogue, Requirement
-from wallet_conformance.spec.files import CATALOGUE, OPENAPI, SCHEMAS
+from wallet_conformance.spec.files import CATALOGUE, DOCUMENT, OPENAPI, SCHEMAS
 
 FORMAT = "wallet-conformance-report/1"
 FILE_NAME = "conformance.json"
@@ -83,11 +83,13 @@ def _sha256(data: bytes) -> str:
 
 @cache
 def judged_against() -> dict[str, str]:
-    """Hashes of the files a run is judged against: the catalogue, the OpenAPI document and the schemas."""
+    """Hashes of the files a run is judged against: the API document, the catalogue, the OpenAPI document and the
+    schemas."""
     schemas = hashlib.sha256()
     for path in sorted(SCHEMAS.glob("*.json")):
         schemas.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return {
+        "wallet-service-api.md": _sha256(DOCUMENT.read_bytes()),
         "requirements.yaml": _sha256(CATALOGUE.read_bytes()),
         "openapi.yaml": _sha256(OPENAPI.read_bytes()),
         "schemas": "sha256:" + schemas.hexdigest(),

@@ -78,8 +78,8 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("seed", str(report["seed"])),
         ("profile", report["run"].get("profile") or "-"),
         ("gate", _gate_words(report)),
-        ("suite", f"wallet-conformance {report['suite_version']}; requirements.yaml {judged['requirements.yaml'][:19]}"
-                  f", openapi.yaml {judged['openapi.yaml'][:19]}, schemas {judged['schemas'][:19]}"),
+        ("suite", f"wallet-conformance {report['suite_version']}; "
+                  + ", ".join(f"{name} {digest[:19]}" for name, digest in judged.items())),
     ]
     if report["selected"]:
         rows.append(("selected", ", ".join(report["selected"])))
