@@ -5,10 +5,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import secrets
-import threading
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -16,15 +12,13 @@ import pytest
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.judge import checks, envelope
 from wallet_conformance.judge.failures import SuiteError
-from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world import bodies, money, primary_limit
 from wallet_conformance.world.resources import Resources
 
 PAGED = catalogue()[contract.DEFAULT_PAGE_SIZE].operations
 INVALID_EMAILS = ("not-an-email", "a@", "@b.com", "a b@c.com")
-BURST = 3  # primary wallets asked for at once with one place left under the limit: at most one may open
 _references = itertools.count(1)
 
 
@@ -46,123 +40,10 @@ def _pagination(exchange: Exchange) -> dict[str, Any] | None:
 # ------------------------------------------------------------------ primary wallets (account-wide)
 
 
-def _listed_primaries(api: ApiClient, closed: set[str]) -> tuple[set[str], bool, str]:
-    """The publicIds of the open primary wallets the wallet list shows (less those the run closed: a list may keep
-    closed wallets), whether the whole list was seen, and a note."""
-    listing = lists.walk(api, "listWallets", lists.discover(api, "listWallets"), lists.LARGE_PAGE)
-    if not listing.first.ok or not isinstance(listing.first.data, list):
-        raise TargetError(f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
-                          listing.first, requirement=contract.acceptance_requirement("listWallets"))
-    entries = {entry["publicId"]: entry for entry in listing.entries
-               if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)}
-    # Whether a closed wallet stays listed is not shown: one the list marks closed is not counted.
-    primaries = {public_id for public_id, entry in entries.items() if entry.get("category") == "primary"
-                 and entry.get("deletedAt") is None and entry.get("active") is not False
-                 and entry.get("status") != "closed" and public_id not in closed}
-    note = f"counted on {listing.note}: {len(entries)} wallets seen"
-    return primaries, listing.complete, note
-
-
-@dataclass
-class PrimaryRun:
-    """What one pass at the primary-wallet limit did (made once per worker, read by the tests)."""
-
-    limit: int
-    existing: int
-    counted: bool  # whether the whole wallet list was seen, so `existing` is the account's number
-    note: str
-    fills: list[Exchange] = field(default_factory=list)
-    extra: Exchange | None = None
-    listed_with_extra: tuple[int, str] | None = None  # open primaries listed once an extra one was accepted
-    freed: Exchange | None = None  # the close of one of the run's primaries, with the account at the limit
-    refilled: Exchange | None = None  # the primary created after that close
-    burst: list[Exchange] | None = None  # BURST primaries asked for at once, after another close freed one place
-    listed_after_burst: tuple[int, str] | None = None  # open primaries then listed, when more than one opened
-
-    @property
-    def filled(self) -> bool:
-        return len(self.fills) == self.limit - self.existing and all(fill.ok for fill in self.fills)
-
-    def context(self) -> str:
-        return (f"the account held {self.existing} open primary wallet(s) before ({self.note}); "
-                f"the run created {sum(fill.ok for fill in self.fills)}")
-
-
-def _primary_body(run_id: str) -> dict[str, Any]:
-    body = bodies.wallet(run_id, "primary")
-    body.pop("emailAddress", None)
-    body.pop("mobile", None)
-    return body
-
-
 @pytest.fixture(scope="module")
-def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id: str) -> PrimaryRun:
-    """Fills the account's primary places, tries one more, frees one and takes it again; closes all it made."""
-    limit = contract.primary_wallet_limit()
-    created: list[str] = []
-    with resources.account_wide():
-        listed, counted, note = _listed_primaries(api, resources.closed_wallets)
-        run = PrimaryRun(limit=limit, existing=len(listed), counted=counted, note=note)
-        if run.existing >= limit:
-            resources.skip_if_another_run_holds_primaries()  # the places are another run's: say so
-            pytest.skip(f"the account already holds {run.existing} open primary wallets ({note}); the limit is "
-                        f"{limit}: close some to test the primary-wallet limit")
-        try:
-            for _ in range(limit - run.existing):
-                exchange = resources.create_wallet(_primary_body(run_id))
-                run.fills.append(exchange)
-                if not exchange.ok:
-                    break
-                public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
-                if not isinstance(public_id, str):
-                    raise TargetError(f"a created primary wallet has no publicId\n{exchange.describe()}", exchange,
-                                      requirement=contract.acceptance_requirement("createWallet"))
-                created.append(public_id)
-            if run.filled:
-                run.extra = resources.create_wallet(_primary_body(run_id))
-                if run.extra.ok and isinstance(run.extra.data, dict):
-                    listed, _, listing_note = _listed_primaries(api, resources.closed_wallets)
-                    run.listed_with_extra = (len(listed), listing_note)
-                    resources.close_wallet(run.extra.data["publicId"])
-                else:
-                    run.freed = resources.close_wallet(created[0])
-                    if run.freed.ok:
-                        created.pop(0)
-                        run.refilled = resources.create_wallet(_primary_body(run_id))
-                        if run.refilled.ok and isinstance(run.refilled.data, dict):
-                            created.append(run.refilled.data["publicId"])
-                            _burst(api, resources, run, created, run_id)
-        finally:
-            for public_id in created:
-                with suppress(TargetError):  # the run's sweep tries again and reports it
-                    resources.close_wallet(public_id)
-    return run
-
-
-def _burst(api: ApiClient, resources: Resources, run: PrimaryRun, created: list[str], run_id: str) -> None:
-    """With the account at the limit, frees one place and asks for BURST primary wallets at once."""
-    if not resources.close_wallet(created[0]).ok:
-        return
-    created.pop(0)
-    start = threading.Barrier(BURST)
-    wait = resources.settings.request_timeout + 5
-
-    def create(_: int) -> Exchange:
-        # Straight to the API: the other-run checks of resources.create_wallet would skip from a thread, and the
-        # verdict below reads the wallet list itself.
-        start.wait(timeout=wait)
-        exchange = api.call("createWallet", json_body=_primary_body(run_id))
-        resources.track(exchange)
-        return exchange
-
-    with ThreadPoolExecutor(max_workers=BURST) as pool:
-        run.burst = list(pool.map(create, range(BURST), timeout=wait * 2))
-    for exchange in run.burst:
-        if exchange.ok and isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str):
-            created.append(exchange.data["publicId"])
-    if sum(exchange.ok for exchange in run.burst) > 1:
-        listed, _, note = _listed_primaries(api, resources.closed_wallets)
-        run.listed_after_burst = (len(listed), note)
+def primary_run(api: ApiClient, resources: Resources, run_id: str) -> primary_limit.PrimaryLimitRun:
+    """The primary-wallet limit scenario, run once: the places filled, one more tried, freed places taken again."""
+    return primary_limit.primary_limit_run(api, resources, run_id)
 
 
 @pytest.mark.account_wide
@@ -186,11 +67,11 @@ def test_primary_wallet_beyond_the_limit_is_refused(primary_run):
     if not primary_run.filled or primary_run.extra is None:
         pytest.skip("not reached: the account could not be filled up to the primary-wallet limit (see LIM-02)")
     if primary_run.extra.ok:
-        count, note = primary_run.listed_with_extra or (None, "")
-        if count is not None and count <= primary_run.limit:
+        listed = primary_run.listed_with_extra
+        if listed is not None and listed.count <= primary_run.limit:
             pytest.skip(f"primary wallet number {primary_run.limit + 1} by the suite's count was accepted, but the "
-                        f"wallet list then showed {count} open primary wallets ({note}): another client of the "
-                        "account, another run of the suite perhaps, closed some meanwhile")
+                        f"wallet list then showed {listed.count} open primary wallets ({listed.note}): another "
+                        "client of the account, another run of the suite perhaps, closed some meanwhile")
         checks.fail(f"primary wallet number {primary_run.limit + 1} is refused", "a status outside 2xx",
                     primary_run.extra.status, primary_run.extra, detail=primary_run.context())
 
@@ -202,15 +83,18 @@ def test_primary_wallets_asked_for_at_once_stay_within_the_limit(primary_run):
     if primary_run.burst is None:
         pytest.skip("not reached: the account was not brought to one place under the primary-wallet limit (see "
                     "LIM-01 and LIM-03)")
-    opened = [exchange for exchange in primary_run.burst if exchange.ok]
-    if len(opened) <= 1 or primary_run.listed_after_burst is None:
-        return
-    count, note = primary_run.listed_after_burst
-    # More than one opened: the limit was passed, unless another client of the account freed places meanwhile.
-    if count > primary_run.limit:
-        checks.fail(f"of {BURST} primary wallets asked for at once with one place left, at most one is opened",
-                    "at most 1", len(opened), opened[-1],
-                    detail=f"the wallet list then showed {count} open primary wallets ({note})")
+    opened, listed = primary_run.opened_at_once, primary_run.listed_after_burst
+    # More than one opened (the scenario then counts the wallet list): the limit was passed, unless another client
+    # of the account freed places meanwhile.
+    if len(opened) > 1 and listed.count <= primary_run.limit:
+        pytest.skip(f"{len(opened)} of {primary_limit.BURST} primary wallets asked for at once with one place left "
+                    f"were opened, but the wallet list then showed {listed.count} open primary wallets "
+                    f"({listed.note}): another client of the account, another run of the suite perhaps, closed some "
+                    "meanwhile")
+    if len(opened) > 1:
+        checks.fail(f"of {primary_limit.BURST} primary wallets asked for at once with one place left, at most one is "
+                    "opened", "at most 1", len(opened), opened[-1],
+                    detail=f"the wallet list then showed {listed.count} open primary wallets ({listed.note})")
 
 
 @pytest.mark.account_wide
