@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import secrets
 from typing import Any
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, TargetError
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import SuiteError
 from wallet_conformance.spec import contract
@@ -19,17 +16,6 @@ from wallet_conformance.world.resources import Resources
 
 PAGED = catalogue()[contract.DEFAULT_PAGE_SIZE].operations
 INVALID_EMAILS = ("not-an-email", "a@", "@b.com", "a b@c.com")
-_references = itertools.count(1)
-
-
-# ------------------------------------------------------------------ helpers
-
-
-def _unique_reference(run_id: str, length: int) -> str:
-    """A reference of exactly `length` characters, new for this run (the tail of a digest of run id and counter)."""
-    seed = f"{run_id}:{next(_references)}:{secrets.token_hex(8)}"
-    digest = hashlib.sha256(seed.encode()).hexdigest()
-    return digest[-length:]
 
 
 # ------------------------------------------------------------------ primary wallets (account-wide)
@@ -238,16 +224,12 @@ def test_bank_transfer_of_exactly_the_minimum_is_accepted(api, resources):
 # ------------------------------------------------------------------ collection accounts
 
 
-def _collection(api: ApiClient, run_id: str, destination: dict[str, Any], **overrides: Any) -> Exchange:
-    body = bodies.collection_account(run_id, destination["publicId"], **overrides)
-    return api.call("createCollectionAccount", json_body=body)
-
-
 @pytest.mark.requirement("LIM-14")
 def test_expire_in_below_the_lower_bound_is_refused(api, run_id, destination):
     """A collection account with expireIn one second below the lower bound is refused."""
     low, _ = contract.expire_in_bounds()
-    exchange = _collection(api, run_id, destination, expireIn=low - 1)
+    body = bodies.collection_account(run_id, destination["publicId"], expireIn=low - 1)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"expireIn {low - 1} seconds")
 
 
@@ -257,7 +239,8 @@ def test_expire_in_at_either_bound_is_accepted(api, run_id, destination, end):
     """A collection account with expireIn exactly at the lower or the upper bound is accepted."""
     low, high = contract.expire_in_bounds()
     seconds = low if end == "lower" else high
-    exchange = _collection(api, run_id, destination, expireIn=seconds)
+    body = bodies.collection_account(run_id, destination["publicId"], expireIn=seconds)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.accepted(exchange, f"expireIn {seconds} seconds (the {end} bound)")
 
 
@@ -265,33 +248,37 @@ def test_expire_in_at_either_bound_is_accepted(api, run_id, destination, end):
 def test_expire_in_above_the_upper_bound_is_refused(api, run_id, destination):
     """A collection account with expireIn one second above the upper bound is refused."""
     _, high = contract.expire_in_bounds()
-    exchange = _collection(api, run_id, destination, expireIn=high + 1)
+    body = bodies.collection_account(run_id, destination["publicId"], expireIn=high + 1)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"expireIn {high + 1} seconds")
 
 
 @pytest.mark.requirement("LIM-17")
 def test_reference_shorter_than_the_minimum_is_refused(api, run_id, destination):
     """A collection account whose reference is one character shorter than the minimum is refused."""
-    reference = _unique_reference(run_id, contract.reference_min_length() - 1)
-    exchange = _collection(api, run_id, destination, reference=reference)
+    reference = bodies.collection_reference(run_id, contract.reference_min_length() - 1)
+    body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"reference {reference!r} ({len(reference)} characters)")
 
 
 @pytest.mark.requirement("LIM-18")
 def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destination):
     """A collection account whose new reference has exactly the minimum length is accepted."""
-    reference = _unique_reference(run_id, contract.reference_min_length())
-    exchange = _collection(api, run_id, destination, reference=reference)
+    reference = bodies.collection_reference(run_id, contract.reference_min_length())
+    body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.accepted(exchange, f"reference {reference!r} ({len(reference)} characters, not used before)")
 
 
 @pytest.mark.requirement("LIM-19")
 def test_reference_already_used_is_refused(api, resources, run_id, destination):
     """A collection account whose reference was already used is refused."""
-    reference = f"{run_id}-{_unique_reference(run_id, 12)}"
-    resources.require(_collection(api, run_id, destination, reference=reference),
+    reference = f"{run_id}-{bodies.collection_reference(run_id, 12)}"
+    body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
+    resources.require(api.call("createCollectionAccount", json_body=body),
                       "create a collection account with a new reference")
-    exchange = _collection(api, run_id, destination, reference=reference)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"reference {reference!r}, used by a collection account just created")
 
 
