@@ -2,167 +2,29 @@
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import secrets
-import threading
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
-from wallet_conformance.judge import checks, envelope
+from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import SuiteError
-from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world import bodies, lists, long_lists, money, page_checks, primary_limit
 from wallet_conformance.world.resources import Resources
 
 PAGED = catalogue()[contract.DEFAULT_PAGE_SIZE].operations
 INVALID_EMAILS = ("not-an-email", "a@", "@b.com", "a b@c.com")
-BURST = 3  # primary wallets asked for at once with one place left under the limit: at most one may open
-_references = itertools.count(1)
-
-
-# ------------------------------------------------------------------ helpers
-
-
-def _unique_reference(run_id: str, length: int) -> str:
-    """A reference of exactly `length` characters, new for this run (the tail of a digest of run id and counter)."""
-    seed = f"{run_id}:{next(_references)}:{secrets.token_hex(8)}"
-    digest = hashlib.sha256(seed.encode()).hexdigest()
-    return digest[-length:]
-
-
-def _pagination(exchange: Exchange) -> dict[str, Any] | None:
-    pagination = exchange.meta.get("pagination")
-    return pagination if isinstance(pagination, dict) else None
 
 
 # ------------------------------------------------------------------ primary wallets (account-wide)
 
 
-def _listed_primaries(api: ApiClient, closed: set[str]) -> tuple[set[str], bool, str]:
-    """The publicIds of the open primary wallets the wallet list shows (less those the run closed: a list may keep
-    closed wallets), whether the whole list was seen, and a note."""
-    listing = lists.walk(api, "listWallets", lists.discover(api, "listWallets"), lists.LARGE_PAGE)
-    if not listing.first.ok or not isinstance(listing.first.data, list):
-        raise TargetError(f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
-                          listing.first, requirement=contract.acceptance_requirement("listWallets"))
-    entries = {entry["publicId"]: entry for entry in listing.entries
-               if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)}
-    # Whether a closed wallet stays listed is not shown: one the list marks closed is not counted.
-    primaries = {public_id for public_id, entry in entries.items() if entry.get("category") == "primary"
-                 and entry.get("deletedAt") is None and entry.get("active") is not False
-                 and entry.get("status") != "closed" and public_id not in closed}
-    note = f"counted on {listing.note}: {len(entries)} wallets seen"
-    return primaries, listing.complete, note
-
-
-@dataclass
-class PrimaryRun:
-    """What one pass at the primary-wallet limit did (made once per worker, read by the tests)."""
-
-    limit: int
-    existing: int
-    counted: bool  # whether the whole wallet list was seen, so `existing` is the account's number
-    note: str
-    fills: list[Exchange] = field(default_factory=list)
-    extra: Exchange | None = None
-    listed_with_extra: tuple[int, str] | None = None  # open primaries listed once an extra one was accepted
-    freed: Exchange | None = None  # the close of one of the run's primaries, with the account at the limit
-    refilled: Exchange | None = None  # the primary created after that close
-    burst: list[Exchange] | None = None  # BURST primaries asked for at once, after another close freed one place
-    listed_after_burst: tuple[int, str] | None = None  # open primaries then listed, when more than one opened
-
-    @property
-    def filled(self) -> bool:
-        return len(self.fills) == self.limit - self.existing and all(fill.ok for fill in self.fills)
-
-    def context(self) -> str:
-        return (f"the account held {self.existing} open primary wallet(s) before ({self.note}); "
-                f"the run created {sum(fill.ok for fill in self.fills)}")
-
-
-def _primary_body(run_id: str) -> dict[str, Any]:
-    body = bodies.wallet(run_id, "primary")
-    body.pop("emailAddress", None)
-    body.pop("mobile", None)
-    return body
-
-
 @pytest.fixture(scope="module")
-def primary_run(api: ApiClient, resources: Resources, settings: Settings, run_id: str) -> PrimaryRun:
-    """Fills the account's primary places, tries one more, frees one and takes it again; closes all it made."""
-    limit = contract.primary_wallet_limit()
-    created: list[str] = []
-    with resources.account_wide():
-        listed, counted, note = _listed_primaries(api, resources.closed_wallets)
-        run = PrimaryRun(limit=limit, existing=len(listed), counted=counted, note=note)
-        if run.existing >= limit:
-            resources.skip_if_another_run_holds_primaries()  # the places are another run's: say so
-            pytest.skip(f"the account already holds {run.existing} open primary wallets ({note}); the limit is "
-                        f"{limit}: close some to test the primary-wallet limit")
-        try:
-            for _ in range(limit - run.existing):
-                exchange = resources.create_wallet(_primary_body(run_id))
-                run.fills.append(exchange)
-                if not exchange.ok:
-                    break
-                public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
-                if not isinstance(public_id, str):
-                    raise TargetError(f"a created primary wallet has no publicId\n{exchange.describe()}", exchange,
-                                      requirement=contract.acceptance_requirement("createWallet"))
-                created.append(public_id)
-            if run.filled:
-                run.extra = resources.create_wallet(_primary_body(run_id))
-                if run.extra.ok and isinstance(run.extra.data, dict):
-                    listed, _, listing_note = _listed_primaries(api, resources.closed_wallets)
-                    run.listed_with_extra = (len(listed), listing_note)
-                    resources.close_wallet(run.extra.data["publicId"])
-                else:
-                    run.freed = resources.close_wallet(created[0])
-                    if run.freed.ok:
-                        created.pop(0)
-                        run.refilled = resources.create_wallet(_primary_body(run_id))
-                        if run.refilled.ok and isinstance(run.refilled.data, dict):
-                            created.append(run.refilled.data["publicId"])
-                            _burst(api, resources, run, created, run_id)
-        finally:
-            for public_id in created:
-                with suppress(TargetError):  # the run's sweep tries again and reports it
-                    resources.close_wallet(public_id)
-    return run
-
-
-def _burst(api: ApiClient, resources: Resources, run: PrimaryRun, created: list[str], run_id: str) -> None:
-    """With the account at the limit, frees one place and asks for BURST primary wallets at once."""
-    if not resources.close_wallet(created[0]).ok:
-        return
-    created.pop(0)
-    start = threading.Barrier(BURST)
-    wait = resources.settings.request_timeout + 5
-
-    def create(_: int) -> Exchange:
-        # Straight to the API: the other-run checks of resources.create_wallet would skip from a thread, and the
-        # verdict below reads the wallet list itself.
-        start.wait(timeout=wait)
-        exchange = api.call("createWallet", json_body=_primary_body(run_id))
-        resources.track(exchange)
-        return exchange
-
-    with ThreadPoolExecutor(max_workers=BURST) as pool:
-        run.burst = list(pool.map(create, range(BURST), timeout=wait * 2))
-    for exchange in run.burst:
-        if exchange.ok and isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str):
-            created.append(exchange.data["publicId"])
-    if sum(exchange.ok for exchange in run.burst) > 1:
-        listed, _, note = _listed_primaries(api, resources.closed_wallets)
-        run.listed_after_burst = (len(listed), note)
+def primary_run(api: ApiClient, resources: Resources, run_id: str) -> primary_limit.PrimaryLimitRun:
+    """The primary-wallet limit scenario, run once: the places filled, one more tried, freed places taken again."""
+    return primary_limit.primary_limit_run(api, resources, run_id)
 
 
 @pytest.mark.account_wide
@@ -186,11 +48,11 @@ def test_primary_wallet_beyond_the_limit_is_refused(primary_run):
     if not primary_run.filled or primary_run.extra is None:
         pytest.skip("not reached: the account could not be filled up to the primary-wallet limit (see LIM-02)")
     if primary_run.extra.ok:
-        count, note = primary_run.listed_with_extra or (None, "")
-        if count is not None and count <= primary_run.limit:
+        listed = primary_run.listed_with_extra
+        if listed is not None and listed.count <= primary_run.limit:
             pytest.skip(f"primary wallet number {primary_run.limit + 1} by the suite's count was accepted, but the "
-                        f"wallet list then showed {count} open primary wallets ({note}): another client of the "
-                        "account, another run of the suite perhaps, closed some meanwhile")
+                        f"wallet list then showed {listed.count} open primary wallets ({listed.note}): another "
+                        "client of the account, another run of the suite perhaps, closed some meanwhile")
         checks.fail(f"primary wallet number {primary_run.limit + 1} is refused", "a status outside 2xx",
                     primary_run.extra.status, primary_run.extra, detail=primary_run.context())
 
@@ -202,15 +64,18 @@ def test_primary_wallets_asked_for_at_once_stay_within_the_limit(primary_run):
     if primary_run.burst is None:
         pytest.skip("not reached: the account was not brought to one place under the primary-wallet limit (see "
                     "LIM-01 and LIM-03)")
-    opened = [exchange for exchange in primary_run.burst if exchange.ok]
-    if len(opened) <= 1 or primary_run.listed_after_burst is None:
-        return
-    count, note = primary_run.listed_after_burst
-    # More than one opened: the limit was passed, unless another client of the account freed places meanwhile.
-    if count > primary_run.limit:
-        checks.fail(f"of {BURST} primary wallets asked for at once with one place left, at most one is opened",
-                    "at most 1", len(opened), opened[-1],
-                    detail=f"the wallet list then showed {count} open primary wallets ({note})")
+    opened, listed = primary_run.opened_at_once, primary_run.listed_after_burst
+    # More than one opened (the scenario then counts the wallet list): the limit was passed, unless another client
+    # of the account freed places meanwhile.
+    if len(opened) > 1 and listed.count <= primary_run.limit:
+        pytest.skip(f"{len(opened)} of {primary_limit.BURST} primary wallets asked for at once with one place left "
+                    f"were opened, but the wallet list then showed {listed.count} open primary wallets "
+                    f"({listed.note}): another client of the account, another run of the suite perhaps, closed some "
+                    "meanwhile")
+    if len(opened) > 1:
+        checks.fail(f"of {primary_limit.BURST} primary wallets asked for at once with one place left, at most one is "
+                    "opened", "at most 1", len(opened), opened[-1],
+                    detail=f"the wallet list then showed {listed.count} open primary wallets ({listed.note})")
 
 
 @pytest.mark.account_wide
@@ -359,16 +224,12 @@ def test_bank_transfer_of_exactly_the_minimum_is_accepted(api, resources):
 # ------------------------------------------------------------------ collection accounts
 
 
-def _collection(api: ApiClient, run_id: str, destination: dict[str, Any], **overrides: Any) -> Exchange:
-    body = bodies.collection_account(run_id, destination["publicId"], **overrides)
-    return api.call("createCollectionAccount", json_body=body)
-
-
 @pytest.mark.requirement("LIM-14")
 def test_expire_in_below_the_lower_bound_is_refused(api, run_id, destination):
     """A collection account with expireIn one second below the lower bound is refused."""
     low, _ = contract.expire_in_bounds()
-    exchange = _collection(api, run_id, destination, expireIn=low - 1)
+    body = bodies.collection_account(run_id, destination["publicId"], expireIn=low - 1)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"expireIn {low - 1} seconds")
 
 
@@ -378,7 +239,8 @@ def test_expire_in_at_either_bound_is_accepted(api, run_id, destination, end):
     """A collection account with expireIn exactly at the lower or the upper bound is accepted."""
     low, high = contract.expire_in_bounds()
     seconds = low if end == "lower" else high
-    exchange = _collection(api, run_id, destination, expireIn=seconds)
+    body = bodies.collection_account(run_id, destination["publicId"], expireIn=seconds)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.accepted(exchange, f"expireIn {seconds} seconds (the {end} bound)")
 
 
@@ -386,33 +248,37 @@ def test_expire_in_at_either_bound_is_accepted(api, run_id, destination, end):
 def test_expire_in_above_the_upper_bound_is_refused(api, run_id, destination):
     """A collection account with expireIn one second above the upper bound is refused."""
     _, high = contract.expire_in_bounds()
-    exchange = _collection(api, run_id, destination, expireIn=high + 1)
+    body = bodies.collection_account(run_id, destination["publicId"], expireIn=high + 1)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"expireIn {high + 1} seconds")
 
 
 @pytest.mark.requirement("LIM-17")
 def test_reference_shorter_than_the_minimum_is_refused(api, run_id, destination):
     """A collection account whose reference is one character shorter than the minimum is refused."""
-    reference = _unique_reference(run_id, contract.reference_min_length() - 1)
-    exchange = _collection(api, run_id, destination, reference=reference)
+    reference = bodies.collection_reference(run_id, contract.reference_min_length() - 1)
+    body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"reference {reference!r} ({len(reference)} characters)")
 
 
 @pytest.mark.requirement("LIM-18")
 def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destination):
     """A collection account whose new reference has exactly the minimum length is accepted."""
-    reference = _unique_reference(run_id, contract.reference_min_length())
-    exchange = _collection(api, run_id, destination, reference=reference)
+    reference = bodies.collection_reference(run_id, contract.reference_min_length())
+    body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.accepted(exchange, f"reference {reference!r} ({len(reference)} characters, not used before)")
 
 
 @pytest.mark.requirement("LIM-19")
 def test_reference_already_used_is_refused(api, resources, run_id, destination):
     """A collection account whose reference was already used is refused."""
-    reference = f"{run_id}-{_unique_reference(run_id, 12)}"
-    resources.require(_collection(api, run_id, destination, reference=reference),
+    reference = f"{run_id}-{bodies.collection_reference(run_id, 12)}"
+    body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
+    resources.require(api.call("createCollectionAccount", json_body=body),
                       "create a collection account with a new reference")
-    exchange = _collection(api, run_id, destination, reference=reference)
+    exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"reference {reference!r}, used by a collection account just created")
 
 
@@ -424,42 +290,19 @@ def test_reference_already_used_is_refused(api, resources, run_id, destination):
 def test_default_page_size_is_the_observed_one(samples, operation_id):
     """The first page of a list asked for without paging parameters reports perPage 10."""
     exchange = samples(operation_id)
-    pagination = _pagination(exchange)
-    if pagination is None:
+    if not lists.has_pagination(exchange):
         pytest.skip(f"{operation_id} carries no meta.pagination (see SVC-16)")
-    checks.equals(pagination.get("perPage"), contract.default_page_size(),
+    checks.equals(lists.pagination(exchange).get("perPage"), contract.default_page_size(),
                   "meta.pagination.perPage of the first page is the observed page size", exchange)
 
 
 @pytest.mark.requirement("LIM-21")
 @pytest.mark.parametrize("operation_id", PAGED)
-def test_page_holds_no_more_than_per_page(api, resources, run_id, operation_id):
+def test_page_holds_no_more_than_per_page(api, resources, operation_id):
     """A list page holds at most perPage entries and totalCount counts at least them."""
-    exchange = api.call(operation_id)
-    pagination = _pagination(exchange)
-    if operation_id == "listWallets" and exchange.ok and pagination is not None:
-        per_page, total = pagination.get("perPage"), pagination.get("totalCount")
-        if type(per_page) is int and type(total) is int and total <= per_page:
-            # Make the wallet list longer than one page, so a page that ignores perPage shows it.
-            for _ in range(min(per_page + 1 - total, contract.default_page_size() + 1)):
-                resources.wallet()
-            exchange = api.call(operation_id)
-            pagination = _pagination(exchange)
-    resources.require(exchange, f"call {operation_id}")
-    if pagination is None:
-        pytest.skip(f"{operation_id} carries no meta.pagination (see SVC-16)")
-    entries = envelope.data_is_array(exchange)
-    if not entries:
-        pytest.skip(f"{operation_id} listed no entry: a page size cannot be seen on an empty page")
-    per_page, total = pagination.get("perPage"), pagination.get("totalCount")
-    if type(per_page) is not int or type(total) is not int:
-        pytest.skip(f"{operation_id}: perPage or totalCount is not an integer (see SVC-17)")
-    if len(entries) > per_page:
-        checks.fail("a page holds no more entries than meta.pagination.perPage", f"at most {per_page}",
-                    f"{len(entries)} entries", exchange)
-    if total < len(entries):
-        checks.fail("meta.pagination.totalCount counts at least the entries of the page", f"at least {len(entries)}",
-                    total, exchange)
+    page = page_checks.sized_page(long_lists.first_page(api, resources, operation_id))
+    for problem in page_checks.size_problems(page):
+        checks.fail(*problem)
 
 
 # ------------------------------------------------------------------ whole kobo

@@ -5,7 +5,7 @@ import pytest
 from wallet_conformance.judge import checks, envelope
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import lists
+from wallet_conformance.world import lists, long_lists, page_checks
 
 OPERATIONS = tuple(contract.operations())
 MESSAGE_PRESENT = catalogue()[contract.MESSAGE_PRESENT].operations
@@ -13,10 +13,9 @@ MESSAGE_ABSENT = catalogue()[contract.MESSAGE_ABSENT].operations
 PAGED = contract.paginated_operations()
 SINGLE_RECORD = catalogue()["SVC-19"].operations
 LISTS = catalogue()["SVC-20"].operations
-# The largest perPage for which the suite makes the wallet list one entry longer than a page.
-LONG_LIST_MOST = 100
 # The most reads of the wallet list's first pages in search of two alike (lists.judgeable).
 READ_AGAIN = 4
+PAGES_READ = 3  # the first pages of the wallet list whose numbering and overlaps are judged
 MESSAGES = [
     pytest.param(requirement_id, operation_id, marks=pytest.mark.requirement(requirement_id),
                  id=f"{requirement_id}-{operation_id}")
@@ -120,12 +119,7 @@ def test_unpaged_request_is_page_one(samples, operation_id):
 @pytest.fixture(scope="module")
 def long_wallet_list(api, resources) -> list[str]:
     """Wallets of this module's own, one more than a page holds: the wallet list is then longer than one page."""
-    first = api.call("listWallets")
-    per_page = lists.pagination(first).get("perPage")
-    if not first.ok or type(per_page) is not int or not 0 < per_page <= LONG_LIST_MOST:
-        pytest.skip(f"the wallet list shows no usable perPage ({per_page!r}, HTTP {first.status}; see SVC-17), so "
-                    "the suite cannot make it longer than one page")
-    return [resources.wallet()["publicId"] for _ in range(per_page + 1)]
+    return long_lists.wallets_past_one_page(api, resources)
 
 
 @pytest.mark.requirement("SVC-30")
@@ -147,42 +141,6 @@ def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
                   f"a page before the last holds meta.pagination.perPage ({per_page}) entries", exchange)
 
 
-def _pages(api, scheme: lists.Scheme, count: int) -> list:
-    size = lists.SMALL_PAGE if scheme.size else None
-    first = api.call("listWallets", params=scheme.params(1, size))
-    stride = lists.held(first, size)
-    return [first, *(api.call("listWallets", params=scheme.params(page, size, stride)) for page in range(2, count + 1))]
-
-
-def _numbering_problems(pages: list, scheme: lists.Scheme) -> list[tuple]:
-    """What is wrong with pages 1 to n of the wallet list: (title, expected, received, exchange) each."""
-    wrong: list[tuple] = []
-    seen: dict[str, int] = {}
-    for number, exchange in enumerate(pages, start=1):
-        if not 200 <= exchange.status < 300 or not isinstance(exchange.data, list):
-            wrong.append((f"page {number} of the wallet list under {scheme} is a 2xx list", "2xx with a data array",
-                          f"HTTP {exchange.status}", exchange))
-            continue
-        shown = lists.pagination(exchange)
-        if shown.get("current") != number:
-            wrong.append((f"meta.pagination.current is the page number asked ({scheme})", number,
-                          shown.get("current"), exchange))
-        total, per_page = shown.get("totalCount"), shown.get("perPage")
-        if type(total) is int and type(per_page) is int and per_page >= 1:
-            expected = max(0, min(per_page, total - (number - 1) * per_page))
-            if len(exchange.data) != expected:
-                wrong.append((f"page {number} holds perPage ({per_page}) entries, or what remains of totalCount "
-                              f"({total})", expected, len(exchange.data), exchange))
-        for entry in exchange.data:
-            public_id = entry.get("publicId") if isinstance(entry, dict) else None
-            if public_id in seen:
-                wrong.append(("no wallet is listed on two pages", f"{public_id} on page {seen[public_id]} only",
-                              f"{public_id} on pages {seen[public_id]} and {number}", exchange))
-            if isinstance(public_id, str):
-                seen[public_id] = number
-    return wrong
-
-
 @pytest.mark.requirement("SVC-30")
 @pytest.mark.xdist_group("long-wallet-list")  # under xdist, one worker makes the module's long list
 def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list):
@@ -192,13 +150,13 @@ def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list)
         pytest.skip(f"no paging parameters the suite tried ({lists.tried()}) selected page 2 of the wallet list; "
                     "the document does not show which do, so page numbers and overlaps cannot be checked")
     with resources.wallet_list_still():
-        pages = lists.judgeable(lambda: _pages(api, scheme, 3), READ_AGAIN,
-                                 clean=lambda read: not _numbering_problems(read, scheme))
+        pages = lists.judgeable(lambda: lists.first_pages(api, "listWallets", scheme, PAGES_READ), READ_AGAIN,
+                                 clean=lambda read: not page_checks.numbering_problems(read, scheme))
     if pages is None:
         pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads of its first pages; other "
                     "clients of the account may be adding or closing wallets): not judged")
-    for title, expected, received, exchange in _numbering_problems(pages, scheme):
-        checks.fail(title, expected, received, exchange)
+    for problem in page_checks.numbering_problems(pages, scheme):
+        checks.fail(*problem)
     for exchange in pages:
         shown = lists.pagination(exchange)
         total, per_page = shown.get("totalCount"), shown.get("perPage")

@@ -70,6 +70,17 @@ def collection_account(run_id: str, destination: str, **overrides: Any) -> dict[
     return body
 
 
+# Collection references this process has made up so far: each reference gets its own.
+_references = itertools.count(1)
+
+
+def collection_reference(run_id: str, length: int) -> str:
+    """A collection account reference of exactly `length` characters, new for this run: the tail of a digest of the
+    run id, a counter and random bytes (a reference must be unique, and may be as short as the minimum length)."""
+    seed = f"{run_id}:{next(_references)}:{secrets.token_hex(8)}"
+    return hashlib.sha256(seed.encode()).hexdigest()[-length:]
+
+
 def transfer(source: str, destination: str, amount: int | None = None, **overrides: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
         "source": source, "sourceType": "VirtualAccount", "destination": destination,

@@ -59,6 +59,11 @@ def pagination(exchange: Exchange) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def has_pagination(exchange: Exchange) -> bool:
+    """Whether an exchange carries a meta.pagination object (an empty one included)."""
+    return isinstance(exchange.meta.get("pagination"), dict)
+
+
 def identity(item: Any) -> Any:
     """What tells two list entries apart: publicId, else _id, id or reference, else the entry itself."""
     if isinstance(item, dict):
@@ -173,8 +178,7 @@ class Listing:
 
     def totals(self) -> set[Any]:
         """The totalCount of every page that carries meta.pagination."""
-        return {pagination(page).get("totalCount") for page in self.exchanges
-                if isinstance(page.meta.get("pagination"), dict)}
+        return {pagination(page).get("totalCount") for page in self.exchanges if has_pagination(page)}
 
     def add(self, exchange: Exchange) -> list[Any]:
         """Take one more page; its entries."""
@@ -225,6 +229,15 @@ def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] |
         whole.note = f"{listing.note}, then {whole.note}"
         return whole
     return listing
+
+
+def first_pages(api: ApiClient, operation_id: str, scheme: Scheme, count: int) -> list[Exchange]:
+    """Pages 1 to `count` of a list under `scheme`, asked at SMALL_PAGE entries where the scheme has a size parameter
+    (else the target's own size); an offset moves by what page 1 holds."""
+    size = SMALL_PAGE if scheme.size else None
+    first = api.call(operation_id, params=scheme.params(1, size))
+    stride = held(first, size)
+    return [first, *(api.call(operation_id, params=scheme.params(page, size, stride)) for page in range(2, count + 1))]
 
 
 def pages_seen(pages: list[Exchange]) -> list[tuple[Any, ...]]:

@@ -1,0 +1,201 @@
+"""The primary-wallet limit scenario (LIM-01, LIM-02, LIM-03, LIM-08): the account's primary places filled, one
+more tried, one freed and taken again, one freed and asked for several times at once.
+
+The limit is account-wide: the scenario runs under `Resources.account_wide`, the run's one lock on what the
+account shares, and closes every primary wallet it made. It records what each step did in a `PrimaryLimitRun`;
+the tests judge that record. A step runs only when the one before it did what the next needs (the places filled,
+the extra one refused, the freed place taken again); a step not reached leaves its fields None.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.spec import contract
+from wallet_conformance.world import bodies, lists
+from wallet_conformance.world.concurrency import burst
+from wallet_conformance.world.resources import Resources
+
+BURST = 3  # primary wallets asked for at once with one place left under the limit: at most one may open
+
+
+@dataclass(frozen=True)
+class PrimaryCount:
+    """The open primary wallets the wallet list shows, whether the whole list was seen, and how it was read."""
+
+    public_ids: frozenset[str]
+    complete: bool
+    note: str
+
+    @property
+    def count(self) -> int:
+        return len(self.public_ids)
+
+
+def primary_body(run_id: str) -> dict[str, Any]:
+    """A primary wallet's body, without emailAddress and mobile (which a primary wallet does not need: LIM-08)."""
+    body = bodies.wallet(run_id, "primary")
+    body.pop("emailAddress", None)
+    body.pop("mobile", None)
+    return body
+
+
+def open_primaries(api: ApiClient, closed: set[str]) -> PrimaryCount:
+    """The open primary wallets the wallet list shows, less those of `closed` (the wallets the run closed: whether a
+    list keeps closed wallets is not shown) and those the list itself marks closed. A list the target refuses stops
+    the test as a setup error of listWallets."""
+    listing = lists.walk(api, "listWallets", lists.discover(api, "listWallets"), lists.LARGE_PAGE)
+    if not listing.first.ok or not isinstance(listing.first.data, list):
+        raise TargetError(f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
+                          listing.first, requirement=contract.acceptance_requirement("listWallets"))
+    entries = {entry["publicId"]: entry for entry in listing.entries
+               if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)}
+    primaries = frozenset(public_id for public_id, entry in entries.items() if entry.get("category") == "primary"
+                          and entry.get("deletedAt") is None and entry.get("active") is not False
+                          and entry.get("status") != "closed" and public_id not in closed)
+    return PrimaryCount(primaries, listing.complete, f"counted on {listing.note}: {len(entries)} wallets seen")
+
+
+def opened_wallet(exchange: Exchange) -> str:
+    """The publicId of the wallet an accepted create made; a wallet accepted without one stops the test as a setup
+    error of createWallet."""
+    public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
+    if not isinstance(public_id, str):
+        raise TargetError(f"a created primary wallet has no publicId\n{exchange.describe()}", exchange,
+                          requirement=contract.acceptance_requirement("createWallet"))
+    return public_id
+
+
+@dataclass
+class PrimaryLimitRun:
+    """What one pass at the primary-wallet limit did (made once per worker, read by the tests)."""
+
+    limit: int
+    existing: int
+    counted: bool  # whether the whole wallet list was seen, so `existing` is the account's number
+    note: str
+    fills: list[Exchange] = field(default_factory=list)
+    extra: Exchange | None = None
+    listed_with_extra: PrimaryCount | None = None  # open primaries listed once an extra one was accepted
+    freed: Exchange | None = None  # the close of one of the run's primaries, with the account at the limit
+    refilled: Exchange | None = None  # the primary created after that close
+    burst: list[Exchange] | None = None  # BURST primaries asked for at once, after another close freed one place
+    listed_after_burst: PrimaryCount | None = None  # open primaries then listed: read whenever more than one opened
+
+    @property
+    def filled(self) -> bool:
+        """Whether the run's creations brought the account to the limit, every one accepted."""
+        return len(self.fills) == self.limit - self.existing and all(fill.ok for fill in self.fills)
+
+    @property
+    def opened_at_once(self) -> list[Exchange]:
+        """The creations of the burst the target accepted."""
+        return [exchange for exchange in self.burst or [] if exchange.ok]
+
+    def context(self) -> str:
+        """What the account held and what the run made, for failure messages."""
+        return (f"the account held {self.existing} open primary wallet(s) before ({self.note}); "
+                f"the run created {sum(fill.ok for fill in self.fills)}")
+
+
+class PrimaryLimit:
+    """The scenario's steps, each recording what it did on `run`; `created` holds the run's open primaries."""
+
+    def __init__(self, api: ApiClient, resources: Resources, run_id: str) -> None:
+        self.api = api
+        self.resources = resources
+        self.run_id = run_id
+        self.created: list[str] = []
+        self.run = PrimaryLimitRun(limit=contract.primary_wallet_limit(), existing=0, counted=False, note="")
+
+    def count_open_primaries(self) -> None:
+        """Count the account's open primary wallets; CannotJudge when no place is left (another run of the suite
+        holding them is named)."""
+        listed = open_primaries(self.api, self.resources.closed_wallets)
+        self.run.existing, self.run.counted, self.run.note = listed.count, listed.complete, listed.note
+        if self.run.existing >= self.run.limit:
+            self.resources.skip_if_another_run_holds_primaries()  # the places are another run's: say so
+            raise CannotJudge(f"the account already holds {self.run.existing} open primary wallets ({listed.note}); "
+                              f"the limit is {self.run.limit}: close some to test the primary-wallet limit")
+
+    def fill_the_places(self) -> bool:
+        """Create primary wallets until the account holds the limit, stopping at the first refused; whether all
+        were accepted."""
+        for _ in range(self.run.limit - self.run.existing):
+            exchange = self.resources.create_wallet(primary_body(self.run_id))
+            self.run.fills.append(exchange)
+            if not exchange.ok:
+                break
+            self.created.append(opened_wallet(exchange))
+        return self.run.filled
+
+    def try_one_more(self) -> bool:
+        """With the account at the limit, ask for one more primary wallet; whether the scenario goes on: no wallet
+        was opened (no 2xx with a wallet object). An opened one is counted on the wallet list, then closed."""
+        self.run.extra = self.resources.create_wallet(primary_body(self.run_id))
+        if not (self.run.extra.ok and isinstance(self.run.extra.data, dict)):
+            return True
+        self.run.listed_with_extra = open_primaries(self.api, self.resources.closed_wallets)
+        public_id = self.run.extra.data.get("publicId")
+        if isinstance(public_id, str):
+            self.resources.close_wallet(public_id)
+        return False
+
+    def free_one_and_take_it_again(self) -> bool:
+        """Close one of the run's primaries and create another; whether the freed place was taken again."""
+        self.run.freed = self.resources.close_wallet(self.created[0])
+        if not self.run.freed.ok:
+            return False
+        self.created.pop(0)
+        self.run.refilled = self.resources.create_wallet(primary_body(self.run_id))
+        if not (self.run.refilled.ok and isinstance(self.run.refilled.data, dict)):
+            return False
+        self.created.append(opened_wallet(self.run.refilled))
+        return True
+
+    def free_one_and_ask_for_several(self) -> bool:
+        """Close one of the run's primaries and ask for BURST primaries at once (world.concurrency.burst); when more
+        than one opened, read the wallet list to count what the account then holds. Whether the burst was sent."""
+        if not self.resources.close_wallet(self.created[0]).ok:
+            return False
+        self.created.pop(0)
+        self.run.burst = burst(self._create_straight, BURST, self.resources.settings.request_timeout)
+        for exchange in self.run.opened_at_once:
+            if isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str):
+                self.created.append(exchange.data["publicId"])
+        if len(self.run.opened_at_once) > 1:
+            self.run.listed_after_burst = open_primaries(self.api, self.resources.closed_wallets)
+        return True
+
+    def _create_straight(self, _: int) -> Exchange:
+        """One primary creation straight to the API: the other-run checks of `Resources.create_wallet` would skip
+        from a thread, and the verdict reads the wallet list itself."""
+        exchange = self.api.call("createWallet", json_body=primary_body(self.run_id))
+        self.resources.track(exchange)
+        return exchange
+
+    def close_what_it_made(self) -> None:
+        """Close every primary wallet the scenario still holds open; a close that fails is left to the run's sweep,
+        which tries again and reports it."""
+        for public_id in self.created:
+            with suppress(TargetError):
+                self.resources.close_wallet(public_id)
+
+
+def primary_limit_run(api: ApiClient, resources: Resources, run_id: str) -> PrimaryLimitRun:
+    """Fill the account's primary places, try one more, free one and take it again, free one and ask for several at
+    once; close all it made. Holds the account-wide lock throughout."""
+    with resources.account_wide():
+        scenario = PrimaryLimit(api, resources, run_id)
+        scenario.count_open_primaries()
+        try:
+            if (scenario.fill_the_places() and scenario.try_one_more()
+                    and scenario.free_one_and_take_it_again()):
+                scenario.free_one_and_ask_for_several()
+        finally:
+            scenario.close_what_it_made()
+    return scenario.run
