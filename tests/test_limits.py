@@ -256,7 +256,7 @@ def test_expire_in_above_the_upper_bound_is_refused(api, run_id, destination):
 @pytest.mark.requirement("LIM-17")
 def test_reference_shorter_than_the_minimum_is_refused(api, run_id, destination):
     """A collection account whose reference is one character shorter than the minimum is refused."""
-    reference = bodies.collection_reference(run_id, contract.reference_min_length() - 1)
+    reference = bodies.collection_reference(contract.reference_min_length() - 1)
     body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
     exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"reference {reference!r} ({len(reference)} characters)")
@@ -265,7 +265,7 @@ def test_reference_shorter_than_the_minimum_is_refused(api, run_id, destination)
 @pytest.mark.requirement("LIM-18")
 def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destination):
     """A collection account whose new reference has exactly the minimum length is accepted."""
-    reference = bodies.collection_reference(run_id, contract.reference_min_length())
+    reference = bodies.collection_reference(contract.reference_min_length())
     body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
     exchange = api.call("createCollectionAccount", json_body=body)
     checks.accepted(exchange, f"reference {reference!r} ({len(reference)} characters, not used before)")
@@ -274,7 +274,7 @@ def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destin
 @pytest.mark.requirement("LIM-19")
 def test_reference_already_used_is_refused(api, resources, run_id, destination):
     """A collection account whose reference was already used is refused."""
-    reference = f"{run_id}-{bodies.collection_reference(run_id, 12)}"
+    reference = f"{run_id}-{bodies.collection_reference(12)}"
     body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
     resources.require(api.call("createCollectionAccount", json_body=body),
                       "create a collection account with a new reference")

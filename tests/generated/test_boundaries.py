@@ -174,7 +174,7 @@ def test_reference_length_around_the_minimum(api, resources, generation, request
     @example(length=shortest - 1)
     @example(length=shortest)
     def property_(length):
-        reference = bodies.unique_reference(length)
+        reference = bodies.collection_reference(length)
         body = bodies.collection_account(resources.run_id, destination, reference=reference)
         exchange = api.call("createCollectionAccount", json_body=body)
         if length < shortest:
@@ -194,7 +194,7 @@ def test_reference_is_unique_across_wallets(api, resources, generation, request)
     @given(length=st.integers(contract.reference_min_length(), 24), same_wallet=st.booleans())
     @example(length=12, same_wallet=False)
     def property_(length, same_wallet):
-        reference = bodies.unique_reference(length)
+        reference = bodies.collection_reference(length)
         first = bodies.collection_account(resources.run_id, wallets[0], reference=reference)
         resources.require(api.call("createCollectionAccount", json_body=first), "create a collection account")
         again = bodies.collection_account(resources.run_id, wallets[0 if same_wallet else 1], reference=reference)

@@ -74,10 +74,10 @@ def collection_account(run_id: str, destination: str, **overrides: Any) -> dict[
 _references = itertools.count(1)
 
 
-def collection_reference(run_id: str, length: int) -> str:
-    """A collection account reference of exactly `length` characters, new for this run: the tail of a digest of the
-    run id, a counter and random bytes (a reference must be unique, and may be as short as the minimum length)."""
-    seed = f"{run_id}:{next(_references)}:{secrets.token_hex(8)}"
+def collection_reference(length: int) -> str:
+    """A collection account reference of exactly `length` characters (at most 64), new to the target: the tail of a
+    digest of a count and random bytes (a reference must be unique, and may be as short as the minimum length)."""
+    seed = f"{next(_references)}:{secrets.token_hex(8)}"
     return hashlib.sha256(seed.encode()).hexdigest()[-length:]
 
 
@@ -113,15 +113,3 @@ def account_update(webhooks: list[str], **overrides: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"webhooks": webhooks}
     body.update(overrides)
     return body
-
-
-# What makes each collection reference of this process new: a nonce drawn once, and a count.
-_references = itertools.count()
-_reference_nonce = secrets.token_hex(4)
-
-
-def unique_reference(length: int) -> str:
-    """A collection reference of exactly `length` characters (at most 64) that no earlier run or example used,
-    when long enough to be unlikely to collide: a hash of the process's nonce and a count."""
-    digest = hashlib.sha256(f"{_reference_nonce}:{next(_references)}".encode()).hexdigest()
-    return digest[:length]
