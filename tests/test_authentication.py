@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from wallet_conformance.client.api import TargetError
-from wallet_conformance.judge import checks, envelope
+from wallet_conformance.judge import checks, public_keys
 from wallet_conformance.spec import contract
 from wallet_conformance.world.bad_requests import KINDS, MISSING, WRONG
 from wallet_conformance.world.resources import own_account
@@ -72,20 +72,7 @@ def test_secret_key_is_accepted(samples, operation_id):
 @pytest.mark.requirement("AUTH-05")
 def test_accounts_return_both_public_keys(samples):
     """Every listed account holds pubKey with a non-empty live and test public key."""
-    exchange = samples("listAccounts")
-    accounts = envelope.data_is_array(exchange)
-    if not accounts:
-        checks.fail("GET /accounts lists at least one account", "an account", "an empty list", exchange)
-    for index, account in enumerate(accounts):
-        pub_key = account.get("pubKey") if isinstance(account, dict) else None
-        if not isinstance(pub_key, dict):
-            checks.fail("an account holds pubKey, an object", "an object with live and test",
-                        f"data[{index}].pubKey = {pub_key!r}", exchange)
-        for mode in ("live", "test"):
-            value = pub_key.get(mode)
-            if not isinstance(value, str) or not value:
-                checks.fail(f"pubKey.{mode} is a non-empty string", "a public key",
-                            f"data[{index}].pubKey.{mode} = {value!r}", exchange)
+    public_keys.every_account_holds_both(samples("listAccounts"))
 
 
 @pytest.mark.requirement("AUTH-06")

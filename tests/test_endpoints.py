@@ -5,38 +5,24 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from typing import Any
 
 import pytest
 
-from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope
+from wallet_conformance.judge import checks, envelope, filters, records
+from wallet_conformance.judge.observations import field_shown
 from wallet_conformance.spec import contract
-from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.world import accounts, bodies, list_probes, lists, money, transfer_pairs
 from wallet_conformance.world.bad_requests import unknown_wallet_id
-from wallet_conformance.world.resources import UNAVAILABLE, own_account
+from wallet_conformance.world.resources import own_account
 
 TRANSACTION = contract.schema("transaction.json")["$defs"]
 TRANSFER_ACCEPTED = TRANSACTION["transfer-accepted"]["properties"]
 BANK_TRANSFER_ACCEPTED = TRANSACTION["bank-transfer-accepted"]["properties"]
-
-
-def paged_list(exchange: Exchange, requirement: str, schema_file: str, pointer: str = "") -> None:
-    """data is an array of the schema's resource, with meta.pagination beside it (whose fields SVC-17 judges)."""
-    checks.accepted(exchange, f"{exchange.operation_id} without parameters", requirement=requirement)
-    envelope.pagination_presence(exchange, requirement=requirement)
-    for where, entry in envelope.entries(exchange, requirement=requirement):
-        checks.conforms(entry, schema_file, exchange, pointer=pointer, where=where, requirement=requirement)
+WITHOUT_NARRATION = catalogue()["END-36"].operations  # the wallet transfer, then the bank transfer
 
 
 # ------------------------------------------------------------------ accounts
-
-
-def _accounts(api, resources) -> list[dict[str, Any]]:
-    listed = resources.require(api.call("listAccounts"), "list accounts")
-    if not isinstance(listed, list) or not all(isinstance(account, dict) for account in listed):
-        pytest.skip("GET /accounts gives no list of accounts to work with")
-    return listed
 
 
 @pytest.mark.requirement("END-01")
@@ -53,54 +39,28 @@ def test_update_returns_the_updated_account(samples):
 def test_update_sets_the_webhooks_to_the_sent_list(api, resources, run_id):
     """PATCH /accounts/{accountId} with a list of webhook URLs answers with exactly those URLs."""
     added = [f"https://{run_id}.conformance.invalid/webhooks/{secrets.token_hex(3)}/{name}" for name in ("b", "a")]
-    with resources.account_wide():
-        account = own_account(_accounts(api, resources))
-        original = account.get("webhooks", [])
-        # The account's own webhooks stay in the list: a real account keeps its deliveries during the run.
-        sent = [*original, *added] if isinstance(original, list) else added
-        try:
-            exchange = api.call("updateAccount", {"accountId": account["publicId"]},
-                                json_body=bodies.account_update(sent))
-        finally:
-            restored = api.call("updateAccount", {"accountId": account["publicId"]},
-                                json_body=bodies.account_update(original))
-    checks.accepted(exchange, "an update of the webhooks")
-    data = envelope.data_is_object(exchange)
-    held = data.get("webhooks")
+    change = accounts.webhooks_updated_then_restored(api, resources, added)
+    checks.accepted(change.update, "an update of the webhooks")
+    held = envelope.data_is_object(change.update).get("webhooks")
     # Whether the target keeps the order of the list is not shown: the same URLs, in any order (as EVT-01 reads it).
-    checks.equals(sorted(held, key=str) if isinstance(held, list) else held, sorted(sent, key=str),
-                  "data.webhooks holds the URLs sent", exchange)
-    resources.require(restored, "restore the account's webhooks")
+    checks.equals(sorted(held, key=str) if isinstance(held, list) else held, sorted(change.sent, key=str),
+                  "data.webhooks holds the URLs sent", change.update)
+    resources.require(change.restored, "restore the account's webhooks")
 
 
 @pytest.mark.requirement("END-03")
 def test_observe_updating_an_account_name(api, resources, run_id, observe):
     """Records whether an update changes an account's name (a field other than webhooks), then restores it."""
-    with resources.account_wide():
-        account = own_account(_accounts(api, resources))
-        original, public_id = account.get("name"), account["publicId"]
-        asked = f"{original} {run_id}"
-        try:
-            exchange = api.call("updateAccount", {"accountId": public_id},
-                                json_body=bodies.account_update(account.get("webhooks", []), name=asked))
-            after = next((entry for entry in _accounts(api, resources) if entry.get("publicId") == public_id), {})
-        finally:
-            now = next((entry for entry in _accounts(api, resources) if entry.get("publicId") == public_id), {})
-            if now.get("name") != original:
-                resources.require(api.call("updateAccount", {"accountId": public_id},
-                                           json_body=bodies.account_update(account.get("webhooks", []),
-                                                                           name=original)),
-                                  "restore the account's name")
-    shown = exchange.data if isinstance(exchange.data, dict) else {}
-    observe("END-03", field="name", status=exchange.status,
-            response_shows_new_name=shown.get("name") == asked, listed_name_changed=after.get("name") == asked)
+    renamed = accounts.name_updated_then_restored(api, resources, run_id)
+    observe("END-03", field="name", status=renamed.update.status,
+            response_shows_new_name=renamed.response_shows_new_name, listed_name_changed=renamed.listed_name_changed)
 
 
 @pytest.mark.requirement("END-04")
 def test_update_of_unknown_account_is_refused(api, resources):
     """PATCH /accounts/{accountId} with a publicId that names no account is refused."""
     with resources.account_wide():
-        account = own_account(_accounts(api, resources))
+        account = own_account(accounts.listed_accounts(api, resources))
         # The account's own webhooks: even a target that wrongly applied the update would change nothing.
         exchange = api.call("updateAccount", {"accountId": str(uuid.uuid4())},
                             json_body=bodies.account_update(account.get("webhooks", [])))
@@ -110,38 +70,23 @@ def test_update_of_unknown_account_is_refused(api, resources):
 @pytest.mark.requirement("END-05")
 def test_account_list_is_paged_accounts(samples):
     """GET /accounts answers an array of Account with meta.pagination."""
-    paged_list(samples("listAccounts"), "END-05", "account.json")
+    records.paged_list_of(samples("listAccounts"), "account.json")
 
 
 @pytest.mark.requirement("END-06")
 def test_account_name_filter(api, resources):
     """GET /accounts?name= returns only accounts whose name holds that name, the one of exactly that name among them."""
-    with resources.account_wide():
-        accounts = [account for account in _accounts(api, resources) if isinstance(account.get("name"), str)]
-        if not accounts:
-            pytest.skip("GET /accounts shows no account with a name to filter on")
-        # Whether the filter matches exactly, by substring or ignoring case is not shown: what holds for every such
-        # rule is checked, on a name no other listed account's name contains (so an ignored filter shows).
-        chosen = min(accounts, key=lambda account: sum(account["name"].casefold() in other["name"].casefold()
-                                                       for other in accounts))
-        name = chosen["name"]
-        listing = lists.read(api, "listAccounts", params={"name": name},
-                              until=lambda entries: any(isinstance(entry, dict)
-                                                        and entry.get("publicId") == chosen.get("publicId")
-                                                        for entry in entries))
+    filtered = accounts.filtered_by_a_distinct_name(api, resources)
+    name, listing, chosen_id = filtered.name, filtered.listing, filtered.chosen.get("publicId")
     exchange = listing.first
     checks.accepted(exchange, "the name filter")
     envelope.entries(exchange, allow_empty=True)
-    for index, entry in enumerate(listing.entries):
-        listed = entry.get("name") if isinstance(entry, dict) else None
-        if not isinstance(listed, str) or name.casefold() not in listed.casefold():
-            checks.fail("every account the name filter returns has a name holding the filter's name",
-                        f"a name holding {name!r}", f"listed account {index} named {listed!r}", exchange)
+    filters.names_hold(listing.entries, name, exchange)
     listed_ids = [entry.get("publicId") for entry in listing.entries if isinstance(entry, dict)]
-    if chosen.get("publicId") not in listed_ids and not listing.complete:
+    if chosen_id not in listed_ids and not listing.complete:
         pytest.skip(f"the account named {name!r} was not among the filtered accounts read ({listing.note})")
-    checks.contains(listed_ids, chosen.get("publicId"), f"the account named {name!r} is among the filtered accounts",
-                    exchange, where="data[].publicId")
+    checks.contains(listed_ids, chosen_id, f"the account named {name!r} is among the filtered accounts", exchange,
+                    where="data[].publicId")
 
 
 @pytest.mark.requirement("END-07")
@@ -219,51 +164,20 @@ def test_observe_wallet_without_optional_looking_field(resources, run_id, observ
     body = bodies.wallet(run_id)
     del body[left_out]
     exchange = resources.create_wallet(body)
-    data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
-    observe("END-13", left_out=left_out, status=exchange.status, created=exchange.ok,
-            **{f"{left_out}_shown": data.get(left_out)} if exchange.ok else {})
+    observe("END-13", left_out=left_out, status=exchange.status, created=exchange.ok, **field_shown(exchange, left_out))
 
 
 @pytest.mark.requirement("END-14")
 def test_wallet_list_is_paged_wallets(samples):
     """GET /virtual-accounts answers an array of Wallet list entries with meta.pagination."""
-    paged_list(samples("listWallets"), "END-14", "wallet.json", pointer="#/$defs/list-entry")
+    records.paged_list_of(samples("listWallets"), "wallet.json", pointer="#/$defs/list-entry")
 
 
 @pytest.mark.requirement("END-15")
 def test_observe_list_filters(api, samples, observe):
     """Records which query filters GET /virtual-accounts and GET /transactions honour."""
-    wallet = samples.wallet()
-    candidates: dict[str, list[tuple[str, Any]]] = {
-        "listWallets": [(name, wallet.get(name)) for name in ("category", "accountNumber", "publicId", "accountName")],
-    }
-    try:
-        listed = samples("listTransactions").data
-    except UNAVAILABLE:
-        listed = None
-    first = listed[0] if isinstance(listed, list) and listed and isinstance(listed[0], dict) else {}
-    candidates["listTransactions"] = [(name, first.get(name)) for name in
-                                      ("status", "entry", "reference", "source", "sourceType", "destination")]
-    seen: dict[str, dict[str, Any]] = {}
-    for operation_id, filters in candidates.items():
-        base = api.call(operation_id)
-        base_entries = base.data if isinstance(base.data, list) else []
-        total = (base.meta.get("pagination") or {}).get("totalCount")
-        seen[operation_id] = {"unfiltered_totalCount": total}
-        for name, value in filters:
-            if value is None:
-                continue
-            exchange = api.call(operation_id, params={name: value})
-            entries = exchange.data if isinstance(exchange.data, list) else []
-            seen[operation_id][name] = {
-                "status": exchange.status,
-                "totalCount": (exchange.meta.get("pagination") or {}).get("totalCount"),
-                "entries": len(entries),
-                "all_entries_match": all(isinstance(entry, dict) and entry.get(name) == value for entry in entries),
-            }
-            seen[operation_id][name]["honoured"] = bool(exchange.ok and seen[operation_id][name]["all_entries_match"]
-                                                        and len(entries) < len(base_entries))
-    observe("END-15", filters=seen)
+    trials = list_probes.filter_trials(samples)
+    observe("END-15", filters=list_probes.filters_tried(api, trials))
 
 
 @pytest.mark.requirement("END-16")
@@ -374,7 +288,7 @@ def test_bank_list_has_no_pagination(samples):
 @pytest.mark.requirement("END-27")
 def test_transaction_list_is_paged_transactions(samples):
     """GET /transactions answers an array of Transaction with meta.pagination."""
-    paged_list(samples("listTransactions"), "END-27", "transaction.json")
+    records.paged_list_of(samples("listTransactions"), "transaction.json")
 
 
 @pytest.mark.requirement("END-28")
@@ -454,51 +368,21 @@ def test_bank_transfer_goes_to_the_requested_account(samples):
 @pytest.mark.requirement("END-36")
 def test_observe_transfers_without_narration(api, resources, observe):
     """Records whether a wallet transfer and a bank transfer without narration are accepted (funded wallets)."""
-    source = resources.funded_wallet(money.funding("transfer") + money.funding("bankTransfer"))
-    destination = resources.wallet()
-    number, code = resources.external_account()
-    made = {
-        "transfer": bodies.transfer(source["publicId"], destination["publicId"]),
-        "bankTransfer": bodies.bank_transfer(source["publicId"], number, code),
-    }
+    pair = transfer_pairs.funded_for_both(resources)
     seen = {}
-    for operation_id, body in made.items():
+    for operation_id in WITHOUT_NARRATION:
+        body = pair.body(operation_id)
         del body["narration"]
         exchange = api.call(operation_id, json_body=body)
-        data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
-        seen[operation_id] = {"status": exchange.status, "accepted": exchange.ok,
-                              **({"narration_shown": data.get("narration")} if exchange.ok else {})}
+        seen[operation_id] = {"status": exchange.status, "accepted": exchange.ok, **field_shown(exchange, "narration")}
     observe("END-36", without_narration=seen)
-
-
-PAGING_CANDIDATES = ({"page": 2}, {"perPage": 1}, {"per_page": 1}, {"limit": 1}, {"pageSize": 1}, {"size": 1},
-                     {"offset": 1}, {"skip": 1})
 
 
 @pytest.mark.requirement("END-39")
 @pytest.mark.parametrize("operation_id", contract.paginated_operations())
 def test_observe_paging_parameters(api, resources, operation_id, observe):
     """Records which common paging parameters change meta.pagination or the entries of a list."""
-    if operation_id == "listWallets":
-        resources.wallet()
-        resources.wallet()  # so the list holds more than one entry
-    base = api.call(operation_id)
-    base_data = base.data if isinstance(base.data, list) else []
-    seen: dict[str, Any] = {"unpaged": {"status": base.status, "pagination": base.meta.get("pagination"),
-                                        "entries": len(base_data)}}
-    for params in PAGING_CANDIDATES:
-        exchange = api.call(operation_id, params=params)
-        data = exchange.data if isinstance(exchange.data, list) else []
-        first = data[0].get("publicId") if data and isinstance(data[0], dict) else None
-        base_first = base_data[0].get("publicId") if base_data and isinstance(base_data[0], dict) else None
-        seen["&".join(f"{name}={value}" for name, value in params.items())] = {
-            "status": exchange.status,
-            "pagination": exchange.meta.get("pagination"),
-            "entries": len(data),
-            "changed_the_page": exchange.ok and (exchange.meta.get("pagination") != base.meta.get("pagination")
-                                                 or len(data) != len(base_data) or first != base_first),
-        }
-    observe("END-39", operation=operation_id, tried=seen)
+    observe("END-39", operation=operation_id, tried=list_probes.paging_parameters_tried(api, resources, operation_id))
 
 
 @pytest.mark.money

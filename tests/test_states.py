@@ -4,43 +4,22 @@ closing a wallet returns, and (observed) what happens afterwards."""
 from __future__ import annotations
 
 import contextlib
-import time
 from collections import Counter
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import datetime
 
 import pytest
 
-from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope
+from wallet_conformance.judge import checks, envelope, expiration
+from wallet_conformance.judge.observations import answer_outline
+from wallet_conformance.judge.parties import EXTERNAL
 from wallet_conformance.spec import contract
-from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world import bodies, closed_wallets, collection_accounts, inbound_credits, money, transfer_pairs
 from wallet_conformance.world.resources import UNAVAILABLE
 
-TRANSACTION = contract.schema("transaction.json")["$defs"]
 PENDING = contract.pending_state()  # the catalogue's STA-03 value, the one place it is read
-CREDIT = next(entry for entry in TRANSACTION["entry"]["enum"] if entry == "credit")
-EXTERNAL = next(kind for kind in TRANSACTION["sourceType"]["enum"] if kind == "External")
-# States: an inbound credit is recorded `success`. No data file of the suite holds this value (the transaction
-# schema leaves `status` open), so it is written here once.
+# States: an inbound credit is recorded `success` (the catalogue's STA-05 value).
 INBOUND_CREDIT_STATUS = contract.success_state()
 COLLECTION_CREATED = contract.schema("collection-account.json")["$defs"]["created"]["properties"]
-# "about expireIn seconds after creation": how far from createdAt + expireIn the expiration may be.
-EXPIRATION_TOLERANCE = timedelta(seconds=60)
-
-
-def parse_timestamp(value: Any) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
-
-
-def dig(node: Any, *path: str) -> Any:
-    """node[path[0]][path[1]]..., or None where the path ends early."""
-    for name in path:
-        node = node.get(name) if isinstance(node, dict) else None
-    return node
 
 
 # ------------------------------------------------------------------ transactions
@@ -84,28 +63,11 @@ def test_accepted_bank_transfer_is_pending(samples):
 @pytest.mark.requirement("STA-05")
 def test_inbound_payment_is_a_success_credit_from_an_external_source(api, resources):
     """An external payment into a wallet is recorded as a `success` credit with sourceType External."""
-    resources.skip_without_inbound_payments()
-    wallet = resources.funded_wallet(contract.minimum_amount("transfer"))
-
-    def credits(entries: list[Any]) -> list[tuple[int, dict[str, Any]]]:
-        return [(index, entry) for index, entry in enumerate(entries)
-                if isinstance(entry, dict) and money.pays_into(entry, wallet) and entry.get("entry") == CREDIT]
-
-    # List order and paging parameters are not shown: the credit is looked for page after page.
-    read = lists.read(api, "listTransactions", until=lambda entries: bool(credits(entries)))
-    listing = read.first
-    resources.require(listing, "list transactions")
-    mine = credits(read.entries)
-    if not mine:
-        if not read.complete:
-            pytest.skip(f"no credit into {wallet['publicId']} in what could be read of GET /transactions "
-                        f"({read.note}): the rest of the list could not be reached")
-        checks.fail("the payment into the wallet is listed as a credit",
-                    f"a credit into {wallet['publicId']} in GET /transactions", f"none in {read.note}", listing)
-    index, entry = mine[0]
+    payment = inbound_credits.payment_into_a_new_wallet(api, resources)
+    index, entry = payment.credit()
     where = f"listed transaction {index}"
-    checks.equals(entry.get("sourceType"), EXTERNAL, f"{where}.sourceType of an inbound payment", listing)
-    checks.equals(entry.get("status"), INBOUND_CREDIT_STATUS, f"{where}.status of an inbound payment", listing)
+    checks.equals(entry.get("sourceType"), EXTERNAL, f"{where}.sourceType of an inbound payment", payment.listing)
+    checks.equals(entry.get("status"), INBOUND_CREDIT_STATUS, f"{where}.status of an inbound payment", payment.listing)
     if isinstance(entry.get("reference"), str):
         verified = resources.verify(entry["reference"])
         data = resources.require(verified, "verify the inbound payment")
@@ -115,32 +77,9 @@ def test_inbound_payment_is_a_success_credit_from_an_external_source(api, resour
 
 @pytest.mark.money
 @pytest.mark.requirement("STA-11")
-def test_observe_what_a_pending_transfer_becomes(api, resources, settings, observe):
+def test_observe_what_a_pending_transfer_becomes(api, resources, observe):
     """Records the status a pending wallet transfer and a pending bank transfer reach within the settle timeout."""
-    source = resources.funded_wallet(money.funding("transfer") + money.funding("bankTransfer"))
-    destination = resources.wallet()
-    number, code = resources.external_account()
-    made = {
-        "wallet transfer": api.call("transfer", json_body=bodies.transfer(source["publicId"],
-                                                                          destination["publicId"])),
-        "bank transfer": api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code)),
-    }
-    started = time.monotonic()
-    seen: dict[str, Any] = {}
-    for name, exchange in made.items():
-        data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
-        reference = data.get("reference")
-        if not isinstance(reference, str):
-            seen[name] = {"accepted": exchange.status}
-            continue
-        settled = money.wait_settled(resources, reference)
-        seen[name] = {
-            "status_on_acceptance": data.get("status"),
-            "status_after": settled.get("status") if settled else f"still pending after {settings.settle_timeout:g} s",
-            "seconds_waited_so_far": round(time.monotonic() - started, 2),
-            "verify_transactionStatus": dig(settled, "meta", "verify", "data", "data", "transactionStatus"),
-        }
-    observe("STA-11", transitions=seen)
+    observe("STA-11", transitions=transfer_pairs.pending_transfers_followed(api, resources))
 
 
 # ------------------------------------------------------------------ collection accounts
@@ -175,38 +114,13 @@ def test_collection_account_expires_expire_in_seconds_after_creation(api, sample
     exchange = api.call("createCollectionAccount", json_body=body)
     checks.accepted(exchange, f"a collection account with expireIn {expire_in}")
     data = envelope.data_is_object(exchange)
-    expiration = parse_timestamp(data.get("expiration"))
-    if expiration is None:
-        checks.fail("data.expiration is a timestamp", "an ISO 8601 timestamp", data.get("expiration"), exchange)
-    created = parse_timestamp(data.get("createdAt"))
-    # Without a readable createdAt, the suite's own clock is the reference (clocks may differ a little).
-    start, tolerance = (created, EXPIRATION_TOLERANCE) if created else (asked_at, EXPIRATION_TOLERANCE * 5)
-    expected = start + timedelta(seconds=expire_in)
-    if abs(expiration - expected) > tolerance:
-        checks.fail(f"data.expiration is about {expire_in} s after creation",
-                    f"{expected.isoformat()} (within {tolerance.total_seconds():g} s)", data.get("expiration"),
-                    exchange)
+    expiration.expires_expire_in_after_creation(data, expire_in, asked_at, exchange)
 
 
 @pytest.mark.requirement("STA-12")
 def test_observe_collection_account_after_creation(api, samples, observe):
     """Records how a collection account shows after creation: read as a wallet by its publicId, and the wallet list."""
-    created = samples("createCollectionAccount")
-    data = created.data if isinstance(created.data, dict) else {}
-    facts: dict[str, Any] = {"on_creation": {name: data.get(name) for name in ("status", "active", "expiration")}}
-    public_id = data.get("publicId")
-    if isinstance(public_id, str):
-        read = api.call("getWallet", {"walletId": public_id})
-        shown = read.data if isinstance(read.data, dict) else {}
-        facts["GET /virtual-accounts/{publicId}"] = {"status": read.status,
-                                                     **{name: shown.get(name) for name in ("status", "active")
-                                                        if name in shown}}
-    listed = api.call("listWallets")
-    numbers = [entry.get("accountNumber") for entry in listed.data or [] if isinstance(entry, dict)] \
-        if isinstance(listed.data, list) else []
-    facts["listed_among_wallets_on_first_page"] = data.get("accountNumber") in numbers
-    facts["note"] = "the document has no operation that reads a collection account"
-    observe("STA-12", **facts)
+    observe("STA-12", **collection_accounts.seen_after_creation(api, samples("createCollectionAccount")))
 
 
 # ------------------------------------------------------------------ wallets
@@ -222,10 +136,6 @@ def test_closing_a_wallet_returns_its_public_id_and_account_number(resources, wa
         checks.equals(data.get(name), wallet.get(name), f"data.{name} is the closed wallet's {name}", exchange)
 
 
-def _closed(resources, public_id: str) -> None:
-    resources.require(resources.close_wallet(public_id), f"close the wallet {public_id}")
-
-
 @pytest.mark.money
 @pytest.mark.requirement("STA-09")
 def test_closed_wallet_does_not_send(api, resources):
@@ -235,12 +145,7 @@ def test_closed_wallet_does_not_send(api, resources):
     source = resources.funded_wallet(funding)["publicId"]
     destination = resources.wallet()["publicId"]
     before = {destination: resources.balance(destination)}
-    closing = resources.close_wallet(source)
-    if 400 <= closing.status < 500:
-        pytest.skip(f"the target refused to close a wallet holding {funding} kobo ({closing.status}): whether a "
-                    "wallet that holds money may be closed is not shown, so what a closed wallet sends is not judged "
-                    "here (closing an empty wallet is END-18)")
-    resources.require(closing, f"close the wallet {source}")
+    closed_wallets.closed_holding(resources, source, funding)
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     money.never_completes(resources, exchange, before, "a transfer from a closed wallet",
                           f"transfer of {amount} kobo from the closed wallet {source}")
@@ -254,29 +159,15 @@ def test_closed_wallet_does_not_receive(api, resources):
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]  # room for a fee
     destination = resources.wallet()["publicId"]
     before = {source: resources.balance(source)}
-    _closed(resources, destination)
+    closed_wallets.closed(resources, destination)
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     money.never_completes(resources, exchange, before, "a transfer to a closed wallet",
                           f"transfer of {amount} kobo to the closed wallet {destination}")
 
 
-def _summary(exchange: Exchange) -> dict[str, Any]:
-    data = exchange.data
-    return {"status": exchange.status, "meta.success": exchange.meta.get("success"),
-            "data": sorted(data) if isinstance(data, dict) else type(data).__name__}
-
-
 @pytest.mark.requirement("STA-10")
 def test_observe_closed_wallet_afterwards(api, resources, wallet, observe):
     """Records how a closed wallet reads, whether it is listed, and how a second close is answered."""
-    _closed(resources, wallet["publicId"])
-    read = api.call("getWallet", {"walletId": wallet["publicId"]})
-    listed = api.call("listWallets")
-    entries = listed.data if isinstance(listed.data, list) else []
-    shown = next((entry for entry in entries
-                  if isinstance(entry, dict) and entry.get("publicId") == wallet["publicId"]), None)
-    again = api.call("closeWallet", {"walletId": wallet["publicId"]})
-    observe("STA-10", read_after_close=_summary(read), listed_on_first_page=shown is not None,
-            listed_entry_fields={name: shown.get(name) for name in ("status", "active", "closedAt", "deletedAt")
-                                 if name in shown} if shown else None,
-            second_close=_summary(again))
+    after = closed_wallets.closed_then_revisited(api, resources, wallet["publicId"])
+    observe("STA-10", read_after_close=answer_outline(after.read), listed_on_first_page=after.listed is not None,
+            listed_entry_fields=after.listed_state(), second_close=answer_outline(after.again))

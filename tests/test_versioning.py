@@ -2,38 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import envelope
+from wallet_conformance.judge.observations import version_answer
 from wallet_conformance.spec import contract
-
-# Response headers that may announce a version or a deprecation (RFC 8594 Sunset, RFC 9745 Deprecation).
-VERSION_HEADER_WORDS = ("version", "deprecat", "sunset")
-
-
-def version_headers(exchange: Exchange) -> dict[str, str]:
-    found = {name.lower(): value for name, value in exchange.response_headers
-             if any(word in name.lower() for word in VERSION_HEADER_WORDS)}
-    link = exchange.header("link")
-    if link is not None:
-        found["link"] = link
-    return found
-
-
-def summary(exchange: Exchange, root: str) -> dict[str, Any]:
-    return {
-        "path": exchange.url.removeprefix(root),
-        "status": exchange.status,
-        "content_type": exchange.header("content-type"),
-        "envelope": isinstance(exchange.json, dict) and "meta" in exchange.json,
-        "message": exchange.meta.get("message"),
-        "same_banks_as_v1": None,
-        "location": exchange.header("location"),
-        "version_headers": version_headers(exchange),
-    }
 
 
 @pytest.mark.requirement("VER-01")
@@ -55,11 +28,8 @@ def test_other_version_segments_are_observed(api, samples, target, observe):
     v1 = samples("listBanks")
     root = target.base_url.rstrip("/").removesuffix(contract.version_segment())
     path = contract.operations()["listBanks"].path
-    observed = {contract.version_segment(): summary(v1, root)}
+    observed = {contract.version_segment(): version_answer(v1, root)}
     for segment in ("/v2", ""):
         exchange = api.request("GET", f"{root}{segment}{path}", absolute=True)
-        seen = summary(exchange, root)
-        if exchange.ok and isinstance(exchange.data, list) and isinstance(v1.data, list):
-            seen["same_banks_as_v1"] = exchange.data == v1.data
-        observed[segment or "(no version segment)"] = seen
+        observed[segment or "(no version segment)"] = version_answer(exchange, root, v1)
     observe("VER-02", operation="listBanks", responses=observed)

@@ -11,7 +11,7 @@ from typing import Any
 
 from wallet_conformance.client.api import DEFAULT, Exchange
 from wallet_conformance.spec import contract
-from wallet_conformance.world import bodies, money
+from wallet_conformance.world import accounts, bodies, money
 from wallet_conformance.world.resources import Resources, own_account
 
 Fixtures = Callable[[str], Any]
@@ -172,3 +172,17 @@ def valid_request(get: Fixtures, operation_id: str) -> tuple[dict[str, str], Any
     return {}, DEFAULT  # the reads without parameters
 
 
+
+
+def unauthenticated(get: Fixtures, operation_id: str, kind: str) -> Exchange:
+    """A valid request of `operation_id`, one the target would accept with the right key, sent without the key
+    (MISSING) or with a wrong one (WRONG). A wallet a broken server created or closed that way is still swept."""
+    api, resources = get("api"), get("resources")
+    key = None if kind == MISSING else f"conformance-wrong-key-{get('run_id')}"
+    if operation_id == "updateAccount":
+        # The account's own webhooks sent back: a write that changes nothing, even if it were accepted.
+        return accounts.own_webhooks_sent_back(api, resources, key=key)
+    path_params, body = valid_request(get, operation_id)
+    exchange = api.call(operation_id, path_params, json_body=body, key=key)
+    resources.track(exchange)
+    return exchange

@@ -1,0 +1,45 @@
+"""Error responses, which the document leaves 'not shown' (shape, statuses, codes): which answers are refusals to
+look at, and where an error code may sit in one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge.failures import CannotJudge
+
+# Names a body or meta field may give an error code under (ERR-04 records what it finds).
+ERROR_CODE_FIELDS = ("code", "errorCode", "error_code", "error", "errors", "type", "reason", "details")
+
+
+def refusal(exchange: Exchange, case: str) -> Exchange:
+    """The exchange of an error case, which must be an error response: a case the target accepted shows none
+    (whether it should have refused is ERR-05's matter), and cannot be judged."""
+    if exchange.ok:
+        raise CannotJudge(f"the target accepted {case} (HTTP {exchange.status}): no error response to look at")
+    return exchange
+
+
+def has_meta(exchange: Exchange) -> bool:
+    """Whether the body is a JSON object holding a `meta` object."""
+    body = exchange.json
+    return isinstance(body, dict) and isinstance(body.get("meta"), dict)
+
+
+def enveloped_refusal(exchange: Exchange, case: str) -> Exchange:
+    """The error response of a case, which must carry a meta object to judge what meta says (ERR-06 judges the
+    envelope itself)."""
+    refusal(exchange, case)
+    if not has_meta(exchange):
+        raise CannotJudge("the error body is not an envelope with meta (see ERR-06)")
+    return exchange
+
+
+def error_codes(exchange: Exchange) -> dict[str, Any]:
+    """What an answer carries under a name an error code may have, in meta (`meta.<name>`) and at the body's top."""
+    body = exchange.json
+    meta = exchange.meta
+    codes = {f"meta.{name}": meta[name] for name in ERROR_CODE_FIELDS if name in meta}
+    if isinstance(body, dict):
+        codes.update({name: body[name] for name in ERROR_CODE_FIELDS if name in body})
+    return codes
