@@ -10,9 +10,10 @@ import pytest
 
 from wallet_conformance.judge import checks, envelope, filters, records
 from wallet_conformance.judge.observations import field_shown
+from wallet_conformance.scenarios import account_changes, list_probes, transfer_pairs
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import accounts, bodies, list_probes, lists, money, transfer_pairs
+from wallet_conformance.world import accounts, bodies, lists, money
 from wallet_conformance.world.bad_requests import unknown_wallet_id
 from wallet_conformance.world.resources import own_account
 
@@ -39,7 +40,7 @@ def test_update_returns_the_updated_account(samples):
 def test_update_sets_the_webhooks_to_the_sent_list(api, resources, run_id):
     """PATCH /accounts/{accountId} with a list of webhook URLs answers with exactly those URLs."""
     added = [f"https://{run_id}.conformance.invalid/webhooks/{secrets.token_hex(3)}/{name}" for name in ("b", "a")]
-    change = accounts.webhooks_updated_then_restored(api, resources, added)
+    change = account_changes.webhooks_updated_then_restored(api, resources, added)
     checks.accepted(change.update, "an update of the webhooks")
     held = envelope.data_is_object(change.update).get("webhooks")
     # Whether the target keeps the order of the list is not shown: the same URLs, in any order (as EVT-01 reads it).
@@ -51,7 +52,7 @@ def test_update_sets_the_webhooks_to_the_sent_list(api, resources, run_id):
 @pytest.mark.requirement("END-03")
 def test_observe_updating_an_account_name(api, resources, run_id, observe):
     """Records whether an update changes an account's name (a field other than webhooks), then restores it."""
-    renamed = accounts.name_updated_then_restored(api, resources, run_id)
+    renamed = account_changes.name_updated_then_restored(api, resources, run_id)
     observe("END-03", field="name", status=renamed.update.status,
             response_shows_new_name=renamed.response_shows_new_name, listed_name_changed=renamed.listed_name_changed)
 
@@ -76,7 +77,7 @@ def test_account_list_is_paged_accounts(samples):
 @pytest.mark.requirement("END-06")
 def test_account_name_filter(api, resources):
     """GET /accounts?name= returns only accounts whose name holds that name, the one of exactly that name among them."""
-    filtered = accounts.filtered_by_a_distinct_name(api, resources)
+    filtered = account_changes.filtered_by_a_distinct_name(api, resources)
     name, listing, chosen_id = filtered.name, filtered.listing, filtered.chosen.get("publicId")
     exchange = listing.first
     checks.accepted(exchange, "the name filter")

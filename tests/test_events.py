@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from wallet_conformance.judge import checks
-from wallet_conformance.world import accounts, webhook_deliveries
+from wallet_conformance.scenarios import account_changes, webhook_deliveries
+from wallet_conformance.world import accounts
 
 # ------------------------------------------------------------------ EVT-01
 
@@ -18,7 +19,7 @@ from wallet_conformance.world import accounts, webhook_deliveries
 def test_webhooks_set_by_update_are_read_back(api, resources, run_id):
     """Webhooks set with PATCH /accounts/{accountId} are the account's webhooks in a later GET /accounts."""
     added = [f"https://{run_id}.conformance.invalid/hook", f"https://{run_id}.conformance.invalid/hook/second"]
-    with accounts.webhooks_added(api, resources, added) as change:
+    with account_changes.webhooks_added(api, resources, added) as change:
         checks.accepted(change.update, "PATCH /accounts/{accountId} with webhooks")
         public_id = accounts.account_id(change.account)
         read, exchange = accounts.listed_account(api, resources, public_id)

@@ -9,9 +9,10 @@ import pytest
 from wallet_conformance.client.api import ApiClient, TargetError
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import SuiteError
+from wallet_conformance.scenarios import long_lists, primary_limit
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import bodies, lists, long_lists, money, page_checks, primary_limit
+from wallet_conformance.world import bodies, lists, money, page_checks
 from wallet_conformance.world.resources import Resources
 
 PAGED = catalogue()[contract.DEFAULT_PAGE_SIZE].operations

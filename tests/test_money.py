@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from wallet_conformance.judge import balances, checks
+from wallet_conformance.scenarios.transfer_race import TransferRace
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, money
-from wallet_conformance.world.transfer_race import TransferRace
 
 pytestmark = pytest.mark.money
 

@@ -11,10 +11,8 @@ import pytest
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks, envelope, parties
 from wallet_conformance.judge.parties import BANK_ACCOUNT, EXTERNAL, PARTY_FORMS, VIRTUAL_ACCOUNT
-from wallet_conformance.spec import contract
-from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import bodies, resource_samples, transaction_samples
-from wallet_conformance.world.transaction_samples import (
+from wallet_conformance.scenarios import resource_samples, transaction_samples
+from wallet_conformance.scenarios.transaction_samples import (
     BANK_TRANSFER,
     DEBITS,
     EVERY_SOURCE,
@@ -29,6 +27,9 @@ from wallet_conformance.world.transaction_samples import (
     InboundCredit,
     TransactionSources,
 )
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.world import bodies
 
 # Its transaction fixtures (a settled transfer, an inbound credit, the list after them) are module-scoped and
 # asked for by name as tests need them: under xdist its tests share a worker, which makes them once.

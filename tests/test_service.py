@@ -3,9 +3,10 @@
 import pytest
 
 from wallet_conformance.judge import checks, envelope
+from wallet_conformance.scenarios import long_lists
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import lists, long_lists, page_checks
+from wallet_conformance.world import lists, page_checks
 
 OPERATIONS = tuple(contract.operations())
 MESSAGE_PRESENT = catalogue()[contract.MESSAGE_PRESENT].operations

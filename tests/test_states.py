@@ -12,8 +12,9 @@ import pytest
 from wallet_conformance.judge import checks, envelope, expiration
 from wallet_conformance.judge.observations import answer_outline
 from wallet_conformance.judge.parties import EXTERNAL
+from wallet_conformance.scenarios import closed_wallets, collection_accounts, inbound_credits, transfer_pairs
 from wallet_conformance.spec import contract
-from wallet_conformance.world import bodies, closed_wallets, collection_accounts, inbound_credits, money, transfer_pairs
+from wallet_conformance.world import bodies, money
 from wallet_conformance.world.resources import UNAVAILABLE
 
 PENDING = contract.pending_state()  # the catalogue's STA-03 value, the one place it is read

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 
 from wallet_conformance.generation import strategies
 from wallet_conformance.judge import balances, checks
+from wallet_conformance.scenarios import amount_range, balance_edge
+from wallet_conformance.scenarios.amount_range import AmountRange
+from wallet_conformance.scenarios.balance_edge import BalanceEdge
 from wallet_conformance.spec import contract
-from wallet_conformance.world import amount_range, balance_edge, bodies, money
-from wallet_conformance.world.amount_range import AmountRange
-from wallet_conformance.world.balance_edge import BalanceEdge
+from wallet_conformance.world import bodies, money
 
 MINIMUM = contract.minimum_amount("transfer")
 BANK_MINIMUM = contract.minimum_amount("bankTransfer")

@@ -8,9 +8,9 @@ import pytest
 
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.judge import checks
+from wallet_conformance.scenarios.long_lists import ListPaging
 from wallet_conformance.spec import contract
 from wallet_conformance.world import page_checks
-from wallet_conformance.world.long_lists import ListPaging
 from wallet_conformance.world.resources import Resources
 
 # The most walks of a list in search of one that can be judged (lists.judgeable).

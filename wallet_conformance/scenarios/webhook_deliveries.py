@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.scenarios import account_changes
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
-from wallet_conformance.world import accounts, bodies, money, webhook_listener
+from wallet_conformance.world import bodies, money, webhook_listener
 from wallet_conformance.world.polling import poll
 from wallet_conformance.world.resources import Resources
 
@@ -61,7 +62,7 @@ def around_a_transfer(api: ApiClient, resources: Resources, settings: Settings, 
     lifetime = settings.settle_timeout + webhook_listener.LISTENER_GRACE
     with webhook_listener.Listener(host, port, lifetime=lifetime) as listener:
         url = settings.webhook_public_url or listener.url(run_id)
-        with accounts.webhooks_added(api, resources, [url]) as change:
+        with account_changes.webhooks_added(api, resources, [url]) as change:
             seen = Deliveries(url, change.update)
             if seen.refused:
                 return seen

@@ -21,9 +21,9 @@ from wallet_conformance.judge import records
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.parties import EXTERNAL
 from wallet_conformance.judge.records import Found
+from wallet_conformance.scenarios.inbound_credits import paying_into
 from wallet_conformance.spec import contract
 from wallet_conformance.world import lists, money
-from wallet_conformance.world.inbound_credits import paying_into
 from wallet_conformance.world.resources import UNAVAILABLE, Resources
 from wallet_conformance.world.samples import Fixtures
 

@@ -13,10 +13,10 @@ from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import envelope, fields, records
 from wallet_conformance.judge.failures import CannotJudge, shown
 from wallet_conformance.judge.records import Found
+from wallet_conformance.scenarios.transaction_samples import INBOUND_CREDIT, SETTLED_TRANSFER, NotReached
 from wallet_conformance.spec import contract
 from wallet_conformance.world.resources import UNAVAILABLE, own_account
 from wallet_conformance.world.samples import Fixtures, Samples
-from wallet_conformance.world.transaction_samples import INBOUND_CREDIT, SETTLED_TRANSFER, NotReached
 
 WALLET = "wallet.json"
 TRANSACTION = "transaction.json"
