@@ -142,7 +142,7 @@ def test_bank_transfer_fees_across_amounts(api, resources, generation, request, 
 
 @pytest.mark.requirement("LIM-14", "LIM-15", "LIM-16", "END-20")
 def test_expire_in_around_its_range(api, resources, generation, request):
-    """expireIn from 600 to 1800 seconds is accepted, both ends included; outside that range it is refused."""
+    """expireIn within the documented range (10 to 30 minutes, both ends included) is accepted; outside it, refused."""
     low, high = contract.expire_in_bounds()
     destination = resources.wallet()["publicId"]
 
