@@ -12,7 +12,7 @@ import pytest
 from wallet_conformance.plugin import allure_labels
 from wallet_conformance.plugin.state import is_worker, state
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import ROOT
+from wallet_conformance.spec.files import TESTS
 
 TESTS_INI = "wallet_conformance_tests"
 COLLECTION_FILE = "collection.json"
@@ -34,7 +34,7 @@ def tests_dir(config: pytest.Config) -> Path:
     found = config.stash.get(TESTS_DIR, None)
     if found is None:
         configured_dir = config.getini(TESTS_INI)
-        found = (config.rootpath / configured_dir).resolve() if configured_dir else ROOT / "tests"
+        found = (config.rootpath / configured_dir).resolve() if configured_dir else TESTS
         config.stash[TESTS_DIR] = found
     return found
 

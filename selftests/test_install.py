@@ -1,0 +1,129 @@
+"""The suite as its users install it: a wheel built from the checkout, installed into a fresh virtual environment,
+runs from any folder (reports there, nothing in the checkout), and the CI recipes of docs/ci.md run as written."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wallet_conformance.reference import ReferenceServer
+from wallet_conformance.reporting.conformance import judged_against
+from wallet_conformance.spec.files import ROOT
+
+RUN_TIMEOUT = 300
+BUILD_LEFT_OUT = shutil.ignore_patterns(".git", ".venv", "reports", "build", "*.egg-info", "__pycache__", ".*cache*")
+INSTALL_LINE = re.compile(r"^pip install .*wallet-conformance.*$")
+# Under xdist the module's tests share one worker, so the wheel is built and installed once.
+pytestmark = pytest.mark.xdist_group("install")
+
+
+def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment outside the checkout with the suite's wheel installed; its dependencies are read
+    from the checkout's environment (a .pth file), so nothing is downloaded."""
+    base = tmp_path_factory.mktemp("install")
+    source = base / "source"
+    shutil.copytree(ROOT, source, symlinks=True, ignore=BUILD_LEFT_OUT)
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                  str(base / "wheel"), str(source)], base)
+    assert built.returncode == 0, built.stdout + built.stderr
+    venv = base / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base).check_returncode()
+    python = venv / "bin" / "python"
+    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], base).stdout
+                .strip())
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    wheel = next((base / "wheel").glob("*.whl"))
+    done = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
+                base)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return venv
+
+
+def _environment(venv: Path, **more: str) -> dict[str, str]:
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith(("WALLET_API_", "PYTEST_", "PYTHONPATH", "VIRTUAL_ENV"))}
+    return {**env, "PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", **more}
+
+
+def _checkout_state() -> str:
+    return _run(["git", "status", "--porcelain", "--untracked-files=all"], ROOT).stdout
+
+
+@pytest.fixture(scope="module")
+def first_run(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """`wallet-conformance` run from an empty folder against the bundled reference: the folder, and the checkout's
+    state before and after."""
+    folder = tmp_path_factory.mktemp("anywhere")
+    before = _checkout_state()
+    run = _run(["wallet-conformance", "-q", "-n", "2", "--seed", "7"], folder, _environment(installed))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    return folder, before, _checkout_state()
+
+
+def test_the_installed_command_runs_the_suite_from_any_folder(installed, first_run, tmp_path):
+    """`wallet-conformance` from an empty folder: exit 0 against the bundled reference, reports there, nothing
+    written into the checkout; `--version` shows the document's hash."""
+    folder, before, after = first_run
+    report = json.loads((folder / "reports" / "conformance.json").read_text())
+    assert report["outcome"]["verdict"] == "conforms" and report["target"]["embedded_reference"]
+    assert after == before
+    shown = _run(["wallet-conformance", "--version"], tmp_path, _environment(installed))
+    assert shown.returncode == 0 and judged_against()["wallet-service-api.md"] in shown.stdout, shown.stdout
+    where = "import wallet_conformance; print(wallet_conformance.__file__)"
+    located = _run([str(installed / "bin" / "python"), "-c", where], tmp_path, _environment(installed)).stdout
+    assert str(installed) in located and not located.startswith(str(ROOT))
+
+
+def _shell_lines(recipe: dict) -> list[tuple[str, dict[str, str]]]:
+    """The shell lines of a CI recipe (a GitHub Actions job's `run` steps, a GitLab job's `script`), each with the
+    environment the recipe gives it."""
+    lines: list[tuple[str, dict[str, str]]] = []
+    for job in recipe.get("jobs", {}).values():
+        for step in job.get("steps", []):
+            if "run" in step:
+                lines.append((step["run"], {name: str(value) for name, value in step.get("env", {}).items()}))
+    for name, job in recipe.items():
+        if name != "jobs" and isinstance(job, dict) and "script" in job:
+            variables = {key: str(value) for key, value in job.get("variables", {}).items()}
+            lines.extend((line, variables) for line in job["script"])
+    return lines
+
+
+RECIPES = re.findall(r"```yaml\n(.*?)```", (ROOT / "docs" / "ci.md").read_text(encoding="utf-8"), re.S)
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=["github-actions", "gitlab-ci"])
+def test_a_ci_recipe_runs_as_written(recipe, installed, first_run, tmp_path):
+    """The recipe's shell lines, run in an implementer's repository with a baseline and a waiver file, pass the gate
+    against the bundled reference (its URL and key in place of staging's, the built wheel in place of the tag)."""
+    lines = _shell_lines(yaml.safe_load(recipe))
+    assert any(INSTALL_LINE.match(line) for line, _ in lines) and len(lines) == 2, lines
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci" / "waivers.yaml").write_text("- id: SVC-12\n  reason: wording fix in 2.4\n  owner: payments\n"
+                                                  "  expires: 2999-12-31\n")
+    key = "sk-ci-recipe"
+    with ReferenceServer(secret_key=key, settle_delay=0.05) as reference:
+        staging = {"WALLET_API_BASE_URL": reference.base_url, "WALLET_API_SECRET_KEY": key,
+                   "WALLET_API_FUNDING_URL": reference.funding_url}
+        shutil.copy(first_run[0] / "reports" / "conformance.json", tmp_path / "ci" / "conformance-baseline.json")
+        for line, env in lines:
+            if INSTALL_LINE.match(line):
+                continue  # the suite is installed already, from the wheel built from this checkout
+            given = {name: staging.get(name, value) for name, value in env.items()}
+            done = _run(["bash", "-c", line], tmp_path, _environment(installed, **{**given, **staging}))
+            assert done.returncode == 0, line + "\n" + done.stdout[-3000:] + done.stderr[-2000:]
+    assert json.loads((tmp_path / "reports" / "conformance.json").read_text())["outcome"]["gate"]["baseline"]
