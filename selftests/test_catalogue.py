@@ -157,3 +157,13 @@ def test_every_quote_is_found_in_the_document():
                for segment in re.split(r"\.\.\.|…", requirement.quote)
                if segment.strip() and _words(segment) not in document}
     assert not missing, missing
+
+
+def test_the_generated_pages_are_up_to_date():
+    """docs/options.md and docs/requirements.md are what `python -m wallet_conformance.pages` writes from the option
+    declarations and the catalogue."""
+    from wallet_conformance import pages
+    from wallet_conformance.spec.files import REQUIREMENTS_PAGE
+
+    assert (REQUIREMENTS_PAGE.parent / "options.md").read_text(encoding="utf-8") == pages.options_page()
+    assert REQUIREMENTS_PAGE.read_text(encoding="utf-8") == pages.requirements_page()

@@ -83,6 +83,9 @@ def test_the_installed_command_runs_the_suite_from_any_folder(installed, first_r
     assert after == before
     shown = _run(["wallet-conformance", "--version"], tmp_path, _environment(installed))
     assert shown.returncode == 0 and judged_against()["wallet-service-api.md"] in shown.stdout, shown.stdout
+    listed = _run(["wallet-conformance", "--list-requirements", "--part", "limits", "--level", "MUST"], tmp_path,
+                  _environment(installed)).stdout.splitlines()
+    assert listed and all(line.startswith("LIM-") and " MUST " in line for line in listed), listed
     where = "import wallet_conformance; print(wallet_conformance.__file__)"
     located = _run([str(installed / "bin" / "python"), "-c", where], tmp_path, _environment(installed)).stdout
     assert str(installed) in located and not located.startswith(str(ROOT))

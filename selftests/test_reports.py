@@ -4,6 +4,7 @@ waiver and baseline files, and the formats rendered from conformance.json."""
 from __future__ import annotations
 
 import json
+import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -222,3 +223,18 @@ def test_mask_replaces_volatile_values():
     text = ("http://127.0.0.1:45123/v1 (application/json, 12 ms) 2026-11-23T00:15:38.668Z cf1a2b3c4dgw1 "
             "9f1c2d3e-0a1b-4c5d-8e9f-0123456789ab")
     assert mask(text) == "http://127.0.0.1:[port]/v1 (application/json, [n] ms) [timestamp] cf[run] [uuid]"
+
+
+def test_the_html_report_links_each_requirement_to_its_catalogue_entry(tmp_path):
+    """Written into a report folder, conformance.html links a requirement id to its entry in docs/requirements.md."""
+    from wallet_conformance.reporting.writers import write_all
+    from wallet_conformance.spec.files import REQUIREMENTS_PAGE
+
+    folder = REQUIREMENTS_PAGE.parent.parent / "reports" / "links"
+    try:
+        write_all(sample_report(), folder)
+        page = (folder / "conformance.html").read_text()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert '<a href="../../docs/requirements.md#svc-12">SVC-12</a>' in page
+    assert "### SVC-12" in REQUIREMENTS_PAGE.read_text()

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.conformance import write_report
 from wallet_conformance.reporting.evidence import evidence_lines
-from wallet_conformance.spec.catalogue import LEVELS
+from wallet_conformance.spec.catalogue import LEVELS, anchor
+from wallet_conformance.spec.files import REQUIREMENTS_PAGE
 
 MARKDOWN = "conformance.md"
 HTML = "conformance.html"
@@ -54,7 +57,9 @@ def mask(text: str) -> str:
 def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
     """Write every format into `directory`; conformance.json first. Returns the paths written."""
     paths = [write_report(report, directory)]
-    for name, render in ((MARKDOWN, markdown), (HTML, html_page), (JUNIT, junit)):
+    catalogue_page = Path(os.path.relpath(REQUIREMENTS_PAGE, directory.resolve())).as_posix()
+    for name, render in ((MARKDOWN, markdown), (HTML, partial(html_page, catalogue_page=catalogue_page)),
+                         (JUNIT, junit)):
         path = directory / name
         path.write_text(redact(render(report)), encoding="utf-8")
         paths.append(path)
@@ -245,8 +250,9 @@ def _h(text: Any) -> str:
     return html.escape(mask(str(text)), quote=True)
 
 
-def html_page(report: dict[str, Any]) -> str:
-    """A self-contained page (inline style, no script, no network) that opens from file://."""
+def html_page(report: dict[str, Any], catalogue_page: str | None = None) -> str:
+    """A self-contained page (inline style, no script, no network) that opens from file://; each requirement id links
+    to its entry in `catalogue_page` (docs/requirements.md, relative to where the page is written) when given."""
     outcome = report["outcome"]
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -263,17 +269,17 @@ def html_page(report: dict[str, Any]) -> str:
     parts.append("</table>")
     parts += _html_table(report)
     parts += _html_gate(report)
-    for anchor, title, entries in groups(report):
+    for group, title, entries in groups(report):
         if not entries:
             continue
-        parts.append(f'<h2 id="{anchor}">{_h(title)} ({len(entries)})</h2>')
-        if anchor == "passes":
+        parts.append(f'<h2 id="{group}">{_h(title)} ({len(entries)})</h2>')
+        if group == "passes":
             parts.append("<details><summary>show the passed requirements</summary><table>")
             parts += [f"<tr><td>{_h(e['id'])}</td><td>{_h(e['level'])}</td><td>{_h(e['title'])}</td></tr>"
                       for e in entries]
             parts.append("</table></details>")
             continue
-        parts += [_html_entry(entry) for entry in entries]
+        parts += [_html_entry(entry, catalogue_page) for entry in entries]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
@@ -314,9 +320,12 @@ def _html_gate(report: dict[str, Any]) -> list[str]:
     return ['<h2 id="gate">Gate</h2>', "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"]
 
 
-def _html_entry(entry: dict[str, Any]) -> str:
+def _html_entry(entry: dict[str, Any], catalogue_page: str | None) -> str:
+    shown_id = _h(entry["id"])
+    if catalogue_page:
+        shown_id = f'<a href="{_h(catalogue_page)}#{_h(anchor(entry["id"]))}">{shown_id}</a>'
     parts = [f'<div class="req {_h(entry["verdict"])}" id="{_h(entry["id"])}">',
-             f'<h3>{_h(entry["id"])} <span class="b b-{_h(entry["verdict"])}">{_h(entry["verdict"])}</span> '
+             f'<h3>{shown_id} <span class="b b-{_h(entry["verdict"])}">{_h(entry["verdict"])}</span> '
              f'<span class="muted">{_h(entry["level"])}</span> {_h(entry["title"])}</h3>']
     waived = _waiver_words(entry)
     if waived:

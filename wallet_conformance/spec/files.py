@@ -11,4 +11,5 @@ DOCUMENT = ROOT / "spec" / "wallet-service-api.md"  # the API document the contr
 OPENAPI = ROOT / "openapi.yaml"
 SCHEMAS = ROOT / "schemas"
 TESTS = ROOT / "tests"
+REQUIREMENTS_PAGE = ROOT / "docs" / "requirements.md"  # the catalogue rendered (wallet_conformance/pages.py)
 PYTEST_CONFIG = ROOT / "pyproject.toml"  # the suite's pytest settings ([tool.pytest.ini_options])
