@@ -32,6 +32,7 @@ from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import ConformanceFailure
 from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, lists, money
 from wallet_conformance.world.polling import poll
 from wallet_conformance.world.resources import Resources
@@ -40,9 +41,17 @@ MINIMUM = contract.minimum_amount("transfer")
 PRIMARY_LIMIT = contract.primary_wallet_limit()
 FUNDING = (MINIMUM, MINIMUM * 6)  # kobo per funding step
 BUDGET = 600_000  # most kobo one test's machine puts into its wallets, over all its programs
-# The requirement a wrong balance breaks, by the last kind of money movement of that wallet.
-BALANCE_REQUIREMENT = {"fund": "SVC-25", "transfer": "SVC-25", "bankTransfer": "SVC-26", "overdraft": "SVC-27",
-                       "closed": "STA-09"}
+# The requirement a wrong balance breaks, by the last money movement of that wallet: a settled transfer's is the
+# one of SETTLED whose operations hold the transfer's operation; the other movements' are named here.
+SETTLED = ("SVC-25", "SVC-26")
+OTHER_MOVEMENTS = {"fund": "SVC-25", "overdraft": "SVC-27", "closed": "STA-09"}
+
+
+def balance_requirement(movement: str) -> str:
+    """The requirement a wrong balance breaks after `movement` (a transfer's operation, or another movement)."""
+    if movement in OTHER_MOVEMENTS:
+        return OTHER_MOVEMENTS[movement]
+    return next(rid for rid in SETTLED if movement in catalogue()[rid].operations)
 
 
 @dataclass
@@ -73,7 +82,7 @@ class Context:
     steps: int = 0
     references: set[str] = field(default_factory=set)  # transaction references seen over the whole test
     collection_references: set[str] = field(default_factory=set)
-    fees: dict[str, set[int]] = field(default_factory=lambda: {"transfer": set(), "bankTransfer": set()})
+    fees: dict[str, set[int]] = field(default_factory=lambda: {op: set() for op in sorted(contract.money_operations())})
     # Whether balances that do not yet show the model are read again until they do (a target may post them a moment
     # after the status changes): until one never does within --settle-timeout, then they are judged at once.
     patient: bool = True
@@ -365,7 +374,7 @@ class MoneyMachine(RuleBasedStateMachine):
                           expected_total, sum(seen.values()))
         for wallet, value in seen.items():
             if value != self.balances[wallet]:
-                requirement = BALANCE_REQUIREMENT[self.last_movement.get(wallet, "transfer")]
+                requirement = balance_requirement(self.last_movement.get(wallet, "transfer"))
                 self.fail(requirement, f"the balance of {wallet} after settlement is the model's",
                           self.balances[wallet], value, self.api.exchanges[-1])
         self.compare_list(seen)
