@@ -36,11 +36,12 @@ SUCCESS_MESSAGES = {
 
 # Ids never change: renumbering, removing or adding a requirement shows up here.
 PINNED_IDS = [
-    "AUTH-01", "AUTH-02", "AUTH-03", "AUTH-04", "AUTH-05", "AUTH-06",
+    "AUTH-01", "AUTH-02", "AUTH-03", "AUTH-04", "AUTH-05", "AUTH-06", "AUTH-07", "AUTH-08", "AUTH-10",
+    "AUTH-11", "AUTH-12", "AUTH-13", "AUTH-14", "AUTH-15", "AUTH-16", "AUTH-17", "AUTH-18", "AUTH-19", "AUTH-20",
     "END-01", "END-02", "END-03", "END-04", "END-05", "END-06", "END-07", "END-08", "END-10", "END-11",
     "END-12", "END-13", "END-14", "END-15", "END-16", "END-17", "END-18", "END-20", "END-21", "END-22",
     "END-23", "END-25", "END-26", "END-27", "END-28", "END-29", "END-30", "END-31", "END-32", "END-33",
-    "END-34", "END-35", "END-36", "END-37", "END-38", "END-39", "END-40", "END-41",
+    "END-34", "END-35", "END-36", "END-37", "END-38", "END-39", "END-40", "END-41", "END-42", "END-43",
     "ERR-01", "ERR-02", "ERR-03", "ERR-04", "ERR-05", "ERR-06", "ERR-07", "ERR-08",
     "EVT-01", "EVT-02",
     "LIM-01", "LIM-02", "LIM-03", "LIM-04", "LIM-05", "LIM-06", "LIM-07", "LIM-08", "LIM-09", "LIM-10",
