@@ -14,7 +14,7 @@ import pytest
 
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.spec import contract
-from wallet_conformance.world import accounts, bad_requests, bodies, money
+from wallet_conformance.world import accounts, bad_requests, bodies, key_probes, money
 from wallet_conformance.world.resources import Resources
 from wallet_conformance.world.samples import Samples, accepted_sample, reference_to_verify
 
@@ -160,6 +160,28 @@ def unauthenticated(request: pytest.FixtureRequest) -> Callable[[str, str], Exch
     Each is a request the target would accept with the right key; AUTH-01..03 look at the same exchange.
     """
     return lambda operation_id, kind: request.getfixturevalue(_fixture_name("unauthenticated", operation_id, kind))
+
+
+# ------------------------------------------------------------------ the key in other forms
+
+
+@pytest.fixture(scope="session")
+def key_probe_wallets(resources: Resources) -> key_probes.ProbeWallets:
+    """The funded wallets the transfers of the refused key probes draw on (shared: a refused transfer moves nothing)."""
+    return key_probes.ProbeWallets(resources)
+
+
+@pytest.fixture
+def key_probe(request: pytest.FixtureRequest) -> Callable[[str, str], key_probes.Probe]:
+    """`key_probe(operationId, form)`: a valid request sent with the key in one form of key_probes (a near-copy, the
+    key outside its header, the header written another way)."""
+    return lambda operation_id, form: key_probes.probe(request.getfixturevalue, operation_id, form)
+
+
+@pytest.fixture
+def public_key_probe(request: pytest.FixtureRequest) -> Callable[[str, str], key_probes.Probe]:
+    """`public_key_probe(operationId, mode)`: a valid request sent with the own account's pubKey.<mode> as the key."""
+    return lambda operation_id, mode: key_probes.with_public_key(request.getfixturevalue, operation_id, mode)
 
 
 # ------------------------------------------------------------------ what a test makes for itself

@@ -11,9 +11,10 @@ import pytest
 
 from wallet_conformance.client.api import TargetError
 from wallet_conformance.judge import checks, public_keys
+from wallet_conformance.scenarios import account_changes
 from wallet_conformance.spec import contract
+from wallet_conformance.world import key_probes
 from wallet_conformance.world.bad_requests import KINDS, MISSING, WRONG
-from wallet_conformance.world.resources import own_account
 
 OPERATIONS = tuple(contract.operations())
 REFUSED_STATUS = 401  # RFC 9110 section 15.5.2, the status AUTH-03 rests on
@@ -34,6 +35,22 @@ def test_request_with_wrong_key_is_refused(unauthenticated, operation_id):
     """A valid request whose x-service-key is not the account's secret key is not answered with a 2xx."""
     exchange = unauthenticated(operation_id, WRONG)
     checks.refused(exchange, f"{operation_id} with a key that is not the secret key")
+
+
+@pytest.mark.requirement("AUTH-01")
+@pytest.mark.parametrize("form", list(key_probes.ELSEWHERE))
+@pytest.mark.parametrize("operation_id", OPERATIONS)
+def test_key_outside_its_header_is_refused(key_probe, resources, operation_id, form):
+    """A valid request with the key only in query parameters, or only as a Bearer token, is refused; no money moves."""
+    key_probes.refused_moving_nothing(resources, key_probe(operation_id, form))
+
+
+@pytest.mark.requirement("AUTH-02")
+@pytest.mark.parametrize("form", list(key_probes.WRONG_KEYS))
+@pytest.mark.parametrize("operation_id", OPERATIONS)
+def test_near_copy_of_key_is_refused(key_probe, resources, operation_id, form):
+    """A valid request whose x-service-key is a near-copy of the secret key, or empty, is refused; no money moves."""
+    key_probes.refused_moving_nothing(resources, key_probe(operation_id, form))
 
 
 @pytest.mark.requirement("AUTH-03")
@@ -77,10 +94,10 @@ def test_accounts_return_both_public_keys(samples):
 
 @pytest.mark.requirement("AUTH-06")
 @pytest.mark.parametrize("mode", ["test", "live"])
-def test_public_key_as_service_key_is_observed(samples, api, observe, mode):
+def test_public_key_as_service_key_is_observed(resources, api, observe, mode):
     """What GET /virtual-accounts answers when x-service-key holds a public key (recorded, not judged)."""
     try:
-        account = own_account(samples("listAccounts").data)
+        account = resources.own_account()
     except TargetError as error:
         pytest.skip(f"no account to read a public key from: {error}")
     pub_key = account.get("pubKey")
@@ -91,3 +108,34 @@ def test_public_key_as_service_key_is_observed(samples, api, observe, mode):
     listed = len(exchange.data) if isinstance(exchange.data, list) else None
     observe("AUTH-06", key=f"pubKey.{mode}", operation="listWallets", status=exchange.status, accepted=exchange.ok,
             message=exchange.meta.get("message"), listed=listed)
+
+
+@pytest.mark.requirement("AUTH-06")
+@pytest.mark.parametrize("mode", public_keys.MODES)
+@pytest.mark.parametrize("operation_id", OPERATIONS)
+def test_public_key_on_every_operation_is_observed(public_key_probe, observe, operation_id, mode):
+    """What each operation answers when x-service-key holds a public key (recorded, not judged; moved money flagged)."""
+    observe("AUTH-06", **key_probes.public_key_observation(public_key_probe(operation_id, mode), mode))
+
+
+@pytest.mark.requirement("AUTH-07")
+@pytest.mark.parametrize("operation_id", OPERATIONS)
+def test_key_header_name_in_another_case_is_accepted(key_probe, operation_id):
+    """A valid request whose key header is named in another letter case (X-Service-Key) is accepted."""
+    probe = key_probe(operation_id, key_probes.HEADER_NAME_CASE)
+    checks.accepted(probe.exchange, f"{operation_id} with {probe.sent.words}")
+
+
+@pytest.mark.requirement("AUTH-08")
+@pytest.mark.parametrize("operation_id", OPERATIONS)
+def test_whitespace_around_key_is_accepted(key_probe, operation_id):
+    """A valid request whose x-service-key holds the key with whitespace around it is accepted."""
+    probe = key_probe(operation_id, key_probes.WHITESPACE)
+    checks.accepted(probe.exchange, f"{operation_id} with {probe.sent.words}")
+
+
+@pytest.mark.requirement("AUTH-20")
+def test_update_changes_no_server_owned_field(api, resources):
+    """An update carrying other values of the account's server-owned fields (_id, publicId, pubKey, ...) sets none."""
+    update = account_changes.server_owned_fields_sent(api, resources)
+    checks.equals(update.changed(), {}, "an update changes none of the account's server-owned fields", update.update)

@@ -8,14 +8,14 @@ import uuid
 
 import pytest
 
-from wallet_conformance.judge import checks, envelope, filters, records
+from wallet_conformance.client import near_copies
+from wallet_conformance.judge import checks, envelope, filters, identifiers, records
 from wallet_conformance.judge.observations import field_shown
 from wallet_conformance.scenarios import account_changes, list_probes, transfer_pairs
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import accounts, bodies, lists, money
+from wallet_conformance.world import bodies, lists, money
 from wallet_conformance.world.bad_requests import unknown_wallet_id
-from wallet_conformance.world.resources import own_account
 
 TRANSACTION = contract.schema("transaction.json")["$defs"]
 TRANSFER_ACCEPTED = TRANSACTION["transfer-accepted"]["properties"]
@@ -61,7 +61,7 @@ def test_observe_updating_an_account_name(api, resources, run_id, observe):
 def test_update_of_unknown_account_is_refused(api, resources):
     """PATCH /accounts/{accountId} with a publicId that names no account is refused."""
     with resources.account_wide():
-        account = own_account(accounts.listed_accounts(api, resources))
+        account = resources.own_account()
         # The account's own webhooks: even a target that wrongly applied the update would change nothing.
         exchange = api.call("updateAccount", {"accountId": str(uuid.uuid4())},
                             json_body=bodies.account_update(account.get("webhooks", [])))
@@ -407,3 +407,20 @@ def test_bank_transfer_to_a_validated_account_is_accepted(api, resources):
     source = resources.funded_wallet(money.funding("bankTransfer"))  # room for the fee
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code, amount))
     checks.accepted(exchange, "a funded bank transfer of the minimum amount to a validated account")
+
+
+@pytest.mark.requirement("END-42")
+@pytest.mark.parametrize("copy", [near_copies.PREFIX, near_copies.OTHER_CASE])
+def test_verify_by_near_copy_of_reference_is_not_that_transaction(samples, api, copy):
+    """Verify with a prefix of a transaction's reference, or the reference in another case, does not return it."""
+    reference = identifiers.identifier(samples("verifyTransaction").data, "reference", "the verified transaction")
+    exchange = api.call("verifyTransaction", {"reference": identifiers.near(reference, copy)})
+    identifiers.not_that_record(exchange, "reference", reference, f"verify with the {copy} near-copy of a reference")
+
+
+@pytest.mark.requirement("END-43")
+def test_wallet_read_by_prefix_of_public_id_is_not_that_wallet(api, resources):
+    """GET /virtual-accounts/{walletId} with a prefix of a wallet's publicId does not return that wallet."""
+    public_id = identifiers.identifier(resources.wallet_to_read(), "publicId", "the wallet")
+    exchange = api.call("getWallet", {"walletId": near_copies.prefix(public_id)})
+    identifiers.not_that_record(exchange, "publicId", public_id, "a wallet read with a prefix of its publicId")

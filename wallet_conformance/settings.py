@@ -63,6 +63,10 @@ OPTIONS: tuple[Option, ...] = (
            "server)", env="WALLET_API_BASE_URL", metavar="URL", group="target"),
     Option("--secret-key", "the account's secret key, sent as x-service-key (never printed)",
            env="WALLET_API_SECRET_KEY", metavar="KEY", group="target"),
+    Option("--second-secret-key", "the secret key of an account of another business on the same target, for the "
+           "isolation tests (a key must reach nothing of another account); never printed. Without it those tests "
+           "skip (default against the bundled reference: its second business's key)",
+           env="WALLET_API_SECOND_SECRET_KEY", metavar="KEY", group="target"),
     Option("--environment", "staging or production (default {default}): production runs read-only tests unless "
            "--allow-writes", env="WALLET_API_ENVIRONMENT", default="staging", choices=("staging", "production"),
            group="target"),
@@ -143,6 +147,7 @@ class Settings:
 
     base_url: str | None = None
     secret_key: str | None = field(default=None, repr=False)
+    second_secret_key: str | None = field(default=None, repr=False)
     environment: str = default("--environment")
     funding_url: str | None = None
     funded_wallet: str | None = None
@@ -216,9 +221,15 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     """Check the options' values (by dest, defaults applied) and make the run's Settings; a ConfigError says what
     is wrong, naming the option."""
     base_url, secret_key = values["base_url"], values["secret_key"]
-    if secret_key is not None and len(secret_key) < MIN_KEY_LENGTH:
-        raise ConfigError(f"--secret-key (or WALLET_API_SECRET_KEY) is {len(secret_key)} characters long: "
-                          f"a secret key has at least {MIN_KEY_LENGTH} (is it the whole key?)")
+    second_key = values["second_secret_key"]
+    for flag, key in (("--secret-key (or WALLET_API_SECRET_KEY)", secret_key),
+                      ("--second-secret-key (or WALLET_API_SECOND_SECRET_KEY)", second_key)):
+        if key is not None and len(key) < MIN_KEY_LENGTH:
+            raise ConfigError(f"{flag} is {len(key)} characters long: a secret key has at least {MIN_KEY_LENGTH} "
+                              "(is it the whole key?)")
+    if second_key and second_key == secret_key:
+        raise ConfigError("--second-secret-key (or WALLET_API_SECOND_SECRET_KEY) is the --secret-key itself: give the "
+                          "secret key of an account of another business, or leave it out")
     if base_url:
         base_url = _http_url("--base-url", base_url.rstrip("/"))
         if not base_url.endswith(contract.version_segment()):
@@ -227,10 +238,11 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         if not secret_key:
             raise ConfigError("--base-url is given but no --secret-key (or WALLET_API_SECRET_KEY): "
                               "the target needs the account's secret key")
-    elif secret_key:
-        raise ConfigError("--secret-key (or WALLET_API_SECRET_KEY) is given but no --base-url (or "
-                          "WALLET_API_BASE_URL): say which target the key is for (without both, the suite "
-                          "runs against the bundled reference and needs no key)")
+    elif secret_key or second_key:
+        flag = "--secret-key (or WALLET_API_SECRET_KEY)" if secret_key else \
+            "--second-secret-key (or WALLET_API_SECOND_SECRET_KEY)"
+        raise ConfigError(f"{flag} is given but no --base-url (or WALLET_API_BASE_URL): say which target the key is "
+                          "for (without both, the suite runs against the bundled reference and needs no key)")
     variants = values["reference_variant"] or ()
     if isinstance(variants, str):  # from the environment: comma-separated
         variants = [name.strip() for name in variants.split(",") if name.strip()]
@@ -267,6 +279,7 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     return Settings(
         base_url=base_url or None,
         secret_key=secret_key or None,
+        second_secret_key=second_key or None,
         environment=environment,
         funding_url=funding_url,
         funded_wallet=values["funded_wallet"],

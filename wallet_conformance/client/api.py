@@ -16,6 +16,7 @@ from email.utils import parsedate_to_datetime
 from functools import cache, cached_property
 from typing import Any
 
+import h11
 import httpx
 
 from wallet_conformance.client.curl import curl_command
@@ -268,14 +269,23 @@ class ApiClient:
         path = operation.path
         for name, value in (path_params or {}).items():
             path = path.replace("{" + name + "}", str(value))
-        if self.journal is not None and key is DEFAULT:
+        journaled = self.journal is not None and self._carries_own_key(key, headers, params)
+        if journaled:
             self.journal(operation_id, path_params or {}, None)  # before a change: what to restore after a crash
         with self.sending(operation_id) if self.sending is not None else nullcontext():
             exchange = self.request(operation.method, path, json_body=json_body, params=params, key=key,
                                     headers=headers, content=content, operation_id=operation_id)
-        if self.journal is not None and key is DEFAULT:
+        if journaled:
             self.journal(operation_id, path_params or {}, exchange)
         return exchange
+
+    def _carries_own_key(self, key: Any, headers: Mapping[str, str] | None, params: Mapping[str, Any] | None) -> bool:
+        """Whether a call carries this client's key somewhere (the header, another header, a query parameter): then
+        it may change the account's records, and the crash journal follows it."""
+        if key is DEFAULT:
+            return True
+        sent = [key, *(headers or {}).values(), *(params or {}).values()]
+        return any(isinstance(value, str) and self._key in value for value in sent)
 
     def request(self, method: str, path: str, *, json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None,
                 key: Any = DEFAULT, headers: Mapping[str, str] | None = None, content: str | None = None,
@@ -392,6 +402,18 @@ def _read_capped(response: httpx.Response, deadline: float) -> tuple[bytes, int]
         if time.perf_counter() > deadline:  # a body trickled in forever: each read is bounded, the whole too
             raise _TooSlow
     return bytes(kept), size
+
+
+def unsendable_header(name: str, value: str) -> str | None:
+    """Why the client cannot send a header of this name and value as it is (None when it can): httpx writes
+    HTTP/1.1 through h11, which refuses a value with whitespace around it (RFC 9110 section 5.5 has a recipient
+    strip it; h11 will not send it)."""
+    try:
+        h11.Request(method="GET", target="/", headers=[("host", "target"), (name, value)])
+    except h11.LocalProtocolError:
+        return (f"the suite's HTTP client (httpx over h11 {h11.__version__}) will not send the header {name} with "
+                "that value (an illegal header value to h11)")
+    return None
 
 
 def _retry_after(value: str | None) -> float | None:

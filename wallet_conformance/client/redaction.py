@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from wallet_conformance.client.near_copies import every_near_copy
+
 PLACEHOLDER = "<SECRET_KEY>"
 SECRET_HEADERS = frozenset({"x-service-key", "authorization", "cookie", "x-wallet-signature"})
 
@@ -20,6 +22,17 @@ def register_secret(value: str | None) -> None:
         if len(value) < 4:
             raise ValueError("a secret key shorter than 4 characters cannot be redacted reliably")
         _secrets.add(value)
+
+
+def register_key(value: str | None) -> None:
+    """Remember a secret key, and its near-copies (near_copies.py) that the key probes send, as never to appear in
+    output: a target that echoes a refused key back would otherwise show all of the key but one character. A
+    near-copy shorter than 4 characters is left out (it would mask unrelated text)."""
+    if value:
+        register_secret(value)
+        for copy in every_near_copy(value):
+            if len(copy) >= 4:
+                register_secret(copy)
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

@@ -14,13 +14,17 @@ from wallet_conformance.spec.catalogue import catalogue
 
 @dataclass(frozen=True)
 class Target:
+    """Where the run sends its requests, with which keys: the account's secret key, and (for the isolation tests)
+    the secret key of an account of another business on the same target, when there is one."""
+
     base_url: str
     secret_key: str = field(repr=False)
     funding_url: str | None
     embedded: bool
+    second_secret_key: str | None = field(default=None, repr=False)
 
     def public(self) -> dict[str, Any]:
-        """What a report may show of the target: never the key."""
+        """What a report may show of the target: never a key."""
         return {"base_url": self.base_url, "funding_url": self.funding_url, "embedded_reference": self.embedded}
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,15 +40,16 @@ def start_reference(settings: Settings) -> tuple[Target, Any]:
     server = ReferenceServer(faults=settings.reference_faults, settle_delay=settings.reference_settle_delay,
                              variants=settings.reference_variants, latency=settings.reference_latency)
     server.start()
+    # The reference seeds a second business with its own key (ReferenceServer.second_secret_key) where it has one.
     target = Target(base_url=server.base_url, secret_key=server.secret_key, funding_url=server.funding_url,
-                    embedded=True)
+                    embedded=True, second_secret_key=getattr(server, "second_secret_key", None))
     return target, server
 
 
 def configured(settings: Settings) -> Target:
     assert settings.base_url and settings.secret_key
     return Target(base_url=settings.base_url, secret_key=settings.secret_key, funding_url=settings.funding_url,
-                  embedded=False)
+                  embedded=False, second_secret_key=settings.second_secret_key)
 
 
 WALLET_LIST = "END-14"  # GET /virtual-accounts returns an array of Wallet with meta.pagination

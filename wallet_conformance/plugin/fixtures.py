@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -10,12 +11,16 @@ import pytest
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.plugin.state import money_ledger, state
 from wallet_conformance.settings import Settings
 from wallet_conformance.world import bodies
 from wallet_conformance.world.resources import Resources
 from wallet_conformance.world.safety import Guard
 
+# Why the isolation tests skip without a second key; a skipped MUST is not tested, so --require-complete asks for it.
+SECOND_KEY_MISSING = ("give --second-secret-key KEY (or WALLET_API_SECOND_SECRET_KEY): the secret key of an account "
+                      "of another business on the same target")
 
 @pytest.fixture(scope="session")
 def settings(pytestconfig: pytest.Config) -> Settings:
@@ -53,6 +58,22 @@ def api(pytestconfig: pytest.Config, settings: Settings, target: Target, guard: 
 
 
 @pytest.fixture(scope="session")
+def second_api(pytestconfig: pytest.Config, settings: Settings, target: Target, guard: Guard,
+               api: ApiClient) -> Iterator[ApiClient]:
+    """The second key's client (an account of another business): the run's guard refuses what production does not
+    allow, and its exchanges join the run's client's log (a test's evidence shows both keys' requests in order).
+    Without a second key, every test that asks for it skips, saying which option gives it."""
+    if not target.second_secret_key:
+        raise CannotJudge(SECOND_KEY_MISSING)
+    client = ApiClient(target.base_url, target.second_secret_key, timeout=settings.request_timeout, guard=guard,
+                       ca_bundle=settings.ca_bundle)
+    client.exchanges, client.rate_limited = api.exchanges, api.rate_limited
+    state(pytestconfig).second_client = client
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
 def resources(api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard) -> Iterator[Resources]:
     """Everything the run creates; closed at the end of the run, after failures and Ctrl-C too."""
     made = Resources(api, settings, target, run_id, guard)
@@ -73,3 +94,18 @@ def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
         request.node.user_properties.append(("observation", {"requirement": requirement, **facts}))
 
     return record
+
+
+@pytest.fixture(scope="session")
+def second_resources(second_api: ApiClient, settings: Settings, target: Target, run_id: str,
+                     guard: Guard) -> Iterator[Resources]:
+    """What the run creates in the second key's account; closed at the end of the run with that key. Its wallets are
+    funded through the funding hook only (--funded-wallet is the first account's)."""
+    made = Resources(second_api, replace(settings, funded_wallet=None), target, run_id, guard)
+    try:
+        yield made
+    finally:
+        problems = made.sweep()
+        if problems:
+            print("\nwallet-conformance: could not close what the run created in the second key's account:\n  "
+                  + "\n  ".join(problems))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.redaction import register_secret
+from wallet_conformance.client.redaction import register_key
 from wallet_conformance.plugin import allure_labels
 from wallet_conformance.plugin.collection import runs_conformance
 from wallet_conformance.plugin.state import STATE, WORKER_SEED, RunState, is_worker
@@ -84,7 +84,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if is_worker(config):
         seed = config.workerinput[WORKER_SEED]
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
-    register_secret(found.secret_key)
+    register_key(found.secret_key)
+    register_key(found.second_secret_key)
     config.stash[STATE] = RunState(settings=found)
     if runs_conformance(config):
         allure_labels.default_directory(config, found.report_dir)

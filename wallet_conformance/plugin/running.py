@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import CannotJudge, declared
@@ -69,23 +70,30 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 
 def _bound(run: RunState, deadline: float, reason: str) -> None:
     run.test_deadline = deadline
-    if run.client is not None:
-        run.client.deadline, run.client.deadline_reason = deadline, reason
+    for client in _clients(run):
+        client.deadline, client.deadline_reason = deadline, reason
+
+
+def _clients(run: RunState) -> list[ApiClient]:
+    """The run's clients made so far in this process: the first key's, and the second key's."""
+    return [client for client in (run.client, run.second_client) if client is not None]
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any],
-                         request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
-    """When the run's client is made: the current test's bound applies to it, and it journals what it changes."""
+def pytest_fixture_setup(request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
+    """When one of the run's clients is made: the current test's bound applies to it; the first key's client journals
+    what it changes (the second key's records are closed by its own sweep; --cleanup with that key finds what a
+    killed run left)."""
     value = yield
     run = request.config.stash.get(STATE, None)
-    if fixturedef.argname == "api" and run is not None and run.client is value and value is not None:
-        value.deadline = run.test_deadline
-        value.rate_limit_wait = run.settings.rate_limit_wait
-        if run.target is not None and not run.target.embedded:
-            from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
+    if run is None or value is None or not any(value is client for client in _clients(run)):
+        return value
+    value.deadline = run.test_deadline
+    value.rate_limit_wait = run.settings.rate_limit_wait
+    if value is run.client and run.target is not None and not run.target.embedded:
+        from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
 
-            value.journal = Journal(run.settings.report_dir, run.target.base_url, run_id(run.settings.seed), value)
+        value.journal = Journal(run.settings.report_dir, run.target.base_url, run_id(run.settings.seed), value)
     return value
 
 
@@ -134,12 +142,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 def _why_stop(run: RunState) -> str | None:
     """Why the run should stop after this test (the target is down, failing, or the budget is gone), or None."""
-    client = run.client
-    if client is not None and client.target_down:
-        return "the target stopped answering: the run stops here rather than wait on every request"
-    if client is not None and client.target_failing:
-        return (f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} answers "
-                "were 5xx; the run stops here rather than fail every test on it")
+    for client in _clients(run):
+        if client.target_down:
+            return "the target stopped answering: the run stops here rather than wait on every request"
+        if client.target_failing:
+            return (f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} "
+                    "answers were 5xx; the run stops here rather than fail every test on it")
     if time.monotonic() - run.started > run.settings.run_budget:
         return f"the run used up its budget (--run-budget {run.settings.run_budget:g} s): it stops with what it has"
     return None

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.redaction import redact, register_secret
+from wallet_conformance.client.redaction import redact, register_key
 from wallet_conformance.client.target import Target, configured, preflight, start_reference
 from wallet_conformance.generation import profiles
 from wallet_conformance.plugin.collection import runs_conformance
@@ -40,7 +40,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         target = config.workerinput.get(WORKER_TARGET)
         run.target = Target(**target) if target else None
         if run.target:
-            register_secret(run.target.secret_key)
+            register_key(run.target.secret_key)
+            register_key(run.target.second_secret_key)
         return
     if not runs_conformance(config) or config.option.collectonly:
         return
@@ -49,7 +50,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         run.target, run.server = start_reference(settings)
     else:
         run.target = configured(settings)
-    register_secret(run.target.secret_key)
+    register_key(run.target.secret_key)
+    register_key(run.target.second_secret_key)
     if settings.cleanup:
         from wallet_conformance.world.cleanup import clean_up  # imported late: only --cleanup runs need it
 

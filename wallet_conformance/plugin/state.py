@@ -27,6 +27,7 @@ class RunState:
     server: Any = None  # the bundled reference, when this process started it
     records: dict[str, TestRecord] = field(default_factory=dict)
     client: ApiClient | None = None  # the run's client, once the `api` fixture made it
+    second_client: ApiClient | None = None  # the second key's client, once the `second_api` fixture made it
     report_path: Path | None = None
     report: dict[str, Any] | None = None
     written: list[Path] = field(default_factory=list)  # every report file of the run

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.spec.catalogue import LEVELS
 
 SHOWN = ("pass", "fail", "blocked", "skip", "observed", "untested", "suite-error")
@@ -76,6 +77,7 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     expired = [waiver["id"] for waiver in gate["waivers"] if waiver["expired"]]
     if expired:
         lines.append(f"EXPIRED waivers (they no longer hold): {', '.join(expired)}")
+    lines.extend(alarms(report))
     if report.get("stopped"):
         lines.append(f"The run STOPPED EARLY: {report['stopped']['reason']}. The verdicts judge only what ran.")
     else:

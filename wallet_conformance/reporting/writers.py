@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client.redaction import redact
+from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import write_report
 from wallet_conformance.reporting.evidence import evidence_lines
 from wallet_conformance.spec.catalogue import LEVELS, anchor
@@ -88,6 +89,7 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     if report["selected"]:
         rows.append(("selected", ", ".join(report["selected"])))
+    rows.extend(("ALARM", alarm) for alarm in alarms(report))
     return rows
 
 

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange
-from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.client.near_copies import last_changed
+from wallet_conformance.judge.failures import CannotJudge, shown
 from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.accounts import account_id, listed_accounts, webhooks_of
-from wallet_conformance.world.resources import Resources, own_account
+from wallet_conformance.world.resources import Resources
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def webhooks_updated_then_restored(api: ApiClient, resources: Resources, added: 
     """Sends the own account's webhooks with `added` after them, then (whatever happened) the original ones again.
     The account's own webhooks stay in the list: a real account keeps its deliveries during the run."""
     with resources.account_wide():
-        account = own_account(listed_accounts(api, resources))
+        account = resources.own_account()
         public_id = account_id(account)
         original = account.get("webhooks", [])
         sent = [*original, *added] if isinstance(original, list) else added
@@ -95,7 +96,7 @@ def name_updated_then_restored(api: ApiClient, resources: Resources, run_id: str
         return next((entry for entry in listed_accounts(api, resources) if entry.get("publicId") == public_id), {})
 
     with resources.account_wide():
-        account = own_account(listed_accounts(api, resources))
+        account = resources.own_account()
         original, public_id = account.get("name"), account_id(account)
         webhooks = account.get("webhooks", [])
         asked = f"{original} {run_id}"
@@ -138,3 +139,74 @@ def filtered_by_a_distinct_name(api: ApiClient, resources: Resources) -> NameFil
                                                        and entry.get("publicId") == chosen.get("publicId")
                                                        for entry in entries))
     return NameFiltered(chosen["name"], chosen, listing)
+
+
+# The Account fields the server sets (AUTH-20): the record's identity, its owner, its keys, its creation and its
+# revision. An update carries other values of them; none may take.
+SERVER_OWNED = ("_id", "id", "publicId", "business", "pubKey", "createdAt", "__v")
+REVISION = "__v"  # the server may advance its revision on an update, never to the value the client sent
+REVISION_STEP = 1000  # how far beyond the current revision the value sent is: no update advances it that far
+OTHER_CREATION = "2000-01-01T00:00:00.000Z"  # a creation time, in the document's format, no account of a run has
+
+
+def other_value(name: str, value: Any) -> Any:
+    """A value of field `name` of the same form as `value` (a record id of the same length, a public key with its
+    prefix, a timestamp, a revision) that differs from it, so a server that takes it shows a changed field."""
+    if name == REVISION:
+        return (value if type(value) is int else 0) + REVISION_STEP
+    if name == "createdAt":
+        return OTHER_CREATION
+    if isinstance(value, dict):
+        return {key: other_value(key, item) for key, item in value.items()}
+    if isinstance(value, str) and value:
+        return last_changed(value)
+    return f"set-by-the-client-{name}"
+
+
+@dataclass(frozen=True)
+class ServerOwnedUpdate:
+    """An update of the own account carrying its webhooks unchanged and other values of its server-owned fields:
+    the account before, the body sent, the answer, and the account as listed after (None: no longer listed under
+    any identifier it had or was sent)."""
+
+    before: dict[str, Any]
+    sent: dict[str, Any]
+    update: Exchange
+    after: dict[str, Any] | None
+
+    def changed(self) -> dict[str, dict[str, Any]]:
+        """The server-owned fields the update changed: each with its value before, the value sent, and after."""
+        after = self.after or {}
+        found = {}
+        for name in SERVER_OWNED:
+            now, was = after.get(name), self.before.get(name)
+            took = now != was and (name != REVISION or now == self.sent[name])
+            if took or self.after is None:
+                found[name] = {"before": was, "sent": self.sent[name], "after": now}
+        return found
+
+
+def server_owned_fields_sent(api: ApiClient, resources: Resources) -> ServerOwnedUpdate:
+    """PATCH of the own account with its current webhooks and other values of every server-owned field (under the
+    account-wide lock), then the account read back; whatever the update changed is put back afterwards (at the
+    publicId it then has), and a failed restore is reported, not raised."""
+    with resources.account_wide():
+        before = resources.own_account()
+        sent = {"webhooks": before.get("webhooks", []),
+                **{name: other_value(name, before.get(name)) for name in SERVER_OWNED}}
+        update = api.call("updateAccount", {"accountId": account_id(before)}, json_body=sent)
+        identifiers = {(name, value) for name in ("publicId", "_id", "id")
+                       for value in (before.get(name), sent[name]) if value is not None}
+        listing = lists.read(api, "listAccounts", until=lambda entries: any(
+            isinstance(entry, dict) and any(entry.get(name) == value for name, value in identifiers)
+            for entry in entries))
+        after = next((entry for entry in listing.entries if isinstance(entry, dict)
+                      and any(entry.get(name) == value for name, value in identifiers)), None)
+        made = ServerOwnedUpdate(before, sent, update, after)
+        if after is not None and (made.changed() or after.get("webhooks") != before.get("webhooks")):
+            body = {"webhooks": before.get("webhooks", []), **{name: before.get(name) for name in made.changed()}}
+            restored = api.call("updateAccount", {"accountId": account_id(after)}, json_body=body)
+            if not restored.ok:
+                print(f"\nwallet-conformance: could not restore the account's fields (HTTP {restored.status}); "
+                      f"they were {shown({name: before.get(name) for name in made.changed()})}")
+    return made

@@ -15,7 +15,7 @@ from wallet_conformance.judge.failures import CannotJudge, shown
 from wallet_conformance.judge.records import Found
 from wallet_conformance.scenarios.transaction_samples import INBOUND_CREDIT, SETTLED_TRANSFER, NotReached
 from wallet_conformance.spec import contract
-from wallet_conformance.world.resources import UNAVAILABLE, own_account
+from wallet_conformance.world.resources import UNAVAILABLE
 from wallet_conformance.world.samples import Fixtures, Samples
 
 WALLET = "wallet.json"
@@ -114,7 +114,7 @@ def one_of_each_resource(samples: Samples, get: Fixtures) -> ResourceRecords:
     test, and so does having no record at all to observe.
     """
     sampling: dict[str, Sampling] = {
-        "account (GET /accounts)": (lambda: own_account(samples("listAccounts").data), False, "account.json"),
+        "account (GET /accounts)": (lambda: get("resources").own_account(), False, "account.json"),
         "wallet (POST /virtual-accounts)": (lambda: samples("createWallet").data, False, WALLET),
         "wallet (GET /virtual-accounts/{walletId})": (lambda: samples("getWallet").data, False, WALLET),
         "wallet (GET /virtual-accounts entry)": (lambda: samples("listWallets").data, True, WALLET),

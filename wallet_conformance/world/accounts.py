@@ -41,13 +41,16 @@ def listed_account(api: ApiClient, resources: Resources, public_id: str) -> tupl
     return None, exchange
 
 
-def own_webhooks_sent_back(api: ApiClient, resources: Resources, *, key: Any = DEFAULT) -> Exchange:
+def own_webhooks_sent_back(api: ApiClient, resources: Resources, *, key: Any = DEFAULT,
+                           headers: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> Exchange:
     """PATCH /accounts/{accountId} of the own account with its own webhooks sent back (with `key`, default the
-    run's): a write that changes nothing, even where it should have been refused."""
+    run's, and any `headers` and query `params`): a write that changes nothing, even where it should have been
+    refused."""
     with resources.account_wide():
         account = resources.own_account()
         return api.call("updateAccount", {"accountId": account_id(account)},
-                        json_body=bodies.account_update(account.get("webhooks", [])), key=key)
+                        json_body=bodies.account_update(account.get("webhooks", [])), key=key, headers=headers,
+                        params=params)
 
 
 def webhooks_of(account: dict[str, Any]) -> list[Any]:

@@ -12,7 +12,7 @@ from typing import Any
 from wallet_conformance.client.api import DEFAULT, Exchange
 from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bodies, money
-from wallet_conformance.world.resources import Resources, own_account
+from wallet_conformance.world.resources import Resources
 
 Fixtures = Callable[[str], Any]
 Request = Callable[[Fixtures], Exchange]
@@ -30,7 +30,7 @@ def _malformed(operation_id: str) -> Request:
         api, resources = get("api"), get("resources")
         path_params = {}
         if operation_id == "updateAccount":
-            path_params = {"accountId": own_account(get("sample_listAccounts").data)["publicId"]}
+            path_params = {"accountId": resources.own_account()["publicId"]}
         exchange = api.call(operation_id, path_params, content=MALFORMED_JSON)
         resources.track(exchange)
         return exchange

@@ -41,11 +41,22 @@ ACCOUNT_WIDE_LOCK = ".account-wide.lock"
 WALLET_LIST_WAIT = 5.0
 
 
-def own_account(accounts: Any) -> dict[str, Any]:
-    """The account the tests may touch: the default one, else the first listed."""
+def is_account(account: Any, owner: str) -> bool:
+    """Whether a listed account is the one with record id `owner` (its `_id`, or its `id`, which equals it)."""
+    return isinstance(account, dict) and owner in (account.get("_id"), account.get("id"))
+
+
+def own_account(accounts: Any, owner: str) -> dict[str, Any]:
+    """The account of the run's key among `accounts` (entries of GET /accounts): the one whose `_id` or `id` is
+    `owner`, the `account` the key's wallets name (`Resources.own_account_id`). Never a list's first entry nor the
+    default one: the key may be another account's than the business's default."""
     if not isinstance(accounts, list) or not accounts or not all(isinstance(a, dict) for a in accounts):
         raise TargetError("GET /accounts listed no account to work with")
-    return next((account for account in accounts if account.get("isDefault") is True), accounts[0])
+    found = next((account for account in accounts if is_account(account, owner)), None)
+    if found is None:
+        raise TargetError(f"none of the {len(accounts)} accounts GET /accounts lists has _id or id {owner!r}, the "
+                          "account the key's wallets name: which listed account is the key's own cannot be told")
+    return found
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,7 @@ class Resources:
         self.gave_up: dict[str, str] = {}
         self._account_tried = False
         self._reading_wallet_list = False
+        self._owner: str | None = None  # the record id of the key's account (own_account_id)
 
     # ------------------------------------------------------------ wallets
 
@@ -303,9 +315,50 @@ class Resources:
 
     # ------------------------------------------------------------ the account
 
+    def wallet_to_read(self) -> dict[str, Any]:
+        """An open wallet of the account for a probe that only reads it: one this process made and holds open, else
+        (a run that may not write) one the wallet list shows, else a new one."""
+        if self.open_wallets:
+            return next(iter(self.open_wallets.values()))
+        if self.settings.writes_allowed:
+            return self.wallet()
+        listed = self.require(self.api.call("listWallets"), "list wallets")
+        entries = listed if isinstance(listed, list) else []
+        found = next((entry for entry in entries if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)),
+                     None)
+        if found is None:
+            raise CannotJudge("the wallet list shows no wallet to probe, and the run may not create one (production "
+                              "without --allow-writes)")
+        return found
+
+    def own_account_id(self) -> str:
+        """The record id of the key's own account: the `account` that the wallets this process made name (one made
+        for it when there is none), or, in a run that may not write, that the wallets the key's wallet list shows
+        name. Found once per process."""
+        if self._owner is None:
+            wallets = list(self.open_wallets.values())
+            if not wallets and self.settings.writes_allowed:
+                wallets = [self.wallet()]
+            if wallets and not any(isinstance(wallet.get("account"), str) for wallet in wallets):
+                wallets = [self.read_wallet(wallets[0]["publicId"])]  # the create response shows no account
+            if not wallets:
+                listed = self.require(self.api.call("listWallets"), "list wallets")
+                wallets = [wallet for wallet in listed if isinstance(wallet, dict)] if isinstance(listed, list) else []
+            owners = {wallet.get("account") for wallet in wallets if isinstance(wallet, dict)
+                      and isinstance(wallet.get("account"), str)}
+            if len(owners) != 1:
+                raise CannotJudge(f"which account is the key's own cannot be told: the key's wallets name "
+                                  f"{len(owners)} accounts ({', '.join(sorted(owners)) or 'none'}) as theirs")
+            self._owner = owners.pop()
+        return self._owner
+
     def own_account(self) -> dict[str, Any]:
-        """The account the tests may touch, as GET /accounts lists it now."""
-        return own_account(self.require(self.api.call("listAccounts"), "list accounts"))
+        """The key's own account (`own_account_id`), as GET /accounts lists it now (read past page 1 until found)."""
+        owner = self.own_account_id()
+        listing = lists.read(self.api, "listAccounts",
+                             until=lambda entries: any(is_account(entry, owner) for entry in entries))
+        self.require(listing.first, "list accounts")
+        return own_account(listing.entries, owner)
 
     @contextmanager
     def account_wide(self) -> Iterator[None]:

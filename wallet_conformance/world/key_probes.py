@@ -1,0 +1,198 @@
+"""Key handling probed on every operation: a valid request, one the target accepts with the secret key (the same
+records, bodies and funding as the samples), sent with the key in another form.
+
+Refused (a 4xx, never a 2xx, and a transfer moves no money):
+- AUTH-02: a near-copy of the key in `x-service-key` (client/near_copies.py: its letters in the other case, all
+  but its last character, its last character changed, a character more) and an empty value;
+- AUTH-01: the key only where the document does not put it: in query parameters under the names a server might
+  read (QUERY_NAMES), or as `Authorization: Bearer <key>`, with no `x-service-key`.
+
+Accepted (a 2xx): AUTH-07 the header's name in another letter case; AUTH-08 whitespace around the value (the
+suite's HTTP client cannot send that one: `unsendable_header` says why, and the probe is not judged).
+
+AUTH-06 (INFO) observes what the account's public keys get in place of the secret key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from wallet_conformance.client.api import KEY_HEADER, Exchange, unsendable_header
+from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
+from wallet_conformance.judge import checks
+from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.spec import contract
+from wallet_conformance.world import accounts, bad_requests, bodies, money
+from wallet_conformance.world.bad_requests import Fixtures
+from wallet_conformance.world.resources import Resources
+
+# Query parameter names a server might read a key from; the probe sends the key under all of them at once.
+QUERY_NAMES = ("key", "apiKey", "api_key", "secretKey", KEY_HEADER)
+EMPTY = "empty"
+IN_QUERY = "query-only"
+AS_BEARER = "bearer-only"
+HEADER_NAME_CASE = "header-name-case"
+WHITESPACE = "whitespace-around"
+
+
+@dataclass(frozen=True)
+class Sent:
+    """How a request carries the key: `key` is x-service-key's value (None: no such header), `headers` and
+    `params` what else is sent; `words` says it for messages."""
+
+    words: str
+    key: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)
+
+
+def _near_copy(kind: str) -> Callable[[str], Sent]:
+    def sent(key: str) -> Sent:
+        copy = near_copy(key, kind)
+        if copy is None:
+            raise CannotJudge(f"the secret key has no {kind} near-copy (it has no letters to write in another case)")
+        return Sent(f"x-service-key holding the key's {kind} near-copy", key=copy)
+
+    return sent
+
+
+def _whitespace_around(key: str) -> Sent:
+    value = f" {key} "
+    why = unsendable_header(KEY_HEADER, value)
+    if why is not None:
+        raise CannotJudge(f"whitespace around the key's value cannot be sent: {why}; AUTH-08 is not tested")
+    return Sent("x-service-key with whitespace around the key", key=value)
+
+
+# The forms of the key a conforming target refuses (AUTH-02: not the account's secret key).
+WRONG_KEYS: dict[str, Callable[[str], Sent]] = {
+    **{kind: _near_copy(kind) for kind in NEAR_COPIES},
+    EMPTY: lambda key: Sent("an empty x-service-key", key=""),
+}
+# The key sent where the document does not put it, with no x-service-key (AUTH-01: the header is required).
+ELSEWHERE: dict[str, Callable[[str], Sent]] = {
+    IN_QUERY: lambda key: Sent(f"the key only in the query parameters {', '.join(QUERY_NAMES)}",
+                               params=dict.fromkeys(QUERY_NAMES, key)),
+    AS_BEARER: lambda key: Sent("the key only as Authorization: Bearer", headers={"Authorization": f"Bearer {key}"}),
+}
+# The key in x-service-key written another way that HTTP says is the same (AUTH-07, AUTH-08).
+SAME_KEY: dict[str, Callable[[str], Sent]] = {
+    HEADER_NAME_CASE: lambda key: Sent(f"the header named {KEY_HEADER.title()}", headers={KEY_HEADER.title(): key}),
+    WHITESPACE: _whitespace_around,
+}
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A valid request sent with the key in one form: the exchange, and the wallets' balances just before it (a
+    transfer's) that a refused request must leave as they were."""
+
+    sent: Sent
+    exchange: Exchange
+    watched: dict[str, int]
+
+
+class ProbeWallets:
+    """The wallets of the transfers that the refused probes send: per operation a funded source and a destination,
+    shared by the probes (a refused transfer moves nothing), and new ones after a probe the target accepted (its
+    money may still be moving)."""
+
+    def __init__(self, resources: Resources) -> None:
+        self.resources = resources
+        self._held: dict[str, tuple[str, str | None]] = {}
+
+    def request(self, operation_id: str) -> tuple[dict[str, Any], dict[str, int]]:
+        """The body of a valid transfer of `operation_id` (the minimum amount), and the balances it must not move."""
+        resources = self.resources
+        if operation_id not in self._held:
+            source = resources.funded_wallet(money.funding(operation_id))["publicId"]
+            destination = resources.wallet()["publicId"] if operation_id == "transfer" else None
+            for public_id in filter(None, (source, destination)):
+                money.balance_held_still(resources, public_id)  # a levy may post a moment after the funding
+            self._held[operation_id] = (source, destination)
+        source, destination = self._held[operation_id]
+        amount = contract.minimum_amount(operation_id)
+        if destination is not None:
+            body = bodies.transfer(source, destination, amount)
+        else:
+            body = bodies.bank_transfer(source, *resources.external_account(), amount)
+        watched = {public_id: resources.balance(public_id) for public_id in filter(None, (source, destination))}
+        return body, watched
+
+    def after(self, probe: Probe) -> None:
+        """Forget the wallets of an accepted probe: its transfer may still be settling."""
+        if probe.exchange.ok and probe.exchange.operation_id is not None:
+            self._held.pop(probe.exchange.operation_id, None)
+
+
+def secret_key(get: Fixtures) -> str:
+    """The run's secret key (the probes send it in other forms)."""
+    return get("target").secret_key
+
+
+def sent_with(get: Fixtures, operation_id: str, sent: Sent, *, shared_wallets: bool) -> Probe:
+    """A valid request of `operation_id` sent as `sent` says. A transfer draws on the shared probe wallets when
+    `shared_wallets` (a probe the target should refuse) and on wallets of its own otherwise; a wallet a broken
+    server created or closed that way is still swept."""
+    api, resources = get("api"), get("resources")
+    given = {"key": sent.key, "headers": sent.headers or None, "params": sent.params or None}
+    watched: dict[str, int] = {}
+    if operation_id == "updateAccount":
+        # The account's own webhooks sent back: a write that changes nothing, even if it were accepted.
+        exchange = accounts.own_webhooks_sent_back(api, resources, **given)
+    else:
+        moves_money = operation_id in contract.money_operations()
+        if moves_money and not resources.can_fund:
+            # An unfunded source would be refused for want of money, whatever the key: no evidence either way.
+            raise CannotJudge(f"a valid {operation_id} request needs a funded source: give --funding-url or "
+                              "--funded-wallet")
+        if shared_wallets and moves_money:
+            path_params: dict[str, str] = {}
+            body, watched = get("key_probe_wallets").request(operation_id)
+        else:
+            path_params, body = bad_requests.valid_request(get, operation_id)
+        exchange = api.call(operation_id, path_params, json_body=body, **given)
+        resources.track(exchange)
+    probe = Probe(sent, exchange, watched)
+    if shared_wallets and watched:
+        get("key_probe_wallets").after(probe)
+    return probe
+
+
+def probe(get: Fixtures, operation_id: str, form: str) -> Probe:
+    """A valid request of `operation_id` sent with the key in `form` (a name of WRONG_KEYS, ELSEWHERE or SAME_KEY)."""
+    forms = {**WRONG_KEYS, **ELSEWHERE, **SAME_KEY}
+    sent = forms[form](secret_key(get))
+    return sent_with(get, operation_id, sent, shared_wallets=form not in SAME_KEY)
+
+
+def with_public_key(get: Fixtures, operation_id: str, mode: str) -> Probe:
+    """A valid request of `operation_id` sent with the own account's public key `pubKey.<mode>` in x-service-key;
+    the test cannot observe it when the account shows no such key (see AUTH-05)."""
+    pub_key = get("resources").own_account().get("pubKey")
+    key = pub_key.get(mode) if isinstance(pub_key, dict) else None
+    if not isinstance(key, str) or not key:
+        raise CannotJudge(f"the account shows no pubKey.{mode} (see AUTH-05)")
+    return sent_with(get, operation_id, Sent(f"pubKey.{mode} in x-service-key", key=key), shared_wallets=False)
+
+
+def refused_moving_nothing(resources: Resources, probe: Probe) -> None:
+    """The probe was refused with a 4xx and, a transfer, left every balance it touched as it was."""
+    why = f"{probe.exchange.operation_id} with {probe.sent.words}"
+    if probe.watched:
+        money.refused_without_debit(resources, probe.exchange, probe.watched, why)
+    else:
+        checks.refused(probe.exchange, why)
+
+
+def public_key_observation(probe: Probe, mode: str) -> dict[str, Any]:
+    """What AUTH-06 records of a request made with the public key `pubKey.<mode>`: its answer, and for a transfer
+    whether it moved money (`public_key_moved_money`: the reports raise it loudly)."""
+    exchange = probe.exchange
+    seen: dict[str, Any] = {"key": f"pubKey.{mode}", "operation": exchange.operation_id, "status": exchange.status,
+                            "accepted": exchange.ok, "message": exchange.meta.get("message")}
+    if exchange.operation_id in contract.money_operations():
+        seen["public_key_moved_money"] = exchange.ok
+    return seen
