@@ -109,6 +109,11 @@ def test_requirement_option_selects_tests(pytester):
     (("--base-url", "http://127.0.0.1:1/v2", "--secret-key", "k-1234"), "*must end with the version segment /v1*"),
     (("--base-url", "ftp://example.invalid/v1", "--secret-key", "k-1234"), "*must be an http(s) URL*"),
     (("--environment", "prod"), "*invalid choice*"),
+    (("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1"),
+     "*--second-secret-key*3 characters long*"),
+    (("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1234"),
+     "*--second-secret-key*is the --secret-key itself*"),
+    (("--second-secret-key", "k-5678"), "*--second-secret-key*no --base-url*"),
 ])
 def test_bad_configuration_stops_the_run(pytester, args, message):
     """Bad configuration stops the run before any test with one clear message."""

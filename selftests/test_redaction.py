@@ -1,14 +1,16 @@
-"""The secret key never reaches output: not the terminal, not conformance.json, not JUnit XML, not a curl line."""
+"""The secret keys never reach output: not the terminal, not conformance.json, not JUnit XML, not a curl line."""
 
 from __future__ import annotations
 
 from selftests.suite_runs import run_suite, tail
+from selftests.tenants import reference_with_second_key
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.client.curl import curl_command
 from wallet_conformance.client.redaction import PLACEHOLDER, redact, redact_headers, register_secret
 from wallet_conformance.reference import ReferenceServer
 
 KEY = "sk_test_selftest_do_not_leak_5f3a9c"
+SECOND_KEY = "sk_test_selftest_second_do_not_leak_8e2d47"
 
 
 def test_registered_secret_is_replaced_everywhere_in_text():
@@ -47,3 +49,21 @@ def test_failing_run_against_a_target_leaks_no_key(tmp_path):
                (tmp_path / "conformance.json").read_text()]
     assert all(KEY not in text for text in written)
     assert PLACEHOLDER in process.stdout  # the curl lines are there, with the placeholder
+
+
+def test_failing_run_leaks_no_second_key(tmp_path):
+    """A failing run with a second key writes neither it nor a near-copy of it anywhere: terminal, conformance.json,
+    Markdown, HTML, JUnit, Allure results and curl lines."""
+    with reference_with_second_key(KEY, SECOND_KEY, faults=["any-key-accepted-on-reads"]) as server:
+        process, report, _ = run_suite(
+            tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--second-secret-key", SECOND_KEY,
+            "--funding-url", server.funding_url, "--requirement", "AUTH-02", "--requirement", "AUTH-10",
+            "--requirement", "AUTH-16", "--showlocals", "--junitxml", str(tmp_path / "junit.xml"), "-rA",
+            paths=("tests/test_authentication.py", "tests/test_isolation.py"))
+    assert report is not None and report["outcome"]["must_failed"], tail(process)
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert any(path.parent.name == "allure-results" for path in written) and (tmp_path / "junit.xml") in written
+    # All of the key but its last character: the key itself, and the near-copies the key probes derive from it.
+    leaks = [path.name for path in written if SECOND_KEY[:-1].encode() in path.read_bytes()]
+    assert leaks == [] and SECOND_KEY[:-1] not in process.stdout + process.stderr
+    assert PLACEHOLDER in process.stdout

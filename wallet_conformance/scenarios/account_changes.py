@@ -13,7 +13,7 @@ from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.client.near_copies import last_changed
 from wallet_conformance.judge.failures import CannotJudge, shown
 from wallet_conformance.world import bodies, lists
-from wallet_conformance.world.accounts import account_id, listed_accounts, webhooks_of
+from wallet_conformance.world.accounts import account_id, listed_account, listed_accounts, webhooks_of
 from wallet_conformance.world.resources import Resources
 
 
@@ -93,7 +93,7 @@ def name_updated_then_restored(api: ApiClient, resources: Resources, run_id: str
     original name back if the name changed (a failed restore is a setup error)."""
 
     def now_listed(public_id: str) -> dict[str, Any]:
-        return next((entry for entry in listed_accounts(api, resources) if entry.get("publicId") == public_id), {})
+        return listed_account(api, resources, public_id)[0] or {}
 
     with resources.account_wide():
         account = resources.own_account()

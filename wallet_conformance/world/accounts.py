@@ -7,7 +7,7 @@ from typing import Any
 
 from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange, TargetError
 from wallet_conformance.judge.failures import CannotJudge
-from wallet_conformance.world import bodies
+from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.resources import Resources
 
 ACCOUNT_FIELDS = "RES-10"  # an Account has every documented field, publicId among them
@@ -32,13 +32,15 @@ def account_id(account: dict[str, Any]) -> str:
 
 
 def listed_account(api: ApiClient, resources: Resources, public_id: str) -> tuple[dict[str, Any] | None, Exchange]:
-    """The account with `public_id` as GET /accounts lists it now (None when not listed), and the exchange."""
-    exchange = api.call("listAccounts")
-    accounts = resources.require(exchange, "list accounts")
-    for account in accounts if isinstance(accounts, list) else []:
-        if isinstance(account, dict) and account.get("publicId") == public_id:
-            return account, exchange
-    return None, exchange
+    """The account with `public_id` as GET /accounts lists it now, read page after page until it shows (None when
+    not listed), and the exchange of the last page read."""
+
+    def shows(account: Any) -> bool:
+        return isinstance(account, dict) and account.get("publicId") == public_id
+
+    listing = lists.read(api, "listAccounts", until=lambda accounts: any(map(shows, accounts)))
+    resources.require(listing.first, "list accounts")
+    return next(filter(shows, listing.entries), None), listing.exchanges[-1]
 
 
 def own_webhooks_sent_back(api: ApiClient, resources: Resources, *, key: Any = DEFAULT,

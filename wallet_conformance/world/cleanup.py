@@ -57,9 +57,12 @@ class Journal:
     def _before_update(self, account_id: str) -> None:
         if account_id in self.state["accounts"]:
             return
-        listed = self.client.call("listAccounts")
-        accounts = listed.data if listed.ok and isinstance(listed.data, list) else []
-        account = next((a for a in accounts if isinstance(a, dict) and a.get("publicId") == account_id), None)
+        def shows(entry: Any) -> bool:
+            return isinstance(entry, dict) and entry.get("publicId") == account_id
+
+        # Page after page: the key's account need not be on the first (a business with many accounts).
+        account = next(filter(shows, lists.read(self.client, "listAccounts",
+                                                until=lambda entries: any(map(shows, entries))).entries), None)
         if account is not None:
             self.state["accounts"][account_id] = {"webhooks": account.get("webhooks"), "name": account.get("name")}
             self._write()
