@@ -77,11 +77,11 @@ def test_other_accounts_transaction_is_not_verified(sides, observe):
 
 
 @pytest.mark.requirement("AUTH-15")
-@pytest.mark.parametrize("operation_id", LISTS)
-def test_other_business_records_are_not_listed(sides, operation_id):
+@pytest.mark.parametrize("listed", LISTS)  # not `operation_id`: the module's tests share one xdist group
+def test_other_business_records_are_not_listed(sides, listed):
     """A key's wallet, transaction and account lists hold none of another business's records."""
-    sighting = isolation.owner_records_listed(sides, operation_id)
-    isolation.none_listed(sighting, f"{operation_id} with the key of {sides.intruder.name}", requirement="AUTH-15")
+    sighting = isolation.owner_records_listed(sides, listed)
+    isolation.none_listed(sighting, f"{listed} with the key of {sides.intruder.name}", requirement="AUTH-15")
 
 
 @pytest.mark.requirement("AUTH-16", "AUTH-19")

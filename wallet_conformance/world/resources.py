@@ -334,23 +334,38 @@ class Resources:
     def own_account_id(self) -> str:
         """The record id of the key's own account: the `account` that the wallets this process made name (one made
         for it when there is none), or, in a run that may not write, that the wallets the key's wallet list shows
-        name. Found once per process."""
+        name; with no wallet at all, the one account GET /accounts lists, if it lists one. Found once per process."""
         if self._owner is None:
-            wallets = list(self.open_wallets.values())
-            if not wallets and self.settings.writes_allowed:
-                wallets = [self.wallet()]
-            if wallets and not any(isinstance(wallet.get("account"), str) for wallet in wallets):
-                wallets = [self.read_wallet(wallets[0]["publicId"])]  # the create response shows no account
-            if not wallets:
-                listed = self.require(self.api.call("listWallets"), "list wallets")
-                wallets = [wallet for wallet in listed if isinstance(wallet, dict)] if isinstance(listed, list) else []
-            owners = {wallet.get("account") for wallet in wallets if isinstance(wallet, dict)
-                      and isinstance(wallet.get("account"), str)}
+            owners = self._accounts_of_wallets() or self._only_listed_account()
             if len(owners) != 1:
                 raise CannotJudge(f"which account is the key's own cannot be told: the key's wallets name "
                                   f"{len(owners)} accounts ({', '.join(sorted(owners)) or 'none'}) as theirs")
             self._owner = owners.pop()
         return self._owner
+
+    def _accounts_of_wallets(self) -> set[str]:
+        """The `account` every wallet of the key names: those this process made, else (a run that may not write)
+        those the wallet list shows."""
+        wallets = list(self.open_wallets.values())
+        if not wallets and self.settings.writes_allowed:
+            wallets = [self.wallet()]
+        if wallets and not any(isinstance(wallet.get("account"), str) for wallet in wallets):
+            wallets = [self.read_wallet(wallets[0]["publicId"])]  # the create response shows no account
+        if not wallets:
+            listed = self.require(self.api.call("listWallets"), "list wallets")
+            wallets = [wallet for wallet in listed if isinstance(wallet, dict)] if isinstance(listed, list) else []
+        return {wallet["account"] for wallet in wallets if isinstance(wallet, dict)
+                and isinstance(wallet.get("account"), str)}
+
+    def _only_listed_account(self) -> set[str]:
+        """The record id of the one account GET /accounts lists, when it lists exactly one (it can be no other's)."""
+        exchange = self.api.call("listAccounts")
+        listed = self.require(exchange, "list accounts")
+        total = lists.pagination(exchange).get("totalCount")
+        if not (isinstance(listed, list) and len(listed) == 1 and isinstance(listed[0], dict) and total in (None, 1)):
+            return set()
+        found = listed[0].get("_id") or listed[0].get("id")
+        return {found} if isinstance(found, str) else set()
 
     def own_account(self) -> dict[str, Any]:
         """The key's own account (`own_account_id`), as GET /accounts lists it now (read past page 1 until found)."""
