@@ -44,9 +44,8 @@ class Service:
     variants: VariantSet
 
     def reset(self) -> None:
-        """Forgets every record: a fresh store with the same keys, faults and variants."""
-        keys = self.store.test_credential().secret_key, self.store.live_credential().secret_key
-        self.store = Store(self.faults, *keys, self.variants)
+        """Forgets every record: a fresh store with the same keys (both businesses'), faults and variants."""
+        self.store = Store(self.faults, self.store.keys, self.variants)
         self.webhooks = Webhooks(self.store, self.faults)
 
     def settlement(self) -> tuple[float | None, bool]:
@@ -165,7 +164,9 @@ def error_response(error: ApiError, service: Service) -> Response:
 
 
 def authenticate(request: Request, service: Service, operation_id: str) -> Credential:
-    """The credential of the request's `x-service-key`: required on every operation."""
+    """The credential of the request's `x-service-key`: required on every operation, and compared exactly. The
+    header's name is matched in any letter case (Starlette's headers are), and h11 strips the whitespace around its
+    value (RFC 9110 section 5.5): the value is the key as sent."""
     store, faults = service.store, service.faults
     key = request.headers.get(KEY_HEADER, "")
     if not key and operation_id == "listBanks" and faults.on(Fault.NO_AUTH_ON_BANK_LIST):

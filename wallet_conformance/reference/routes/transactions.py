@@ -37,12 +37,13 @@ async def list_transactions(request: Request, call: Call) -> Response:
 
 @operation("verifyTransaction")
 async def verify_transaction(request: Request, call: Call) -> Response:
-    key = request.path_params["reference"]
+    faults = call.faults
     try:
-        if call.faults.on(Fault.VERIFY_BY_PUBLIC_ID):
-            transaction = call.store.find_transaction(call.caller, public_id=key)
-        else:
-            transaction = call.store.find_transaction(call.caller, reference=key)
+        transaction = call.store.find_transaction(
+            call.caller,
+            request.path_params["reference"],
+            by_public_id=faults.on(Fault.VERIFY_BY_PUBLIC_ID),
+        )
     except ApiError:
         if not call.faults.on(Fault.UNKNOWN_REFERENCE_200):
             raise
@@ -93,7 +94,7 @@ async def transfer(request: Request, call: Call) -> Response:
     later = call.variants.on(Variant.CLOSED_WALLET_FAILS_LATER)  # closed wallets: accepted, failed at settlement
     closed_source = later or faults.on(Fault.CLOSED_WALLET_STILL_TRANSFERS)
     source = store.find_wallet(call.caller, source_id, include_closed=closed_source)
-    destination = store.find_destination_wallet(call.caller.live, destination_id, include_closed=later)
+    destination = store.find_destination_wallet(call.caller, destination_id, include_closed=later)
     # The ledger checks and debits in one step; nothing may be awaited between the two.
     if faults.on(Fault.CONCURRENT_OVERDRAFT):
         call.ledger.require_funds(source, amount)
