@@ -171,13 +171,13 @@ class Store:
             listed.reverse()
         return listed
 
-    def account_to_update(self, caller: Credential, public_id: str) -> Account:
-        """The account the caller's key may change: its own. Another account of the caller's business is refused 403;
-        another business's is not found."""
+    def account_to_update(self, caller: Credential, public_id: str, *, any_account: bool = False) -> Account:
+        """The account the caller's key may change: its own (any account at all, `any_account`). Another account of
+        the caller's business is refused 403; another business's is not found."""
         for account in self.accounts:
             if account.public_id != public_id:
                 continue
-            if account is caller.account:
+            if account is caller.account or any_account:
                 return account
             if account.business == caller.account.business:
                 raise Refusal.FORBIDDEN.error(what="Account", key=public_id)
@@ -196,11 +196,20 @@ class Store:
         identifier: Callable[[Owned], str],
         wanted: str,
         what: str,
+        *,
+        any_account: bool,
+        by_prefix: bool,
     ) -> Owned:
         """The record of `records` (all of the caller's mode) whose identifier is exactly `wanted`, if the caller's
-        account owns it. Another account's record is not found, as an unknown one is."""
-        for record in records:
-            if identifier(record) == wanted and record.account is caller.account:
+        account owns it (whichever account does, `any_account`). `by_prefix`: failing an exact match, the first in
+        list order whose identifier starts with `wanted`. Another account's record is not found, as an unknown one
+        is."""
+        named = [record for record in records if identifier(record) == wanted]
+        if not named and by_prefix:
+            named = self.newest_first([record for record in records if identifier(record).startswith(wanted)],
+                                      key=lambda record: record.number)
+        for record in named:
+            if record.account is caller.account or any_account:
                 return record
         raise Refusal.NOT_FOUND.error(what=what, key=wanted)
 
@@ -240,10 +249,14 @@ class Store:
         public_id: str,
         *,
         include_closed: bool = False,
+        any_account: bool = False,
+        by_prefix: bool = False,
     ) -> Wallet:
-        """One of the caller's wallets, by its exact publicId; a closed one only when asked for."""
+        """One of the caller's wallets, by its exact publicId; a closed one only when asked for. Faults widen the
+        lookup: any account's wallet of the caller's mode (`any_account`), a publicId's prefix (`by_prefix`)."""
         usable = [w for w in self.wallets if w.live == caller.live and (w.open or include_closed)]
-        return self._owned(caller, usable, lambda wallet: wallet.public_id, public_id, "VirtualAccount")
+        return self._owned(caller, usable, lambda wallet: wallet.public_id, public_id, "VirtualAccount",
+                           any_account=any_account, by_prefix=by_prefix)
 
     def find_destination_wallet(self, caller: Credential, public_id: str, *, include_closed: bool = False) -> Wallet:
         """Any open wallet of the service in the caller's mode (a closed one only when asked for): transfers may pay
@@ -453,9 +466,10 @@ class Store:
 
     # -- transactions
 
-    def transactions_of(self, caller: Credential) -> list[Transaction]:
-        """The caller's transactions, newest first."""
-        listed = [t for t in self.transactions if t.live == caller.live and t.account is caller.account]
+    def transactions_of(self, caller: Credential, *, every_account: bool = False) -> list[Transaction]:
+        """The caller's transactions (every account's of the caller's mode, under a fault), newest first."""
+        listed = [t for t in self.transactions
+                  if t.live == caller.live and (t.account is caller.account or every_account)]
         return self.newest_first(listed, key=lambda transaction: transaction.number)
 
     def find_transaction(
@@ -464,11 +478,14 @@ class Store:
         wanted: str,
         *,
         by_public_id: bool = False,
+        any_account: bool = False,
+        by_prefix: bool = False,
     ) -> Transaction:
-        """One of the caller's transactions, by its exact reference (by its publicId, `by_public_id`, under a
-        fault)."""
+        """One of the caller's transactions, by its exact reference (by its publicId, `by_public_id`, under a fault).
+        Faults widen the lookup: any account's transaction of the caller's mode, a reference's prefix."""
         in_mode = [t for t in self.transactions if t.live == caller.live]
         identifier: Callable[[Transaction], str] = (
             (lambda t: t.public_id) if by_public_id else (lambda t: t.reference)
         )
-        return self._owned(caller, in_mode, identifier, wanted, "Transaction")
+        return self._owned(caller, in_mode, identifier, wanted, "Transaction", any_account=any_account,
+                           by_prefix=by_prefix)
