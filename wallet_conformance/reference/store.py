@@ -164,22 +164,25 @@ class Store:
         return None
 
     def listed_accounts(self, caller: Credential) -> list[Account]:
-        """The accounts of the caller's business, never another business's; oldest first (newest first under a
-        variant)."""
-        listed = [account for account in self.accounts if account.business == caller.account.business]
+        """The accounts of the caller's business (its own only, under a variant), never another business's; oldest
+        first (newest first under a variant)."""
+        if self.variants.on(Variant.ACCOUNTS_OWN_ONLY):
+            listed = [caller.account]
+        else:
+            listed = [account for account in self.accounts if account.business == caller.account.business]
         if self.variants.on(Variant.ACCOUNTS_NEWEST_FIRST):
             listed.reverse()
         return listed
 
     def account_to_update(self, caller: Credential, public_id: str, *, any_account: bool = False) -> Account:
         """The account the caller's key may change: its own (any account at all, `any_account`). Another account of
-        the caller's business is refused 403; another business's is not found."""
+        the caller's business is refused 403 (not found, under a variant); another business's is not found."""
         for account in self.accounts:
             if account.public_id != public_id:
                 continue
             if account is caller.account or any_account:
                 return account
-            if account.business == caller.account.business:
+            if account.business == caller.account.business and not self.variants.on(Variant.OTHER_ACCOUNT_UPDATE_404):
                 raise Refusal.FORBIDDEN.error(what="Account", key=public_id)
             break
         raise Refusal.NOT_FOUND.error(what="Account", key=public_id)
@@ -202,8 +205,8 @@ class Store:
     ) -> Owned:
         """The record of `records` (all of the caller's mode) whose identifier is exactly `wanted`, if the caller's
         account owns it (whichever account does, `any_account`). `by_prefix`: failing an exact match, the first in
-        list order whose identifier starts with `wanted`. Another account's record is not found, as an unknown one
-        is."""
+        list order whose identifier starts with `wanted`. Another account's record is not found, as an unknown one is
+        (refused 403 under a variant)."""
         named = [record for record in records if identifier(record) == wanted]
         if not named and by_prefix:
             named = self.newest_first([record for record in records if identifier(record).startswith(wanted)],
@@ -211,6 +214,8 @@ class Store:
         for record in named:
             if record.account is caller.account or any_account:
                 return record
+        if named and self.variants.on(Variant.OTHERS_RECORDS_403):
+            raise Refusal.FORBIDDEN.error(what=what, key=wanted)
         raise Refusal.NOT_FOUND.error(what=what, key=wanted)
 
     # -- lists
@@ -260,12 +265,14 @@ class Store:
 
     def find_destination_wallet(self, caller: Credential, public_id: str, *, include_closed: bool = False) -> Wallet:
         """Any open wallet of the service in the caller's mode (a closed one only when asked for): transfers may pay
-        other accounts' wallets, of any business."""
+        other accounts' wallets, of any business (of the caller's business only, under a variant)."""
+        within = self.variants.on(Variant.TRANSFERS_WITHIN_BUSINESS)
         for wallet in self.wallets:
             if (
                 wallet.public_id == public_id
                 and wallet.live == caller.live
                 and (wallet.open or include_closed)
+                and (not within or wallet.account.business == caller.account.business)
             ):
                 return wallet
         raise Refusal.NOT_FOUND.error(what="VirtualAccount", key=public_id)
