@@ -249,6 +249,78 @@ def bank_transfer_money(c: ReferenceClient) -> tuple[int, int, int]:
     return sent["fee"], sent["actualAmount"], c.balance(sent["source"])
 
 
+def with_key_sent(c: ReferenceClient, value: str | None = None, **options: Any) -> int:
+    """The status of GET /virtual-accounts with x-service-key `value` as is (no header when None)."""
+    headers = {} if value is None else {"x-service-key": value}
+    return c.http.get(f"{c.server.base_url}/virtual-accounts", headers=headers | options.pop("headers", {}),
+                      **options).status_code
+
+
+def funded_wallet(c: ReferenceClient, amount: int = 10 * BANK_MINIMUM) -> str:
+    """A wallet of the first business (the test key's), funded."""
+    wallet = c.wallet()["publicId"]
+    c.fund(wallet, amount)
+    return wallet
+
+
+def as_other_business(c: ReferenceClient, method: str, path: str, **options: Any) -> httpx.Response:
+    return c.call(method, path, key=c.server.second_secret_key, **options)
+
+
+def other_business_closes(c: ReferenceClient) -> tuple[int, bool]:
+    """The status of the second business's DELETE of the first's wallet, and whether the first still lists it."""
+    wallet = c.wallet()["publicId"]
+    status = as_other_business(c, "DELETE", f"/virtual-accounts/{wallet}").status_code
+    return status, wallet in [w["publicId"] for w in c.data("GET", "/virtual-accounts")]
+
+
+def other_business_sends(c: ReferenceClient, *, to_bank: bool) -> tuple[int, int]:
+    """The status of the second business's (bank) transfer from the first's funded wallet, and that wallet's balance
+    after it."""
+    wallet = funded_wallet(c)
+    own = c.wallet(key=c.server.second_secret_key)["publicId"]
+    if to_bank:
+        response = as_other_business(c, "POST", "/transactions/bank-transfer", json=bank_transfer_body(wallet))
+    else:
+        response = as_other_business(c, "POST", "/transactions/transfer", json=transfer_body(wallet, own))
+    return response.status_code, c.balance(wallet)
+
+
+def other_business_verifies(c: ReferenceClient) -> int:
+    reference = c.fund(c.wallet()["publicId"], MINIMUM)["reference"]
+    return as_other_business(c, "GET", f"/transactions/{reference}/verify").status_code
+
+
+def other_business_lists_transactions(c: ReferenceClient) -> list[str]:
+    c.fund(c.wallet()["publicId"], MINIMUM)
+    return [t["reference"] for t in data(as_other_business(c, "GET", "/transactions"))]
+
+
+def other_accounts_updated(c: ReferenceClient) -> list[int]:
+    """The statuses of PATCHes of another account of the business, and of the second business's account."""
+    others = [account["publicId"] for account in c.data("GET", "/accounts")[1:]]
+    others += [account["publicId"] for account in data(as_other_business(c, "GET", "/accounts"))]
+    hooks = {"webhooks": ["http://127.0.0.1:9/hook"]}
+    return [c.call("PATCH", f"/accounts/{public_id}", json=hooks).status_code for public_id in others]
+
+
+def created_at_sent(c: ReferenceClient) -> str:
+    """The createdAt of the own account after an update that sends another one."""
+    account = c.data("GET", "/accounts")[0]
+    body = {"webhooks": account["webhooks"], "createdAt": "2001-02-03T04:05:06.789Z"}
+    c.data("PATCH", f"/accounts/{account['publicId']}", json=body)
+    return c.data("GET", "/accounts")[0]["createdAt"]
+
+
+def verify_a_prefix(c: ReferenceClient) -> int:
+    reference = c.fund(c.wallet()["publicId"], MINIMUM)["reference"]
+    return c.call("GET", f"/transactions/{reference[:-1]}/verify").status_code
+
+
+def read_a_prefix(c: ReferenceClient) -> int:
+    return c.call("GET", f"/virtual-accounts/{c.wallet()['publicId'][:-1]}").status_code
+
+
 # Each fault, and what a client observes of it: the observation differs from the faithful reference's.
 SCENARIOS: dict[Fault, Scenario] = {
     # What the service does
@@ -382,6 +454,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED: lambda c: destination_data(bank_transfer(c))["accountNumber"],
     Fault.BANK_LIST_NAMES_ONLY: lambda c: type(data(banks(c))[0]).__name__,
     Fault.BANK_LIST_PAGINATED: lambda c: "pagination" in meta(banks(c)),
+    Fault.VERIFY_BY_PREFIX: verify_a_prefix,
+    Fault.WALLET_READ_BY_PREFIX: read_a_prefix,
     # Authentication
     Fault.NO_AUTH_ON_BANK_LIST: lambda c: banks(c, key=None).status_code,
     Fault.NO_AUTH_ON_CLOSE: lambda c: close(c, key=None).status_code,
@@ -389,6 +463,23 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.AUTH_REFUSAL_403: lambda c: banks(c, key=None).status_code,
     Fault.KEY_REFUSED_ON_COLLECTION_ACCOUNTS: lambda c: collection(c).status_code,
     Fault.PUBKEY_TEST_MISSING: lambda c: sorted(data(accounts(c))[0]["pubKey"]),
+    Fault.KEY_CASE_INSENSITIVE: lambda c: with_key_sent(c, c.key.upper()),
+    Fault.KEY_PREFIX_ACCEPTED: lambda c: with_key_sent(c, c.key[:-1]),
+    Fault.KEY_WITH_SUFFIX_ACCEPTED: lambda c: with_key_sent(c, c.key + "0"),
+    Fault.EMPTY_KEY_ACCEPTED: lambda c: with_key_sent(c, ""),
+    Fault.KEY_FROM_QUERY_PARAMETER: lambda c: with_key_sent(c, params={"apiKey": c.key}),
+    Fault.BEARER_KEY_ACCEPTED: lambda c: with_key_sent(c, headers={"Authorization": f"Bearer {c.key}"}),
+    # Isolation between accounts and businesses
+    Fault.OTHER_ACCOUNT_WALLET_READABLE: lambda c: (
+        as_other_business(c, "GET", f"/virtual-accounts/{c.wallet()['publicId']}").status_code
+    ),
+    Fault.OTHER_ACCOUNT_WALLET_CLOSABLE: other_business_closes,
+    Fault.OTHER_ACCOUNT_WALLET_TRANSFERS: lambda c: other_business_sends(c, to_bank=False),
+    Fault.OTHER_ACCOUNT_WALLET_BANK_TRANSFERS: lambda c: other_business_sends(c, to_bank=True),
+    Fault.OTHER_ACCOUNT_TRANSACTION_VERIFIABLE: other_business_verifies,
+    Fault.OTHER_BUSINESS_TRANSACTIONS_LISTED: other_business_lists_transactions,
+    Fault.OTHER_ACCOUNT_UPDATABLE: other_accounts_updated,
+    Fault.SERVER_OWNED_FIELD_OVERWRITTEN: created_at_sent,
     # Errors
     Fault.COLLECTION_CREATED_200: lambda c: collection(c).status_code,
     Fault.TRANSFER_201: lambda c: transfer(c).status_code,

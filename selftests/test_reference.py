@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import json
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -271,8 +272,8 @@ def test_accounts_filters(reference: ReferenceClient) -> None:
 
 
 def test_update_sets_webhooks_and_bumps_the_revision(reference: ReferenceClient) -> None:
-    """PATCH sets webhooks, answers the updated Account, and a later list shows them."""
-    account = reference.data("GET", "/accounts")[1]
+    """PATCH of the key's own account sets webhooks, answers the updated Account, and a later list shows them."""
+    account = reference.data("GET", "/accounts", params={"isDefault": "true"})[0]
     hooks = ["https://merchant.example/hooks", "http://127.0.0.1:9/hook"]
     updated = succeeded(
         reference.call("PATCH", f"/accounts/{account['publicId']}", json={"webhooks": hooks}), "updateAccount"
@@ -786,6 +787,191 @@ def test_test_and_live_keys_see_their_own_records(reference: ReferenceClient) ->
     assert credit["live"] is True
 
 
+# ------------------------------------------------------- isolation between businesses and accounts
+
+
+def raw_status(server: ReferenceServer, header_line: str) -> int:
+    """The status of GET /accounts sent with one header line written as is (httpx refuses whitespace around a value)."""
+    with socket.create_connection((server.host, server.port), timeout=10) as connection:
+        connection.sendall(f"GET /v1/accounts HTTP/1.1\r\nHost: reference\r\n{header_line}\r\n"
+                           "Connection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return int(answer.split(b" ", 2)[1])
+
+
+def first_business_records(reference: ReferenceClient) -> dict[str, Any]:
+    """With the first business's key: two funded wallets, a settled transfer, a bank transfer, a collection account."""
+    source, destination = two_wallets(reference, funds=10 * BANK_MINIMUM)
+    sent = reference.data("POST", "/transactions/transfer", json=transfer_body(source, destination))
+    paid = reference.data("POST", "/transactions/bank-transfer", json=bank_transfer_body(source))
+    reference.settle()
+    reference.data("POST", "/collection-accounts", json=collection_body(source))
+    references = [t["reference"] for t in reference.data("GET", "/transactions")]
+    assert {sent["reference"], paid["reference"]} <= set(references)
+    return {"wallets": [source, destination], "references": references, "balance": reference.balance(source)}
+
+
+def test_the_second_business_has_its_own_account_and_keys(reference: ReferenceClient) -> None:
+    """The second key lists its business's one account (default, its own business id); neither business lists the
+    other's accounts."""
+    server = reference.server
+    assert len({server.secret_key, server.live_secret_key, server.second_secret_key,
+                server.second_live_secret_key}) == 4
+    first = reference.data("GET", "/accounts")
+    (second,) = reference.data("GET", "/accounts", key=server.second_secret_key)
+    assert reference.data("GET", "/accounts", key=server.second_live_secret_key) == [second]
+    conforms(second, "account.json")
+    assert second["isDefault"] is True and second["name"] == "Second business"
+    assert second["business"] not in {account["business"] for account in first}
+    assert second["publicId"] not in {account["publicId"] for account in first}
+    wallet = reference.wallet(key=server.second_secret_key)
+    assert wallet["account"] == second["_id"] and wallet["live"] is False
+
+
+def test_another_business_sees_none_of_the_records(reference: ReferenceClient) -> None:
+    """The second key lists none of the first business's wallets and transactions, reads none of its wallets and
+    verifies none of its transactions (404, as unknown ones)."""
+    records = first_business_records(reference)
+    other = reference.server.second_secret_key
+    own = reference.wallet(key=other)["publicId"]
+    assert [w["publicId"] for w in reference.data("GET", "/virtual-accounts", key=other)] == [own]
+    assert reference.data("GET", "/transactions", key=other) == []
+    for wallet in records["wallets"]:
+        refused(reference.call("GET", f"/virtual-accounts/{wallet}", key=other), 404)
+    for reference_ in records["references"]:
+        refused(reference.call("GET", f"/transactions/{reference_}/verify", key=other), 404)
+    # ...and the first key sees none of the second's.
+    theirs = reference.wallet(key=other)["publicId"]
+    reference.fund(theirs, MINIMUM)
+    refused(reference.call("GET", f"/virtual-accounts/{theirs}"), 404)
+    assert theirs not in [w["publicId"] for w in reference.data("GET", "/virtual-accounts")]
+    assert [t["reference"] for t in reference.data("GET", "/transactions")] == records["references"]
+
+
+def test_another_business_cannot_close_or_move_the_money(reference: ReferenceClient) -> None:
+    """With the second key, the first business's wallet is closed by no DELETE, is the source of no transfer or bank
+    transfer and the destination of no collection account (404); its money and its state stay."""
+    records = first_business_records(reference)
+    source, destination = records["wallets"]
+    other = reference.server.second_secret_key
+    own = reference.wallet(key=other)["publicId"]
+    reference.fund(own, 10 * BANK_MINIMUM)
+    refused(reference.call("DELETE", f"/virtual-accounts/{source}", key=other), 404)
+    refused(reference.call("POST", "/transactions/transfer", json=transfer_body(source, own), key=other), 404)
+    refused(reference.call("POST", "/transactions/bank-transfer", json=bank_transfer_body(source), key=other), 404)
+    refused(reference.call("POST", "/collection-accounts", json=collection_body(source), key=other), 404)
+    reference.settle()
+    assert reference.balance(source) == records["balance"]
+    assert reference.balance(own, key=other) == 10 * BANK_MINIMUM
+    assert {source, destination} <= {w["publicId"] for w in reference.data("GET", "/virtual-accounts")}
+    assert [t["reference"] for t in reference.data("GET", "/transactions")] == records["references"]
+
+
+def test_a_transfer_may_pay_another_business_s_wallet(reference: ReferenceClient) -> None:
+    """A transfer may pay into another business's wallet: the debit is the sender's record, the credit leg the
+    receiver's; neither verifies the other's."""
+    theirs = reference.wallet()["publicId"]
+    other = reference.server.second_secret_key
+    own = reference.wallet(key=other)["publicId"]
+    reference.fund(own, 3 * MINIMUM)
+    sent = reference.data("POST", "/transactions/transfer", json=transfer_body(own, theirs), key=other)
+    reference.settle()
+    assert reference.balance(theirs) == MINIMUM and reference.balance(own, key=other) == 2 * MINIMUM
+    (credit,) = reference.data("GET", "/transactions")
+    assert (credit["entry"], credit["debitReference"], credit["destination"]) == ("credit", sent["reference"], theirs)
+    assert sent["reference"] in [t["reference"] for t in reference.data("GET", "/transactions", key=other)]
+    refused(reference.call("GET", f"/transactions/{sent['reference']}/verify"), 404)
+    refused(reference.call("GET", f"/transactions/{credit['reference']}/verify", key=other), 404)
+
+
+def test_an_account_is_updated_with_its_own_key_only(reference: ReferenceClient) -> None:
+    """PATCH of another account of the key's business is refused 403, of another business's account 404; neither
+    changes; the key's own account is updated."""
+    own, *others = reference.data("GET", "/accounts")
+    other_key = reference.server.second_secret_key
+    (theirs,) = reference.data("GET", "/accounts", key=other_key)
+    hooks = {"webhooks": ["http://127.0.0.1:9/hook"]}
+    for account in others:
+        refused(reference.call("PATCH", f"/accounts/{account['publicId']}", json=hooks), 403)
+    refused(reference.call("PATCH", f"/accounts/{theirs['publicId']}", json=hooks), 404)
+    refused(reference.call("PATCH", f"/accounts/{own['publicId']}", json=hooks, key=other_key), 404)
+    assert reference.data("GET", "/accounts") == [own, *others]
+    assert reference.data("GET", "/accounts", key=other_key) == [theirs]
+    assert reference.data("PATCH", f"/accounts/{own['publicId']}", json=hooks)["webhooks"] == hooks["webhooks"]
+    updated = reference.data("PATCH", f"/accounts/{theirs['publicId']}", json=hooks, key=other_key)
+    assert updated["webhooks"] == hooks["webhooks"]
+
+
+def test_an_update_changes_no_server_owned_field(reference: ReferenceClient) -> None:
+    """An update carrying _id, id, publicId, business, pubKey, createdAt and __v (and its own webhooks) changes none."""
+    account = reference.data("GET", "/accounts", params={"isDefault": "true"})[0]
+    (theirs,) = reference.data("GET", "/accounts", key=reference.server.second_secret_key)
+    body = {
+        "webhooks": account["webhooks"], "_id": theirs["_id"], "id": theirs["id"], "publicId": str(uuid.uuid4()),
+        "business": theirs["business"], "pubKey": {"live": "live_pub_0", "test": "test_pub_0"},
+        "createdAt": "2001-02-03T04:05:06.789Z", "__v": account["__v"] + 7, "isDefault": False, "updatedAt": None,
+    }
+    assert reference.data("PATCH", f"/accounts/{account['publicId']}", json=body) == account
+    assert reference.data("GET", "/accounts", params={"isDefault": "true"}) == [account]
+
+
+def key_spellings(key: str) -> dict[str, str]:
+    """Values of x-service-key that are not the key, though close to it."""
+    changed = chr(ord(key[-1]) + 1) if key[-1] != "z" else "a"
+    return {"upper case": key.upper(), "prefix": key[:-1], "one character changed": key[:-1] + changed,
+            "appended": key + "0", "empty": ""}
+
+
+@pytest.mark.parametrize("spelling", list(key_spellings("test_sk_0")))
+def test_the_key_is_compared_exactly(reference: ReferenceClient, spelling: str) -> None:
+    """Another letter case, a prefix, one character changed, characters appended or an empty value: 401."""
+    for key in (reference.server.secret_key, reference.server.second_secret_key):
+        sent = {"x-service-key": key_spellings(key)[spelling]}  # as is: the client's key="" would send the test key
+        refused(reference.http.get(f"{reference.server.base_url}/virtual-accounts", headers=sent), 401)
+
+
+def test_the_key_is_read_from_its_header_only(reference: ReferenceClient) -> None:
+    """A key in a query parameter or in `Authorization: Bearer` is no key: 401, as a missing one."""
+    key = reference.server.secret_key
+    for name in ("key", "apiKey", "api_key", "secretKey", "x-service-key"):
+        refused(reference.call("GET", "/accounts", key=None, params={name: key}), 401)
+    response = reference.http.get(f"{reference.server.base_url}/accounts", headers={"Authorization": f"Bearer {key}"})
+    refused(response, 401)
+
+
+def test_the_header_name_in_any_case_and_whitespace_around_the_value(reference: ReferenceClient) -> None:
+    """The header's name in any letter case names it; whitespace around its value is not part of the key."""
+    server = reference.server
+    for name in ("x-service-key", "X-Service-Key", "X-SERVICE-KEY", "x-SERVICE-key"):
+        assert raw_status(server, f"{name}: {server.secret_key}") == 200, name
+    for spaced in (f"  {server.secret_key}", f"{server.secret_key} \t", f"\t{server.second_secret_key}  "):
+        assert raw_status(server, f"x-service-key:{spaced}") == 200, repr(spaced)
+    assert raw_status(server, "x-service-key:   ") == 401
+    assert raw_status(server, f"x-service-key: {server.secret_key[:8]} {server.secret_key[8:]}") == 401
+
+
+def test_identifiers_are_matched_exactly(reference: ReferenceClient) -> None:
+    """Verify matches the whole reference in its letter case; a wallet read the whole publicId: prefixes are 404."""
+    wallet = reference.wallet()["publicId"]
+    credit = reference.fund(wallet, MINIMUM)["reference"]
+    for text in (credit[:-1], credit[:4], credit.upper(), credit + "0"):
+        refused(reference.call("GET", f"/transactions/{text}/verify"), 404)
+    for text in (wallet[:-1], wallet[: len(WALLET) + 1], wallet.upper(), wallet + "0"):
+        refused(reference.call("GET", f"/virtual-accounts/{text}"), 404)
+    assert reference.data("GET", f"/transactions/{credit}/verify")["reference"] == credit
+
+
+def test_reset_keeps_both_businesses_keys(reference: ReferenceClient) -> None:
+    """After a reset, both businesses' keys still open their own (empty) records."""
+    server = reference.server
+    reference.wallet(key=server.second_secret_key)
+    reference.reset()
+    for key in (server.secret_key, server.live_secret_key, server.second_secret_key, server.second_live_secret_key):
+        assert reference.data("GET", "/virtual-accounts", key=key) == []
+
+
 # ------------------------------------------------------------------------------ webhooks
 
 
@@ -897,11 +1083,14 @@ def test_public_api() -> None:
 
 
 def test_server_keys_are_random_unless_given() -> None:
-    """Two servers get different keys; a given key becomes the test key."""
-    first, second = ReferenceServer(), ReferenceServer(secret_key="my-key")
+    """Two servers get different keys; given keys become the test keys of the two businesses, which must differ."""
+    first, second = ReferenceServer(), ReferenceServer(secret_key="my-key", second_secret_key="their-key")
     assert first.secret_key != ReferenceServer().secret_key and first.secret_key != first.live_secret_key
-    assert second.secret_key == "my-key"
+    assert first.second_secret_key not in (first.secret_key, first.live_secret_key, first.second_live_secret_key)
+    assert (second.secret_key, second.second_secret_key) == ("my-key", "their-key")
     assert first.base_url.endswith("/v1")
+    with pytest.raises(ValueError, match="must differ"):
+        ReferenceServer(secret_key="same-key", second_secret_key="same-key")
 
 
 def test_cli_lists_faults() -> None:
@@ -921,7 +1110,7 @@ def test_cli_lists_faults() -> None:
 
 
 def test_cli_serves_and_prints_where() -> None:
-    """The CLI on a free port prints the /v1 base URL, both keys and the funding URL, and serves."""
+    """The CLI on a free port prints the /v1 base URL, the keys of both businesses and the funding URL, and serves."""
     process = subprocess.Popen(
         [sys.executable, "-m", "wallet_conformance.reference", "--port", "0", "--fault", "wallet-prefix-va"],
         stdout=subprocess.PIPE,
@@ -942,6 +1131,8 @@ def test_cli_serves_and_prints_where() -> None:
         assert created.status_code == 201 and created.json()["data"]["publicId"].startswith("va-")
         live = httpx.get(url, headers={"x-service-key": printed["live secret key"]}, trust_env=False)
         assert live.status_code == 200 and live.json()["data"] == []
+        second = httpx.get(url, headers={"x-service-key": printed["second test secret key"]}, trust_env=False)
+        assert second.status_code == 200 and second.json()["data"] == []
     finally:
         process.terminate()
         process.wait(timeout=10)

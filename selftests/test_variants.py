@@ -238,12 +238,37 @@ def funding_status(c: ReferenceClient) -> int:
     return c.http.post(c.server.funding_url, json={"walletId": wallet, "amount": MINIMUM}).status_code
 
 
+def others_records(c: ReferenceClient) -> tuple[int, int]:
+    """The statuses of the second business's read of the first's wallet and verify of its credit."""
+    wallet = c.wallet()["publicId"]
+    fund(c, wallet, MINIMUM)
+    reference = c.data("GET", "/transactions")[0]["reference"]
+    other = c.server.second_secret_key
+    return (c.call("GET", f"/virtual-accounts/{wallet}", key=other).status_code,
+            c.call("GET", f"/transactions/{reference}/verify", key=other).status_code)
+
+
+def into_another_business(c: ReferenceClient) -> int:
+    """The status of a transfer into the second business's wallet."""
+    source, _ = wallets(c, 3 * MINIMUM)
+    theirs = c.wallet(key=c.server.second_secret_key)["publicId"]
+    return c.call("POST", "/transactions/transfer", json=transfer_body(source, theirs)).status_code
+
+
+def another_account_updated(c: ReferenceClient) -> int:
+    """The status of a PATCH of another account of the key's business."""
+    other = c.data("GET", "/accounts", params={"isDefault": "false"})[0]
+    return c.call("PATCH", f"/accounts/{other['publicId']}", json={"webhooks": []}).status_code
+
+
 # Each variant, and what a client observes of it: the observation differs from the faithful reference's.
 SCENARIOS: dict[Variant, Scenario] = {
     Variant.VALIDATION_422: lambda c: c.call("POST", "/virtual-accounts", json={"category": "tertiary"}).status_code,
     Variant.UNKNOWN_RECORD_400: lambda c: unknown_wallet(c).status_code,
     Variant.CONFLICTS_400: duplicate_reference,
     Variant.INSUFFICIENT_BALANCE_402: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,
+    Variant.OTHERS_RECORDS_403: others_records,
+    Variant.OTHER_ACCOUNT_UPDATE_404: another_account_updated,
     Variant.ERROR_DETAILS: lambda c: (sorted(meta(unknown_wallet(c))), data(unknown_wallet(c))),
     Variant.STRICT_QUERY: lambda c: c.call("GET", "/virtual-accounts", params={"sort": "asc"}).status_code,
     Variant.PAGING_PAGE_LIMIT: lambda c: len(data(accounts(c, limit="1"))),
@@ -283,6 +308,11 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.INBOUND_LEVY_DEBITED: credited_by_a_payment,
     Variant.NAME_FILTER_SUBSTRING: lambda c: names(accounts(c, name="pay")),
     Variant.MORE_ACCOUNTS: lambda c: meta(accounts(c))["pagination"]["totalCount"],
+    Variant.ACCOUNTS_OWN_ONLY: lambda c: names(accounts(c)),
+    Variant.TRANSFERS_WITHIN_BUSINESS: into_another_business,
+    Variant.COLLECTIONS_INTO_ANY_WALLET: lambda c: c.call(
+        "POST", "/collection-accounts", json=collection_body(c.wallet(key=c.server.second_secret_key)["publicId"])
+    ).status_code,
     Variant.INACTIVE_BANK_FIRST: lambda c: c.data("GET", "/transactions/banks")[0]["active"],
     Variant.PREEXISTING_RECORDS: lambda c: meta(c.call("GET", "/virtual-accounts"))["pagination"]["totalCount"],
     Variant.WALLET_NAME_REQUIRED: lambda c: (

@@ -20,6 +20,9 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free one (default 8080)")
     parser.add_argument("--secret-key", help="the test-mode secret key (default: a random one)")
     parser.add_argument(
+        "--second-secret-key", help="the second business's test-mode secret key (default: a random one)"
+    )
+    parser.add_argument(
         "--fault",
         action="append",
         default=[],
@@ -77,16 +80,24 @@ def main(argv: list[str] | None = None) -> int:
         port=arguments.port,
         variants=arguments.variant,
         latency=arguments.latency,
+        second_secret_key=arguments.second_secret_key,
     ).start()
-    print(f"base URL:        {server.base_url}")
-    print(f"test secret key: {server.secret_key}")
-    print(f"live secret key: {server.live_secret_key}")
-    print(f"funding URL:     {server.funding_url}")
-    print(f"settle URL:      {server.settle_url}")
+    printed = {
+        "base URL": server.base_url,
+        "test secret key": server.secret_key,
+        "live secret key": server.live_secret_key,
+        "second test secret key": server.second_secret_key,  # the second business's keys
+        "second live secret key": server.second_live_secret_key,
+        "funding URL": server.funding_url,
+        "settle URL": server.settle_url,
+    }
     if arguments.fault:
-        print(f"faults:          {', '.join(arguments.fault)}")
+        printed["faults"] = ", ".join(arguments.fault)
     if server.variants:
-        print(f"variants:        {', '.join(variant.cli_name for variant in server.variants)}")
+        printed["variants"] = ", ".join(variant.cli_name for variant in server.variants)
+    width = max(len(label) for label in printed) + 2
+    for label, value in printed.items():
+        print(f"{label + ':':<{width}}{value}")
     sys.stdout.flush()
     try:
         while True:

@@ -22,6 +22,7 @@ class Refusal(Enum):
     SAME_WALLET = (400, "source and destination must be different wallets.")
     MISSING_KEY = (401, "The x-service-key header is required.")
     WRONG_KEY = (401, "The x-service-key is not valid.")
+    FORBIDDEN = (403, "The x-service-key's account may not use {what} {key}.")
     NOT_FOUND = (404, "{what} {key} not found.")
     NO_ROUTE = (404, "No operation at {method} {path}.")
     METHOD_NOT_ALLOWED = (405, "{method} is not allowed on {path}.")

@@ -136,6 +136,14 @@ class Fault(Enum):
     BANK_TRANSFER_DESTINATION_NUMBER_REVERSED = ("END-35", "Bank-transfer destinationData.accountNumber is reversed.")
     BANK_LIST_NAMES_ONLY = ("END-37", "GET /transactions/banks data is a list of bank names.")
     BANK_LIST_PAGINATED = ("END-38", "The bank list carries meta.pagination.")
+    VERIFY_BY_PREFIX = (
+        "END-42",
+        "Verify, failing an exact match, answers the newest transaction whose reference starts with the path's text.",
+    )
+    WALLET_READ_BY_PREFIX = (
+        "END-43",
+        "A wallet read, failing an exact match, answers the newest wallet whose publicId starts with the path's text.",
+    )
     # Authentication.
     NO_AUTH_ON_BANK_LIST = ("AUTH-01", "GET /transactions/banks answers without a key.")
     NO_AUTH_ON_CLOSE = ("AUTH-01", "DELETE /virtual-accounts/{walletId} works without a key.")
@@ -143,6 +151,26 @@ class Fault(Enum):
     AUTH_REFUSAL_403 = ("AUTH-03", "A missing or wrong key is answered 403.")
     KEY_REFUSED_ON_COLLECTION_ACCOUNTS = ("AUTH-04", "POST /collection-accounts answers 401 even with the right key.")
     PUBKEY_TEST_MISSING = ("AUTH-05", "Account pubKey lacks `test`.")
+    KEY_CASE_INSENSITIVE = ("AUTH-02", "The key is compared ignoring letter case.")
+    KEY_PREFIX_ACCEPTED = ("AUTH-02", "A non-empty prefix of a secret key is accepted as that key.")
+    KEY_WITH_SUFFIX_ACCEPTED = ("AUTH-02", "A secret key with characters appended is accepted as that key.")
+    EMPTY_KEY_ACCEPTED = ("AUTH-02", "An empty x-service-key is taken as the test key.")
+    KEY_FROM_QUERY_PARAMETER = ("AUTH-01", "Without the header, a key, apiKey, api_key, secretKey or x-service-key "
+                                           "query parameter is taken as the key.")
+    BEARER_KEY_ACCEPTED = ("AUTH-01", "Without the header, `Authorization: Bearer <key>` is taken as the key.")
+    # Isolation between accounts and businesses (records of the key's mode).
+    OTHER_ACCOUNT_WALLET_READABLE = ("AUTH-10", "GET /virtual-accounts/{walletId} reads another account's wallet.")
+    OTHER_ACCOUNT_WALLET_CLOSABLE = ("AUTH-11", "DELETE /virtual-accounts/{walletId} closes another account's wallet.")
+    OTHER_ACCOUNT_WALLET_TRANSFERS = ("AUTH-12", "A wallet transfer takes another account's wallet as its source "
+                                                 "and debits it.")
+    OTHER_ACCOUNT_WALLET_BANK_TRANSFERS = ("AUTH-13", "A bank transfer takes another account's wallet as its source "
+                                                      "and debits it.")
+    OTHER_ACCOUNT_TRANSACTION_VERIFIABLE = ("AUTH-14", "Verify finds another account's transaction.")
+    OTHER_BUSINESS_TRANSACTIONS_LISTED = ("AUTH-15", "GET /transactions also lists other accounts' and businesses' "
+                                                     "transactions.")
+    OTHER_ACCOUNT_UPDATABLE = ("AUTH-16", "PATCH /accounts/{accountId} updates another account, of this business or "
+                                          "another.")
+    SERVER_OWNED_FIELD_OVERWRITTEN = ("AUTH-20", "An update's `createdAt` (a timestamp) is applied to the account.")
     # Errors.
     COLLECTION_CREATED_200 = ("ERR-02", "Create collection account answers 200.")
     TRANSFER_201 = ("ERR-01", "A wallet transfer answers 201.")
@@ -236,6 +264,13 @@ NOT_FAULTED: dict[str, str] = {
     "END-41": (
         "Accepting the documented bank-transfer body is the precondition of every bank-transfer test; refusing it "
         "turns every money and transfer test red at once, so no fault singles the requirement out."
+    ),
+    "AUTH-07": (
+        "The reference's HTTP server (uvicorn with h11) gives the application header names in lower case: how the "
+        "client spelled x-service-key never reaches the code, so no fault can refuse one spelling."
+    ),
+    "AUTH-08": (
+        "h11 strips the whitespace around a header's value before the application sees it: no fault can keep it."
     ),
     "VER-01": (
         "The version segment is the suite's configuration (it refuses a base URL not ending in /v1); "

@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import astuple
 from types import TracebackType
 
 import uvicorn
@@ -16,7 +17,7 @@ from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.latency import with_latency
 from wallet_conformance.reference.sandbox import FUND_PATH
 from wallet_conformance.reference.service import Service
-from wallet_conformance.reference.store import Store
+from wallet_conformance.reference.store import SecretKeys, Store
 from wallet_conformance.reference.variants import Variant, VariantSet
 from wallet_conformance.reference.webhooks import Webhooks
 
@@ -30,7 +31,9 @@ class ReferenceServer:
             httpx.get(f"{server.base_url}/virtual-accounts", headers={"x-service-key": server.secret_key})
 
     `secret_key` is the test-mode key (records live=false), `live_secret_key` the live-mode one;
-    both are random unless `secret_key` is given. Transfers settle `settle_delay` seconds after
+    both are random unless `secret_key` is given. A second business, kept apart from the first, has
+    its own account and keys: `second_secret_key` (test mode; random unless given) and
+    `second_live_secret_key`. Transfers settle `settle_delay` seconds after
     acceptance (None: only through `settle_url`). `funding_url` records inbound payments.
     `variants` take other legitimate readings of points the document leaves open (variants.py;
     names or `all`). `latency` seconds are slept before each answer, like the round trip to a remote target.
@@ -45,16 +48,22 @@ class ReferenceServer:
         port: int = 0,
         variants: Iterable[str | Variant] = (),
         latency: float = 0.0,
+        second_secret_key: str | None = None,
     ) -> None:
         self.secret_key = secret_key or f"test_sk_{secrets.token_hex(20)}"
         self.live_secret_key = f"live_sk_{secrets.token_hex(20)}"
+        self.second_secret_key = second_secret_key or f"test_sk_{secrets.token_hex(20)}"
+        self.second_live_secret_key = f"live_sk_{secrets.token_hex(20)}"
+        keys = SecretKeys(self.secret_key, self.live_secret_key, self.second_secret_key, self.second_live_secret_key)
+        if len(set(astuple(keys))) < len(astuple(keys)):
+            raise ValueError("the two businesses' secret keys must differ")
         self.faults = FaultSet(faults)
         self.variants = VariantSet(variants)
         self.settle_delay = settle_delay
         self.host = host
         self.port = port
         self.latency = latency
-        store = Store(self.faults, self.secret_key, self.live_secret_key, self.variants)
+        store = Store(self.faults, keys, self.variants)
         self.service = Service(
             store=store,
             faults=self.faults,

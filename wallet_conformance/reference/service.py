@@ -27,6 +27,8 @@ from wallet_conformance.reference.webhooks import Webhooks
 from wallet_conformance.spec import contract
 
 KEY_HEADER = "x-service-key"
+# Where a fault looks for the key when the request has no x-service-key header: these query parameters.
+QUERY_KEY_NAMES = ("key", "apiKey", "api_key", "secretKey", KEY_HEADER)
 DOCUMENTED = object()  # "the operation's documented message"
 # Under the slow-settlement variant: how much later than configured transfers settle.
 SLOW_SETTLEMENT_EXTRA_SECONDS = 0.6
@@ -44,9 +46,8 @@ class Service:
     variants: VariantSet
 
     def reset(self) -> None:
-        """Forgets every record: a fresh store with the same keys, faults and variants."""
-        keys = self.store.test_credential().secret_key, self.store.live_credential().secret_key
-        self.store = Store(self.faults, *keys, self.variants)
+        """Forgets every record: a fresh store with the same keys (both businesses'), faults and variants."""
+        self.store = Store(self.faults, self.store.keys, self.variants)
         self.webhooks = Webhooks(self.store, self.faults)
 
     def settlement(self) -> tuple[float | None, bool]:
@@ -164,15 +165,47 @@ def error_response(error: ApiError, service: Service) -> Response:
 # -------------------------------------------------------------------------- authentication
 
 
+def presented_key(request: Request, faults: FaultSet) -> str | None:
+    """The value of the request's `x-service-key` header (None without one). The header's name is matched in any
+    letter case (Starlette's headers are), and h11 strips the whitespace around its value (RFC 9110 section 5.5):
+    the value is the key as sent. Only faults look for a key anywhere else."""
+    sent = request.headers.get(KEY_HEADER)
+    if sent is None and faults.on(Fault.KEY_FROM_QUERY_PARAMETER):
+        sent = next((request.query_params[name] for name in QUERY_KEY_NAMES if request.query_params.get(name)), None)
+    if sent is None and faults.on(Fault.BEARER_KEY_ACCEPTED):
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        sent = token.strip() if scheme.lower() == "bearer" and token.strip() else None
+    return sent
+
+
+def credential_for(store: Store, faults: FaultSet, key: str) -> Credential | None:
+    """The credential whose secret key is exactly `key`; faults compare more loosely (each alone)."""
+    exact = store.credential_for_key(key)
+    if exact is not None or not key:
+        return exact
+    for credential in store.credentials.values():
+        secret = credential.secret_key
+        if key.casefold() == secret.casefold() and faults.on(Fault.KEY_CASE_INSENSITIVE):
+            return credential
+        if secret.startswith(key) and faults.on(Fault.KEY_PREFIX_ACCEPTED):
+            return credential
+        if key.startswith(secret) and faults.on(Fault.KEY_WITH_SUFFIX_ACCEPTED):
+            return credential
+    return None
+
+
 def authenticate(request: Request, service: Service, operation_id: str) -> Credential:
-    """The credential of the request's `x-service-key`: required on every operation."""
+    """The credential of the request's `x-service-key`: required on every operation, and compared exactly."""
     store, faults = service.store, service.faults
-    key = request.headers.get(KEY_HEADER, "")
+    sent = presented_key(request, faults)
+    key = sent or ""
     if not key and operation_id == "listBanks" and faults.on(Fault.NO_AUTH_ON_BANK_LIST):
         return store.test_credential()
     if not key and operation_id == "closeWallet" and faults.on(Fault.NO_AUTH_ON_CLOSE):
         return store.test_credential()
-    credential = store.credential_for_key(key) if key else None
+    if sent == "" and faults.on(Fault.EMPTY_KEY_ACCEPTED):
+        return store.test_credential()
+    credential = credential_for(store, faults, key) if key else None
     if credential is None and key and request.method == "GET" and faults.on(Fault.ANY_KEY_ACCEPTED_ON_READS):
         return store.test_credential()
     if operation_id == "createCollectionAccount" and faults.on(Fault.KEY_REFUSED_ON_COLLECTION_ACCOUNTS):

@@ -1,17 +1,22 @@
-"""The records in memory: the business and its accounts and keys, wallets, collection accounts and
+"""The records in memory: two businesses and their accounts and keys, wallets, collection accounts and
 validated bank accounts, and the lookups of transactions. How money moves is ledger.py's job.
 
-Every record belongs to one mode: the test key sees and makes `live: false` records, the live key
-`live: true` ones. Identifiers come from counters, so a fresh store always numbers the same way.
+Every record belongs to one account and one mode: a key (its account's, test or live) sees and makes
+only its own account's records of its mode; the test key `live: false` ones, the live key `live: true`
+ones. The second business is there to be kept apart from the first: nothing of one is found, listed or
+changed with the other's keys (only transfers may pay into any wallet). Identifiers come from counters,
+so a fresh store always numbers the same way.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from hashlib import sha256
 from itertools import count
+from typing import TypeVar
 
 from wallet_conformance.reference.banks import Bank, holder_name, load_banks
 from wallet_conformance.reference.errors import Refusal
@@ -37,6 +42,8 @@ from wallet_conformance.spec import contract
 
 # The business's accounts; the first is the default one, which owns the secret keys.
 ACCOUNT_NAMES = ("Main account", "Payouts", "Collections")
+# The second business's one account (its default), which owns that business's secret keys.
+SECOND_BUSINESS_ACCOUNT_NAME = "Second business"
 # More accounts of the business (a variant): more than a page, some names containing others.
 MORE_ACCOUNT_NAMES = tuple(f"{name} {number}" for number in range(2, 6) for name in ACCOUNT_NAMES)
 # What an account already holds before a run (a variant): wallets and credits the run did not make.
@@ -44,11 +51,23 @@ PREEXISTING_PRIMARY, PREEXISTING_SECONDARY, PREEXISTING_CREDITS = 2, 12, 12
 # Where the levies on inbound payments go, under the variant that debits them as transactions of their own.
 LEVY_BANK_CODE, LEVY_ACCOUNT_NUMBER, LEVY_COLLECTOR_NAME = "044", "3000000001", "Federal Inland Revenue Service"
 
+# A record an account owns and a path names: a wallet or a transaction.
+Owned = TypeVar("Owned", Wallet, Transaction)
+
+
+@dataclass(frozen=True)
+class SecretKeys:
+    """The secret keys of both businesses: each default account has a test-mode and a live-mode key."""
+
+    test: str
+    live: str
+    second_test: str
+    second_live: str
+
 
 class Store:
-    def __init__(
-        self, faults: FaultSet, secret_key: str, live_secret_key: str, variants: VariantSet | None = None
-    ) -> None:
+    def __init__(self, faults: FaultSet, keys: SecretKeys, variants: VariantSet | None = None) -> None:
+        self.keys = keys
         self.faults = faults
         self.variants = variants or VariantSet()
         self.prefixes = prefixes(faults)
@@ -67,16 +86,17 @@ class Store:
         self.transactions: list[Transaction] = []
         self.ledger = Ledger(self)
 
-        self.business = self.object_id()
+        business = self.object_id()
         names = ACCOUNT_NAMES
         if self.variants.on(Variant.MORE_ACCOUNTS):
             names = (*ACCOUNT_NAMES, *MORE_ACCOUNT_NAMES)
-        self.accounts = [self._new_account(name, is_default=index == 0) for index, name in enumerate(names)]
-        default = self.accounts[0]
-        self.credentials = {
-            secret_key: Credential(self.object_id(), default, live=False, secret_key=secret_key),
-            live_secret_key: Credential(self.object_id(), default, live=True, secret_key=live_secret_key),
-        }
+        self.accounts = [self._new_account(name, business, is_default=index == 0) for index, name in enumerate(names)]
+        self.credentials: dict[str, Credential] = {}
+        self._add_keys(self.accounts[0], keys.test, keys.live)
+        # The second business: one account and its own keys, made after the first's (whose ids stay as they were).
+        second = self._new_account(SECOND_BUSINESS_ACCOUNT_NAME, self.object_id(), is_default=True)
+        self.accounts.append(second)
+        self._add_keys(second, keys.second_test, keys.second_live)
         if self.variants.on(Variant.PREEXISTING_RECORDS):
             for credential in self.credentials.values():
                 self._preexisting(credential)
@@ -87,7 +107,11 @@ class Store:
         """A 24-hex record id, as the document's `_id` values look."""
         return f"65a1f0c0{next(self._object_ids):016x}"
 
-    def _new_account(self, name: str, *, is_default: bool) -> Account:
+    def _add_keys(self, account: Account, test_key: str, live_key: str) -> None:
+        for key, live in ((test_key, False), (live_key, True)):
+            self.credentials[key] = Credential(self.object_id(), account, live=live, secret_key=key)
+
+    def _new_account(self, name: str, business: str, *, is_default: bool) -> Account:
         created = now()
         object_id = self.object_id()
         public_id = f"{self.prefixes.account}{uuid.uuid5(uuid.NAMESPACE_URL, f'account:{object_id}')}"
@@ -96,7 +120,7 @@ class Store:
             id=object_id,
             public_id=public_id,
             name=name,
-            business=self.business,
+            business=business,
             is_default=is_default,
             pub_key_live=f"{self.prefixes.live_pub_key}{public_key}",
             pub_key_test=f"{self.prefixes.test_pub_key}{public_key}",
@@ -126,13 +150,12 @@ class Store:
     # -- keys and accounts
 
     def credential_for_key(self, key: str) -> Credential | None:
+        """The credential whose secret key is exactly `key`: same characters, same letter case, same length."""
         return self.credentials.get(key)
 
     def test_credential(self) -> Credential:
-        return next(credential for credential in self.credentials.values() if not credential.live)
-
-    def live_credential(self) -> Credential:
-        return next(credential for credential in self.credentials.values() if credential.live)
+        """The first business's test-mode credential."""
+        return self.credentials[self.keys.test]
 
     def credential_of(self, account: Account, live: bool) -> Credential | None:
         for credential in self.credentials.values():
@@ -140,22 +163,60 @@ class Store:
                 return credential
         return None
 
-    def listed_accounts(self) -> list[Account]:
-        """The business's accounts, oldest first (newest first under a variant)."""
+    def listed_accounts(self, caller: Credential) -> list[Account]:
+        """The accounts of the caller's business (its own only, under a variant), never another business's; oldest
+        first (newest first under a variant)."""
+        if self.variants.on(Variant.ACCOUNTS_OWN_ONLY):
+            listed = [caller.account]
+        else:
+            listed = [account for account in self.accounts if account.business == caller.account.business]
         if self.variants.on(Variant.ACCOUNTS_NEWEST_FIRST):
-            return list(reversed(self.accounts))
-        return list(self.accounts)
+            listed.reverse()
+        return listed
 
-    def find_account(self, public_id: str) -> Account:
+    def account_to_update(self, caller: Credential, public_id: str, *, any_account: bool = False) -> Account:
+        """The account the caller's key may change: its own (any account at all, `any_account`). Another account of
+        the caller's business is refused 403 (not found, under a variant); another business's is not found."""
         for account in self.accounts:
-            if account.public_id == public_id:
+            if account.public_id != public_id:
+                continue
+            if account is caller.account or any_account:
                 return account
+            if account.business == caller.account.business and not self.variants.on(Variant.OTHER_ACCOUNT_UPDATE_404):
+                raise Refusal.FORBIDDEN.error(what="Account", key=public_id)
+            break
         raise Refusal.NOT_FOUND.error(what="Account", key=public_id)
 
     def set_webhooks(self, account: Account, webhooks: list[str]) -> None:
         account.webhooks = list(webhooks)
         account.updated_at = now()
         account.revision += 1
+
+    def _owned(
+        self,
+        caller: Credential,
+        records: list[Owned],
+        identifier: Callable[[Owned], str],
+        wanted: str,
+        what: str,
+        *,
+        any_account: bool,
+        by_prefix: bool,
+    ) -> Owned:
+        """The record of `records` (all of the caller's mode) whose identifier is exactly `wanted`, if the caller's
+        account owns it (whichever account does, `any_account`). `by_prefix`: failing an exact match, the first in
+        list order whose identifier starts with `wanted`. Another account's record is not found, as an unknown one is
+        (refused 403 under a variant)."""
+        named = [record for record in records if identifier(record) == wanted]
+        if not named and by_prefix:
+            named = self.newest_first([record for record in records if identifier(record).startswith(wanted)],
+                                      key=lambda record: record.number)
+        for record in named:
+            if record.account is caller.account or any_account:
+                return record
+        if named and self.variants.on(Variant.OTHERS_RECORDS_403):
+            raise Refusal.FORBIDDEN.error(what=what, key=wanted)
+        raise Refusal.NOT_FOUND.error(what=what, key=wanted)
 
     # -- lists
 
@@ -187,23 +248,32 @@ class Store:
                 return transaction.amount
         return 0
 
-    def find_wallet(self, caller: Credential, public_id: str, *, include_closed: bool = False) -> Wallet:
-        """One of the caller's wallets; a closed one only when asked for."""
+    def find_wallet(
+        self,
+        caller: Credential,
+        public_id: str,
+        *,
+        include_closed: bool = False,
+        any_account: bool = False,
+        by_prefix: bool = False,
+    ) -> Wallet:
+        """One of the caller's wallets, by its exact publicId; a closed one only when asked for. Faults widen the
+        lookup: any account's wallet of the caller's mode (`any_account`), a publicId's prefix (`by_prefix`)."""
+        usable = [w for w in self.wallets if w.live == caller.live and (w.open or include_closed)]
+        return self._owned(caller, usable, lambda wallet: wallet.public_id, public_id, "VirtualAccount",
+                           any_account=any_account, by_prefix=by_prefix)
+
+    def find_destination_wallet(self, caller: Credential, public_id: str, *, include_closed: bool = False) -> Wallet:
+        """Any open wallet of the service in the caller's mode (a closed one only when asked for): transfers may pay
+        other accounts' wallets, of any business (of the caller's business only, under a variant)."""
+        within = self.variants.on(Variant.TRANSFERS_WITHIN_BUSINESS)
         for wallet in self.wallets:
             if (
                 wallet.public_id == public_id
-                and wallet.account is caller.account
                 and wallet.live == caller.live
                 and (wallet.open or include_closed)
+                and (not within or wallet.account.business == caller.account.business)
             ):
-                return wallet
-        raise Refusal.NOT_FOUND.error(what="VirtualAccount", key=public_id)
-
-    def find_destination_wallet(self, live: bool, public_id: str, *, include_closed: bool = False) -> Wallet:
-        """Any open wallet of the service in that mode (a closed one only when asked for): transfers may pay
-        other accounts' wallets."""
-        for wallet in self.wallets:
-            if wallet.public_id == public_id and wallet.live == live and (wallet.open or include_closed):
                 return wallet
         raise Refusal.NOT_FOUND.error(what="VirtualAccount", key=public_id)
 
@@ -403,17 +473,26 @@ class Store:
 
     # -- transactions
 
-    def transactions_of(self, caller: Credential) -> list[Transaction]:
-        """The caller's transactions, newest first."""
-        mine = [t for t in self.transactions if t.account is caller.account and t.live == caller.live]
-        return self.newest_first(mine, key=lambda transaction: transaction.number)
+    def transactions_of(self, caller: Credential, *, every_account: bool = False) -> list[Transaction]:
+        """The caller's transactions (every account's of the caller's mode, under a fault), newest first."""
+        listed = [t for t in self.transactions
+                  if t.live == caller.live and (t.account is caller.account or every_account)]
+        return self.newest_first(listed, key=lambda transaction: transaction.number)
 
     def find_transaction(
-        self, caller: Credential, *, reference: str | None = None, public_id: str | None = None
+        self,
+        caller: Credential,
+        wanted: str,
+        *,
+        by_public_id: bool = False,
+        any_account: bool = False,
+        by_prefix: bool = False,
     ) -> Transaction:
-        for transaction in self.transactions_of(caller):
-            if reference is not None and transaction.reference == reference:
-                return transaction
-            if public_id is not None and transaction.public_id == public_id:
-                return transaction
-        raise Refusal.NOT_FOUND.error(what="Transaction", key=reference or public_id)
+        """One of the caller's transactions, by its exact reference (by its publicId, `by_public_id`, under a fault).
+        Faults widen the lookup: any account's transaction of the caller's mode, a reference's prefix."""
+        in_mode = [t for t in self.transactions if t.live == caller.live]
+        identifier: Callable[[Transaction], str] = (
+            (lambda t: t.public_id) if by_public_id else (lambda t: t.reference)
+        )
+        return self._owned(caller, in_mode, identifier, wanted, "Transaction", any_account=any_account,
+                           by_prefix=by_prefix)

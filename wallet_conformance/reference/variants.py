@@ -55,6 +55,8 @@ PRIMARY_LIMIT = "Categories: primary wallets are for the caller's own use, at mo
 CUSTOMERS = (
     "Secondary wallets are assigned to the caller's users or customers, and have no creation limit."
 )
+TRANSFER_DESTINATION = "| destination | string | publicId of the receiving wallet |"
+COLLECTION_DESTINATION = "| destination | string | yes | publicId of the receiving wallet |"
 REQUIRED_FIELDS = (
     "Whether accountName and currency are required when creating a wallet, and whether narration is required "
     "on transfers: not shown."
@@ -67,6 +69,8 @@ class Variant(Enum):
     UNKNOWN_RECORD_400 = (ERRORS, "An unknown account, wallet, transaction or bank account is answered 400, not 404.")
     CONFLICTS_400 = (ERRORS, "A used collection reference and the primary-wallet limit are answered 400, not 409.")
     INSUFFICIENT_BALANCE_402 = (ERRORS, "A transfer the balance cannot cover is answered 402, not 400.")
+    OTHERS_RECORDS_403 = (ERRORS, "Another account's wallets and transactions are refused 403, not 404.")
+    OTHER_ACCOUNT_UPDATE_404 = (ERRORS, "Updating another account of the business is answered 404, not 403.")
     ERROR_DETAILS = (ERRORS, 'Errors carry meta.code and data {"errors": [{"code", "message"}]} instead of null.')
     STRICT_QUERY = (PAGING, "A query parameter a list does not know is refused (400), paging included.")
     # Paging.
@@ -138,6 +142,14 @@ class Variant(Enum):
     PREEXISTING_RECORDS = (
         PRIMARY_LIMIT,
         "The account already holds 2 primary and 12 secondary wallets and 12 credits the run did not make.",
+    )
+    ACCOUNTS_OWN_ONLY = (ACCOUNT_LIST, "GET /accounts lists the key's own account only, not the business's others.")
+    # Whose wallets money may go to.
+    TRANSFERS_WITHIN_BUSINESS = (
+        TRANSFER_DESTINATION, "A transfer into another business's wallet is refused (404, as an unknown wallet)."
+    )
+    COLLECTIONS_INTO_ANY_WALLET = (
+        COLLECTION_DESTINATION, "A collection account may be made for another account's wallet, of any business."
     )
     # Secondary wallets: one per customer.
     CUSTOMERS_UNIQUE = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,21 +25,38 @@ def _absolute_url(url: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
+def _timestamp(value: object) -> datetime | None:
+    """A sent ISO 8601 timestamp (None when it is not one)."""
+    try:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    if moment is None:
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 @operation("updateAccount")
 async def update_account(request: Request, call: Call) -> Response:
+    # Only the key's own account: another of its business is refused, another business's is not found.
+    anyone = call.faults.on(Fault.OTHER_ACCOUNT_UPDATABLE)
     try:
-        account = call.store.find_account(request.path_params["accountId"])
-    except ApiError:
-        if not call.faults.on(Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED):
+        account = call.store.account_to_update(call.caller, request.path_params["accountId"], any_account=anyone)
+    except ApiError as error:
+        if error.refusal is not Refusal.NOT_FOUND or not call.faults.on(Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED):
             raise
         account = call.caller.account
     body = await fields.json_body(request, call.faults)
-    # webhooks is the one updatable field; an update without it changes nothing.
+    # webhooks is the one updatable field; an update without it changes nothing. Every other field of the body is
+    # ignored, the server-owned ones (_id, id, publicId, business, pubKey, createdAt, __v) above all.
     webhooks = fields.webhooks(body) if fields.present(body, "webhooks") else list(account.webhooks)
     if not all(_absolute_url(url) for url in webhooks) and call.variants.on(Variant.WEBHOOK_URLS_CHECKED):
         raise invalid("webhooks", "must hold absolute http(s) URLs")
     if call.variants.on(Variant.WEBHOOKS_SORTED):
         webhooks = sorted(webhooks)
+    created = _timestamp(body.get("createdAt"))
+    if created is not None and call.faults.on(Fault.SERVER_OWNED_FIELD_OVERWRITTEN):
+        account.created_at = created
     before = serialize.account(account, call.faults)
     if call.faults.on(Fault.WEBHOOKS_NOT_PERSISTED):
         shown = before | {"webhooks": webhooks}
@@ -60,7 +78,7 @@ async def list_accounts(request: Request, call: Call) -> Response:
     live = fields.boolean_query(request, "live")
     if live is not None and call.faults.on(Fault.ACCOUNTS_LIVE_FILTER_REJECTED):
         raise Refusal.INVALID_QUERY.error(field="live", problem="is not supported")
-    accounts = call.store.listed_accounts()
+    accounts = call.store.listed_accounts(call.caller)
     if name is not None and not call.faults.on(Fault.ACCOUNTS_NAME_FILTER_IGNORED):
         if call.variants.on(Variant.NAME_FILTER_SUBSTRING):
             accounts = [account for account in accounts if name.casefold() in account.name.casefold()]

@@ -12,6 +12,7 @@ from wallet_conformance.reference.errors import ApiError, crash, invalid
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.records import Wallet
 from wallet_conformance.reference.service import Call, envelope, operation, reply
+from wallet_conformance.reference.variants import Variant
 from wallet_conformance.spec import contract
 
 
@@ -49,7 +50,9 @@ async def create_collection_account(request: Request, call: Call) -> Response:
 
     destination: Wallet | None
     try:
-        destination = call.store.find_wallet(call.caller, destination_id)
+        # The caller's own wallet (any account's, under a variant).
+        anyone = call.variants.on(Variant.COLLECTIONS_INTO_ANY_WALLET)
+        destination = call.store.find_wallet(call.caller, destination_id, any_account=anyone)
     except ApiError:
         if not faults.on(Fault.COLLECTION_ACCEPTS_UNKNOWN_DESTINATION):
             raise

@@ -22,7 +22,8 @@ from wallet_conformance.spec import contract
 
 @operation("listTransactions")
 async def list_transactions(request: Request, call: Call) -> Response:
-    page, pagination = paginate(request, call.store.transactions_of(call.caller), call)
+    everyone = call.faults.on(Fault.OTHER_BUSINESS_TRANSACTIONS_LISTED)
+    page, pagination = paginate(request, call.store.transactions_of(call.caller, every_account=everyone), call)
     data: list[Any] = [serialize.transaction(transaction, call.faults) for transaction in page]
     if call.faults.on(Fault.LISTED_BANK_DESTINATION_TYPE):
         for entry in data:
@@ -37,12 +38,15 @@ async def list_transactions(request: Request, call: Call) -> Response:
 
 @operation("verifyTransaction")
 async def verify_transaction(request: Request, call: Call) -> Response:
-    key = request.path_params["reference"]
+    faults = call.faults
     try:
-        if call.faults.on(Fault.VERIFY_BY_PUBLIC_ID):
-            transaction = call.store.find_transaction(call.caller, public_id=key)
-        else:
-            transaction = call.store.find_transaction(call.caller, reference=key)
+        transaction = call.store.find_transaction(
+            call.caller,
+            request.path_params["reference"],
+            by_public_id=faults.on(Fault.VERIFY_BY_PUBLIC_ID),
+            any_account=faults.on(Fault.OTHER_ACCOUNT_TRANSACTION_VERIFIABLE),
+            by_prefix=faults.on(Fault.VERIFY_BY_PREFIX),
+        )
     except ApiError:
         if not call.faults.on(Fault.UNKNOWN_REFERENCE_200):
             raise
@@ -92,8 +96,9 @@ async def transfer(request: Request, call: Call) -> Response:
 
     later = call.variants.on(Variant.CLOSED_WALLET_FAILS_LATER)  # closed wallets: accepted, failed at settlement
     closed_source = later or faults.on(Fault.CLOSED_WALLET_STILL_TRANSFERS)
-    source = store.find_wallet(call.caller, source_id, include_closed=closed_source)
-    destination = store.find_destination_wallet(call.caller.live, destination_id, include_closed=later)
+    anyone = faults.on(Fault.OTHER_ACCOUNT_WALLET_TRANSFERS)
+    source = store.find_wallet(call.caller, source_id, include_closed=closed_source, any_account=anyone)
+    destination = store.find_destination_wallet(call.caller, destination_id, include_closed=later)
     # The ledger checks and debits in one step; nothing may be awaited between the two.
     if faults.on(Fault.CONCURRENT_OVERDRAFT):
         call.ledger.require_funds(source, amount)
@@ -136,7 +141,7 @@ async def bank_transfer(request: Request, call: Call) -> Response:
     fields.one_of(body, "currency", (CURRENCY,), required=False)
     narration = _narration(call, body)
 
-    source = store.find_wallet(call.caller, source_id)
+    source = store.find_wallet(call.caller, source_id, any_account=faults.on(Fault.OTHER_ACCOUNT_WALLET_BANK_TRANSFERS))
     beneficiary = store.resolve_bank_account(call.caller, account_number, bank)
     accepted = call.ledger.bank_transfer(
         call.caller, source=source, beneficiary=beneficiary, amount=amount, narration=narration

@@ -95,7 +95,11 @@ async def get_wallet(request: Request, call: Call) -> Response:
     else:
         try:
             closed_too = call.variants.on(Variant.CLOSED_WALLET_READABLE)
-            wallet = call.store.find_wallet(call.caller, wallet_id, include_closed=closed_too)
+            wallet = call.store.find_wallet(
+                call.caller, wallet_id, include_closed=closed_too,
+                any_account=faults.on(Fault.OTHER_ACCOUNT_WALLET_READABLE),
+                by_prefix=faults.on(Fault.WALLET_READ_BY_PREFIX),
+            )
         except ApiError:
             if not faults.on(Fault.UNKNOWN_WALLET_200):
                 raise
@@ -113,7 +117,9 @@ async def get_wallet(request: Request, call: Call) -> Response:
 @operation("closeWallet")
 async def close_wallet(request: Request, call: Call) -> Response:
     again = call.variants.on(Variant.CLOSE_IS_IDEMPOTENT)
-    wallet = call.store.find_wallet(call.caller, request.path_params["walletId"], include_closed=again)
+    anyone = call.faults.on(Fault.OTHER_ACCOUNT_WALLET_CLOSABLE)
+    wallet = call.store.find_wallet(call.caller, request.path_params["walletId"], include_closed=again,
+                                    any_account=anyone)
     if wallet.open and wallet.balance and call.variants.on(Variant.FUNDED_WALLET_NOT_CLOSABLE):
         raise Refusal.WALLET_HOLDS_MONEY.error(wallet=wallet.public_id, balance=wallet.balance)
     if wallet.open:
