@@ -30,7 +30,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invar
 
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge import checks
-from wallet_conformance.judge.failures import ConformanceFailure
+from wallet_conformance.judge.failures import ConformanceFailure, SuiteError
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists, money
 from wallet_conformance.world.resources import Resources, poll
@@ -150,7 +150,7 @@ class MoneyMachine(RuleBasedStateMachine):
     def first_wallets(self, amounts: tuple[int, int]) -> Any:
         """Two funded secondary wallets, so that money can move from the first step."""
         listed = self.api.call("listWallets")
-        self.listed_before = listed.meta.get("pagination", {}).get("totalCount") if listed.ok else None
+        self.listed_before = lists.pagination(listed).get("totalCount") if listed.ok else None
         made = [self.create("secondary"), self.create("secondary")]
         for wallet, amount in zip(made, amounts, strict=True):
             if self.resources.can_fund and amount <= self.allowance:
@@ -365,7 +365,10 @@ class MoneyMachine(RuleBasedStateMachine):
         seen = self.settled_balances(quiet)
         if not self.pending and all(isinstance(value, int) for value in seen.values()):
             expected_total = self.money_in - self.money_out
-            assert expected_total == sum(self.balances.values()), "the model lost track of its own money"
+            if expected_total != sum(self.balances.values()):
+                raise SuiteError(f"the money model lost track of its own money: it put in {self.money_in} and saw "
+                                 f"{self.money_out} leave, yet its wallets hold {sum(self.balances.values())} "
+                                 f"({self.balances})")
             if sum(seen.values()) != expected_total:
                 self.fail("SVC-25", "money is conserved: the program's wallets hold what it put in, less what left",
                           expected_total, sum(seen.values()))
@@ -410,7 +413,7 @@ class MoneyMachine(RuleBasedStateMachine):
                 self.settle()
             if self.listed_before is not None and not self.context.shared_target:
                 listed = self.api.call("listWallets")
-                total = listed.meta.get("pagination", {}).get("totalCount") if listed.ok else None
+                total = lists.pagination(listed).get("totalCount") if listed.ok else None
                 opened = len(self.balances)
                 if isinstance(total, int) and total < self.listed_before + opened:
                     # Fewer than before plus the program's: another client (another run) may have closed wallets
