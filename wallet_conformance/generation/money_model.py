@@ -13,6 +13,9 @@ status is called, whether an overdraft is refused at once or accepted and failed
 way it must move no money), whether wallet transfers cost a fee (it reads the fee the target
 reports), whether a closed wallet stays listed.
 
+Each program gets its own machine, bound to the test's context by `factory(context)` (run with
+`hypothesis.stateful.run_state_machine_as_test`).
+
 A failing program prints every step (Hypothesis) and, in the failure, the whole sequence of calls.
 """
 
@@ -71,6 +74,7 @@ class Context:
     programs: int  # how many programs the test runs: each may fund up to BUDGET / programs
     spent: int = 0
     steps: int = 0
+    lengths: list[int] = field(default_factory=list)  # steps each program ran, its first (initialize) step included
     references: set[str] = field(default_factory=set)  # transaction references seen over the whole test
     collection_references: set[str] = field(default_factory=set)
     fees: dict[str, set[int]] = field(default_factory=lambda: {"transfer": set(), "bankTransfer": set()})
@@ -80,14 +84,14 @@ class Context:
 
 
 class MoneyMachine(RuleBasedStateMachine):
-    """The account's money, as the run sees it. Bound to a target by `machine(context)`."""
+    """The account's money, as one program sees it. Made for each program by `factory(context)`."""
 
-    context: Context
     wallets = Bundle("wallets")
 
-    def __init__(self) -> None:
+    def __init__(self, context: Context) -> None:
         super().__init__()
-        self.api, self.resources = self.context.api, self.context.resources
+        self.context = context
+        self.api, self.resources = context.api, context.resources
         self.balances: dict[str, int] = {}  # open wallets of this program: the balance once all is settled
         self.primaries: set[str] = set()
         self.closed: set[str] = set()
@@ -100,6 +104,7 @@ class MoneyMachine(RuleBasedStateMachine):
         self.money_out = 0  # left through bank transfers, fees and closed wallets
         self.calls: list[str] = []
         self.listed_before: Any = None
+        self.step_count = 0  # steps run (the invariants are checked after each, the initialize step included)
 
     # ------------------------------------------------------------ plumbing
 
@@ -393,6 +398,7 @@ class MoneyMachine(RuleBasedStateMachine):
     @invariant()
     def nothing_below_zero(self) -> None:
         self.context.steps += 1
+        self.step_count += 1
         for wallet in sorted(self.touched):
             if wallet in self.balances:
                 value = self.balance(wallet)
@@ -427,10 +433,15 @@ class MoneyMachine(RuleBasedStateMachine):
                                   f"held {self.listed_before}, and the program opened {opened})", walk.total,
                                   walk.exchanges[0])
         finally:
+            self.context.lengths.append(self.step_count)
             for wallet in list(self.balances):
                 self.resources.close_wallet(wallet)
 
 
-def machine(context: Context) -> type[MoneyMachine]:
-    """The machine bound to one run's client and records."""
-    return type("MoneyMachine", (MoneyMachine,), {"context": context})
+def factory(context: Context) -> Callable[[], MoneyMachine]:
+    """What `run_state_machine_as_test` calls for each program: a new machine bound to the test's context."""
+
+    def money_machine() -> MoneyMachine:
+        return MoneyMachine(context)
+
+    return money_machine
