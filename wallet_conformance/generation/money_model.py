@@ -1,10 +1,11 @@
 """A model of the account's money, as a Hypothesis `RuleBasedStateMachine` driven against the target.
 
-Rules: create primary and secondary wallets, fund, transfer wallet to wallet, bank transfer, create
-collection accounts, close, settle. After settlement the target is checked against the model:
-balances equal the model, money is conserved, nothing goes below zero, every transfer is found by
-verify with the same amounts, the wallet list agrees with the single reads, generated references
-never repeat, the primary-wallet limit holds.
+Rules: create primary and secondary wallets (two funded ones first), fund, transfer wallet to
+wallet, bank transfer, create collection accounts (no reference, a new one, one already used),
+close, settle. After settlement the target is checked against the model: balances equal the model,
+money is conserved, nothing goes below zero, every transfer is found by verify with the same
+amounts, the wallet list agrees with the single reads, references never repeat (a used one is
+refused), the primary-wallet limit holds.
 
 The model reasons in deltas from what it created: it reads nothing the run did not make, so it
 works against a staging account that already holds data. It does not assume what the document
@@ -14,7 +15,9 @@ way it must move no money), whether wallet transfers cost a fee (it reads the fe
 reports), whether a closed wallet stays listed.
 
 Each program gets its own machine, bound to the test's context by `factory(context)` (run with
-`hypothesis.stateful.run_state_machine_as_test`).
+`hypothesis.stateful.run_state_machine_as_test`). A rule runs only when its precondition says it can
+do something in the current state; wallets are drawn from those the rule can use (open ones, or
+open ones with no transfer pending), so a step that ran always did something or judged something.
 
 A failing program prints every step (Hypothesis) and, in the failure, the whole sequence of calls.
 """
@@ -29,7 +32,7 @@ from typing import Any
 
 from hypothesis import note
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge import checks
@@ -86,12 +89,11 @@ class Context:
 class MoneyMachine(RuleBasedStateMachine):
     """The account's money, as one program sees it. Made for each program by `factory(context)`."""
 
-    wallets = Bundle("wallets")
-
     def __init__(self, context: Context) -> None:
         super().__init__()
         self.context = context
         self.api, self.resources = context.api, context.resources
+        self.made: list[str] = []  # every wallet the program created, open or closed, in the order made
         self.balances: dict[str, int] = {}  # open wallets of this program: the balance once all is settled
         self.primaries: set[str] = set()
         self.closed: set[str] = set()
@@ -104,6 +106,8 @@ class MoneyMachine(RuleBasedStateMachine):
         self.money_out = 0  # left through bank transfers, fees and closed wallets
         self.calls: list[str] = []
         self.listed_before: Any = None
+        self.collection_references: list[str] = []  # references of the collection accounts this program made
+        self.holders: dict[str, str] = {}  # the wallet of each of them
         self.step_count = 0  # steps run (the invariants are checked after each, the initialize step included)
 
     # ------------------------------------------------------------ plumbing
@@ -141,8 +145,9 @@ class MoneyMachine(RuleBasedStateMachine):
     def pending_on(self, wallet: str) -> bool:
         return any(wallet in (item.source, item.destination) for item in self.pending)
 
-    def open(self, wallet: str) -> bool:
-        return wallet in self.balances
+    def idle(self) -> list[str]:
+        """Open wallets of the program with no transfer pending (what funding and closing may touch)."""
+        return [wallet for wallet in self.balances if not self.pending_on(wallet)]
 
     # ------------------------------------------------------------ rules
 
@@ -151,22 +156,22 @@ class MoneyMachine(RuleBasedStateMachine):
         """Kobo this program may still put into its wallets (depends on the program only, as Hypothesis needs)."""
         return BUDGET // max(1, self.context.programs) - self.paid_in
 
-    @initialize(target=wallets, amounts=st.tuples(st.integers(*FUNDING), st.integers(*FUNDING)))
-    def first_wallets(self, amounts: tuple[int, int]) -> Any:
+    @initialize(amounts=st.tuples(st.integers(*FUNDING), st.integers(*FUNDING)))
+    def first_wallets(self, amounts: tuple[int, int]) -> None:
         """Two funded secondary wallets, so that money can move from the first step."""
         listed = self.api.call("listWallets")
         self.listed_before = lists.pagination(listed).get("totalCount") if listed.ok else None
-        made = [self.create("secondary"), self.create("secondary")]
-        for wallet, amount in zip(made, amounts, strict=True):
-            if self.resources.can_fund and amount <= self.allowance:
-                self.fund(wallet, amount)
-        return multiple(*made)
+        for amount in amounts:
+            wallet = self.create("secondary")  # or LIM-04 failed
+            if wallet is not None and self.resources.can_fund and amount <= self.allowance:
+                self.fund_wallet(wallet, amount)
 
-    @rule(target=wallets, category=st.sampled_from(["secondary", "secondary", "primary"]))
-    def create_wallet(self, category: str) -> Any:
-        return self.create(category)
+    @rule(category=st.sampled_from(["secondary", "secondary", "primary"]))
+    def create_wallet(self, category: str) -> None:
+        self.create(category)
 
-    def create(self, category: str) -> Any:
+    def create(self, category: str) -> str | None:
+        """A new wallet of the program, or None when a primary one is refused (a secondary one must be accepted)."""
         held = len(self.primaries)
         exchange = self.call("createWallet", json_body=bodies.wallet(self.resources.run_id, category))
         self.resources.track(exchange)
@@ -176,18 +181,24 @@ class MoneyMachine(RuleBasedStateMachine):
         if not exchange.ok:
             if category == "secondary":
                 self.check(checks.accepted, exchange, requirement="LIM-04", why="a secondary wallet")
-            return multiple()  # a primary refused: the account may hold others (not the model's business)
+            if held < PRIMARY_LIMIT:  # the account may hold other primaries (other runs, other tests)
+                note(f"a primary wallet refused while this program holds {held} open ones: allowed, not judged")
+            return None
         wallet = exchange.data["publicId"]
+        note(f"made {category} wallet {wallet}")
+        self.made.append(wallet)
         self.balances[wallet] = 0
         if category == "primary":
             self.primaries.add(wallet)
         return wallet
 
-    @precondition(lambda self: self.allowance >= FUNDING[1] and self.resources.can_fund)
-    @rule(wallet=wallets, amount=st.integers(*FUNDING))
-    def fund(self, wallet: str, amount: int) -> None:
-        if not self.open(wallet) or self.pending_on(wallet):
-            return
+    @precondition(lambda self: self.resources.can_fund and self.allowance >= FUNDING[1] and bool(self.idle()))
+    @rule(data=st.data(), amount=st.integers(*FUNDING))
+    def fund(self, data: st.DataObject, amount: int) -> None:
+        """Pay into an open wallet with nothing pending (an overdraft pending on it must settle as it was judged)."""
+        self.fund_wallet(data.draw(st.sampled_from(self.idle()), label="wallet"), amount)
+
+    def fund_wallet(self, wallet: str, amount: int) -> None:
         credited = self.resources.fund(wallet, amount)  # less than amount if the target charges inbound payments
         self.calls.append(f"fund {wallet} with {amount} (funding hook): credited {credited}")
         note(self.calls[-1])
@@ -198,20 +209,22 @@ class MoneyMachine(RuleBasedStateMachine):
         self.last_movement[wallet] = "fund"
         self.touched.add(wallet)
 
-    @rule(source=wallets, destination=wallets,
+    # A transfer is sent from any wallet the program made to any other one, closed ones too (STA-09 judges those; a
+    # wallet to itself is not shown).
+    @precondition(lambda self: len(self.made) >= 2)
+    @rule(data=st.data(),
           choice=st.sampled_from(["below the minimum", "the minimum", "half", "the whole balance", "one kobo more",
                                   "double"]))
-    def transfer(self, source: str, destination: str, choice: str) -> None:
-        if source == destination:  # to itself: not shown; another open wallet of the program instead
-            others = sorted(wallet for wallet in self.balances if wallet != source)
-            if not others:
-                return
-            destination = others[0]
+    def transfer(self, data: st.DataObject, choice: str) -> None:
+        source = data.draw(st.sampled_from(self.made), label="source")
+        destination = data.draw(st.sampled_from([wallet for wallet in self.made if wallet != source]),
+                                label="destination")
         self.send("transfer", source, destination, choice)
 
-    @rule(source=wallets, choice=st.sampled_from(["the minimum", "half", "the whole balance", "one kobo more"]))
-    def bank_transfer(self, source: str, choice: str) -> None:
-        self.send("bankTransfer", source, None, choice)
+    @precondition(lambda self: bool(self.made))
+    @rule(data=st.data(), choice=st.sampled_from(["the minimum", "half", "the whole balance", "one kobo more"]))
+    def bank_transfer(self, data: st.DataObject, choice: str) -> None:
+        self.send("bankTransfer", data.draw(st.sampled_from(self.made), label="source"), None, choice)
 
     def send(self, kind: str, source: str, destination: str | None, choice: str) -> None:
         for wallet in (source, destination):
@@ -249,6 +262,10 @@ class MoneyMachine(RuleBasedStateMachine):
             if money.funding(kind, amount) <= available and not self.context.fees[kind] - {0}:
                 self.check(checks.accepted, exchange, requirement="END-40" if kind == "transfer" else "END-41",
                            why=f"a {kind} of {amount} kobo from a balance of {available}")
+            else:
+                why = ("the balance may not cover it and its fee" if money.funding(kind, amount) > available
+                       else f"the target charges {kind} fees, which the document does not bound")
+                note(f"the {kind} was refused, which is allowed ({why}): not judged")
             return
         data = exchange.data if isinstance(exchange.data, dict) else {}
         reference, fee, actual = data.get("reference"), data.get("fee"), data.get("actualAmount")
@@ -264,32 +281,48 @@ class MoneyMachine(RuleBasedStateMachine):
         if actual <= available:
             self.balances[source] -= actual  # reserved now; the comparison with the target waits for settlement
 
-    @rule(wallet=wallets, with_reference=st.booleans(), reuse=st.booleans())
-    def collection_account(self, wallet: str, with_reference: bool, reuse: bool) -> None:
-        if not self.open(wallet):
+    @precondition(lambda self: bool(self.balances))
+    @rule(data=st.data())
+    def collection_account(self, data: st.DataObject) -> None:
+        """A collection account for an open wallet: with no reference (the target generates one), a new one, or one
+        this program already used (refused, LIM-19), then on another wallet than the first."""
+        kind = data.draw(st.sampled_from(["none", "new", "used"] if self.collection_references else ["none", "new"]),
+                         label="reference")
+        if kind != "used":
+            self.collect(data.draw(st.sampled_from(list(self.balances)), label="wallet"), kind)
             return
+        reference = data.draw(st.sampled_from(self.collection_references), label="used reference")
+        others = [wallet for wallet in self.balances if wallet != self.holders[reference]]
+        self.collect_again(data.draw(st.sampled_from(others or list(self.balances)), label="wallet"), reference)
+
+    def collect_again(self, wallet: str, reference: str) -> None:
+        """A collection account for `wallet` with a reference already used: refused (LIM-19)."""
+        body = {**bodies.collection_account(self.resources.run_id, wallet), "reference": reference}
+        exchange = self.call("createCollectionAccount", json_body=body)
+        self.check(checks.client_error, exchange, requirement="LIM-19", why=f"reference {reference!r} again")
+
+    def collect(self, wallet: str, kind: str) -> None:
+        """A collection account for `wallet` with a new reference (`new`) or none (`none`): accepted, and its
+        reference never seen before."""
         body = bodies.collection_account(self.resources.run_id, wallet)
-        used = sorted(self.context.collection_references)
-        if with_reference and reuse and used:
-            body["reference"] = used[0]
-        elif with_reference:
+        if kind == "new":
             body["reference"] = "ref" + hashlib.sha256(secrets.token_bytes(8)).hexdigest()[:12]
         exchange = self.call("createCollectionAccount", json_body=body)
-        if with_reference and reuse and used:
-            self.check(checks.client_error, exchange, requirement="LIM-19", why=f"reference {used[0]!r} again")
-            return
         self.check(checks.accepted, exchange, requirement="END-20", why="a collection account for an open wallet")
         reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
         if reference in self.context.collection_references:
-            self.fail("RES-33" if not with_reference else "LIM-19", "collection references never repeat",
+            self.fail("RES-33" if kind == "none" else "LIM-19", "collection references never repeat",
                       "a new reference", reference, exchange)
-        self.context.collection_references.add(reference)
+        if isinstance(reference, str):
+            self.context.collection_references.add(reference)
+            self.collection_references.append(reference)
+            self.holders[reference] = wallet
 
-    @precondition(lambda self: len(self.balances) >= 3)
-    @rule(wallet=wallets)
-    def close(self, wallet: str) -> None:
-        if wallet not in self.balances or self.pending_on(wallet):
-            return
+    @precondition(lambda self: len(self.balances) >= 3 and bool(self.idle()))
+    @rule(data=st.data())
+    def close(self, data: st.DataObject) -> None:
+        """Close an open wallet with nothing pending, keeping at least two open for the money to move between."""
+        wallet = data.draw(st.sampled_from(self.idle()), label="wallet")
         exchange = self.call("closeWallet", {"walletId": wallet})
         self.resources.track(exchange)
         if not exchange.ok:
