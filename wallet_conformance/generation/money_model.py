@@ -4,8 +4,8 @@ Rules: create primary and secondary wallets (two funded ones first), fund, trans
 wallet, bank transfer, create collection accounts (no reference, a new one, one already used),
 close, settle. After settlement the target is checked against the model: balances equal the model,
 money is conserved, nothing goes below zero, every transfer is found by verify with the same
-amounts, the wallet list agrees with the single reads, references never repeat (a used one is
-refused), the primary-wallet limit holds.
+amounts, the wallet list agrees with the single reads, a collection account made without a
+reference gets one, references never repeat (a used one is refused), the primary-wallet limit holds.
 
 The model reasons in deltas from what it created: it reads nothing the run did not make, so it
 works against a staging account that already holds data. It does not assume what the document
@@ -310,6 +310,9 @@ class MoneyMachine(RuleBasedStateMachine):
         exchange = self.call("createCollectionAccount", json_body=body)
         self.check(checks.accepted, exchange, requirement="END-20", why="a collection account for an open wallet")
         reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
+        if kind == "none" and (not isinstance(reference, str) or not reference):
+            self.fail("RES-33", "a collection account made without a reference gets a generated one",
+                      "a generated reference", reference, exchange)
         if reference in self.context.collection_references:
             self.fail("RES-33" if kind == "none" else "LIM-19", "collection references never repeat",
                       "a new reference", reference, exchange)
