@@ -113,6 +113,7 @@ class MoneyMachine(RuleBasedStateMachine):
         self.collection_references: list[str] = []  # references of the collection accounts this program made
         self.holders: dict[str, str] = {}  # the wallet of each of them
         self.step_count = 0  # steps run (the invariants are checked after each, the initialize step included)
+        self.failed = False  # a check of this program failed (teardown then only closes its wallets)
 
     # ------------------------------------------------------------ plumbing
 
@@ -132,6 +133,7 @@ class MoneyMachine(RuleBasedStateMachine):
             raise self.annotated(failure) from None
 
     def annotated(self, failure: ConformanceFailure) -> ConformanceFailure:
+        self.failed = True
         sequence = "\n    ".join(self.calls)
         detail = f"{failure.detail + chr(10) + '  ' if failure.detail else ''}calls of this program:\n    {sequence}"
         return ConformanceFailure(failure.requirement, failure.title, failure.expected, failure.received,
@@ -470,8 +472,14 @@ class MoneyMachine(RuleBasedStateMachine):
             self.fail("LIM-01", "no more than five open primary wallets", PRIMARY_LIMIT, len(self.primaries))
 
     def teardown(self) -> None:
-        """Settle, compare, then close what the program opened (primary places are account-wide)."""
+        """Settle, compare, then close what the program opened (primary places are account-wide).
+
+        A program that already failed is not judged again, only closed: its failure may have left the model halfway
+        through a step, and a comparison raised here would replace that failure (and its requirement) in the report.
+        """
         try:
+            if self.failed:
+                return
             if self.pending:
                 self.settle()
             if self.listed_before is not None and not self.context.shared_target:
