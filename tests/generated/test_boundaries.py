@@ -206,6 +206,15 @@ def test_reference_is_unique_across_wallets(api, resources, generation, request)
     generation.run(request, property_, generation.profile.boundaries)
 
 
+# What a secondary wallet's contact details get, by the e-mail drawn and whether the mobile is sent: the requirement
+# that states it, and whether it is accepted.
+CONTACT_EXPECTATIONS = {
+    ("missing", True): ("LIM-05", False), ("missing", False): ("LIM-05", False),
+    ("invalid", True): ("LIM-06", False), ("invalid", False): ("LIM-06", False),
+    ("valid", False): ("LIM-07", False), ("valid", True): ("LIM-04", True),
+}
+
+
 @pytest.mark.requirement("LIM-04", "LIM-05", "LIM-06", "LIM-07")
 def test_secondary_wallet_contact_shapes(api, resources, generation, request):
     """A secondary wallet needs a valid e-mail address and a mobile object; without either it is refused."""
@@ -216,28 +225,12 @@ def test_secondary_wallet_contact_shapes(api, resources, generation, request):
     @given(email=email_kinds, with_mobile=st.booleans())
     def property_(email, with_mobile):
         kind, address = email
-        body = bodies.wallet(resources.run_id, "secondary")  # a customer (e-mail, phone) of its own
-        if kind == "missing":
-            del body["emailAddress"]
-        elif kind == "valid":
-            # A target may keep one wallet per customer: the drawn address, made the run's own by one more part.
-            local, domain = address.split("@")
-            body["emailAddress"] = address = f"{local}.{body['emailAddress'].split('@')[0]}@{domain}"
-        else:
-            body["emailAddress"] = address
-        if not with_mobile:
-            del body["mobile"]
-        exchange = resources.create_wallet(body)
-        if exchange.ok:
-            resources.close_wallet(exchange.data["publicId"])
-        if kind == "missing":
-            checks.refused(exchange, requirement="LIM-05", why="a secondary wallet without emailAddress")
-        elif kind == "invalid":
-            checks.refused(exchange, requirement="LIM-06", why=f"a secondary wallet with e-mail {address!r}")
-        elif not with_mobile:
-            checks.refused(exchange, requirement="LIM-07", why="a secondary wallet without mobile")
-        else:
-            checks.accepted(exchange, requirement="LIM-04", why=f"a secondary wallet with e-mail {address!r}")
+        body = bodies.secondary_wallet_with(resources.run_id, address, with_mobile, own_address=kind == "valid")
+        exchange = resources.create_wallet(body)  # the end-of-run sweep closes it, if it was made
+        requirement, accepted = CONTACT_EXPECTATIONS[kind, with_mobile]
+        judged = checks.accepted if accepted else checks.refused
+        judged(exchange, requirement=requirement, why=f"a secondary wallet with e-mail {body.get('emailAddress')!r}"
+               f"{'' if with_mobile else ' and no mobile'}")
 
     generation.run(request, property_, generation.profile.boundaries)
 

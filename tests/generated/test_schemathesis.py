@@ -25,13 +25,9 @@ NOT_GENERATED = {"updateAccount": "a generated webhooks list would send the acco
 GENERATED = [op for op in OPERATIONS if op not in NOT_GENERATED]
 
 
-def _marks(operation_id: str, *requirements: str) -> list[pytest.MarkDecorator]:
-    account_wide = [pytest.mark.account_wide] if binding.may_make_primary_wallets(operation_id) else []
-    return [*([pytest.mark.requirement(*requirements)] if requirements else []), *account_wide]
-
-
 @pytest.mark.parametrize("operation_id", [
-    pytest.param(op, marks=_marks(op, *cases.valid_requirements(op, binding.must_accept(op)))) for op in GENERATED])
+    pytest.param(op, marks=[pytest.mark.requirement(*cases.valid_requirements(op, binding.must_accept(op))),
+                            *binding.group_marks(op)]) for op in GENERATED])
 def test_valid_requests(operation_id, api, resources, binder, generation, request, observe):
     """Valid generated requests succeed as documented, or get a 4xx the document allows; responses conform."""
     refusals: Counter[int] = Counter()
@@ -51,7 +47,8 @@ def test_valid_requests(operation_id, api, resources, binder, generation, reques
 
 
 @pytest.mark.parametrize("operation_id", [
-    pytest.param(op, marks=_marks(op, *cases.invalid_requirements(op))) for op in GENERATED])
+    pytest.param(op, marks=[pytest.mark.requirement(*cases.invalid_requirements(op)), *binding.group_marks(op)])
+    for op in GENERATED])
 def test_invalid_requests(operation_id, api, resources, binder, generation, request, observe):
     """Requests that break openapi.yaml are refused with a 4xx envelope: never a 2xx, never a 5xx."""
     statuses: Counter[int] = Counter()
@@ -73,7 +70,7 @@ def test_invalid_requests(operation_id, api, resources, binder, generation, requ
 
 
 @pytest.mark.requirement("AUTH-01", "AUTH-02")
-@pytest.mark.parametrize("operation_id", [pytest.param(op, marks=_marks(op)) for op in OPERATIONS])
+@pytest.mark.parametrize("operation_id", [pytest.param(op, marks=binding.group_marks(op)) for op in OPERATIONS])
 def test_requests_without_the_key(operation_id, api, resources, generation, request):
     """Generated requests without x-service-key, or with a wrong key, are refused on every operation."""
 

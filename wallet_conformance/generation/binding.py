@@ -11,6 +11,8 @@ import secrets
 from contextlib import nullcontext
 from typing import Any
 
+import pytest
+
 from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange
 from wallet_conformance.generation.cases import Request
 from wallet_conformance.spec import contract
@@ -31,11 +33,11 @@ def must_accept(operation_id: str) -> str | None:
     return None if operation_id == "createWallet" else contract.acceptance_requirement(operation_id)
 
 
-def may_make_primary_wallets(operation_id: str) -> bool:
-    """Whether generated requests of this operation may make primary wallets (a target may default a wallet to
-    primary): they run in the account-wide group with the primary-limit tests, whose count then knows every
-    primary the run closed (a list may keep closed wallets)."""
-    return operation_id == "createWallet"
+def group_marks(operation_id: str) -> list[pytest.MarkDecorator]:
+    """The marks a generated test of this operation runs under: generated wallets may be primary (a target may
+    default a wallet to primary), so those tests run in the account-wide group with the primary-limit tests, whose
+    count then knows every primary the run closed (a list may keep closed wallets)."""
+    return [pytest.mark.account_wide] if operation_id == "createWallet" else []
 
 
 class Binder:

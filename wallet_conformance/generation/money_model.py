@@ -1,10 +1,13 @@
 """A model of the account's money, as a Hypothesis `RuleBasedStateMachine` driven against the target.
 
-Rules: create primary and secondary wallets, fund, transfer wallet to wallet, bank transfer, create
-collection accounts, close, settle. After settlement the target is checked against the model:
-balances equal the model, money is conserved, nothing goes below zero, every transfer is found by
-verify with the same amounts, the wallet list agrees with the single reads, generated references
-never repeat, the primary-wallet limit holds.
+Every program opens with two funded wallets, a wallet transfer, a bank transfer and a collection
+account (its reference then reused), drawn like the rules' steps. Rules: create primary and
+secondary wallets, fund, transfer wallet to wallet, bank transfer, create collection accounts (no
+reference, a new one, one already used), close, settle. After settlement the target is checked
+against the model: balances equal the model, money is conserved, nothing goes below zero, every
+transfer is found by verify with the same amounts, the wallet list agrees with the single reads, a
+collection account made without a reference gets one, references never repeat (a used one is
+refused), the primary-wallet limit holds.
 
 The model reasons in deltas from what it created: it reads nothing the run did not make, so it
 works against a staging account that already holds data. It does not assume what the document
@@ -12,6 +15,11 @@ leaves open: when a transfer settles (it waits for any status but `pending`), wh
 status is called, whether an overdraft is refused at once or accepted and failed later (either
 way it must move no money), whether wallet transfers cost a fee (it reads the fee the target
 reports), whether a closed wallet stays listed.
+
+Each program gets its own machine, bound to the test's context by `factory(context)` (run with
+`hypothesis.stateful.run_state_machine_as_test`). A rule runs only when its precondition says it can
+do something in the current state; wallets are drawn from those the rule can use (open ones, or
+open ones with no transfer pending), so a step that ran always did something or judged something.
 
 A failing program prints every step (Hypothesis) and, in the failure, the whole sequence of calls.
 """
@@ -26,11 +34,11 @@ from typing import Any
 
 from hypothesis import note
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, multiple, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge import checks
-from wallet_conformance.judge.failures import ConformanceFailure
+from wallet_conformance.judge.failures import ConformanceFailure, SuiteError
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, lists, money
@@ -41,6 +49,8 @@ MINIMUM = contract.minimum_amount("transfer")
 PRIMARY_LIMIT = contract.primary_wallet_limit()
 FUNDING = (MINIMUM, MINIMUM * 6)  # kobo per funding step
 BUDGET = 600_000  # most kobo one test's machine puts into its wallets, over all its programs
+TRANSFERS = ["below the minimum", "the minimum", "half", "the whole balance", "one kobo more", "double"]
+BANK_TRANSFERS = ["the minimum", "half", "the whole balance", "one kobo more"]
 # The requirement a wrong balance breaks, by the last money movement of that wallet: a settled transfer's is the
 # one of SETTLED whose operations hold the transfer's operation; the other movements' are named here.
 SETTLED = ("SVC-25", "SVC-26")
@@ -80,6 +90,7 @@ class Context:
     programs: int  # how many programs the test runs: each may fund up to BUDGET / programs
     spent: int = 0
     steps: int = 0
+    lengths: list[int] = field(default_factory=list)  # steps each program ran, its first (initialize) step included
     references: set[str] = field(default_factory=set)  # transaction references seen over the whole test
     collection_references: set[str] = field(default_factory=set)
     fees: dict[str, set[int]] = field(default_factory=lambda: {op: set() for op in sorted(contract.money_operations())})
@@ -89,14 +100,13 @@ class Context:
 
 
 class MoneyMachine(RuleBasedStateMachine):
-    """The account's money, as the run sees it. Bound to a target by `machine(context)`."""
+    """The account's money, as one program sees it. Made for each program by `factory(context)`."""
 
-    context: Context
-    wallets = Bundle("wallets")
-
-    def __init__(self) -> None:
+    def __init__(self, context: Context) -> None:
         super().__init__()
-        self.api, self.resources = self.context.api, self.context.resources
+        self.context = context
+        self.api, self.resources = context.api, context.resources
+        self.made: list[str] = []  # every wallet the program created, open or closed, in the order made
         self.balances: dict[str, int] = {}  # open wallets of this program: the balance once all is settled
         self.primaries: set[str] = set()
         self.closed: set[str] = set()
@@ -109,6 +119,10 @@ class MoneyMachine(RuleBasedStateMachine):
         self.money_out = 0  # left through bank transfers, fees and closed wallets
         self.calls: list[str] = []
         self.listed_before: Any = None
+        self.collection_references: list[str] = []  # references of the collection accounts this program made
+        self.holders: dict[str, str] = {}  # the wallet of each of them
+        self.step_count = 0  # steps run (the invariants are checked after each, the initialize step included)
+        self.failed = False  # a check of this program failed (teardown then only closes its wallets)
 
     # ------------------------------------------------------------ plumbing
 
@@ -128,6 +142,7 @@ class MoneyMachine(RuleBasedStateMachine):
             raise self.annotated(failure) from None
 
     def annotated(self, failure: ConformanceFailure) -> ConformanceFailure:
+        self.failed = True
         sequence = "\n    ".join(self.calls)
         detail = f"{failure.detail + chr(10) + '  ' if failure.detail else ''}calls of this program:\n    {sequence}"
         return ConformanceFailure(failure.requirement, failure.title, failure.expected, failure.received,
@@ -145,8 +160,16 @@ class MoneyMachine(RuleBasedStateMachine):
     def pending_on(self, wallet: str) -> bool:
         return any(wallet in (item.source, item.destination) for item in self.pending)
 
-    def open(self, wallet: str) -> bool:
-        return wallet in self.balances
+    def sources(self) -> list[str]:
+        """Wallets a transfer is sent from: open ones holding at least the minimum, and closed ones (STA-09). From
+        one holding less, every choice but the minimum is below the minimum; so all the program's wallets only when
+        none holds the minimum and none is closed."""
+        holding = [wallet for wallet in self.made if wallet in self.closed or self.balances.get(wallet, 0) >= MINIMUM]
+        return holding or self.made
+
+    def idle(self) -> list[str]:
+        """Open wallets of the program with no transfer pending (what funding and closing may touch)."""
+        return [wallet for wallet in self.balances if not self.pending_on(wallet)]
 
     # ------------------------------------------------------------ rules
 
@@ -155,22 +178,34 @@ class MoneyMachine(RuleBasedStateMachine):
         """Kobo this program may still put into its wallets (depends on the program only, as Hypothesis needs)."""
         return BUDGET // max(1, self.context.programs) - self.paid_in
 
-    @initialize(target=wallets, amounts=st.tuples(st.integers(*FUNDING), st.integers(*FUNDING)))
-    def first_wallets(self, amounts: tuple[int, int]) -> Any:
-        """Two funded secondary wallets, so that money can move from the first step."""
+    # Money bugs show only once money has moved, and a program may be short (Hypothesis's mutations of earlier
+    # programs end some early) or use only some of the rules (swarm testing): many a program never transfers, pays
+    # out or makes a collection account. So every program opens with one of each, drawn like a rule's.
+    @initialize(amounts=st.tuples(st.integers(*FUNDING), st.integers(*FUNDING)), choice=st.sampled_from(TRANSFERS),
+                bank_choice=st.sampled_from(BANK_TRANSFERS), with_reference=st.booleans())
+    def first_steps(self, amounts: tuple[int, int], choice: str, bank_choice: str, with_reference: bool) -> None:
+        """Two funded secondary wallets, a transfer from the first to the second, a bank transfer from the second, a
+        collection account for the first and its reference again for the second."""
         listed = self.api.call("listWallets")
         self.listed_before = lists.pagination(listed).get("totalCount") if listed.ok else None
-        made = [self.create("secondary"), self.create("secondary")]
-        for wallet, amount in zip(made, amounts, strict=True):
-            if self.resources.can_fund and amount <= self.allowance:
-                self.fund(wallet, amount)
-        return multiple(*made)
+        first, second = self.create("secondary"), self.create("secondary")  # or LIM-04 failed
+        for wallet, amount in ((first, amounts[0]), (second, amounts[1])):
+            if wallet is not None and self.resources.can_fund and amount <= self.allowance:
+                self.fund_wallet(wallet, amount)
+        if first is not None and second is not None:
+            self.send("transfer", first, second, choice)
+            self.send("bankTransfer", second, None, bank_choice)
+            made = len(self.collection_references)
+            self.collect(first, "new" if with_reference else "none")
+            if len(self.collection_references) > made:
+                self.collect_again(second, self.collection_references[-1])
 
-    @rule(target=wallets, category=st.sampled_from(["secondary", "secondary", "primary"]))
-    def create_wallet(self, category: str) -> Any:
-        return self.create(category)
+    @rule(category=st.sampled_from(["secondary", "secondary", "primary"]))
+    def create_wallet(self, category: str) -> None:
+        self.create(category)
 
-    def create(self, category: str) -> Any:
+    def create(self, category: str) -> str | None:
+        """A new wallet of the program, or None when a primary one is refused (a secondary one must be accepted)."""
         held = len(self.primaries)
         exchange = self.call("createWallet", json_body=bodies.wallet(self.resources.run_id, category))
         self.resources.track(exchange)
@@ -180,18 +215,24 @@ class MoneyMachine(RuleBasedStateMachine):
         if not exchange.ok:
             if category == "secondary":
                 self.check(checks.accepted, exchange, requirement="LIM-04", why="a secondary wallet")
-            return multiple()  # a primary refused: the account may hold others (not the model's business)
+            if held < PRIMARY_LIMIT:  # the account may hold other primaries (other runs, other tests)
+                note(f"a primary wallet refused while this program holds {held} open ones: allowed, not judged")
+            return None
         wallet = exchange.data["publicId"]
+        note(f"made {category} wallet {wallet}")
+        self.made.append(wallet)
         self.balances[wallet] = 0
         if category == "primary":
             self.primaries.add(wallet)
         return wallet
 
-    @precondition(lambda self: self.allowance >= FUNDING[1] and self.resources.can_fund)
-    @rule(wallet=wallets, amount=st.integers(*FUNDING))
-    def fund(self, wallet: str, amount: int) -> None:
-        if not self.open(wallet) or self.pending_on(wallet):
-            return
+    @precondition(lambda self: self.resources.can_fund and self.allowance >= FUNDING[1] and bool(self.idle()))
+    @rule(data=st.data(), amount=st.integers(*FUNDING))
+    def fund(self, data: st.DataObject, amount: int) -> None:
+        """Pay into an open wallet with nothing pending (an overdraft pending on it must settle as it was judged)."""
+        self.fund_wallet(data.draw(st.sampled_from(self.idle()), label="wallet"), amount)
+
+    def fund_wallet(self, wallet: str, amount: int) -> None:
         credited = self.resources.fund(wallet, amount)  # less than amount if the target charges inbound payments
         self.calls.append(f"fund {wallet} with {amount} (funding hook): credited {credited}")
         note(self.calls[-1])
@@ -202,20 +243,20 @@ class MoneyMachine(RuleBasedStateMachine):
         self.last_movement[wallet] = "fund"
         self.touched.add(wallet)
 
-    @rule(source=wallets, destination=wallets,
-          choice=st.sampled_from(["below the minimum", "the minimum", "half", "the whole balance", "one kobo more",
-                                  "double"]))
-    def transfer(self, source: str, destination: str, choice: str) -> None:
-        if source == destination:  # to itself: not shown; another open wallet of the program instead
-            others = sorted(wallet for wallet in self.balances if wallet != source)
-            if not others:
-                return
-            destination = others[0]
+    # A transfer is sent from one of `sources()` (closed ones too: STA-09 judges those) to any other wallet of the
+    # program, closed ones too (a wallet to itself is not shown).
+    @precondition(lambda self: len(self.made) >= 2)
+    @rule(data=st.data(), choice=st.sampled_from(TRANSFERS))
+    def transfer(self, data: st.DataObject, choice: str) -> None:
+        source = data.draw(st.sampled_from(self.sources()), label="source")
+        destination = data.draw(st.sampled_from([wallet for wallet in self.made if wallet != source]),
+                                label="destination")
         self.send("transfer", source, destination, choice)
 
-    @rule(source=wallets, choice=st.sampled_from(["the minimum", "half", "the whole balance", "one kobo more"]))
-    def bank_transfer(self, source: str, choice: str) -> None:
-        self.send("bankTransfer", source, None, choice)
+    @precondition(lambda self: bool(self.made))
+    @rule(data=st.data(), choice=st.sampled_from(BANK_TRANSFERS))
+    def bank_transfer(self, data: st.DataObject, choice: str) -> None:
+        self.send("bankTransfer", data.draw(st.sampled_from(self.sources()), label="source"), None, choice)
 
     def send(self, kind: str, source: str, destination: str | None, choice: str) -> None:
         for wallet in (source, destination):
@@ -253,6 +294,10 @@ class MoneyMachine(RuleBasedStateMachine):
             if money.funding(kind, amount) <= available and not self.context.fees[kind] - {0}:
                 self.check(checks.accepted, exchange, requirement="END-40" if kind == "transfer" else "END-41",
                            why=f"a {kind} of {amount} kobo from a balance of {available}")
+            else:
+                why = ("the balance may not cover it and its fee" if money.funding(kind, amount) > available
+                       else f"the target charges {kind} fees, which the document does not bound")
+                note(f"the {kind} was refused, which is allowed ({why}): not judged")
             return
         data = exchange.data if isinstance(exchange.data, dict) else {}
         reference, fee, actual = data.get("reference"), data.get("fee"), data.get("actualAmount")
@@ -268,32 +313,51 @@ class MoneyMachine(RuleBasedStateMachine):
         if actual <= available:
             self.balances[source] -= actual  # reserved now; the comparison with the target waits for settlement
 
-    @rule(wallet=wallets, with_reference=st.booleans(), reuse=st.booleans())
-    def collection_account(self, wallet: str, with_reference: bool, reuse: bool) -> None:
-        if not self.open(wallet):
+    @precondition(lambda self: bool(self.balances))
+    @rule(data=st.data())
+    def collection_account(self, data: st.DataObject) -> None:
+        """A collection account for an open wallet: with no reference (the target generates one), a new one, or one
+        this program already used (refused, LIM-19), then on another wallet than the first."""
+        kind = data.draw(st.sampled_from(["none", "new", "used"] if self.collection_references else ["none", "new"]),
+                         label="reference")
+        if kind != "used":
+            self.collect(data.draw(st.sampled_from(list(self.balances)), label="wallet"), kind)
             return
+        reference = data.draw(st.sampled_from(self.collection_references), label="used reference")
+        others = [wallet for wallet in self.balances if wallet != self.holders[reference]]
+        self.collect_again(data.draw(st.sampled_from(others or list(self.balances)), label="wallet"), reference)
+
+    def collect_again(self, wallet: str, reference: str) -> None:
+        """A collection account for `wallet` with a reference already used: refused (LIM-19)."""
+        body = {**bodies.collection_account(self.resources.run_id, wallet), "reference": reference}
+        exchange = self.call("createCollectionAccount", json_body=body)
+        self.check(checks.refused, exchange, requirement="LIM-19", why=f"reference {reference!r} again")
+
+    def collect(self, wallet: str, kind: str) -> None:
+        """A collection account for `wallet` with a new reference (`new`) or none (`none`): accepted, and its
+        reference never seen before."""
         body = bodies.collection_account(self.resources.run_id, wallet)
-        used = sorted(self.context.collection_references)
-        if with_reference and reuse and used:
-            body["reference"] = used[0]
-        elif with_reference:
+        if kind == "new":
             body["reference"] = "ref" + hashlib.sha256(secrets.token_bytes(8)).hexdigest()[:12]
         exchange = self.call("createCollectionAccount", json_body=body)
-        if with_reference and reuse and used:
-            self.check(checks.refused, exchange, requirement="LIM-19", why=f"reference {used[0]!r} again")
-            return
         self.check(checks.accepted, exchange, requirement="END-20", why="a collection account for an open wallet")
         reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
+        if kind == "none" and (not isinstance(reference, str) or not reference):
+            self.fail("RES-33", "a collection account made without a reference gets a generated one",
+                      "a generated reference", reference, exchange)
         if reference in self.context.collection_references:
-            self.fail("RES-33" if not with_reference else "LIM-19", "collection references never repeat",
+            self.fail("RES-33" if kind == "none" else "LIM-19", "collection references never repeat",
                       "a new reference", reference, exchange)
-        self.context.collection_references.add(reference)
+        if isinstance(reference, str):
+            self.context.collection_references.add(reference)
+            self.collection_references.append(reference)
+            self.holders[reference] = wallet
 
-    @precondition(lambda self: len(self.balances) >= 3)
-    @rule(wallet=wallets)
-    def close(self, wallet: str) -> None:
-        if wallet not in self.balances or self.pending_on(wallet):
-            return
+    @precondition(lambda self: len(self.balances) >= 3 and bool(self.idle()))
+    @rule(data=st.data())
+    def close(self, data: st.DataObject) -> None:
+        """Close an open wallet with nothing pending, keeping at least two open for the money to move between."""
+        wallet = data.draw(st.sampled_from(self.idle()), label="wallet")
         exchange = self.call("closeWallet", {"walletId": wallet})
         self.resources.track(exchange)
         if not exchange.ok:
@@ -368,7 +432,10 @@ class MoneyMachine(RuleBasedStateMachine):
         seen = self.settled_balances(quiet)
         if not self.pending and all(isinstance(value, int) for value in seen.values()):
             expected_total = self.money_in - self.money_out
-            assert expected_total == sum(self.balances.values()), "the model lost track of its own money"
+            if expected_total != sum(self.balances.values()):
+                raise SuiteError(f"the money model lost track of its own money: it put in {self.money_in} and saw "
+                                 f"{self.money_out} leave, yet its wallets hold {sum(self.balances.values())} "
+                                 f"({self.balances})")
             if sum(seen.values()) != expected_total:
                 self.fail("SVC-25", "money is conserved: the program's wallets hold what it put in, less what left",
                           expected_total, sum(seen.values()))
@@ -393,6 +460,7 @@ class MoneyMachine(RuleBasedStateMachine):
     @invariant()
     def nothing_below_zero(self) -> None:
         self.context.steps += 1
+        self.step_count += 1
         for wallet in sorted(self.touched):
             if wallet in self.balances:
                 value = self.balance(wallet)
@@ -407,8 +475,14 @@ class MoneyMachine(RuleBasedStateMachine):
             self.fail("LIM-01", "no more than five open primary wallets", PRIMARY_LIMIT, len(self.primaries))
 
     def teardown(self) -> None:
-        """Settle, compare, then close what the program opened (primary places are account-wide)."""
+        """Settle, compare, then close what the program opened (primary places are account-wide).
+
+        A program that already failed is not judged again, only closed: its failure may have left the model halfway
+        through a step, and a comparison raised here would replace that failure (and its requirement) in the report.
+        """
         try:
+            if self.failed:
+                return
             if self.pending:
                 self.settle()
             if self.listed_before is not None and not self.context.shared_target:
@@ -427,10 +501,15 @@ class MoneyMachine(RuleBasedStateMachine):
                                   f"held {self.listed_before}, and the program opened {opened})", walk.total,
                                   walk.exchanges[0])
         finally:
+            self.context.lengths.append(self.step_count)
             for wallet in list(self.balances):
                 self.resources.close_wallet(wallet)
 
 
-def machine(context: Context) -> type[MoneyMachine]:
-    """The machine bound to one run's client and records."""
-    return type("MoneyMachine", (MoneyMachine,), {"context": context})
+def factory(context: Context) -> Callable[[], MoneyMachine]:
+    """What `run_state_machine_as_test` calls for each program: a new machine bound to the test's context."""
+
+    def money_machine() -> MoneyMachine:
+        return MoneyMachine(context)
+
+    return money_machine

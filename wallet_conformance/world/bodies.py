@@ -62,6 +62,23 @@ def wallet(run_id: str, category: str = "secondary", **overrides: Any) -> dict[s
     return body
 
 
+def secondary_wallet_with(run_id: str, email: str | None, with_mobile: bool, *, own_address: bool) -> dict[str, Any]:
+    """A secondary wallet's body with the e-mail address `email` (None: without one) and with or without its mobile.
+    `own_address` makes a valid address the run's own by one more part of its local name: a target may keep one wallet
+    per customer."""
+    body = wallet(run_id, "secondary")
+    if email is None:
+        del body["emailAddress"]
+    elif own_address:
+        local, domain = email.split("@")
+        body["emailAddress"] = f"{local}.{body['emailAddress'].split('@')[0]}@{domain}"
+    else:
+        body["emailAddress"] = email
+    if not with_mobile:
+        del body["mobile"]
+    return body
+
+
 def collection_account(run_id: str, destination: str, **overrides: Any) -> dict[str, Any]:
     low, _ = contract.expire_in_bounds()
     body: dict[str, Any] = {"destination": destination, "accountName": f"{run_id} collection",
