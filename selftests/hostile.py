@@ -150,7 +150,8 @@ class Hostile:
 
     def _forwarded(self, request: Request) -> Answer:
         assert self.upstream is not None and self._forward is not None
-        headers = {k: v for k, v in request.headers.items() if k in ("x-service-key", "content-type", "accept")}
+        # Whitespace around a value is not part of it (RFC 9110 section 5.5): forwarded without it, as a proxy does.
+        headers = {k: v.strip() for k, v in request.headers.items() if k in ("x-service-key", "content-type", "accept")}
         response = self._forward.request(request.method, self.upstream.origin + request.path, headers=headers,
                                          content=request.body or None)
         answer = Answer(response.status_code, response.content,

@@ -23,7 +23,8 @@ def whole_run(tmp_path_factory: pytest.TempPathFactory, name: str, *args: str) -
     run's seed; with the wallets the target still lists open afterwards."""
     with ReferenceServer(secret_key=KEY) as server:
         run = run_suite(tmp_path_factory.mktemp(name), "--base-url", server.base_url, "--secret-key", KEY,
-                        "--funding-url", server.funding_url, "--seed", SEED, *args)
+                        "--second-secret-key", server.second_secret_key, "--funding-url", server.funding_url,
+                        "--seed", SEED, *args)
         response = httpx.get(f"{server.base_url}/virtual-accounts", params={"perPage": 100},
                              headers={"x-service-key": KEY}, trust_env=False)
     return (*run, response.json()["data"])

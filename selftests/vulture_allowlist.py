@@ -17,6 +17,8 @@ _.clean_alluredir
 _.INTERRUPTED
 _.INTERNAL_ERROR
 _.NO_TESTS_COLLECTED
+# httpx calls a transport's handle_request.
+_.handle_request
 # The state machine's teardown, called by Hypothesis.
 _.teardown
 # A webhook payload's field, written for the target that delivers it.

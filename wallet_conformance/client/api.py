@@ -16,10 +16,10 @@ from email.utils import parsedate_to_datetime
 from functools import cache, cached_property
 from typing import Any
 
-import h11
 import httpx
 
 from wallet_conformance.client.curl import curl_command
+from wallet_conformance.client.plain_transport import PlainTransport
 from wallet_conformance.client.redaction import redact, redact_headers
 from wallet_conformance.spec import contract
 
@@ -236,10 +236,14 @@ class ApiClient:
         self.sending: Callable[[str], AbstractContextManager[Any]] | None = None
         self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False,
                                   verify=tls_verification(ca_bundle))
+        # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
+        self._plain = httpx.Client(timeout=timeout, follow_redirects=False,
+                                   transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY))
         self.exchanges = ExchangeLog()
 
     def close(self) -> None:
         self._http.close()
+        self._plain.close()
 
     @property
     def target_down(self) -> bool:
@@ -339,7 +343,9 @@ class ApiClient:
             timeout = min(timeout, left)
         started = time.perf_counter()
         try:
-            with self._http.stream(method, url, params=query, headers=sent_headers, content=payload,
+            http = self._plain if any(isinstance(value, str) and value != value.strip()
+                                      for value in sent_headers.values()) else self._http
+            with http.stream(method, url, params=query, headers=sent_headers, content=payload,
                                    timeout=timeout) as response:
                 kept, size = _read_capped(response, started + timeout)
         except (httpx.TimeoutException, _TooSlow) as error:
@@ -402,18 +408,6 @@ def _read_capped(response: httpx.Response, deadline: float) -> tuple[bytes, int]
         if time.perf_counter() > deadline:  # a body trickled in forever: each read is bounded, the whole too
             raise _TooSlow
     return bytes(kept), size
-
-
-def unsendable_header(name: str, value: str) -> str | None:
-    """Why the client cannot send a header of this name and value as it is (None when it can): httpx writes
-    HTTP/1.1 through h11, which refuses a value with whitespace around it (RFC 9110 section 5.5 has a recipient
-    strip it; h11 will not send it)."""
-    try:
-        h11.Request(method="GET", target="/", headers=[("host", "target"), (name, value)])
-    except h11.LocalProtocolError:
-        return (f"the suite's HTTP client (httpx over h11 {h11.__version__}) will not send the header {name} with "
-                "that value (an illegal header value to h11)")
-    return None
 
 
 def _retry_after(value: str | None) -> float | None:
