@@ -274,6 +274,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.PAGING_PAGE_LIMIT: lambda c: len(data(accounts(c, limit="1"))),
     Variant.PAGING_OFFSET_LIMIT: lambda c: names(accounts(c, offset="1", limit="1")),
     Variant.PER_PAGE_CAPPED: lambda c: meta(accounts(c, perPage="50"))["pagination"]["perPage"],
+    Variant.PER_PAGE_LIMITED: lambda c: c.call("GET", "/accounts", params={"perPage": "100"}).status_code,
     Variant.LISTS_OLDEST_FIRST: wallet_order,
     Variant.ACCOUNTS_NEWEST_FIRST: lambda c: names(accounts(c))[0],
     Variant.CLOSED_WALLET_READABLE: lambda c: c.call("GET", f"/virtual-accounts/{closed(c)}").status_code,
@@ -453,6 +454,21 @@ def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pyt
         for entry in failed
     )
     assert not failed, f"the suite failed a conforming reading ({variant}):\n{summary}"
+
+
+def test_a_refused_page_size_is_the_suites_guess_not_a_failure(pytester: pytest.Pytester) -> None:
+    """A target that refuses page sizes above 50 with a 400 (which sizes a list takes is not shown): the walks that
+    asked for larger pages ask again for smaller ones, the lists and the primary limit are judged, and the refusal
+    is observed under END-39."""
+    arguments = ("--reference-variant", Variant.PER_PAGE_LIMITED.cli_name, *QUICK_SETTLEMENT)
+    process, report, _ = run_in_process(pytester, pytester.path / "report", *arguments,
+                                        paths=("tests/test_limits.py", "tests/generated/test_paging.py"))
+    assert report is not None, tail(process)
+    verdicts = {entry["id"]: entry for entry in report["requirements"]}
+    assert verdicts["LIM-02"]["verdict"] == "pass", verdicts["LIM-02"]
+    assert not failures(report) and process.returncode == 0, tail(process)
+    refused = [size for seen in verdicts["END-39"]["observations"] for size in seen.get("refused_page_sizes", [])]
+    assert refused and all("HTTP 400" in size for size in refused), verdicts["END-39"]["observations"]
 
 
 def test_a_refused_webhook_listener_skips_the_delivery_observation(pytester: pytest.Pytester) -> None:

@@ -10,7 +10,7 @@ from wallet_conformance.client.api import ApiClient
 from wallet_conformance.judge import checks
 from wallet_conformance.scenarios.long_lists import ListPaging
 from wallet_conformance.spec import contract
-from wallet_conformance.world import page_checks
+from wallet_conformance.world import lists, page_checks
 from wallet_conformance.world.resources import Resources
 
 # The most walks of a list in search of one that can be judged (lists.judgeable).
@@ -35,6 +35,6 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
         pytest.skip(f"{operation_id} kept changing while it was read ({ATTEMPTS} walks; other clients of the "
                     "account may be changing it): not judged")
     observe("END-39", operation=operation_id, pages=len(walk.exchanges), entries=len(walk.ids),
-            created=len(paging.created))
+            created=len(paging.created), refused_page_sizes=lists.refused_sizes(api, operation_id))
     for problem in page_checks.walk_problems(walk, paging.size, paging.whole, paging.wallets_made):
         checks.fail(*problem, requirement="LIM-21")

@@ -3,7 +3,8 @@
 The document shows `meta.pagination` {totalCount, perPage, current} but not the request side; our
 choice: query `page` (from 1, default 1) and `perPage` (1 to MAX_PER_PAGE, default the observed
 page size). Anything else is refused with 400. Variants take other readings: `page` and `limit`,
-`offset` and `limit`, a page size clamped to CAPPED_PER_PAGE, unknown query parameters refused.
+`offset` and `limit`, a page size clamped to CAPPED_PER_PAGE or refused above LIMITED_PER_PAGE, unknown query
+parameters refused.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from wallet_conformance.reference.variants import Variant
 from wallet_conformance.spec import contract
 
 MAX_PER_PAGE = 100
-# The largest page under the variant that clamps page sizes.
+# The largest page under the variant that clamps page sizes, and under the one that refuses larger ones.
 CAPPED_PER_PAGE = 20
+LIMITED_PER_PAGE = 50
 T = TypeVar("T")
 
 
@@ -56,7 +58,8 @@ def paginate(
 
     default_size = 20 if faults.on(Fault.PAGE_SIZE_20) else contract.default_page_size()
     capped = variants.on(Variant.PER_PAGE_CAPPED)
-    per_page = _whole(request, size_name, default_size, maximum=None if capped else MAX_PER_PAGE)
+    maximum = LIMITED_PER_PAGE if variants.on(Variant.PER_PAGE_LIMITED) else MAX_PER_PAGE
+    per_page = _whole(request, size_name, default_size, maximum=None if capped else maximum)
     if capped:
         per_page = min(per_page, CAPPED_PER_PAGE)
     # What a page holds: per_page entries, unless a fault serves fewer than it says.

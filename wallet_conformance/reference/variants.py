@@ -77,6 +77,7 @@ class Variant(Enum):
     PAGING_PAGE_LIMIT = (PAGING, "Lists are paged by `page` and `limit` (`perPage` is ignored).")
     PAGING_OFFSET_LIMIT = (PAGING, "Lists are paged by `offset` and `limit` (current = offset / limit + 1).")
     PER_PAGE_CAPPED = (PAGING, "A page size above 20 is clamped to 20 (and pagination.perPage says 20).")
+    PER_PAGE_LIMITED = (PAGING, "A page size above 50 is refused with 400 (\"must be at most 50\").")
     # List order.
     LISTS_OLDEST_FIRST = (TRANSACTION_LIST, "Wallets and transactions are listed oldest first.")
     ACCOUNTS_NEWEST_FIRST = (ACCOUNT_LIST, "Accounts are listed newest first (the default account last).")

@@ -22,8 +22,11 @@ from wallet_conformance.client.api import MAX_BODY, ApiClient, Exchange
 MAX_PAGES = 50
 # The page size discovery asks for: small, so a list of a few entries has a page 2.
 SMALL_PAGE = 2
-# The page size asked for when a whole list is wanted in few requests (a target may clamp it).
+# The page size asked for when a whole list is wanted in few requests (a target may clamp it, or refuse it: then
+# the walk asks for half as many, down to the target's own page size).
 LARGE_PAGE = 100
+# Statuses that refuse the request as a whole, not a query parameter of it: a walk does not back off on them.
+NOT_ABOUT_THE_SIZE = (401, 403, 404, 429)
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,19 @@ SCHEMES = (
 # Per client and list: the scheme found (or None) and what each try showed.
 _found: weakref.WeakKeyDictionary[ApiClient, dict[str, tuple[Scheme | None, list[str]]]] = (
     weakref.WeakKeyDictionary())
+
+
+@dataclass
+class _Refusals:
+    """The page sizes a client's walks of one list asked for and the target refused (with its answers, in order),
+    and the largest size it then accepted, which later walks ask for at most."""
+
+    seen: dict[str, None] = field(default_factory=dict)
+    largest: int | None = None
+
+
+# Per client and list: the page sizes its walks asked for and the target refused.
+_refusals: weakref.WeakKeyDictionary[ApiClient, dict[str, _Refusals]] = weakref.WeakKeyDictionary()
 
 
 def pagination(exchange: Exchange) -> dict[str, Any]:
@@ -167,6 +183,7 @@ class Listing:
     total: int | None = None
     complete: bool = False
     note: str = ""
+    refused: list[str] = field(default_factory=list)  # page sizes the target refused, each with its answer
 
     @property
     def first(self) -> Exchange:
@@ -269,17 +286,53 @@ def judgeable(read: Callable[[], list[Exchange]], attempts: int,
 
 def walk(api: ApiClient, operation_id: str, scheme: Scheme | None, size: int | None = None) -> Listing:
     """Every page of a list under `scheme`, asked at `size` entries where the scheme has a size parameter (else the
-    target's own size), until a short or empty page or MAX_PAGES; page 1 alone when `scheme` is None."""
+    target's own size), until a short or empty page or MAX_PAGES; page 1 alone when `scheme` is None.
+
+    The size parameter is the suite's guess (the document shows none, END-39): a target may refuse a size it finds
+    too large. Then the walk asks for half as many, down to SMALL_PAGE, then for the target's own size, and keeps
+    the refusals in `refused` (observed, never judged)."""
     listing = Listing(operation_id, scheme)
     size = size if scheme is not None and scheme.size else None
+    refusals = _refusals.setdefault(api, {}).setdefault(operation_id, _Refusals())
+    if size is not None and refusals.largest is not None:
+        size = min(size, refusals.largest)
+    first = api.call(operation_id, params=scheme.params(1, size) if scheme else None)
+    while size is not None and _refuses_size(first):
+        smaller = size // 2 if size // 2 >= SMALL_PAGE else None
+        listing.refused.append(f"{scheme.size}={size} answered HTTP {first.status} ({_message(first)}); asked "
+                               f"{f'{scheme.size}={smaller}' if smaller else 'with no page size'} instead")
+        size = smaller
+        first = api.call(operation_id, params=scheme.params(1, size))
+    if listing.refused:
+        refusals.largest = size if size is not None and first.ok else refusals.largest
+        refusals.seen.update(dict.fromkeys(listing.refused))
     stride = size
+    exchange = first
     for page in range(1, MAX_PAGES + 1 if scheme else 2):
-        exchange = api.call(operation_id, params=scheme.params(page, size, stride) if scheme else None)
+        if page > 1:
+            exchange = api.call(operation_id, params=scheme.params(page, size, stride) if scheme else None)
         got = listing.add(exchange)
         # A target may clamp the size asked (and say so in perPage): the walk goes on with what a page holds.
         stride = held(exchange, size)
         if not got or len(got) < stride:
             break
     listing.note = (f"pages 1 to {len(listing.exchanges)} of {operation_id} under {scheme or 'no scheme'} "
-                    f"({len(listing.entries)} entries of totalCount {listing.total})")
+                    f"({len(listing.entries)} entries of totalCount {listing.total})"
+                    + (f"; {'; '.join(listing.refused)}" if listing.refused else ""))
     return listing
+
+
+def _refuses_size(exchange: Exchange) -> bool:
+    """Whether an answer refuses the request's query (a client error that is not about the key, the path or the
+    rate), which a walk takes to be its page size."""
+    return 400 <= exchange.status < 500 and exchange.status not in NOT_ABOUT_THE_SIZE
+
+
+def _message(exchange: Exchange) -> str:
+    message = exchange.meta.get("message")
+    return repr(message) if isinstance(message, str) else "no message"
+
+
+def refused_sizes(api: ApiClient, operation_id: str) -> list[str]:
+    """The page sizes this client's walks of a list asked for and the target refused, with its answers."""
+    return list(_refusals[api][operation_id].seen) if operation_id in _refusals.get(api, {}) else []
