@@ -13,6 +13,7 @@ they were. Which status refuses another account's record (403 or 404) is not sho
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,7 +209,10 @@ def owner_records_listed(sides: Direction, operation_id: str) -> Sighting:
     def shows(entry: Any) -> bool:
         return isinstance(entry, dict) and any(entry.get(name) == value for name, value in sought.items())
 
-    listing = lists.read(sides.intruder.api, operation_id, until=lambda entries: any(map(shows, entries)))
+    # The run's other workers keep adding wallets to the intruder's list: held still while its pages are read.
+    held = sides.intruder.resources.wallet_list_still() if operation_id == "listWallets" else nullcontext()
+    with held:
+        listing = lists.read(sides.intruder.api, operation_id, until=lambda entries: any(map(shows, entries)))
     sides.intruder.resources.require(listing.first, f"list with {sides.intruder.name}'s key")
     return Sighting(sought, listing, [entry for entry in listing.entries if shows(entry)])
 
