@@ -330,6 +330,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.CONTENT_TYPE_TEXT_ON_BANK_LIST: lambda c: banks(c).headers["content-type"].split(";")[0],
     Fault.STATUS_CODE_200_IN_META_ON_CREATE: lambda c: meta(create_wallet(c, category="primary"))["statusCode"],
     Fault.SUCCESS_AS_STRING_ON_TRANSFER: lambda c: meta(bank_transfer(c))["success"],
+    Fault.SUCCESS_AS_STRING_PAST_FIRST_PAGE: lambda c: meta(accounts(c, page="2", perPage="1"))["success"],
     Fault.MESSAGE_NOT_STRING_ON_ACCOUNT_LIST: lambda c: meta(accounts(c)).get("message"),
     Fault.MESSAGE_MISSING_ON_CLOSE: lambda c: meta(close(c)).get("message"),
     Fault.MESSAGE_ON_WALLET_READ: lambda c: meta(wallet_read(c)).get("message"),

@@ -91,6 +91,7 @@ class Exchange:
     size: int | None = None  # bytes of the whole response body, when more than the kept `text` was received
     retries: list[str] = field(default_factory=list)  # 429 answers waited out before this one
     _parsed: Any = field(default=None, repr=False)
+    broken: Any = field(default=None, repr=False)  # the rules it breaks, once judged (judge/rules.broken)
 
     @property
     def truncated(self) -> bool:
@@ -167,11 +168,14 @@ class ExchangeLog:
         self._items: deque[Exchange] = deque(maxlen=kept)
         self._count = 0
         self._lock = threading.Lock()  # the end-of-run sweep sends from several threads
+        self.observer: Callable[[Exchange], None] | None = None  # sees every exchange (the run's exchange judge)
 
     def append(self, exchange: Exchange) -> None:
         with self._lock:
             self._items.append(exchange)
             self._count += 1
+        if self.observer is not None:
+            self.observer(exchange)
 
     def __len__(self) -> int:
         return self._count

@@ -17,21 +17,22 @@ judge/envelope.py) and three of Schemathesis' checks are registered here. Schema
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import timedelta
 from functools import cache
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
 
-import httpx
+import requests
 import schemathesis
 from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
 from schemathesis.core.failures import FailureGroup
+from schemathesis.core.transport import Response
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks, envelope
-from wallet_conformance.judge.failures import ConformanceFailure
+from wallet_conformance.judge.failures import DECLARED, ConformanceFailure
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -82,13 +83,18 @@ def operation(operation_id: str) -> Any:
     return openapi_schema().find_operation_by_id(operation_id)
 
 
-def _response(exchange: Exchange) -> httpx.Response:
-    """The exchange as an httpx response, for Schemathesis' checks (the key is already redacted)."""
-    request = httpx.Request(exchange.method, exchange.url, headers=exchange.request_headers)
-    response = httpx.Response(exchange.status, headers=exchange.response_headers,
-                              content=exchange.text.encode(), request=request)
-    response.elapsed = timedelta(seconds=exchange.elapsed)
-    return response
+def _response(exchange: Exchange) -> Response:
+    """The exchange as a Schemathesis response, for its checks (the key is already redacted). Made directly: through
+    an httpx response, Schemathesis would prepare a `requests` request, which costs more than the checks."""
+    request = requests.PreparedRequest()
+    request.method, request.url, request.body = exchange.method, exchange.url, None
+    request.headers = requests.structures.CaseInsensitiveDict(exchange.request_headers)
+    headers: dict[str, list[str]] = {}
+    for name, value in exchange.response_headers:
+        headers.setdefault(name.lower(), []).append(value)
+    content = exchange.text.encode()
+    return Response(status_code=exchange.status, headers=headers, content=content, request=request,
+                    elapsed=exchange.elapsed, verify=True, encoding="utf-8")
 
 
 def _path_parameters(exchange: Exchange) -> dict[str, str]:
@@ -99,15 +105,40 @@ def _path_parameters(exchange: Exchange) -> dict[str, str]:
     return {name: unquote(value) for name, value in found.groupdict().items()} if found else {}
 
 
-def _schemathesis(check: Callable[..., Any], name: str, why: str) -> Callable[[Exchange, str], None]:
-    """A Schemathesis check run on an exchange of the run's own; its failure names the requirement."""
+# The Schemathesis case and response of the exchange last judged, per thread: the registry holds several
+# Schemathesis checks, and converting one exchange costs more than checking it.
+_last = threading.local()
+
+
+def _case_and_response(exchange: Exchange) -> tuple[Any, Response]:
+    held = getattr(_last, "held", None)
+    if held is None or held[0] is not exchange:
+        case = operation(exchange.operation_id).Case(path_parameters=_path_parameters(exchange))
+        held = _last.held = (exchange, case, _response(exchange))
+    return held[1], held[2]
+
+
+def _in_meta(failure: Any) -> bool:
+    """Whether a schema failure lies in the envelope's `meta`, which the envelope's own rules judge, each under its
+    requirement (a resource's requirement is about `data`)."""
+    path = getattr(failure, "instance_path", None)
+    return bool(path) and path[0] == "meta"
+
+
+def _schemathesis(check: Callable[..., Any], name: str, why: str, data_only: bool = False
+                  ) -> Callable[[Exchange, str], None]:
+    """A Schemathesis check run on an exchange of the run's own; its failure names the requirement (with
+    `data_only`, a failure in `meta` is left to the envelope's rules)."""
 
     def run(exchange: Exchange, requirement: str) -> None:
-        case = operation(exchange.operation_id).Case(path_parameters=_path_parameters(exchange))
+        case, response = _case_and_response(exchange)
         try:
-            case.validate_response(_response(exchange), checks=[check])
+            case.validate_response(response, checks=[check])
         except FailureGroup as group:
-            first = group.exceptions[0]
+            failures = [failure for failure in group.exceptions if not (data_only and _in_meta(failure))]
+            if not failures:
+                return
+            first = failures[0]
             lines = [line for line in str(first.message).splitlines() if line.strip()]
             raise ConformanceFailure(requirement, f"Schemathesis {name}: {first.title}", why, "\n".join(lines[:6]),
                                      exchange, detail=f"check {name}") from None
@@ -158,19 +189,24 @@ RULES: tuple[Rule, ...] = (
                        "a success response is labelled application/json (SHOULD)")),
     Rule("response_schema_conformance", "success", RESOURCE_SCHEMAS,
          _schemathesis(response_schema_conformance, "response_schema_conformance",
-                       "a success body matches its schema (MUST, the resource's requirement)")),
+                       "a success body's data matches its schema (MUST, the resource's requirement)", data_only=True)),
     Rule("response_schema_conformance", "not-success", ("ERR-06",),
          _schemathesis(response_schema_conformance, "response_schema_conformance",
                        "a refusal is an envelope (SHOULD)")),
 )
 
 
+@cache
+def _applying(operation_id: str) -> tuple[tuple[Rule, str], ...]:
+    return tuple((rule, requirement) for rule in RULES
+                 if (requirement := rule.requirement_for(operation_id)) is not None)
+
+
 def applying(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")
              ) -> Iterator[tuple[Rule, str]]:
     """The rules that hold on an operation's answers of the kinds `when`, each with its requirement there."""
-    for rule in RULES:
-        requirement = rule.requirement_for(operation_id) if rule.when in when else None
-        if requirement is not None:
+    for rule, requirement in _applying(operation_id):
+        if rule.when in when:
             yield rule, requirement
 
 
@@ -180,9 +216,29 @@ def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client
     return list(dict.fromkeys(requirement for _, requirement in applying(operation_id, when)))
 
 
+def broken(exchange: Exchange) -> list[tuple[Rule, str, ConformanceFailure]]:
+    """Every rule of the registry that judges this answer and that it breaks, with the requirement it holds and
+    the failure, in the registry's order. Worked out once per exchange: the exchange judge and the generated
+    tests both ask."""
+    if exchange.broken is None:
+        found = []
+        token = DECLARED.set(None)  # each rule holds its own requirement, whichever test made the exchange
+        try:
+            for rule, requirement in applying(exchange.operation_id):
+                if rule.judges(exchange):
+                    try:
+                        rule.check(exchange, requirement)
+                    except ConformanceFailure as failure:
+                        found.append((rule, requirement, failure))
+        finally:
+            DECLARED.reset(token)
+        exchange.broken = found
+    return exchange.broken
+
+
 def judge_answer(exchange: Exchange, when: tuple[When, ...] = ("success", "client-error", "not-success")) -> None:
     """Every rule of the registry that judges this answer (of the kinds `when`), in order; the first broken one
     raises its ConformanceFailure."""
-    for rule, requirement in applying(exchange.operation_id, when):
-        if rule.judges(exchange):
-            rule.check(exchange, requirement)
+    for rule, _, failure in broken(exchange):
+        if rule.when in when:
+            raise failure

@@ -19,6 +19,8 @@ class Fault(Enum):
     CONTENT_TYPE_TEXT_ON_BANK_LIST = ("SVC-04", "The bank list is served as text/plain (body unchanged).")
     STATUS_CODE_200_IN_META_ON_CREATE = ("SVC-05", "meta.statusCode is 200 on the three 201 responses.")
     SUCCESS_AS_STRING_ON_TRANSFER = ("SVC-06", 'meta.success is the string "true" on both transfer responses.')
+    SUCCESS_AS_STRING_PAST_FIRST_PAGE = ("SVC-06", 'meta.success is the string "true" on a list\'s pages after the '
+                                                   "first (only paging walks read them).")
     MESSAGE_NOT_STRING_ON_ACCOUNT_LIST = ("SVC-07", "The account list carries meta.message 0 (a number).")
     MESSAGE_MISSING_ON_CLOSE = ("SVC-08", "The close-wallet response has no meta.message.")
     MESSAGE_ON_WALLET_READ = ("SVC-09", "The single-wallet read carries a meta.message.")

@@ -62,23 +62,23 @@ def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
     refused = [leaf for leaf in leaves if named(leaf, TARGET_ERROR)]
     suite = next((leaf for leaf in leaves if named(leaf, SUITE_ERROR)), None)
     if suite is not None:
-        return Classified(suite_error=str(suite), evidence=[_evidence(suite)])
+        return Classified(suite_error=str(suite), evidence=[error_evidence(suite)])
     stray = next((leaf.requirement for leaf in checks if leaf.requirement not in declared), None)  # type: ignore
     if stray is not None:
         return Classified(suite_error=f"SUITE ERROR: a failure names requirement {stray!r}, which the test does not "
-                                     f"declare ({', '.join(declared)})", evidence=[_evidence(checks[0])])
+                                     f"declare ({', '.join(declared)})", evidence=[error_evidence(checks[0])])
     unexpected = next((leaf for leaf in leaves if leaf not in checks and leaf not in refused), None)
     if unexpected is not None:
         message = (f"SUITE ERROR (a bug of the conformance suite, not of the target): the test stopped on "
                    f"{type(unexpected).__name__}: {_first(unexpected)}, which no check raised; none of its "
                    "requirements is judged")
-        return Classified(suite_error=message, evidence=[{**_evidence(unexpected), "title": message[:300]}])
+        return Classified(suite_error=message, evidence=[{**error_evidence(unexpected), "title": message[:300]}])
     if checks:
         found = tuple(dict.fromkeys(leaf.requirement for leaf in checks))  # type: ignore[attr-defined]
-        return Classified(failed_requirements=found, evidence=[_evidence(leaf) for leaf in checks])
+        return Classified(failed_requirements=found, evidence=[error_evidence(leaf) for leaf in checks])
     requirement = getattr(refused[0], "requirement", None)
     return Classified(setup_error=True, setup_requirement=requirement if isinstance(requirement, str) else None,
-                      evidence=[_evidence(refused[0])])
+                      evidence=[error_evidence(refused[0])])
 
 
 def _first(error: BaseException) -> str:
@@ -98,7 +98,7 @@ def _title(error: BaseException) -> str:
     return redact(title)[:300]
 
 
-def _evidence(error: BaseException) -> dict[str, Any]:
+def error_evidence(error: BaseException) -> dict[str, Any]:
     """One failed check (or refused setup step, or suite error): title, expected/received, the exchange."""
     requirement = getattr(error, "requirement", None)
     item: dict[str, Any] = {
