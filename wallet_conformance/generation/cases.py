@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 import hypothesis
+import schemathesis
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
@@ -34,6 +35,20 @@ from wallet_conformance.spec import contract, validation
 POSITIVE = GenerationMode.POSITIVE
 NEGATIVE = GenerationMode.NEGATIVE
 
+@cache
+def openapi_schema() -> Any:
+    """openapi.yaml (schemas bundled) loaded by Schemathesis; no base URL: the suite's client sends."""
+    schema = schemathesis.openapi.from_dict(validation.openapi_document())
+    schema.config.generation.update(database="none")
+    return schema
+
+
+@cache
+def operation(operation_id: str) -> Any:
+    """The Schemathesis operation of `operation_id`, whose strategies make the generated cases."""
+    return openapi_schema().find_operation_by_id(operation_id)
+
+
 def given_cases(operation_id: str, mode: GenerationMode) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """`@given` of a case test: a Schemathesis case of the operation in `mode`, and Hypothesis' `data` for draws."""
     return hypothesis.given(case=strategy(operation_id, mode), data=st.data())
@@ -41,7 +56,7 @@ def given_cases(operation_id: str, mode: GenerationMode) -> Callable[[Callable[.
 
 def strategy(operation_id: str, mode: GenerationMode = POSITIVE, **fixed: Any) -> Any:
     """Hypothesis strategy of Schemathesis cases for one operation (`fixed`: path_parameters, body...)."""
-    return rules.operation(operation_id).as_strategy(generation_mode=mode, **fixed)
+    return operation(operation_id).as_strategy(generation_mode=mode, **fixed)
 
 
 # ------------------------------------------------------------------ requests

@@ -1,9 +1,12 @@
-"""The rules one answer can break, each tied to the requirement it holds: the one registry of what the generated
-tests judge on every exchange they make, and from which their requirement lists are derived.
+"""The rules one answer can break, each tied to the requirement it holds: the one registry of what the exchange
+judge (judge/exchanges.py) holds on every exchange of the run, and from which the generated tests' requirement lists
+are derived.
 
 A rule says which answers it judges (`when`), which requirements it may stand for (the first whose catalogue
-`operations` take in the exchange's operation), and its check. The suite's own checks (judge/checks.py,
-judge/envelope.py) and three of Schemathesis' checks are registered here. Schemathesis checks left out, and why:
+`operations` take in the exchange's operation), and its check. All are the suite's own checks (judge/checks.py,
+judge/envelope.py, the response schemas of openapi.yaml through spec/validation.py): Schemathesis generates and
+sends the generated tests' cases, and its own checks would judge those alone. Schemathesis checks with no rule here,
+and why:
 - status_code_conformance: openapi.yaml declares `4XX` and `default` (failure codes are not shown, ERR-04), so it
   cannot fail; the documented success status is the suite's own rule (ERR-01 / ERR-02).
 - positive_data_acceptance / negative_data_rejection: they read Schemathesis' own idea of valid; the generated
@@ -16,19 +19,10 @@ judge/envelope.py) and three of Schemathesis' checks are registered here. Schema
 
 from __future__ import annotations
 
-import re
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
-
-import requests
-import schemathesis
-from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
-from schemathesis.core.failures import FailureGroup
-from schemathesis.core.transport import Response
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks, envelope
@@ -67,81 +61,28 @@ class Rule:
         return not exchange.ok
 
 
-# ------------------------------------------------------------------ Schemathesis' checks, on any exchange
+# ------------------------------------------------------------------ the response schemas of openapi.yaml
 
 
-@cache
-def openapi_schema() -> Any:
-    """openapi.yaml (schemas bundled) loaded by Schemathesis; no base URL: the suite's client sends."""
-    schema = schemathesis.openapi.from_dict(validation.openapi_document())
-    schema.config.generation.update(database="none")
-    return schema
-
-
-@cache
-def operation(operation_id: str) -> Any:
-    return openapi_schema().find_operation_by_id(operation_id)
-
-
-def _response(exchange: Exchange) -> Response:
-    """The exchange as a Schemathesis response, for its checks (the key is already redacted). Made directly: through
-    an httpx response, Schemathesis would prepare a `requests` request, which costs more than the checks."""
-    request = requests.PreparedRequest()
-    request.method, request.url, request.body = exchange.method, exchange.url, None
-    request.headers = requests.structures.CaseInsensitiveDict(exchange.request_headers)
-    headers: dict[str, list[str]] = {}
-    for name, value in exchange.response_headers:
-        headers.setdefault(name.lower(), []).append(value)
-    content = exchange.text.encode()
-    return Response(status_code=exchange.status, headers=headers, content=content, request=request,
-                    elapsed=exchange.elapsed, verify=True, encoding="utf-8")
-
-
-def _path_parameters(exchange: Exchange) -> dict[str, str]:
-    """The path parameters of an exchange, read off its URL by its operation's path template."""
-    template = contract.operations()[exchange.operation_id].path
-    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template))
-    found = re.search(pattern + "$", urlsplit(exchange.url).path)
-    return {name: unquote(value) for name, value in found.groupdict().items()} if found else {}
-
-
-# The Schemathesis case and response of the exchange last judged, per thread: the registry holds several
-# Schemathesis checks, and converting one exchange costs more than checking it.
-_last = threading.local()
-
-
-def _case_and_response(exchange: Exchange) -> tuple[Any, Response]:
-    held = getattr(_last, "held", None)
-    if held is None or held[0] is not exchange:
-        case = operation(exchange.operation_id).Case(path_parameters=_path_parameters(exchange))
-        held = _last.held = (exchange, case, _response(exchange))
-    return held[1], held[2]
-
-
-def _in_meta(failure: Any) -> bool:
-    """Whether a schema failure lies in the envelope's `meta`, which the envelope's own rules judge, each under its
-    requirement (a resource's requirement is about `data`)."""
-    path = getattr(failure, "instance_path", None)
-    return bool(path) and path[0] == "meta"
-
-
-def _schemathesis(check: Callable[..., Any], name: str, why: str, data_only: bool = False
-                  ) -> Callable[[Exchange, str], None]:
-    """A Schemathesis check run on an exchange of the run's own; its failure names the requirement (with
-    `data_only`, a failure in `meta` is left to the envelope's rules)."""
+def _response_schema(why: str, data_only: bool = False) -> Callable[[Exchange, str], None]:
+    """The answer holds the schema openapi.yaml gives its operation and status; its failure names the requirement
+    (with `data_only`, a problem in `meta` is left to the envelope's rules, each under its own requirement, and a
+    body that is not JSON to SVC-03)."""
 
     def run(exchange: Exchange, requirement: str) -> None:
-        case, response = _case_and_response(exchange)
-        try:
-            case.validate_response(response, checks=[check])
-        except FailureGroup as group:
-            failures = [failure for failure in group.exceptions if not (data_only and _in_meta(failure))]
-            if not failures:
+        if not exchange.is_json:
+            if data_only:
                 return
-            first = failures[0]
-            lines = [line for line in str(first.message).splitlines() if line.strip()]
-            raise ConformanceFailure(requirement, f"Schemathesis {name}: {first.title}", why, "\n".join(lines[:6]),
-                                     exchange, detail=f"check {name}") from None
+            checks.fail("the answer is a JSON envelope", "a JSON body", "a body that is not JSON", exchange,
+                        detail=why, requirement=requirement)
+        found = validation.response_problems(exchange.operation_id, exchange.status, exchange.json) or []
+        found = [problem for problem in found if not (data_only and problem.path.split(".")[0].startswith("meta"))]
+        if found:
+            first = found[0]
+            listing = "; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in found[:8])
+            checks.fail(f"the answer matches the schema of {exchange.operation_id} (HTTP {exchange.status})",
+                        f"{first.keyword}: {first.expected}", f"{first.path or 'body'}: {first.message}", exchange,
+                        detail=f"{why}. {listing}", requirement=requirement)
 
     return run
 
@@ -179,20 +120,13 @@ RULES: tuple[Rule, ...] = (
          lambda ex, rid: envelope.meta_status_code(ex, requirement=rid)),
     Rule("error meta.success false", "client-error", ("ERR-08",),
          lambda ex, rid: envelope.meta_success_is(ex, False, requirement=rid)),
-    # Schemathesis' checks.
-    Rule("not_a_server_error", "success", ("ERR-05",),
-         _schemathesis(not_a_server_error, "not_a_server_error", "no request gets a 5xx (SHOULD)")),
-    Rule("not_a_server_error", "not-success", ("ERR-05",),
-         _schemathesis(not_a_server_error, "not_a_server_error", "no request gets a 5xx (SHOULD)")),
-    Rule("content_type_conformance", "success", ("SVC-04",),
-         _schemathesis(content_type_conformance, "content_type_conformance",
-                       "a success response is labelled application/json (SHOULD)")),
-    Rule("response_schema_conformance", "success", RESOURCE_SCHEMAS,
-         _schemathesis(response_schema_conformance, "response_schema_conformance",
-                       "a success body's data matches its schema (MUST, the resource's requirement)", data_only=True)),
-    Rule("response_schema_conformance", "not-success", ("ERR-06",),
-         _schemathesis(response_schema_conformance, "response_schema_conformance",
-                       "a refusal is an envelope (SHOULD)")),
+    # Any answer: no 5xx (SHOULD); success bodies labelled JSON (SHOULD); the schemas of openapi.yaml.
+    Rule("no server error", "not-success", ("ERR-05",), lambda ex, rid: checks.no_server_error(ex, requirement=rid)),
+    Rule("content type", "success", ("SVC-04",), lambda ex, rid: envelope.content_type_json(ex, requirement=rid)),
+    Rule("response schema", "success", RESOURCE_SCHEMAS,
+         _response_schema("a success body's data matches its schema (MUST, the resource's requirement)",
+                          data_only=True)),
+    Rule("response schema", "not-success", ("ERR-06",), _response_schema("a refusal is an envelope (SHOULD)")),
 )
 
 
