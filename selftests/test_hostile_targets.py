@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
-from selftests.suite_runs import run_in_process
+from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process
 from wallet_conformance.client.api import ApiClient, ExchangeLog, TargetError
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import ReferenceServer
@@ -70,7 +70,8 @@ def suite(report_dir: Path, *args: str, timeout: float = MAX_SECONDS + 30) -> Ru
         started = time.perf_counter()
         process = subprocess.Popen(
             [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir",
-             str(report_dir), *args], cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True)
+             str(report_dir), *QUICK_SETTLEMENT, *args], cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+            text=True)
         while True:  # os.wait4 gives this child's own peak memory
             pid, wait_status, usage = os.wait4(process.pid, os.WNOHANG)
             if pid:
@@ -107,7 +108,7 @@ def in_process(pytester: pytest.Pytester, report_dir: Path, *args: str) -> Run:
 
     Peak memory is not measured here (it is this process's); the cases that need it run in a subprocess.
     """
-    process, report, seconds = run_in_process(pytester, report_dir, *args, paths=("tests",))
+    process, report, seconds = run_in_process(pytester, report_dir, *QUICK_SETTLEMENT, *args, paths=("tests",))
     run = Run(process.returncode, process.stdout + process.stderr, seconds, 0.0, report)
     _measured(run)
     return run
@@ -447,7 +448,7 @@ def test_cleanup_closes_what_a_killed_run_left(reference, tmp_path):
 def test_cleanup_reads_every_page_under_the_paging_the_target_honours(tmp_path):
     """Wallets of a run left on three pages of a list paged by offset and limit (paging parameters are not shown):
     --cleanup finds and closes every one of them, with no journal to go by."""
-    with ReferenceServer(secret_key=KEY, variants=["PAGING_OFFSET_LIMIT"]) as server:
+    with ReferenceServer(secret_key=KEY, settle_delay=0.05, variants=["PAGING_OFFSET_LIMIT"]) as server:
         made = [httpx.post(f"{server.base_url}/virtual-accounts", headers={"x-service-key": KEY}, trust_env=False,
                            json=bodies.wallet(f"cf0badc0degw{number}")).json()["data"]["publicId"]
                 for number in range(25)]
@@ -557,8 +558,8 @@ def test_a_bank_account_the_target_cannot_resolve_skips_the_tests_that_need_it(t
 def test_a_funded_wallet_instead_of_a_funding_hook_judges_no_inbound_payment(tmp_path, pytester):
     """--funded-wallet without --funding-url: money comes by wallet transfers, so SVC-24 (an inbound payment)
     skips naming --funding-url while the transfers' own money is still judged."""
-    with ReferenceServer(secret_key=KEY) as server, httpx.Client(headers={"x-service-key": KEY},
-                                                                 trust_env=False) as http:
+    with ReferenceServer(secret_key=KEY, settle_delay=0.05) as server, \
+            httpx.Client(headers={"x-service-key": KEY}, trust_env=False) as http:
         made = http.post(f"{server.base_url}/virtual-accounts", json=bodies.wallet("treasury", "secondary"))
         treasury = made.json()["data"]["publicId"]
         assert http.post(server.funding_url, json={"walletId": treasury, "amount": 5_000_000}).is_success
@@ -582,7 +583,8 @@ def test_two_runs_at_once_against_one_account_never_fail_falsely(tmp_path):
         processes = [subprocess.Popen(
             [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir",
              str(tmp_path / name), "--base-url", server.base_url, "--secret-key", KEY, "--funding-url",
-             server.funding_url], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             server.funding_url, *QUICK_SETTLEMENT], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
             for name in ("first", "second")]
         outputs = [process.communicate(timeout=MAX_SECONDS * 2)[0] for process in processes]
     for name, process, output in zip(("first", "second"), processes, outputs, strict=True):

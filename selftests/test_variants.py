@@ -2,13 +2,14 @@
 
 Every variant is named, quotes the sentence that leaves its point open, is read at one place and
 changes what a client sees. Then the conformance suite (tests/) runs against the reference with
-every variant on at once, and with each alone: a conforming reading of an open point must cost
-it no MUST and no SHOULD failure.
+every variant on at once, and with each alone (the tests that make the reference read its switch):
+a conforming reading of an open point must cost it no MUST and no SHOULD failure.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -23,9 +24,11 @@ from selftests.conftest import REPORTS, ReferenceClient, wallet_body
 from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
 from selftests.switches import places
 from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
+from selftests.variant_reach import OUTSIDE_TESTS
 from wallet_conformance.reference import VARIANTS, ReferenceServer, Variant
 from wallet_conformance.reference.variants import ALL, VariantSet, expand
 from wallet_conformance.spec.files import ROOT
+from wallet_conformance.world.locks import file_lock
 
 VARIANT_ROWS = REPORTS / "variants"  # one JSON row per suite run, for reading the failures afterwards
 SETTLE_WAIT = 5.0
@@ -430,23 +433,51 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
 LONG_VARIANTS = (ALL, Variant.SLOW_SETTLEMENT.cli_name, Variant.FUNDING_DELAYED.cli_name)
 
 
+HAND_WRITTEN = ("--ignore", str(ROOT / "tests" / "generated"))
+
+
+@pytest.fixture(scope="session")
+def variant_reach(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """Variant -> the hand-written tests during which (or in whose fixtures) the faithful reference reads its switch
+    (selftests/variant_reach.py); worked out by one run of the suite, shared by the workers of this session."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    shared = tmp_path_factory.getbasetemp().parent if run_id else tmp_path_factory.getbasetemp()
+    path = shared / f"variant-reach-{run_id or 'serial'}.json"
+    with file_lock(shared / "variant-reach.lock"):
+        if not path.exists():
+            report = shared / "variant-reach-report"
+            process, _, _ = run_suite(report, "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, *HAND_WRITTEN,
+                                      "-p", "selftests.variant_reach", "--variant-reach", str(path))
+            assert path.exists() and process.returncode == 0, f"the faithful run failed:\n{tail(process)}"
+    return json.loads(path.read_text())
+
+
 @pytest.mark.parametrize("variant", [pytest.param(name, marks=pytest.mark.long) if name in LONG_VARIANTS else name
                                      for name in [ALL, *sorted(VARIANTS)]])
-def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pytest.Pytester) -> None:
-    """The suite finds no MUST and no SHOULD failure in a reference that reads open points another way."""
+def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pytest.Pytester,
+                                                     variant_reach: dict[str, list[str]]) -> None:
+    """The suite finds no MUST and no SHOULD failure in a reference that reads open points another way.
+
+    Every variant on: the whole suite. One variant alone: the hand-written tests that make the faithful reference
+    read its switch (the others get the faithful reference's answers); all of them when it is read outside the
+    tests, or never (a switch read when the reference starts)."""
     arguments = ("--reference-variant", variant, "--settle-timeout", SETTLE_TIMEOUT)
     if variant == ALL:
         # The generated tests (seconds each, every variant's reading drawn from) run once, with every variant on,
         # in a process of their own: Schemathesis' state does not survive a second in-process session cleanly.
         # Two workers: the run mostly waits for slow settlements and late credits, and those waits overlap.
         process, report, seconds = run_suite(pytester.path / "report", *arguments, "-n", "2")
+        tests = "all"
     else:
+        reached = variant_reach.get(variant)
+        paths = ("tests",) if reached is None or variant in variant_reach[OUTSIDE_TESTS] else tuple(reached)
+        tests = "all" if paths == ("tests",) else len(paths)
         process, report, seconds = run_in_process(pytester, pytester.path / "report", *arguments, *QUICK_SETTLEMENT,
-                                                  "--ignore", str(ROOT / "tests" / "generated"), paths=("tests",))
+                                                  *HAND_WRITTEN, paths=paths)
     assert report is not None, f"{variant}: the run wrote no report\n{tail(process)}"
     failed = failures(report)
     VARIANT_ROWS.mkdir(parents=True, exist_ok=True)
-    row = {"variant": variant, "failures": failed, "seconds": round(seconds, 2)}
+    row = {"variant": variant, "tests": tests, "failures": failed, "seconds": round(seconds, 2)}
     (VARIANT_ROWS / f"{variant}.json").write_text(json.dumps(row, indent=2) + "\n")
     summary = "\n".join(
         f"  {entry['requirement']} ({entry['level']}): "

@@ -30,3 +30,4 @@ traceback
 exc_info
 cert_file
 cert_dir
+nextitem

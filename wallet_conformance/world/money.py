@@ -178,21 +178,23 @@ def balance_held_still(resources: Resources, public_id: str, read: Callable[[str
     return value
 
 
-def balances_moved(resources: Resources, before: dict[str, int]) -> dict[str, int]:
-    """The wallets whose balance left its `before` value within --quiet-window ({} when none did)."""
+def balances_moved(resources: Resources, before: dict[str, int], *, watch: bool = True) -> dict[str, int]:
+    """The wallets whose balance left its `before` value within --quiet-window ({} when none did); read once, at
+    once, without `watch`."""
 
     def moved() -> dict[str, int]:
         now = {public_id: resources.balance(public_id) for public_id in before}
         return {public_id: value for public_id, value in now.items() if value != before[public_id]}
 
-    return poll(moved, resources.settings.quiet_window) or {}
+    return poll(moved, resources.settings.quiet_window if watch else 0) or {}
 
 
 def refused_without_debit(resources: Resources, exchange: Exchange, before: dict[str, int], why: str, *,
-                          requirement: str | None = None) -> None:
-    """The transfer was refused with a 4xx, and no balance of `before` moved afterwards."""
+                          watch: bool = True, requirement: str | None = None) -> None:
+    """The transfer was refused with a 4xx, and no balance of `before` moved afterwards (within --quiet-window;
+    read once, at once, without `watch`)."""
     checks.refused(exchange, why, requirement=requirement)
-    moved = balances_moved(resources, before)
+    moved = balances_moved(resources, before, watch=watch)
     if moved:
         checks.fail("a refused transfer changes no balance", before, moved, exchange, requirement=requirement)
 
