@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.exchanges import Finding
 from wallet_conformance.judge.record_registry import RecordRegistry, contradictions
+from wallet_conformance.reference.faults import Fault
 from wallet_conformance.spec import contract
 
 WALLET = contract.prefix("walletId")
@@ -153,3 +155,20 @@ def test_memory_is_bounded():
     assert registry.see(answer("getWallet", wallet(2, accountNumber="1"))) == []
     assert [f.requirement for f in registry.see(answer("getWallet", wallet(1, accountNumber="1")))] == ["RES-80"]
 
+
+def test_a_run_fails_a_record_changing_identity_that_no_test_of_its_requirement_looks_at(pytester):
+    """Wallet list entries showing another accountNumber, in a run of the wallet list's own tests only: the registry
+    fails RES-80 for listWallets, its evidence the contradicting list and its message the earlier answer."""
+    fault = Fault.WALLET_LIST_NUMBER_REVERSED
+    process, report, _ = run_in_process(pytester, pytester.path / "report", "--reference-fault", fault.cli_name,
+                                        "-k", "test_wallet_list_is_paged_wallets", *QUICK_SETTLEMENT, "--tb=line",
+                                        paths=("tests/test_endpoints.py",))
+    assert report is not None, tail(process)
+    entry = next(entry for entry in report["requirements"] if entry["id"] == fault.requirement_id)
+    judged = [test for test in entry["tests"] if test["nodeid"] == "records::RES-80[listWallets]"]
+    assert entry["verdict"] == "fail" and judged and judged[0]["attributed"], entry
+    assert "first seen during tests/test_endpoints.py::" in judged[0]["message"]
+    evidence = entry["evidence"][0]
+    assert "of the createWallet answer to POST " in evidence["expected"]
+    assert evidence["exchange"]["curl"].startswith("curl")
+    assert evidence["exchange"]["request"].startswith("GET ") and evidence["rule"] == "one record, one identity"
