@@ -204,6 +204,20 @@ def verify_paths(c: ReferenceClient) -> tuple[int, int]:
     return documented, moved
 
 
+def transfer_references(c: ReferenceClient) -> int:
+    """How many references three transfers from one wallet got."""
+    source, destination = two_wallets(c, funds=4 * MINIMUM)
+    sent = [c.data("POST", "/transactions/transfer", json=transfer_body(source, destination)) for _ in range(3)]
+    return len({transaction["reference"] for transaction in sent})
+
+
+def listed_number(c: ReferenceClient) -> bool:
+    """Whether the wallet list shows a wallet's accountNumber as its read does."""
+    made = c.wallet()
+    listed = next(entry for entry in data(c.call("GET", "/virtual-accounts")) if entry["publicId"] == made["publicId"])
+    return listed["accountNumber"] == c.data("GET", f"/virtual-accounts/{made['publicId']}")["accountNumber"]
+
+
 def collection_numbers(c: ReferenceClient) -> tuple[bool, bool]:
     """Whether the collection account's accountNumber, and its parentAccountNumber, are the wallet's."""
     wallet = c.wallet()
@@ -414,6 +428,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     ),
     Fault.THIRD_PARTY_AS_STRING: lambda c: inbound_credit(c)["meta"]["isThirdParty"],
     Fault.TRANSACTION_DELETED_AT_EMPTY: lambda c: inbound_credit(c)["deletedAt"],
+    Fault.TRANSFER_REFERENCE_REPEATS: transfer_references,
+    Fault.WALLET_LIST_NUMBER_REVERSED: listed_number,
     # States and transitions
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: lambda c: data(transfer(c))["status"],
     Fault.BANK_TRANSFER_STATUS_PROCESSING: lambda c: data(bank_transfer(c))["status"],

@@ -20,12 +20,14 @@ from wallet_conformance.spec import contract
 
 @dataclass(frozen=True)
 class Finding:
-    """One rule one exchange broke: the rule's name, the requirement it holds on that operation, and the failure."""
+    """One rule one exchange broke: the rule's name, the requirement it holds on that operation, the failure, and
+    which judge found it (it names the finding's run record: `exchange-judge::REQ[operation]`)."""
 
     rule: str
     requirement: str
     operation_id: str
     failure: ConformanceFailure
+    by: str = "exchange-judge"
 
 
 def judgeable(exchange: Exchange) -> bool:

@@ -1,11 +1,13 @@
 """Every exchange of the run judged (judge/exchanges.py), whatever made it: a test, a fixture, a setup read, a paging
-walk, the cleanup at the end of the run.
+walk, the cleanup at the end of the run; and held, with the exchanges before it, to the invariants between answers
+(judge/record_registry.py: one identifier, one record; one record, one identity).
 
-Each process judges its client's exchanges as they are made. What each phase of a test (setup, call, teardown)
-found rides on that phase's report to the controlling process, which keeps one record per requirement and
-operation broken (`exchange-judge::REQ[operation]`): the number of exchanges that broke it, the test during which
-it was first seen, and that exchange as evidence. A test's teardown report is made after the fixtures it ends,
-the last test's after the run's cleanup, so no exchange goes unreported.
+Each process judges its clients' exchanges as they are made (an xdist worker those of its own tests: the registry
+of records compares the answers one process saw). What each phase of a test (setup, call, teardown) found rides on
+that phase's report to the controlling process, which keeps one record per requirement and operation broken
+(`exchange-judge::REQ[operation]`, and `records::REQ[operation]` for the registry's findings): the number of
+exchanges that broke it, the test during which it was first seen, and that exchange as evidence. A test's teardown
+report is made after the fixtures it ends, the last test's after the run's cleanup, so no exchange goes unreported.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ import pytest
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.exchanges import judge, judgeable
+from wallet_conformance.judge.record_registry import RecordRegistry
 from wallet_conformance.reporting import evidence
 from wallet_conformance.reporting.results import TestRecord
 
 FINDINGS = "exchange_findings"
 COUNTS = "exchanges_judged"
-NODEID = "exchange-judge::{requirement}[{operation}]"
+NODEID = "{by}::{requirement}[{operation}]"
 JUDGED = pytest.StashKey["Judged"]()
 
 
@@ -31,20 +34,25 @@ JUDGED = pytest.StashKey["Judged"]()
 class Judged:
     """One process's judge of its exchanges: what it found since the last report, and how many it saw."""
 
+    records: RecordRegistry = field(default_factory=RecordRegistry)  # every record this process's exchanges showed
+
     current: str = "the run's setup"  # the test whose phase is running, named in a new finding
     made: int = 0
     judged: int = 0
     errors: int = 0  # exchanges the judge itself failed on (a bug of the suite: counted, shown in the report)
     first_error: str | None = None
-    pending: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
-    _seen: set[tuple[str, str]] = field(default_factory=set)
+    pending: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+    _seen: set[tuple[str, str, str]] = field(default_factory=set)
     _counted: tuple[int, int, int] = (0, 0, 0)
     _lock: threading.Lock = field(default_factory=threading.Lock)  # the end-of-run sweep sends from threads
 
     def take(self, exchange: Exchange) -> None:
-        """Judge one exchange; keep what it broke, once per requirement and operation with a count."""
+        """Judge one exchange, and hold it to the records seen before it; keep what it broke, once per judge,
+        requirement and operation with a count."""
         try:
             findings = judge(exchange)
+            with self._lock:  # the registry is one state, and the end-of-run sweep sends from threads
+                findings += self.records.see(exchange, self.current)
         except Exception as error:  # the judge's own bug must not stop the test that made the exchange
             with self._lock:
                 self.errors += 1
@@ -54,8 +62,8 @@ class Judged:
             self.made += 1
             self.judged += judgeable(exchange)
             for finding in findings:
-                key = (finding.requirement, finding.operation_id)
-                entry = self.pending.setdefault(key, {"requirement": finding.requirement,
+                key = (finding.by, finding.requirement, finding.operation_id)
+                entry = self.pending.setdefault(key, {"by": finding.by, "requirement": finding.requirement,
                                                       "operation": finding.operation_id, "count": 0})
                 entry["count"] += 1
                 if key not in self._seen:
@@ -94,7 +102,8 @@ def merge(records: dict[str, TestRecord], findings: list[dict[str, Any]]) -> Non
     evidence the first exchange that broke it, with the rule, the test it was seen in and the count so far."""
     for finding in findings:
         requirement = finding["requirement"]
-        nodeid = NODEID.format(requirement=requirement, operation=finding["operation"])
+        nodeid = NODEID.format(by=finding.get("by", "exchange-judge"), requirement=requirement,
+                               operation=finding["operation"])
         record = records.get(nodeid)
         if record is None:
             record = records[nodeid] = TestRecord(nodeid=nodeid, requirements=(requirement,), outcome="failed",

@@ -97,6 +97,10 @@ class Fault(Enum):
     CLIENT_RESPONSE_WITHOUT_AUTHORIZATION = ("RES-74", "meta.clientResponse lacks authorization.")
     THIRD_PARTY_AS_STRING = ("RES-75", 'meta.isThirdParty is a string ("false" or "true").')
     TRANSACTION_DELETED_AT_EMPTY = ("RES-76", 'Transactions show deletedAt "".')
+    TRANSFER_REFERENCE_REPEATS = ("RES-79", "Every third transfer from a wallet gets the reference of the wallet's "
+                                            "transfer before it.")
+    WALLET_LIST_NUMBER_REVERSED = ("RES-80", "Wallet list entries show the accountNumber written backwards (the create "
+                                             "answer, reads and transactions show it right).")
     # States and transitions.
     TRANSFER_IMMEDIATELY_SUCCESSFUL = ("STA-03", "A wallet transfer is returned with status `success`.")
     BANK_TRANSFER_STATUS_PROCESSING = ("STA-04", "A bank transfer is returned with status `processing`.")
