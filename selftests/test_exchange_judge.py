@@ -12,10 +12,44 @@ from wallet_conformance.judge.exchanges import judge
 from wallet_conformance.reference.faults import Fault
 
 
-def exchange(operation_id: str, method: str, status: int, body: object, path: str = "/virtual-accounts") -> Exchange:
+def exchange(operation_id: str, method: str, status: int, body: object, path: str = "/virtual-accounts",
+             sent: object = None) -> Exchange:
     return Exchange(operation_id=operation_id, method=method, url=f"https://target.invalid/v1{path}",
-                    request_headers=[], request_body=None, status=status,
+                    request_headers=[], request_body=sent, status=status,
                     response_headers=[("content-type", "application/json")], text=json.dumps(body), elapsed=0.01)
+
+
+def broken_requirements(found: list) -> set[str]:
+    return {finding.requirement for finding in found}
+
+
+def test_judge_holds_an_accepted_request_to_the_documented_limits():
+    """A transfer below the minimum amount answered 201 breaks LIM-10; the same transfer refused breaks nothing of
+    the limits."""
+    sent = {"sourceType": "VirtualAccount", "source": "vba-1", "destinationType": "VirtualAccount",
+            "destination": "vba-2", "amount": 1, "currency": "NGN", "narration": "below the minimum"}
+    accepted = exchange("transfer", "POST", 201, {"meta": {"statusCode": 201, "success": True}, "data": {}},
+                        "/transactions/transfer", sent)
+    refused = exchange("transfer", "POST", 400, {"meta": {"statusCode": 400, "success": False, "message": "low"},
+                                                 "data": None}, "/transactions/transfer", sent)
+    assert "LIM-10" in broken_requirements(judge(accepted))
+    assert "LIM-10" not in broken_requirements(judge(refused))
+
+
+def test_judge_holds_an_answer_to_what_was_sent():
+    """A created wallet of another category than the one sent breaks END-11; a verify answering another reference
+    than the path's breaks END-28; answers that carry what was sent break neither."""
+    sent = {"category": "primary", "accountName": "Ada Stores", "currency": "NGN"}
+    wallet = {"meta": {"statusCode": 201, "success": True, "message": "created"},
+              "data": {"category": "secondary", "accountName": "Ada Stores"}}
+    assert "END-11" in broken_requirements(judge(exchange("createWallet", "POST", 201, wallet, sent=sent)))
+    wallet["data"]["category"] = "primary"
+    assert "END-11" not in broken_requirements(judge(exchange("createWallet", "POST", 201, wallet, sent=sent)))
+    verified = {"meta": {"statusCode": 200, "success": True}, "data": {"reference": "other-reference"}}
+    path = "/transactions/asked-reference/verify"
+    assert "END-28" in broken_requirements(judge(exchange("verifyTransaction", "GET", 200, verified, path)))
+    verified["data"]["reference"] = "asked-reference"
+    assert "END-28" not in broken_requirements(judge(exchange("verifyTransaction", "GET", 200, verified, path)))
 
 
 def test_judge_names_each_rule_an_answer_breaks_with_its_requirement():

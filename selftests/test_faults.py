@@ -400,6 +400,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.COLLECTION_REFERENCE_NOT_GENERATED: lambda c: data(collection(c))["reference"],
     Fault.COLLECTION_PARENT_IS_OWN_NUMBER: lambda c: data(collection(c))["parentAccountNumber"],
     Fault.COLLECTION_AMOUNT_IN_NAIRA: lambda c: data(collection(c))["amount"],
+    Fault.COLLECTION_AMOUNT_IN_NAIRA_WHEN_LARGE: lambda c: data(collection(c, amount=10**8))["amount"],
     Fault.COLLECTION_NUMBER_IS_PARENT: collection_numbers,
     Fault.BANK_ACCOUNT_WITHOUT_VERSION: lambda c: "version" in data(some_account(c)),
     Fault.BANK_ACCOUNT_CODE_IS_NIBSS: lambda c: data(some_account(c))["bankCode"],

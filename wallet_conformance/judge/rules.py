@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any, Literal
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope
+from wallet_conformance.judge import checks, envelope, request_rules
 from wallet_conformance.judge.failures import DECLARED, ConformanceFailure
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -120,6 +120,17 @@ RULES: tuple[Rule, ...] = (
          lambda ex, rid: envelope.meta_status_code(ex, requirement=rid)),
     Rule("error meta.success false", "client-error", ("ERR-08",),
          lambda ex, rid: envelope.meta_success_is(ex, False, requirement=rid)),
+    # What was sent: an accepted request keeps the documented limits, and its answer carries what was sent.
+    *(Rule("accepted request within the limits", "success", (limit,),
+           lambda ex, rid: request_rules.accepted_within_limits(ex, rid, requirement=rid))
+      for limit in dict.fromkeys(requirement for *_, requirement in request_rules.INVALID_INPUT_REQUIREMENTS)),
+    *(Rule("what was sent comes back", "success", (echoed,),
+           lambda ex, rid: request_rules.sent_comes_back(ex, requirement=rid))
+      for echoed in dict.fromkeys(requirement for _, requirement, *_ in request_rules.ECHOED)),
+    Rule("verify answers the path's reference", "success", ("END-28",),
+         lambda ex, rid: request_rules.verified_reference(ex, requirement=rid)),
+    Rule("expiration after expireIn", "success", ("STA-07",),
+         lambda ex, rid: request_rules.expiration_follows_expire_in(ex, requirement=rid)),
     # Any answer: no 5xx (SHOULD); success bodies labelled JSON (SHOULD); the schemas of openapi.yaml.
     Rule("no server error", "not-success", ("ERR-05",), lambda ex, rid: checks.no_server_error(ex, requirement=rid)),
     Rule("content type", "success", ("SVC-04",), lambda ex, rid: envelope.content_type_json(ex, requirement=rid)),

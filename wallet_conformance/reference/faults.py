@@ -73,6 +73,8 @@ class Fault(Enum):
     COLLECTION_REFERENCE_NOT_GENERATED = ("RES-33", "A collection account made without reference has reference null.")
     COLLECTION_PARENT_IS_OWN_NUMBER = ("RES-34", "parentAccountNumber is the collection account's own number.")
     COLLECTION_AMOUNT_IN_NAIRA = ("RES-35", "A collection account shows its amount in whole naira (amount // 100).")
+    COLLECTION_AMOUNT_IN_NAIRA_WHEN_LARGE = ("RES-35", "A collection account of 10,000,000 kobo or more shows its "
+                                                       "amount in whole naira.")
     COLLECTION_NUMBER_IS_PARENT = ("RES-36", "A collection account's accountNumber is its wallet's (parent kept).")
     BANK_ACCOUNT_WITHOUT_VERSION = ("RES-40", "The validated bank account lacks `version`.")
     BANK_ACCOUNT_CODE_IS_NIBSS = ("RES-41", "The validated bank account's bankCode is the bank's NIBSS code.")
