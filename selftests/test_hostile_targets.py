@@ -246,6 +246,34 @@ def test_a_target_silent_to_everything_is_down_not_one_operation_silent():
     assert not isinstance(failed.value, Unanswered) and client.transport_failures == 3
 
 
+def _collection_accounts_unanswered(request: Request) -> object | None:
+    """Every POST /collection-accounts is held without an answer; every other request is forwarded."""
+    return HANG if request.method == "POST" and request.path.startswith("/v1/collection-accounts") else None
+
+
+def test_a_target_silent_on_one_operation_fails_err_09_and_runs_on(reference, tmp_path):
+    """Every create-collection-account request hangs while the rest answers: ERR-09 fails with the request, its curl
+    line and `no answer within 1 s (twice)`, the collection account's own requirement is blocked, and the run goes on
+    to exit 1 (not 9) within bounds."""
+    with Hostile(_collection_accounts_unanswered, upstream=reference) as hostile:
+        # --tb=no: every test that meets the silence fails, as against any target that does not conform, each with
+        # its evidence; the report holds it, and the output stays a screenful.
+        run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--request-timeout", "1",
+                      "--requirement", "ERR-09", "--requirement", "END-20", "-k", "collection", "--tb=no")
+    run.check_bounded(ExitStatus.DOES_NOT_CONFORM)
+    assert run.report is not None and "stopped" not in run.report, run.output
+    verdicts = {entry["id"]: entry for entry in run.report["requirements"]}
+    silent = verdicts["ERR-09"]
+    assert silent["verdict"] == "fail" and "/collection-accounts got no answer" in silent["reason"], silent
+    evidence = silent["evidence"][0]
+    assert evidence["received"].startswith("no answer within 1 s (twice)"), evidence
+    assert "the target is up: GET" in evidence["detail"], evidence
+    curl = evidence["exchange"]["curl"]
+    assert curl.startswith("curl -sS -X POST") and "/collection-accounts" in curl and "<SECRET_KEY>" in curl, curl
+    assert verdicts["END-20"]["verdict"] == "blocked" and "ERR-09" in verdicts["END-20"]["reason"], verdicts["END-20"]
+    assert KEY not in json.dumps(run.report) and KEY not in run.output
+
+
 @pytest.mark.long
 def test_a_slow_target_is_bounded_by_the_run_budget(reference, tmp_path):
     """Answers after 0.3 s each: the run stops at --run-budget with one message, exit 9."""
