@@ -326,6 +326,15 @@ def created_at_sent(c: ReferenceClient) -> str:
     return c.data("GET", "/accounts")[0]["createdAt"]
 
 
+def answer_for_unknown_destination(c: ReferenceClient) -> int | str:
+    """The status of a collection account for a destination that is no wallet, or `no answer` within a second."""
+    body = collection_body(f"{WALLET}99999999")
+    try:
+        return c.call("POST", "/collection-accounts", json=body, timeout=1).status_code
+    except httpx.TimeoutException:
+        return "no answer"
+
+
 def verify_a_prefix(c: ReferenceClient) -> int:
     reference = c.fund(c.wallet()["publicId"], MINIMUM)["reference"]
     return c.call("GET", f"/transactions/{reference[:-1]}/verify").status_code
@@ -506,6 +515,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.PLAIN_ERROR_BODY: lambda c: sorted(unknown_wallet(c).json()),
     Fault.ERROR_STATUS_CODE_200_IN_META: lambda c: meta(unknown_wallet(c))["statusCode"],
     Fault.ERROR_SUCCESS_TRUE: lambda c: meta(unknown_wallet(c))["success"],
+    Fault.UNKNOWN_DESTINATION_UNANSWERED: answer_for_unknown_destination,
     # Limits
     Fault.SIXTH_PRIMARY_ACCEPTED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),
     Fault.FIFTH_PRIMARY_REFUSED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),

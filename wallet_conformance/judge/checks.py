@@ -63,6 +63,15 @@ def no_server_error(exchange: Exchange, *, requirement: str | None = None) -> No
 
 
 @check
+def answered(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The request got an answer, a success or a refusal: an HTTP status from 100 to 599 (RFC 9110 section 15). A
+    request left without any answer never reaches a check: the client raises Unanswered, which fails ERR-09."""
+    if not 100 <= exchange.status <= 599:
+        fail(f"{exchange.method} is answered with an HTTP status", "a status from 100 to 599", exchange.status,
+             exchange, requirement=requirement)
+
+
+@check
 def refused(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
     """The target refused the client's input with a 4xx: a 2xx accepted it, a 5xx is a server error, not a refusal."""
     if exchange.ok:

@@ -187,6 +187,10 @@ class Fault(Enum):
     PLAIN_ERROR_BODY = ("ERR-06", 'Errors are {"error": message} without envelope.')
     ERROR_STATUS_CODE_200_IN_META = ("ERR-07", "Error envelopes carry meta.statusCode 200.")
     ERROR_SUCCESS_TRUE = ("ERR-08", "Error envelopes carry meta.success true.")
+    UNKNOWN_DESTINATION_UNANSWERED = (
+        "ERR-09",
+        "A collection account for a destination that is no wallet gets no answer: held until the client gives up.",
+    )
     # Limits.
     SIXTH_PRIMARY_ACCEPTED = ("LIM-01", "A sixth open primary wallet is created.")
     FIFTH_PRIMARY_REFUSED = ("LIM-02", "The fifth open primary wallet is refused.")
