@@ -204,6 +204,20 @@ def verify_paths(c: ReferenceClient) -> tuple[int, int]:
     return documented, moved
 
 
+def transfer_references(c: ReferenceClient) -> int:
+    """How many references three transfers from one wallet got."""
+    source, destination = two_wallets(c, funds=4 * MINIMUM)
+    sent = [c.data("POST", "/transactions/transfer", json=transfer_body(source, destination)) for _ in range(3)]
+    return len({transaction["reference"] for transaction in sent})
+
+
+def listed_number(c: ReferenceClient) -> bool:
+    """Whether the wallet list shows a wallet's accountNumber as its read does."""
+    made = c.wallet()
+    listed = next(entry for entry in data(c.call("GET", "/virtual-accounts")) if entry["publicId"] == made["publicId"])
+    return listed["accountNumber"] == c.data("GET", f"/virtual-accounts/{made['publicId']}")["accountNumber"]
+
+
 def collection_numbers(c: ReferenceClient) -> tuple[bool, bool]:
     """Whether the collection account's accountNumber, and its parentAccountNumber, are the wallet's."""
     wallet = c.wallet()
@@ -312,6 +326,15 @@ def created_at_sent(c: ReferenceClient) -> str:
     return c.data("GET", "/accounts")[0]["createdAt"]
 
 
+def answer_for_unknown_destination(c: ReferenceClient) -> int | str:
+    """The status of a collection account for a destination that is no wallet, or `no answer` within a second."""
+    body = collection_body(f"{WALLET}99999999")
+    try:
+        return c.call("POST", "/collection-accounts", json=body, timeout=1).status_code
+    except httpx.TimeoutException:
+        return "no answer"
+
+
 def verify_a_prefix(c: ReferenceClient) -> int:
     reference = c.fund(c.wallet()["publicId"], MINIMUM)["reference"]
     return c.call("GET", f"/transactions/{reference[:-1]}/verify").status_code
@@ -330,6 +353,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.CONTENT_TYPE_TEXT_ON_BANK_LIST: lambda c: banks(c).headers["content-type"].split(";")[0],
     Fault.STATUS_CODE_200_IN_META_ON_CREATE: lambda c: meta(create_wallet(c, category="primary"))["statusCode"],
     Fault.SUCCESS_AS_STRING_ON_TRANSFER: lambda c: meta(bank_transfer(c))["success"],
+    Fault.SUCCESS_AS_STRING_PAST_FIRST_PAGE: lambda c: meta(accounts(c, page="2", perPage="1"))["success"],
     Fault.MESSAGE_NOT_STRING_ON_ACCOUNT_LIST: lambda c: meta(accounts(c)).get("message"),
     Fault.MESSAGE_MISSING_ON_CLOSE: lambda c: meta(close(c)).get("message"),
     Fault.MESSAGE_ON_WALLET_READ: lambda c: meta(wallet_read(c)).get("message"),
@@ -385,6 +409,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.COLLECTION_REFERENCE_NOT_GENERATED: lambda c: data(collection(c))["reference"],
     Fault.COLLECTION_PARENT_IS_OWN_NUMBER: lambda c: data(collection(c))["parentAccountNumber"],
     Fault.COLLECTION_AMOUNT_IN_NAIRA: lambda c: data(collection(c))["amount"],
+    Fault.COLLECTION_AMOUNT_IN_NAIRA_WHEN_LARGE: lambda c: data(collection(c, amount=10**8))["amount"],
     Fault.COLLECTION_NUMBER_IS_PARENT: collection_numbers,
     Fault.BANK_ACCOUNT_WITHOUT_VERSION: lambda c: "version" in data(some_account(c)),
     Fault.BANK_ACCOUNT_CODE_IS_NIBSS: lambda c: data(some_account(c))["bankCode"],
@@ -413,6 +438,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     ),
     Fault.THIRD_PARTY_AS_STRING: lambda c: inbound_credit(c)["meta"]["isThirdParty"],
     Fault.TRANSACTION_DELETED_AT_EMPTY: lambda c: inbound_credit(c)["deletedAt"],
+    Fault.TRANSFER_REFERENCE_REPEATS: transfer_references,
+    Fault.WALLET_LIST_NUMBER_REVERSED: listed_number,
     # States and transitions
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: lambda c: data(transfer(c))["status"],
     Fault.BANK_TRANSFER_STATUS_PROCESSING: lambda c: data(bank_transfer(c))["status"],
@@ -488,6 +515,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.PLAIN_ERROR_BODY: lambda c: sorted(unknown_wallet(c).json()),
     Fault.ERROR_STATUS_CODE_200_IN_META: lambda c: meta(unknown_wallet(c))["statusCode"],
     Fault.ERROR_SUCCESS_TRUE: lambda c: meta(unknown_wallet(c))["success"],
+    Fault.UNKNOWN_DESTINATION_UNANSWERED: answer_for_unknown_destination,
     # Limits
     Fault.SIXTH_PRIMARY_ACCEPTED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),
     Fault.FIFTH_PRIMARY_REFUSED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process
-from wallet_conformance.client.api import ApiClient, ExchangeLog, TargetError
+from wallet_conformance.client.api import ApiClient, ExchangeLog, TargetError, Unanswered
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.banks import UNKNOWN_ACCOUNT_NUMBER
@@ -175,6 +175,104 @@ def test_a_target_that_stops_answering_mid_run_ends_the_run(how, reference, tmp_
         run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--request-timeout", "1")
     run.check_bounded(ExitStatus.TARGET_FAILING)
     assert "the target stopped answering" in run.output, run.output
+
+
+@dataclass
+class SilentOn:
+    """Holds requests to `method path` without an answer (only the first one when `first_only`) and counts them;
+    answers every other request with an empty list."""
+
+    method: str
+    path: str
+    first_only: bool = False
+    held: list[int] = field(default_factory=list)
+
+    def __call__(self, request: Request) -> Any:
+        held = request.method == self.method and request.path.startswith(self.path)
+        if held and not (self.first_only and self.held):
+            self.held.append(request.number)
+            return HANG
+        return envelope([])
+
+
+def test_a_request_answered_when_sent_again_is_an_answer():
+    """One slow answer is a hiccup: the same request is sent again, and its answer stands, noted in the evidence."""
+    behave = SilentOn("GET", "/v1/virtual-accounts", first_only=True)
+    with Hostile(behave) as hostile:
+        client = ApiClient(hostile.base_url, "k-hiccup", timeout=0.5)
+        exchange = client.call("listWallets")
+        client.close()
+    assert exchange.status == 200 and len(behave.held) == 1 and hostile.count == 2, hostile.count
+    assert "sent again, the same request" in exchange.describe() and client.transport_failures == 0
+
+
+def test_a_silent_operation_fails_err_09_once_and_is_not_waited_on_again():
+    """A read silent twice while the bank list answers: Unanswered names ERR-09 and the request; the same request
+    then fails at once, and the target is not taken as down."""
+    behave = SilentOn("GET", "/v1/virtual-accounts")
+    with Hostile(behave) as hostile:
+        client = ApiClient(hostile.base_url, "k-silent", timeout=0.5)
+        with pytest.raises(Unanswered) as first:
+            client.call("listWallets")
+        started = time.perf_counter()
+        with pytest.raises(Unanswered, match="not waited on again"):
+            client.call("listWallets")
+        again = time.perf_counter() - started
+        client.close()
+    assert first.value.requirement == "ERR-09" and first.value.received == "no answer within 0.5 s (twice)"
+    assert "/v1/transactions/banks answered 200" in first.value.detail and "curl -sS -X GET" in str(first.value)
+    assert len(behave.held) == 2 and again < 0.1 and not client.target_down
+
+
+def test_a_transfer_left_unanswered_is_never_sent_twice():
+    """A transfer could move money twice: it is sent once and waited on twice as long, then judged."""
+    behave = SilentOn("POST", "/v1/transactions/transfer")
+    with Hostile(behave) as hostile:
+        client = ApiClient(hostile.base_url, "k-transfer", timeout=0.5)
+        started = time.perf_counter()
+        with pytest.raises(Unanswered, match="sent once and waited on twice as long"):
+            client.call("transfer", json_body=bodies.transfer("vba-00000001", "vba-00000002"))
+        took = time.perf_counter() - started
+        client.close()
+    assert len(behave.held) == 1 and 1.0 <= took < 2.0, (behave.held, took)
+
+
+def test_a_target_silent_to_everything_is_down_not_one_operation_silent():
+    """When the cheap read gets no answer either, the request fails as any unanswered one, never as ERR-09."""
+    with Hostile(lambda request: HANG) as hostile:
+        client = ApiClient(hostile.base_url, "k-down", timeout=0.5)
+        with pytest.raises(TargetError, match="a cheap read got no answer either") as failed:
+            client.call("listWallets")
+        client.close()
+    assert not isinstance(failed.value, Unanswered) and client.transport_failures == 3
+
+
+def _collection_accounts_unanswered(request: Request) -> object | None:
+    """Every POST /collection-accounts is held without an answer; every other request is forwarded."""
+    return HANG if request.method == "POST" and request.path.startswith("/v1/collection-accounts") else None
+
+
+def test_a_target_silent_on_one_operation_fails_err_09_and_runs_on(reference, tmp_path):
+    """Every create-collection-account request hangs while the rest answers: ERR-09 fails with the request, its curl
+    line and `no answer within 1 s (twice)`, the collection account's own requirement is blocked, and the run goes on
+    to exit 1 (not 9) within bounds."""
+    with Hostile(_collection_accounts_unanswered, upstream=reference) as hostile:
+        # --tb=no: every test that meets the silence fails, as against any target that does not conform, each with
+        # its evidence; the report holds it, and the output stays a screenful.
+        run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--request-timeout", "1",
+                      "--requirement", "ERR-09", "--requirement", "END-20", "-k", "collection", "--tb=no")
+    run.check_bounded(ExitStatus.DOES_NOT_CONFORM)
+    assert run.report is not None and "stopped" not in run.report, run.output
+    verdicts = {entry["id"]: entry for entry in run.report["requirements"]}
+    silent = verdicts["ERR-09"]
+    assert silent["verdict"] == "fail" and "/collection-accounts got no answer" in silent["reason"], silent
+    evidence = silent["evidence"][0]
+    assert evidence["received"].startswith("no answer within 1 s (twice)"), evidence
+    assert "the target is up: GET" in evidence["detail"], evidence
+    curl = evidence["exchange"]["curl"]
+    assert curl.startswith("curl -sS -X POST") and "/collection-accounts" in curl and "<SECRET_KEY>" in curl, curl
+    assert verdicts["END-20"]["verdict"] == "blocked" and "ERR-09" in verdicts["END-20"]["reason"], verdicts["END-20"]
+    assert KEY not in json.dumps(run.report) and KEY not in run.output
 
 
 @pytest.mark.long

@@ -10,9 +10,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from selftests.suite_runs import run_sample as run
+from wallet_conformance.client.api import Silence, Unanswered
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import build_report
+from wallet_conformance.reporting.evidence import classify
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.terminal import summary
 from wallet_conformance.reporting.writers import html_page, junit, markdown, mask
@@ -63,6 +65,32 @@ def test_setup_error_fails_its_own_requirement_and_blocks_the_others(pytester):
     assert [item["id"] for item in report["outcome"]["must_not_tested"]] == ["SVC-05", "SVC-06", "SVC-07", "SVC-08"]
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*MUST requirements NOT tested (4)*", "*SVC-07 ?blocked? *stopped answering*"])
+    assert validation.problems("conformance-report.json", report) == []
+
+
+def _silent_record(nodeid: str, declared: tuple[str, ...]) -> TestRecord:
+    """A test stopped by an operation's silence, recorded as the plugin records it."""
+    silence = Silence("POST", "http://127.0.0.1:41234/v1/collection-accounts", [("x-service-key", "<SECRET_KEY>")],
+                      {"amount": 10000}, 1.0, 1.0, 2, "GET http://127.0.0.1:41234/v1/transactions/banks answered 200")
+    found = classify(Unanswered(silence), declared)
+    return TestRecord(nodeid, declared, outcome="failed", failed_requirements=found.failed_requirements,
+                      setup_error=found.setup_error, setup_requirement=found.setup_requirement,
+                      evidence=found.evidence)
+
+
+def test_a_silence_fails_err_09_wherever_met_and_blocks_the_tests_own_requirements():
+    """A request left unanswered fails ERR-09 as a check, with the request and its curl line, in a test that declares
+    it and in one that does not; the latter's own requirement is blocked, never failed."""
+    records = [_silent_record("tests/test_e.py::test_refused", ("END-22",)),
+               _silent_record("tests/test_e.py::test_answered", ("ERR-09",))]
+    report = build_report(records, catalogue(), target={"base_url": "http://127.0.0.1:41234/v1"},
+                          environment="staging", seed=7, strict=False, selected=("ERR-09", "END-22"))
+    silent, refused = entry(report, "ERR-09"), entry(report, "END-22")
+    assert silent["verdict"] == "fail" and [test["attributed"] for test in silent["tests"]] == [True, True]
+    assert silent["evidence"][0]["received"] == "no answer within 1 s (twice)"
+    assert silent["evidence"][0]["exchange"]["curl"].startswith("curl -sS -X POST http://127.0.0.1:41234/v1/collection")
+    assert refused["verdict"] == "blocked" and "ERR-09" in refused["reason"], refused
+    assert report["outcome"]["must_failed"] == ["ERR-09"] and report["outcome"]["exit_status"] == 1
     assert validation.problems("conformance-report.json", report) == []
 
 

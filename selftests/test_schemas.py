@@ -335,6 +335,20 @@ def test_strict_integer() -> None:
     assert not kobo.is_valid(True)
 
 
+def test_compiled_validation_passes_only_what_jsonschema_passes() -> None:
+    """The compiled validator, tried first, takes every documented form but those holding a whole float (a rate of
+    1.0: jsonschema judges those) and none of their broken variants (among them the whole floats it would read as
+    integers): a valid answer there is a valid answer."""
+    whole_rate = {"transfer", "inbound credit", "verified"}
+    for name, (schema_file, pointer, instance) in FORMS.items():
+        assert validation.valid_compiled(schema_file, pointer, instance) == (name not in whole_rate), name
+    for name, path, value, _ in INVALID:
+        schema_file, pointer, instance = FORMS[name]
+        broken = changed(instance, path, value)
+        assert not validation.valid_compiled(schema_file, pointer, broken), (name, path, value)
+        assert not validation.validator(schema_file, pointer).is_valid(broken), (name, path, value)
+
+
 def test_validator_is_cached() -> None:
     """validator() returns one validator per schema and pointer (a leading `#` is the same pointer)."""
     assert validation.validator("wallet.json", "/$defs/read") is validation.validator("wallet.json", "/$defs/read")

@@ -1,4 +1,4 @@
-"""Errors: the documented success statuses, meta.success, and how refusals look.
+"""Errors: the documented success statuses, meta.success, every request answered, and how refusals look.
 
 The document fixes success responses only: 200 or 201 per operation, with meta.success true. Error
 statuses, bodies and codes are 'not shown': the suite asks a 4xx of invalid input and an envelope of
@@ -40,6 +40,20 @@ def test_success_uses_the_documented_status(samples, operation_id, requirement_i
 def test_success_carries_meta_success_true(samples, operation_id):
     """meta.success is true on every successful response."""
     envelope.meta_success_is(samples(operation_id), True)
+
+
+@pytest.mark.requirement("ERR-09")
+@pytest.mark.parametrize("operation_id", OPERATIONS)
+def test_a_documented_request_is_answered(samples, operation_id):
+    """A documented request of the operation is answered; a silence fails ERR-09 in whichever test meets it."""
+    checks.answered(samples(operation_id))
+
+
+@pytest.mark.requirement("ERR-09")
+@pytest.mark.parametrize("case", tuple(ALL_CASES))
+def test_an_invalid_request_is_answered(invalid, case):
+    """An invalid request, or one without the right key, is answered, whatever the answer says."""
+    checks.answered(invalid(case))
 
 
 # ------------------------------------------------------------------ refusals

@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope, parties
+from wallet_conformance.judge import checks, envelope, parties, record_registry
 from wallet_conformance.judge.parties import BANK_ACCOUNT, EXTERNAL, PARTY_FORMS, VIRTUAL_ACCOUNT
-from wallet_conformance.scenarios import resource_samples, transaction_samples
+from wallet_conformance.scenarios import record_views, resource_samples, transaction_samples
 from wallet_conformance.scenarios.transaction_samples import (
     BANK_TRANSFER,
     DEBITS,
@@ -594,3 +594,34 @@ def test_observe_fields_beyond_the_documented_ones(request, samples, observe):
     """Records, per resource, the fields the target returns that the document's tables do not list."""
     made = resource_samples.one_of_each_resource(samples, request.getfixturevalue)
     observe("RES-78", undocumented_fields=made.undocumented_fields(), **made.gaps())
+
+
+# ------------------------------------------------------------------ records across answers (RES-79, RES-80)
+
+TRANSFERS_IN_A_ROW = 3  # made one after another from one wallet: each gets a reference of its own
+
+
+@pytest.fixture(scope="module")
+def transfers_in_a_row(api, resources) -> list[Exchange]:
+    """Transfers made one after another from one wallet: their answers, each verified, and the list showing them."""
+    return record_views.transfers_everywhere(api, resources, TRANSFERS_IN_A_ROW)
+
+
+@pytest.mark.money
+@pytest.mark.requirement("RES-79")
+def test_each_identifier_names_one_record(transfers_in_a_row):
+    """Transfers made one after another get references of their own; no identifier their answers show names two."""
+    record_registry.consistent(transfers_in_a_row, "transfers made one after another, verified and listed")
+
+
+@pytest.mark.money
+@pytest.mark.requirement("RES-80")
+def test_a_transaction_shows_one_identity_wherever_it_appears(transfers_in_a_row):
+    """A transfer shows one reference, _id, amount, source and destination in its answer, verify and the list."""
+    record_registry.consistent(transfers_in_a_row, "transfers made one after another, verified and listed")
+
+
+@pytest.mark.requirement("RES-80")
+def test_a_wallet_shows_one_identity_wherever_it_appears(api, resources):
+    """A wallet shows the same accountNumber, _id and owner when created, read, listed and closed."""
+    record_registry.consistent(record_views.wallet_everywhere(api, resources), "a wallet created, read, listed, closed")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from functools import cache, cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -75,6 +76,56 @@ class NotSent(TargetError, unittest.SkipTest):
     """
 
 
+@dataclass(frozen=True)
+class Silence:
+    """A request of an operation the target left without an answer while it answered a cheap read: secrets replaced."""
+
+    method: str
+    url: str
+    request_headers: list[tuple[str, str]]
+    request_body: Any
+    timeout: float  # --request-timeout
+    waited: float  # how long each copy was waited on
+    sent: int  # how many copies were sent: 2, or 1 where a second could be applied as well (contract.sent_once)
+    alive: str  # the cheap read that was answered meanwhile
+
+    @property
+    def received(self) -> str:
+        if self.sent > 1:
+            return f"no answer within {self.waited:g} s (twice)"
+        return (f"no answer within {self.waited:g} s (sent once and waited on twice as long: a second copy could be "
+                "applied as well as the first)")
+
+    def curl(self) -> str:
+        return curl_command(self.method, self.url, self.request_headers, self.request_body)
+
+
+class Unanswered(TargetError):
+    """The silence of one operation: a request the target left without an answer, sent again once (or waited on twice
+    as long), while it answered a cheap read at once. It fails the requirement that every request is answered
+    (contract.ANSWERED) wherever the run meets it, never a blocked setup step; `title`, `expected`, `received` and
+    `detail` are a check's, and the report reads them by name."""
+
+    def __init__(self, silence: Silence, again: bool = False) -> None:
+        self.silence = silence
+        self.title = f"{silence.method} {urlsplit(silence.url).path} got no answer while the target answered others"
+        self.expected = f"an answer, a success or a refusal, within {silence.timeout:g} s (--request-timeout)"
+        self.received = silence.received + (
+            "; not waited on again: the same request went unanswered earlier in the run" if again else "")
+        self.detail = f"the target is up: {silence.alive}"
+        lines = [f"[{contract.ANSWERED}] {self.title}", f"  {self.detail}", f"  expected: {self.expected}",
+                 f"  received: {self.received}", f"  request:  {silence.method} {silence.url}"]
+        if silence.request_body is not None:
+            body = silence.request_body
+            lines.append(f"    body:   {body if isinstance(body, str) else json.dumps(body)}")
+        lines += ["  Reproduce with:", f"    {silence.curl()}"]
+        super().__init__(redact("\n".join(lines)), requirement=contract.ANSWERED)
+
+
+class _NoAnswer(TargetError):
+    """No full answer within the request's wait (a timeout of the target's own, not the test's bound)."""
+
+
 @dataclass
 class Exchange:
     """One request and its response, with secrets already replaced."""
@@ -91,6 +142,7 @@ class Exchange:
     size: int | None = None  # bytes of the whole response body, when more than the kept `text` was received
     retries: list[str] = field(default_factory=list)  # 429 answers waited out before this one
     _parsed: Any = field(default=None, repr=False)
+    broken: Any = field(default=None, repr=False)  # the rules it breaks, once judged (judge/rules.broken)
 
     @property
     def truncated(self) -> bool:
@@ -167,11 +219,14 @@ class ExchangeLog:
         self._items: deque[Exchange] = deque(maxlen=kept)
         self._count = 0
         self._lock = threading.Lock()  # the end-of-run sweep sends from several threads
+        self.observer: Callable[[Exchange], None] | None = None  # sees every exchange (the run's exchange judge)
 
     def append(self, exchange: Exchange) -> None:
         with self._lock:
             self._items.append(exchange)
             self._count += 1
+        if self.observer is not None:
+            self.observer(exchange)
 
     def __len__(self) -> int:
         return self._count
@@ -240,6 +295,7 @@ class ApiClient:
         self._plain = httpx.Client(timeout=timeout, follow_redirects=False,
                                    transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY))
         self.exchanges = ExchangeLog()
+        self.unanswered: dict[tuple[Any, ...], Silence] = {}  # requests found silent, not waited on again
 
     def close(self) -> None:
         self._http.close()
@@ -316,26 +372,77 @@ class ApiClient:
         query = {name: _query_value(value) for name, value in (params or {}).items()}
         retries: list[str] = []
         while True:
-            exchange = self._send(method, url, query, sent_headers, payload, body, operation_id)
+            exchange = self._answer(method, url, query, sent_headers, payload, body, operation_id)
             pause = self._rate_limit_pause(exchange, len(retries))
             if pause is None:
                 break
             retries.append(f"answered 429 ({exchange.elapsed * 1000:.0f} ms, Retry-After "
                            f"{exchange.header('retry-after') or '-'}): waited {pause:.1f} s and sent it again")
             time.sleep(pause)
-        exchange.retries = retries
+        exchange.retries = [*retries, *exchange.retries]
         self.exchanges.append(exchange)
         return exchange
 
+    def _answer(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
+                payload: bytes | None, body: Any, operation_id: str | None) -> Exchange:
+        """The answer to a request. One of an operation still unanswered after a second chance (_patiently) while the
+        target answers a cheap read is the operation's silence (Unanswered); that request is not waited on again."""
+        if operation_id is None:  # not an operation of the API (the funding hook): its silence is judged nowhere
+            return self._send(method, url, query, sent_headers, payload, body, operation_id)
+        request_key = (method, url, tuple(sorted(query.items())), tuple(sorted(sent_headers.items())), payload)
+        known = self.unanswered.get(request_key)
+        if known is not None:
+            raise Unanswered(known, again=True)
+        once = operation_id in contract.sent_once()
+        wait, copies = (2 * self.timeout, 1) if once else (self.timeout, 2)
+        try:
+            return self._patiently(method, url, query, sent_headers, payload, body, operation_id, wait, copies)
+        except _NoAnswer as unanswered:
+            alive = self._alive(operation_id, f"{unanswered} ({'twice' if copies > 1 else 'sent once'})")
+        silence = Silence(method, redact(url), redact_headers(list(sent_headers.items())), _redact_body(body),
+                          self.timeout, wait, copies, alive)
+        self.unanswered[request_key] = silence
+        raise Unanswered(silence)
+
+    def _patiently(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
+                   payload: bytes | None, body: Any, operation_id: str, wait: float, copies: int) -> Exchange:
+        """Send a request, waiting `wait` seconds for its answer, and when none comes send the same request once more
+        if `copies` allows (a single slow answer may be a hiccup); raises _NoAnswer when the last copy got none."""
+        try:
+            return self._send(method, url, query, sent_headers, payload, body, operation_id, wait)
+        except _NoAnswer:
+            if copies < 2:
+                raise
+        exchange = self._send(method, url, query, sent_headers, payload, body, operation_id, wait)
+        exchange.retries.append(f"no answer within {wait:g} s: sent again, the same request")
+        return exchange
+
+    def _alive(self, silent: str, unanswered: str) -> str:
+        """How the target shows it still answers: a cheap read (the bank list, or another list when the bank list is
+        the silent operation) answered within the timeout. When it answers nothing either, the request fails as any
+        unanswered one (TargetError): the target is down, not one operation silent."""
+        if self.target_down:
+            raise TargetError(unanswered)
+        read = next(operation for operation in contract.cheap_reads() if operation.id != silent)
+        headers = {"accept": "application/json", KEY_HEADER: self._key}
+        try:
+            answer = self._send(read.method, self.base_url + read.path, {}, headers, None, None, read.id)
+        except NotSent:
+            raise
+        except TargetError as error:
+            raise TargetError(f"{unanswered}; a cheap read got no answer either: {error}") from None
+        return f"{answer.method} {answer.url} answered {answer.status} in {answer.elapsed * 1000:.0f} ms"
+
     def _send(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
-              payload: bytes | None, body: Any, operation_id: str | None) -> Exchange:
+              payload: bytes | None, body: Any, operation_id: str | None, wait: float | None = None) -> Exchange:
         if self.target_down:
             raise NotSent(f"{method} {redact(url)} not sent: the target stopped answering "
                           f"({self.transport_failures} requests in a row got no answer)")
         if self.target_failing:  # the run stops after this test
             raise NotSent(f"{method} {redact(url)} not sent: the target is failing ({self.server_errors} of its "
                           f"last {len(self.recent_statuses)} answers were 5xx)")
-        timeout = self.timeout
+        wait = wait or self.timeout
+        timeout = wait
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:
@@ -349,11 +456,11 @@ class ApiClient:
                                    timeout=timeout) as response:
                 kept, size = _read_capped(response, started + timeout)
         except (httpx.TimeoutException, _TooSlow) as error:
-            if timeout < self.timeout:  # cut short by the test's bound, not the target's fault alone
+            if timeout < wait:  # cut short by the test's bound, not the target's fault alone
                 raise TargetError(f"{method} {redact(url)} stopped: {self.deadline_reason}") from None
             self.transport_failures += 1
-            raise TargetError(f"{method} {redact(url)} failed: no full answer within {timeout:g} s "
-                              f"(--request-timeout; {type(error).__name__})") from None
+            raise _NoAnswer(f"{method} {redact(url)} failed: no full answer within {timeout:g} s "
+                            f"(--request-timeout; {type(error).__name__})") from None
         except httpx.HTTPError as error:
             self.transport_failures += 1
             raise TargetError(f"{method} {redact(url)} failed: {type(error).__name__}: "

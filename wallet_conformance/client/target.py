@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, Exchange, TargetError, Unanswered
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
@@ -83,6 +83,8 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
         for operation_id in preflight_reads():
             try:
                 exchange = client.call(operation_id)
+            except Unanswered:  # one read silent while the target answers others: a finding of the tests (ERR-09)
+                continue
             except TargetError as error:
                 return Stop(f"the target at {target.base_url} cannot be reached: {error}", ExitStatus.CANNOT_RUN)
             stop = _judge(exchange, target.base_url)
@@ -92,7 +94,7 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
     finally:
         client.close()
     # Only when every read is off: one operation answering wrongly is a finding of the tests, not a wrong target.
-    return stops[0] if all(stops) else None
+    return stops[0] if stops and all(stops) else None
 
 
 def _judge(exchange: Exchange, base_url: str) -> Stop | None:

@@ -12,27 +12,39 @@ negative may be valid once a header or a query value the target ignores is the o
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 import hypothesis
+import schemathesis
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 from schemathesis import GenerationMode
 from schemathesis.core import NOT_SET
 
 from wallet_conformance.client.api import DEFAULT, Exchange
-from wallet_conformance.judge import checks, rules
+from wallet_conformance.judge import checks, request_rules, rules
 from wallet_conformance.judge.failures import ConformanceFailure
-from wallet_conformance.spec import contract, validation
+from wallet_conformance.judge.request_rules import INVALID_INPUT_REQUIREMENTS, Problem, invalid_input_requirement
+from wallet_conformance.spec import validation
 
 POSITIVE = GenerationMode.POSITIVE
 NEGATIVE = GenerationMode.NEGATIVE
+
+@cache
+def openapi_schema() -> Any:
+    """openapi.yaml (schemas bundled) loaded by Schemathesis; no base URL: the suite's client sends."""
+    schema = schemathesis.openapi.from_dict(validation.openapi_document())
+    schema.config.generation.update(database="none")
+    return schema
+
+
+@cache
+def operation(operation_id: str) -> Any:
+    """The Schemathesis operation of `operation_id`, whose strategies make the generated cases."""
+    return openapi_schema().find_operation_by_id(operation_id)
+
 
 def given_cases(operation_id: str, mode: GenerationMode) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """`@given` of a case test: a Schemathesis case of the operation in `mode`, and Hypothesis' `data` for draws."""
@@ -41,7 +53,7 @@ def given_cases(operation_id: str, mode: GenerationMode) -> Callable[[Callable[.
 
 def strategy(operation_id: str, mode: GenerationMode = POSITIVE, **fixed: Any) -> Any:
     """Hypothesis strategy of Schemathesis cases for one operation (`fixed`: path_parameters, body...)."""
-    return rules.operation(operation_id).as_strategy(generation_mode=mode, **fixed)
+    return operation(operation_id).as_strategy(generation_mode=mode, **fixed)
 
 
 # ------------------------------------------------------------------ requests
@@ -91,100 +103,9 @@ def _jsonable(value: Any) -> Any:
 # ------------------------------------------------------------------ is the request valid?
 
 
-@cache
-def _request_validator(operation_id: str) -> Draft202012Validator:
-    document = validation.openapi_document()
-    registry = Registry().with_resource("urn:openapi", Resource(contents=document, specification=DRAFT202012))
-    op = contract.operations()[operation_id]
-    definition = document["paths"][op.path][op.method.lower()]
-    body = definition["requestBody"]["content"]["application/json"]["schema"]["$ref"]
-    return Draft202012Validator({"$ref": "urn:openapi" + body}, registry=registry,
-                                format_checker=Draft202012Validator.FORMAT_CHECKER)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One way a request breaks openapi.yaml: where (`body.amount`, `query.live`, `path.walletId`) and the keyword."""
-
-    where: str
-    keyword: str
-    message: str
-
-
-def _without_nulls(body: Any) -> Any:
-    """The body with every null-valued property left out: a target may read `"mobile": null` as no mobile at
-    all (the document does not say), so a null is judged as the property's absence, never as a wrong type."""
-    if isinstance(body, dict):
-        return {name: _without_nulls(value) for name, value in body.items() if value is not None}
-    if isinstance(body, list):
-        return [_without_nulls(item) for item in body]
-    return body
-
-
-def _contact_of_a_wallet_not_secondary(operation_id: str, body: Any, where: str) -> bool:
-    """Whether a problem sits in emailAddress or mobile of a wallet that is not secondary: the document states their
-    rules ("valid e-mail address", the mobile's parts) for secondary wallets, which alone require them; a target
-    may ignore them on a primary wallet."""
-    secondary = isinstance(body, dict) and body.get("category") == "secondary"
-    return operation_id == "createWallet" and not secondary and where.startswith(("body.emailAddress", "body.mobile"))
-
-
 def request_problems(request: Request) -> list[Problem]:
     """Every way the request, as sent, breaks openapi.yaml (empty: the request is valid)."""
-    found: list[Problem] = []
-    op = contract.operations()[request.operation_id]
-    if request.body is not DEFAULT:
-        body = _without_nulls(request.body)
-        for error in _request_validator(request.operation_id).iter_errors(body):
-            where = ".".join(["body", *(str(part) for part in error.absolute_path)])
-            if _contact_of_a_wallet_not_secondary(request.operation_id, body, where):
-                continue
-            if error.validator == "required":
-                missing = re.findall(r"'([^']+)' is a required property", error.message)
-                where = ".".join([where, *missing])
-            found.append(Problem(where, str(error.validator), error.message))
-    elif op.method in ("POST", "PATCH"):
-        found.append(Problem("body", "required", "no request body"))
-    for name, value in request.query.items():
-        if name in ("isDefault", "live") and str(value).lower() not in ("true", "false"):
-            found.append(Problem(f"query.{name}", "type", f"{value!r} is not a boolean"))
-    for name, value in request.path.items():
-        if name == "walletId" and not str(value).startswith(contract.prefix("walletId")):
-            found.append(Problem(f"path.{name}", "pattern", f"{value!r} is not a wallet publicId"))
-    return found
-
-
-# The requirement a refused-invalid-request verdict names, by (where, keyword); first match wins.
-# Everything else invalid in a body falls under ERR-05 (SHOULD: invalid input is refused with a 4xx).
-INVALID_INPUT_REQUIREMENTS: tuple[tuple[str, str, str, str], ...] = (
-    # operation, where (prefix), keyword, requirement
-    ("transfer", "body.amount", "minimum", "LIM-10"),
-    ("bankTransfer", "body.amount", "minimum", "LIM-12"),
-    ("createCollectionAccount", "body.expireIn", "minimum", "LIM-14"),
-    ("createCollectionAccount", "body.expireIn", "maximum", "LIM-16"),
-    ("createCollectionAccount", "body.reference", "minLength", "LIM-17"),
-    ("createCollectionAccount", "body.", "required", "END-21"),
-    ("validateAccount", "body.", "required", "END-26"),
-    ("createWallet", "body.category", "enum", "LIM-09"),
-    ("createWallet", "body.emailAddress", "required", "LIM-05"),
-    ("createWallet", "body.emailAddress", "format", "LIM-06"),
-    ("createWallet", "body.mobile", "required", "LIM-07"),
-)
-
-
-def invalid_input_requirement(operation_id: str, problems: Iterable[Problem]) -> str | None:
-    """The requirement a 2xx to this invalid request breaks; None when the document says nothing of it.
-
-    Query filters with an odd value and the headers are not judged: their handling is not shown.
-    """
-    body_problems = [problem for problem in problems if problem.where.startswith("body")]
-    if not body_problems:
-        return None
-    for op, where, keyword, requirement in INVALID_INPUT_REQUIREMENTS:
-        for problem in body_problems:
-            if op == operation_id and problem.where.startswith(where) and problem.keyword == keyword:
-                return requirement
-    return "ERR-05"
+    return request_rules.problems(request.operation_id, request.body, query=request.query, path=request.path)
 
 
 # ------------------------------------------------------------------ verdicts

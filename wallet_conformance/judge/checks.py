@@ -18,7 +18,8 @@ Hand-written tests call these; the generated tests register the same functions w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+import threading
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from wallet_conformance.client.api import Exchange
@@ -53,6 +54,21 @@ def status(exchange: Exchange, expected: int, *, requirement: str | None = None)
 def success_status(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The documented success status of the exchange's operation (ERR-01 / ERR-02)."""
     status(exchange, contract.operations()[exchange.operation_id].success_status, requirement=requirement)
+
+
+@check
+def no_server_error(exchange: Exchange, *, requirement: str | None = None) -> None:
+    if exchange.status >= 500:
+        fail("no request gets a 5xx", "a status below 500", exchange.status, exchange, requirement=requirement)
+
+
+@check
+def answered(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The request got an answer, a success or a refusal: an HTTP status from 100 to 599 (RFC 9110 section 15). A
+    request left without any answer never reaches a check: the client raises Unanswered, which fails ERR-09."""
+    if not 100 <= exchange.status <= 599:
+        fail(f"{exchange.method} is answered with an HTTP status", "a status from 100 to 599", exchange.status,
+             exchange, requirement=requirement)
 
 
 @check
@@ -130,14 +146,33 @@ def contains(container: Iterable[Any], item: Any, title: str, exchange: Exchange
     return item
 
 
-def _walk(node: Any, path: str = "data") -> Iterator[tuple[str, str, Any]]:
+WALKED_FIELDS = MONEY_FIELDS | CURRENCY_FIELDS | TIMESTAMP_FIELDS
+
+
+def _fields(node: Any, path: str, found: list[tuple[str, str, Any]]) -> list[tuple[str, str, Any]]:
+    """Every field of `node`, at any depth, named in WALKED_FIELDS: (the path of its object, its name, its value)."""
     if isinstance(node, dict):
         for key, value in node.items():
-            yield path, key, value
-            yield from _walk(value, f"{path}.{key}")
+            if key in WALKED_FIELDS:
+                found.append((path, key, value))
+            if isinstance(value, (dict, list)):
+                _fields(value, f"{path}.{key}", found)
     elif isinstance(node, list):
         for index, value in enumerate(node):
-            yield from _walk(value, f"{path}[{index}]")
+            if isinstance(value, (dict, list)):
+                _fields(value, f"{path}[{index}]", found)
+    return found
+
+
+# The fields of the exchange last walked, per thread: three rules in a row walk one exchange's data.
+_walked = threading.local()
+
+
+def _walked_fields(exchange: Exchange) -> list[tuple[str, str, Any]]:
+    held = getattr(_walked, "held", None)
+    if held is None or held[0] is not exchange:
+        held = _walked.held = (exchange, _fields(exchange.data, "data", []))
+    return held[1]
 
 
 def _every_field(exchange: Exchange, names: frozenset[str], holds: Callable[[Any], bool], title: str, expected: str,
@@ -145,7 +180,7 @@ def _every_field(exchange: Exchange, names: frozenset[str], holds: Callable[[Any
     """Every field of data (at any depth) named in `names` holds (`holds(value)`), or is null where that is allowed;
     returns the fields it validated, by path."""
     seen = {}
-    for path, key, value in _walk(exchange.data):
+    for path, key, value in _walked_fields(exchange):
         if key in names and not (null_allowed and value is None):
             if not holds(value):
                 fail(title, expected, f"{path}.{key} = {value!r}", exchange, requirement=requirement)

@@ -1,9 +1,12 @@
-"""The rules one answer can break, each tied to the requirement it holds: the one registry of what the generated
-tests judge on every exchange they make, and from which their requirement lists are derived.
+"""The rules one answer can break, each tied to the requirement it holds: the one registry of what the exchange
+judge (judge/exchanges.py) holds on every exchange of the run, and from which the generated tests' requirement lists
+are derived.
 
 A rule says which answers it judges (`when`), which requirements it may stand for (the first whose catalogue
-`operations` take in the exchange's operation), and its check. The suite's own checks (judge/checks.py,
-judge/envelope.py) and three of Schemathesis' checks are registered here. Schemathesis checks left out, and why:
+`operations` take in the exchange's operation), and its check. All are the suite's own checks (judge/checks.py,
+judge/envelope.py, the response schemas of openapi.yaml through spec/validation.py): Schemathesis generates and
+sends the generated tests' cases, and its own checks would judge those alone. Schemathesis checks with no rule here,
+and why:
 - status_code_conformance: openapi.yaml declares `4XX` and `default` (failure codes are not shown, ERR-04), so it
   cannot fail; the documented success status is the suite's own rule (ERR-01 / ERR-02).
 - positive_data_acceptance / negative_data_rejection: they read Schemathesis' own idea of valid; the generated
@@ -16,22 +19,14 @@ judge/envelope.py) and three of Schemathesis' checks are registered here. Schema
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import timedelta
 from functools import cache
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
-
-import httpx
-import schemathesis
-from schemathesis.checks import content_type_conformance, not_a_server_error, response_schema_conformance
-from schemathesis.core.failures import FailureGroup
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope
-from wallet_conformance.judge.failures import ConformanceFailure
+from wallet_conformance.judge import checks, envelope, request_rules
+from wallet_conformance.judge.failures import DECLARED, ConformanceFailure
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -66,51 +61,28 @@ class Rule:
         return not exchange.ok
 
 
-# ------------------------------------------------------------------ Schemathesis' checks, on any exchange
+# ------------------------------------------------------------------ the response schemas of openapi.yaml
 
 
-@cache
-def openapi_schema() -> Any:
-    """openapi.yaml (schemas bundled) loaded by Schemathesis; no base URL: the suite's client sends."""
-    schema = schemathesis.openapi.from_dict(validation.openapi_document())
-    schema.config.generation.update(database="none")
-    return schema
-
-
-@cache
-def operation(operation_id: str) -> Any:
-    return openapi_schema().find_operation_by_id(operation_id)
-
-
-def _response(exchange: Exchange) -> httpx.Response:
-    """The exchange as an httpx response, for Schemathesis' checks (the key is already redacted)."""
-    request = httpx.Request(exchange.method, exchange.url, headers=exchange.request_headers)
-    response = httpx.Response(exchange.status, headers=exchange.response_headers,
-                              content=exchange.text.encode(), request=request)
-    response.elapsed = timedelta(seconds=exchange.elapsed)
-    return response
-
-
-def _path_parameters(exchange: Exchange) -> dict[str, str]:
-    """The path parameters of an exchange, read off its URL by its operation's path template."""
-    template = contract.operations()[exchange.operation_id].path
-    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template))
-    found = re.search(pattern + "$", urlsplit(exchange.url).path)
-    return {name: unquote(value) for name, value in found.groupdict().items()} if found else {}
-
-
-def _schemathesis(check: Callable[..., Any], name: str, why: str) -> Callable[[Exchange, str], None]:
-    """A Schemathesis check run on an exchange of the run's own; its failure names the requirement."""
+def _response_schema(why: str, data_only: bool = False) -> Callable[[Exchange, str], None]:
+    """The answer holds the schema openapi.yaml gives its operation and status; its failure names the requirement
+    (with `data_only`, a problem in `meta` is left to the envelope's rules, each under its own requirement, and a
+    body that is not JSON to SVC-03)."""
 
     def run(exchange: Exchange, requirement: str) -> None:
-        case = operation(exchange.operation_id).Case(path_parameters=_path_parameters(exchange))
-        try:
-            case.validate_response(_response(exchange), checks=[check])
-        except FailureGroup as group:
-            first = group.exceptions[0]
-            lines = [line for line in str(first.message).splitlines() if line.strip()]
-            raise ConformanceFailure(requirement, f"Schemathesis {name}: {first.title}", why, "\n".join(lines[:6]),
-                                     exchange, detail=f"check {name}") from None
+        if not exchange.is_json:
+            if data_only:
+                return
+            checks.fail("the answer is a JSON envelope", "a JSON body", "a body that is not JSON", exchange,
+                        detail=why, requirement=requirement)
+        found = validation.response_problems(exchange.operation_id, exchange.status, exchange.json) or []
+        found = [problem for problem in found if not (data_only and problem.path.split(".")[0].startswith("meta"))]
+        if found:
+            first = found[0]
+            listing = "; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in found[:8])
+            checks.fail(f"the answer matches the schema of {exchange.operation_id} (HTTP {exchange.status})",
+                        f"{first.keyword}: {first.expected}", f"{first.path or 'body'}: {first.message}", exchange,
+                        detail=f"{why}. {listing}", requirement=requirement)
 
     return run
 
@@ -148,29 +120,38 @@ RULES: tuple[Rule, ...] = (
          lambda ex, rid: envelope.meta_status_code(ex, requirement=rid)),
     Rule("error meta.success false", "client-error", ("ERR-08",),
          lambda ex, rid: envelope.meta_success_is(ex, False, requirement=rid)),
-    # Schemathesis' checks.
-    Rule("not_a_server_error", "success", ("ERR-05",),
-         _schemathesis(not_a_server_error, "not_a_server_error", "no request gets a 5xx (SHOULD)")),
-    Rule("not_a_server_error", "not-success", ("ERR-05",),
-         _schemathesis(not_a_server_error, "not_a_server_error", "no request gets a 5xx (SHOULD)")),
-    Rule("content_type_conformance", "success", ("SVC-04",),
-         _schemathesis(content_type_conformance, "content_type_conformance",
-                       "a success response is labelled application/json (SHOULD)")),
-    Rule("response_schema_conformance", "success", RESOURCE_SCHEMAS,
-         _schemathesis(response_schema_conformance, "response_schema_conformance",
-                       "a success body matches its schema (MUST, the resource's requirement)")),
-    Rule("response_schema_conformance", "not-success", ("ERR-06",),
-         _schemathesis(response_schema_conformance, "response_schema_conformance",
-                       "a refusal is an envelope (SHOULD)")),
+    # What was sent: an accepted request keeps the documented limits, and its answer carries what was sent.
+    *(Rule("accepted request within the limits", "success", (limit,),
+           lambda ex, rid: request_rules.accepted_within_limits(ex, rid, requirement=rid))
+      for limit in dict.fromkeys(requirement for *_, requirement in request_rules.INVALID_INPUT_REQUIREMENTS)),
+    *(Rule("what was sent comes back", "success", (echoed,),
+           lambda ex, rid: request_rules.sent_comes_back(ex, requirement=rid))
+      for echoed in dict.fromkeys(requirement for _, requirement, *_ in request_rules.ECHOED)),
+    Rule("verify answers the path's reference", "success", ("END-28",),
+         lambda ex, rid: request_rules.verified_reference(ex, requirement=rid)),
+    Rule("expiration after expireIn", "success", ("STA-07",),
+         lambda ex, rid: request_rules.expiration_follows_expire_in(ex, requirement=rid)),
+    # Any answer: no 5xx (SHOULD); success bodies labelled JSON (SHOULD); the schemas of openapi.yaml.
+    Rule("no server error", "not-success", ("ERR-05",), lambda ex, rid: checks.no_server_error(ex, requirement=rid)),
+    Rule("content type", "success", ("SVC-04",), lambda ex, rid: envelope.content_type_json(ex, requirement=rid)),
+    Rule("response schema", "success", RESOURCE_SCHEMAS,
+         _response_schema("a success body's data matches its schema (MUST, the resource's requirement)",
+                          data_only=True)),
+    Rule("response schema", "not-success", ("ERR-06",), _response_schema("a refusal is an envelope (SHOULD)")),
 )
+
+
+@cache
+def _applying(operation_id: str) -> tuple[tuple[Rule, str], ...]:
+    return tuple((rule, requirement) for rule in RULES
+                 if (requirement := rule.requirement_for(operation_id)) is not None)
 
 
 def applying(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")
              ) -> Iterator[tuple[Rule, str]]:
     """The rules that hold on an operation's answers of the kinds `when`, each with its requirement there."""
-    for rule in RULES:
-        requirement = rule.requirement_for(operation_id) if rule.when in when else None
-        if requirement is not None:
+    for rule, requirement in _applying(operation_id):
+        if rule.when in when:
             yield rule, requirement
 
 
@@ -180,9 +161,29 @@ def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client
     return list(dict.fromkeys(requirement for _, requirement in applying(operation_id, when)))
 
 
+def broken(exchange: Exchange) -> list[tuple[Rule, str, ConformanceFailure]]:
+    """Every rule of the registry that judges this answer and that it breaks, with the requirement it holds and
+    the failure, in the registry's order. Worked out once per exchange: the exchange judge and the generated
+    tests both ask."""
+    if exchange.broken is None:
+        found = []
+        token = DECLARED.set(None)  # each rule holds its own requirement, whichever test made the exchange
+        try:
+            for rule, requirement in applying(exchange.operation_id):
+                if rule.judges(exchange):
+                    try:
+                        rule.check(exchange, requirement)
+                    except ConformanceFailure as failure:
+                        found.append((rule, requirement, failure))
+        finally:
+            DECLARED.reset(token)
+        exchange.broken = found
+    return exchange.broken
+
+
 def judge_answer(exchange: Exchange, when: tuple[When, ...] = ("success", "client-error", "not-success")) -> None:
     """Every rule of the registry that judges this answer (of the kinds `when`), in order; the first broken one
     raises its ConformanceFailure."""
-    for rule, requirement in applying(exchange.operation_id, when):
-        if rule.judges(exchange):
-            rule.check(exchange, requirement)
+    for rule, _, failure in broken(exchange):
+        if rule.when in when:
+            raise failure

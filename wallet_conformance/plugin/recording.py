@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.plugin import allure_labels
+from wallet_conformance.plugin import allure_labels, exchange_judging
 from wallet_conformance.plugin.collection import plain_nodeid
 from wallet_conformance.plugin.state import is_worker, state
 from wallet_conformance.reporting import gating, terminal
@@ -54,6 +54,8 @@ class Recorder:
         if "requirements" not in properties:
             return
         run = state(self.config)
+        exchange_judging.merge(run.records, properties.get(exchange_judging.FINDINGS, []))
+        run.exchanges = exchange_judging.add_counts(run.exchanges, properties.get(exchange_judging.COUNTS, {}))
         nodeid = plain_nodeid(report.nodeid)
         record = run.records.get(nodeid)
         if record is None:
@@ -85,7 +87,7 @@ class Recorder:
                                   environment=settings.environment, seed=settings.seed, strict=settings.strict,
                                   selected=settings.requirements, gate=self.gate,
                                   run={"started_at": started, "duration": round(time.time() - self.started, 2),
-                                       "profile": settings.profile})
+                                       "profile": settings.profile, "exchanges": run.exchanges})
         run.written = write_all(run.report, settings.report_dir)
         allure_labels.scrub(self.config)
         run.report_path = run.written[0]

@@ -14,8 +14,8 @@ from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import CannotJudge, declared
-from wallet_conformance.plugin import allure_labels
-from wallet_conformance.plugin.collection import is_conformance_item, requirement_ids
+from wallet_conformance.plugin import allure_labels, exchange_judging
+from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
 from wallet_conformance.plugin.state import STATE, RunState, state
 from wallet_conformance.reporting import evidence
 from wallet_conformance.world.bodies import run_id
@@ -46,6 +46,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, Any]:
     client = run.client
     item.stash[TEST_START] = len(client.exchanges) if client else 0
     item.stash[RATE_LIMITS_START] = len(client.rate_limited) if client else 0
+    exchange_judging.judged(item.config).current = plain_nodeid(item.nodeid)
     # The test's bound, cut at the end of the run's budget; teardown gets a fresh one (cleanup must happen).
     end_of_budget = run.started + run.settings.run_budget
     _bound(run, min(time.monotonic() + run.settings.test_timeout, end_of_budget),
@@ -90,6 +91,7 @@ def pytest_fixture_setup(request: pytest.FixtureRequest) -> Generator[None, Any,
         return value
     value.deadline = run.test_deadline
     value.rate_limit_wait = run.settings.rate_limit_wait
+    value.exchanges.observer = exchange_judging.judged(request.config).take  # the second key's client shares it
     if value is run.client and run.target is not None and not run.target.embedded:
         from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
 
@@ -128,6 +130,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
         if limited:
             properties.append((RATE_LIMITED, limited))
+    properties.extend(exchange_judging.judged(item.config).properties())
     stop = _why_stop(run)
     if stop is not None and not item.session.shouldstop:
         item.session.shouldstop = stop

@@ -34,6 +34,7 @@ class RunState:
     started: float = field(default_factory=time.monotonic)
     test_deadline: float | None = None  # the current test's bound (monotonic), applied to the client
     stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
+    exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
     ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard), made by the controller
 
 

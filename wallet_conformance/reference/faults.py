@@ -19,6 +19,8 @@ class Fault(Enum):
     CONTENT_TYPE_TEXT_ON_BANK_LIST = ("SVC-04", "The bank list is served as text/plain (body unchanged).")
     STATUS_CODE_200_IN_META_ON_CREATE = ("SVC-05", "meta.statusCode is 200 on the three 201 responses.")
     SUCCESS_AS_STRING_ON_TRANSFER = ("SVC-06", 'meta.success is the string "true" on both transfer responses.')
+    SUCCESS_AS_STRING_PAST_FIRST_PAGE = ("SVC-06", 'meta.success is the string "true" on a list\'s pages after the '
+                                                   "first (only paging walks read them).")
     MESSAGE_NOT_STRING_ON_ACCOUNT_LIST = ("SVC-07", "The account list carries meta.message 0 (a number).")
     MESSAGE_MISSING_ON_CLOSE = ("SVC-08", "The close-wallet response has no meta.message.")
     MESSAGE_ON_WALLET_READ = ("SVC-09", "The single-wallet read carries a meta.message.")
@@ -71,6 +73,8 @@ class Fault(Enum):
     COLLECTION_REFERENCE_NOT_GENERATED = ("RES-33", "A collection account made without reference has reference null.")
     COLLECTION_PARENT_IS_OWN_NUMBER = ("RES-34", "parentAccountNumber is the collection account's own number.")
     COLLECTION_AMOUNT_IN_NAIRA = ("RES-35", "A collection account shows its amount in whole naira (amount // 100).")
+    COLLECTION_AMOUNT_IN_NAIRA_WHEN_LARGE = ("RES-35", "A collection account of 10,000,000 kobo or more shows its "
+                                                       "amount in whole naira.")
     COLLECTION_NUMBER_IS_PARENT = ("RES-36", "A collection account's accountNumber is its wallet's (parent kept).")
     BANK_ACCOUNT_WITHOUT_VERSION = ("RES-40", "The validated bank account lacks `version`.")
     BANK_ACCOUNT_CODE_IS_NIBSS = ("RES-41", "The validated bank account's bankCode is the bank's NIBSS code.")
@@ -95,6 +99,10 @@ class Fault(Enum):
     CLIENT_RESPONSE_WITHOUT_AUTHORIZATION = ("RES-74", "meta.clientResponse lacks authorization.")
     THIRD_PARTY_AS_STRING = ("RES-75", 'meta.isThirdParty is a string ("false" or "true").')
     TRANSACTION_DELETED_AT_EMPTY = ("RES-76", 'Transactions show deletedAt "".')
+    TRANSFER_REFERENCE_REPEATS = ("RES-79", "Every third transfer from a wallet gets the reference of the wallet's "
+                                            "transfer before it.")
+    WALLET_LIST_NUMBER_REVERSED = ("RES-80", "Wallet list entries show the accountNumber written backwards (the create "
+                                             "answer, reads and transactions show it right).")
     # States and transitions.
     TRANSFER_IMMEDIATELY_SUCCESSFUL = ("STA-03", "A wallet transfer is returned with status `success`.")
     BANK_TRANSFER_STATUS_PROCESSING = ("STA-04", "A bank transfer is returned with status `processing`.")
@@ -179,6 +187,10 @@ class Fault(Enum):
     PLAIN_ERROR_BODY = ("ERR-06", 'Errors are {"error": message} without envelope.')
     ERROR_STATUS_CODE_200_IN_META = ("ERR-07", "Error envelopes carry meta.statusCode 200.")
     ERROR_SUCCESS_TRUE = ("ERR-08", "Error envelopes carry meta.success true.")
+    UNKNOWN_DESTINATION_UNANSWERED = (
+        "ERR-09",
+        "A collection account for a destination that is no wallet gets no answer: held until the client gives up.",
+    )
     # Limits.
     SIXTH_PRIMARY_ACCEPTED = ("LIM-01", "A sixth open primary wallet is created.")
     FIFTH_PRIMARY_REFUSED = ("LIM-02", "The fifth open primary wallet is refused.")

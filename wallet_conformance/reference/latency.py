@@ -1,15 +1,22 @@
-"""A network round trip for the reference: an ASGI middleware that sleeps before each answer.
+"""Time in the reference's answers: a network round trip, and a request held without an answer.
 
 With `latency` seconds, the bundled reference behaves like a target tens of milliseconds away, so the
-suite's speed against a remote target can be measured on loopback (`--reference-latency`).
+suite's speed against a remote target can be measured on loopback (`--reference-latency`). A fault holds a
+request without an answer (`held_until_abandoned`) until its client gives up.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
+from starlette.requests import Request
+
 Scope = dict[str, Any]
+# The longest a request is held without an answer: past any --request-timeout a run sets (10 s by default), so the
+# client gives up first; a bound all the same, so that a client without a timeout is answered in the end.
+HOLD_LIMIT = 120.0
 
 
 class Latency:
@@ -28,3 +35,12 @@ class Latency:
 def with_latency(app: Any, seconds: float) -> Any:
     """`app` itself when `seconds` is 0, else `app` behind the delay."""
     return Latency(app, seconds) if seconds > 0 else app
+
+
+async def held_until_abandoned(request: Request, limit: float = HOLD_LIMIT) -> None:
+    """Hold a request without an answer until its client gives up and closes the connection (at most `limit`
+    seconds): the handler then ends at once, leaving nothing behind to delay the server's stop."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(limit):
+            while (await request.receive())["type"] != "http.disconnect":
+                pass

@@ -205,6 +205,11 @@ class Ledger:
         number = self._next_transaction_number()
         moment = now()
         bank_fields = {"name_enquiry_ref": f"ne-{number:010d}"} if to_bank else {}
+        reference = f"{'bt' if to_bank else 'wt'}-{number:010d}"
+        if self.faults.on(Fault.TRANSFER_REFERENCE_REPEATS):
+            earlier = [t for t in self.store.transactions if t.source is source and t.entry == "debit"]
+            if len(earlier) % 3 == 2:
+                reference = earlier[-1].reference
         return self._new(
             number,
             auth=caller.id,
@@ -218,7 +223,7 @@ class Ledger:
             fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
             balance=source.balance,
             narration=narration,
-            reference=f"{'bt' if to_bank else 'wt'}-{number:010d}",
+            reference=reference,
             debit_reference=None,
             link_ref=f"lnk-{number:010d}",
             session_id=self._session_id(bank, moment, number),

@@ -134,7 +134,7 @@ def collection_account(record: CollectionAccount, faults: FaultSet) -> Json:
         "accountNumber": (
             record.parent_account_number if faults.on(Fault.COLLECTION_NUMBER_IS_PARENT) else record.account_number
         ),
-        "amount": record.amount // 100 if faults.on(Fault.COLLECTION_AMOUNT_IN_NAIRA) else record.amount,
+        "amount": _collection_amount(record.amount, faults),
         "bankName": record.bank.name,
         "bankCode": record.bank.code,
         "live": record.live,
@@ -410,3 +410,14 @@ def _verification(record: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
         "status": "success",
         "data": {"status": "success", "message": "Transaction status retrieved", "data": details},
     }
+
+
+LARGE_COLLECTION = 10_000_000  # kobo: the amount from which a fault shows collection accounts in naira
+
+
+def _collection_amount(amount: int, faults: FaultSet) -> int:
+    if faults.on(Fault.COLLECTION_AMOUNT_IN_NAIRA):
+        return amount // 100
+    if faults.on(Fault.COLLECTION_AMOUNT_IN_NAIRA_WHEN_LARGE) and amount >= LARGE_COLLECTION:
+        return amount // 100
+    return amount

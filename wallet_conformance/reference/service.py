@@ -124,6 +124,8 @@ def envelope(
         meta["message"] = message
     if pagination is not None:
         meta["pagination"] = pagination
+        if pagination.get("current", 1) > 1 and call.faults.on(Fault.SUCCESS_AS_STRING_PAST_FIRST_PAGE):
+            meta["success"] = "true"
     if status == HTTPStatus.CREATED and call.faults.on(Fault.STATUS_CODE_200_IN_META_ON_CREATE):
         meta["statusCode"] = HTTPStatus.OK
     return {"meta": meta, "data": data}, status

@@ -14,6 +14,7 @@ from wallet_conformance.judge.failures import shown
 
 TARGET_ERROR = "TargetError"
 SUITE_ERROR = "SuiteError"
+UNANSWERED = "Unanswered"  # the silence of one operation while the target answers others (client/api.py)
 SHOWN = 600  # characters of a value or a response body kept as evidence
 
 
@@ -30,6 +31,10 @@ def _leaves(error: BaseException) -> list[BaseException]:
 
 def _is_check_failure(error: BaseException) -> bool:
     return named(error, "ConformanceFailure") and isinstance(getattr(error, "requirement", None), str)
+
+
+def _is_silence(error: BaseException) -> bool:
+    return named(error, UNANSWERED) and isinstance(getattr(error, "requirement", None), str)
 
 
 @dataclass
@@ -52,6 +57,9 @@ def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
     """What a test's error says of the test's requirements (`declared`).
 
     - every failed check names its requirement: those requirements fail;
+    - a request an operation left without an answer while the target answered others (Unanswered) fails the
+      requirement that every request is answered, wherever it is met: a test that does not declare it has its own
+      requirements blocked, as by a refused setup step;
     - a setup step the target refused (TargetError) names at most the one requirement that step exercises;
     - anything else is the suite's own error and judges none of them: a SuiteError, a check naming a requirement
       the test does not declare, or an exception no check raised (a KeyError or a TypeError in the suite's own
@@ -62,23 +70,27 @@ def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
     refused = [leaf for leaf in leaves if named(leaf, TARGET_ERROR)]
     suite = next((leaf for leaf in leaves if named(leaf, SUITE_ERROR)), None)
     if suite is not None:
-        return Classified(suite_error=str(suite), evidence=[_evidence(suite)])
+        return Classified(suite_error=str(suite), evidence=[error_evidence(suite)])
     stray = next((leaf.requirement for leaf in checks if leaf.requirement not in declared), None)  # type: ignore
     if stray is not None:
         return Classified(suite_error=f"SUITE ERROR: a failure names requirement {stray!r}, which the test does not "
-                                     f"declare ({', '.join(declared)})", evidence=[_evidence(checks[0])])
+                                     f"declare ({', '.join(declared)})", evidence=[error_evidence(checks[0])])
     unexpected = next((leaf for leaf in leaves if leaf not in checks and leaf not in refused), None)
     if unexpected is not None:
         message = (f"SUITE ERROR (a bug of the conformance suite, not of the target): the test stopped on "
                    f"{type(unexpected).__name__}: {_first(unexpected)}, which no check raised; none of its "
                    "requirements is judged")
-        return Classified(suite_error=message, evidence=[{**_evidence(unexpected), "title": message[:300]}])
-    if checks:
-        found = tuple(dict.fromkeys(leaf.requirement for leaf in checks))  # type: ignore[attr-defined]
-        return Classified(failed_requirements=found, evidence=[_evidence(leaf) for leaf in checks])
+        return Classified(suite_error=message, evidence=[{**error_evidence(unexpected), "title": message[:300]}])
+    silences = [leaf for leaf in refused if _is_silence(leaf)]
+    if checks or silences:
+        found = tuple(dict.fromkeys(leaf.requirement for leaf in checks + silences))  # type: ignore[attr-defined]
+        undeclared = next((leaf.requirement for leaf in silences  # type: ignore[attr-defined]
+                           if leaf.requirement not in declared), None)
+        return Classified(failed_requirements=found, setup_error=undeclared is not None,
+                          setup_requirement=undeclared, evidence=[error_evidence(leaf) for leaf in checks + silences])
     requirement = getattr(refused[0], "requirement", None)
     return Classified(setup_error=True, setup_requirement=requirement if isinstance(requirement, str) else None,
-                      evidence=[_evidence(refused[0])])
+                      evidence=[error_evidence(refused[0])])
 
 
 def _first(error: BaseException) -> str:
@@ -98,8 +110,10 @@ def _title(error: BaseException) -> str:
     return redact(title)[:300]
 
 
-def _evidence(error: BaseException) -> dict[str, Any]:
+def error_evidence(error: BaseException) -> dict[str, Any]:
     """One failed check (or refused setup step, or suite error): title, expected/received, the exchange."""
+    if _is_silence(error):
+        return _silence_evidence(error)
     requirement = getattr(error, "requirement", None)
     item: dict[str, Any] = {
         "requirement": requirement if isinstance(requirement, str) else None,
@@ -116,6 +130,24 @@ def _evidence(error: BaseException) -> dict[str, Any]:
     if exchange is not None:
         item["exchange"] = exchange_evidence(exchange)
     return item
+
+
+def _silence_evidence(error: Any) -> dict[str, Any]:
+    """A request left without an answer, as a check's evidence: expected and received, the request and its curl line;
+    its status is 0, as HAR writes a request that got no response."""
+    silence = error.silence
+    body = silence.request_body
+    return {
+        "requirement": error.requirement,
+        "kind": "check",
+        "title": _title(error),
+        "expected": _show(error.expected),
+        "received": _show(error.received),
+        "detail": _show(error.detail),
+        "exchange": {"request": redact(f"{silence.method} {silence.url}"),
+                     "request_body": None if body is None else _show(body), "status": 0, "content_type": None,
+                     "response": "(no answer)", "curl": redact(silence.curl())},
+    }
 
 
 def exchange_evidence(exchange: Any) -> dict[str, Any]:

@@ -78,6 +78,10 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     if expired:
         lines.append(f"EXPIRED waivers (they no longer hold): {', '.join(expired)}")
     lines.extend(alarms(report))
+    exchanges = report["run"].get("exchanges") or {}
+    if exchanges.get("judge_errors"):
+        lines.append(f"SUITE ERROR: the exchange judge failed on {exchanges['judge_errors']} exchange(s), which it "
+                     f"did not judge; the first: {exchanges.get('first_judge_error')}")
     if report.get("stopped"):
         lines.append(f"The run STOPPED EARLY: {report['stopped']['reason']}. The verdicts judge only what ran.")
     else:
@@ -85,7 +89,9 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     if outcome["verdict"] == "does-not-conform" and outcome["exit_status"] == 0:
         lines.append("The gate passes: every failure is waived or already in the baseline.")
     lines.append(f"exit status {outcome['exit_status']}"
-                 + (f": gated by {', '.join(gate['failing'])}" if gate["failing"] else ""))
+                 + (f": gated by {', '.join(gate['failing'])}" if gate["failing"] else "")
+                 + (f" ({exchanges['judged']} of {exchanges['made']} exchanges held to every rule one answer can "
+                    "break)" if exchanges.get("made") else ""))
     if written:
         folder = Path(written[0]).parent
         lines.append(f"Reports in {folder}: {', '.join(Path(path).name for path in written)}")

@@ -27,6 +27,7 @@ DEFAULT_PAGE_SIZE = "LIM-20"
 VERSION = "VER-01"  # the base address ends with the version segment
 MONEY_INTEGERS = "SVC-21"  # every money amount is an integer of kobo
 WRITE_OPERATIONS = "SVC-02"  # the operations that take a JSON request body
+ANSWERED = "ERR-09"  # every request of an operation is answered, with a success or a refusal
 # The requirement a documented request of each operation exercises when a test makes it as a setup step:
 # a refusal there is a failure of that requirement (TargetError(requirement=...)), not of the test's own.
 ACCEPTANCE = {
@@ -190,6 +191,26 @@ def wallet_list_changes() -> frozenset[str]:
     listed = operations()["listWallets"].path
     return frozenset(operation_id for operation_id, operation in operations().items()
                      if operation.method in ("POST", "DELETE") and operation.path.startswith(listed))
+
+
+@cache
+def sent_once() -> frozenset[str]:
+    """The operations whose request is never sent a second time, even when the first got no answer: a second copy
+    could be applied as well as the first. The money movements (the document gives a transfer no caller reference
+    by which a target could tell a repeat from a new transfer) and wallet creation (a wallet whose answer was lost
+    stays open, unknown to the run's sweep; a primary one holds one of the five places)."""
+    created_wallets = {operation_id for operation_id in wallet_list_changes()
+                       if operations()[operation_id].method == "POST"}
+    return money_operations() | created_wallets
+
+
+@cache
+def cheap_reads() -> tuple[Operation, ...]:
+    """Reads safe anywhere that every conforming target answers at once: the GET operations without a path parameter,
+    the unpaged ones (the bank list) first."""
+    reads = [operation for operation in operations().values()
+             if operation.method == "GET" and "{" not in operation.path]
+    return tuple(sorted(reads, key=lambda operation: is_paginated(operation.id)))
 
 
 def version_segment() -> str:

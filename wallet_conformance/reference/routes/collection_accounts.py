@@ -10,6 +10,7 @@ from starlette.responses import Response
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, crash, invalid
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.latency import held_until_abandoned
 from wallet_conformance.reference.records import Wallet
 from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
@@ -54,6 +55,8 @@ async def create_collection_account(request: Request, call: Call) -> Response:
         anyone = call.variants.on(Variant.COLLECTIONS_INTO_ANY_WALLET)
         destination = call.store.find_wallet(call.caller, destination_id, any_account=anyone)
     except ApiError:
+        if faults.on(Fault.UNKNOWN_DESTINATION_UNANSWERED):
+            await held_until_abandoned(request)
         if not faults.on(Fault.COLLECTION_ACCEPTS_UNKNOWN_DESTINATION):
             raise
         destination = None

@@ -78,6 +78,9 @@ async def list_wallets(request: Request, call: Call) -> Response:
     if call.faults.on(Fault.WALLET_LIST_BALANCE_STALE):
         for entry, wallet in zip(data, page, strict=True):
             entry["balance"] -= call.store.last_transfer_credit(wallet)
+    if call.faults.on(Fault.WALLET_LIST_NUMBER_REVERSED):
+        for entry in data:
+            entry["accountNumber"] = entry["accountNumber"][::-1]
     if call.faults.on(Fault.WALLET_LIST_OF_IDS):
         data = [entry["publicId"] for entry in data]
     if call.faults.on(Fault.DATA_OBJECT_ON_WALLET_LIST):

@@ -1,0 +1,342 @@
+"""The registry of records: every record the run's answers show, and the invariants between those answers.
+
+Fed one exchange at a time (the stream the exchange judge gets, judge/exchanges.py), it keeps per record a small
+fingerprint, never a body: the record's kind, the identifiers and fixed values shown so far, and the view (which
+part of which answer) that first showed each. An answer that contradicts an earlier one is a finding; its failure
+shows the contradicting exchange and names the earlier view it contradicts.
+
+- RES-79: an identifier names one record. No two records share a publicId, an `_id` (of one kind), the accountNumber
+  of a wallet or collection account (one namespace: both are virtual accounts, with one prefix), or, within an
+  account and mode, a transaction's reference.
+- RES-80: a record shows the same identity in every answer that shows it: a wallet, collection account or account
+  its accountNumber, `_id` and owner (`account`, `business`); a transaction its reference, `_id`, amount, source and
+  destination; a wallet and a bank account, as a transaction of their own account shows them, their accountNumber.
+- LIM-19: no two collection accounts of an account (and mode) share a reference ("unique"), generated or supplied.
+- STA-09: a transfer accepted after the close of its source or destination never shows `success`.
+
+Left alone, because the document lets them change or leaves them open: balances, statuses (but the one above),
+names, timestamps; `id` (an integer in create and list answers, a string in reads); a transaction's owner and entry
+(a transfer may be one record seen from both sides); another account's wallet as a transaction shows it (what an
+answer shows of it is AUTH-17's open point); how a closed wallet reads or lists (STA-10, not shown). Records of
+other accounts are compared like the key's own: identifiers are the service's, and references are unique within
+their account, whichever key read them.
+
+Only whole 2xx JSON answers of an operation of the contract are taken; refusals and cut or non-JSON bodies show no
+record. No pytest here: the plugin feeds the run's exchanges (plugin/exchange_judging.py), and the same class can
+judge exchanges recorded elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge.exchanges import Finding, judgeable
+from wallet_conformance.judge.failures import CannotJudge, ConformanceFailure, check
+from wallet_conformance.judge.parties import BANK_ACCOUNT, SIDES, VIRTUAL_ACCOUNT, legs
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
+
+IDENTIFIERS = "RES-79"
+IDENTITY = "RES-80"
+COLLECTION_REFERENCES = "LIM-19"
+CLOSED_WALLETS = "STA-09"
+FINDER = "records"  # names the registry's findings: their run records are `records::REQ[operation]`
+# The most records the registry learns, a bound on its memory over a very long recording; past it, it still holds
+# the records it knows to the invariants.
+MAX_RECORDS = 200_000
+SUCCESS = contract.success_state()
+OWNER = "account"
+MODE = "live"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of record: its name, the family whose publicIds share one namespace, the values that never change
+    (compared between views), those of them no other record shows (each with its namespace), and those unique within
+    an account and mode (each with the requirement that says so)."""
+
+    name: str
+    family: str
+    fixed: tuple[str, ...]
+    unique: tuple[tuple[str, str], ...] = ()
+    per_account: tuple[tuple[str, str], ...] = ()
+
+
+VIRTUAL_ACCOUNTS = "virtual account"
+NUMBERS = "the accountNumber of a virtual account"
+WALLET = Kind("wallet", VIRTUAL_ACCOUNTS, ("accountNumber", "_id", OWNER),
+              (("accountNumber", NUMBERS), ("_id", "the _id of a wallet")))
+COLLECTION_ACCOUNT = Kind("collection account", VIRTUAL_ACCOUNTS, ("accountNumber", "reference", OWNER),
+                          (("accountNumber", NUMBERS),), (("reference", COLLECTION_REFERENCES),))
+BANK_ACCOUNT_RECORD = Kind("bank account", "bank account", ("accountNumber",))
+TRANSACTION = Kind("transaction", "transaction", ("reference", "_id", "amount", "source", "destination"),
+                   (("_id", "the _id of a transaction"),), (("reference", IDENTIFIERS),))
+ACCOUNT = Kind("account", "account", ("_id", "business"), (("_id", "the _id of an account"),))
+# The family of a transaction's party, by the party's type (sourceType, destinationType).
+PARTY_FAMILIES = {VIRTUAL_ACCOUNT: VIRTUAL_ACCOUNTS, BANK_ACCOUNT: BANK_ACCOUNT_RECORD.family}
+# How a check of the registry reports what it found: (rule, requirement, title, expected, received).
+Report = Callable[[str, str, str, str, str], None]
+
+
+@cache
+def kinds() -> dict[str, Kind]:
+    """The kind of record each operation's answer shows, from the catalogue's requirements on each kind's fields
+    (where a wallet's publicId shows: created, listed, read, closed)."""
+    shown = {"RES-01": WALLET, "RES-30": COLLECTION_ACCOUNT, "RES-40": BANK_ACCOUNT_RECORD, "RES-60": TRANSACTION,
+             "RES-10": ACCOUNT}
+    return {operation_id: kind for requirement, kind in shown.items()
+            for operation_id in catalogue()[requirement].operations}
+
+
+@cache
+def closing() -> frozenset[str]:
+    """The operation that closes a wallet (the one whose answer is what closing returns, STA-08)."""
+    return frozenset(catalogue()["STA-08"].operations)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """One exchange as the registry remembers it: its operation, its request line and what made it."""
+
+    operation: str
+    request: str
+    during: str | None
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """Where a record was seen: a part of one answer (`data`, `data[3]`, `data[3].meta.credit.sourceData`)."""
+
+    where: str
+    answer: _Answer
+
+    def __str__(self) -> str:
+        text = f"{self.where} of the {self.answer.operation} answer to {self.answer.request}"
+        return f"{text} (during {self.answer.during})" if self.answer.during else text
+
+
+@dataclass
+class _Record:
+    """A record's fingerprint: its kind, its owning account, its fixed values as first shown, and the view that first
+    showed each."""
+
+    kind: Kind
+    owner: str | int | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    seen: dict[str, Sighting] = field(default_factory=dict)
+
+
+def _value(value: Any) -> Any:
+    """An identifier or amount worth comparing: a non-empty string or an integer (a value of another type is the
+    field requirements' matter); None otherwise."""
+    if isinstance(value, str):
+        return value or None
+    return value if type(value) is int else None
+
+
+def _scope(record: dict[str, Any]) -> tuple[Any, Any]:
+    """The account and mode a record belongs to, as far as it shows them (None for what it does not)."""
+    mode = record.get(MODE)
+    return _value(record.get(OWNER)), mode if isinstance(mode, bool) else None
+
+
+def _entries(data: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The records of an answer's data: the object itself, or each object of a list, with where it is."""
+    if isinstance(data, dict):
+        yield "data", data
+    elif isinstance(data, list):
+        for index, entry in enumerate(data):
+            if isinstance(entry, dict):
+                yield f"data[{index}]", entry
+
+
+class RecordRegistry:
+    """The records one stream of exchanges showed, and the contradictions between its answers.
+
+    `see(exchange)` takes the next exchange and returns what it contradicts, at most one finding per requirement.
+    `compared` counts the views held against an earlier view of the same record (a test that compared none has
+    judged nothing).
+    """
+
+    def __init__(self, limit: int = MAX_RECORDS) -> None:
+        self._limit = limit
+        self._records: dict[tuple[str, str], _Record] = {}
+        # An identifier's namespace (and scope) and value -> the publicId of the record that showed it first, and where.
+        self._names: dict[tuple[Any, ...], tuple[str, Sighting]] = {}
+        self._closed: dict[str, Sighting] = {}  # wallets an answer showed closed, and that answer
+        # Transfers accepted after the close of one of their wallets: their publicId -> the wallet, its close, the
+        # acceptance.
+        self._after_close: dict[str, tuple[str, Sighting, Sighting]] = {}
+        self.compared = 0
+
+    def see(self, exchange: Exchange, during: str | None = None) -> list[Finding]:
+        """Take one exchange (made `during` a test, when the feeder says which); what it contradicts."""
+        kind = kinds().get(exchange.operation_id or "")
+        if kind is None or not exchange.ok or not judgeable(exchange) or not exchange.is_json:
+            return []
+        answer = _Answer(str(exchange.operation_id), f"{exchange.method} {exchange.url}", during)
+        found: dict[str, Finding] = {}
+
+        def report(rule: str, requirement: str, title: str, expected: str, received: str) -> None:
+            if requirement not in found:
+                failure = ConformanceFailure(requirement, title, expected, received, exchange,
+                                             detail=f"the registry of records: {rule}")
+                found[requirement] = Finding(rule, requirement, answer.operation, failure, FINDER)
+
+        if exchange.operation_id in contract.money_operations():
+            self._accepted(exchange, answer)
+        for where, record in _entries(exchange.data):
+            sighting = Sighting(where, answer)
+            self._view(kind, record, sighting, report)
+            if kind is TRANSACTION:
+                self._parties(record, sighting, report)
+                self._completed(record, sighting, report)
+        if exchange.operation_id in closing() and isinstance(exchange.data, dict):
+            public_id = _value(exchange.data.get("publicId"))
+            if isinstance(public_id, str):
+                self._closed.setdefault(public_id, Sighting("data", answer))
+        return list(found.values())
+
+    # ------------------------------------------------------------------ one record, one identity (RES-80)
+
+    def _view(self, kind: Kind, record: dict[str, Any], sighting: Sighting, report: Report) -> None:
+        public_id = _value(record.get("publicId"))
+        if not isinstance(public_id, str):
+            return
+        values = {name: value for name in kind.fixed if (value := _value(record.get(name))) is not None}
+        known = self._records.get((kind.family, public_id))
+        if known is None:
+            if len(self._records) >= self._limit:
+                return
+            known = self._records[(kind.family, public_id)] = _Record(kind)
+        else:
+            self.compared += 1
+        if known.owner is None:
+            known.owner = _scope(record)[0]
+        for name, value in values.items():
+            before = known.values.get(name)
+            if before is None:
+                known.values[name], known.seen[name] = value, sighting
+            elif before != value:
+                self._changed(known, public_id, kind, name, value, sighting, report)
+        for name, namespace in kind.unique:
+            if name in values:
+                self._named((namespace,), values[name], name, public_id, kind, sighting, IDENTIFIERS, report)
+        owner, mode = _scope(record)
+        for name, requirement in kind.per_account:
+            if name in values and owner is not None:  # unique within an account: one that shows none is not judged
+                scope = (f"the {name} of a {kind.name}", owner, mode)
+                self._named(scope, values[name], name, public_id, kind, sighting, requirement, report)
+
+    def _changed(self, known: _Record, public_id: str, kind: Kind, name: str, value: Any, sighting: Sighting,
+                 report: Report) -> None:
+        """A view of `public_id` shows `name` other than an earlier one: the record changed identity, or (shown as
+        another kind of record) the publicId names two records."""
+        before = known.values[name]
+        if known.kind is kind:
+            report("one record, one identity", IDENTITY,
+                   f"{kind.name} {public_id} shows the {name} {value!r}, not the {before!r} shown before",
+                   f"{name} {before!r}, as first shown in {known.seen[name]}",
+                   f"{name} {value!r} in {sighting.where} of this answer")
+        else:
+            report("one identifier, one record", IDENTIFIERS,
+                   f"{public_id} names a {known.kind.name} and a {kind.name}",
+                   f"{public_id} naming one record: the {known.kind.name} with {name} {before!r}, first shown in "
+                   f"{known.seen[name]}", f"a {kind.name} with {name} {value!r} in {sighting.where} of this answer")
+
+    # ------------------------------------------------------------------ one identifier, one record (RES-79, LIM-19)
+
+    def _named(self, scope: tuple[Any, ...], value: Any, name: str, public_id: str, kind: Kind, sighting: Sighting,
+               requirement: str, report: Report) -> None:
+        key = (*scope, value)
+        holder = self._names.get(key)
+        if holder is None:
+            if len(self._names) < self._limit:
+                self._names[key] = (public_id, sighting)
+            return
+        first, where = holder
+        if first == public_id:
+            return
+        within = " of one account" if len(scope) > 1 else ""
+        report("one identifier, one record", requirement,
+               f"the {name} {value!r} names two records{within}: {first} and {public_id}",
+               f"{name} {value!r} naming only {first}, first shown in {where}",
+               f"the {kind.name} {public_id} with {name} {value!r} in {sighting.where} of this answer")
+
+    # ------------------------------------------------------------------ a transaction's parties (RES-80)
+
+    def _parties(self, transaction: dict[str, Any], sighting: Sighting, report: Report) -> None:
+        """A wallet or bank account in a transaction's sourceData / destinationData (and its credit leg's) shows the
+        accountNumber its own answers show; held only for a record of the transaction's own account (what an answer
+        shows of another account's wallet is not shown)."""
+        owner = _value(transaction.get(OWNER))
+        if owner is None:
+            return
+        for leg_where, leg in legs(sighting.where, transaction):
+            for side in SIDES:
+                party_type, party = leg.get(f"{side}Type"), leg.get(f"{side}Data")
+                family = PARTY_FAMILIES.get(party_type) if isinstance(party_type, str) else None
+                if family is None or not isinstance(party, dict):
+                    continue
+                public_id = _value(party.get("publicId"))
+                known = self._records.get((family, public_id)) if isinstance(public_id, str) else None
+                if known is None or known.owner != owner:
+                    continue
+                self.compared += 1
+                number, before = _value(party.get("accountNumber")), known.values.get("accountNumber")
+                if number is not None and before is not None and number != before:
+                    report("one record, one identity", IDENTITY,
+                           f"{known.kind.name} {public_id} shows the accountNumber {number!r} as a party of a "
+                           f"transaction, not the {before!r} shown before",
+                           f"accountNumber {before!r}, as first shown in {known.seen['accountNumber']}",
+                           f"accountNumber {number!r} in {leg_where}.{side}Data of this answer")
+
+    # ------------------------------------------------------------------ closed wallets (STA-09)
+
+    def _accepted(self, exchange: Exchange, answer: _Answer) -> None:
+        """Remember a transfer accepted after the close of a wallet it names (source or destination)."""
+        body, data = exchange.request_body, exchange.data
+        if not isinstance(body, dict) or not isinstance(data, dict) or not isinstance(data.get("publicId"), str):
+            return
+        for side in SIDES:
+            wallet = body.get(side)
+            if isinstance(wallet, str) and wallet in self._closed:
+                self._after_close[data["publicId"]] = (wallet, self._closed[wallet], Sighting("data", answer))
+                return
+
+    def _completed(self, transaction: dict[str, Any], sighting: Sighting, report: Report) -> None:
+        public_id = transaction.get("publicId")
+        if not isinstance(public_id, str) or public_id not in self._after_close:
+            return
+        if transaction.get("status") != SUCCESS:
+            return
+        wallet, closed, accepted = self._after_close.pop(public_id)
+        report("closed wallets move no money", CLOSED_WALLETS,
+               f"the transfer {public_id}, accepted after the wallet {wallet} was closed, completed",
+               f"no transfer of {wallet} completing once it is closed (its close: {closed}); {public_id} was "
+               f"accepted in {accepted}", f"status {SUCCESS!r} in {sighting.where} of this answer")
+
+
+def contradictions(exchanges: Iterable[Exchange]) -> tuple[list[Finding], int]:
+    """What a run of exchanges, read in order by a fresh registry, contradicts; and how many views it compared."""
+    registry = RecordRegistry()
+    found = [finding for exchange in exchanges for finding in registry.see(exchange)]
+    return found, registry.compared
+
+
+@check
+def consistent(exchanges: Iterable[Exchange], what: str, *, requirement: str | None = None) -> int:
+    """The exchanges, read in order, contradict each other in nothing `requirement` holds (the registry's first
+    finding of it is the failure); returns how many views were held against an earlier one. None at all: `what`
+    showed no record twice, and the test cannot judge."""
+    found, compared = contradictions(exchanges)
+    for finding in found:
+        if finding.requirement == requirement:
+            raise finding.failure
+    if not compared:
+        raise CannotJudge(f"{what} showed no record twice: there was nothing to compare")
+    return compared

@@ -1,0 +1,261 @@
+"""Whether a request, as sent, keeps openapi.yaml: its problems, and the requirement an accepted invalid request
+breaks. The generated tests judge their cases with it (generation/cases.py), and the exchange judge holds every
+accepted request of the run to the documented limits (judge/rules.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from wallet_conformance.client.api import DEFAULT, Exchange
+from wallet_conformance.judge import checks
+from wallet_conformance.judge.expiration import expires_expire_in_after_creation, parse_timestamp
+from wallet_conformance.judge.failures import check
+from wallet_conformance.spec import contract, validation
+from wallet_conformance.spec.documents import openapi
+
+
+@cache
+def _request_validator(operation_id: str) -> Draft202012Validator:
+    document = validation.openapi_document()
+    registry = Registry().with_resource("urn:openapi", Resource(contents=document, specification=DRAFT202012))
+    op = contract.operations()[operation_id]
+    definition = document["paths"][op.path][op.method.lower()]
+    body = definition["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    return Draft202012Validator({"$ref": "urn:openapi" + body}, registry=registry,
+                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One way a request breaks openapi.yaml: where (`body.amount`, `query.live`, `path.walletId`) and the keyword."""
+
+    where: str
+    keyword: str
+    message: str
+
+
+def _without_nulls(body: Any) -> Any:
+    """The body with every null-valued property left out: a target may read `"mobile": null` as no mobile at
+    all (the document does not say), so a null is judged as the property's absence, never as a wrong type."""
+    if isinstance(body, dict):
+        return {name: _without_nulls(value) for name, value in body.items() if value is not None}
+    if isinstance(body, list):
+        return [_without_nulls(item) for item in body]
+    return body
+
+
+def _contact_of_a_wallet_not_secondary(operation_id: str, body: Any, where: str) -> bool:
+    """Whether a problem sits in emailAddress or mobile of a wallet that is not secondary: the document states their
+    rules ("valid e-mail address", the mobile's parts) for secondary wallets, which alone require them; a target
+    may ignore them on a primary wallet."""
+    secondary = isinstance(body, dict) and body.get("category") == "secondary"
+    return operation_id == "createWallet" and not secondary and where.startswith(("body.emailAddress", "body.mobile"))
+
+
+def problems(operation_id: str, body: Any = DEFAULT, *, query: dict[str, Any] | None = None,
+             path: dict[str, Any] | None = None) -> list[Problem]:
+    """Every way a request of `operation_id`, as sent (`body`: DEFAULT when none was sent), breaks openapi.yaml
+    (empty: the request is valid)."""
+    found: list[Problem] = []
+    op = contract.operations()[operation_id]
+    if body is not DEFAULT:
+        body = _without_nulls(body)
+        for error in _request_validator(operation_id).iter_errors(body):
+            where = ".".join(["body", *(str(part) for part in error.absolute_path)])
+            if _contact_of_a_wallet_not_secondary(operation_id, body, where):
+                continue
+            if error.validator == "required":
+                missing = re.findall(r"'([^']+)' is a required property", error.message)
+                where = ".".join([where, *missing])
+            found.append(Problem(where, str(error.validator), error.message))
+    elif op.method in ("POST", "PATCH"):
+        found.append(Problem("body", "required", "no request body"))
+    for name, value in (query or {}).items():
+        if name in ("isDefault", "live") and str(value).lower() not in ("true", "false"):
+            found.append(Problem(f"query.{name}", "type", f"{value!r} is not a boolean"))
+    for name, value in (path or {}).items():
+        if name == "walletId" and not str(value).startswith(contract.prefix("walletId")):
+            found.append(Problem(f"path.{name}", "pattern", f"{value!r} is not a wallet publicId"))
+    return found
+
+
+# The requirement a refused-invalid-request verdict names, by (where, keyword); first match wins.
+# Everything else invalid in a body falls under ERR-05 (SHOULD: invalid input is refused with a 4xx).
+INVALID_INPUT_REQUIREMENTS: tuple[tuple[str, str, str, str], ...] = (
+    # operation, where (prefix), keyword, requirement
+    ("transfer", "body.amount", "minimum", "LIM-10"),
+    ("bankTransfer", "body.amount", "minimum", "LIM-12"),
+    ("createCollectionAccount", "body.expireIn", "minimum", "LIM-14"),
+    ("createCollectionAccount", "body.expireIn", "maximum", "LIM-16"),
+    ("createCollectionAccount", "body.reference", "minLength", "LIM-17"),
+    ("createCollectionAccount", "body.", "required", "END-21"),
+    ("validateAccount", "body.", "required", "END-26"),
+    ("createWallet", "body.category", "enum", "LIM-09"),
+    ("createWallet", "body.emailAddress", "required", "LIM-05"),
+    ("createWallet", "body.emailAddress", "format", "LIM-06"),
+    ("createWallet", "body.mobile", "required", "LIM-07"),
+)
+
+
+def invalid_input_requirement(operation_id: str, problems: Iterable[Problem]) -> str | None:
+    """The requirement a 2xx to this invalid request breaks; None when the document says nothing of it.
+
+    Query filters with an odd value and the headers are not judged: their handling is not shown.
+    """
+    body_problems = [problem for problem in problems if problem.where.startswith("body")]
+    if not body_problems:
+        return None
+    for op, where, keyword, requirement in INVALID_INPUT_REQUIREMENTS:
+        for problem in body_problems:
+            if op == operation_id and problem.where.startswith(where) and problem.keyword == keyword:
+                return requirement
+    return "ERR-05"
+
+
+# ------------------------------------------------------------------ an exchange's request, judged with its answer
+
+
+def sent_body(exchange: Exchange) -> Any:
+    """The body the exchange sent, parsed (DEFAULT when none was sent; NOT_JSON when it was not JSON)."""
+    body = exchange.request_body
+    if body is None:
+        return DEFAULT
+    if isinstance(body, str):
+        try:
+            return json.loads(body)
+        except ValueError:
+            return NOT_JSON
+    return body
+
+
+NOT_JSON = object()
+
+# The request problems of the exchange last looked at, per thread: several rules ask about one exchange.
+_last = threading.local()
+
+
+def exchange_problems(exchange: Exchange) -> list[Problem]:
+    """Every way the exchange's request body breaks openapi.yaml ([] when it keeps it, or sent none or no JSON)."""
+    held = getattr(_last, "held", None)
+    if held is None or held[0] is not exchange:
+        body = sent_body(exchange)
+        judged = body is not NOT_JSON and _takes_a_body(exchange.operation_id or "")
+        found = [problem for problem in problems(exchange.operation_id, body) if problem.where.startswith("body")
+                 ] if judged else []
+        held = _last.held = (exchange, found)
+    return held[1]
+
+
+@cache
+def _takes_a_body(operation_id: str) -> bool:
+    operation = contract.operations().get(operation_id)
+    return operation is not None and "requestBody" in openapi()["paths"][operation.path][operation.method.lower()]
+
+
+@check
+def accepted_within_limits(exchange: Exchange, limit: str, *, requirement: str | None = None) -> None:
+    """A request the target accepted keeps the documented limit `limit` (a requirement of
+    INVALID_INPUT_REQUIREMENTS): a 2xx to a request that breaks it breaks that requirement."""
+    found = exchange_problems(exchange)
+    if exchange.ok and found and invalid_input_requirement(exchange.operation_id, found) == limit:
+        listing = "; ".join(f"{problem.where}: {problem.message}" for problem in found[:4])
+        checks.fail("an invalid request is refused with a 4xx", "a status in 400..499", exchange.status, exchange,
+                    detail=f"accepted although invalid: {listing}", requirement=requirement)
+
+
+# What the answer to an accepted request carries of what was sent: (operation, requirement, where in data, body
+# field). Webhooks come back as the same URLs in any order (EVT-01 leaves the order open).
+ECHOED: tuple[tuple[str, str, str, str], ...] = (
+    ("createWallet", "END-11", "category", "category"),
+    ("createWallet", "END-12", "accountName", "accountName"),
+    ("createCollectionAccount", "RES-32", "reference", "reference"),
+    ("createCollectionAccount", "RES-35", "amount", "amount"),
+    ("createCollectionAccount", "RES-36", "accountName", "accountName"),
+    ("validateAccount", "RES-41", "accountNumber", "accountNumber"),
+    ("validateAccount", "RES-41", "bankCode", "bankCode"),
+    ("bankTransfer", "END-35", "destinationData.accountNumber", "accountNumber"),
+    ("bankTransfer", "END-35", "destinationData.bankCode", "bankCode"),
+    ("updateAccount", "END-02", "webhooks", "webhooks"),
+)
+
+
+def _plain(value: Any) -> bool:
+    """Whether a sent value is one the answer must carry as it is: a number, or a string without surrounding
+    whitespace or control characters (whether a target trims or cleans those is not shown), or a list of those."""
+    if isinstance(value, list):
+        return all(_plain(item) for item in value)
+    if isinstance(value, str):
+        return value == value.strip() and value.isprintable()
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _at(data: Any, path: str) -> Any:
+    for name in path.split("."):
+        data = data.get(name) if isinstance(data, dict) else None
+    return data
+
+
+@check
+def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The answer to an accepted request carries what was sent as it was sent (ECHOED, for the requirement the rule
+    holds here): a field sent with a valid, plain value comes back equal."""
+    body, data = sent_body(exchange), exchange.data
+    if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict):
+        return
+    invalid = {problem.where for problem in exchange_problems(exchange)}
+    for operation_id, requirement_id, where, name in ECHOED:
+        if operation_id != exchange.operation_id or requirement_id != requirement or name not in body:
+            continue
+        sent, held = body[name], _at(data, where)
+        if not _plain(sent) or any(spot == f"body.{name}" or spot.startswith(f"body.{name}.") for spot in invalid):
+            continue
+        if isinstance(sent, list):
+            same = isinstance(held, list) and set(map(str, held)) == set(map(str, sent))
+        else:
+            same = held == sent and type(held) is not bool
+        if not same:
+            checks.fail(f"data.{where} is the {name} sent", sent, held, exchange, requirement=requirement)
+
+
+@check
+def verified_reference(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The transaction a verify answers with has the reference of the path."""
+    asked = path_parameters(exchange).get("reference")
+    data = exchange.data
+    if exchange.ok and asked is not None and isinstance(data, dict) and data.get("reference") != asked:
+        checks.fail("data.reference is the one in the path", asked, data.get("reference"), exchange,
+                    requirement=requirement)
+
+
+def path_parameters(exchange: Exchange) -> dict[str, str]:
+    """The path parameters of an exchange, read off its URL by its operation's path template."""
+    template = contract.operations()[exchange.operation_id].path
+    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template))
+    found = re.search(pattern + "$", urlsplit(exchange.url).path)
+    return {name: unquote(value) for name, value in found.groupdict().items()} if found else {}
+
+
+@check
+def expiration_follows_expire_in(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """A collection account created with a valid expireIn expires about expireIn seconds after its createdAt (when
+    that is readable: the suite's own clock is no evidence for a recorded exchange)."""
+    body, data = sent_body(exchange), exchange.data
+    if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict):
+        return
+    expire_in = body.get("expireIn")
+    if type(expire_in) is not int or exchange_problems(exchange) or parse_timestamp(data.get("createdAt")) is None:
+        return
+    expires_expire_in_after_creation(data, expire_in, datetime.now(UTC), exchange, requirement=requirement)
