@@ -22,6 +22,15 @@ REPORTS = ROOT / "reports"
 MATRIX_ROWS = REPORTS / "mutation"  # one JSON row per fault, written by test_mutation_matrix.py
 
 
+# Every fault's run in the mutation matrix uses this seed (the suite's default is a random one): a fault is killed or
+# not, the same way each time; scripts/matrix_seeds.py runs the matrix under two seeds and compares.
+MATRIX_SEED = "20261125"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--matrix-seed", default=MATRIX_SEED, help="seed of each fault's run in the mutation matrix")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "long: a self-test of tens of seconds (a whole run of the suite); starts first")
 

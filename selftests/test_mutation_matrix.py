@@ -22,9 +22,14 @@ def covering(tmp_path_factory) -> dict[str, list[str]]:
     return collection(tmp_path_factory.mktemp("collection"))
 
 
+@pytest.fixture(scope="session")
+def seed(pytestconfig: pytest.Config) -> str:
+    return pytestconfig.getoption("--matrix-seed")
+
+
 @pytest.mark.parametrize("fault_name", sorted(FAULTS))
-def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering):
-    """With the fault on, at least one test of the requirement it declares fails."""
+def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, seed):
+    """With the fault on, at least one test of the requirement it declares fails (every run under one seed)."""
     fault = FAULTS[fault_name]
     tests = covering.get(fault.requirement_id)
     assert tests, f"fault {fault_name!r}: no test names {fault.requirement_id}"
@@ -46,13 +51,13 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering):
         # --tb=line: the matrix reads the report, and pytest formats a long traceback by parsing the source of each
         # of its frames (about 0.1 s a failure, a fifth of a fault's run).
         process, report, took = run_in_process(
-            pytester, pytester.path / "report", "--reference-fault", fault_name, *selection,
+            pytester, pytester.path / "report", "--reference-fault", fault_name, *selection, "--seed", seed,
             "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, *timing, "--tb=line", paths=tuple(paths))
         seconds += took
         assert report is not None, f"{fault_name}: the run wrote no report\n{tail(process)}"
         killers = killing_tests(report, fault.requirement_id)
     MATRIX_ROWS.mkdir(parents=True, exist_ok=True)
-    row = {"fault": fault_name, "requirement": fault.requirement_id,
+    row = {"fault": fault_name, "requirement": fault.requirement_id, "seed": seed,
            "level": catalogue()[fault.requirement_id].level, "description": fault.description,
            "killed": bool(killers), "killing_tests": killers, "seconds": round(seconds, 2),
            "only_generated": bool(killers) and all(test.startswith(GENERATED) for test in killers)}
