@@ -24,7 +24,7 @@ from selftests.conftest import REPORTS, ReferenceClient, wallet_body
 from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
 from selftests.switches import places
 from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
-from selftests.variant_reach import OUTSIDE_TESTS
+from selftests.variant_reach import AT_START
 from wallet_conformance.reference import VARIANTS, ReferenceServer, Variant
 from wallet_conformance.reference.variants import ALL, VariantSet, expand
 from wallet_conformance.spec.files import ROOT
@@ -459,8 +459,8 @@ def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pyt
     """The suite finds no MUST and no SHOULD failure in a reference that reads open points another way.
 
     Every variant on: the whole suite. One variant alone: the hand-written tests that make the faithful reference
-    read its switch (the others get the faithful reference's answers); all of them when it is read outside the
-    tests, or never (a switch read when the reference starts)."""
+    read its switch (the others get the faithful reference's answers); all of them when it is read at start (it may
+    shape every later answer), or never."""
     arguments = ("--reference-variant", variant, "--settle-timeout", SETTLE_TIMEOUT)
     if variant == ALL:
         # The generated tests (seconds each, every variant's reading drawn from) run once, with every variant on,
@@ -470,7 +470,7 @@ def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pyt
         tests = "all"
     else:
         reached = variant_reach.get(variant)
-        paths = ("tests",) if reached is None or variant in variant_reach[OUTSIDE_TESTS] else tuple(reached)
+        paths = ("tests",) if reached is None or variant in variant_reach[AT_START] else tuple(reached)
         tests = "all" if paths == ("tests",) else len(paths)
         process, report, seconds = run_in_process(pytester, pytester.path / "report", *arguments, *QUICK_SETTLEMENT,
                                                   *HAND_WRITTEN, paths=paths)

@@ -3,10 +3,12 @@
 A pytest plugin for one faithful run of the suite (`-p selftests.variant_reach --variant-reach FILE`): it writes, for
 every variant whose switch the reference read, the node ids of the tests during which it was read, in the test or
 in any fixture the test uses (a session's samples are read once, for every test that uses them). A switch read
-outside every test (when the reference starts, say) is listed under OUTSIDE_TESTS.
+before the first test (when the reference starts, in the run's preflight) is listed under AT_START.
 
 With a variant alone on, a test during which its switch is never read gets the answers of the faithful reference:
-only the tests that read it can see it. selftests/test_variants.py runs those.
+only the tests that read it can see it. selftests/test_variants.py runs those, and every test for a switch read at
+start, which may shape what every later answer shows. What a run does after its last test (the sweep) it does in
+every run, whichever tests it selects.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 
 from wallet_conformance.reference.variants import Variant, VariantSet
 
-OUTSIDE_TESTS = "outside tests"
+AT_START = "read at start"
 
 
 class Reach:
@@ -27,7 +29,7 @@ class Reach:
 
     def __init__(self) -> None:
         self.read: set[str] = set()
-        self.outside: set[str] = set()
+        self.at_start: set[str] | None = None  # None until the first test starts
         self.by_fixture: dict[str, set[str]] = {}
         self.by_test: dict[str, set[str]] = {}
 
@@ -70,7 +72,9 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureR
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     reach = item.config.stash[REACH]
-    reach.outside |= reach.take()
+    before = reach.take()
+    if reach.at_start is None:
+        reach.at_start = before
     try:
         return (yield)
     finally:
@@ -90,5 +94,5 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         for name in read:
             tests.setdefault(name, []).append(nodeid)
     found = {name: sorted(nodeids) for name, nodeids in sorted(tests.items())}
-    found[OUTSIDE_TESTS] = sorted(reach.outside | reach.take())
+    found[AT_START] = sorted(reach.at_start or ())
     Path(path).write_text(json.dumps(found, indent=1) + "\n")
