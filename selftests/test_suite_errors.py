@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from selftests.hostile import Answer, Hostile, Request
-from selftests.suite_runs import run_sample, run_suite
+from selftests.suite_runs import QUICK_SETTLEMENT, run_sample, run_suite
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.spec.catalogue import catalogue
@@ -67,7 +67,8 @@ def test_a_null_pagination_fails_the_pagination_requirements_and_nothing_else(tm
     with ReferenceServer(secret_key=key, settle_delay=0.05) as reference, \
             Hostile(lambda request: None, upstream=reference, rewrite=_pagination_null) as hostile:
         process, report, _ = run_suite(tmp_path, "--base-url", hostile.base_url, "--secret-key", key,
-                                       "--funding-url", hostile.funding_url, "--seed", "7", "-n", "2")
+                                       "--funding-url", hostile.funding_url, "--seed", "7", "-n", "2",
+                                       *QUICK_SETTLEMENT)
     assert report is not None, process.stdout[-3000:]
     failed = {entry["id"] for entry in report["requirements"] if entry["verdict"] in ("fail", "suite-error")}
     assert "SVC-17" in failed and failed <= set(PAGINATION_FIELDS), failed
