@@ -72,9 +72,12 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
         lines.append(f"MUST requirements NOT tested ({len(outcome['must_not_tested'])}):")
         lines.extend(f"  {item['id']} [{item['verdict']}] {item['reason']}"
                      for item in outcome["must_not_tested"] if item["verdict"] != "untested")
-        untested = [item["id"] for item in outcome["must_not_tested"] if item["verdict"] == "untested"]
-        if untested:
-            lines.extend(textwrap.wrap(f"no test ran for: {', '.join(untested)}", width=110,
+        untested: dict[str, list[str]] = {}  # by reason: a passive run says why (--har: "needs an active run")
+        for item in outcome["must_not_tested"]:
+            if item["verdict"] == "untested":
+                untested.setdefault(item["reason"] or "no test ran for", []).append(item["id"])
+        for reason, ids in untested.items():
+            lines.extend(textwrap.wrap(f"{reason}: {', '.join(ids)}", width=110,
                                        initial_indent="  ", subsequent_indent="    "))
     baseline = gate["baseline"]
     if baseline is not None:
