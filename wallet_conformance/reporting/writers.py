@@ -232,6 +232,8 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
         lines.append("")
         if "expected" in item:
             lines += [f"- expected: {_code(item['expected'])}", f"- received: {_code(item['received'])}"]
+        if item.get("first_seen_in"):  # the exchange judge's: the test, or the recorded file and entry (--har)
+            lines.append(f"- first seen in: {_code(item['first_seen_in'])}")
         exchange = item.get("exchange")
         if exchange:
             lines.append(f"- request: {_code(exchange['request'])}"
@@ -382,6 +384,8 @@ def _html_entry(entry: dict[str, Any], catalogue_page: str | None) -> str:
         if "expected" in item:
             parts.append(f"<table><tr><th>expected</th><td><code>{_h(item['expected'])}</code></td></tr>"
                          f"<tr><th>received</th><td><code>{_h(item['received'])}</code></td></tr></table>")
+        if item.get("first_seen_in"):
+            parts.append(f"<p>first seen in: <code>{_h(item['first_seen_in'])}</code></p>")
         exchange = item.get("exchange")
         if exchange:
             body = f"\n  body: {exchange['request_body']}" if exchange["request_body"] else ""
