@@ -113,7 +113,7 @@ def judge_traffic(settings: Settings) -> tuple[list[TestRecord], Traffic, dict[s
     return list(records.values()), traffic, counts
 
 
-def untested_reasons(traffic: Traffic) -> dict[str, str]:
+def untested_reasons() -> dict[str, str]:
     """Why a requirement no recorded exchange judged is untested: it needs an active run, or the traffic showed
     none of the exchanges its rules judge."""
     judgeable = judged_from_traffic()
@@ -149,5 +149,5 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     run.records.update((record.nodeid, record) for record in records)
     run.exchanges = counts
     run.traffic = traffic.report()
-    run.untested = untested_reasons(traffic)
+    run.untested = untested_reasons()
     return True
