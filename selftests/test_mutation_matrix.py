@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from selftests.conftest import MATRIX_ROWS
 from selftests.suite_runs import QUICK_SETTLEMENT, QUICK_SILENCE, SETTLE_TIMEOUT, collection, run_in_process, tail
+from wallet_conformance.plugin.passive import judge_traffic
 from wallet_conformance.reference.faults import FAULTS
+from wallet_conformance.reporting.conformance import verdict
 from wallet_conformance.reporting.mutation import killing_tests
+from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import ROOT
@@ -40,6 +44,7 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, s
     hand_written = [module for module in modules if not module.startswith(GENERATED)]
     generated = [module for module in modules if module.startswith(GENERATED)]
     killers, seconds, process = [], 0.0, None
+    recording = pytester.path / "run.har"  # the last run's exchanges: the one that killed the fault, if any
     timing = QUICK_SILENCE if fault.requirement_id == contract.ANSWERED else ()
     # Last, for a fault only the exchange judge sees (in an exchange no test of its requirement makes): every
     # hand-written test, the judge holding every exchange to the fault's requirement.
@@ -52,6 +57,7 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, s
         # of its frames (about 0.1 s a failure, a fifth of a fault's run).
         process, report, took = run_in_process(
             pytester, pytester.path / "report", "--reference-fault", fault_name, *selection, "--seed", seed,
+            "--record-har", str(recording),
             "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, *timing, "--tb=line", paths=tuple(paths))
         seconds += took
         assert report is not None, f"{fault_name}: the run wrote no report\n{tail(process)}"
@@ -60,10 +66,19 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, s
     row = {"fault": fault_name, "requirement": fault.requirement_id, "seed": seed,
            "level": catalogue()[fault.requirement_id].level, "description": fault.description,
            "killed": bool(killers), "killing_tests": killers, "seconds": round(seconds, 2),
-           "only_generated": bool(killers) and all(test.startswith(GENERATED) for test in killers)}
+           "only_generated": bool(killers) and all(test.startswith(GENERATED) for test in killers),
+           "passive": passive_verdict(recording, fault.requirement_id)}
     (MATRIX_ROWS / f"{fault_name}.json").write_text(json.dumps(row, indent=2) + "\n")
     assert killers, (f"fault {fault_name!r} survived: no test of {fault.requirement_id} failed "
                      f"({fault.description})\n{tail(process)}")
+
+
+def passive_verdict(recording: Path, requirement: str) -> str:
+    """The verdict the run's recording, judged as recorded traffic (--har), gives the fault's requirement."""
+    if not recording.exists():
+        return "untested"
+    records, _, _ = judge_traffic(Settings(har=(recording,)))
+    return verdict(catalogue()[requirement], [record for record in records if requirement in record.requirements])[0]
 
 
 def test_an_inbound_credit_not_called_external_is_not_judged_by_the_external_sources_sentences(pytester):

@@ -114,6 +114,10 @@ def test_requirement_option_selects_tests(pytester):
     (("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1234"),
      "*--second-secret-key*is the --secret-key itself*"),
     (("--second-secret-key", "k-5678"), "*--second-secret-key*no --base-url*"),
+    (("--har", "no-such-file.har"), "*--har no-such-file.har: no such file or folder*"),
+    (("--har", "."), "*--har .: the folder holds no *.har file*"),
+    (("--har", "pytest.ini", "--record-har", "out.har"), "*--record-har needs an active run*"),
+    (("--har", "pytest.ini", "--reference-fault", "wrong-close-message"), "*--reference-fault needs an active run*"),
 ])
 def test_bad_configuration_stops_the_run(pytester, args, message):
     """Bad configuration stops the run before any test with one clear message."""

@@ -13,6 +13,9 @@ _.redirect_slashes
 _.tbstyle
 _.reportchars
 _.clean_alluredir
+# pytest-xdist reads these options: a passive run (--har) starts no worker.
+_.dist
+_.tx
 # Exit statuses pytest itself gives: part of the one list the README documents.
 _.INTERRUPTED
 _.INTERNAL_ERROR

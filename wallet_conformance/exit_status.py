@@ -12,7 +12,7 @@ class ExitStatus(IntEnum):
     DOES_NOT_CONFORM = 1  # a gated requirement failed
     INTERRUPTED = 2
     INTERNAL_ERROR = 3
-    CANNOT_RUN = 4  # bad configuration, an unreachable target, a refused key, a bad waiver or baseline file
+    CANNOT_RUN = 4  # bad configuration, an unreachable target, a refused key, a bad waiver or baseline file, a non-HAR
     NO_TESTS_COLLECTED = 5
     SUITE_ERROR = 6  # the suite itself is wrong: its results cannot be trusted (takes precedence over 1)
     INCOMPLETE = 7  # with --require-complete, a MUST requirement was not tested (and nothing failed)

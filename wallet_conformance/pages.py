@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
 from wallet_conformance.settings import OPTIONS, Option
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import REQUIREMENTS_PAGE
@@ -61,8 +62,10 @@ def requirements_page() -> str:
     lines = ["# Requirements", "", GENERATED.format(source="requirements.yaml"), "",
              "Every checkable statement of [the document](../spec/wallet-service-api.md), one entry each: its level "
              "(MUST: the document states it; SHOULD: it follows from the document or from HTTP/JSON standards; INFO: "
-             "the document says 'not shown', observed and never failed), what the suite checks, and the document's "
-             "words it rests on.", ""]
+             "the document says 'not shown', observed and never failed), what the suite checks, the document's "
+             "words it rests on, and whether recorded traffic (`--har`) can judge it: it can when a rule of the "
+             "exchange judge or an invariant of the registry of records stands for it (see "
+             "[recorded traffic](har.md)).", ""]
     for section, title in known.sections.items():
         lines += [f"## {title}", ""]
         for requirement in (r for r in known if r.section == section):
@@ -74,6 +77,9 @@ def requirements_page() -> str:
                 lines += [f"Not shown: {' '.join(requirement.not_shown.split())}", ""]
             operations = ", ".join(f"`{operation}`" for operation in requirement.operations)
             lines += [f"Operations: {operations}", ""]
+            standing = judged_from_traffic().get(requirement.id)
+            lines += [f"Recorded traffic (`--har`): judged, by {', '.join(standing)}" if standing
+                      else f"Recorded traffic (`--har`): not judged, {NEEDS_AN_ACTIVE_RUN}", ""]
     return "\n".join(lines)
 
 

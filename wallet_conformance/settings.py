@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import secrets
 import ssl
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,11 @@ OPTIONS: tuple[Option, ...] = (
            group="run"),
     Option("--webhook-public-url", "the URL the target should deliver to, when it differs from the listener's",
            metavar="URL", group="run"),
+    Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: every *.har in it) and send "
+           "nothing: no target, no test; the base URL, when given, chooses the target's entries", action="append",
+           metavar="FILE", group="run"),
+    Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
+           "where the client cuts them)", env="WALLET_API_RECORD_HAR", metavar="FILE", group="run"),
     Option("--cleanup", "run no test: close what earlier runs left on the target (wallets named with the "
            "suite's run-id prefix), restore webhooks they changed, and report", action="store_true", group="run"),
     Option("--reference-fault", "start the bundled reference with this fault (repeatable; self-tests)",
@@ -174,6 +179,8 @@ class Settings:
     webhook_listen: tuple[str, int] | None = None
     webhook_public_url: str | None = None
     cleanup: bool = False
+    har: tuple[Path, ...] = ()  # --har: the recorded files to judge (folders expanded); none: an active run
+    record_har: Path | None = None
     reference_faults: tuple[str, ...] = ()
     reference_variants: tuple[str, ...] = ()
     reference_settle_delay: float = default("--reference-settle-delay")
@@ -183,6 +190,11 @@ class Settings:
     def embedded(self) -> bool:
         """No target given: the suite runs against the bundled reference server."""
         return self.base_url is None
+
+    @property
+    def passive(self) -> bool:
+        """Recorded traffic is judged (--har): nothing is sent."""
+        return bool(self.har)
 
     @property
     def writes_allowed(self) -> bool:
@@ -217,10 +229,36 @@ def listen_address(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def har_files(given: Iterable[str]) -> tuple[Path, ...]:
+    """--har's files: each file given, and every *.har of each folder given (sorted); a ConfigError for a path that
+    does not exist or a folder without one."""
+    found: list[Path] = []
+    for name in given:
+        path = Path(name)
+        if path.is_dir():
+            inside = sorted(path.glob("*.har"))
+            if not inside:
+                raise ConfigError(f"--har {name}: the folder holds no *.har file")
+            found.extend(inside)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ConfigError(f"--har {name}: no such file or folder")
+    return tuple(dict.fromkeys(found))
+
+
 def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     """Check the options' values (by dest, defaults applied) and make the run's Settings; a ConfigError says what
     is wrong, naming the option."""
     base_url, secret_key = values["base_url"], values["secret_key"]
+    har = har_files(values["har"] or ())
+    record_har = values["record_har"]
+    if har:
+        for flag, given in (("--record-har", record_har), ("--cleanup", values["cleanup"]),
+                            ("--reference-fault", values["reference_fault"]),
+                            ("--reference-variant", values["reference_variant"])):
+            if given:
+                raise ConfigError(f"{flag} needs an active run; --har judges recorded traffic and sends nothing")
     second_key = values["second_secret_key"]
     for flag, key in (("--secret-key (or WALLET_API_SECRET_KEY)", secret_key),
                       ("--second-secret-key (or WALLET_API_SECOND_SECRET_KEY)", second_key)):
@@ -235,7 +273,7 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         if not base_url.endswith(contract.version_segment()):
             raise ConfigError(f"--base-url must end with the version segment {contract.version_segment()} "
                               f"(the document's base address), got {base_url!r}")
-        if not secret_key:
+        if not secret_key and not har:
             raise ConfigError("--base-url is given but no --secret-key (or WALLET_API_SECRET_KEY): "
                               "the target needs the account's secret key")
     elif secret_key or second_key:
@@ -306,6 +344,8 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         webhook_listen=listen_address(values["webhook_listen"]) if values["webhook_listen"] else None,
         webhook_public_url=values["webhook_public_url"],
         cleanup=cleanup,
+        har=har,
+        record_har=Path(record_har) if record_har else None,
         reference_faults=tuple(values["reference_fault"] or ()),
         reference_variants=tuple(variants),
         reference_settle_delay=float(values["reference_settle_delay"]),

@@ -141,6 +141,7 @@ class Exchange:
     elapsed: float
     size: int | None = None  # bytes of the whole response body, when more than the kept `text` was received
     retries: list[str] = field(default_factory=list)  # 429 answers waited out before this one
+    started: float | None = None  # when the request was sent (seconds since the epoch), as a HAR entry says it
     _parsed: Any = field(default=None, repr=False)
     broken: Any = field(default=None, repr=False)  # the rules it breaks, once judged (judge/rules.broken)
 
@@ -448,6 +449,7 @@ class ApiClient:
             if left <= 0:
                 raise TargetError(f"{method} {redact(url)} not sent: {self.deadline_reason}")
             timeout = min(timeout, left)
+        sent_at = time.time()
         started = time.perf_counter()
         try:
             http = self._plain if any(isinstance(value, str) and value != value.strip()
@@ -480,6 +482,7 @@ class ApiClient:
             text=redact(text),
             elapsed=elapsed,
             size=size if size > len(kept) else None,
+            started=sent_at,
         )
 
     def _rate_limit_pause(self, exchange: Exchange, retried: int) -> float | None:

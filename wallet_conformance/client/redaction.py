@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from wallet_conformance.client.near_copies import every_near_copy
 
 PLACEHOLDER = "<SECRET_KEY>"
-SECRET_HEADERS = frozenset({"x-service-key", "authorization", "cookie", "x-wallet-signature"})
+SECRET_HEADERS = frozenset({"x-service-key", "authorization", "proxy-authorization", "cookie", "set-cookie",
+                            "x-wallet-signature"})
 
 _secrets: set[str] = set()
 

@@ -44,6 +44,13 @@ IDENTIFIERS = "RES-79"
 IDENTITY = "RES-80"
 COLLECTION_REFERENCES = "LIM-19"
 CLOSED_WALLETS = "STA-09"
+# The invariants between answers, by the requirement each stands for.
+INVARIANTS = {
+    IDENTIFIERS: "one identifier, one record",
+    IDENTITY: "one record, one identity",
+    COLLECTION_REFERENCES: "one identifier, one record",
+    CLOSED_WALLETS: "closed wallets move no money",
+}
 FINDER = "records"  # names the registry's findings: their run records are `records::REQ[operation]`
 # The most records the registry learns, a bound on its memory over a very long recording; past it, it still holds
 # the records it knows to the invariants.
@@ -96,6 +103,11 @@ def kinds() -> dict[str, Kind]:
 def closing() -> frozenset[str]:
     """The operation that closes a wallet (the one whose answer is what closing returns, STA-08)."""
     return frozenset(catalogue()["STA-08"].operations)
+
+
+def shows_records(exchange: Exchange) -> bool:
+    """Whether the registry takes the exchange: a whole 2xx JSON answer of an operation whose answers show records."""
+    return (exchange.operation_id in kinds() and exchange.ok and judgeable(exchange) and exchange.is_json)
 
 
 @dataclass(frozen=True)
@@ -175,9 +187,9 @@ class RecordRegistry:
 
     def see(self, exchange: Exchange, during: str | None = None) -> list[Finding]:
         """Take one exchange (made `during` a test, when the feeder says which); what it contradicts."""
-        kind = kinds().get(exchange.operation_id or "")
-        if kind is None or not exchange.ok or not judgeable(exchange) or not exchange.is_json:
+        if not shows_records(exchange):
             return []
+        kind = kinds()[str(exchange.operation_id)]
         answer = _Answer(str(exchange.operation_id), f"{exchange.method} {exchange.url}", during)
         found: dict[str, Finding] = {}
 

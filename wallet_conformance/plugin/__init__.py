@@ -9,6 +9,8 @@
 - early_stop: why a run stopped early, and the 429 answers it met
 - fixtures: the core fixtures (settings, target, api, resources, observe)
 - allure_labels: Allure labels and attachments
+- har_recording: --record-har, every exchange of the run written as HAR 1.2
+- passive: --har, recorded traffic judged by the same exchange judge and registry of records, nothing sent
 """
 
 pytest_plugins = [
@@ -19,4 +21,6 @@ pytest_plugins = [
     "wallet_conformance.plugin.recording",
     "wallet_conformance.plugin.early_stop",
     "wallet_conformance.plugin.fixtures",
+    "wallet_conformance.plugin.har_recording",
+    "wallet_conformance.plugin.passive",
 ]

@@ -84,6 +84,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if is_worker(config):
         seed = config.workerinput[WORKER_SEED]
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
+    if found.passive:  # recorded traffic is judged in this process: no worker is started
+        config.option.dist, config.option.tx = "no", []
     register_key(found.secret_key)
     register_key(found.second_secret_key)
     config.stash[STATE] = RunState(settings=found)

@@ -47,7 +47,8 @@ class Recorder:
         except gating.GateError as error:
             raise pytest.UsageError(str(error)) from None
         return gating.Gate(strict=settings.strict, require_complete=settings.require_complete, waivers=waivers,
-                           baseline=baseline, baseline_name=settings.baseline.name if settings.baseline else None)
+                           baseline=baseline, baseline_name=settings.baseline.name if settings.baseline else None,
+                           traffic=settings.passive)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         properties = dict(report.user_properties)
@@ -78,20 +79,24 @@ class Recorder:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         run = state(self.config)
-        if not run.records:
+        if not run.records and run.traffic is None:  # a passive run reports even traffic that held nothing judged
             return
         settings = run.settings
-        target = run.target.public() if run.target else {"base_url": settings.base_url}
+        target = run.target.public() if run.target else {
+            "base_url": run.traffic["base_url"] if run.traffic else settings.base_url}
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
         run.report = build_report(run.records.values(), catalogue(), target=target,
                                   environment=settings.environment, seed=settings.seed, strict=settings.strict,
                                   selected=settings.requirements, gate=self.gate,
                                   run={"started_at": started, "duration": round(time.time() - self.started, 2),
-                                       "profile": settings.profile, "exchanges": run.exchanges})
+                                       "profile": settings.profile, "exchanges": run.exchanges},
+                                  untested=run.untested, traffic=run.traffic)
         run.written = write_all(run.report, settings.report_dir)
         allure_labels.scrub(self.config)
         run.report_path = run.written[0]
-        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        judged = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) + (
+            (pytest.ExitCode.NO_TESTS_COLLECTED,) if settings.passive else ())  # passive: no test, by design
+        if session.exitstatus in judged:
             session.exitstatus = exit_status(run.report)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -5,16 +5,16 @@ time on the target is bounded, a run that may not do something (NotAllowed) or a
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import CannotJudge, declared
-from wallet_conformance.plugin import allure_labels, exchange_judging
+from wallet_conformance.plugin import allure_labels, exchange_judging, har_recording
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
 from wallet_conformance.plugin.state import STATE, RunState, state
 from wallet_conformance.reporting import evidence
@@ -91,12 +91,23 @@ def pytest_fixture_setup(request: pytest.FixtureRequest) -> Generator[None, Any,
         return value
     value.deadline = run.test_deadline
     value.rate_limit_wait = run.settings.rate_limit_wait
-    value.exchanges.observer = exchange_judging.judged(request.config).take  # the second key's client shares it
+    # The second key's client shares the log, and so its observer.
+    judge = exchange_judging.judged(request.config).take
+    recorder = har_recording.part(request.config)
+    value.exchanges.observer = judge if recorder is None else _both(judge, recorder.add)
     if value is run.client and run.target is not None and not run.target.embedded:
         from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
 
         value.journal = Journal(run.settings.report_dir, run.target.base_url, run_id(run.settings.seed), value)
     return value
+
+
+def _both(first: Callable[[Exchange], None], second: Callable[[Exchange], None]) -> Callable[[Exchange], None]:
+    def observe(exchange: Exchange) -> None:
+        first(exchange)
+        second(exchange)
+
+    return observe
 
 
 @pytest.hookimpl(wrapper=True)

@@ -26,6 +26,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     settings = state(config).settings
+    if settings.passive:
+        return [f"wallet-conformance: judging recorded traffic ({len(settings.har)} HAR file(s)); nothing is sent"]
     where = settings.base_url or "the bundled reference server (started for this run)"
     seed, profile = settings.generation_seed, settings.profile
     return [f"wallet-conformance: target {redact(where)}, environment {settings.environment}, seed {settings.seed}",
@@ -43,7 +45,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             register_key(run.target.secret_key)
             register_key(run.target.second_secret_key)
         return
-    if not runs_conformance(config) or config.option.collectonly:
+    if not runs_conformance(config) or config.option.collectonly or run.settings.passive:
         return
     settings = run.settings
     if settings.embedded:

@@ -35,6 +35,8 @@ class RunState:
     test_deadline: float | None = None  # the current test's bound (monotonic), applied to the client
     stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
     exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
+    traffic: dict[str, Any] | None = None  # --har: what the recorded files held (plugin/passive.py)
+    untested: dict[str, str] = field(default_factory=dict)  # --har: why a requirement no exchange judged is untested
     ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard), made by the controller
 
 

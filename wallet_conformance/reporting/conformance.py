@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -105,10 +105,12 @@ def suite_version() -> str:
 
 def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target: dict[str, Any],
                  environment: str, seed: int, strict: bool, selected: tuple[str, ...] = (),
-                 gate: gating.Gate | None = None, run: dict[str, Any] | None = None) -> dict[str, Any]:
+                 gate: gating.Gate | None = None, run: dict[str, Any] | None = None,
+                 untested: Mapping[str, str] | None = None, traffic: dict[str, Any] | None = None) -> dict[str, Any]:
     """The whole report. `selected` (from --requirement) limits the entries to those requirements.
 
-    `run` carries the run's facts that are not results: started_at, duration, profile.
+    `run` carries the run's facts that are not results: started_at, duration, profile. `untested` gives the reason of
+    a requirement no test judged, where there is one to give; `traffic`, what recorded traffic held (--har).
     """
     gate = gate or gating.Gate(strict=strict)
     by_requirement: dict[str, list[TestRecord]] = {requirement.id: [] for requirement in catalogue}
@@ -127,6 +129,8 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
             continue
         covering = by_requirement[requirement.id]
         result, reason = verdict(requirement, covering)
+        if result == "untested" and untested:
+            reason = untested.get(requirement.id)
         counts[requirement.level][result] += 1
         by_section[requirement.section][requirement.level][result] += 1
         observations = [obs for record in covering for obs in record.observations
@@ -154,6 +158,7 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
             ],
         })
     outcome = gating.apply(entries, gate)
+    extra = {"traffic": traffic} if traffic is not None else {}
     return {
         "format": FORMAT,
         "suite_version": suite_version(),
@@ -169,6 +174,7 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
         "counts": counts,
         "counts_by_section": by_section,
         "requirements": entries,
+        **extra,
     }
 
 

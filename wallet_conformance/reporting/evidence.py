@@ -169,6 +169,8 @@ def evidence_lines(item: dict[str, Any]) -> list[str]:
     lines = []
     if "expected" in item:
         lines += [f"  expected: {item['expected']}", f"  received: {item['received']}"]
+    if item.get("first_seen_in"):
+        lines.append(f"  first seen in: {item['first_seen_in']}")
     exchange = item.get("exchange")
     if exchange:
         lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",

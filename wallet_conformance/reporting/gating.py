@@ -56,6 +56,7 @@ class Gate:
     waivers: tuple[Waiver, ...] = ()
     baseline: dict[str, Any] | None = None
     baseline_name: str | None = None
+    traffic: bool = False  # recorded traffic was judged (--har): nothing failing means it conforms to what it showed
     today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
 
     @property
@@ -167,6 +168,8 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
         verdict, status = "incomplete", ExitStatus.INCOMPLETE
     elif must_failed:
         verdict, status = "does-not-conform", ExitStatus.GATE_PASSES  # every failure waived or already in the baseline
+    elif gate.traffic:
+        verdict, status = "conforms-to-what-the-traffic-showed", ExitStatus.GATE_PASSES
     elif not_tested:
         verdict, status = "conforms-to-what-was-tested", ExitStatus.GATE_PASSES
     else:

@@ -23,13 +23,15 @@ def killing_tests(report: dict[str, Any], requirement: str) -> list[str]:
 
 
 def write_matrix(rows: list[dict[str, Any]], directory: Path) -> tuple[Path, Path]:
-    """Write the matrix as JSON and Markdown; rows hold fault, requirement, level, killed, killing_tests, seconds."""
+    """Write the matrix as JSON and Markdown; rows hold fault, requirement, level, killed, killing_tests, seconds and
+    passive (the verdict of the requirement in the killing run's recording judged as recorded traffic)."""
     rows = sorted(rows, key=lambda row: (row["requirement"], row["fault"]))
     directory.mkdir(parents=True, exist_ok=True)
     killed = sum(1 for row in rows if row["killed"])
     only_generated = [row["fault"] for row in rows if row.get("only_generated")]
+    passive = [row["fault"] for row in rows if row.get("passive") == "fail"]
     summary = {"faults": len(rows), "killed": killed, "survived": [row["fault"] for row in rows if not row["killed"]],
-               "only_generated": only_generated}
+               "only_generated": only_generated, "recorded_traffic_shows": passive}
     json_path = directory / MATRIX_JSON
     json_path.write_text(json.dumps({"summary": summary, "faults": rows}, indent=2) + "\n", encoding="utf-8")
     lines = [
@@ -40,15 +42,20 @@ def write_matrix(rows: list[dict[str, Any]], directory: Path) -> tuple[Path, Pat
         f"Killed only by the generated tests (tests/generated/; the hand-written ones let them live): "
         f"{', '.join(f'`{fault}`' for fault in only_generated) or 'none'}.",
         "",
-        "| fault | requirement | level | killed | killing tests | seconds |",
-        "|---|---|---|---|---|---|",
+        f"Failed again by the killing run's recording judged as recorded traffic (`--har`, the passive column): "
+        f"{len(passive)} of {len(rows)}; a fault whose requirement needs an active run is `untested` there, and one "
+        "whose exchanges a recording holds but no rule of the exchange judge or the registry reads passes.",
+        "",
+        "| fault | requirement | level | killed | killing tests | seconds | passive |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         tests = "<br>".join(f"`{test}`" for test in row["killing_tests"][:3])
         if len(row["killing_tests"]) > 3:
             tests += f"<br>(+{len(row['killing_tests']) - 3} more)"
         lines.append(f"| `{row['fault']}` | {row['requirement']} | {row['level']} | "
-                     f"{'yes' if row['killed'] else '**NO**'} | {tests or '-'} | {row['seconds']:.1f} |")
+                     f"{'yes' if row['killed'] else '**NO**'} | {tests or '-'} | {row['seconds']:.1f} | "
+                     f"{row.get('passive', '-')} |")
     md_path = directory / MATRIX_MD
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return json_path, md_path

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from wallet_conformance.reporting.alarms import alarms
+from wallet_conformance.reporting.writers import TRAFFIC_COLUMNS, traffic_facts, traffic_rows
 from wallet_conformance.spec.catalogue import LEVELS
 
 SHOWN = ("pass", "fail", "blocked", "skip", "observed", "untested", "suite-error")
@@ -15,6 +16,8 @@ HEADLINES = {
     "conforms": "The target conforms: every MUST requirement was tested and passed.",
     "conforms-to-what-was-tested": "The target conforms TO WHAT COULD BE TESTED: no tested MUST requirement "
                                    "failed, but some MUST requirements were not tested (listed above).",
+    "conforms-to-what-the-traffic-showed": "The target conforms TO WHAT THE TRAFFIC SHOWED: no recorded exchange "
+                                           "broke a requirement; requirements no exchange judged are untested.",
     "does-not-conform": "The target does NOT conform (the broken requirements are listed above).",
     "incomplete": "INCOMPLETE: MUST requirements were not tested and the gate requires them "
                   "(--require-complete or --strict).",
@@ -51,6 +54,11 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     outcome = report["outcome"]
     gate = outcome["gate"]
     lines = table(report)
+    rows = traffic_rows(report)
+    if report.get("traffic"):
+        lines.append("recorded traffic: " + "; ".join(traffic_facts(report)[:2]))
+        lines.append(f"  {'operation':<24} " + " ".join(f"{column:>9}" for column in TRAFFIC_COLUMNS))
+        lines.extend(f"  {row[0]:<24} " + " ".join(f"{cell:>9}" for cell in row[1:]) for row in rows)
     for level in ("MUST", "SHOULD"):
         failed = outcome["must_failed" if level == "MUST" else "should_failed"]
         if failed:
@@ -64,9 +72,12 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
         lines.append(f"MUST requirements NOT tested ({len(outcome['must_not_tested'])}):")
         lines.extend(f"  {item['id']} [{item['verdict']}] {item['reason']}"
                      for item in outcome["must_not_tested"] if item["verdict"] != "untested")
-        untested = [item["id"] for item in outcome["must_not_tested"] if item["verdict"] == "untested"]
-        if untested:
-            lines.extend(textwrap.wrap(f"no test ran for: {', '.join(untested)}", width=110,
+        untested: dict[str, list[str]] = {}  # by reason: a passive run says why (--har: "needs an active run")
+        for item in outcome["must_not_tested"]:
+            if item["verdict"] == "untested":
+                untested.setdefault(item["reason"] or "no test ran for", []).append(item["id"])
+        for reason, ids in untested.items():
+            lines.extend(textwrap.wrap(f"{reason}: {', '.join(ids)}", width=110,
                                        initial_indent="  ", subsequent_indent="    "))
     baseline = gate["baseline"]
     if baseline is not None:

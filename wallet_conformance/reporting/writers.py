@@ -34,6 +34,7 @@ EVIDENCE_SHOWN = 3
 VERDICT_WORDS = {
     "conforms": "conforms",
     "conforms-to-what-was-tested": "conforms to what could be tested",
+    "conforms-to-what-the-traffic-showed": "conforms to what the traffic showed",
     "does-not-conform": "does NOT conform",
     "incomplete": "incomplete: MUST requirements not tested",
     "suite-error": "SUITE ERROR: results cannot be trusted",
@@ -123,6 +124,32 @@ def groups(report: dict[str, Any]) -> list[tuple[str, str, list[dict[str, Any]]]
     ]
 
 
+TRAFFIC_COLUMNS = ("exchanges", "judged", "2xx", "4xx", "5xx", "other")
+
+
+def traffic_facts(report: dict[str, Any]) -> list[str]:
+    """What recorded traffic held (--har), in lines above its table; none for an active run."""
+    traffic = report.get("traffic")
+    if not traffic:
+        return []
+    unmatched = traffic["unmatched"]
+    facts = [f"files: {', '.join(traffic['files'])}",
+             f"{traffic['entries']} entries; {traffic['outside']} outside the base address {traffic['base_url']}; "
+             f"{unmatched['count']} of no operation of openapi.yaml"]
+    facts += [f"no operation: {item['file']} entry {item['entry']}: {item['request']} ({item['status']})"
+              for item in unmatched["shown"]]
+    if unmatched["count"] > len(unmatched["shown"]):
+        facts.append(f"... and {unmatched['count'] - len(unmatched['shown'])} more of no operation")
+    return facts
+
+
+def traffic_rows(report: dict[str, Any]) -> list[list[str]]:
+    """Operations × exchanges seen in the recorded traffic (--har): one row per operation."""
+    traffic = report.get("traffic") or {}
+    return [[operation, *(str(row.get(column, 0)) for column in TRAFFIC_COLUMNS)]
+            for operation, row in traffic.get("operations", {}).items()]
+
+
 def _waiver_words(entry: dict[str, Any]) -> str | None:
     waiver = entry.get("waiver")
     if not waiver:
@@ -151,6 +178,10 @@ def markdown(report: dict[str, Any]) -> str:
     totals = [", ".join(f"{n} {v}" for v, n in _cell_counts(report["counts"][level])) or "-" for level in LEVELS]
     lines.append("| **all** | " + " | ".join(totals) + " |")
     lines += _markdown_gate(report)
+    if report.get("traffic"):
+        lines += ["", "## Recorded traffic", ""] + [f"- {_md(fact)}" for fact in traffic_facts(report)]
+        lines += ["", "| operation | " + " | ".join(TRAFFIC_COLUMNS) + " |", "|---|" + "---|" * len(TRAFFIC_COLUMNS)]
+        lines += ["| " + " | ".join(row) + " |" for row in traffic_rows(report)]
     for _, title, entries in groups(report):
         if not entries:
             continue
@@ -201,6 +232,8 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
         lines.append("")
         if "expected" in item:
             lines += [f"- expected: {_code(item['expected'])}", f"- received: {_code(item['received'])}"]
+        if item.get("first_seen_in"):  # the exchange judge's: the test, or the recorded file and entry (--har)
+            lines.append(f"- first seen in: {_code(item['first_seen_in'])}")
         exchange = item.get("exchange")
         if exchange:
             lines.append(f"- request: {_code(exchange['request'])}"
@@ -233,7 +266,7 @@ h1{font-size:1.6em;margin:.2em 0 .6em}h2{border-bottom:2px solid #ddd;padding-bo
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left;
 vertical-align:top}th{background:#f5f5f7}
 .verdict{font-size:1.2em;font-weight:700;padding:.4em .8em;border-radius:6px;display:inline-block}
-.v-conforms{background:#d8f5d8}.v-conforms-to-what-was-tested{background:#fff3c4}
+.v-conforms{background:#d8f5d8}.v-conforms-to-what-was-tested,.v-conforms-to-what-the-traffic-showed{background:#fff3c4}
 .v-does-not-conform,.v-suite-error{background:#ffd6d6}.v-incomplete{background:#ffe2b8}
 .b{display:inline-block;border-radius:4px;padding:0 .4em;margin:0 .15em .15em 0;font-size:.9em;white-space:nowrap}
 .b-pass,.b-observed{background:#d8f5d8}.b-fail,.b-suite-error{background:#ffb3b3;font-weight:700}
@@ -271,6 +304,13 @@ def html_page(report: dict[str, Any], catalogue_page: str | None = None) -> str:
     parts.append("</table>")
     parts += _html_table(report)
     parts += _html_gate(report)
+    if report.get("traffic"):
+        parts += ['<h2 id="traffic">Recorded traffic</h2>',
+                  "<ul>" + "".join(f"<li>{_h(fact)}</li>" for fact in traffic_facts(report)) + "</ul>",
+                  '<table id="traffic-table"><tr><th>operation</th>'
+                  + "".join(f"<th>{_h(column)}</th>" for column in TRAFFIC_COLUMNS) + "</tr>"]
+        parts += ["<tr>" + "".join(f"<td>{_h(cell)}</td>" for cell in row) + "</tr>" for row in traffic_rows(report)]
+        parts.append("</table>")
     for group, title, entries in groups(report):
         if not entries:
             continue
@@ -344,6 +384,8 @@ def _html_entry(entry: dict[str, Any], catalogue_page: str | None) -> str:
         if "expected" in item:
             parts.append(f"<table><tr><th>expected</th><td><code>{_h(item['expected'])}</code></td></tr>"
                          f"<tr><th>received</th><td><code>{_h(item['received'])}</code></td></tr></table>")
+        if item.get("first_seen_in"):
+            parts.append(f"<p>first seen in: <code>{_h(item['first_seen_in'])}</code></p>")
         exchange = item.get("exchange")
         if exchange:
             body = f"\n  body: {exchange['request_body']}" if exchange["request_body"] else ""

@@ -1,0 +1,297 @@
+"""Recorded traffic: an active run written as HAR 1.2 (--record-har), and HAR files judged without sending a request
+(--har) by the same exchange judge and registry of records; each mode proves the other."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from jsonschema import Draft202012Validator
+
+from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, run_suite, tail
+from wallet_conformance.client import har
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
+from wallet_conformance.reference.faults import Fault
+from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.spec.files import ROOT
+
+HAR_SCHEMA = json.loads((Path(__file__).parent / "har-1.2.schema.json").read_text())
+REFERENCE_KEY = re.compile(r"(?:test|live)_sk_[0-9a-f]{6}")  # the bundled reference's keys (reference/server.py)
+SUBSET = ("tests/test_endpoints.py",)  # an active run of every operation, short
+HAND_WRITTEN = ("--ignore", str(ROOT / "tests" / "generated"))
+RECOGNISABLE_KEY = "sk_live_RECOGNISABLE_0123456789abcdef"
+MITMDUMP_START = 60  # seconds mitmdump may take to listen (it imports much of its own on two busy cores)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def recorded_run(pytester: pytest.Pytester, folder: Path, *args: str, paths: tuple[str, ...] = SUBSET
+                 ) -> tuple[Path, dict[str, Any]]:
+    """An active run against the bundled reference, recorded; the HAR and the run's report."""
+    path = folder / "run.har"
+    process, report, _ = run_in_process(pytester, folder / "active", "--record-har", str(path), *QUICK_SETTLEMENT,
+                                        "--tb=line", *args, paths=paths)
+    assert report is not None and path.exists(), tail(process)
+    return path, report
+
+
+def judged(pytester: pytest.Pytester, folder: Path, *args: str) -> tuple[Any, dict[str, Any] | None]:
+    """A passive run (--har ...): the process and its report."""
+    process, report, _ = run_in_process(pytester, folder, *args, paths=("tests",))
+    return process, report
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, str]:
+    return {entry["id"]: entry["verdict"] for entry in report["requirements"]}
+
+
+def failed(report: dict[str, Any], levels: tuple[str, ...] = ("MUST", "SHOULD")) -> set[str]:
+    return {entry["id"] for entry in report["requirements"] if entry["verdict"] == "fail" and entry["level"] in levels}
+
+
+def har_file(path: Path, entries: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps({"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"},
+                                        "entries": entries}}))
+    return path
+
+
+def har_entry(method: str, url: str, status: int, body: Any, headers: list[tuple[str, str]] = (),
+              sent: Any = None) -> dict[str, Any]:
+    request: dict[str, Any] = {"method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [],
+                               "headers": [{"name": name, "value": value} for name, value in headers],
+                               "queryString": [], "headersSize": -1, "bodySize": 0}
+    if sent is not None:
+        request["postData"] = {"mimeType": "application/json", "text": json.dumps(sent)}
+    text = json.dumps(body)
+    return {"startedDateTime": "2026-11-26T00:00:00.000Z", "time": 5, "request": request,
+            "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
+                         "headers": [{"name": "content-type", "value": "application/json"}],
+                         "content": {"size": len(text), "mimeType": "application/json", "text": text},
+                         "redirectURL": "", "headersSize": -1, "bodySize": len(text)},
+            "cache": {}, "timings": {"send": 0, "wait": 5, "receive": 0}}
+
+
+@pytest.fixture(scope="module")
+def faithful(tmp_path_factory) -> Path:
+    """A HAR of an active run against the faithful reference, on two xdist workers (their parts joined in one file)."""
+    folder = tmp_path_factory.mktemp("faithful")
+    path = folder / "run.har"
+    process, report, _ = run_suite(folder / "active", "--record-har", str(path), "-n", "2", *QUICK_SETTLEMENT,
+                                   paths=SUBSET)
+    assert report is not None and path.exists(), tail(process)
+    return path
+
+
+# ------------------------------------------------------------------ --record-har
+
+
+def test_recorded_run_is_har_1_2_without_a_key(faithful):
+    """The recording of a run on two workers is one HAR 1.2 file, every exchange an entry in the order sent, every
+    key header redacted and no key of the reference anywhere in it."""
+    text = faithful.read_text()
+    document = json.loads(text)
+    errors = sorted(Draft202012Validator(HAR_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
+                    .iter_errors(document), key=lambda error: list(error.absolute_path))
+    assert not errors, [f"{list(error.absolute_path)}: {error.message}" for error in errors[:5]]
+    entries = document["log"]["entries"]
+    assert document["log"]["version"] == "1.2" and len(entries) > 50
+    started = [entry["startedDateTime"] for entry in entries]
+    assert started == sorted(started)
+    keys = {header["value"] for entry in entries for header in entry["request"]["headers"]
+            if header["name"].lower() == "x-service-key"}
+    assert keys == {"<SECRET_KEY>"}, keys
+    assert not REFERENCE_KEY.search(text)
+    assert not list(faithful.parent.glob("*.parts"))
+
+
+# ------------------------------------------------------------------ the two modes prove each other
+
+
+def test_faithful_recording_conforms_to_what_the_traffic_showed(pytester, faithful):
+    """Judged passively, the faithful run's recording breaks nothing: the outcome is "conforms to what the traffic
+    showed", every operation has exchanges, requirements the judges stand for pass, the others need an active run."""
+    process, report = judged(pytester, pytester.path / "passive", "--har", str(faithful))
+    assert report is not None, tail(process)
+    assert process.returncode == 0, tail(process)
+    assert report["outcome"]["verdict"] == "conforms-to-what-the-traffic-showed"
+    assert not failed(report, ("MUST", "SHOULD", "INFO"))
+    traffic = report["traffic"]
+    assert len(traffic["operations"]) == 13 and traffic["entries"] > 50, traffic
+    assert traffic["base_url"].endswith("/v1")
+    found = verdicts(report)
+    assert {"SVC-03", "SVC-05", "RES-80", "END-28"} <= {rid for rid, verdict in found.items() if verdict == "pass"}
+    entries = {entry["id"]: entry for entry in report["requirements"]}
+    untested = [rid for rid in catalogue().requirements if rid not in judged_from_traffic()]
+    assert all(entries[rid]["verdict"] == "untested" and entries[rid]["reason"] == NEEDS_AN_ACTIVE_RUN
+               for rid in untested)
+    assert report["run"]["exchanges"]["judged"] > 50
+
+
+@pytest.mark.parametrize("fault", [Fault.WRONG_CLOSE_MESSAGE, Fault.CURRENCY_LOWERCASE_ON_COLLECTION,
+                                   Fault.PAGINATION_TOTAL_AS_STRING])
+def test_a_fault_one_exchange_shows_fails_the_same_requirement_passively(pytester, fault):
+    """A fault one answer shows fails its requirement in the active run and in the recording judged passively;
+    the passive evidence names the HAR file and the entry, and its curl line reproduces the request."""
+    requirement = fault.requirement_id
+    path, active = recorded_run(pytester, pytester.path, "--reference-fault", fault.cli_name, "--requirement",
+                                requirement, *HAND_WRITTEN, paths=("tests",))
+    assert verdicts(active)[requirement] == "fail"
+    process, report = judged(pytester, pytester.path / "passive", "--har", str(path))
+    assert report is not None, tail(process)
+    assert verdicts(report)[requirement] == "fail", tail(process)
+    assert process.returncode == ExitStatus.DOES_NOT_CONFORM
+    entry = next(entry for entry in report["requirements"] if entry["id"] == requirement)
+    evidence = entry["evidence"][0]
+    assert re.fullmatch(rf"{re.escape(str(path))} entry \d+", evidence["first_seen_in"]), evidence
+    assert evidence["exchange"]["curl"].startswith("curl ") and "<SECRET_KEY>" in evidence["exchange"]["curl"]
+
+
+def test_every_variant_recorded_breaks_no_must_or_should_passively(pytester):
+    """An active run against every variant of the reference (every legitimate reading of an open point) at once,
+    recorded and judged passively, fails no MUST or SHOULD requirement."""
+    path, _ = recorded_run(pytester, pytester.path, "--reference-variant", "all")
+    process, report = judged(pytester, pytester.path / "passive", "--har", str(path))
+    assert report is not None, tail(process)
+    assert not failed(report), [entry["evidence"][:1] for entry in report["requirements"] if entry["verdict"] == "fail"]
+
+
+def test_the_page_on_recorded_traffic_lists_what_it_judges():
+    """docs/har.md names every requirement recorded traffic judges, and no other: its list follows the judges."""
+    text = (ROOT / "docs" / "har.md").read_text()
+    listed = text[text.index("### What recorded traffic can judge"):text.index("Such a requirement passes")]
+    named = set(re.findall(r"\b[A-Z]{3}-\d\d\b", listed))
+    for first, last in re.findall(r"\b([A-Z]{3}-\d\d) to ([A-Z]{3}-\d\d)\b", listed):
+        prefix, low, high = first[:4], int(first[4:]), int(last[4:])
+        named.update(f"{prefix}{number:02d}" for number in range(low, high + 1))
+    assert named == set(judged_from_traffic())
+    assert f"{len(judged_from_traffic())} of the {len(catalogue())} requirements" in " ".join(listed.split())
+
+
+# ------------------------------------------------------------------ --har on hand-made files
+
+
+def test_a_key_in_a_har_appears_in_no_report(pytester, tmp_path):
+    """A HAR carrying a key in x-service-key, in an Authorization header and in a cookie, echoed in an answer and in
+    a URL, is judged (the echoing answer fails) and no report holds any of them."""
+    bearer, cookie = "bearer-token-RECOGNISABLE-42", "session-RECOGNISABLE-cookie"
+    headers = [("x-service-key", RECOGNISABLE_KEY), ("Authorization", f"Bearer {bearer}"),
+               ("Cookie", f"sid={cookie}")]
+    base = "https://wallets.example/v1"
+    echo = {"meta": {"statusCode": 200, "success": "yes", "message": RECOGNISABLE_KEY}, "data": [{"key": bearer}]}
+    entries = [har_entry("GET", f"{base}/transactions/banks?k={cookie}", 200, echo, headers),
+               har_entry("GET", f"{base}/unknown/path", 404, {"meta": {}}, headers)]
+    path = har_file(tmp_path / "keys.har", entries)
+    process, report = judged(pytester, pytester.path / "out", "--har", str(path))
+    assert report is not None, tail(process)
+    assert "SVC-06" in failed(report)
+    written = [file.read_text() for file in (pytester.path / "out").rglob("*") if file.is_file()]
+    assert written
+    for text in [*written, process.stdout, process.stderr]:
+        for secret in (RECOGNISABLE_KEY, bearer, cookie):
+            assert secret not in text
+    assert report["traffic"]["unmatched"]["count"] == 1
+    assert report["traffic"]["unmatched"]["shown"][0]["request"] == f"GET {base}/unknown/path"
+
+
+@pytest.mark.parametrize("content", [
+    '{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "https://a/v1/transactions/banks"}',
+    "this is not JSON at all",
+    '{"log": {"version": "1.2"}}',
+    '{"log": {"entries": [{"request": {"method": "GET"}, "response": {"status": 200}}]}}',
+    '[1, 2, 3]',
+], ids=["truncated", "not-json", "no-entries", "entry-without-url", "not-an-object"])
+def test_a_file_that_is_not_a_har_ends_with_one_message(pytester, tmp_path, content):
+    """A truncated, malformed or non-HAR file stops the run with exit 4 and one message naming it, no traceback and
+    no report."""
+    path = tmp_path / "bad.har"
+    path.write_text(content)
+    process, report = judged(pytester, pytester.path / "out", "--har", str(path))
+    assert process.returncode == ExitStatus.CANNOT_RUN, tail(process)
+    assert report is None
+    assert str(path) in process.stdout + process.stderr and "Traceback" not in process.stdout + process.stderr
+
+
+def test_entries_of_two_targets_need_a_base_url(pytester, tmp_path):
+    """Entries under two base addresses are refused without --base-url (exit 4, naming both); with it, only the
+    chosen target's entries are judged and the rest counted outside."""
+    refusal = {"meta": {"statusCode": 404, "success": False, "message": "no"}, "data": None}
+    entries = [har_entry("GET", "https://one.example/v1/virtual-accounts/vba-1", 404, refusal),
+               har_entry("GET", "https://two.example/api/v1/virtual-accounts/vba-1", 404, refusal)]
+    folder = tmp_path / "hars"
+    folder.mkdir()
+    har_file(folder / "both.har", entries)
+    process, report = judged(pytester, pytester.path / "out", "--har", str(folder))
+    assert process.returncode == ExitStatus.CANNOT_RUN and report is None
+    assert "https://one.example/v1" in process.stdout + process.stderr
+    process, report = judged(pytester, pytester.path / "out", "--har", str(folder), "--base-url",
+                             "https://two.example/api/v1")
+    assert report is not None, tail(process)
+    assert report["traffic"]["outside"] == 1 and report["traffic"]["operations"]["getWallet"]["exchanges"] == 1
+
+
+def test_entries_stream_across_reads(tmp_path, monkeypatch):
+    """Entries are read one at a time however the file is cut into reads, and a body over the client's cap is kept
+    cut, as the client keeps it (and so not judged)."""
+    big = {"meta": {"statusCode": 200, "success": True}, "data": ["x" * 100] * 4000}
+    entries = [har_entry("GET", f"https://a.example/v1/transactions/{index}/verify", 200, {"data": index})
+               for index in range(30)] + [har_entry("GET", "https://a.example/v1/transactions/banks", 200, big)]
+    path = har_file(tmp_path / "many.har", entries)
+    monkeypatch.setattr(har, "CHUNK", 7)
+    read = list(har.recorded([path], "https://a.example/v1"))
+    assert [item.index for item in read] == list(range(31))
+    assert read[3].exchange is not None and read[3].exchange.operation_id == "verifyTransaction"
+    assert read[-1].exchange is not None and read[-1].exchange.truncated
+
+
+# ------------------------------------------------------------------ live capture with mitmproxy (optional)
+
+
+def test_mitmproxy_recording_is_judged(pytester, tmp_path, reference_server):
+    """Calls made through mitmproxy in reverse-proxy mode in front of the reference, recorded with hardump, are
+    judged passively: nothing fails, and the key mitmproxy wrote in clear is in no report."""
+    mitmdump = shutil.which("mitmdump")
+    if mitmdump is None:
+        pytest.skip("mitmproxy is not installed (pip install mitmproxy): the recipe is optional")
+    path, port = tmp_path / "live.har", free_port()
+    proxy = subprocess.Popen([mitmdump, "--mode", f"reverse:{reference_server.origin}", "--listen-host", "127.0.0.1",
+                              "--listen-port", str(port), "--set", f"hardump={path}", "-q"])
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        with httpx.Client(headers={"x-service-key": reference_server.secret_key}, timeout=10) as client:
+            deadline = time.monotonic() + MITMDUMP_START
+            while True:  # mitmdump takes seconds to import and listen
+                try:
+                    client.get(f"{base}/transactions/banks")
+                    break
+                except httpx.TransportError:
+                    assert time.monotonic() < deadline and proxy.poll() is None, "mitmdump did not start listening"
+                    time.sleep(0.2)
+            wallet = client.post(f"{base}/virtual-accounts", json={"category": "primary", "accountName": "Ada",
+                                                                  "currency": "NGN"}).json()["data"]
+            client.get(f"{base}/virtual-accounts/{wallet['publicId']}")
+            client.get(f"{base}/virtual-accounts")
+            client.delete(f"{base}/virtual-accounts/{wallet['publicId']}")
+    finally:
+        proxy.send_signal(signal.SIGINT)
+        proxy.wait(timeout=20)
+    assert reference_server.secret_key in path.read_text()  # mitmproxy writes the key in clear
+    process, report = judged(pytester, pytester.path / "out", "--har", str(path))
+    assert report is not None and process.returncode == 0, tail(process)
+    assert not failed(report) and report["traffic"]["operations"]["createWallet"]["exchanges"] == 1
+    for file in (pytester.path / "out").rglob("*"):
+        if file.is_file():
+            assert reference_server.secret_key not in file.read_text(errors="replace")

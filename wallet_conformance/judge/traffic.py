@@ -1,0 +1,48 @@
+"""What recorded traffic can judge, derived from the judges themselves: a requirement is judged from recorded
+exchanges when a rule of the exchange judge (judge/rules.py) or an invariant of the registry of records
+(judge/record_registry.py) stands for it. Every other requirement needs an active run: its test makes the exchanges
+it needs (a sixth primary wallet, a request without the key, a transfer and its settlement) and judges what the
+target did with them, which no recording of someone else's traffic is sure to show.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge import rules
+from wallet_conformance.judge.exchanges import judgeable
+from wallet_conformance.judge.record_registry import INVARIANTS, shows_records
+from wallet_conformance.spec.catalogue import catalogue
+
+NEEDS_AN_ACTIVE_RUN = "needs an active run"
+
+
+@cache
+def judged_from_traffic() -> dict[str, tuple[str, ...]]:
+    """Every requirement recorded traffic can judge, with the rules and invariants that stand for it (in the
+    catalogue's order)."""
+    standing: dict[str, list[str]] = {}
+    for rule in rules.RULES:
+        for requirement in rule.requirements:
+            standing.setdefault(requirement, []).append(rule.name)
+    for requirement, invariant in INVARIANTS.items():
+        standing.setdefault(requirement, []).append(invariant)
+    return {requirement.id: tuple(dict.fromkeys(standing[requirement.id]))
+            for requirement in catalogue() if requirement.id in standing}
+
+
+def _in_scope(requirement: str, operation_id: str) -> bool:
+    scope = catalogue()[requirement].operations
+    return "all" in scope or operation_id in scope
+
+
+def put_to_the_test(exchange: Exchange) -> set[str]:
+    """The requirements one exchange is held to: the rules that judge its answer, and the invariants that take its
+    records (empty for an exchange that cannot be judged)."""
+    if not judgeable(exchange):
+        return set()
+    held = {requirement for rule, requirement in rules.applying(str(exchange.operation_id)) if rule.judges(exchange)}
+    if shows_records(exchange):
+        held.update(requirement for requirement in INVARIANTS if _in_scope(requirement, str(exchange.operation_id)))
+    return held
