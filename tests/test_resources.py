@@ -10,6 +10,7 @@ import pytest
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks, envelope, parties, record_registry
+from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.parties import BANK_ACCOUNT, EXTERNAL, PARTY_FORMS, VIRTUAL_ACCOUNT
 from wallet_conformance.scenarios import record_views, resource_samples, transaction_samples
 from wallet_conformance.scenarios.transaction_samples import (
@@ -323,6 +324,28 @@ def test_collection_account_amount_is_the_requested_one(samples):
     """A Collection account's amount is the amount requested, in kobo."""
     data, exchange = resource_samples.collection_account(samples)
     checks.equals(data.get("amount"), exchange.request_body["amount"], "data.amount is the requested amount", exchange)
+
+
+# Collection amounts from a hundred kobo to a hundred million naira: a target that keeps small amounts right and
+# large ones wrong (naira for kobo above some amount, say) shows it only at the large ones.
+COLLECTION_MAGNITUDES = tuple(10 ** exponent for exponent in range(2, 11, 2))
+
+
+@pytest.mark.requirement("RES-35")
+def test_collection_account_amount_is_kept_at_every_magnitude(api, samples, run_id):
+    """Collection accounts of amounts across every order of magnitude each carry the amount requested."""
+    destination = samples.wallet()["publicId"]
+    kept = 0
+    for amount in COLLECTION_MAGNITUDES:
+        exchange = api.call("createCollectionAccount",
+                            json_body=bodies.collection_account(run_id, destination, amount=amount))
+        if not exchange.ok:
+            continue  # which amounts a collection account takes is not shown: a refusal is the target's bound
+        checks.equals(envelope.data_is_object(exchange).get("amount"), amount, "data.amount is the requested amount",
+                      exchange)
+        kept += 1
+    if not kept:
+        raise CannotJudge(f"no collection account of {', '.join(map(str, COLLECTION_MAGNITUDES))} kobo was accepted")
 
 
 @pytest.mark.requirement("RES-36")
