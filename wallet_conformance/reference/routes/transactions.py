@@ -74,7 +74,9 @@ async def transfer(request: Request, call: Call) -> Response:
     body = await fields.json_body(request, call.faults)
     faults, store = call.faults, call.store
     source_id = fields.required_text(body, "source")
-    fields.one_of(body, "sourceType", ("VirtualAccount",), required=False)
+    source_type = fields.text(body, "sourceType", required=False)
+    if not faults.on(Fault.TRANSFER_OTHER_SOURCE_TYPE_ACCEPTED):
+        fields.one_of(body, "sourceType", ("VirtualAccount",), required=False)
     destination_id = fields.required_text(body, "destination")
     fields.one_of(body, "destinationType", ("VirtualAccount",), required=False)
     minimum = contract.minimum_amount("transfer")
@@ -84,14 +86,16 @@ async def transfer(request: Request, call: Call) -> Response:
         minimum += 1
     round_down = faults.on(Fault.FRACTIONAL_AMOUNT_ACCEPTED)
     try:
-        amount = fields.kobo(body, "amount", minimum=minimum, round_fractions_down=round_down)
+        amount = fields.kobo(body, "amount", minimum=minimum, round_fractions_down=round_down,
+                             numeric_strings=call.numeric_strings)
     except ApiError:
         sent = body.get("amount")
         below = isinstance(sent, int | float) and not isinstance(sent, bool) and sent < minimum
         if below and faults.on(Fault.AMOUNT_BELOW_MINIMUM_500):
             raise crash() from None
         raise
-    fields.one_of(body, "currency", (CURRENCY,), required=False)
+    if not faults.on(Fault.TRANSFER_OTHER_CURRENCY_ACCEPTED):
+        fields.one_of(body, "currency", (CURRENCY,), required=False)
     narration = _narration(call, body)
 
     later = call.variants.on(Variant.CLOSED_WALLET_FAILS_LATER)  # closed wallets: accepted, failed at settlement
@@ -113,6 +117,8 @@ async def transfer(request: Request, call: Call) -> Response:
     call.service.schedule_settlement(accepted)
 
     data = serialize.transaction(accepted, faults)
+    if source_type is not None:
+        data["sourceType"] = source_type  # what was sent (one of the documented values, but for a fault)
     if faults.on(Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL):
         data["status"] = SUCCESS
     if faults.on(Fault.TRANSFER_ENTRY_CREDIT):
@@ -137,7 +143,7 @@ async def bank_transfer(request: Request, call: Call) -> Response:
         minimum = 1
     if faults.on(Fault.BANK_TRANSFER_MINIMUM_EXCLUSIVE):
         minimum += 1
-    amount = fields.kobo(body, "amount", minimum=minimum)
+    amount = fields.kobo(body, "amount", minimum=minimum, numeric_strings=call.numeric_strings)
     fields.one_of(body, "currency", (CURRENCY,), required=False)
     narration = _narration(call, body)
 
