@@ -27,6 +27,7 @@ from selftests.test_reference import (
     two_wallets,
 )
 from wallet_conformance.reference import FAULTS, Fault
+from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.service import WRONG_MESSAGES
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
@@ -263,6 +264,14 @@ def bank_transfer_money(c: ReferenceClient) -> tuple[int, int, int]:
     return sent["fee"], sent["actualAmount"], c.balance(sent["source"])
 
 
+def top_tier_bank_transfer_sums(c: ReferenceClient) -> tuple[int, int, int]:
+    """amount, fee and actualAmount of a bank transfer one kobo into the top fee tier."""
+    source, _ = two_wallets(c, funds=TOP_FEE_TIER_FLOOR * 2)
+    sent = data(c.call("POST", "/transactions/bank-transfer",
+                       json=bank_transfer_body(source) | {"amount": TOP_FEE_TIER_FLOOR + 1}))
+    return sent["amount"], sent["fee"], sent["actualAmount"]
+
+
 def with_key_sent(c: ReferenceClient, value: str | None = None, **options: Any) -> int:
     """The status of GET /virtual-accounts with x-service-key `value` as is (no header when None)."""
     headers = {} if value is None else {"x-service-key": value}
@@ -425,6 +434,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.LISTED_BANK_DESTINATION_TYPE: listed_bank_transfer,
     Fault.CLIENT_TRANSACTION_MISSING: lambda c: "clientTransaction" in inbound_credit(c),
     Fault.ACTUAL_AMOUNT_EXCLUDES_FEE: lambda c: data(bank_transfer(c))["actualAmount"],
+    Fault.ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER: top_tier_bank_transfer_sums,
     Fault.CLIENT_TRANSACTION_FEE_ZERO: lambda c: data(bank_transfer(c))["clientTransaction"]["fee"],
     Fault.CURRENCY_PAIR_DASH: lambda c: data(transfer(c))["currencyPair"],
     Fault.TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER: lambda c: data(transfer(c))["destination"],

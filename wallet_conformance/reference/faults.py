@@ -92,6 +92,8 @@ class Fault(Enum):
     LISTED_BANK_DESTINATION_TYPE = ("RES-63", "Listed bank transfers have destinationType `bank_account`.")
     CLIENT_TRANSACTION_MISSING = ("RES-64", "Transactions lack clientTransaction.")
     ACTUAL_AMOUNT_EXCLUDES_FEE = ("RES-65", "Bank-transfer responses show actualAmount equal to amount.")
+    ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER = ("RES-65", "Bank transfers in the top fee tier (above 5,000,000 kobo) "
+                                                       "show actualAmount equal to amount (the fee is still debited).")
     CLIENT_TRANSACTION_FEE_ZERO = ("RES-66", "Bank transfers show clientTransaction.fee 0 (fee stays right).")
     CURRENCY_PAIR_DASH = ("RES-67", "currencyPair is written `NGN-NGN`.")
     TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER = ("RES-68", "A transfer's destination is the wallet's accountNumber.")

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, crash
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, SUCCESS
 from wallet_conformance.reference.routes.banks import listed_bank
@@ -155,7 +156,8 @@ async def bank_transfer(request: Request, call: Call) -> Response:
     call.service.schedule_settlement(accepted)
 
     data = serialize.transaction(accepted, faults)
-    if faults.on(Fault.ACTUAL_AMOUNT_EXCLUDES_FEE):
+    top_tier = accepted.amount > TOP_FEE_TIER_FLOOR and faults.on(Fault.ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER)
+    if faults.on(Fault.ACTUAL_AMOUNT_EXCLUDES_FEE) or top_tier:
         data["actualAmount"] = data["clientTransaction"]["actualAmount"] = accepted.amount
     if faults.on(Fault.BANK_TRANSFER_STATUS_PROCESSING):
         data["status"] = "processing"
