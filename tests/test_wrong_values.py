@@ -12,7 +12,8 @@ What each gets, and the level it rests on:
   requirements by the exchange judge (an amount string read as another number fails RES-35);
 - accepted either way, never kept as sent: neither the answer nor a later read shows the field with the wrong value
   as sent, under the requirement that gives the field its type or values (SVC-21 kobo integers, SVC-22 NGN, RES-13
-  webhooks an array, RES-26 the two categories, END-32 destinationType, LIM-25 sourceType, the resources' types).
+  webhooks an array, EVT-03 of URLs, RES-26 the two categories, END-32 destinationType, LIM-25 sourceType, the
+  resources' types).
 """
 
 from __future__ import annotations
@@ -38,11 +39,10 @@ REFUSED = [pytest.param(case.operation_id, name, marks=_marks(case.operation_id,
            for name, case in CASES.items() if REFUSAL[name] is not None]
 READABLE = [pytest.param(case.operation_id, name, marks=_marks(case.operation_id, "END-44"), id=name)
             for name, case in CASES.items() if REFUSAL[name] is None]
-# (operation, the requirement typing a field some case sends wrong): each judges the accepted cases of its fields.
-TYPED = sorted({(case.operation_id, SHOWN[case.operation_id, case.field].typed_by) for case in CASES.values()
-                if (case.operation_id, case.field) in SHOWN})
-TYPED_PARAMS = [pytest.param(operation_id, requirement, marks=_marks(operation_id, requirement),
-                             id=f"{operation_id}-{requirement}") for operation_id, requirement in TYPED]
+# (operation, the requirement a field sent wrong breaks when shown as sent): each judges the accepted cases it rules.
+SHOWN_BY = sorted({(case.operation_id, case.shown_by) for case in CASES.values() if case.shown_by})
+SHOWN_PARAMS = [pytest.param(operation_id, requirement, marks=_marks(operation_id, requirement),
+                             id=f"{operation_id}-{requirement}") for operation_id, requirement in SHOWN_BY]
 
 
 @pytest.mark.parametrize(("operation_id", "case"), REFUSED)
@@ -62,14 +62,14 @@ def test_a_value_in_another_json_type_is_refused_or_read(sent_wrong, observe, op
             shown=[at(record, shown.where) for _, record in outcome.shown()] if shown and outcome.answer.ok else None)
 
 
-@pytest.mark.parametrize(("operation_id", "requirement_id"), TYPED_PARAMS)
+@pytest.mark.parametrize(("operation_id", "requirement_id"), SHOWN_PARAMS)
 def test_an_accepted_wrong_value_is_never_shown_as_sent(sent_wrong, operation_id, requirement_id):
     """Accepted, a field sent wrong is never shown as sent (same JSON type and value) in the answer or a later read."""
-    accepted = [outcome for outcome in sent_wrong(operation_id).values() if outcome.answer.ok
-                and SHOWN.get((operation_id, outcome.case.field), None) is not None
-                and SHOWN[operation_id, outcome.case.field].typed_by == requirement_id]
+    accepted = [outcome for outcome in sent_wrong(operation_id).values()
+                if outcome.answer.ok and outcome.case.shown_by == requirement_id]
     if not accepted:
-        pytest.skip(f"the target refused every {operation_id} request with a field {requirement_id} types sent wrong")
+        pytest.skip(f"the target refused every {operation_id} request with a field sent wrong that {requirement_id} "
+                    "rules")
     for outcome in accepted:
         for exchange, record in outcome.shown():
             held = shows_as_sent(outcome, record)
@@ -78,4 +78,3 @@ def test_an_accepted_wrong_value_is_never_shown_as_sent(sent_wrong, operation_id
                 checks.fail(f"data.{where} never shows {outcome.case.field} as it was sent wrong ({outcome.case.kind})",
                             "the value read as the field's type, or a refusal", held, exchange,
                             detail=f"{outcome.case.name}: sent {outcome.value!r}")
-

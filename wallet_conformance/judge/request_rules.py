@@ -260,12 +260,13 @@ def accepted_within_limits(exchange: Exchange, limit: str, *, requirement: str |
 @dataclass(frozen=True)
 class Shown:
     """Where the answer to an accepted request, and later reads of its record, show a body field; the requirement
-    that gives the shown field its type and values (`typed_by`), and the one that makes it the value sent
-    (`echoed_by`, None where the document does not say)."""
+    that gives the shown field its type and values (`typed_by`), the one that makes it the value sent (`echoed_by`,
+    None where the document does not say), and the one that rules its values when not `typed_by` (`valued_by`)."""
 
     where: str
     typed_by: str
     echoed_by: str | None = None
+    valued_by: str | None = None
 
 
 # The body fields a record shows, by (operation, field). Webhooks come back as the same URLs in any order (EVT-01
@@ -292,7 +293,7 @@ SHOWN: dict[tuple[str, str], Shown] = {
     ("transfer", "amount"): Shown("amount", contract.MONEY_INTEGERS),
     ("transfer", "currency"): Shown("currency", "SVC-22"),
     ("transfer", "narration"): Shown("narration", "RES-60"),
-    ("updateAccount", "webhooks"): Shown("webhooks", "RES-13", "END-02"),
+    ("updateAccount", "webhooks"): Shown("webhooks", "RES-13", "END-02", valued_by="EVT-03"),
 }
 # What the answer to an accepted request carries of what was sent: (operation, requirement, where in data, body
 # field).

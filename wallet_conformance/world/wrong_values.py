@@ -28,6 +28,7 @@ ITEM_FOR_ARRAY = "string-for-array"  # one URL for a list of URLs
 FRACTION_FOR_INTEGER = "fraction-for-integer"  # 10000.5 kobo: money is integers in kobo
 OTHER_VALUE = "other-value"  # USD for NGN
 NOT_A_URL = "not-a-url"  # a host and a path, without a scheme
+VALUE_KINDS = (OTHER_VALUE, NOT_A_URL)  # the field's own JSON type, a value outside its documented ones
 LAST = -1  # in a path: the item the valid body adds last to a list (the own account's webhooks come first)
 
 # Values outside a field's documented ones: another value the document gives the same field elsewhere (a
@@ -137,6 +138,15 @@ class WrongValue:
     def field(self) -> str:
         """The top-level body field the case changes."""
         return str(self.path[0])
+
+    @property
+    def shown_by(self) -> str | None:
+        """The requirement an answer showing this field as it was sent breaks (None: no answer shows the field): the
+        one ruling the field's values for a value outside them, else the one giving it its type."""
+        shown = request_rules.SHOWN.get((self.operation_id, self.field))
+        if shown is None:
+            return None
+        return (shown.valued_by or shown.typed_by) if self.kind in VALUE_KINDS else shown.typed_by
 
     @property
     def name(self) -> str:
