@@ -27,6 +27,7 @@ from selftests.test_reference import (
     two_wallets,
 )
 from wallet_conformance.reference import FAULTS, Fault
+from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.service import WRONG_MESSAGES
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
@@ -60,7 +61,7 @@ def close(c: ReferenceClient, **options: Any) -> httpx.Response:
     return c.call("DELETE", f"/virtual-accounts/{c.wallet()['publicId']}", **options)
 
 
-def update(c: ReferenceClient, webhooks: list[str]) -> httpx.Response:
+def update(c: ReferenceClient, webhooks: list[str] | str) -> httpx.Response:
     account = c.data("GET", "/accounts")[0]
     c.data("PATCH", f"/accounts/{account['publicId']}", json={"webhooks": ["http://127.0.0.1:9/old"]})
     return c.call("PATCH", f"/accounts/{account['publicId']}", json={"webhooks": webhooks})
@@ -263,6 +264,14 @@ def bank_transfer_money(c: ReferenceClient) -> tuple[int, int, int]:
     return sent["fee"], sent["actualAmount"], c.balance(sent["source"])
 
 
+def top_tier_bank_transfer_sums(c: ReferenceClient) -> tuple[int, int, int]:
+    """amount, fee and actualAmount of a bank transfer one kobo into the top fee tier."""
+    source, _ = two_wallets(c, funds=TOP_FEE_TIER_FLOOR * 2)
+    sent = data(c.call("POST", "/transactions/bank-transfer",
+                       json=bank_transfer_body(source) | {"amount": TOP_FEE_TIER_FLOOR + 1}))
+    return sent["amount"], sent["fee"], sent["actualAmount"]
+
+
 def with_key_sent(c: ReferenceClient, value: str | None = None, **options: Any) -> int:
     """The status of GET /virtual-accounts with x-service-key `value` as is (no header when None)."""
     headers = {} if value is None else {"x-service-key": value}
@@ -384,6 +393,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     ),
     Fault.CONCURRENT_OVERDRAFT: concurrent_transfers,
     Fault.NO_CREDIT_LEG: lambda c: "credit" in settled_transfer(c)[0]["meta"],
+    Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED: lambda c: collection(c, amount=str(MINIMUM)).status_code,
     # Resources and their fields
     Fault.WALLET_PREFIX_VA: lambda c: c.wallet()["publicId"],
     Fault.BANK_ACCOUNT_PREFIX: lambda c: data(validate(c, accountNumber="0123456789", bankCode="058"))["publicId"],
@@ -396,6 +406,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.ACCOUNT_ID_DIFFERS: lambda c: [a["id"] == a["_id"] for a in data(accounts(c))],
     Fault.PUBKEY_PREFIX: lambda c: data(accounts(c))[0]["pubKey"]["live"][:9],
     Fault.WEBHOOKS_AS_STRING: lambda c: data(update(c, ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b"]))["webhooks"],
+    Fault.WEBHOOKS_STRING_ACCEPTED: lambda c: update(c, "http://127.0.0.1:9/one").status_code,
     Fault.WALLET_READ_WITHOUT_PROCESSOR: lambda c: "processor" in data(wallet_read(c)),
     Fault.WALLET_CREATE_ID_NULL: lambda c: c.wallet()["id"],
     Fault.WALLET_READ_WITHOUT_ID: lambda c: "_id" in data(wallet_read(c)),
@@ -423,6 +434,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.LISTED_BANK_DESTINATION_TYPE: listed_bank_transfer,
     Fault.CLIENT_TRANSACTION_MISSING: lambda c: "clientTransaction" in inbound_credit(c),
     Fault.ACTUAL_AMOUNT_EXCLUDES_FEE: lambda c: data(bank_transfer(c))["actualAmount"],
+    Fault.ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER: top_tier_bank_transfer_sums,
     Fault.CLIENT_TRANSACTION_FEE_ZERO: lambda c: data(bank_transfer(c))["clientTransaction"]["fee"],
     Fault.CURRENCY_PAIR_DASH: lambda c: data(transfer(c))["currencyPair"],
     Fault.TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER: lambda c: data(transfer(c))["destination"],
@@ -550,6 +562,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Fault.PAGE_OVERFLOWS_PER_PAGE: lambda c: len(data(accounts(c, perPage="2"))),
     Fault.FRACTIONAL_AMOUNT_ACCEPTED: lambda c: transfer(c, amount=MINIMUM + 0.5).status_code,
+    Fault.TRANSFER_OTHER_CURRENCY_ACCEPTED: lambda c: transfer(c, currency="USD").status_code,
+    Fault.TRANSFER_OTHER_SOURCE_TYPE_ACCEPTED: lambda c: transfer(c, sourceType="External").status_code,
     Fault.PAGES_OVERLAP: paged_accounts,
     Fault.SMALL_PAGES_OVERLAP: paged_accounts,
     Fault.TOTAL_SHRINKS_PAST_FIRST_PAGE: lambda c: meta(accounts(c, perPage="2", page="2"))["pagination"]["totalCount"],
@@ -563,6 +577,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.SHORT_REFERENCE_500: lambda c: collection(c, reference="r" * (REFERENCE_MIN - 1)).status_code,
     # Events
     Fault.WEBHOOKS_NOT_PERSISTED: persisted_webhooks,
+    Fault.NON_URL_WEBHOOK_ACCEPTED: lambda c: update(c, ["hooks.conformance.invalid/events"]).status_code,
 }
 
 

@@ -66,3 +66,16 @@ def test_workers_share_one_money_budget(tmp_path):
     with pytest.raises(NotAllowed, match="has 0 kobo left"):
         first.spend(1)
     assert ledger.read_text() == "100000"
+
+
+def test_the_money_budget_is_strict_unless_a_funding_hook_makes_the_money():
+    """Without --max-amount the budget is the strict one in production or without a funding hook, and the larger one
+    in staging with a hook; --max-amount always wins."""
+    from wallet_conformance.settings import HOOK_MONEY_BUDGET, MONEY_BUDGET, Settings
+    from wallet_conformance.world.safety import money_budget
+
+    hook = "http://127.0.0.1:9/sandbox/fund"
+    assert money_budget(Settings(), hook) == HOOK_MONEY_BUDGET > MONEY_BUDGET
+    assert money_budget(Settings(), None) == MONEY_BUDGET
+    assert money_budget(Settings(environment="production"), hook) == MONEY_BUDGET
+    assert money_budget(Settings(max_amount=7), hook) == 7

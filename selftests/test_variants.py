@@ -304,7 +304,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.WRONG_KEY_403: lambda c: c.call("GET", "/accounts", key="not-the-key").status_code,
     Variant.WEBHOOK_ON_ACCEPTANCE: delivered_events,
     Variant.WEBHOOK_BARE_TRANSACTION: delivery_shape,
-    Variant.WEBHOOK_URLS_CHECKED: lambda c: update_webhooks(c, ["not a url"]).status_code,
+    Variant.WEBHOOK_URLS_CHECKED: lambda c: update_webhooks(c, ["ftp://hooks.conformance.invalid/events"]).status_code,
     Variant.WEBHOOKS_SORTED: lambda c: update_webhooks(c, ["https://b.invalid/", "https://a.invalid/"]).json()["data"][
         "webhooks"],
     Variant.FUNDING_DELAYED: funding_status,
@@ -318,6 +318,7 @@ SCENARIOS: dict[Variant, Scenario] = {
         "POST", "/collection-accounts", json=collection_body(c.wallet(key=c.server.second_secret_key)["publicId"])
     ).status_code,
     Variant.INACTIVE_BANK_FIRST: lambda c: c.data("GET", "/transactions/banks")[0]["active"],
+    Variant.NUMERIC_STRINGS_PARSED: lambda c: transfer(c, amount=str(MINIMUM)).status_code,
     Variant.PREEXISTING_RECORDS: lambda c: meta(c.call("GET", "/virtual-accounts"))["pagination"]["totalCount"],
     Variant.WALLET_NAME_REQUIRED: lambda c: (
         c.call("POST", "/virtual-accounts", json={"category": "primary"}).status_code

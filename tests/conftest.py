@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.scenarios import wrong_values
 from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bad_requests, bodies, key_probes, money
 from wallet_conformance.world.resources import Resources
@@ -138,6 +139,28 @@ def invalid(request: pytest.FixtureRequest) -> Callable[[str], Exchange]:
     return lambda case: request.getfixturevalue(_fixture_name("invalid", case))
 
 
+# ------------------------------------------------------------------ body fields sent wrong, once per run
+
+
+def _wrong_values_fixture(operation_id: str) -> Any:
+    @pytest.fixture(scope="session", name=_fixture_name("wrong_values", operation_id))
+    def made(request: pytest.FixtureRequest) -> dict[str, wrong_values.Outcome]:
+        return wrong_values.sent(request.getfixturevalue, operation_id)
+
+    return made
+
+
+for _operation in contract.write_operations():
+    globals()[_fixture_name("wrong_values", _operation)] = _wrong_values_fixture(_operation)
+
+
+@pytest.fixture
+def sent_wrong(request: pytest.FixtureRequest) -> Callable[[str], dict[str, wrong_values.Outcome]]:
+    """`sent_wrong(operationId)`: every body field of the operation sent wrong (scenarios/wrong_values.py), by case,
+    sent once per run."""
+    return lambda operation_id: request.getfixturevalue(_fixture_name("wrong_values", operation_id))
+
+
 # ------------------------------------------------------------------ requests without the right key
 
 def _unauthenticated_fixture(operation_id: str, kind: str) -> Any:
@@ -166,9 +189,10 @@ def unauthenticated(request: pytest.FixtureRequest) -> Callable[[str, str], Exch
 
 
 @pytest.fixture(scope="session")
-def key_probe_wallets(resources: Resources) -> key_probes.ProbeWallets:
-    """The funded wallets the transfers of the refused key probes draw on (shared: a refused transfer moves nothing)."""
-    return key_probes.ProbeWallets(resources)
+def refused_transfer_wallets(resources: Resources) -> money.SharedPurse:
+    """The funded wallets the transfers that should be refused draw on (the key probes, the wrong values): shared, as a
+    refused transfer moves nothing."""
+    return money.SharedPurse(resources)
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Limits: primary and secondary wallets, the minimum transfer, collection accounts, page size and whole kobo."""
+"""Limits: primary and secondary wallets, the minimum transfer, collection accounts and page size (whole kobo, and the
+other values a body field may not take: tests/test_wrong_values.py)."""
 
 from __future__ import annotations
 
@@ -304,25 +305,3 @@ def test_page_holds_no_more_than_per_page(api, resources, operation_id):
     page = page_checks.sized_page(long_lists.first_page(api, resources, operation_id))
     for problem in page_checks.size_problems(page):
         checks.fail(*problem)
-
-
-# ------------------------------------------------------------------ whole kobo
-
-
-@pytest.mark.requirement("LIM-22")
-@pytest.mark.parametrize("operation_id", catalogue()["LIM-22"].operations)
-def test_fractional_amount_is_refused(api, resources, run_id, destination, operation_id):
-    """An amount that is not a whole number of kobo is refused on both transfers and the collection account."""
-    if operation_id == "createCollectionAccount":
-        amount = contract.minimum_amount("transfer") + 0.5
-        body = bodies.collection_account(run_id, destination["publicId"], amount=amount)
-    else:
-        amount = contract.minimum_amount(operation_id) + 0.5
-        source = resources.funded_wallet(money.funding(operation_id))["publicId"]
-        if operation_id == "transfer":
-            body = bodies.transfer(source, destination["publicId"], amount)
-        else:
-            number, code = resources.external_account()
-            body = bodies.bank_transfer(source, number, code, amount)
-    exchange = api.call(operation_id, json_body=body)
-    checks.refused(exchange, f"{operation_id} with amount {amount} kobo")

@@ -1,4 +1,5 @@
-"""Money: funding, settled transfers, refused overdrafts, concurrency and credit legs (SVC-24..SVC-29).
+"""Money: funding, settled transfers, refused overdrafts, concurrency and credit legs (SVC-24..SVC-29), and both
+transfers at every order of magnitude up to the top fee tier the target shows.
 
 Every test makes its own wallets and funds them through `resources.fund` (which keeps to --max-amount).
 Settlement is waited for with `money.settled`; the document does not show how long it takes.
@@ -9,6 +10,8 @@ from __future__ import annotations
 import pytest
 
 from wallet_conformance.judge import balances, checks
+from wallet_conformance.scenarios import amount_range
+from wallet_conformance.scenarios.amount_range import Magnitudes, MagnitudeWalk
 from wallet_conformance.scenarios.transfer_race import TransferRace
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
@@ -139,3 +142,51 @@ def test_settled_transfer_leaves_a_credit_leg(api, resources):
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     data = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
     money.credit_leg_recorded(api, resources, data["reference"], destination, amount)
+
+
+# ------------------------------------------------------------------ every order of magnitude, up to the top fee tier
+
+
+@pytest.fixture(scope="module")
+def bank_magnitudes(api, resources) -> Magnitudes:
+    """Bank transfers from the minimum up, a decade past the last change of the fee; each followed to its end."""
+    return MagnitudeWalk(api, resources, "bankTransfer").walk()
+
+
+@pytest.fixture(scope="module")
+def wallet_magnitudes(api, resources, bank_magnitudes) -> Magnitudes:
+    """Wallet transfers from the minimum up, as far as the bank transfers went at least; each followed to its end."""
+    return MagnitudeWalk(api, resources, "transfer", reach=bank_magnitudes.top).walk()
+
+
+@pytest.mark.xdist_group("magnitudes")
+@pytest.mark.requirement("END-34")
+def test_bank_transfer_fee_at_every_magnitude(bank_magnitudes, observe):
+    """A bank transfer of every order of magnitude, up to the top fee tier, has an integer fee of 0 or more."""
+    observe("END-34", fee_tiers=bank_magnitudes.tiers(), stopped=bank_magnitudes.stopped,
+            ended_without_moving_money=[point.amount for point in bank_magnitudes.unfinished])
+    amount_range.fee_of_every_point(bank_magnitudes)
+
+
+@pytest.mark.xdist_group("magnitudes")
+@pytest.mark.requirement("RES-65")
+def test_actual_amount_at_every_magnitude(bank_magnitudes, wallet_magnitudes):
+    """At every order of magnitude, up to the top fee tier, both transfers answer actualAmount as amount plus fee."""
+    for walk in (bank_magnitudes, wallet_magnitudes):
+        amount_range.actual_of_every_point(walk)
+
+
+@pytest.mark.xdist_group("magnitudes")
+@pytest.mark.requirement("SVC-26")
+def test_bank_transfers_debit_actual_amount_at_every_magnitude(bank_magnitudes):
+    """A settled bank transfer of every order of magnitude debits its source by actualAmount."""
+    amount_range.settled_sums_of_every_point(bank_magnitudes)
+
+
+@pytest.mark.xdist_group("magnitudes")
+@pytest.mark.requirement("SVC-25")
+def test_wallet_transfers_move_the_money_at_every_magnitude(wallet_magnitudes, observe):
+    """A settled wallet transfer of every order of magnitude moves actualAmount out and amount in."""
+    observe("SVC-25", fee_tiers=wallet_magnitudes.tiers(), stopped=wallet_magnitudes.stopped,
+            ended_without_moving_money=[point.amount for point in wallet_magnitudes.unfinished])
+    amount_range.settled_sums_of_every_point(wallet_magnitudes)

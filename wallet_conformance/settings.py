@@ -58,6 +58,13 @@ class Option:
             raise ConfigError(f"{self.env} (for {self.flag}) must be a {kind}, got {raw!r}") from None
 
 
+# The money budget of a run without --max-amount, in kobo: 50,000 naira where the money is real (production) or drawn
+# from a wallet the run was given (--funded-wallet). Where a funding hook makes it (staging, the bundled reference):
+# what the magnitude walks take to pass a fee table topping out at 50,000 naira by a decade (about 4,200,000 naira for
+# both walks, scenarios/amount_range.py) and the rest of the run, with room to spare.
+MONEY_BUDGET = 5_000_000
+HOOK_MONEY_BUDGET = 1_000_000_000
+
 OPTIONS: tuple[Option, ...] = (
     Option("--base-url", "base URL of the implementation, ending in /v1 (default: start the bundled reference "
            "server)", env="WALLET_API_BASE_URL", metavar="URL", group="target"),
@@ -111,8 +118,9 @@ OPTIONS: tuple[Option, ...] = (
            group="safety"),
     Option("--allow-money-movement", "allow transfers in production (also needs --allow-writes)",
            action="store_true", group="safety"),
-    Option("--max-amount", "most money the run may move, in kobo (default {default})", env="WALLET_API_MAX_AMOUNT",
-           default=5_000_000, kind=int, metavar="KOBO", group="safety"),
+    Option("--max-amount", f"most money the run may move, in kobo (default {MONEY_BUDGET:,}; {HOOK_MONEY_BUDGET:,} in "
+           "staging with a funding hook, whose money the hook makes)", env="WALLET_API_MAX_AMOUNT", kind=int,
+           metavar="KOBO", group="safety"),
     Option("--ca-bundle", "PEM file of the CA(s) to trust for an https target (default: the system's, or "
            "SSL_CERT_FILE); certificates are always verified", env="WALLET_API_CA_BUNDLE", metavar="FILE",
            group="target"),
@@ -174,7 +182,7 @@ class Settings:
     requirements: tuple[str, ...] = ()
     allow_writes: bool = False
     allow_money_movement: bool = False
-    max_amount: int = default("--max-amount")
+    max_amount: int | None = None  # None: the default budget of the environment (world/safety.py)
     ca_bundle: str | None = None
     webhook_listen: tuple[str, int] | None = None
     webhook_public_url: str | None = None
@@ -339,7 +347,7 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         requirements=tuple(values["requirement"] or ()),
         allow_writes=bool(values["allow_writes"]),
         allow_money_movement=bool(values["allow_money_movement"]),
-        max_amount=int(values["max_amount"]),
+        max_amount=None if values["max_amount"] is None else int(values["max_amount"]),
         ca_bundle=ca_bundle or None,
         webhook_listen=listen_address(values["webhook_listen"]) if values["webhook_listen"] else None,
         webhook_public_url=values["webhook_public_url"],

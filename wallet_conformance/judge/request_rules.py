@@ -40,11 +40,14 @@ def _request_validator(operation_id: str) -> Draft202012Validator:
 
 @dataclass(frozen=True)
 class Problem:
-    """One way a request breaks openapi.yaml: where (`body.amount`, `query.live`, `path.walletId`) and the keyword."""
+    """One way a request breaks openapi.yaml: where (`body.amount`, `query.live`, `path.walletId`) and the keyword.
+    `lenient`: a value written in another JSON type that spells a valid value of its own (`reading`); accepting it
+    breaks no requirement, as long as it is taken as that value (END-44 observes which)."""
 
     where: str
     keyword: str
     message: str
+    lenient: bool = False
 
 
 def _without_nulls(body: Any) -> Any:
@@ -57,6 +60,55 @@ def _without_nulls(body: Any) -> Any:
     return body
 
 
+# A JSON number, as RFC 8259 writes one: a string holding exactly this spells a number.
+JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+NO_READING = object()
+
+
+def reading(value: Any, expected: Any) -> Any:
+    """What `value`, written in another JSON type than the JSON Schema type `expected`, spells in that type: a numeric
+    string a number, a number its JSON text, a lone item a list of it; NO_READING when it spells nothing (a boolean,
+    an object, a string that is no number)."""
+    if expected in ("number", "integer") and isinstance(value, str) and JSON_NUMBER.fullmatch(value):
+        return json.loads(value)
+    if expected == "string" and isinstance(value, int | float) and not isinstance(value, bool):
+        return json.dumps(value)
+    if expected == "array" and isinstance(value, str | int | float | dict) and not isinstance(value, bool):
+        return [value]
+    return NO_READING
+
+
+def _replaced(body: Any, path: Iterable[Any], value: Any) -> Any:
+    """`body` with the value at `path` replaced (a copy of each container on the way)."""
+    parts = list(path)
+    if not parts:
+        return value
+    head, rest = parts[0], parts[1:]
+    if isinstance(body, list):
+        return [_replaced(item, rest, value) if index == head else item for index, item in enumerate(body)]
+    return {name: _replaced(item, rest, value) if name == head else item for name, item in body.items()}
+
+
+def read_leniently(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
+    """The body with every value written in another JSON type replaced by what it spells in its own (`reading`), and
+    a lenient Problem for each; values that spell nothing stay as sent. Read again until nothing changes: a lone
+    number for an array of strings is a list of its text."""
+    lenient: list[Problem] = []
+    for _ in range(3):
+        readable = []
+        for error in _request_validator(operation_id).iter_errors(body):
+            read = reading(error.instance, error.validator_value) if error.validator == "type" else NO_READING
+            if read is not NO_READING:
+                readable.append((error, read))
+        if not readable:
+            break
+        for error, read in readable:
+            where = ".".join(["body", *(str(part) for part in error.absolute_path)])
+            lenient.append(Problem(where, "type", f"{error.message}; read as {read!r}", lenient=True))
+            body = _replaced(body, error.absolute_path, read)
+    return body, lenient
+
+
 def _contact_of_a_wallet_not_secondary(operation_id: str, body: Any, where: str) -> bool:
     """Whether a problem sits in emailAddress or mobile of a wallet that is not secondary: the document states their
     rules ("valid e-mail address", the mobile's parts) for secondary wallets, which alone require them; a target
@@ -65,22 +117,29 @@ def _contact_of_a_wallet_not_secondary(operation_id: str, body: Any, where: str)
     return operation_id == "createWallet" and not secondary and where.startswith(("body.emailAddress", "body.mobile"))
 
 
+def body_problems(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
+    """The body read leniently (`read_leniently`), and every way the body sent breaks its schema."""
+    read, found = read_leniently(operation_id, _without_nulls(body))
+    for error in _request_validator(operation_id).iter_errors(read):
+        where = ".".join(["body", *(str(part) for part in error.absolute_path)])
+        if _contact_of_a_wallet_not_secondary(operation_id, read, where):
+            continue
+        if error.validator == "required":
+            missing = re.findall(r"'([^']+)' is a required property", error.message)
+            where = ".".join([where, *missing])
+        found.append(Problem(where, str(error.validator), error.message))
+    return read, found
+
+
 def problems(operation_id: str, body: Any = DEFAULT, *, query: dict[str, Any] | None = None,
              path: dict[str, Any] | None = None) -> list[Problem]:
     """Every way a request of `operation_id`, as sent (`body`: DEFAULT when none was sent), breaks openapi.yaml
-    (empty: the request is valid)."""
+    (empty: the request is valid). A value in another JSON type that spells one of its own is one lenient problem, and
+    is then judged as that value (`read_leniently`)."""
     found: list[Problem] = []
     op = contract.operations()[operation_id]
     if body is not DEFAULT:
-        body = _without_nulls(body)
-        for error in _request_validator(operation_id).iter_errors(body):
-            where = ".".join(["body", *(str(part) for part in error.absolute_path)])
-            if _contact_of_a_wallet_not_secondary(operation_id, body, where):
-                continue
-            if error.validator == "required":
-                missing = re.findall(r"'([^']+)' is a required property", error.message)
-                where = ".".join([where, *missing])
-            found.append(Problem(where, str(error.validator), error.message))
+        found = body_problems(operation_id, body)[1]
     elif op.method in ("POST", "PATCH"):
         found.append(Problem("body", "required", "no request body"))
     for name, value in (query or {}).items():
@@ -98,24 +157,35 @@ INVALID_INPUT_REQUIREMENTS: tuple[tuple[str, str, str, str], ...] = (
     # operation, where (prefix), keyword, requirement
     ("transfer", "body.amount", "minimum", "LIM-10"),
     ("bankTransfer", "body.amount", "minimum", "LIM-12"),
+    ("transfer", "body.amount", "multipleOf", "LIM-22"),
+    ("bankTransfer", "body.amount", "multipleOf", "LIM-22"),
+    ("createCollectionAccount", "body.amount", "multipleOf", "LIM-22"),
     ("createCollectionAccount", "body.expireIn", "minimum", "LIM-14"),
     ("createCollectionAccount", "body.expireIn", "maximum", "LIM-16"),
     ("createCollectionAccount", "body.reference", "minLength", "LIM-17"),
     ("createCollectionAccount", "body.", "required", "END-21"),
+    ("createCollectionAccount", "body.destination", "pattern", "END-22"),
     ("validateAccount", "body.", "required", "END-26"),
     ("createWallet", "body.category", "enum", "LIM-09"),
     ("createWallet", "body.emailAddress", "required", "LIM-05"),
     ("createWallet", "body.emailAddress", "format", "LIM-06"),
     ("createWallet", "body.mobile", "required", "LIM-07"),
+    ("createWallet", "body.currency", "enum", "LIM-24"),
+    ("transfer", "body.currency", "enum", "LIM-24"),
+    ("bankTransfer", "body.currency", "enum", "LIM-24"),
+    ("transfer", "body.sourceType", "enum", "LIM-25"),
+    ("transfer", "body.destinationType", "enum", "LIM-25"),
+    ("updateAccount", "body.webhooks", "pattern", "EVT-03"),
 )
 
 
 def invalid_input_requirement(operation_id: str, problems: Iterable[Problem]) -> str | None:
     """The requirement a 2xx to this invalid request breaks; None when the document says nothing of it.
 
-    Query filters with an odd value and the headers are not judged: their handling is not shown.
+    Query filters with an odd value and the headers are not judged: their handling is not shown; nor is a value
+    written in another JSON type that spells a valid one (a lenient problem: its reading is judged instead).
     """
-    body_problems = [problem for problem in problems if problem.where.startswith("body")]
+    body_problems = [problem for problem in problems if problem.where.startswith("body") and not problem.lenient]
     if not body_problems:
         return None
     for op, where, keyword, requirement in INVALID_INPUT_REQUIREMENTS:
@@ -143,20 +213,31 @@ def sent_body(exchange: Exchange) -> Any:
 
 NOT_JSON = object()
 
-# The request problems of the exchange last looked at, per thread: several rules ask about one exchange.
+# The request problems and the leniently read body of the exchange last looked at, per thread: several rules ask
+# about one exchange.
 _last = threading.local()
+
+
+def _judged(exchange: Exchange) -> tuple[list[Problem], Any]:
+    held = getattr(_last, "held", None)
+    if held is None or held[0] is not exchange:
+        body = sent_body(exchange)
+        read, found = body, []
+        if body is not NOT_JSON and _takes_a_body(exchange.operation_id or ""):
+            read, found = body_problems(exchange.operation_id, body) if body is not DEFAULT else (
+                body, [problem for problem in problems(exchange.operation_id) if problem.where.startswith("body")])
+        held = _last.held = (exchange, found, read)
+    return held[1], held[2]
 
 
 def exchange_problems(exchange: Exchange) -> list[Problem]:
     """Every way the exchange's request body breaks openapi.yaml ([] when it keeps it, or sent none or no JSON)."""
-    held = getattr(_last, "held", None)
-    if held is None or held[0] is not exchange:
-        body = sent_body(exchange)
-        judged = body is not NOT_JSON and _takes_a_body(exchange.operation_id or "")
-        found = [problem for problem in problems(exchange.operation_id, body) if problem.where.startswith("body")
-                 ] if judged else []
-        held = _last.held = (exchange, found)
-    return held[1]
+    return _judged(exchange)[0]
+
+
+def read_body(exchange: Exchange) -> Any:
+    """The body the exchange sent, each value written in another JSON type read as what it spells (`reading`)."""
+    return _judged(exchange)[1]
 
 
 @cache
@@ -176,20 +257,49 @@ def accepted_within_limits(exchange: Exchange, limit: str, *, requirement: str |
                     detail=f"accepted although invalid: {listing}", requirement=requirement)
 
 
+@dataclass(frozen=True)
+class Shown:
+    """Where the answer to an accepted request, and later reads of its record, show a body field; the requirement
+    that gives the shown field its type and values (`typed_by`), the one that makes it the value sent (`echoed_by`,
+    None where the document does not say), and the one that rules its values when not `typed_by` (`valued_by`)."""
+
+    where: str
+    typed_by: str
+    echoed_by: str | None = None
+    valued_by: str | None = None
+
+
+# The body fields a record shows, by (operation, field). Webhooks come back as the same URLs in any order (EVT-01
+# leaves the order open).
+SHOWN: dict[tuple[str, str], Shown] = {
+    ("createWallet", "category"): Shown("category", "RES-26", "END-11"),
+    ("createWallet", "accountName"): Shown("accountName", "RES-20", "END-12"),
+    ("createWallet", "currency"): Shown("currency", "SVC-22"),
+    ("createCollectionAccount", "reference"): Shown("reference", "RES-30", "RES-32"),
+    ("createCollectionAccount", "amount"): Shown("amount", contract.MONEY_INTEGERS, "RES-35"),
+    ("createCollectionAccount", "accountName"): Shown("accountName", "RES-30", "RES-36"),
+    ("validateAccount", "accountNumber"): Shown("accountNumber", "RES-40", "RES-41"),
+    ("validateAccount", "bankCode"): Shown("bankCode", "RES-40", "RES-41"),
+    ("bankTransfer", "accountNumber"): Shown("destinationData.accountNumber", "RES-69", "END-35"),
+    ("bankTransfer", "bankCode"): Shown("destinationData.bankCode", "RES-69", "END-35"),
+    ("bankTransfer", "source"): Shown("source", "RES-68"),
+    ("bankTransfer", "amount"): Shown("amount", contract.MONEY_INTEGERS),
+    ("bankTransfer", "currency"): Shown("currency", "SVC-22"),
+    ("bankTransfer", "narration"): Shown("narration", "RES-60"),
+    ("transfer", "source"): Shown("source", "RES-68"),
+    ("transfer", "destination"): Shown("destination", "RES-68"),
+    ("transfer", "sourceType"): Shown("sourceType", "LIM-25"),
+    ("transfer", "destinationType"): Shown("destinationType", "END-32"),
+    ("transfer", "amount"): Shown("amount", contract.MONEY_INTEGERS),
+    ("transfer", "currency"): Shown("currency", "SVC-22"),
+    ("transfer", "narration"): Shown("narration", "RES-60"),
+    ("updateAccount", "webhooks"): Shown("webhooks", "RES-13", "END-02", valued_by="EVT-03"),
+}
 # What the answer to an accepted request carries of what was sent: (operation, requirement, where in data, body
-# field). Webhooks come back as the same URLs in any order (EVT-01 leaves the order open).
-ECHOED: tuple[tuple[str, str, str, str], ...] = (
-    ("createWallet", "END-11", "category", "category"),
-    ("createWallet", "END-12", "accountName", "accountName"),
-    ("createCollectionAccount", "RES-32", "reference", "reference"),
-    ("createCollectionAccount", "RES-35", "amount", "amount"),
-    ("createCollectionAccount", "RES-36", "accountName", "accountName"),
-    ("validateAccount", "RES-41", "accountNumber", "accountNumber"),
-    ("validateAccount", "RES-41", "bankCode", "bankCode"),
-    ("bankTransfer", "END-35", "destinationData.accountNumber", "accountNumber"),
-    ("bankTransfer", "END-35", "destinationData.bankCode", "bankCode"),
-    ("updateAccount", "END-02", "webhooks", "webhooks"),
-)
+# field).
+ECHOED: tuple[tuple[str, str, str, str], ...] = tuple(
+    (operation_id, shown.echoed_by, shown.where, name) for (operation_id, name), shown in SHOWN.items()
+    if shown.echoed_by)
 
 
 def _plain(value: Any) -> bool:
@@ -202,7 +312,8 @@ def _plain(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _at(data: Any, path: str) -> Any:
+def at(data: Any, path: str) -> Any:
+    """The value at a dotted path of `data` (None where it holds none)."""
     for name in path.split("."):
         data = data.get(name) if isinstance(data, dict) else None
     return data
@@ -211,15 +322,16 @@ def _at(data: Any, path: str) -> Any:
 @check
 def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The answer to an accepted request carries what was sent as it was sent (ECHOED, for the requirement the rule
-    holds here): a field sent with a valid, plain value comes back equal."""
-    body, data = sent_body(exchange), exchange.data
+    holds here): a field sent with a valid, plain value comes back equal; one written in another JSON type comes back
+    as the value it spells (`read_body`)."""
+    body, data = read_body(exchange), exchange.data
     if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict):
         return
-    invalid = {problem.where for problem in exchange_problems(exchange)}
+    invalid = {problem.where for problem in exchange_problems(exchange) if not problem.lenient}
     for operation_id, requirement_id, where, name in ECHOED:
         if operation_id != exchange.operation_id or requirement_id != requirement or name not in body:
             continue
-        sent, held = body[name], _at(data, where)
+        sent, held = body[name], at(data, where)
         if not _plain(sent) or any(spot == f"body.{name}" or spot.startswith(f"body.{name}.") for spot in invalid):
             continue
         if isinstance(sent, list):
@@ -252,10 +364,11 @@ def path_parameters(exchange: Exchange) -> dict[str, str]:
 def expiration_follows_expire_in(exchange: Exchange, *, requirement: str | None = None) -> None:
     """A collection account created with a valid expireIn expires about expireIn seconds after its createdAt (when
     that is readable: the suite's own clock is no evidence for a recorded exchange)."""
-    body, data = sent_body(exchange), exchange.data
+    body, data = read_body(exchange), exchange.data
     if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict):
         return
     expire_in = body.get("expireIn")
-    if type(expire_in) is not int or exchange_problems(exchange) or parse_timestamp(data.get("createdAt")) is None:
+    invalid = any(not problem.lenient for problem in exchange_problems(exchange))
+    if type(expire_in) is not int or invalid or parse_timestamp(data.get("createdAt")) is None:
         return
     expires_expire_in_after_creation(data, expire_in, datetime.now(UTC), exchange, requirement=requirement)

@@ -16,7 +16,7 @@ from wallet_conformance.plugin.state import money_ledger, state
 from wallet_conformance.settings import Settings
 from wallet_conformance.world import bodies
 from wallet_conformance.world.resources import Resources
-from wallet_conformance.world.safety import Guard
+from wallet_conformance.world.safety import Guard, money_budget
 
 # Why the isolation tests skip without a second key; a skipped MUST is not tested, so --require-complete asks for it.
 SECOND_KEY_MISSING = ("give --second-secret-key KEY (or WALLET_API_SECOND_SECRET_KEY): the secret key of an account "
@@ -43,8 +43,9 @@ def run_id(settings: Settings) -> str:
 
 
 @pytest.fixture(scope="session")
-def guard(pytestconfig: pytest.Config, settings: Settings) -> Guard:
-    return Guard(settings, budget=settings.max_amount, ledger=money_ledger(pytestconfig))
+def guard(pytestconfig: pytest.Config, settings: Settings, target: Target) -> Guard:
+    budget = money_budget(settings, target.funding_url)
+    return Guard(settings, budget=budget, ledger=money_ledger(pytestconfig))
 
 
 @pytest.fixture(scope="session")

@@ -48,6 +48,8 @@ class Fault(Enum):
     HIDDEN_FEE_ABOVE_TIER = ("SVC-25", "A wallet transfer above 100,000 kobo is debited 1% beyond actualAmount.")
     CONCURRENT_OVERDRAFT = ("SVC-28", "The wallet-to-wallet balance check and debit are separated by an await.")
     NO_CREDIT_LEG = ("SVC-29", "Settlement credits the balance but records no credit leg.")
+    AMOUNT_STRING_ACCEPTED_AND_ECHOED = ("SVC-21", "A collection account's amount sent as a string is accepted, kept "
+                                                   "and shown as that string.")
     # Resources and their fields.
     WALLET_PREFIX_VA = ("RES-01", "Wallet publicIds start `va-`.")
     BANK_ACCOUNT_PREFIX = ("RES-02", "Validated bank account publicIds start `bacc-`.")
@@ -60,6 +62,8 @@ class Fault(Enum):
     ACCOUNT_ID_DIFFERS = ("RES-11", "An account's id is `acct_` + _id.")
     PUBKEY_PREFIX = ("RES-12", "Public keys start `pk_live_` and `pk_test_`.")
     WEBHOOKS_AS_STRING = ("RES-13", "An account's webhooks is a comma-joined string.")
+    WEBHOOKS_STRING_ACCEPTED = ("RES-13", "An update's webhooks sent as one string is accepted and held as that "
+                                          "string.")
     WALLET_READ_WITHOUT_PROCESSOR = ("RES-20", "The single-wallet read lacks `processor`.")
     WALLET_CREATE_ID_NULL = ("RES-21", "The create-wallet response has id null.")
     WALLET_READ_WITHOUT_ID = ("RES-22", "The single-wallet read has no _id.")
@@ -88,6 +92,8 @@ class Fault(Enum):
     LISTED_BANK_DESTINATION_TYPE = ("RES-63", "Listed bank transfers have destinationType `bank_account`.")
     CLIENT_TRANSACTION_MISSING = ("RES-64", "Transactions lack clientTransaction.")
     ACTUAL_AMOUNT_EXCLUDES_FEE = ("RES-65", "Bank-transfer responses show actualAmount equal to amount.")
+    ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER = ("RES-65", "Bank transfers in the top fee tier (above 5,000,000 kobo) "
+                                                       "show actualAmount equal to amount (the fee is still debited).")
     CLIENT_TRANSACTION_FEE_ZERO = ("RES-66", "Bank transfers show clientTransaction.fee 0 (fee stays right).")
     CURRENCY_PAIR_DASH = ("RES-67", "currencyPair is written `NGN-NGN`.")
     TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER = ("RES-68", "A transfer's destination is the wallet's accountNumber.")
@@ -224,8 +230,13 @@ class Fault(Enum):
     EXPIRE_IN_OUT_OF_RANGE_500 = ("LIM-14", "A collection account with expireIn out of range is answered 500.")
     SHORT_REFERENCE_500 = ("LIM-17", "A collection reference shorter than the minimum is answered 500.")
     FRACTIONAL_AMOUNT_ACCEPTED = ("LIM-22", "Fractional kobo amounts on wallet transfers are accepted (rounded down).")
+    TRANSFER_OTHER_CURRENCY_ACCEPTED = ("LIM-24", "A wallet transfer in a currency other than NGN is accepted (and "
+                                                  "moves naira).")
+    TRANSFER_OTHER_SOURCE_TYPE_ACCEPTED = ("LIM-25", "A wallet transfer with a sourceType other than VirtualAccount is "
+                                                     "accepted, and answered with the sourceType sent.")
     # Events.
     WEBHOOKS_NOT_PERSISTED = ("EVT-01", "The update answers with the new webhooks but the account keeps the old ones.")
+    NON_URL_WEBHOOK_ACCEPTED = ("EVT-03", "An update's webhooks that are no URLs (no scheme) are accepted and held.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

@@ -17,6 +17,10 @@ Body = dict[str, Any]
 # A practical e-mail check: something@domain.tld, no spaces.
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 ACCOUNT_NUMBER = re.compile(r"[0-9]{10}")
+# A JSON number as RFC 8259 writes it; under a variant a string holding exactly this is read as that number.
+JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+# A URL: a scheme, `://` and the rest without whitespace.
+URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 
 
 def _no_constants(name: str) -> Any:
@@ -69,11 +73,19 @@ def one_of(body: Body, name: str, allowed: tuple[str, ...], *, required: bool = 
     return value
 
 
-def kobo(body: Body, name: str, *, minimum: int, round_fractions_down: bool = False) -> int:
-    """A money amount: an integer number of kobo, at least `minimum`."""
+def _number(value: Any, numeric_strings: bool) -> Any:
+    """The value, or the number a numeric string spells when `numeric_strings`."""
+    if numeric_strings and isinstance(value, str) and JSON_NUMBER.fullmatch(value):
+        return json.loads(value)
+    return value
+
+
+def kobo(body: Body, name: str, *, minimum: int, round_fractions_down: bool = False,
+         numeric_strings: bool = False) -> int:
+    """A money amount: an integer number of kobo, at least `minimum` (`numeric_strings`: "10000" reads as 10000)."""
     if not present(body, name):
         raise invalid(name, "is required")
-    value = body[name]
+    value = _number(body[name], numeric_strings)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise invalid(name, "must be a number of kobo")
     if isinstance(value, float) and not value.is_integer():
@@ -86,10 +98,10 @@ def kobo(body: Body, name: str, *, minimum: int, round_fractions_down: bool = Fa
     return value
 
 
-def seconds(body: Body, name: str) -> float:
+def seconds(body: Body, name: str, *, numeric_strings: bool = False) -> float:
     if not present(body, name):
         raise invalid(name, "is required")
-    value = body[name]
+    value = _number(body[name], numeric_strings)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise invalid(name, "must be a number of seconds")
     return value
@@ -127,8 +139,11 @@ def boolean_query(request: Request, name: str) -> bool | None:
     return value == "true"
 
 
-def webhooks(body: Body) -> list[str]:
+def webhooks(body: Body, *, urls_checked: bool = True) -> list[str]:
+    """An array of URLs (of strings, without `urls_checked`)."""
     value = body.get("webhooks")
     if not isinstance(value, list) or not all(isinstance(url, str) for url in value):
         raise invalid("webhooks", "must be an array of strings")
+    if urls_checked and not all(URL.fullmatch(url) for url in value):
+        raise invalid("webhooks", "must hold URLs (a scheme, ://, no whitespace)")
     return value

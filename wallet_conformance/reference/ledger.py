@@ -55,6 +55,8 @@ BANK_TRANSFER_FEES: tuple[tuple[int | None, int], ...] = (
     (5_000_000, 2_688),  # up to 50,000 naira: 26.88 naira
     (None, 5_375),  # above: 53.75 naira
 )
+# Above this amount a bank transfer is in the top fee tier: the ceiling of the last bounded row.
+TOP_FEE_TIER_FLOOR = max(ceiling for ceiling, _ in BANK_TRANSFER_FEES if ceiling is not None)
 # The flat fee of a bank transfer under the variant that charges more than the minimum transfer (150 naira).
 FLAT_BANK_TRANSFER_FEE = 15_000
 # Under the variants that charge inbound payments: the fee (or the levy) is the paid amount divided by this (1%).

@@ -85,7 +85,7 @@ class Account:
     pub_key_test: str
     created_at: datetime
     updated_at: datetime
-    webhooks: list[str] = field(default_factory=list)
+    webhooks: list[str] | str = field(default_factory=list)  # a string only under a fault
     revision: int = 0
 
 
@@ -134,7 +134,7 @@ class CollectionAccount:
     parent_account_number: str
     account_name: str
     account_number: str
-    amount: int
+    amount: int | str  # a string only under a fault
     bank: Bank
     live: bool
     expiration: datetime

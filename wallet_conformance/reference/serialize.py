@@ -44,13 +44,17 @@ def _timestamp_to_the_second(moment: datetime) -> str:
 # ------------------------------------------------------------------------------ accounts, wallets
 
 
+def _copy(webhooks: list[str] | str) -> list[str] | str:
+    return webhooks if isinstance(webhooks, str) else list(webhooks)
+
+
 def account(record: Account, faults: FaultSet) -> Json:
     body: Json = {
         "_id": record.id,
         "id": f"acct_{record.id}" if faults.on(Fault.ACCOUNT_ID_DIFFERS) else record.id,
         "publicId": record.public_id,
         "name": record.name,
-        "webhooks": ",".join(record.webhooks) if faults.on(Fault.WEBHOOKS_AS_STRING) else list(record.webhooks),
+        "webhooks": ",".join(record.webhooks) if faults.on(Fault.WEBHOOKS_AS_STRING) else _copy(record.webhooks),
         "isDefault": record.is_default,
         "pubKey": {"live": record.pub_key_live, "test": record.pub_key_test},
         "business": record.business,
@@ -415,7 +419,9 @@ def _verification(record: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
 LARGE_COLLECTION = 10_000_000  # kobo: the amount from which a fault shows collection accounts in naira
 
 
-def _collection_amount(amount: int, faults: FaultSet) -> int:
+def _collection_amount(amount: int | str, faults: FaultSet) -> int | str:
+    if isinstance(amount, str):
+        return amount
     if faults.on(Fault.COLLECTION_AMOUNT_IN_NAIRA):
         return amount // 100
     if faults.on(Fault.COLLECTION_AMOUNT_IN_NAIRA_WHEN_LARGE) and amount >= LARGE_COLLECTION:

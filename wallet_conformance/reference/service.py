@@ -86,6 +86,11 @@ class Call:
     def variants(self) -> VariantSet:
         return self.service.variants
 
+    @property
+    def numeric_strings(self) -> bool:
+        """Whether a number sent as a JSON string is read as that number (a variant; refused otherwise)."""
+        return self.variants.on(Variant.NUMERIC_STRINGS_PARSED)
+
 
 Handler = Callable[[Request, Call], Awaitable[Response]]
 Endpoint = Callable[[Request], Awaitable[Response]]

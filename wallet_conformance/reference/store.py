@@ -187,8 +187,8 @@ class Store:
             break
         raise Refusal.NOT_FOUND.error(what="Account", key=public_id)
 
-    def set_webhooks(self, account: Account, webhooks: list[str]) -> None:
-        account.webhooks = list(webhooks)
+    def set_webhooks(self, account: Account, webhooks: list[str] | str) -> None:
+        account.webhooks = webhooks if isinstance(webhooks, str) else list(webhooks)
         account.updated_at = now()
         account.revision += 1
 
@@ -375,7 +375,7 @@ class Store:
         *,
         destination: Wallet | None,
         account_name: str,
-        amount: int,
+        amount: int | str,
         expire_in: float,
         reference: str | None,
     ) -> CollectionAccount:

@@ -57,6 +57,7 @@ CUSTOMERS = (
 )
 TRANSFER_DESTINATION = "| destination | string | publicId of the receiving wallet |"
 COLLECTION_DESTINATION = "| destination | string | yes | publicId of the receiving wallet |"
+BODIES = "Requests that have a body are JSON, sent with the header `Content-Type: application/json`."
 REQUIRED_FIELDS = (
     "Whether accountName and currency are required when creating a wallet, and whether narration is required "
     "on transfers: not shown."
@@ -122,7 +123,7 @@ class Variant(Enum):
     # Events and webhooks.
     WEBHOOK_ON_ACCEPTANCE = (EVENTS, "Webhooks also get `transfer.created` when a transfer is accepted.")
     WEBHOOK_BARE_TRANSACTION = (EVENTS, "Deliveries are the bare Transaction, signed in `x-signature`.")
-    WEBHOOK_URLS_CHECKED = (WEBHOOKS, "An update whose webhooks are not all absolute http(s) URLs is refused.")
+    WEBHOOK_URLS_CHECKED = (WEBHOOKS, "An update whose webhooks are not all http(s) URLs is refused (ftp:// say).")
     WEBHOOKS_SORTED = (WEBHOOKS, "An account keeps its webhooks sorted, not in the order the update sent them.")
     # Sandbox.
     FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives a quarter of a second later.")
@@ -161,6 +162,10 @@ class Variant(Enum):
     # Required fields.
     WALLET_NAME_REQUIRED = (REQUIRED_FIELDS, "accountName and currency are required to create a wallet.")
     NARRATION_REQUIRED = (REQUIRED_FIELDS, "narration is required (non-empty) on both transfers.")
+    # Request bodies: how strictly JSON types are read.
+    NUMERIC_STRINGS_PARSED = (
+        BODIES, 'An amount or expireIn sent as a numeric string ("10000") is read as that number, and kept as one.'
+    )
 
     def __init__(self, quote: str, description: str) -> None:
         self.quote = quote

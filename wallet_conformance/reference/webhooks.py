@@ -87,7 +87,8 @@ class Webhooks:
             payload, header = record, BARE_SIGNATURE_HEADER
         body = json.dumps(payload).encode()
         headers = {"content-type": "application/json", header: signature(body, credential.secret_key)}
-        for url in account.webhooks:
+        urls = [account.webhooks] if isinstance(account.webhooks, str) else account.webhooks
+        for url in urls:
             delivery = Delivery(url=url, event=event, reference=transaction.reference, status="pending")
             self.deliveries.append(delivery)
             if not is_loopback(url):

@@ -5,18 +5,26 @@ followed to its end; and the verdicts on each (its sums, verify, both balances, 
 - Verify after settlement: `verify_repeats_the_transfer`.
 - Both balances after settlement: `moved_actual_and_amount`.
 - The wallet list after settlement: `list_shows_each_balance`.
+
+And a walk across every order of magnitude the target accepts, up to the top of its fee tiers (`MagnitudeWalk`),
+with the verdicts on each of its transfers: `fee_of_every_point`, `actual_of_every_point`,
+`settled_sums_of_every_point`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import count
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists, money
 from wallet_conformance.world.resources import Resources
+from wallet_conformance.world.safety import NotAllowed
 
 # The share of the source's balance a transfer takes at most, in tenths: the rest leaves room for a fee.
 MOST_TENTHS = 9
@@ -142,3 +150,198 @@ def list_shows_each_balance(walk: AmountRange, *, requirement: str | None = None
                           exchange=listing.exchanges[-1],
                           title=f"the wallet list shows {wallet} with its single read's balance after a settled "
                                 "transfer")
+
+
+# ------------------------------------------------------------------ every order of magnitude, up to the top fee tier
+
+# The steps of a decade the magnitude walk takes, as multiples of a power of ten times the minimum: round fee-tier
+# bounds (5,000 and 50,000 naira, say) are among them.
+STEPS = (1, 2, 5)
+# How far past the amount where the fee last changed the walk goes: a decade (the top tier, held across a decade).
+PAST_LAST_CHANGE = 10
+# The decades above the minimum the walk spans at least, whatever the fees (100 naira to 1,000,000 naira): fees change
+# with the amount where the walk cannot see it coming, and large amounts break what small ones do not.
+DECADES = 4
+# The share of the run's money budget one walk may fund (a quarter: the two walks leave half to the other tests).
+BUDGET_SHARE = 4
+
+
+@dataclass(frozen=True)
+class Point:
+    """One transfer of a magnitude walk: `amount` from a new wallet holding `before`, to `destination` (a new wallet
+    holding nothing, or None for a bank transfer), and the transaction the target answered."""
+
+    amount: int
+    source: str
+    destination: str | None
+    before: int
+    exchange: Exchange
+    transaction: dict[str, Any]
+
+    @property
+    def fee(self) -> Any:
+        return self.transaction.get("fee")
+
+    @property
+    def actual(self) -> Any:
+        return self.transaction.get("actualAmount")
+
+
+@dataclass
+class Magnitudes:
+    """What a magnitude walk sent (`points`, in order), why it stopped, and each point once settled (its transaction
+    after pending, and the balances then); points that ended another way moving nothing are `unfinished`."""
+
+    operation_id: str
+    points: list[Point]
+    stopped: str
+    settled: list[tuple[Point, dict[str, Any], dict[str, int]]]
+    unfinished: list[Point]
+
+    @property
+    def top(self) -> int:
+        """The largest amount the walk sent."""
+        return max((point.amount for point in self.points), default=0)
+
+    def tiers(self) -> list[dict[str, Any]]:
+        """The fee structure the walk saw: each run of amounts with one fee, from its first amount to its last."""
+        found: list[dict[str, Any]] = []
+        for point in sorted(self.points, key=lambda point: point.amount):
+            if found and found[-1]["fee"] == point.fee:
+                found[-1]["to"] = point.amount
+            else:
+                found.append({"from": point.amount, "to": point.amount, "fee": point.fee})
+        return found
+
+
+def amounts(minimum: int) -> Iterator[int]:
+    """The walk's amounts: 1, 2 and 5 times each power of ten, times the minimum."""
+    for power in count():
+        for step in STEPS:
+            yield minimum * step * 10**power
+
+
+class MagnitudeWalk:
+    """Transfers of `operation_id` from the minimum up, at every step of every decade (`amounts`), each from a new
+    wallet funded for it (the money of one still pending never stands in the way of the next), through DECADES
+    decades and `reach` at least, until the fee has held for a decade past its last change (the top fee tier the
+    target shows); or until the target refuses an amount (the most it accepts: no maximum is documented), or its
+    share of the run's money budget (--max-amount) ends. Where the fee changed between two amounts it also sends one
+    kobo above the lower: at a round tier bound the fee of that amount shows the lower was the top of its tier.
+    Settlement is waited for once all are sent."""
+
+    def __init__(self, api: ApiClient, resources: Resources, operation_id: str, reach: int = 0) -> None:
+        self.api = api
+        self.resources = resources
+        self.operation_id = operation_id
+        self.reach = reach
+        self.points: list[Point] = []
+        self._account: tuple[str, str] | None = None
+        self._allowance = resources.guard.budget // BUDGET_SHARE
+
+    def walk(self) -> Magnitudes:
+        """Send the walk's transfers, then follow each to its end."""
+        stopped = self._send_all()
+        if not self.points:
+            raise CannotJudge(f"no {self.operation_id} of the walk was sent: {stopped}")
+        settled, unfinished = [], []
+        for point in self.points:
+            end = money.transfer_end(self.resources, point.exchange)
+            if end is None:
+                raise CannotJudge(f"the {point.amount} kobo {self.operation_id} stayed pending past --settle-timeout "
+                                  f"({self.resources.settings.settle_timeout:g} s)")
+            after = self._balances_after(point, end)
+            moved = after != self._balances_before(point)
+            if end.get("status") != contract.success_state() and not moved:
+                unfinished.append(point)  # it ended another way (a payout failed and given back, say)
+            else:
+                settled.append((point, end, after))
+        return Magnitudes(self.operation_id, self.points, stopped, settled, unfinished)
+
+    def _send_all(self) -> str:
+        """Send the walk's transfers; why it stopped."""
+        minimum = contract.minimum_amount(self.operation_id)
+        reach, last_change = max(self.reach, minimum * 10**DECADES), minimum
+        for amount in amounts(minimum):
+            if amount > max(reach, last_change * PAST_LAST_CHANGE):
+                return (f"the fee held from {last_change} to {self.top()} kobo, a decade past its last change and "
+                        f"{DECADES} decades above the minimum")
+            previous = self.points[-1] if self.points else None
+            try:
+                point = self._send(amount)
+                if point is None:
+                    return f"the target refused a {self.operation_id} of {amount} kobo: the most it accepts"
+                if previous is not None and point.fee != previous.fee:
+                    above = self._send(previous.amount + 1)
+                    last_change = above.amount if above is not None and above.fee == point.fee else amount
+            except NotAllowed as refused:
+                return f"{refused} (amounts from {amount} kobo on were not sent)"
+        raise AssertionError("the amounts never end")
+
+    def top(self) -> int:
+        return max(point.amount for point in self.points)
+
+    def _send(self, amount: int) -> Point | None:
+        """One transfer of `amount` from a new funded wallet (None when the target refused it after the first)."""
+        resources = self.resources
+        resources.guard.require_money_movement()
+        funds = money.funding(self.operation_id, amount)
+        if funds > self._allowance:
+            raise NotAllowed(f"the walk's share of the run's money budget (1/{BUDGET_SHARE} of --max-amount) has "
+                             f"{self._allowance} kobo left, a {self.operation_id} of {amount} needs {funds}")
+        self._allowance -= funds
+        wallet = resources.wallet()
+        source, empty = wallet["publicId"], wallet.get("balance") == 0
+        rise = resources.fund(source, funds, before=0 if empty else None)
+        before = rise if empty else resources.balance(source)
+        if self.operation_id == "transfer":
+            destination: str | None = resources.wallet()["publicId"]
+            body = bodies.transfer(source, destination, amount)
+        else:
+            destination = None
+            if self._account is None:
+                self._account = resources.validated_account()
+            body = bodies.bank_transfer(source, *self._account, amount)
+        exchange = self.api.call(self.operation_id, json_body=body)
+        if not exchange.ok and self.points:
+            return None
+        transaction = money.accepted_transfer(exchange, f"send a {self.operation_id} of {amount} kobo")
+        point = Point(amount, source, destination, before, exchange, transaction)
+        self.points.append(point)
+        return point
+
+    def _balances_before(self, point: Point) -> dict[str, int]:
+        return {point.source: point.before, **({point.destination: 0} if point.destination else {})}
+
+    def _balances_after(self, point: Point, end: dict[str, Any]) -> dict[str, int]:
+        return {wallet: money.balance_after_settlement(self.resources, wallet, before, end)
+                for wallet, before in self._balances_before(point).items()}
+
+
+def fee_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> None:
+    """Every transfer of the walk was answered with a fee that is an integer of 0 or more."""
+    for point in walk.points:
+        money.fee(point.transaction, point.exchange, requirement=requirement)
+
+
+def actual_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> None:
+    """Every transfer of the walk was answered with actualAmount equal to amount plus fee."""
+    for point in walk.points:
+        fee = point.fee if isinstance(point.fee, int) else 0
+        checks.equals(point.actual, point.amount + fee, requirement=requirement, exchange=point.exchange,
+                      title=f"actualAmount of a {point.amount} kobo {walk.operation_id} is amount plus fee ({fee})")
+
+
+def settled_sums_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> None:
+    """Every settled transfer of the walk debited its source by actualAmount and credited its destination wallet, if
+    any, by amount; the test cannot judge a walk none of whose transfers completed."""
+    if not walk.settled:
+        raise CannotJudge(f"none of the walk's {len(walk.points)} transfers completed: each ended another way, "
+                          "moving no money")
+    for point, _, after in walk.settled:
+        checks.equals(after[point.source], point.before - point.actual, requirement=requirement,
+                      exchange=point.exchange,
+                      title=f"a settled {point.amount} kobo {walk.operation_id} debits the source by actualAmount")
+        if point.destination is not None:
+            checks.equals(after[point.destination], point.amount, requirement=requirement, exchange=point.exchange,
+                          title=f"a settled {point.amount} kobo transfer credits the destination by amount")

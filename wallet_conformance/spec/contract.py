@@ -234,3 +234,26 @@ def pending_state() -> str:
 def success_state() -> str:
     """The transaction status of a completed transaction (`success`), the only other status the document shows."""
     return str(catalogue().value(SUCCESS_STATE))
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """The read that shows the record an operation's success made: an operation, and for each of its path parameters
+    the JSON pointer into the success answer that names the record (`/data/publicId`)."""
+
+    operation_id: str
+    parameters: dict[str, str]
+
+
+@cache
+def read_back(operation_id: str) -> ReadBack | None:
+    """The GET operation the success response of `operation_id` links to in openapi.yaml (its `links`), if any."""
+    operation = operations()[operation_id]
+    responses = openapi()["paths"][operation.path][operation.method.lower()]["responses"]
+    links = responses.get(str(operation.success_status), {}).get("links", {})
+    for link in links.values():
+        target = operations().get(link.get("operationId"))
+        if target is not None and target.method == "GET" and "parameters" in link:
+            pointers = {name: str(value).removeprefix("$response.body#") for name, value in link["parameters"].items()}
+            return ReadBack(target.id, pointers)
+    return None

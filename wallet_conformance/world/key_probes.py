@@ -24,7 +24,7 @@ from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
-from wallet_conformance.world import accounts, bad_requests, bodies, money
+from wallet_conformance.world import accounts, bad_requests, money
 from wallet_conformance.world.bad_requests import Fixtures
 from wallet_conformance.world.resources import Resources
 
@@ -90,39 +90,6 @@ class Probe:
     watched: dict[str, int]
 
 
-class ProbeWallets:
-    """The wallets of the transfers that the refused probes send: per operation a funded source and a destination,
-    shared by the probes (a refused transfer moves nothing), and new ones after a probe the target accepted (its
-    money may still be moving)."""
-
-    def __init__(self, resources: Resources) -> None:
-        self.resources = resources
-        self._held: dict[str, tuple[str, str | None]] = {}
-
-    def request(self, operation_id: str) -> tuple[dict[str, Any], dict[str, int]]:
-        """The body of a valid transfer of `operation_id` (the minimum amount), and the balances it must not move."""
-        resources = self.resources
-        if operation_id not in self._held:
-            source = resources.funded_wallet(money.funding(operation_id))["publicId"]
-            destination = resources.wallet()["publicId"] if operation_id == "transfer" else None
-            for public_id in filter(None, (source, destination)):
-                money.balance_held_still(resources, public_id)  # a levy may post a moment after the funding
-            self._held[operation_id] = (source, destination)
-        source, destination = self._held[operation_id]
-        amount = contract.minimum_amount(operation_id)
-        if destination is not None:
-            body = bodies.transfer(source, destination, amount)
-        else:
-            body = bodies.bank_transfer(source, *resources.external_account(), amount)
-        watched = {public_id: resources.balance(public_id) for public_id in filter(None, (source, destination))}
-        return body, watched
-
-    def after(self, probe: Probe) -> None:
-        """Forget the wallets of an accepted probe: its transfer may still be settling."""
-        if probe.exchange.ok and probe.exchange.operation_id is not None:
-            self._held.pop(probe.exchange.operation_id, None)
-
-
 def secret_key(get: Fixtures) -> str:
     """The run's secret key (the probes send it in other forms)."""
     return get("target").secret_key
@@ -146,14 +113,14 @@ def sent_with(get: Fixtures, operation_id: str, sent: Sent, *, shared_wallets: b
                               "--funded-wallet")
         if shared_wallets and moves_money:
             path_params: dict[str, str] = {}
-            body, watched = get("key_probe_wallets").request(operation_id)
+            body, watched = get("refused_transfer_wallets").request(operation_id)
         else:
             path_params, body = bad_requests.valid_request(get, operation_id)
         exchange = api.call(operation_id, path_params, json_body=body, **given)
         resources.track(exchange)
     probe = Probe(sent, exchange, watched)
     if shared_wallets and watched:
-        get("key_probe_wallets").after(probe)
+        get("refused_transfer_wallets").after(exchange)
     return probe
 
 

@@ -25,7 +25,8 @@ question a test asks, and when to use which:
   rise). A rise short of the amount: `shortfall_explained` (a fee on the credit, or debits out of the wallet,
   account for it), `shortfall_accounted_for` (the verdict, reading the transactions until they explain it).
 - When has the transfer an exchange answered ended? `transfer_end`: `wait_settled` by the answer's reference.
-- Where do a test's transfers come from? `Purse`: a new wallet for each, funded for it and its fee.
+- Where do a test's transfers come from? `Purse`: a new wallet for each, funded for it and its fee. Transfers the
+  target should refuse (key probes, wrong values): `SharedPurse`, one funded pair per operation, shared.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
-from wallet_conformance.world import lists
+from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.polling import poll
 from wallet_conformance.world.resources import Funding, Resources
 
@@ -367,3 +368,41 @@ class Purse:
     def holding(self, amount: int) -> str:
         """The publicId of a new wallet funded for one `operation_id` of `amount` kobo."""
         return self.resources.funded_wallet(funding(self.operation_id, amount))["publicId"]
+
+
+class SharedPurse:
+    """The wallets of transfers the target should refuse (the key probes, the wrong values): per operation a funded
+    source and, for a wallet transfer, a destination, shared by them all (a refused transfer moves nothing); new ones
+    after a transfer the target accepted, whose money may still be moving."""
+
+    def __init__(self, resources: Resources) -> None:
+        self.resources = resources
+        self._held: dict[str, tuple[str, str | None]] = {}
+
+    def pair(self, operation_id: str) -> tuple[str, str | None]:
+        """The source, funded for one `operation_id` of the minimum and its fee, and the destination (None for a bank
+        transfer)."""
+        resources = self.resources
+        if operation_id not in self._held:
+            source = resources.funded_wallet(funding(operation_id))["publicId"]
+            destination = resources.wallet()["publicId"] if operation_id == "transfer" else None
+            for public_id in filter(None, (source, destination)):
+                balance_held_still(resources, public_id)  # a levy may post a moment after the funding
+            self._held[operation_id] = (source, destination)
+        return self._held[operation_id]
+
+    def request(self, operation_id: str) -> tuple[dict[str, Any], dict[str, int]]:
+        """The body of a valid transfer of `operation_id` (the minimum amount), and the balances it must not move."""
+        source, destination = self.pair(operation_id)
+        amount = contract.minimum_amount(operation_id)
+        if destination is not None:
+            body = bodies.transfer(source, destination, amount)
+        else:
+            body = bodies.bank_transfer(source, *self.resources.external_account(), amount)
+        watched = {public_id: self.resources.balance(public_id) for public_id in filter(None, (source, destination))}
+        return body, watched
+
+    def after(self, exchange: Exchange) -> None:
+        """Forget the wallets of an accepted transfer: it may still be settling."""
+        if exchange.ok and exchange.operation_id is not None:
+            self._held.pop(exchange.operation_id, None)

@@ -7,11 +7,19 @@ import threading
 import unittest
 from pathlib import Path
 
-from wallet_conformance.settings import Settings
+from wallet_conformance.settings import HOOK_MONEY_BUDGET, MONEY_BUDGET, Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.world.locks import file_lock
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def money_budget(settings: Settings, funding_url: str | None) -> int:
+    """The run's money budget: --max-amount when given; else the larger default in staging with a funding hook (its
+    money is the hook's), the strict one otherwise (settings.py)."""
+    if settings.max_amount is not None:
+        return settings.max_amount
+    return HOOK_MONEY_BUDGET if funding_url and settings.environment != "production" else MONEY_BUDGET
 
 
 class NotAllowed(unittest.SkipTest):

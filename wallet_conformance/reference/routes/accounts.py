@@ -36,6 +36,16 @@ def _timestamp(value: object) -> datetime | None:
     return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def _webhooks(call: Call, body: fields.Body) -> list[str]:
+    """The webhooks of an update: URLs (http(s) ones under a variant), sorted under another."""
+    webhooks = fields.webhooks(body, urls_checked=not call.faults.on(Fault.NON_URL_WEBHOOK_ACCEPTED))
+    if not all(_absolute_url(url) for url in webhooks) and call.variants.on(Variant.WEBHOOK_URLS_CHECKED):
+        raise invalid("webhooks", "must hold absolute http(s) URLs")
+    if call.variants.on(Variant.WEBHOOKS_SORTED):
+        webhooks = sorted(webhooks)
+    return webhooks
+
+
 @operation("updateAccount")
 async def update_account(request: Request, call: Call) -> Response:
     # Only the key's own account: another of its business is refused, another business's is not found.
@@ -49,11 +59,11 @@ async def update_account(request: Request, call: Call) -> Response:
     body = await fields.json_body(request, call.faults)
     # webhooks is the one updatable field; an update without it changes nothing. Every other field of the body is
     # ignored, the server-owned ones (_id, id, publicId, business, pubKey, createdAt, __v) above all.
-    webhooks = fields.webhooks(body) if fields.present(body, "webhooks") else list(account.webhooks)
-    if not all(_absolute_url(url) for url in webhooks) and call.variants.on(Variant.WEBHOOK_URLS_CHECKED):
-        raise invalid("webhooks", "must hold absolute http(s) URLs")
-    if call.variants.on(Variant.WEBHOOKS_SORTED):
-        webhooks = sorted(webhooks)
+    webhooks: list[str] | str = list(account.webhooks)
+    if isinstance(body.get("webhooks"), str) and call.faults.on(Fault.WEBHOOKS_STRING_ACCEPTED):
+        webhooks = body["webhooks"]
+    elif fields.present(body, "webhooks"):
+        webhooks = _webhooks(call, body)
     created = _timestamp(body.get("createdAt"))
     if created is not None and call.faults.on(Fault.SERVER_OWNED_FIELD_OVERWRITTEN):
         account.created_at = created

@@ -24,8 +24,12 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     destination_id = fields.required_text(body, "destination")
     name_required = not faults.on(Fault.COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME)
     account_name = fields.text(body, "accountName", required=name_required)
-    amount = fields.kobo(body, "amount", minimum=1)
-    expire_in = fields.seconds(body, "expireIn")
+    amount: int | str
+    if isinstance(body.get("amount"), str) and faults.on(Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED):
+        amount = body["amount"]  # kept as the string it was sent as
+    else:
+        amount = fields.kobo(body, "amount", minimum=1, numeric_strings=call.numeric_strings)
+    expire_in = fields.seconds(body, "expireIn", numeric_strings=call.numeric_strings)
     lower, upper = contract.expire_in_bounds()
     if faults.on(Fault.EXPIRE_IN_LOWER_BOUND_OFF):
         lower -= 1

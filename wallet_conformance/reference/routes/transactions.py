@@ -12,6 +12,7 @@ from starlette.responses import Response
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, crash
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, SUCCESS
 from wallet_conformance.reference.routes.banks import listed_bank
@@ -74,7 +75,9 @@ async def transfer(request: Request, call: Call) -> Response:
     body = await fields.json_body(request, call.faults)
     faults, store = call.faults, call.store
     source_id = fields.required_text(body, "source")
-    fields.one_of(body, "sourceType", ("VirtualAccount",), required=False)
+    source_type = fields.text(body, "sourceType", required=False)
+    if not faults.on(Fault.TRANSFER_OTHER_SOURCE_TYPE_ACCEPTED):
+        fields.one_of(body, "sourceType", ("VirtualAccount",), required=False)
     destination_id = fields.required_text(body, "destination")
     fields.one_of(body, "destinationType", ("VirtualAccount",), required=False)
     minimum = contract.minimum_amount("transfer")
@@ -84,14 +87,16 @@ async def transfer(request: Request, call: Call) -> Response:
         minimum += 1
     round_down = faults.on(Fault.FRACTIONAL_AMOUNT_ACCEPTED)
     try:
-        amount = fields.kobo(body, "amount", minimum=minimum, round_fractions_down=round_down)
+        amount = fields.kobo(body, "amount", minimum=minimum, round_fractions_down=round_down,
+                             numeric_strings=call.numeric_strings)
     except ApiError:
         sent = body.get("amount")
         below = isinstance(sent, int | float) and not isinstance(sent, bool) and sent < minimum
         if below and faults.on(Fault.AMOUNT_BELOW_MINIMUM_500):
             raise crash() from None
         raise
-    fields.one_of(body, "currency", (CURRENCY,), required=False)
+    if not faults.on(Fault.TRANSFER_OTHER_CURRENCY_ACCEPTED):
+        fields.one_of(body, "currency", (CURRENCY,), required=False)
     narration = _narration(call, body)
 
     later = call.variants.on(Variant.CLOSED_WALLET_FAILS_LATER)  # closed wallets: accepted, failed at settlement
@@ -113,6 +118,8 @@ async def transfer(request: Request, call: Call) -> Response:
     call.service.schedule_settlement(accepted)
 
     data = serialize.transaction(accepted, faults)
+    if source_type is not None:
+        data["sourceType"] = source_type  # what was sent (one of the documented values, but for a fault)
     if faults.on(Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL):
         data["status"] = SUCCESS
     if faults.on(Fault.TRANSFER_ENTRY_CREDIT):
@@ -137,7 +144,7 @@ async def bank_transfer(request: Request, call: Call) -> Response:
         minimum = 1
     if faults.on(Fault.BANK_TRANSFER_MINIMUM_EXCLUSIVE):
         minimum += 1
-    amount = fields.kobo(body, "amount", minimum=minimum)
+    amount = fields.kobo(body, "amount", minimum=minimum, numeric_strings=call.numeric_strings)
     fields.one_of(body, "currency", (CURRENCY,), required=False)
     narration = _narration(call, body)
 
@@ -149,7 +156,8 @@ async def bank_transfer(request: Request, call: Call) -> Response:
     call.service.schedule_settlement(accepted)
 
     data = serialize.transaction(accepted, faults)
-    if faults.on(Fault.ACTUAL_AMOUNT_EXCLUDES_FEE):
+    top_tier = accepted.amount > TOP_FEE_TIER_FLOOR and faults.on(Fault.ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER)
+    if faults.on(Fault.ACTUAL_AMOUNT_EXCLUDES_FEE) or top_tier:
         data["actualAmount"] = data["clientTransaction"]["actualAmount"] = accepted.amount
     if faults.on(Fault.BANK_TRANSFER_STATUS_PROCESSING):
         data["status"] = "processing"

@@ -1,0 +1,206 @@
+"""Body fields sent wrong: every documented field of every request body, in another JSON type than its own or outside
+its documented values, each in an otherwise valid body.
+
+The fields, their JSON types, their allowed values and which of them are URLs are read from the request schemas of
+openapi.yaml (money fields by their names, judge/checks.py); only the wrong values themselves are made up here. What
+a target must do with each is judged by the tests (tests/test_wrong_values.py) through `refusal_requirement`: the
+requirement a 2xx to the case breaks, or None when the value spells a valid one of its own type (END-44 observes how
+the target read it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from wallet_conformance.judge import request_rules
+from wallet_conformance.judge.checks import MONEY_FIELDS
+from wallet_conformance.spec import contract, validation
+from wallet_conformance.world import bodies
+
+STRING_FOR_NUMBER = "string-for-number"  # "10000" for 10000
+NUMBER_FOR_STRING = "number-for-string"  # 12345 for "12345"
+ITEM_FOR_ARRAY = "string-for-array"  # one URL for a list of URLs
+FRACTION_FOR_INTEGER = "fraction-for-integer"  # 10000.5 kobo: money is integers in kobo
+OTHER_VALUE = "other-value"  # USD for NGN
+NOT_A_URL = "not-a-url"  # a host and a path, without a scheme
+VALUE_KINDS = (OTHER_VALUE, NOT_A_URL)  # the field's own JSON type, a value outside its documented ones
+LAST = -1  # in a path: the item the valid body adds last to a list (the own account's webhooks come first)
+
+# Values outside a field's documented ones: another value the document gives the same field elsewhere (a
+# transaction's other party types), another currency, another category; any other field gets `not-<allowed>`.
+OTHER_VALUES = {"currency": "USD", "category": "tertiary", "sourceType": "External", "destinationType": "BankAccount"}
+
+
+@dataclass(frozen=True)
+class Ids:
+    """The records a valid body names: the run, wallets, the external account and the own account's webhooks."""
+
+    run_id: str
+    source: str
+    destination: str
+    external_account: tuple[str, str]
+    webhooks: tuple[str, ...] = ()
+
+
+# Stand-ins of the records, for working out at collection what each case is (the values' types are what count).
+PLACEHOLDERS = Ids("cf00000000", f"{contract.prefix('walletId')}00000001", f"{contract.prefix('walletId')}00000002",
+                   ("0123456789", "000"))
+
+
+def added_webhook(run_id: str) -> str:
+    """The URL a valid update adds to the own account's webhooks."""
+    return f"https://{run_id}.conformance.invalid/hook"
+
+
+def valid_body(operation_id: str, ids: Ids) -> dict[str, Any]:
+    """A valid body of `operation_id` naming `ids`' records (a secondary wallet; the minimum amounts)."""
+    number, code = ids.external_account
+    if operation_id == "updateAccount":
+        return bodies.account_update([*ids.webhooks, added_webhook(ids.run_id)])
+    if operation_id == "createWallet":
+        return bodies.wallet(ids.run_id)
+    if operation_id == "createCollectionAccount":
+        return bodies.collection_account(ids.run_id, ids.destination)
+    if operation_id == "validateAccount":
+        return bodies.validation(number, code)
+    if operation_id == "transfer":
+        return bodies.transfer(ids.source, ids.destination)
+    return bodies.bank_transfer(ids.source, number, code)
+
+
+def names_an_external_account(operation_id: str) -> bool:
+    """Whether the operation's body names an external bank account (an account number and a bank code)."""
+    return {"accountNumber", "bankCode"} <= set(_request_schema(operation_id).get("properties", {}))
+
+
+# ------------------------------------------------------------------ the fields, from openapi.yaml
+
+
+def _resolved(node: dict[str, Any]) -> dict[str, Any]:
+    document = validation.openapi_document()
+    while "$ref" in node:
+        target: Any = document
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        node = {**target, **{key: value for key, value in node.items() if key != "$ref"}}
+    return node
+
+
+def _request_schema(operation_id: str) -> dict[str, Any]:
+    """The request body's schema of openapi.yaml with the schemas bundled in."""
+    operation = contract.operations()[operation_id]
+    definition = validation.openapi_document()["paths"][operation.path][operation.method.lower()]
+    return _resolved(definition["requestBody"]["content"]["application/json"]["schema"])
+
+
+def _fields(node: dict[str, Any], path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """Every field under `node`, at any depth (an array's item as LAST), with its resolved schema."""
+    node = _resolved(node)
+    if path:
+        yield path, node
+    for name, child in node.get("properties", {}).items():
+        yield from _fields(child, (*path, name))
+    if "items" in node:
+        yield from _fields(node["items"], (*path, LAST))
+
+
+def _kinds(name: Any, schema: dict[str, Any]) -> list[str]:
+    """The wrong kinds a field of this schema is sent in."""
+    kinds = {"number": [STRING_FOR_NUMBER], "string": [NUMBER_FOR_STRING], "array": [ITEM_FOR_ARRAY]}.get(
+        schema.get("type"), [])
+    if schema.get("type") == "number" and name in MONEY_FIELDS:
+        kinds.append(FRACTION_FOR_INTEGER)
+    if "enum" in schema:
+        kinds.append(OTHER_VALUE)
+    if schema.get("format") == "uri":
+        kinds.append(NOT_A_URL)
+    return kinds
+
+
+# ------------------------------------------------------------------ the cases
+
+
+@dataclass(frozen=True)
+class WrongValue:
+    """One body field of one operation, sent in one wrong kind."""
+
+    operation_id: str
+    path: tuple[Any, ...]
+    kind: str
+    allowed: tuple[Any, ...] = ()  # the field's documented values (an enum)
+
+    @property
+    def field(self) -> str:
+        """The top-level body field the case changes."""
+        return str(self.path[0])
+
+    @property
+    def shown_by(self) -> str | None:
+        """The requirement an answer showing this field as it was sent breaks (None: no answer shows the field): the
+        one ruling the field's values for a value outside them, else the one giving it its type."""
+        shown = request_rules.SHOWN.get((self.operation_id, self.field))
+        if shown is None:
+            return None
+        return (shown.valued_by or shown.typed_by) if self.kind in VALUE_KINDS else shown.typed_by
+
+    @property
+    def name(self) -> str:
+        where = "-".join("item" if part == LAST else str(part) for part in self.path)
+        return f"{self.kind}-{where}-{self.operation_id}"
+
+    def value(self, valid: Any, run_id: str) -> Any:
+        """The wrong value that stands for the valid one."""
+        if self.kind == STRING_FOR_NUMBER:
+            return json.dumps(valid)
+        if self.kind == NUMBER_FOR_STRING:
+            return int(valid) if isinstance(valid, str) and valid.isdigit() else run_number(run_id, self.name)
+        if self.kind == ITEM_FOR_ARRAY:
+            return valid[LAST]
+        if self.kind == FRACTION_FOR_INTEGER:
+            return valid + 0.5
+        if self.kind == OTHER_VALUE:
+            return OTHER_VALUES.get(self.path[LAST], f"not-{self.allowed[0]}")
+        return f"{run_id}.conformance.invalid/hook"  # NOT_A_URL
+
+    def body(self, ids: Ids) -> dict[str, Any]:
+        """A valid body of the operation with this field, and only it, sent wrong."""
+        body = valid_body(self.operation_id, ids)
+        *container_path, last = self.path
+        container: Any = body
+        for part in container_path:
+            container = container[part]
+        container[last] = self.value(container[last] if _holds(container, last) else None, ids.run_id)
+        return body
+
+
+def _holds(container: Any, key: Any) -> bool:
+    return key in container if isinstance(container, dict) else bool(container)
+
+
+def run_number(run_id: str, salt: str) -> int:
+    """A ten-digit number of this run's own (a reference sent as a number must still be new)."""
+    return 10**9 + int(hashlib.sha256(f"{run_id}:{salt}".encode()).hexdigest(), 16) % (9 * 10**9)
+
+
+@cache
+def cases() -> dict[str, WrongValue]:
+    """Every case, by name: each field of each operation with a body, in each wrong kind its schema allows."""
+    found = {}
+    for operation_id in contract.write_operations():
+        for path, schema in _fields(_request_schema(operation_id), ()):
+            for kind in _kinds(path[LAST], schema):
+                case = WrongValue(operation_id, path, kind, tuple(schema.get("enum", ())))
+                found[case.name] = case
+    return found
+
+
+def refusal_requirement(case: WrongValue, ids: Ids = PLACEHOLDERS) -> str | None:
+    """The requirement a 2xx to the case breaks (invalid input, read as the target may read it); None when the wrong
+    value spells a valid one of the field's type ("10000" for 10000), which a target may read so (END-44)."""
+    problems = request_rules.body_problems(case.operation_id, case.body(ids))[1]
+    return request_rules.invalid_input_requirement(case.operation_id, problems)
