@@ -13,11 +13,12 @@ from wallet_conformance.scenarios.transfer_race import TransferRace
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, money
+from wallet_conformance.world.concurrency import RACERS, ROUNDS
 
 pytestmark = pytest.mark.money
 
-# Concurrent transfers: that many transfers of the minimum, fired at once from a wallet holding FUNDED_SHARES of it.
-THREADS = 6
+# Concurrent transfers: RACERS transfers of the minimum released at once, ROUNDS times, each time from a new wallet
+# holding FUNDED_SHARES of it (the money a race spends: FUNDED_SHARES minimum transfers).
 FUNDED_SHARES = 3
 
 
@@ -116,15 +117,20 @@ def test_transfer_above_the_balance_is_refused(api, resources, observe, operatio
 
 @pytest.mark.requirement("SVC-28")
 def test_concurrent_transfers_never_overdraw(resources):
-    """Transfers fired at once that together exceed the balance never take it below zero."""
-    race = TransferRace.fire(resources, THREADS, FUNDED_SHARES)
-    balances.none_below_zero(race.shown_balances(), "the balance shown after an accepted debit is never below zero",
-                             detail=race.summary)
-    final = race.final_balance()
-    # An accepted transfer may complete, or fail later moving nothing (when an overdraft is refused is not shown;
-    # the status words after settlement are not shown either).
-    balances.funding_less_some_debits(final, race.funded, race.actual_amounts(), race.accepted[-1],
-                                      detail=race.summary)
+    """Transfers released at once that together exceed the balance never take it below zero, race after race."""
+    races = []
+    for _ in range(ROUNDS):
+        race = TransferRace.fire(resources, RACERS, FUNDED_SHARES)
+        balances.none_below_zero(race.shown_balances(), "the balance shown after an accepted debit is never below zero",
+                                 detail=race.summary)
+        races.append(race)
+    # Read once every race was run, so that their settlements are waited for together.
+    for race in races:
+        final = race.final_balance()
+        # An accepted transfer may complete, or fail later moving nothing (when an overdraft is refused is not shown;
+        # the status words after settlement are not shown either).
+        balances.funding_less_some_debits(final, race.funded, race.actual_amounts(), race.accepted[-1],
+                                          detail=race.summary)
 
 
 # ------------------------------------------------------------------ SVC-29 credit leg

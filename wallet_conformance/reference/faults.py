@@ -47,6 +47,8 @@ class Fault(Enum):
     OVERDRAFT_BY_ONE_KOBO = ("SVC-27", "The balance check lets a transfer one kobo larger than the balance through.")
     HIDDEN_FEE_ABOVE_TIER = ("SVC-25", "A wallet transfer above 100,000 kobo is debited 1% beyond actualAmount.")
     CONCURRENT_OVERDRAFT = ("SVC-28", "The wallet-to-wallet balance check and debit are separated by an await.")
+    BALANCE_CHECKED_THEN_DEBITED = ("SVC-28", "The wallet-to-wallet balance check and debit are one event-loop turn "
+                                              "apart (an await of 0 s).")
     NO_CREDIT_LEG = ("SVC-29", "Settlement credits the balance but records no credit leg.")
     # Resources and their fields.
     WALLET_PREFIX_VA = ("RES-01", "Wallet publicIds start `va-`.")

@@ -17,7 +17,7 @@ from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
-from wallet_conformance.world.concurrency import burst
+from wallet_conformance.world.concurrency import release
 from wallet_conformance.world.resources import Resources
 
 BURST = 3  # primary wallets asked for at once with one place left under the limit: at most one may open
@@ -158,12 +158,12 @@ class PrimaryLimit:
         return True
 
     def free_one_and_ask_for_several(self) -> bool:
-        """Close one of the run's primaries and ask for BURST primaries at once (world.concurrency.burst); when more
+        """Close one of the run's primaries and ask for BURST primaries at once (world.concurrency.release); when more
         than one opened, read the wallet list to count what the account then holds. Whether the burst was sent."""
         if not self.resources.close_wallet(self.created[0]).ok:
             return False
         self.created.pop(0)
-        self.run.burst = burst(self._create_straight, BURST, self.resources.settings.request_timeout)
+        self.run.burst = release(self.api, self._create_straight, BURST)
         for exchange in self.run.opened_at_once:
             if isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str):
                 self.created.append(exchange.data["publicId"])
