@@ -198,6 +198,19 @@ def transfers_released_together(c: ReferenceClient) -> int:
 
 
 
+def payments_released_together(c: ReferenceClient) -> int:
+    """What inbound payments of the minimum, released together into a new wallet, leave in its balance."""
+
+    def race() -> int:
+        wallet = c.wallet("secondary")["publicId"]
+        payment = {"walletId": wallet, "amount": MINIMUM}
+        released_together(c, lambda api, _: api.request("POST", c.server.funding_url, absolute=True,
+                                                        json_body=payment))
+        return c.balance(wallet)
+
+    return first_broken(race, RACERS * MINIMUM)
+
+
 def get_second_wallet(c: ReferenceClient) -> str:
     c.wallet()
     second = c.wallet()["publicId"]
@@ -421,6 +434,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     ),
     Fault.CONCURRENT_OVERDRAFT: concurrent_transfers,
     Fault.BALANCE_CHECKED_THEN_DEBITED: transfers_released_together,
+    Fault.CREDIT_READ_THEN_WRITTEN: payments_released_together,
     Fault.NO_CREDIT_LEG: lambda c: "credit" in settled_transfer(c)[0]["meta"],
     # Resources and their fields
     Fault.WALLET_PREFIX_VA: lambda c: c.wallet()["publicId"],

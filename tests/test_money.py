@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from wallet_conformance.judge import balances, checks
+from wallet_conformance.scenarios.credit_race import CreditTarget
 from wallet_conformance.scenarios.transfer_race import TransferRace
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
@@ -37,6 +38,18 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
     # transactions say why.
     if paid.rise != amount:
         money.shortfall_accounted_for(api, wallet, paid)
+
+
+@pytest.mark.requirement("SVC-24")
+def test_payments_at_once_are_all_credited(resources):
+    """Inbound payments released at once into one wallet each raise its balance as one payment alone did: none is
+    lost, race after race."""
+    target = CreditTarget.paid_once(resources)
+    for _ in range(ROUNDS):
+        race = target.race(RACERS)
+        if race.final != race.expected:
+            checks.fail("each inbound payment made at once with others raises the balance as one payment alone does",
+                        race.expected, race.final, race.accepted[-1], detail=race.summary)
 
 
 # ------------------------------------------------------------------ SVC-25 wallet-to-wallet

@@ -49,6 +49,8 @@ class Fault(Enum):
     CONCURRENT_OVERDRAFT = ("SVC-28", "The wallet-to-wallet balance check and debit are separated by an await.")
     BALANCE_CHECKED_THEN_DEBITED = ("SVC-28", "The wallet-to-wallet balance check and debit are one event-loop turn "
                                               "apart (an await of 0 s).")
+    CREDIT_READ_THEN_WRITTEN = ("SVC-24", "An inbound payment's new balance is read, then written a loop turn later: "
+                                          "of two in one turn, one is lost.")
     NO_CREDIT_LEG = ("SVC-29", "Settlement credits the balance but records no credit leg.")
     # Resources and their fields.
     WALLET_PREFIX_VA = ("RES-01", "Wallet publicIds start `va-`.")
