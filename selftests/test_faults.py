@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -209,6 +211,20 @@ def payments_released_together(c: ReferenceClient) -> int:
         return c.balance(wallet)
 
     return first_broken(race, RACERS * MINIMUM)
+
+
+def references_released_together(c: ReferenceClient) -> int:
+    """The most collection accounts created with one reference, of requests released together with four new ones."""
+    destination = c.wallet()["publicId"]
+
+    def race() -> int:
+        references = [f"race-{secrets.token_hex(6)}" for _ in range(4)]
+        answers = released_together(c, lambda api, number: api.call(
+            "createCollectionAccount", json_body=collection_body(destination, reference=references[number % 4])))
+        created = Counter(references[number % 4] for number, answer in enumerate(answers) if answer.ok)
+        return max(created.values(), default=0)
+
+    return first_broken(race, 1)
 
 
 def get_second_wallet(c: ReferenceClient) -> str:
@@ -599,6 +615,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.REFERENCE_MIN_LENGTH_6: lambda c: collection(c, reference="r" * REFERENCE_MIN).status_code,
     Fault.DUPLICATE_REFERENCE_ACCEPTED: duplicate_reference,
     Fault.REFERENCE_UNIQUE_PER_WALLET: reference_on_another_wallet,
+    Fault.REFERENCE_CHECKED_THEN_STORED: references_released_together,
     Fault.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Fault.PAGE_OVERFLOWS_PER_PAGE: lambda c: len(data(accounts(c, perPage="2"))),
     Fault.FRACTIONAL_AMOUNT_ACCEPTED: lambda c: transfer(c, amount=MINIMUM + 0.5).status_code,

@@ -10,9 +10,11 @@ from wallet_conformance.client.api import ApiClient, TargetError
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import SuiteError
 from wallet_conformance.scenarios import long_lists, primary_limit
+from wallet_conformance.scenarios.reference_race import ReferenceRace
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, lists, money, page_checks
+from wallet_conformance.world.concurrency import RACERS, ROUNDS
 from wallet_conformance.world.resources import Resources
 
 PAGED = catalogue()[contract.DEFAULT_PAGE_SIZE].operations
@@ -281,6 +283,17 @@ def test_reference_already_used_is_refused(api, resources, run_id, destination):
                       "create a collection account with a new reference")
     exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"reference {reference!r}, used by a collection account just created")
+
+
+@pytest.mark.requirement("LIM-19")
+def test_one_reference_sent_at_once_opens_one_collection_account(api, run_id, destination):
+    """A new collection reference sent by several requests at once opens at most one collection account, race after
+    race."""
+    for _ in range(ROUNDS):
+        race = ReferenceRace.fire(api, run_id, destination["publicId"], RACERS)
+        for reference, accepted in race.accepted_twice():
+            checks.fail(f"of the collection accounts asked for at once with reference {reference!r}, at most one is "
+                        "created", "at most 1", len(accepted), accepted[1], detail=race.summary)
 
 
 # ------------------------------------------------------------------ page size

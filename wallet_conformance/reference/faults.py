@@ -217,6 +217,8 @@ class Fault(Enum):
     REFERENCE_MIN_LENGTH_6 = ("LIM-18", "A collection reference of exactly the minimum length is refused.")
     DUPLICATE_REFERENCE_ACCEPTED = ("LIM-19", "A collection reference already used is accepted again.")
     REFERENCE_UNIQUE_PER_WALLET = ("LIM-19", "A collection reference is unique per wallet only; another may reuse it.")
+    REFERENCE_CHECKED_THEN_STORED = ("LIM-19", "A collection reference's uniqueness check and the account's insert "
+                                               "are one event-loop turn apart.")
     PAGE_SIZE_20 = ("LIM-20", "The default page size is 20.")
     PAGE_OVERFLOWS_PER_PAGE = ("LIM-21", "List pages return every entry while reporting the default perPage.")
     PAGES_OVERLAP = ("SVC-30", "Each page after the first repeats the last entry of the page before.")
