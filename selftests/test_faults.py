@@ -199,7 +199,6 @@ def transfers_released_together(c: ReferenceClient) -> int:
     return first_broken(race, 3)
 
 
-
 def payments_released_together(c: ReferenceClient) -> int:
     """What inbound payments of the minimum, released together into a new wallet, leave in its balance."""
 
@@ -225,6 +224,20 @@ def references_released_together(c: ReferenceClient) -> int:
         return max(created.values(), default=0)
 
     return first_broken(race, 1)
+
+
+def primaries_released_together(c: ReferenceClient) -> int:
+    """How many primary wallets, asked for together by an account holding none, are opened (each race's wallets
+    closed after it)."""
+
+    def race() -> int:
+        answers = released_together(c, lambda api, _: api.call("createWallet", json_body=wallet_body()))
+        opened = [answer.data["publicId"] for answer in answers if answer.ok]
+        for public_id in opened:
+            c.data("DELETE", f"/virtual-accounts/{public_id}")
+        return len(opened)
+
+    return first_broken(race, contract.primary_wallet_limit())
 
 
 def get_second_wallet(c: ReferenceClient) -> str:
@@ -589,6 +602,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.FIFTH_PRIMARY_REFUSED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),
     Fault.CLOSED_PRIMARY_STILL_COUNTED: closed_primary_then_create,
     Fault.PRIMARY_LIMIT_RACE: concurrent_primaries,
+    Fault.PRIMARY_COUNTED_THEN_OPENED: primaries_released_together,
     Fault.SECONDARY_LIMITED_TO_FIVE: lambda c: [
         create_wallet(c, category="secondary", **SECONDARY).status_code
         for _ in range(contract.primary_wallet_limit() + 1)

@@ -200,6 +200,8 @@ class Fault(Enum):
     FIFTH_PRIMARY_REFUSED = ("LIM-02", "The fifth open primary wallet is refused.")
     CLOSED_PRIMARY_STILL_COUNTED = ("LIM-03", "Closed primary wallets still count toward the limit.")
     PRIMARY_LIMIT_RACE = ("LIM-01", "The primary-wallet count and the wallet's opening are separated by an await.")
+    PRIMARY_COUNTED_THEN_OPENED = ("LIM-01", "The primary-wallet count and the wallet's opening are one event-loop "
+                                             "turn apart.")
     SECONDARY_LIMITED_TO_FIVE = ("LIM-04", "A sixth open secondary wallet is refused.")
     SECONDARY_WITHOUT_EMAIL_ACCEPTED = ("LIM-05", "A secondary wallet without emailAddress is created.")
     EMAIL_NOT_VALIDATED = ("LIM-06", "Any string is accepted as emailAddress.")
