@@ -63,8 +63,7 @@ def test_primary_wallet_beyond_the_limit_is_refused(primary_run):
 @pytest.mark.account_wide
 @pytest.mark.requirement("LIM-01")
 def test_primary_wallets_asked_for_at_once_stay_within_the_limit(primary_run):
-    """With places left under the limit, primary wallets asked for at once never take the account past it, race after
-    race."""
+    """With places left under the limit, primary wallets asked for at once never take the account past it."""
     if primary_run.burst is None:
         pytest.skip("not reached: the account was not filled to the primary-wallet limit and freed again (see LIM-01, "
                     "LIM-02 and LIM-03)")
@@ -289,8 +288,7 @@ def test_reference_already_used_is_refused(api, resources, run_id, destination):
 
 @pytest.mark.requirement("LIM-19")
 def test_one_reference_sent_at_once_opens_one_collection_account(api, run_id, destination):
-    """A new collection reference sent by several requests at once opens at most one collection account, race after
-    race."""
+    """A new collection reference sent by several requests at once opens at most one collection account."""
     for _ in range(ROUNDS):
         race = ReferenceRace.fire(api, run_id, destination["publicId"], RACERS)
         for reference, accepted in race.accepted_twice():

@@ -42,8 +42,7 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
 
 @pytest.mark.requirement("SVC-24")
 def test_payments_at_once_are_all_credited(resources):
-    """Inbound payments released at once into one wallet each raise its balance as one payment alone did: none is
-    lost, race after race."""
+    """Inbound payments made at once into one wallet each raise its balance as one alone does: none is lost."""
     target = CreditTarget.paid_once(resources)
     for _ in range(ROUNDS):
         race = target.race(RACERS)
