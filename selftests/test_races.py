@@ -15,6 +15,8 @@ from wallet_conformance.world import bodies
 from wallet_conformance.world.concurrency import release
 
 SENDERS = 4
+LATE = 0.2  # seconds one sender starts after the others
+JITTER = 0.05  # seconds by which the server's threads may note an arrival late (far less than LATE)
 RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
 
 
@@ -75,19 +77,20 @@ def arrivals() -> Iterator[Arrivals]:
 
 
 def test_requests_are_held_by_their_last_byte_until_all_are_sent(arrivals):
-    """Every request's headers reach the target before any request's last byte, each over a connection of its own."""
+    """No request completes before the last one's headers are sent, each over a connection of its own."""
     api = ApiClient(arrivals.base_url, "test-key", timeout=5)
 
     def send(number: int) -> Exchange:
         if number == 0:
-            time.sleep(0.2)  # one sender late: the others wait for it
+            time.sleep(LATE)  # one sender late: the others wait for it
         return api.call("transfer", json_body=bodies.transfer("vba-1", "vba-2", narration=f"race {number}"))
 
     exchanges = release(api, send, SENDERS)
     api.close()
     assert [exchange.status for exchange in exchanges] == [200] * SENDERS
     assert arrivals.connections == SENDERS
-    assert max(arrivals.headers) < min(arrivals.last_bytes)
+    # Unreleased, the others would complete LATE before the late one's headers arrive.
+    assert min(arrivals.last_bytes) > max(arrivals.headers) - JITTER
 
 
 def test_a_sender_failing_before_the_release_stops_it_with_its_own_error(arrivals):
