@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -26,11 +28,13 @@ from selftests.test_reference import (
     transfer_body,
     two_wallets,
 )
+from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.reference import FAULTS, Fault
 from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.service import WRONG_MESSAGES
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.world.concurrency import RACERS, release
 
 SECONDARY = {"emailAddress": "ada@example.com", "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
 
@@ -160,6 +164,81 @@ def concurrent_primaries(c: ReferenceClient) -> list[int]:
         return sorted(answer.status_code for answer in answers)
 
     return asyncio.run(create_all())
+
+
+RACES = 3  # races a scenario of a narrow-window fault runs until one shows the fault (one event-loop turn is narrow)
+
+
+def released_together(c: ReferenceClient, send: Callable[[ApiClient, int], Exchange]) -> list[Exchange]:
+    """RACERS requests released together (world.concurrency.release, the suite's own race)."""
+    api = ApiClient(c.server.base_url, c.key)
+    try:
+        return release(api, lambda number: send(api, number), RACERS)
+    finally:
+        api.close()
+
+
+def first_broken(race: Callable[[], int], faithful: int) -> int:
+    """The outcome of the first of RACES races that differs from the faithful one, else the last one's."""
+    outcome = faithful
+    for _ in range(RACES):
+        outcome = race()
+        if outcome != faithful:
+            break
+    return outcome
+
+
+def transfers_released_together(c: ReferenceClient) -> int:
+    """How many transfers of the minimum, released together from a wallet holding three, are accepted."""
+
+    def race() -> int:
+        source, destination = two_wallets(c, funds=3 * MINIMUM)
+        answers = released_together(c, lambda api, _: api.call("transfer", json_body=transfer_body(source,
+                                                                                                   destination)))
+        return sum(answer.ok for answer in answers)
+
+    return first_broken(race, 3)
+
+
+def payments_released_together(c: ReferenceClient) -> int:
+    """What inbound payments of the minimum, released together into a new wallet, leave in its balance."""
+
+    def race() -> int:
+        wallet = c.wallet("secondary")["publicId"]
+        payment = {"walletId": wallet, "amount": MINIMUM}
+        released_together(c, lambda api, _: api.request("POST", c.server.funding_url, absolute=True,
+                                                        json_body=payment))
+        return c.balance(wallet)
+
+    return first_broken(race, RACERS * MINIMUM)
+
+
+def references_released_together(c: ReferenceClient) -> int:
+    """The most collection accounts created with one reference, of requests released together with four new ones."""
+    destination = c.wallet()["publicId"]
+
+    def race() -> int:
+        references = [f"race-{secrets.token_hex(6)}" for _ in range(4)]
+        answers = released_together(c, lambda api, number: api.call(
+            "createCollectionAccount", json_body=collection_body(destination, reference=references[number % 4])))
+        created = Counter(references[number % 4] for number, answer in enumerate(answers) if answer.ok)
+        return max(created.values(), default=0)
+
+    return first_broken(race, 1)
+
+
+def primaries_released_together(c: ReferenceClient) -> int:
+    """How many primary wallets, asked for together by an account holding none, are opened (each race's wallets
+    closed after it)."""
+
+    def race() -> int:
+        answers = released_together(c, lambda api, _: api.call("createWallet", json_body=wallet_body()))
+        opened = [answer.data["publicId"] for answer in answers if answer.ok]
+        for public_id in opened:
+            c.data("DELETE", f"/virtual-accounts/{public_id}")
+        return len(opened)
+
+    return first_broken(race, contract.primary_wallet_limit())
 
 
 def get_second_wallet(c: ReferenceClient) -> str:
@@ -392,6 +471,8 @@ SCENARIOS: dict[Fault, Scenario] = {
         data(transfer(c, funds=30 * MINIMUM, amount=20 * MINIMUM))["source"]
     ),
     Fault.CONCURRENT_OVERDRAFT: concurrent_transfers,
+    Fault.BALANCE_CHECKED_THEN_DEBITED: transfers_released_together,
+    Fault.CREDIT_READ_THEN_WRITTEN: payments_released_together,
     Fault.NO_CREDIT_LEG: lambda c: "credit" in settled_transfer(c)[0]["meta"],
     Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED: lambda c: collection(c, amount=str(MINIMUM)).status_code,
     # Resources and their fields
@@ -533,6 +614,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.FIFTH_PRIMARY_REFUSED: lambda c: primaries(c, contract.primary_wallet_limit() + 1),
     Fault.CLOSED_PRIMARY_STILL_COUNTED: closed_primary_then_create,
     Fault.PRIMARY_LIMIT_RACE: concurrent_primaries,
+    Fault.PRIMARY_COUNTED_THEN_OPENED: primaries_released_together,
     Fault.SECONDARY_LIMITED_TO_FIVE: lambda c: [
         create_wallet(c, category="secondary", **SECONDARY).status_code
         for _ in range(contract.primary_wallet_limit() + 1)
@@ -559,6 +641,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.REFERENCE_MIN_LENGTH_6: lambda c: collection(c, reference="r" * REFERENCE_MIN).status_code,
     Fault.DUPLICATE_REFERENCE_ACCEPTED: duplicate_reference,
     Fault.REFERENCE_UNIQUE_PER_WALLET: reference_on_another_wallet,
+    Fault.REFERENCE_CHECKED_THEN_STORED: references_released_together,
     Fault.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Fault.PAGE_OVERFLOWS_PER_PAGE: lambda c: len(data(accounts(c, perPage="2"))),
     Fault.FRACTIONAL_AMOUNT_ACCEPTED: lambda c: transfer(c, amount=MINIMUM + 0.5).status_code,

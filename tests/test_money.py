@@ -12,15 +12,17 @@ import pytest
 from wallet_conformance.judge import balances, checks
 from wallet_conformance.scenarios import amount_range
 from wallet_conformance.scenarios.amount_range import Magnitudes, MagnitudeWalk
+from wallet_conformance.scenarios.credit_race import CreditTarget
 from wallet_conformance.scenarios.transfer_race import TransferRace
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, money
+from wallet_conformance.world.concurrency import RACERS, ROUNDS
 
 pytestmark = pytest.mark.money
 
-# Concurrent transfers: that many transfers of the minimum, fired at once from a wallet holding FUNDED_SHARES of it.
-THREADS = 6
+# Concurrent transfers: RACERS transfers of the minimum released at once, ROUNDS times, each time from a new wallet
+# holding FUNDED_SHARES of it (the money a race spends: FUNDED_SHARES minimum transfers).
 FUNDED_SHARES = 3
 
 
@@ -39,6 +41,17 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
     # transactions say why.
     if paid.rise != amount:
         money.shortfall_accounted_for(api, wallet, paid)
+
+
+@pytest.mark.requirement("SVC-24")
+def test_payments_at_once_are_all_credited(resources):
+    """Inbound payments made at once into one wallet each raise its balance as one alone does: none is lost."""
+    target = CreditTarget.paid_once(resources)
+    for _ in range(ROUNDS):
+        race = target.race(RACERS)
+        if race.final != race.expected:
+            checks.fail("each inbound payment made at once with others raises the balance as one payment alone does",
+                        race.expected, race.final, race.accepted[-1], detail=race.summary)
 
 
 # ------------------------------------------------------------------ SVC-25 wallet-to-wallet
@@ -119,15 +132,20 @@ def test_transfer_above_the_balance_is_refused(api, resources, observe, operatio
 
 @pytest.mark.requirement("SVC-28")
 def test_concurrent_transfers_never_overdraw(resources):
-    """Transfers fired at once that together exceed the balance never take it below zero."""
-    race = TransferRace.fire(resources, THREADS, FUNDED_SHARES)
-    balances.none_below_zero(race.shown_balances(), "the balance shown after an accepted debit is never below zero",
-                             detail=race.summary)
-    final = race.final_balance()
-    # An accepted transfer may complete, or fail later moving nothing (when an overdraft is refused is not shown;
-    # the status words after settlement are not shown either).
-    balances.funding_less_some_debits(final, race.funded, race.actual_amounts(), race.accepted[-1],
-                                      detail=race.summary)
+    """Transfers released at once that together exceed the balance never take it below zero, race after race."""
+    races = []
+    for _ in range(ROUNDS):
+        race = TransferRace.fire(resources, RACERS, FUNDED_SHARES)
+        balances.none_below_zero(race.shown_balances(), "the balance shown after an accepted debit is never below zero",
+                                 detail=race.summary)
+        races.append(race)
+    # Read once every race was run, so that their settlements are waited for together.
+    for race in races:
+        final = race.final_balance()
+        # An accepted transfer may complete, or fail later moving nothing (when an overdraft is refused is not shown;
+        # the status words after settlement are not shown either).
+        balances.funding_less_some_debits(final, race.funded, race.actual_amounts(), race.accepted[-1],
+                                          detail=race.summary)
 
 
 # ------------------------------------------------------------------ SVC-29 credit leg

@@ -10,7 +10,7 @@ import time
 import unittest
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from functools import cache, cached_property
@@ -290,8 +290,10 @@ class ApiClient:
         # What a call of an operation is sent under (resources.py: the run's workers hold the wallet list still
         # while one of them reads its pages).
         self.sending: Callable[[str], AbstractContextManager[Any]] | None = None
-        self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False,
-                                  verify=tls_verification(ca_bundle))
+        self._transport = transport
+        self._verify = tls_verification(ca_bundle)
+        self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False, verify=self._verify)
+        self._own = threading.local()  # a thread's client of its own (own_connection), while it holds one
         # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
         self._plain = httpx.Client(timeout=timeout, follow_redirects=False,
                                    transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY))
@@ -301,6 +303,28 @@ class ApiClient:
     def close(self) -> None:
         self._http.close()
         self._plain.close()
+
+    @contextmanager
+    def own_connection(self, gate: Callable[[], None] | None = None) -> Iterator[None]:
+        """Send this thread's requests over a connection of its own, closed on leaving. With `gate`, its next request
+        with a body sends all of it but the last byte, calls `gate()`, and only then sends that byte: the requests of
+        threads sharing one gate (a barrier) complete at the target together, however long each took to connect and
+        send (the last-byte synchronisation of race testing). With a transport given, as in the self-tests, the
+        client's own is kept: closing a client closes its transport."""
+        self._own.gate = gate
+        if self._transport is not None:
+            try:
+                yield
+            finally:
+                self._own.gate = None
+            return
+        http = httpx.Client(timeout=self.timeout, follow_redirects=False, verify=self._verify)
+        self._own.http = http
+        try:
+            yield
+        finally:
+            self._own.http = self._own.gate = None
+            http.close()
 
     @property
     def target_down(self) -> bool:
@@ -451,11 +475,13 @@ class ApiClient:
             timeout = min(timeout, left)
         sent_at = time.time()
         started = time.perf_counter()
+        plain = any(isinstance(value, str) and value != value.strip() for value in sent_headers.values())
+        content, headers = (payload, sent_headers) if plain else self._held_back(payload, sent_headers)
         try:
-            http = self._plain if any(isinstance(value, str) and value != value.strip()
-                                      for value in sent_headers.values()) else self._http
-            with http.stream(method, url, params=query, headers=sent_headers, content=payload,
+            http = self._plain if plain else self._client()
+            with http.stream(method, url, params=query, headers=headers, content=content,
                                    timeout=timeout) as response:
+                started = content.released if isinstance(content, _HeldBack) else started
                 kept, size = _read_capped(response, started + timeout)
         except (httpx.TimeoutException, _TooSlow) as error:
             if timeout < wait:  # cut short by the test's bound, not the target's fault alone
@@ -485,6 +511,20 @@ class ApiClient:
             started=sent_at,
         )
 
+    def _held_back(self, payload: bytes | None, headers: dict[str, str]) -> tuple[Any, dict[str, str]]:
+        """The body to send and the headers to send it with: the payload as it is, or, when this thread holds a gate
+        (own_connection; used once), the payload with its last byte held back until the gate opens, under an explicit
+        Content-Length so that it goes out as it is, not chunked."""
+        gate = getattr(self._own, "gate", None)
+        if gate is None or payload is None or len(payload) < 2:
+            return payload, headers
+        self._own.gate = None
+        return _HeldBack(payload, gate), {**headers, "content-length": str(len(payload))}
+
+    def _client(self) -> httpx.Client:
+        """The httpx client of this thread: its own (own_connection), else the run's."""
+        return getattr(self._own, "http", None) or self._http
+
     def _rate_limit_pause(self, exchange: Exchange, retried: int) -> float | None:
         """How long to wait before sending a 429-answered request again; None to keep the answer as it is."""
         if exchange.status != 429:
@@ -501,6 +541,21 @@ class ApiClient:
             return None
         self.rate_limit_wait -= pause
         return pause
+
+
+class _HeldBack:
+    """A request body sent all but its last byte, which waits for `gate()`; `released`: when it went on."""
+
+    def __init__(self, payload: bytes, gate: Callable[[], None]) -> None:
+        self.payload = payload
+        self.gate = gate
+        self.released = time.perf_counter()
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.payload[:-1]
+        self.gate()
+        self.released = time.perf_counter()
+        yield self.payload[-1:]
 
 
 class _TooSlow(Exception):

@@ -3,7 +3,6 @@ fail can leave of a funding (SVC-27, SVC-28). The checks follow the convention o
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from typing import Any
 
@@ -31,9 +30,10 @@ def none_below_zero(shown: Iterable[tuple[Any, Exchange]], title: str, *, detail
 def reachable(funded: int, debits: list[int]) -> set[int]:
     """The balances a wallet holding `funded` can end at when some of `debits` complete and the others move
     nothing (any of them, none or all), leaving out those below zero."""
-    ends = {funded - sum(chosen) for count in range(len(debits) + 1)
-            for chosen in itertools.combinations(debits, count)}
-    return {balance for balance in ends if balance >= 0}
+    sums = {0}
+    for debit in debits:  # the sums of every choice of debits, built one debit at a time (tens race at once)
+        sums |= {total + debit for total in sums}
+    return {funded - total for total in sums if funded - total >= 0}
 
 
 @check

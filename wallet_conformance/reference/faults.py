@@ -47,6 +47,10 @@ class Fault(Enum):
     OVERDRAFT_BY_ONE_KOBO = ("SVC-27", "The balance check lets a transfer one kobo larger than the balance through.")
     HIDDEN_FEE_ABOVE_TIER = ("SVC-25", "A wallet transfer above 100,000 kobo is debited 1% beyond actualAmount.")
     CONCURRENT_OVERDRAFT = ("SVC-28", "The wallet-to-wallet balance check and debit are separated by an await.")
+    BALANCE_CHECKED_THEN_DEBITED = ("SVC-28", "The wallet-to-wallet balance check and debit are one event-loop turn "
+                                              "apart (an await of 0 s).")
+    CREDIT_READ_THEN_WRITTEN = ("SVC-24", "An inbound payment's new balance is read, then written a loop turn later: "
+                                          "of two in one turn, one is lost.")
     NO_CREDIT_LEG = ("SVC-29", "Settlement credits the balance but records no credit leg.")
     AMOUNT_STRING_ACCEPTED_AND_ECHOED = ("SVC-21", "A collection account's amount sent as a string is accepted, kept "
                                                    "and shown as that string.")
@@ -202,6 +206,8 @@ class Fault(Enum):
     FIFTH_PRIMARY_REFUSED = ("LIM-02", "The fifth open primary wallet is refused.")
     CLOSED_PRIMARY_STILL_COUNTED = ("LIM-03", "Closed primary wallets still count toward the limit.")
     PRIMARY_LIMIT_RACE = ("LIM-01", "The primary-wallet count and the wallet's opening are separated by an await.")
+    PRIMARY_COUNTED_THEN_OPENED = ("LIM-01", "The primary-wallet count and the wallet's opening are one event-loop "
+                                             "turn apart.")
     SECONDARY_LIMITED_TO_FIVE = ("LIM-04", "A sixth open secondary wallet is refused.")
     SECONDARY_WITHOUT_EMAIL_ACCEPTED = ("LIM-05", "A secondary wallet without emailAddress is created.")
     EMAIL_NOT_VALIDATED = ("LIM-06", "Any string is accepted as emailAddress.")
@@ -219,6 +225,8 @@ class Fault(Enum):
     REFERENCE_MIN_LENGTH_6 = ("LIM-18", "A collection reference of exactly the minimum length is refused.")
     DUPLICATE_REFERENCE_ACCEPTED = ("LIM-19", "A collection reference already used is accepted again.")
     REFERENCE_UNIQUE_PER_WALLET = ("LIM-19", "A collection reference is unique per wallet only; another may reuse it.")
+    REFERENCE_CHECKED_THEN_STORED = ("LIM-19", "A collection reference's uniqueness check and the account's insert "
+                                               "are one event-loop turn apart.")
     PAGE_SIZE_20 = ("LIM-20", "The default page size is 20.")
     PAGE_OVERFLOWS_PER_PAGE = ("LIM-21", "List pages return every entry while reporting the default perPage.")
     PAGES_OVERLAP = ("SVC-30", "Each page after the first repeats the last entry of the page before.")

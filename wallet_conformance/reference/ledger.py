@@ -326,9 +326,10 @@ class Ledger:
         )
         fee = amount // INBOUND_FEE_DIVISOR if self.variants.on(Variant.INBOUND_PAYMENT_FEE) else 0
         credited = amount - fee
+        balance = wallet.balance
         if not self.faults.on(Fault.FUNDING_NOT_CREDITED):
             short = amount // INBOUND_FEE_DIVISOR if self.faults.on(Fault.FUNDING_CREDITED_SHORT) else 0
-            self._move(wallet, credited - short)
+            balance = self._pay_in(wallet, credited - short)
         credit = self._record(
             number,
             auth=wallet.auth,
@@ -340,7 +341,7 @@ class Ledger:
             amount=credited,
             fee=fee,
             fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
-            balance=wallet.balance,
+            balance=balance,
             narration=narration,
             reference=source.reference,
             debit_reference=None,
@@ -353,6 +354,22 @@ class Ledger:
         if self.variants.on(Variant.INBOUND_LEVY_DEBITED):
             self._levy(credit, wallet, amount // INBOUND_FEE_DIVISOR)
         return credit
+
+    def _pay_in(self, wallet: Wallet, kobo: int) -> int:
+        """Credits an inbound payment to the wallet at once; returns the balance it leaves."""
+        if not self.faults.on(Fault.CREDIT_READ_THEN_WRITTEN):
+            self._move(wallet, kobo)
+            return wallet.balance
+        # Read now, written one turn of the event loop later, as a two-statement update would be: a payment handled
+        # in the same turn reads the same balance, and the later of the two writes loses the other's credit.
+        written = wallet.balance + kobo
+        asyncio.get_running_loop().call_soon(self._write_balance, wallet, written)
+        return written
+
+    @staticmethod
+    def _write_balance(wallet: Wallet, balance: int) -> None:
+        wallet.balance = balance
+        wallet.last_updated = now()
 
     def _levy(self, credit: Transaction, wallet: Wallet, levy: int) -> None:
         """A levy on an inbound payment, debited at once from the wallet it paid into, to the levy's collector."""

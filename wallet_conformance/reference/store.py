@@ -378,14 +378,14 @@ class Store:
         amount: int | str,
         expire_in: float,
         reference: str | None,
+        reference_checked: bool = False,
     ) -> CollectionAccount:
         """A temporary account number collecting `amount` into `destination` until it expires.
-        A reference is unique per account and mode; one is generated when none is given."""
-        per_wallet = self.faults.on(Fault.REFERENCE_UNIQUE_PER_WALLET)
-        taken = {c.reference for c in self.collection_accounts if c.account is caller.account and c.live == caller.live
-                 and (not per_wallet or destination is None or c.parent_account_number == destination.account_number)}
-        if reference is not None and reference in taken and not self.faults.on(Fault.DUPLICATE_REFERENCE_ACCEPTED):
-            raise Refusal.DUPLICATE_REFERENCE.error(reference=reference)
+        A reference is unique per account and mode; one is generated when none is given. The check and the insert
+        are one step (nothing awaited between them) unless the caller checked already (`reference_checked`)."""
+        taken = self._references_taken(caller, destination)
+        if not reference_checked:
+            self.require_unused_reference(caller, reference, destination)
         number = next(self._collection_numbers)
         if self.faults.on(Fault.COLLECTION_REFERENCE_IGNORED):
             reference = None
@@ -412,6 +412,19 @@ class Store:
         )
         self.collection_accounts.append(collection)
         return collection
+
+    def _references_taken(self, caller: Credential, destination: Wallet | None) -> set[str | None]:
+        """The collection references the caller's account (in its mode) has used."""
+        per_wallet = self.faults.on(Fault.REFERENCE_UNIQUE_PER_WALLET)
+        return {c.reference for c in self.collection_accounts if c.account is caller.account and c.live == caller.live
+                and (not per_wallet or destination is None or c.parent_account_number == destination.account_number)}
+
+    def require_unused_reference(self, caller: Credential, reference: str | None, destination: Wallet | None) -> None:
+        """Refuses a collection reference the caller's account (in its mode) has used already."""
+        if reference is None or self.faults.on(Fault.DUPLICATE_REFERENCE_ACCEPTED):
+            return
+        if reference in self._references_taken(caller, destination):
+            raise Refusal.DUPLICATE_REFERENCE.error(reference=reference)
 
     @staticmethod
     def _free_reference(number: int, taken: set[str | None]) -> str:

@@ -1,5 +1,6 @@
 """The primary-wallet limit scenario (LIM-01, LIM-02, LIM-03, LIM-08): the account's primary places filled, one
-more tried, one freed and taken again, one freed and asked for several times at once.
+more tried, one freed and taken again, then every place the run held freed and raced for by tens of requests at once
+(ROUNDS times).
 
 The limit is account-wide: the scenario runs under `Resources.account_wide`, the run's one lock on what the
 account shares, and closes every primary wallet it made. It records what each step did in a `PrimaryLimitRun`;
@@ -17,10 +18,10 @@ from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
-from wallet_conformance.world.concurrency import burst
+from wallet_conformance.world.concurrency import RACERS, ROUNDS, release
 from wallet_conformance.world.resources import Resources
 
-BURST = 3  # primary wallets asked for at once with one place left under the limit: at most one may open
+BURST = RACERS  # primary wallets asked for at once with the run's places freed: at most those places may open
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,10 @@ class PrimaryLimitRun:
     listed_with_extra: PrimaryCount | None = None  # open primaries listed once an extra one was accepted
     freed: Exchange | None = None  # the close of one of the run's primaries, with the account at the limit
     refilled: Exchange | None = None  # the primary created after that close
-    burst: list[Exchange] | None = None  # BURST primaries asked for at once, after another close freed one place
-    listed_after_burst: PrimaryCount | None = None  # open primaries then listed: read whenever more than one opened
+    burst: list[Exchange] | None = None  # the last race: BURST primaries asked for at once with `free` places left
+    free: int = 0  # the places left under the limit when that race was released
+    races: int = 0  # races run: up to ROUNDS, stopping at the first that opened more than `free`
+    listed_after_burst: PrimaryCount | None = None  # open primaries then listed: read whenever more than `free` opened
 
     @property
     def filled(self) -> bool:
@@ -157,19 +160,28 @@ class PrimaryLimit:
         self.created.append(opened_wallet(self.run.refilled))
         return True
 
-    def free_one_and_ask_for_several(self) -> bool:
-        """Close one of the run's primaries and ask for BURST primaries at once (world.concurrency.burst); when more
-        than one opened, read the wallet list to count what the account then holds. Whether the burst was sent."""
-        if not self.resources.close_wallet(self.created[0]).ok:
-            return False
-        self.created.pop(0)
-        self.run.burst = burst(self._create_straight, BURST, self.resources.settings.request_timeout)
-        for exchange in self.run.opened_at_once:
-            if isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str):
-                self.created.append(exchange.data["publicId"])
-        if len(self.run.opened_at_once) > 1:
-            self.run.listed_after_burst = open_primaries(self.api, self.resources.closed_wallets)
-        return True
+    def race_for_freed_places(self) -> None:
+        """Up to ROUNDS times: close every primary the run holds, then ask for BURST primaries at once
+        (world.concurrency.release), of which at most the places so freed may open. Stops at a race that opened more
+        (the wallet list is then read to count what the account holds), or when a close fails."""
+        for _ in range(ROUNDS):
+            if not self.close_its_own():
+                return
+            self.run.free = self.run.limit - self.run.existing
+            self.run.burst = release(self.api, self._create_straight, BURST)
+            self.run.races += 1
+            self.created.extend(exchange.data["publicId"] for exchange in self.run.opened_at_once
+                                if isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str))
+            if len(self.run.opened_at_once) > self.run.free:
+                self.run.listed_after_burst = open_primaries(self.api, self.resources.closed_wallets)
+                return
+
+    def close_its_own(self) -> bool:
+        """Close every primary wallet the scenario holds open; whether all of them closed."""
+        for public_id in list(self.created):
+            if self.resources.close_wallet(public_id).ok:
+                self.created.remove(public_id)
+        return not self.created
 
     def _create_straight(self, _: int) -> Exchange:
         """One primary creation straight to the API: the other-run checks of `Resources.create_wallet` would skip
@@ -187,15 +199,15 @@ class PrimaryLimit:
 
 
 def primary_limit_run(api: ApiClient, resources: Resources, run_id: str) -> PrimaryLimitRun:
-    """Fill the account's primary places, try one more, free one and take it again, free one and ask for several at
-    once; close all it made. Holds the account-wide lock throughout."""
+    """Fill the account's primary places, try one more, free one and take it again, free the run's places and race
+    for them (ROUNDS times); close all it made. Holds the account-wide lock throughout."""
     with resources.account_wide():
         scenario = PrimaryLimit(api, resources, run_id)
         scenario.count_open_primaries()
         try:
             if (scenario.fill_the_places() and scenario.try_one_more()
                     and scenario.free_one_and_take_it_again()):
-                scenario.free_one_and_ask_for_several()
+                scenario.race_for_freed_places()
         finally:
             scenario.close_what_it_made()
     return scenario.run

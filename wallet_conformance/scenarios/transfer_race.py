@@ -1,5 +1,5 @@
-"""A race of transfers (SVC-28): transfers of the minimum fired at once from one funded wallet, which together
-exceed what it holds, and what the target made of them once they ended."""
+"""A race of transfers (SVC-28): transfers of the minimum released at once from one funded wallet
+(`concurrency.release`), which together exceed what it holds, and what the target made of them once they ended."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from wallet_conformance.judge import balances
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, money
-from wallet_conformance.world.concurrency import burst
+from wallet_conformance.world.concurrency import release
 from wallet_conformance.world.polling import poll
 from wallet_conformance.world.resources import Resources
 
@@ -30,8 +30,8 @@ class TransferRace:
 
     @classmethod
     def fire(cls, resources: Resources, transfers: int, funded_shares: int) -> TransferRace:
-        """Fund a new source with `funded_shares` minimum transfers, then fire `transfers` of them at once to a new
-        destination (`concurrency.burst`).
+        """Fund a new source with `funded_shares` minimum transfers, then release `transfers` of them at once to a new
+        destination (`concurrency.release`).
 
         The test cannot judge a race the target accepted none of: nothing moved, so nothing could overdraw.
         """
@@ -44,8 +44,7 @@ class TransferRace:
             body = bodies.transfer(source, destination, amount, narration=f"{resources.run_id} concurrent {number}")
             return resources.api.call("transfer", json_body=body)
 
-        race = cls(resources, source, destination, amount, funded,
-                   burst(send, transfers, resources.settings.request_timeout))
+        race = cls(resources, source, destination, amount, funded, release(resources.api, send, transfers))
         if not race.accepted:
             raise CannotJudge(f"none of the {transfers} concurrent transfers of {amount} kobo was accepted (statuses "
                               f"{sorted({exchange.status for exchange in race.exchanges})}): no concurrent debit to "

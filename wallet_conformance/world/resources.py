@@ -261,8 +261,7 @@ class Resources:
         if before is None:
             before = self.balance(public_id)
         if self.target.funding_url:
-            exchange = self.api.request("POST", self.target.funding_url, absolute=True,
-                                        json_body={"walletId": public_id, "amount": amount})
+            exchange = self.pay_in(public_id, amount)
             if exchange.status in (404, 405, 501):  # no such hook there: a configuration mistake, not the API's
                 self.gave_up["funding-hook"] = (f"the funding hook answered {exchange.status}: check --funding-url "
                                                f"({exchange.method} {exchange.url}); the tests that need money skip")
@@ -282,6 +281,12 @@ class Resources:
         self.gave_up["funding"] = (f"funding {public_id} with {amount} kobo did not show in its balance within "
                                   f"{self.settings.settle_timeout:g} s (it stayed {after})")
         return Funding(public_id, amount, exchange, before, after, credited=False, note=self.gave_up["funding"])
+
+    def pay_in(self, public_id: str, amount: int) -> Exchange:
+        """Send one inbound payment of `amount` kobo into a wallet through the funding hook, and wait for nothing: the
+        caller has checked that the run has a hook and may move money, and spent the amount from the budget."""
+        return self.api.request("POST", self.target.funding_url, absolute=True,
+                                json_body={"walletId": public_id, "amount": amount})
 
     def require_taken(self, funding: Funding) -> Funding:
         """The funding, once the target took its payment; a payment it refused is a setup error (the run cannot

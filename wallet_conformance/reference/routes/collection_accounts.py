@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from http import HTTPStatus
 
 from starlette.requests import Request
@@ -64,6 +65,11 @@ async def create_collection_account(request: Request, call: Call) -> Response:
         if not faults.on(Fault.COLLECTION_ACCEPTS_UNKNOWN_DESTINATION):
             raise
         destination = None
+    # The reference's uniqueness check and the account's insert are one step; nothing may be awaited between them.
+    racing = reference is not None and faults.on(Fault.REFERENCE_CHECKED_THEN_STORED)
+    if racing:
+        call.store.require_unused_reference(call.caller, reference, destination)
+        await asyncio.sleep(0)  # one turn of the event loop
     collection = call.store.create_collection_account(
         call.caller,
         destination=destination,
@@ -71,6 +77,7 @@ async def create_collection_account(request: Request, call: Call) -> Response:
         amount=amount,
         expire_in=expire_in,
         reference=reference,
+        reference_checked=racing,
     )
     data = serialize.collection_account(collection, faults)
     if faults.on(Fault.COLLECTION_CREATE_RETURNS_WALLET) and destination is not None:

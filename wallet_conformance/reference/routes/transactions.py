@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, crash
-from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, SUCCESS
@@ -19,6 +19,8 @@ from wallet_conformance.reference.routes.banks import listed_bank
 from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
 from wallet_conformance.spec import contract
+
+RACE_PAUSE = 0.05  # seconds awaited between a transfer's balance check and its debit, under CONCURRENT_OVERDRAFT
 
 
 @operation("listTransactions")
@@ -70,6 +72,16 @@ def _narration(call: Call, body: fields.Body) -> str:
     return fields.text(body, "narration", required=required, default="") or ""
 
 
+def _check_to_debit(faults: FaultSet) -> float | None:
+    """Seconds awaited between a transfer's balance check and its debit under a fault (0: one turn of the event loop,
+    the narrowest window an await opens); None when they are one step, as they must be."""
+    if faults.on(Fault.CONCURRENT_OVERDRAFT):
+        return RACE_PAUSE
+    if faults.on(Fault.BALANCE_CHECKED_THEN_DEBITED):
+        return 0
+    return None
+
+
 @operation("transfer")
 async def transfer(request: Request, call: Call) -> Response:
     body = await fields.json_body(request, call.faults)
@@ -105,9 +117,10 @@ async def transfer(request: Request, call: Call) -> Response:
     source = store.find_wallet(call.caller, source_id, include_closed=closed_source, any_account=anyone)
     destination = store.find_destination_wallet(call.caller, destination_id, include_closed=later)
     # The ledger checks and debits in one step; nothing may be awaited between the two.
-    if faults.on(Fault.CONCURRENT_OVERDRAFT):
+    pause = _check_to_debit(faults)
+    if pause is not None:
         call.ledger.require_funds(source, amount)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(pause)
         check_funds = False
     else:
         check_funds = not faults.on(Fault.OVERDRAFT_ALLOWED)

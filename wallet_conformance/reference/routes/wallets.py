@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, Refusal, crash, invalid
-from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, Wallet
 from wallet_conformance.reference.service import DOCUMENTED, Call, envelope, operation, reply
@@ -18,6 +18,16 @@ from wallet_conformance.reference.variants import Variant
 
 CATEGORIES = ("primary", "secondary")
 RACE_PAUSE = 0.05  # seconds awaited between the primary limit's check and the opening, under PRIMARY_LIMIT_RACE
+
+
+def _count_to_opening(faults: FaultSet) -> float | None:
+    """Seconds awaited between the primary limit's count and a primary wallet's opening under a fault (0: one turn of
+    the event loop); None when they are one step, as they must be."""
+    if faults.on(Fault.PRIMARY_LIMIT_RACE):
+        return RACE_PAUSE
+    if faults.on(Fault.PRIMARY_COUNTED_THEN_OPENED):
+        return 0
+    return None
 
 
 @operation("createWallet")
@@ -54,13 +64,13 @@ async def create_wallet(request: Request, call: Call) -> Response:
     mobile = fields.mobile(body) if fields.present(body, "mobile") else None
 
     # The limit's check and the wallet's opening are one step; nothing may be awaited between the two.
-    racing = category == "primary" and faults.on(Fault.PRIMARY_LIMIT_RACE)
-    if racing:
+    pause = _count_to_opening(faults) if category == "primary" else None
+    if pause is not None:
         call.store.require_primary_place(call.caller)
-        await asyncio.sleep(RACE_PAUSE)
+        await asyncio.sleep(pause)
     wallet = call.store.create_wallet(
         call.caller, category=category, account_name=account_name or "", email_address=email, mobile=mobile,
-        limit_checked=racing,
+        limit_checked=pause is not None,
     )
     data = serialize.wallet(wallet, "create", faults)
     if faults.on(Fault.CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY):

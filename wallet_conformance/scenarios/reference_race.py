@@ -1,0 +1,66 @@
+"""A race for collection references (LIM-19): REFERENCES new references, each sent by several of the requests of one
+release (`concurrency.release`); of the requests sharing a reference, at most one may open a collection account.
+
+Several references share one release because the race for a single one is decided by its first two requests alone:
+a target that handles the first before the second arrives never shows the race, however many follow.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.world import bodies
+from wallet_conformance.world.concurrency import release
+
+REFERENCES = 4  # references raced for in one release (each collection account the target opens lives 10 minutes)
+REFERENCE_TAIL = 12  # characters of the random part of a raced reference, after the run id
+
+
+@dataclass(frozen=True)
+class ReferenceRace:
+    """`exchanges`: creations of a collection account released together, request `number` with
+    `references[number % len(references)]`."""
+
+    references: tuple[str, ...]
+    exchanges: list[Exchange]
+
+    @classmethod
+    def fire(cls, api: ApiClient, run_id: str, destination: str, requests: int) -> ReferenceRace:
+        """Release `requests` creations of a collection account into `destination`, REFERENCES new references each
+        sent by as many of them.
+
+        The test cannot judge a race the target accepted none of: no reference was taken, so none was taken twice.
+        """
+        references = tuple(f"{run_id}-{bodies.collection_reference(REFERENCE_TAIL)}" for _ in range(REFERENCES))
+        created = [bodies.collection_account(run_id, destination, reference=reference) for reference in references]
+
+        def send(number: int) -> Exchange:
+            return api.call("createCollectionAccount", json_body=created[number % len(created)])
+
+        race = cls(references, release(api, send, requests))
+        if not any(exchange.ok for exchange in race.exchanges):
+            raise CannotJudge(f"none of the {requests} collection accounts asked for at once was created (statuses "
+                              f"{sorted({e.status for e in race.exchanges})}): no concurrent use of a reference to "
+                              "check")
+        return race
+
+    def reference_of(self, number: int) -> str:
+        """The reference request `number` was sent with."""
+        return self.references[number % len(self.references)]
+
+    def accepted_twice(self) -> list[tuple[str, list[Exchange]]]:
+        """Each reference more than one request opened a collection account with, and those requests' exchanges."""
+        counts = Counter(self.reference_of(number) for number, exchange in enumerate(self.exchanges) if exchange.ok)
+        return [(reference, [exchange for number, exchange in enumerate(self.exchanges)
+                             if exchange.ok and self.reference_of(number) == reference])
+                for reference, count in counts.items() if count > 1]
+
+    @property
+    def summary(self) -> str:
+        """The race in one line, for a failure's detail."""
+        sent, accepted = len(self.exchanges), sum(exchange.ok for exchange in self.exchanges)
+        return (f"{sent} collection accounts asked for at once, {sent // len(self.references)} with each of "
+                f"{len(self.references)} new references; {accepted} were created")
