@@ -460,8 +460,8 @@ def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pyt
     """The suite finds no MUST and no SHOULD failure in a reference that reads open points another way.
 
     Every variant on: the whole suite. One variant alone: the hand-written tests that make the faithful reference
-    read its switch (the others get the faithful reference's answers); all of them when it is read at start (it may
-    shape every later answer), or never."""
+    read its switch (the others get the faithful reference's answers); all of them when it is read as the reference
+    is built (it may shape every later answer), or never."""
     arguments = ("--reference-variant", variant, "--settle-timeout", SETTLE_TIMEOUT)
     if variant == ALL:
         # The generated tests (seconds each, every variant's reading drawn from) run once, with every variant on,

@@ -3,7 +3,9 @@
 A pytest plugin for one faithful run of the suite (`-p selftests.variant_reach --variant-reach FILE`): it writes, for
 every variant whose switch the reference read, the node ids of the tests during which it was read, in the test or
 in any fixture the test uses (a session's samples are read once, for every test that uses them). A switch read
-before the first test (when the reference starts, in the run's preflight) is listed under AT_START.
+when the reference is built (in the run's own thread, before the first test: the records it starts with, say) is
+listed under AT_START; the run's preflight, whose requests the reference serves from its own thread, is made in
+every run.
 
 With a variant alone on, a test during which its switch is never read gets the answers of the faithful reference:
 only the tests that read it can see it. selftests/test_variants.py runs those, and every test for a switch read at
@@ -14,6 +16,7 @@ every run, whichever tests it selects.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,7 +32,8 @@ class Reach:
 
     def __init__(self) -> None:
         self.read: set[str] = set()
-        self.at_start: set[str] | None = None  # None until the first test starts
+        self.built: set[str] = set()  # read in the run's own thread before the first test: building the reference
+        self.started = False
         self.by_fixture: dict[str, set[str]] = {}
         self.by_test: dict[str, set[str]] = {}
 
@@ -51,6 +55,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
     def on(self: VariantSet, variant: Variant) -> bool:
         reach.read.add(variant.cli_name)
+        if not reach.started and threading.current_thread() is threading.main_thread():
+            reach.built.add(variant.cli_name)
         return original(self, variant)
 
     monkeypatch = pytest.MonkeyPatch()
@@ -72,9 +78,8 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef, request: pytest.FixtureR
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     reach = item.config.stash[REACH]
-    before = reach.take()
-    if reach.at_start is None:
-        reach.at_start = before
+    reach.take()
+    reach.started = True
     try:
         return (yield)
     finally:
@@ -94,5 +99,5 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         for name in read:
             tests.setdefault(name, []).append(nodeid)
     found = {name: sorted(nodeids) for name, nodeids in sorted(tests.items())}
-    found[AT_START] = sorted(reach.at_start or ())
+    found[AT_START] = sorted(reach.built)
     Path(path).write_text(json.dumps(found, indent=1) + "\n")

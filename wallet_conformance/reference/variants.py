@@ -164,7 +164,7 @@ class Variant(Enum):
     NARRATION_REQUIRED = (REQUIRED_FIELDS, "narration is required (non-empty) on both transfers.")
     # Request bodies: how strictly JSON types are read.
     NUMERIC_STRINGS_PARSED = (
-        BODIES, 'An amount or expireIn sent as a numeric string ("10000") is read as that number, and kept as one.'
+        BODIES, 'An amount or expireIn sent as a numeric string ("2500") is read as that number, and kept as one.'
     )
 
     def __init__(self, quote: str, description: str) -> None:
