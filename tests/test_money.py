@@ -181,8 +181,7 @@ def wallet_magnitudes(api, resources, bank_magnitudes) -> Magnitudes:
 @pytest.mark.requirement("END-34")
 def test_bank_transfer_fee_at_every_magnitude(bank_magnitudes, observe):
     """A bank transfer of every order of magnitude, up to the top fee tier, has an integer fee of 0 or more."""
-    observe("END-34", fee_tiers=bank_magnitudes.tiers(), stopped=bank_magnitudes.stopped,
-            ended_without_moving_money=[point.amount for point in bank_magnitudes.unfinished])
+    observe("END-34", **bank_magnitudes.observation())
     amount_range.fee_of_every_point(bank_magnitudes)
 
 
@@ -205,6 +204,5 @@ def test_bank_transfers_debit_actual_amount_at_every_magnitude(bank_magnitudes):
 @pytest.mark.requirement("SVC-25")
 def test_wallet_transfers_move_the_money_at_every_magnitude(wallet_magnitudes, observe):
     """A settled wallet transfer of every order of magnitude moves actualAmount out and amount in."""
-    observe("SVC-25", fee_tiers=wallet_magnitudes.tiers(), stopped=wallet_magnitudes.stopped,
-            ended_without_moving_money=[point.amount for point in wallet_magnitudes.unfinished])
+    observe("SVC-25", **wallet_magnitudes.observation())
     amount_range.settled_sums_of_every_point(wallet_magnitudes)

@@ -42,12 +42,9 @@ class Step:
     before: dict[str, int]
 
 
-@dataclass(frozen=True)
-class Sent:
-    """A step's transfer as the target answered it: the exchange and the transaction it accepted."""
+class Answered:
+    """A transfer the target answered: its transaction's fee and actualAmount, as shown."""
 
-    step: Step
-    exchange: Exchange
     transaction: dict[str, Any]
 
     @property
@@ -57,6 +54,15 @@ class Sent:
     @property
     def actual(self) -> Any:
         return self.transaction.get("actualAmount")
+
+
+@dataclass(frozen=True)
+class Sent(Answered):
+    """A step's transfer as the target answered it: the exchange and the transaction it accepted."""
+
+    step: Step
+    exchange: Exchange
+    transaction: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -167,7 +173,7 @@ BUDGET_SHARE = 4
 
 
 @dataclass(frozen=True)
-class Point:
+class Point(Answered):
     """One transfer of a magnitude walk: `amount` from a new wallet holding `before`, to `destination` (a new wallet
     holding nothing, or None for a bank transfer), and the transaction the target answered."""
 
@@ -177,14 +183,6 @@ class Point:
     before: int
     exchange: Exchange
     transaction: dict[str, Any]
-
-    @property
-    def fee(self) -> Any:
-        return self.transaction.get("fee")
-
-    @property
-    def actual(self) -> Any:
-        return self.transaction.get("actualAmount")
 
 
 @dataclass
@@ -202,6 +200,11 @@ class Magnitudes:
     def top(self) -> int:
         """The largest amount the walk sent."""
         return max((point.amount for point in self.points), default=0)
+
+    def observation(self) -> dict[str, Any]:
+        """What the walk records: the fee tiers it saw, why it stopped, the amounts that ended moving no money."""
+        return {"fee_tiers": self.tiers(), "stopped": self.stopped,
+                "ended_without_moving_money": [point.amount for point in self.unfinished]}
 
     def tiers(self) -> list[dict[str, Any]]:
         """The fee structure the walk saw: each run of amounts with one fee, from its first amount to its last."""
