@@ -260,10 +260,12 @@ def test_a_target_silent_on_one_operation_fails_err_09_and_runs_on(reference, tm
     line and `no answer within 1 s (twice)`, the collection account's own requirement is blocked, and the run goes on
     to exit 1 (not 9) within bounds."""
     with Hostile(_collection_accounts_unanswered, upstream=reference) as hostile:
-        # --tb=no: every test that meets the silence fails, as against any target that does not conform, each with
-        # its evidence; the report holds it, and the output stays a screenful.
+        # Every test that meets the silence fails, as against any target that does not conform, each with its
+        # evidence; the report holds it. --tb=no and --force-short-summary (pytest prints whole messages when it sees
+        # a CI environment) keep the output a screenful wherever the self-tests run.
         run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--request-timeout", "1",
-                      "--requirement", "ERR-09", "--requirement", "END-20", "-k", "collection", "--tb=no")
+                      "--requirement", "ERR-09", "--requirement", "END-20", "-k", "collection", "--tb=no",
+                      "--force-short-summary")
     run.check_bounded(ExitStatus.DOES_NOT_CONFORM)
     assert run.report is not None and "stopped" not in run.report, run.output
     verdicts = {entry["id"]: entry for entry in run.report["requirements"]}
