@@ -435,6 +435,9 @@ LONG_VARIANTS = (ALL, Variant.SLOW_SETTLEMENT.cli_name, Variant.FUNDING_DELAYED.
 
 
 HAND_WRITTEN = ("--ignore", str(ROOT / "tests" / "generated"))
+# The variant runs listen for webhook deliveries, as the run finding the variants' reach does: the switches of what
+# a delivery holds are read then, in the tests that make deliveries.
+LISTENING = ("--webhook-listen", "127.0.0.1:0")
 
 
 @pytest.fixture(scope="session")
@@ -448,7 +451,7 @@ def variant_reach(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[st
         if not path.exists():
             report = shared / "variant-reach-report"
             process, _, _ = run_suite(report, "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, *HAND_WRITTEN,
-                                      "-p", "selftests.variant_reach", "--variant-reach", str(path))
+                                      *LISTENING, "-p", "selftests.variant_reach", "--variant-reach", str(path))
             assert path.exists() and process.returncode == 0, f"the faithful run failed:\n{tail(process)}"
     return json.loads(path.read_text())
 
@@ -474,7 +477,7 @@ def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pyt
         paths = ("tests",) if reached is None or variant in variant_reach[AT_START] else tuple(reached)
         tests = "all" if paths == ("tests",) else len(paths)
         process, report, seconds = run_in_process(pytester, pytester.path / "report", *arguments, *QUICK_SETTLEMENT,
-                                                  *HAND_WRITTEN, paths=paths)
+                                                  *HAND_WRITTEN, *LISTENING, paths=paths)
     assert report is not None, f"{variant}: the run wrote no report\n{tail(process)}"
     failed = failures(report)
     VARIANT_ROWS.mkdir(parents=True, exist_ok=True)

@@ -71,9 +71,8 @@ class Store:
         self.faults = faults
         self.variants = variants or VariantSet()
         self.prefixes = prefixes(faults)
-        self.banks = load_banks(self.prefixes.bank)
-        if self.variants.on(Variant.INACTIVE_BANK_FIRST):
-            self.banks = (self._closed_bank(), *self.banks)
+        self._banks = load_banks(self.prefixes.bank)
+        self._closed = self._closed_bank()
         self.listeners: list[Listener] = []
         self._object_ids = count(1)
         self._wallet_numbers = count(1)
@@ -128,9 +127,17 @@ class Store:
             updated_at=created,
         )
 
+    @property
+    def banks(self) -> tuple[Bank, ...]:
+        """The banks, in the list's order. The variant's switch is read here, where banks are used, so that
+        only what lists or names a bank can see the closed one."""
+        if self.variants.on(Variant.INACTIVE_BANK_FIRST):
+            return (self._closed, *self._banks)
+        return self._banks
+
     def _closed_bank(self) -> Bank:
         """A bank the list still shows, marked inactive and deleted: payments to it are refused."""
-        first = self.banks[0]
+        first = self._banks[0]
         return replace(
             first, id=0, public_id=f"{self.prefixes.bank}closed-bank", name="Closed Bank", code="999",
             nibss_code="999999", slug="closed-bank", active=False, deleted_at=first.created_at,

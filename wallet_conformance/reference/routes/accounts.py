@@ -39,7 +39,7 @@ def _timestamp(value: object) -> datetime | None:
 def _webhooks(call: Call, body: fields.Body) -> list[str]:
     """The webhooks of an update: URLs (http(s) ones under a variant), sorted under another."""
     webhooks = fields.webhooks(body, urls_checked=not call.faults.on(Fault.NON_URL_WEBHOOK_ACCEPTED))
-    if not all(_absolute_url(url) for url in webhooks) and call.variants.on(Variant.WEBHOOK_URLS_CHECKED):
+    if call.variants.on(Variant.WEBHOOK_URLS_CHECKED) and not all(_absolute_url(url) for url in webhooks):
         raise invalid("webhooks", "must hold absolute http(s) URLs")
     if call.variants.on(Variant.WEBHOOKS_SORTED):
         webhooks = sorted(webhooks)
