@@ -65,8 +65,10 @@ def run_in_process(pytester: pytest.Pytester, report_dir: Path, *args: str, path
     started = time.perf_counter()
     result = pytester.runpytest_inprocess(
         *(str(ROOT / path) for path in paths), "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
-        # Allure results are the reports' own business (test_gating); here they would cost a second a run.
-        "-q", "-p", "no:cacheprovider", "-p", "no:allure_pytest", "--report-dir", str(report_dir), *args,
+        # Allure results are the reports' own business (test_gating); here they would cost a second a run. The
+        # unraisable-exception plugin collects garbage at the run's end, the whole heap of this long-lived process.
+        "-q", "-p", "no:cacheprovider", "-p", "no:allure_pytest", "-p", "no:unraisableexception",
+        "--report-dir", str(report_dir), *args,
     )
     seconds = time.perf_counter() - started
     process = subprocess.CompletedProcess(args, int(result.ret), result.stdout.str(), result.stderr.str())
@@ -87,11 +89,11 @@ from wallet_conformance.judge.failures import ConformanceFailure
 
 
 def run_sample(pytester: pytest.Pytester, source: str, *args: str) -> tuple[pytest.RunResult, dict | None]:
-    """Run a throwaway conformance module (`source`) through the plugin, in a subprocess; its report too."""
+    """Run a throwaway conformance module (`source`) through the plugin, in this process; its report too."""
     pytester.makefile(".ini", pytest=INI)
     folder = pytester.path / "conformance"
     folder.mkdir(exist_ok=True)
     (folder / "test_sample.py").write_text(HEADER + source)
-    result = pytester.runpytest_subprocess(*PLUGINS, "conformance", "--report-dir", "out", *args)
+    result = pytester.runpytest_inprocess(*PLUGINS, "conformance", "--report-dir", "out", *args)
     report_path = pytester.path / "out" / "conformance.json"
     return result, json.loads(report_path.read_text()) if report_path.exists() else None
