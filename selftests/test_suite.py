@@ -9,6 +9,7 @@ from selftests.suite_runs import collection, run_suite, tail
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, NOT_FAULTED
 from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.spec.files import ROOT
 
 GATED = ("MUST", "SHOULD")
 KEY = "sk_test_faithful_selftest_5c1a9e"
@@ -77,21 +78,28 @@ def test_run_closes_every_wallet_it_opened(faithful_run):
 # read page by page is not judged (a skip that says so), never judged wrongly. The wallet list is held still
 # for the run's own workers (Resources.wallet_list_still), so only the transaction list may skip so.
 LIST_CHANGED = "kept changing while it was read"
+GENERATED = str(ROOT / "tests" / "generated")
+GENERATED_NODES = "tests/generated/"
+JUDGE_RECORDS = ("exchange-judge::", "records::")
 WALLET_LIST_READS = ("test_pages_are_numbered_and_do_not_overlap", "test_pages_hold_every_entry_once[listWallets]")
 
 
 def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
-    """With one seed, the whole run on four workers gives every requirement the verdict, and every test the
-    outcome, it got on two, and names its tests as a serial collection does (no xdist group suffix)."""
+    """With one seed, the hand-written tests on four workers give every test the outcome, and every requirement
+    they alone judge the verdict, it got in the whole run on two, named as a serial collection names them (no xdist
+    group suffix). The generated tests' worker counts are test_generated's."""
     _, two, _, _ = faithful_run
-    process, four, _, _ = whole_run(tmp_path_factory, "four-workers", "-n", "4")
+    process, four, _, _ = whole_run(tmp_path_factory, "four-workers", "-n", "4", "--ignore", GENERATED)
     assert two is not None and four is not None, tail(process)
     collected = {nodeid for nodeids in collection(tmp_path_factory.mktemp("collection")).values() for nodeid in nodeids}
     reported = {test["nodeid"] for entry in four["requirements"] for test in entry["tests"]}
     assert reported <= collected, f"reported under names no serial run uses: {sorted(reported - collected)[:5]}"
     entries = [{entry["id"]: entry for entry in report["requirements"]} for report in (two, four)]
+    hand_written_only = {rid for rid, entry in entries[0].items()
+                         if not any(test["nodeid"].startswith(GENERATED_NODES) for test in entry["tests"])}
     differ = {rid: [(entry["verdict"], entry["reason"]) for entry in (on_two, entries[1][rid])]
-              for rid, on_two in entries[0].items() if entries[1][rid]["verdict"] != on_two["verdict"]}
+              for rid, on_two in entries[0].items()
+              if rid in hand_written_only and entries[1][rid]["verdict"] != on_two["verdict"]}
     unexplained = {rid: pair for rid, pair in differ.items()
                    if not any(verdict == "skip" and LIST_CHANGED in (reason or "") for verdict, reason in pair)}
     assert not unexplained, f"verdicts (and reasons) on two workers / on four: {unexplained}\n{tail(process)}"
@@ -100,8 +108,9 @@ def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
     unjudged = {nodeid for run in tests for nodeid, test in run.items()
                 if nodeid.endswith(WALLET_LIST_READS) and LIST_CHANGED in (test["message"] or "")}
     assert not unjudged, f"the run's own workers kept the wallet list from being judged: {sorted(unjudged)}"
+    assert set(tests[1]) - set(tests[0]) <= {nodeid for nodeid in tests[1] if nodeid.startswith(JUDGE_RECORDS)}
     outcomes = {nodeid: (test["outcome"], tests[1][nodeid]["outcome"]) for nodeid, test in tests[0].items()
-                if test["outcome"] != tests[1][nodeid]["outcome"]
+                if nodeid in tests[1] and test["outcome"] != tests[1][nodeid]["outcome"]
                 and not any(LIST_CHANGED in (run[nodeid]["message"] or "") for run in tests)}
     assert not outcomes, f"test outcomes on two workers / on four: {outcomes}\n{tail(process)}"
 
