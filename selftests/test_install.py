@@ -22,9 +22,11 @@ from wallet_conformance.spec.files import ROOT
 RUN_TIMEOUT = 300
 BUILD_LEFT_OUT = shutil.ignore_patterns(".git", ".venv", "reports", "build", "*.egg-info", "__pycache__", ".*cache*")
 INSTALL_LINE = re.compile(r"^pip install .*wallet-conformance.*$")
-# The installed runs are the hand-written tests: what they prove (the command, its folders, the recipes' options
-# and gate) does not depend on the generated tests, which test_suite runs whole.
+# The installed command's first run is the hand-written tests (what it proves, the command and its folders, does
+# not depend on the generated ones, which test_suite runs whole); the recipes' runs, gated against its report, the
+# service's tests (what they prove is the recipes' lines, options, waivers and gate).
 HAND_WRITTEN = "--ignore-glob=*/tests/generated"
+RECIPE_TESTS = f"{HAND_WRITTEN} -k test_service"
 # Under xdist the module's tests share one worker, so the wheel is built and installed once.
 pytestmark = pytest.mark.xdist_group("install")
 
@@ -128,11 +130,10 @@ def test_a_ci_recipe_runs_as_written(recipe, installed, first_run, tmp_path):
     ran_in = tmp_path
     with ReferenceServer(secret_key=key, settle_delay=0.05) as reference:
         # The reference's URL and key in place of staging's; it settles in 0.05 s, so balances need watching a few
-        # of those after a refused transfer, not the default window meant for a deployed target. The hand-written
-        # tests, as in the first run whose report is the baseline.
+        # of those after a refused transfer, not the default window meant for a deployed target.
         staging = {"WALLET_API_BASE_URL": reference.base_url, "WALLET_API_SECRET_KEY": key,
                    "WALLET_API_FUNDING_URL": reference.funding_url, "WALLET_API_QUIET_WINDOW": "0.15",
-                   "PYTEST_ADDOPTS": HAND_WRITTEN}
+                   "PYTEST_ADDOPTS": RECIPE_TESTS}
         shutil.copy(first_run[0] / "reports" / "conformance.json", tmp_path / "ci" / "conformance-baseline.json")
         for line, env in lines:
             if INSTALL_LINE.match(line):

@@ -81,8 +81,14 @@ def names_an_external_account(operation_id: str) -> bool:
 # ------------------------------------------------------------------ the fields, from openapi.yaml
 
 
+@cache
+def _document() -> dict[str, Any]:
+    """The bundled openapi.yaml, copied once: the walk below resolves a reference at every node."""
+    return validation.openapi_document()
+
+
 def _resolved(node: dict[str, Any]) -> dict[str, Any]:
-    document = validation.openapi_document()
+    document = _document()
     while "$ref" in node:
         target: Any = document
         for part in node["$ref"].removeprefix("#/").split("/"):
@@ -94,7 +100,7 @@ def _resolved(node: dict[str, Any]) -> dict[str, Any]:
 def _request_schema(operation_id: str) -> dict[str, Any]:
     """The request body's schema of openapi.yaml with the schemas bundled in."""
     operation = contract.operations()[operation_id]
-    definition = validation.openapi_document()["paths"][operation.path][operation.method.lower()]
+    definition = _document()["paths"][operation.path][operation.method.lower()]
     return _resolved(definition["requestBody"]["content"]["application/json"]["schema"])
 
 
