@@ -1,7 +1,7 @@
 """Runs the mutation matrix under two seeds and says which faults one run killed and the other did not: a flaky
 detection, to be made deterministic or reached in every run.
 
-    .venv/bin/python scripts/matrix_seeds.py [--seeds 20261125 7] [-n 3]
+    .venv/bin/python scripts/matrix_seeds.py [--seeds 20261125 7] [-n 4]
 
 Each run's matrix is kept as reports/mutation-matrix-seed-<seed>.json. Prints the kill count of each run and the
 faults whose verdict differs; exits 1 if any does.
@@ -37,7 +37,7 @@ def matrix(seed: str, workers: str) -> tuple[dict[str, bool], float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", nargs=2, default=["20261125", "7"])
-    parser.add_argument("-n", dest="workers", default="3", help="xdist workers (default 3)")
+    parser.add_argument("-n", dest="workers", default="4", help="xdist workers (default 4)")
     arguments = parser.parse_args()
     runs = {seed: matrix(seed, arguments.workers) for seed in arguments.seeds}
     for seed, (killed, seconds) in runs.items():
