@@ -15,6 +15,10 @@ import pytest
 from wallet_conformance.spec.files import ROOT
 
 RUN_TIMEOUT = 300
+# The generated tests' folder, and their node ids' prefix; leaving it out runs the hand-written suite.
+GENERATED = ROOT / "tests" / "generated"
+GENERATED_NODES = "tests/generated/"
+HAND_WRITTEN = ("--ignore", str(GENERATED))
 # The suite's --settle-timeout in runs against the reference: every late effect of a variant (a slow settlement,
 # a delayed funding) lands within about a second, and a wait that cannot end (a fault) should not take 30 s.
 SETTLE_TIMEOUT = "5"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from selftests.suite_runs import RUN_TIMEOUT, run_suite, tail
+from selftests.suite_runs import HAND_WRITTEN, RUN_TIMEOUT, run_suite, tail
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.spec.files import ROOT
@@ -25,7 +25,7 @@ BROKEN = list(FAULTS.values())  # in catalogue order, as reports list them
 PASSING = "SVC-03"  # selected too: it must stay a pass while the faults are on
 # The hand-written tests of the chosen requirements: a generated test names many requirements at once.
 SELECTION = (*(arg for rid in (*BROKEN, PASSING) for arg in ("--requirement", rid)),
-             "--ignore", str(ROOT / "tests" / "generated"))
+             *HAND_WRITTEN)
 FAULT_ARGS = tuple(arg for fault in FAULTS for arg in ("--reference-fault", fault))
 KEY = "sk_test_reports_gate_do_not_leak_7c1e5a"
 BROWSER_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -169,7 +169,7 @@ def test_last_failed_reruns_only_the_failures_with_the_cache_in_reports(tmp_path
     env.pop("PYTEST_XDIST_WORKER", None)
     command = [sys.executable, "-m", "pytest", "tests", "-q", "-o", f"cache_dir={tmp_path / 'cache'}",
                "--report-dir", str(tmp_path / "out"), "--reference-fault", "wrong-close-message",
-               "--requirement", "SVC-12", "--requirement", PASSING, "--ignore", str(ROOT / "tests" / "generated")]
+               "--requirement", "SVC-12", "--requirement", PASSING, *HAND_WRITTEN]
     first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
                            check=False)
     again = subprocess.run([*command, "--lf"], cwd=ROOT, env=env, capture_output=True, text=True,

@@ -12,17 +12,16 @@ import hypothesis
 import pytest
 from hypothesis import strategies as st
 
-from selftests.suite_runs import run_suite, tail
+from selftests.suite_runs import GENERATED, run_suite, tail
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.generation import cases, profiles
 from wallet_conformance.generation.cases import Request
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.spec import contract
-from wallet_conformance.spec.files import ROOT
 from wallet_conformance.world import bodies, lists
 
-MODULES = sorted((ROOT / "tests" / "generated").glob("test_*.py"))
+MODULES = sorted(GENERATED.glob("test_*.py"))
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda path: path.name)

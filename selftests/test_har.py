@@ -17,7 +17,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, run_suite, tail
+from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, run_suite, tail
 from wallet_conformance.client import har
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
@@ -28,7 +28,6 @@ from wallet_conformance.spec.files import ROOT
 HAR_SCHEMA = json.loads((Path(__file__).parent / "har-1.2.schema.json").read_text())
 REFERENCE_KEY = re.compile(r"(?:test|live)_sk_[0-9a-f]{6}")  # the bundled reference's keys (reference/server.py)
 SUBSET = ("tests/test_endpoints.py",)  # an active run of every operation, short
-HAND_WRITTEN = ("--ignore", str(ROOT / "tests" / "generated"))
 RECOGNISABLE_KEY = "sk_live_RECOGNISABLE_0123456789abcdef"
 MITMDUMP_START = 60  # seconds mitmdump may take to listen (it imports much of its own on two busy cores)
 

@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
-from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process
+from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process
 from wallet_conformance.client.api import ApiClient, ExchangeLog, TargetError, Unanswered
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import ReferenceServer
@@ -657,7 +657,7 @@ def test_a_bank_account_the_target_cannot_resolve_skips_the_tests_that_need_it(t
     """--bank-account the target answers 404 for: the tests needing an external account skip naming the option,
     nothing fails, the rest runs."""
     run = in_process(pytester, tmp_path, "--bank-account", UNKNOWN_ACCOUNT_NUMBER, "-k", "bank or validate",
-                     "--ignore", str(ROOT / "tests" / "generated"))
+                     *HAND_WRITTEN)
     assert run.status == 0 and run.report is not None, run.output[-3000:]
     verdicts = {entry["id"]: entry for entry in run.report["requirements"]}
     for rid in ("END-25", "SVC-26", "END-33"):  # validation, a bank transfer's money, its body

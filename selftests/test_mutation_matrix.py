@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from selftests.conftest import MATRIX_ROWS
-from selftests.suite_runs import QUICK_SETTLEMENT, QUICK_SILENCE, SETTLE_TIMEOUT, collection, run_in_process, tail
+from selftests.suite_runs import (
+    GENERATED_NODES,
+    HAND_WRITTEN,
+    QUICK_SETTLEMENT,
+    QUICK_SILENCE,
+    SETTLE_TIMEOUT,
+    collection,
+    run_in_process,
+    tail,
+)
 from wallet_conformance.plugin.passive import judge_traffic
 from wallet_conformance.reference.faults import FAULTS
 from wallet_conformance.reporting.conformance import verdict
@@ -16,9 +25,6 @@ from wallet_conformance.reporting.mutation import killing_tests
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import ROOT
-
-GENERATED = "tests/generated/"
 
 
 @pytest.fixture(scope="session")
@@ -41,14 +47,14 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, s
     # modules run first; the generated ones (tests/generated/, seconds each) only when those let the fault live,
     # so a row killed by generated tests is a fault only generation catches.
     modules = sorted({nodeid.split("::")[0] for nodeid in tests})
-    hand_written = [module for module in modules if not module.startswith(GENERATED)]
-    generated = [module for module in modules if module.startswith(GENERATED)]
+    hand_written = [module for module in modules if not module.startswith(GENERATED_NODES)]
+    generated = [module for module in modules if module.startswith(GENERATED_NODES)]
     killers, seconds, process = [], 0.0, None
     recording = pytester.path / "run.har"  # the last run's exchanges: the one that killed the fault, if any
     timing = QUICK_SILENCE if fault.requirement_id == contract.ANSWERED else ()
     # Last, for a fault only the exchange judge sees (in an exchange no test of its requirement makes): every
     # hand-written test, the judge holding every exchange to the fault's requirement.
-    everything = (["tests"], ("--ignore", str(ROOT / "tests" / "generated")))
+    everything = (["tests"], HAND_WRITTEN)
     for paths, selection in ((hand_written, ("--requirement", fault.requirement_id)),
                              (generated, ("--requirement", fault.requirement_id)), everything):
         if killers or not paths:
@@ -66,7 +72,7 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, s
     row = {"fault": fault_name, "requirement": fault.requirement_id, "seed": seed,
            "level": catalogue()[fault.requirement_id].level, "description": fault.description,
            "killed": bool(killers), "killing_tests": killers, "seconds": round(seconds, 2),
-           "only_generated": bool(killers) and all(test.startswith(GENERATED) for test in killers),
+           "only_generated": bool(killers) and all(test.startswith(GENERATED_NODES) for test in killers),
            "passive": passive_verdict(recording, fault.requirement_id)}
     (MATRIX_ROWS / f"{fault_name}.json").write_text(json.dumps(row, indent=2) + "\n")
     assert killers, (f"fault {fault_name!r} survived: no test of {fault.requirement_id} failed "

@@ -5,11 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from selftests.suite_runs import collection, run_suite, tail
+from selftests.suite_runs import GENERATED_NODES, HAND_WRITTEN, collection, run_suite, tail
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, NOT_FAULTED
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import ROOT
 
 GATED = ("MUST", "SHOULD")
 KEY = "sk_test_faithful_selftest_5c1a9e"
@@ -78,8 +77,6 @@ def test_run_closes_every_wallet_it_opened(faithful_run):
 # read page by page is not judged (a skip that says so), never judged wrongly. The wallet list is held still
 # for the run's own workers (Resources.wallet_list_still), so only the transaction list may skip so.
 LIST_CHANGED = "kept changing while it was read"
-GENERATED = str(ROOT / "tests" / "generated")
-GENERATED_NODES = "tests/generated/"
 JUDGE_RECORDS = ("exchange-judge::", "records::")
 WALLET_LIST_READS = ("test_pages_are_numbered_and_do_not_overlap", "test_pages_hold_every_entry_once[listWallets]")
 
@@ -89,7 +86,7 @@ def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
     they alone judge the verdict, it got in the whole run on two, named as a serial collection names them (no xdist
     group suffix). The generated tests' worker counts are test_generated's."""
     _, two, _, _ = faithful_run
-    process, four, _, _ = whole_run(tmp_path_factory, "four-workers", "-n", "4", "--ignore", GENERATED)
+    process, four, _, _ = whole_run(tmp_path_factory, "four-workers", "-n", "4", *HAND_WRITTEN)
     assert two is not None and four is not None, tail(process)
     collected = {nodeid for nodeids in collection(tmp_path_factory.mktemp("collection")).values() for nodeid in nodeids}
     reported = {test["nodeid"] for entry in four["requirements"] for test in entry["tests"]}

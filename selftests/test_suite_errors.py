@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 from selftests.hostile import Answer, Hostile, Request
-from selftests.suite_runs import QUICK_SETTLEMENT, run_sample, run_suite
+from selftests.suite_runs import GENERATED, QUICK_SETTLEMENT, run_sample, run_suite
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import ROOT
 
 SUITE_BUGS = '''
 from wallet_conformance.judge import checks
@@ -58,7 +57,6 @@ def _pagination_null(request: Request, answer: Answer) -> Answer:
 
 # The requirements about meta.pagination's fields: what a null pagination may fail.
 PAGINATION_FIELDS = ("SVC-17", "SVC-18", "SVC-30", "LIM-20", "LIM-21")
-GENERATED = ROOT / "tests" / "generated"
 UNPAGED = ("test_schemathesis.py", "test_stateful.py", "test_boundaries.py")
 
 

@@ -21,13 +21,12 @@ import httpx
 import pytest
 
 from selftests.conftest import REPORTS, ReferenceClient, wallet_body
-from selftests.suite_runs import QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
+from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
 from selftests.switches import places
 from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
 from selftests.variant_reach import AT_START
 from wallet_conformance.reference import VARIANTS, ReferenceServer, Variant
 from wallet_conformance.reference.variants import ALL, VariantSet, expand
-from wallet_conformance.spec.files import ROOT
 from wallet_conformance.world.locks import file_lock
 
 VARIANT_ROWS = REPORTS / "variants"  # one JSON row per suite run, for reading the failures afterwards
@@ -434,7 +433,6 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
 LONG_VARIANTS = (ALL, Variant.SLOW_SETTLEMENT.cli_name, Variant.FUNDING_DELAYED.cli_name)
 
 
-HAND_WRITTEN = ("--ignore", str(ROOT / "tests" / "generated"))
 # The variant runs listen for webhook deliveries, as the run finding the variants' reach does: the switches of what
 # a delivery holds are read then, in the tests that make deliveries.
 LISTENING = ("--webhook-listen", "127.0.0.1:0")
