@@ -101,6 +101,15 @@ def settled_transfer(c: ReferenceClient) -> tuple[dict[str, Any], str]:
     return c.data("GET", f"/transactions/{sent['reference']}/verify"), destination
 
 
+def two_transfers_settled(c: ReferenceClient) -> int:
+    """The balance of a wallet that two transfers, both accepted before either settled, paid into."""
+    source, destination = two_wallets(c, funds=3 * MINIMUM)
+    for _ in range(2):
+        c.data("POST", "/transactions/transfer", json=transfer_body(source, destination))
+    c.settle()
+    return c.balance(destination)
+
+
 def bank_transfer(c: ReferenceClient, **change: Any) -> httpx.Response:
     source, _ = two_wallets(c, funds=10 * BANK_MINIMUM)
     return c.call("POST", "/transactions/bank-transfer", json=bank_transfer_body(source) | change)
@@ -464,6 +473,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.FUNDING_NOT_CREDITED: lambda c: inbound_credit(c)["balance"],
     Fault.FUNDING_CREDITED_SHORT: lambda c: inbound_credit(c)["balance"],
     Fault.SETTLEMENT_CREDITS_TWICE: lambda c: c.balance(settled_transfer(c)[1]),
+    Fault.CREDIT_FROM_BALANCE_AT_ACCEPTANCE: two_transfers_settled,
     Fault.BANK_TRANSFER_FEE_NOT_DEBITED: lambda c: c.balance(data(bank_transfer(c))["source"]),
     Fault.OVERDRAFT_ALLOWED: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,
     Fault.OVERDRAFT_BY_ONE_KOBO: lambda c: transfer(c, funds=MINIMUM, amount=MINIMUM + 1).status_code,

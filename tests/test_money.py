@@ -78,6 +78,23 @@ def test_settled_transfer_moves_the_money(api, resources):
                   f"after settlement the source holds its balance before minus actualAmount ({actual})", exchange)
 
 
+@pytest.mark.requirement("SVC-25")
+def test_two_transfers_into_one_wallet_are_both_credited(api, resources):
+    """Two transfers sent one after the other into one wallet give it both amounts once both have settled."""
+    amount = contract.minimum_amount("transfer")
+    source = resources.funded_wallet(2 * money.funding("transfer"))["publicId"]
+    destination = resources.wallet()["publicId"]
+    before = resources.balance(destination)
+    exchanges = [api.call("transfer", json_body=bodies.transfer(source, destination, amount)) for _ in range(2)]
+    sent = [money.accepted_transfer(exchange, "make a wallet-to-wallet transfer") for exchange in exchanges]
+    done = [money.settled(resources, data["reference"]) for data in sent]
+    after = money.balance_reaching(resources, destination, before + 2 * amount)
+    for each in done:
+        money.did_not_complete(each, after != before)
+    checks.equals(after, before + 2 * amount, "after both settled the destination holds its balance before plus "
+                  f"both amounts ({amount} each)", exchanges[-1])
+
+
 # ------------------------------------------------------------------ SVC-26 bank transfer
 
 

@@ -42,6 +42,9 @@ class Fault(Enum):
     FUNDING_NOT_CREDITED = ("SVC-24", "An inbound credit is recorded but the balance is not raised.")
     FUNDING_CREDITED_SHORT = ("SVC-24", "An inbound payment raises the balance 1% short, with no fee recorded.")
     SETTLEMENT_CREDITS_TWICE = ("SVC-25", "Settlement credits the destination wallet twice the amount.")
+    CREDIT_FROM_BALANCE_AT_ACCEPTANCE = ("SVC-25", "Settlement writes the destination's balance as it was when the "
+                                                   "transfer was accepted, plus the amount: of two transfers into "
+                                                   "one wallet accepted before either settles, one credit is lost.")
     BANK_TRANSFER_FEE_NOT_DEBITED = ("SVC-26", "A bank transfer debits the amount only, not the fee.")
     OVERDRAFT_ALLOWED = ("SVC-27", "The wallet-to-wallet balance check is skipped.")
     OVERDRAFT_BY_ONE_KOBO = ("SVC-27", "The balance check lets a transfer one kobo larger than the balance through.")

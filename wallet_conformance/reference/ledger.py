@@ -91,6 +91,8 @@ class Ledger:
         self.variants = store.variants
         self._source_numbers = count(1)
         self._transaction_numbers = count(1)
+        # Under a fault: each accepted wallet transfer's destination balance as it was at acceptance.
+        self._balances_seen: dict[str, int] = {}
 
     # -- balances
 
@@ -184,6 +186,8 @@ class Ledger:
         transaction = self._outbound(caller, source, destination, amount=amount, fee=fee, narration=narration,
                                      bank=source.bank)
         hidden = amount // 100 if self.faults.on(Fault.HIDDEN_FEE_ABOVE_TIER) and amount > HIDDEN_FEE_TIER else 0
+        if self.faults.on(Fault.CREDIT_FROM_BALANCE_AT_ACCEPTANCE):
+            self._balances_seen[transaction.public_id] = destination.balance
         return self._accept(transaction, check_funds=check_funds, debited=amount + fee + hidden, doomed=doomed)
 
     def bank_transfer(
@@ -277,7 +281,11 @@ class Ledger:
     def _credit(self, debit: Transaction, destination: Wallet, *, settling: bool = False) -> None:
         """Credits the destination wallet by the amount and records its credit leg."""
         credited = debit.amount * 2 if self.faults.on(Fault.SETTLEMENT_CREDITS_TWICE) else debit.amount
-        self._move(destination, credited, settling=settling)
+        seen = self._balances_seen.pop(debit.public_id, None)
+        if settling and seen is not None:
+            self._write_balance(destination, seen + credited)  # a balance read at acceptance, written back now
+        else:
+            self._move(destination, credited, settling=settling)
         if self.faults.on(Fault.NO_CREDIT_LEG):
             return
         number = self._next_transaction_number()

@@ -164,6 +164,14 @@ def balance_after_settlement(resources: Resources, public_id: str, before: int, 
                                 None if completed else resources.settings.quiet_window)
 
 
+def balance_reaching(resources: Resources, public_id: str, expected: int) -> int:
+    """A wallet's balance once it shows `expected`; if it does not within --settle-timeout, once it holds still
+    (credits may post one by one, a moment after their transfers' statuses changed)."""
+    reached = poll(lambda: [balance] if (balance := resources.balance(public_id)) == expected else None,
+                   resources.settings.settle_timeout)
+    return reached[0] if reached else balance_held_still(resources, public_id)
+
+
 def balance_held_still(resources: Resources, public_id: str, read: Callable[[str], int] | None = None) -> int:
     """A wallet's balance once it stops moving: read until it holds for --quiet-window, at most SETTLING_READS
     times (a debit, then a refund, may post a moment after a status changed). `read` reads a balance (default
