@@ -474,6 +474,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.FUNDING_CREDITED_SHORT: lambda c: inbound_credit(c)["balance"],
     Fault.SETTLEMENT_CREDITS_TWICE: lambda c: c.balance(settled_transfer(c)[1]),
     Fault.CREDIT_FROM_BALANCE_AT_ACCEPTANCE: two_transfers_settled,
+    Fault.VERIFY_STATUS_FROZEN: lambda c: settled_transfer(c)[0]["status"],
     Fault.BANK_TRANSFER_FEE_NOT_DEBITED: lambda c: c.balance(data(bank_transfer(c))["source"]),
     Fault.OVERDRAFT_ALLOWED: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,
     Fault.OVERDRAFT_BY_ONE_KOBO: lambda c: transfer(c, funds=MINIMUM, amount=MINIMUM + 1).status_code,

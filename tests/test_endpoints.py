@@ -10,6 +10,7 @@ import pytest
 
 from wallet_conformance.client import near_copies
 from wallet_conformance.judge import checks, envelope, filters, identifiers, records
+from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.observations import field_shown
 from wallet_conformance.scenarios import account_changes, list_probes, transfer_pairs
 from wallet_conformance.spec import contract
@@ -319,6 +320,24 @@ def test_verify_of_unknown_reference_is_refused(api, run_id):
     """GET /transactions/{reference}/verify with a reference that names no transaction is refused."""
     exchange = api.call("verifyTransaction", {"reference": f"{run_id}unknown{secrets.token_hex(4)}"})
     checks.refused(exchange, "verifying a reference that does not exist")
+
+
+@pytest.mark.requirement("END-45")
+def test_verify_no_longer_answers_pending_once_the_list_shows_a_transfer_settled(api, resources):
+    """Once the transaction list shows a transfer left pending, verify stops answering it pending."""
+    source = resources.funded_wallet(money.funding("transfer"))["publicId"]
+    destination = resources.wallet()["publicId"]
+    exchange = api.call("transfer", json_body=bodies.transfer(source, destination, contract.minimum_amount("transfer")))
+    sent = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
+    listed = money.listed_settled(resources, sent)
+    if listed is None:
+        raise CannotJudge(f"the transaction list still showed {sent['reference']} pending, or did not show it, after "
+                          "--settle-timeout: what verify should show then is open")
+    verified = money.verified_after(resources, sent["reference"])
+    status = verified.data.get("status") if isinstance(verified.data, dict) else None
+    if status == contract.pending_state():
+        checks.fail("verify shows the transfer as the transaction list did", f"a status other than {status!r} (the "
+                    f"list showed {listed.get('status')!r})", status, verified)
 
 
 @pytest.mark.requirement("END-31")

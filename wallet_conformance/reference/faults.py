@@ -149,6 +149,8 @@ class Fault(Enum):
     TRANSACTIONS_LIST_OF_REFERENCES = ("END-27", "GET /transactions data is a list of reference strings.")
     VERIFY_BY_PUBLIC_ID = ("END-28", "Verify looks the transaction up by publicId, not reference.")
     VERIFY_WITHOUT_REQUEST_SRC = ("END-29", "The verify response lacks requestSrc.")
+    VERIFY_STATUS_FROZEN = ("END-45", "Verify answers the status a transaction had when it was accepted (pending), "
+                                      "whatever the transaction list shows since.")
     UNKNOWN_REFERENCE_200 = ("END-30", "Verify of an unknown reference answers 200 with data null.")
     TRANSFER_ENTRY_CREDIT = ("END-31", "The transfer response says entry `credit`.")
     TRANSFER_DESTINATION_TYPE_WALLET = ("END-32", "The transfer response says destinationType `Wallet`.")

@@ -119,6 +119,35 @@ def wait_settled(resources: Resources, reference: str, *, must_settle: bool = Tr
     return found
 
 
+def listed_settled(resources: Resources, transfer: dict[str, Any]) -> dict[str, Any] | None:
+    """The transfer as the transaction list shows it once its status there is no longer `pending`, or None if the
+    list shows it pending (or not at all) past --settle-timeout. Found by reference and, given one, publicId."""
+
+    def shows(entry: Any) -> bool:
+        return (isinstance(entry, dict) and entry.get("reference") == transfer.get("reference")
+                and entry.get("publicId", transfer.get("publicId")) == transfer.get("publicId"))
+
+    def left_pending() -> dict[str, Any] | None:
+        listing = lists.read(resources.api, "listTransactions", until=lambda entries: any(map(shows, entries)))
+        entry = next(filter(shows, listing.entries), None)
+        return entry if entry is not None and entry.get("status") not in (None, contract.pending_state()) else None
+
+    return poll(left_pending, resources.settings.settle_timeout)
+
+
+def verified_after(resources: Resources, reference: str) -> Exchange:
+    """Verify's answer for `reference`, read again while it says `pending`, for at most --settle-timeout."""
+    answers: list[Exchange] = []
+
+    def left_pending() -> bool:
+        answers.append(resources.verify(reference))
+        data = answers[-1].data if answers[-1].ok else None
+        return not isinstance(data, dict) or data.get("status") != contract.pending_state()
+
+    poll(left_pending, resources.settings.settle_timeout)
+    return answers[-1]
+
+
 def settled(resources: Resources, reference: str) -> dict[str, Any]:
     """The transaction once it left `pending`, whatever status word it then shows; the test cannot judge its money
     while it is pending.

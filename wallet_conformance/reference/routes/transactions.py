@@ -14,7 +14,7 @@ from wallet_conformance.reference.errors import ApiError, crash
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.paging import paginate
-from wallet_conformance.reference.records import CURRENCY, SUCCESS
+from wallet_conformance.reference.records import CURRENCY, PENDING, SUCCESS
 from wallet_conformance.reference.routes.banks import listed_bank
 from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
@@ -55,6 +55,8 @@ async def verify_transaction(request: Request, call: Call) -> Response:
             raise
         return reply(*envelope(call, "verifyTransaction", None))
     data = serialize.transaction(transaction, call.faults, verify=True)
+    if call.faults.on(Fault.VERIFY_STATUS_FROZEN):
+        data["status"] = PENDING
     return reply(*envelope(call, "verifyTransaction", data))
 
 
