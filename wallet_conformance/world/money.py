@@ -172,6 +172,16 @@ def did_not_complete(done: dict[str, Any], moved: bool) -> None:
                           "so its money is not checked here")
 
 
+def not_all_completed(done: list[dict[str, Any]]) -> None:
+    """Cannot judge several settled transactions' money together when one shows a status other than the observed
+    completed one: it may have ended another way (which money it then moves is not shown)."""
+    ended = [each for each in done if each.get("status") != contract.success_state()]
+    if ended:
+        raise CannotJudge(f"transaction {ended[0].get('reference')} left pending with status "
+                          f"{ended[0].get('status')!r}, not the observed {contract.success_state()!r}: it may not "
+                          "have completed, so the money of the transfers together is not checked here")
+
+
 # ------------------------------------------------------------------ balances that move, or must not
 
 
