@@ -19,9 +19,9 @@ from selftests.suite_runs import (
     tail,
 )
 from wallet_conformance.plugin.passive import judge_traffic
-from wallet_conformance.reference.faults import FAULTS
+from wallet_conformance.reference.faults import COLLATERAL, FAULTS
 from wallet_conformance.reporting.conformance import verdict
-from wallet_conformance.reporting.mutation import killing_tests
+from wallet_conformance.reporting.mutation import failed_beyond, killing_tests
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
@@ -39,7 +39,8 @@ def seed(pytestconfig: pytest.Config) -> str:
 
 @pytest.mark.parametrize("fault_name", sorted(FAULTS))
 def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, seed):
-    """With the fault on, at least one test of the requirement it declares fails (every run under one seed)."""
+    """With the fault on, at least one test of the requirement it declares fails, and no requirement fails beyond it
+    but those COLLATERAL declares (every run under one seed)."""
     fault = FAULTS[fault_name]
     tests = covering.get(fault.requirement_id)
     assert tests, f"fault {fault_name!r}: no test names {fault.requirement_id}"
@@ -49,7 +50,7 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, s
     modules = sorted({nodeid.split("::")[0] for nodeid in tests})
     hand_written = [module for module in modules if not module.startswith(GENERATED_NODES)]
     generated = [module for module in modules if module.startswith(GENERATED_NODES)]
-    killers, seconds, process = [], 0.0, None
+    killers, seconds, process, collateral = [], 0.0, None, set()
     recording = pytester.path / "run.har"  # the last run's exchanges: the one that killed the fault, if any
     timing = QUICK_SILENCE if fault.requirement_id == contract.ANSWERED else ()
     # Last, for a fault only the exchange judge sees (in an exchange no test of its requirement makes): every
@@ -68,15 +69,20 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, s
         seconds += took
         assert report is not None, f"{fault_name}: the run wrote no report\n{tail(process)}"
         killers = killing_tests(report, fault.requirement_id)
+        collateral.update(failed_beyond(report, fault.requirement_id))
     MATRIX_ROWS.mkdir(parents=True, exist_ok=True)
     row = {"fault": fault_name, "requirement": fault.requirement_id, "seed": seed,
            "level": catalogue()[fault.requirement_id].level, "description": fault.description,
            "killed": bool(killers), "killing_tests": killers, "seconds": round(seconds, 2),
            "only_generated": bool(killers) and all(test.startswith(GENERATED_NODES) for test in killers),
-           "passive": passive_verdict(recording, fault.requirement_id)}
+           "passive": passive_verdict(recording, fault.requirement_id), "collateral": sorted(collateral),
+           "undeclared": sorted(collateral - set(COLLATERAL.get(fault, {})))}
     (MATRIX_ROWS / f"{fault_name}.json").write_text(json.dumps(row, indent=2) + "\n")
     assert killers, (f"fault {fault_name!r} survived: no test of {fault.requirement_id} failed "
                      f"({fault.description})\n{tail(process)}")
+    assert not row["undeclared"], (f"fault {fault_name!r} also failed {row['undeclared']}, which COLLATERAL does not "
+                                   f"declare: a failure on the wrong requirement, or a fault breaking two statements\n"
+                                   f"{tail(process)}")
 
 
 def passive_verdict(recording: Path, requirement: str) -> str:

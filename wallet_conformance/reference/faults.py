@@ -291,6 +291,16 @@ class FaultSet:
         return len(self._on)
 
 
+# Requirements a fault breaks beyond its own, each a consequence the document implies, with why. The mutation matrix's
+# precision column holds every other requirement a fault's run fails to be a defect: of the suite (a failure landing on
+# the wrong requirement) or of the fault (it breaks more than one statement).
+COLLATERAL: dict[Fault, dict[str, str]] = {
+    Fault.SUCCESS_AS_STRING_PAST_FIRST_PAGE: {
+        "ERR-03": "The string \"true\" is not the boolean true that a success's meta.success is.",
+    },
+}
+
+
 # MUST and SHOULD requirements that no fault breaks, and why; every other one has a fault above.
 NOT_FAULTED: dict[str, str] = {
     "END-40": (
