@@ -35,9 +35,10 @@ CURRENCY = contract.currency()
 
 
 def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = None, *, detail: str | None = None,
-         requirement: str | None = None) -> None:
-    """Raise the one failure type, attributed to `requirement` (default: the calling test's own)."""
-    raise ConformanceFailure(requirement_of(requirement), title, expected, received, exchange, detail)
+         requirement: str | None = None, also: tuple[Exchange, ...] = ()) -> None:
+    """Raise the one failure type, attributed to `requirement` (default: the calling test's own); `also`, the other
+    exchanges that show it (the earlier state a comparison read)."""
+    raise ConformanceFailure(requirement_of(requirement), title, expected, received, exchange, detail, also)
 
 
 # ------------------------------------------------------------------ statuses
@@ -129,9 +130,9 @@ def has_prefix(value: Any, definition: str, exchange: Exchange | None, field: st
 
 @check
 def equals(received: Any, expected: Any, title: str, exchange: Exchange | None = None, *,
-           requirement: str | None = None) -> Any:
+           requirement: str | None = None, also: tuple[Exchange, ...] = ()) -> Any:
     if received != expected:
-        fail(title, expected, received, exchange, requirement=requirement)
+        fail(title, expected, received, exchange, requirement=requirement, also=also)
     return received
 
 

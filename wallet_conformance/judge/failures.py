@@ -89,13 +89,17 @@ class ConformanceFailure(AssertionError):
     """
 
     def __init__(self, requirement: str, title: str, expected: Any, received: Any,
-                 exchange: Exchange | None = None, detail: str | None = None) -> None:
+                 exchange: Exchange | None = None, detail: str | None = None,
+                 also: tuple[Exchange, ...] = ()) -> None:
         self.requirement = requirement
         self.title = title
         self.expected = expected
         self.received = received
         self.exchange = exchange
         self.detail = detail
+        # The other exchanges that show the failure: where a check compares two states (a balance before and after,
+        # the movement between), `exchange` shows the state judged and these the ones it was compared with.
+        self.also = tuple(also)
         super().__init__(format_failure(self))
 
 
@@ -125,4 +129,7 @@ def format_failure(failure: ConformanceFailure) -> str:
     lines.append(f"  received: {shown(failure.received, failure.expected)}")
     if failure.exchange is not None:
         lines.extend("  " + line for line in failure.exchange.describe().splitlines())
+    for other in failure.also:
+        lines.append("  compared with:")
+        lines.extend("    " + line for line in other.describe().splitlines())
     return redact("\n".join(lines))

@@ -129,7 +129,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.longrepr = f"{classified.suite_error}\n\nlast exchanges of the test:\n{shown}\n\n{report.longrepr}"
         if made:
             for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
-                item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
+                if "compared_with" not in item_evidence:
+                    item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
         properties.extend(classified.properties())
         allure_labels.attach_evidence(classified.evidence)
         if recent:

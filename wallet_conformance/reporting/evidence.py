@@ -129,6 +129,9 @@ def error_evidence(error: BaseException) -> dict[str, Any]:
     exchange = getattr(error, "exchange", None)
     if exchange is not None:
         item["exchange"] = exchange_evidence(exchange)
+    also = getattr(error, "also", ())
+    if also:
+        item["compared_with"] = [exchange_evidence(other) for other in also]
     return item
 
 
@@ -171,8 +174,9 @@ def evidence_lines(item: dict[str, Any]) -> list[str]:
         lines += [f"  expected: {item['expected']}", f"  received: {item['received']}"]
     if item.get("first_seen_in"):
         lines.append(f"  first seen in: {item['first_seen_in']}")
-    exchange = item.get("exchange")
-    if exchange:
+    for exchange in filter(None, [item.get("exchange"), *item.get("compared_with", ())]):
+        if exchange is not item.get("exchange"):
+            lines.append("  compared with:")
         lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",
                   "Reproduce with:", f"  {exchange['curl']}"]
     return lines

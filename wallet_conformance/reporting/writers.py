@@ -234,8 +234,9 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
             lines += [f"- expected: {_code(item['expected'])}", f"- received: {_code(item['received'])}"]
         if item.get("first_seen_in"):  # the exchange judge's: the test, or the recorded file and entry (--har)
             lines.append(f"- first seen in: {_code(item['first_seen_in'])}")
-        exchange = item.get("exchange")
-        if exchange:
+        for exchange in filter(None, [item.get("exchange"), *item.get("compared_with", ())]):
+            if exchange is not item.get("exchange"):
+                lines += ["", "Compared with:", ""]
             lines.append(f"- request: {_code(exchange['request'])}"
                          + (f" body {_code(exchange['request_body'])}" if exchange["request_body"] else ""))
             lines.append(f"- response: {exchange['status']} {_code(exchange['response'])}")
@@ -386,8 +387,9 @@ def _html_entry(entry: dict[str, Any], catalogue_page: str | None) -> str:
                          f"<tr><th>received</th><td><code>{_h(item['received'])}</code></td></tr></table>")
         if item.get("first_seen_in"):
             parts.append(f"<p>first seen in: <code>{_h(item['first_seen_in'])}</code></p>")
-        exchange = item.get("exchange")
-        if exchange:
+        for exchange in filter(None, [item.get("exchange"), *item.get("compared_with", ())]):
+            if exchange is not item.get("exchange"):
+                parts.append("<p>compared with:</p>")
             body = f"\n  body: {exchange['request_body']}" if exchange["request_body"] else ""
             parts.append(f"<pre>request:  {_h(exchange['request'])}{_h(body)}\n"
                          f"response: {_h(exchange['status'])} {_h(exchange['response'])}</pre>")

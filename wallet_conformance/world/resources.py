@@ -105,6 +105,7 @@ class Resources:
         self._account_tried = False
         self._reading_wallet_list = False
         self._owner: str | None = None  # the record id of the key's account (own_account_id)
+        self._reads: dict[str, Exchange] = {}  # the latest read of each wallet (`last_read`)
 
     # ------------------------------------------------------------ wallets
 
@@ -153,7 +154,12 @@ class Resources:
         return exchange
 
     def read_wallet(self, public_id: str) -> dict[str, Any]:
-        return self.require(self.api.call("getWallet", {"walletId": public_id}), "read a wallet")
+        exchange = self._reads[public_id] = self.api.call("getWallet", {"walletId": public_id})
+        return self.require(exchange, "read a wallet")
+
+    def last_read(self, public_id: str) -> Exchange | None:
+        """The latest read of a wallet: the exchange that shows the balance a check compares, as its evidence."""
+        return self._reads.get(public_id)
 
     def balance(self, public_id: str) -> int:
         """A wallet's balance, the one way the suite reads one: an integer of kobo, or the test stops on a setup
