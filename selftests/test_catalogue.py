@@ -59,7 +59,7 @@ PINNED_IDS = [
     "SVC-01", "SVC-02", "SVC-03", "SVC-04", "SVC-05", "SVC-06", "SVC-07", "SVC-08", "SVC-09", "SVC-10",
     "SVC-11", "SVC-12", "SVC-13", "SVC-14", "SVC-15", "SVC-16", "SVC-17", "SVC-18", "SVC-19", "SVC-20",
     "SVC-21", "SVC-22", "SVC-23", "SVC-24", "SVC-25", "SVC-26", "SVC-27", "SVC-28", "SVC-29",
-    "SVC-30",
+    "SVC-30", "SVC-31",
     "VER-01", "VER-02",
 ]
 

@@ -209,6 +209,24 @@ def transfers_released_together(c: ReferenceClient) -> int:
     return first_broken(race, 3)
 
 
+def transfers_at_once_debited(c: ReferenceClient) -> tuple[int, int]:
+    """How many transfers of the minimum, released together from a wallet holding three, are accepted, and what the
+    source holds once they settled."""
+    source, destination = two_wallets(c, funds=3 * MINIMUM)
+    answers = released_together(c, lambda api, _: api.call("transfer", json_body=transfer_body(source, destination)))
+    c.settle()
+    return sum(answer.ok for answer in answers), c.balance(source)
+
+
+def verified_while_pending_then_settled(c: ReferenceClient) -> str:
+    """A transfer's status as verify answers it once settled, having answered it once while it was pending."""
+    source, destination = two_wallets(c, funds=3 * MINIMUM)
+    sent = c.data("POST", "/transactions/transfer", json=transfer_body(source, destination))
+    c.data("GET", f"/transactions/{sent['reference']}/verify")
+    c.settle()
+    return c.data("GET", f"/transactions/{sent['reference']}/verify")["status"]
+
+
 def payments_released_together(c: ReferenceClient) -> int:
     """What inbound payments of the minimum, released together into a new wallet, leave in its balance."""
 
@@ -475,6 +493,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.SETTLEMENT_CREDITS_TWICE: lambda c: c.balance(settled_transfer(c)[1]),
     Fault.CREDIT_FROM_BALANCE_AT_ACCEPTANCE: two_transfers_settled,
     Fault.VERIFY_STATUS_FROZEN: lambda c: settled_transfer(c)[0]["status"],
+    Fault.VERIFY_CACHED_PER_REFERENCE: verified_while_pending_then_settled,
     Fault.BANK_TRANSFER_FEE_NOT_DEBITED: lambda c: c.balance(data(bank_transfer(c))["source"]),
     Fault.OVERDRAFT_ALLOWED: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,
     Fault.OVERDRAFT_BY_ONE_KOBO: lambda c: transfer(c, funds=MINIMUM, amount=MINIMUM + 1).status_code,
@@ -483,6 +502,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     ),
     Fault.CONCURRENT_OVERDRAFT: concurrent_transfers,
     Fault.BALANCE_CHECKED_THEN_DEBITED: transfers_released_together,
+    Fault.SOURCE_BALANCE_WRITTEN_BACK_STALE: transfers_at_once_debited,
     Fault.CREDIT_READ_THEN_WRITTEN: payments_released_together,
     Fault.NO_CREDIT_LEG: lambda c: "credit" in settled_transfer(c)[0]["meta"],
     Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED: lambda c: collection(c, amount=str(MINIMUM)).status_code,

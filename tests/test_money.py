@@ -13,7 +13,7 @@ from wallet_conformance.judge import balances, checks
 from wallet_conformance.scenarios import amount_range
 from wallet_conformance.scenarios.amount_range import Magnitudes, MagnitudeWalk
 from wallet_conformance.scenarios.credit_race import CreditTarget
-from wallet_conformance.scenarios.transfer_race import TransferRace
+from wallet_conformance.scenarios.transfer_race import Alone, TransferRace
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, money
@@ -51,7 +51,8 @@ def test_payments_at_once_are_all_credited(resources):
         race = target.race(RACERS)
         if race.final != race.expected:
             checks.fail("each inbound payment made at once with others raises the balance as one payment alone does",
-                        race.expected, race.final, race.accepted[-1], detail=race.summary)
+                        race.expected, race.final, resources.last_read(target.public_id),
+                        also=(*race.before_read, race.accepted[-1]), detail=race.summary)
 
 
 # ------------------------------------------------------------------ SVC-25 wallet-to-wallet
@@ -65,6 +66,7 @@ def test_settled_transfer_moves_the_money(api, resources):
     destination = resources.wallet()["publicId"]
     source_before = resources.balance(source)
     destination_before = resources.balance(destination)
+    before = (resources.last_read(source), resources.last_read(destination))
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     data = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
     actual = money.amount_of(data, "actualAmount", exchange)
@@ -73,9 +75,11 @@ def test_settled_transfer_moves_the_money(api, resources):
     source_after = money.balance_after_settlement(resources, source, source_before, done)
     money.did_not_complete(done, (destination_after, source_after) != (destination_before, source_before))
     checks.equals(destination_after, destination_before + amount,
-                  f"after settlement the destination holds its balance before plus amount ({amount})", exchange)
+                  f"after settlement the destination holds its balance before plus amount ({amount})",
+                  resources.last_read(destination), also=(before[1], exchange))
     checks.equals(source_after, source_before - actual,
-                  f"after settlement the source holds its balance before minus actualAmount ({actual})", exchange)
+                  f"after settlement the source holds its balance before minus actualAmount ({actual})",
+                  resources.last_read(source), also=(before[0], exchange))
 
 
 @pytest.mark.requirement("SVC-25")
@@ -85,6 +89,7 @@ def test_two_transfers_into_one_wallet_are_both_credited(api, resources):
     source = resources.funded_wallet(2 * money.funding("transfer"))["publicId"]
     destination = resources.wallet()["publicId"]
     before = resources.balance(destination)
+    read_before = resources.last_read(destination)
     exchanges = [api.call("transfer", json_body=bodies.transfer(source, destination, amount)) for _ in range(2)]
     sent = [money.accepted_transfer(exchange, "make a wallet-to-wallet transfer") for exchange in exchanges]
     done = [money.settled(resources, data["reference"]) for data in sent]
@@ -92,7 +97,7 @@ def test_two_transfers_into_one_wallet_are_both_credited(api, resources):
     if after != before + 2 * amount:
         money.not_all_completed(done)
     checks.equals(after, before + 2 * amount, "after both settled the destination holds its balance before plus "
-                  f"both amounts ({amount} each)", exchanges[-1])
+                  f"both amounts ({amount} each)", resources.last_read(destination), also=(read_before, *exchanges))
 
 
 # ------------------------------------------------------------------ SVC-26 bank transfer
@@ -105,6 +110,7 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     number, code = resources.validated_account()
     source = resources.funded_wallet(money.funding("bankTransfer"))["publicId"]
     before = resources.balance(source)
+    read_before = resources.last_read(source)
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
     data = money.accepted_transfer(exchange, "make a bank transfer")
     fee = money.fee(data, exchange)
@@ -114,7 +120,8 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     after = money.balance_after_settlement(resources, source, before, done)
     money.did_not_complete(done, after != before)
     checks.equals(after, before - (amount + fee),
-                  f"after settlement the source holds its balance before minus actualAmount ({amount + fee})", exchange)
+                  f"after settlement the source holds its balance before minus actualAmount ({amount + fee})",
+                  resources.last_read(source), also=(read_before, exchange))
 
 
 # ------------------------------------------------------------------ SVC-27 overdraft
@@ -148,21 +155,27 @@ def test_transfer_above_the_balance_is_refused(api, resources, observe, operatio
 
 
 @pytest.mark.requirement("SVC-28")
-def test_concurrent_transfers_never_overdraw(resources):
-    """Transfers released at once that together exceed the balance never take it below zero, race after race."""
+@pytest.mark.parametrize("operation_id", catalogue()["SVC-28"].operations)
+def test_concurrent_transfers_never_overdraw(resources, operation_id):
+    """Transfers released at once that together exceed the balance never take it below zero, and every one that
+    completed moved what one transfer alone moves, race after race."""
+    alone = Alone.measured(resources, operation_id)
     races = []
     for _ in range(ROUNDS):
-        race = TransferRace.fire(resources, RACERS, FUNDED_SHARES)
+        race = TransferRace.fire(resources, RACERS, FUNDED_SHARES, operation_id)
         balances.none_below_zero(race.shown_balances(), "the balance shown after an accepted debit is never below zero",
                                  detail=race.summary)
         races.append(race)
     # Read once every race was run, so that their settlements are waited for together.
     for race in races:
-        final = race.final_balance()
+        end = race.ended(alone)
         # An accepted transfer may complete, or fail later moving nothing (when an overdraft is refused is not shown;
-        # the status words after settlement are not shown either).
-        balances.funding_less_some_debits(final, race.funded, race.actual_amounts(), race.accepted[-1],
-                                          detail=race.summary)
+        # the status words after settlement are not shown either): the money must add up either way, each completed
+        # transfer moving what one moves alone.
+        balances.movements_conserved(end.taken, end.given, end.movements, end.reads[0], also=end.reads[1:],
+                                     detail=race.summary)
+        balances.funding_less_some_debits(end.source, race.funded, [movement.actual for movement in end.movements],
+                                          race.accepted[-1], detail=race.summary)
 
 
 # ------------------------------------------------------------------ SVC-29 credit leg

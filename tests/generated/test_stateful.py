@@ -13,7 +13,7 @@ from wallet_conformance.generation import money_model, profiles
 
 
 @pytest.mark.account_wide
-@pytest.mark.requirement("SVC-25", "SVC-26", "SVC-27", "RES-33", "RES-65", "END-14", "END-16", "END-20",
+@pytest.mark.requirement("SVC-25", "SVC-26", "SVC-27", "SVC-31", "RES-33", "RES-65", "END-14", "END-16", "END-20",
                          "END-28", "END-40", "END-41", "LIM-01", "LIM-04", "LIM-10", "LIM-12", "LIM-19", "STA-09",
                          "LIM-21")
 def test_money_follows_the_model(api, resources, generation, request, observe):

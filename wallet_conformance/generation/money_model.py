@@ -51,17 +51,33 @@ FUNDING = (MINIMUM, MINIMUM * 6)  # kobo per funding step
 BUDGET = 600_000  # most kobo one test's machine puts into its wallets, over all its programs
 TRANSFERS = ["below the minimum", "the minimum", "half", "the whole balance", "one kobo more", "double"]
 BANK_TRANSFERS = ["the minimum", "half", "the whole balance", "one kobo more"]
-# The requirement a wrong balance breaks, by the last money movement of that wallet: a settled transfer's is the
-# one of SETTLED whose operations hold the transfer's operation; the other movements' are named here.
+# The requirement a wrong balance breaks, by the money movement that touched the wallet since its balance last agreed
+# with the model: a settled transfer's is the one of SETTLED whose operations hold the transfer's operation; the other
+# movements' are named here. Where several movements touched it, the suite cannot tell which broke: CONSERVED.
 SETTLED = ("SVC-25", "SVC-26")
-OTHER_MOVEMENTS = {"fund": "SVC-25", "overdraft": "SVC-27", "closed": "STA-09"}
+OTHER_MOVEMENTS = {"overdraft": "SVC-27", "closed": "STA-09"}
+CONSERVED = "SVC-31"
 
 
-def balance_requirement(movement: str) -> str:
-    """The requirement a wrong balance breaks after `movement` (a transfer's operation, or another movement)."""
-    if movement in OTHER_MOVEMENTS:
-        return OTHER_MOVEMENTS[movement]
-    return next(rid for rid in SETTLED if movement in catalogue()[rid].operations)
+def balance_requirement(movements: list[Move]) -> str:
+    """The requirement a wrong balance breaks after `movements` (each a transfer's operation, or another movement)."""
+    kinds = {move.kind for move in movements}
+    if len(kinds) != 1:
+        return CONSERVED
+    kind = kinds.pop()
+    if kind in OTHER_MOVEMENTS:
+        return OTHER_MOVEMENTS[kind]
+    return next(rid for rid in SETTLED if kind in catalogue()[rid].operations)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A movement of money that touched a wallet: its kind (a transfer's operation, `overdraft`, `closed`), what the
+    program did, and the exchange that made it."""
+
+    kind: str
+    line: str
+    exchange: Exchange | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -112,7 +128,11 @@ class MoneyMachine(RuleBasedStateMachine):
         self.closed: set[str] = set()
         self.pending: list[Pending] = []
         self.settled: list[Pending] = []
-        self.last_movement: dict[str, str] = {}
+        # Per open wallet: the movements since its balance last agreed with the model, and the exchange that showed it
+        # agreeing then (its creation, its funding, or the last comparison's read): a wrong balance is charged to
+        # those movements, with those exchanges as evidence.
+        self.moves: dict[str, list[Move]] = {}
+        self.agreed: dict[str, Exchange] = {}
         self.touched: set[str] = set()
         self.paid_in = 0  # paid into the program's wallets (what the allowance counts)
         self.money_in = 0  # credited to them: the payments less any inbound fee the target charged
@@ -146,16 +166,25 @@ class MoneyMachine(RuleBasedStateMachine):
         sequence = "\n    ".join(self.calls)
         detail = f"{failure.detail + chr(10) + '  ' if failure.detail else ''}calls of this program:\n    {sequence}"
         return ConformanceFailure(failure.requirement, failure.title, failure.expected, failure.received,
-                                  failure.exchange, detail=detail)
+                                  failure.exchange, detail=detail, also=failure.also)
 
     def fail(self, requirement: str, title: str, expected: Any, received: Any,
-             exchange: Exchange | None = None) -> None:
-        raise self.annotated(ConformanceFailure(requirement, title, expected, received, exchange))
+             exchange: Exchange | None = None, *, also: tuple[Exchange, ...] = (), detail: str | None = None) -> None:
+        raise self.annotated(ConformanceFailure(requirement, title, expected, received, exchange, detail, also))
 
     def balance(self, wallet: str) -> Any:
+        return self.read(wallet)[0]
+
+    def read(self, wallet: str) -> tuple[Any, Exchange]:
+        """A wallet's balance as its read shows it, and that read."""
         exchange = self.call("getWallet", {"walletId": wallet})
         self.check(checks.accepted, exchange, requirement="END-16", why=f"reading the run's wallet {wallet}")
-        return exchange.data.get("balance") if isinstance(exchange.data, dict) else None
+        return exchange.data.get("balance") if isinstance(exchange.data, dict) else None, exchange
+
+    def moved(self, wallet: str | None, kind: str, exchange: Exchange | None) -> None:
+        """Note a movement touching an open wallet of the program (the comparison after settlement judges it)."""
+        if wallet in self.balances:
+            self.moves.setdefault(wallet, []).append(Move(kind, self.calls[-1], exchange))
 
     def pending_on(self, wallet: str) -> bool:
         return any(wallet in (item.source, item.destination) for item in self.pending)
@@ -222,6 +251,7 @@ class MoneyMachine(RuleBasedStateMachine):
         note(f"made {category} wallet {wallet}")
         self.made.append(wallet)
         self.balances[wallet] = 0
+        self.agreed[wallet] = exchange
         if category == "primary":
             self.primaries.add(wallet)
         return wallet
@@ -240,7 +270,9 @@ class MoneyMachine(RuleBasedStateMachine):
         self.paid_in += amount
         self.money_in += credited
         self.balances[wallet] += credited
-        self.last_movement[wallet] = "fund"
+        # The funding is judged where it is made (it returns what the balance rose by): from here the wallet agrees.
+        self.moves[wallet] = []
+        self.agreed[wallet] = self.resources.last_read(wallet) or self.agreed[wallet]
         self.touched.add(wallet)
 
     # A transfer is sent from one of `sources()` (closed ones too: STA-09 judges those) to any other wallet of the
@@ -284,6 +316,8 @@ class MoneyMachine(RuleBasedStateMachine):
             self.pending.append(Pending(data.get("reference"), kind, source, destination, amount, amount, False,
                                         data, touches_closed=True))
             self.touched.update(wallet for wallet in (source, destination) if wallet in self.balances)
+            for wallet in (source, destination):
+                self.moved(wallet, "closed", exchange)
             return
         if amount < MINIMUM:
             self.check(checks.refused, exchange, requirement="LIM-10" if kind == "transfer" else "LIM-12",
@@ -312,6 +346,10 @@ class MoneyMachine(RuleBasedStateMachine):
         self.touched.add(source)
         if actual <= available:
             self.balances[source] -= actual  # reserved now; the comparison with the target waits for settlement
+            self.moved(source, kind, exchange)
+            self.moved(destination, kind, exchange)
+        else:
+            self.moved(source, "overdraft", exchange)
 
     @precondition(lambda self: bool(self.balances))
     @rule(data=st.data())
@@ -383,17 +421,10 @@ class MoneyMachine(RuleBasedStateMachine):
                            title=f"verify returns the transfer's {name}", exchange=self.api.exchanges[-1])
             if item.affordable and self.ended_without_moving(item, final):
                 self.balances[item.source] += item.actual  # the reservation comes back: nothing moved
-                self.last_movement[item.source] = item.kind
             elif item.affordable:
                 self.money_out += item.actual - (item.amount if item.destination in self.balances else 0)
                 if item.destination in self.balances:
                     self.balances[item.destination] += item.amount
-                    self.last_movement[item.destination] = "transfer"
-                self.last_movement[item.source] = item.kind
-            elif item.touches_closed:
-                self.last_movement.update({wallet: "closed" for wallet in (item.source, item.destination) if wallet})
-            else:
-                self.last_movement[item.source] = "overdraft"
             self.touched.update(wallet for wallet in (item.source, item.destination) if wallet)
         self.compare()
 
@@ -411,40 +442,43 @@ class MoneyMachine(RuleBasedStateMachine):
 
     # ------------------------------------------------------------ the target against the model
 
-    def settled_balances(self, wallets: list[str]) -> dict[str, Any]:
-        """The target's balances of `wallets`; those that differ from the model are read again until they agree,
-        within --settle-timeout (when balances show a settled transfer is not shown)."""
-        seen = {wallet: self.balance(wallet) for wallet in wallets}
+    def settled_balances(self, wallets: list[str]) -> dict[str, tuple[Any, Exchange]]:
+        """The target's balances of `wallets`, each with the read that showed it; those that differ from the model
+        are read again until they agree, within --settle-timeout (when balances show a settled transfer is not
+        shown)."""
+        seen = {wallet: self.read(wallet) for wallet in wallets}
 
         def agree() -> bool:
             for wallet in wallets:
-                if seen[wallet] != self.balances[wallet]:
-                    seen[wallet] = self.balance(wallet)
-            return all(seen[wallet] == self.balances[wallet] for wallet in wallets)
+                if seen[wallet][0] != self.balances[wallet]:
+                    seen[wallet] = self.read(wallet)
+            return all(seen[wallet][0] == self.balances[wallet] for wallet in wallets)
 
-        differ = any(seen[wallet] != self.balances[wallet] for wallet in wallets)
+        differ = any(seen[wallet][0] != self.balances[wallet] for wallet in wallets)
         if differ and self.context.patient and not poll(agree, self.resources.settings.settle_timeout):
             self.context.patient = False  # a target whose balances never agree is judged at once from now on
         return seen
 
     def compare(self) -> None:
+        """Every quiet wallet holds the model's balance. A wrong one is charged to the movements that touched it since
+        it last agreed (`balance_requirement`), shown by its read now, the one that showed it agreeing, and the
+        movements' exchanges; the money of the program is conserved when every wallet agrees."""
         quiet = [wallet for wallet in self.balances if not self.pending_on(wallet)]
         seen = self.settled_balances(quiet)
-        if not self.pending and all(isinstance(value, int) for value in seen.values()):
-            expected_total = self.money_in - self.money_out
-            if expected_total != sum(self.balances.values()):
-                raise SuiteError(f"the money model lost track of its own money: it put in {self.money_in} and saw "
-                                 f"{self.money_out} leave, yet its wallets hold {sum(self.balances.values())} "
-                                 f"({self.balances})")
-            if sum(seen.values()) != expected_total:
-                self.fail("SVC-25", "money is conserved: the program's wallets hold what it put in, less what left",
-                          expected_total, sum(seen.values()))
-        for wallet, value in seen.items():
+        if not self.pending and self.money_in - self.money_out != sum(self.balances.values()):
+            raise SuiteError(f"the money model lost track of its own money: it put in {self.money_in} and saw "
+                             f"{self.money_out} leave, yet its wallets hold {sum(self.balances.values())} "
+                             f"({self.balances})")
+        for wallet, (value, read) in seen.items():
+            moves = self.moves.get(wallet, [])
             if value != self.balances[wallet]:
-                requirement = balance_requirement(self.last_movement.get(wallet, "transfer"))
-                self.fail(requirement, f"the balance of {wallet} after settlement is the model's",
-                          self.balances[wallet], value, self.api.exchanges[-1])
-        self.compare_list(seen)
+                shown = [self.agreed[wallet], *(move.exchange for move in moves if move.exchange is not None)]
+                self.fail(balance_requirement(moves), f"the balance of {wallet} after settlement is the model's",
+                          self.balances[wallet], value, read, also=tuple({id(each): each for each in shown}.values()),
+                          detail="movements since it last agreed: " + ("; ".join(move.line for move in moves)
+                                                                      or "none"))
+            self.moves[wallet], self.agreed[wallet] = [], read
+        self.compare_list({wallet: value for wallet, (value, _) in seen.items()})
 
     def compare_list(self, seen: dict[str, Any]) -> None:
         """Every wallet of the program found in the wallet list shows the balance of its single read."""

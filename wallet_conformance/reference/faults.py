@@ -52,6 +52,9 @@ class Fault(Enum):
     CONCURRENT_OVERDRAFT = ("SVC-28", "The wallet-to-wallet balance check and debit are separated by an await.")
     BALANCE_CHECKED_THEN_DEBITED = ("SVC-28", "The wallet-to-wallet balance check and debit are one event-loop turn "
                                               "apart (an await of 0 s).")
+    SOURCE_BALANCE_WRITTEN_BACK_STALE = ("SVC-28", "A transfer reads its source's balance, awaits, then writes back "
+                                                   "that read less its own debit: of transfers sent at once, every "
+                                                   "one is accepted and completes, and the source is debited once.")
     CREDIT_READ_THEN_WRITTEN = ("SVC-24", "An inbound payment's new balance is read, then written a loop turn later: "
                                           "of two in one turn, one is lost.")
     NO_CREDIT_LEG = ("SVC-29", "Settlement credits the balance but records no credit leg.")
@@ -151,6 +154,8 @@ class Fault(Enum):
     VERIFY_WITHOUT_REQUEST_SRC = ("END-29", "The verify response lacks requestSrc.")
     VERIFY_STATUS_FROZEN = ("END-45", "Verify answers the status a transaction had when it was accepted (pending), "
                                       "whatever the transaction list shows since.")
+    VERIFY_CACHED_PER_REFERENCE = ("END-45", "Verify answers each transaction as its first verify did (a cache filled "
+                                             "then): one verified while pending stays pending there.")
     UNKNOWN_REFERENCE_200 = ("END-30", "Verify of an unknown reference answers 200 with data null.")
     TRANSFER_ENTRY_CREDIT = ("END-31", "The transfer response says entry `credit`.")
     TRANSFER_DESTINATION_TYPE_WALLET = ("END-32", "The transfer response says destinationType `Wallet`.")
@@ -295,6 +300,9 @@ class FaultSet:
 # precision column holds every other requirement a fault's run fails to be a defect: of the suite (a failure landing on
 # the wrong requirement) or of the fault (it breaks more than one statement).
 COLLATERAL: dict[Fault, dict[str, str]] = {
+    Fault.OVERDRAFT_ALLOWED: {
+        "SVC-28": "With no balance check at all, transfers sent at once overdraw as surely as one after the other.",
+    },
     Fault.SUCCESS_AS_STRING_PAST_FIRST_PAGE: {
         "ERR-03": "The string \"true\" is not the boolean true that a success's meta.success is.",
     },

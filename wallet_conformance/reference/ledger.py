@@ -283,7 +283,7 @@ class Ledger:
         credited = debit.amount * 2 if self.faults.on(Fault.SETTLEMENT_CREDITS_TWICE) else debit.amount
         seen = self._balances_seen.pop(debit.public_id, None)
         if settling and seen is not None:
-            self._write_balance(destination, seen + credited)  # a balance read at acceptance, written back now
+            self.write_balance(destination, seen + credited)  # a balance read at acceptance, written back now
         else:
             self._move(destination, credited, settling=settling)
         if self.faults.on(Fault.NO_CREDIT_LEG):
@@ -371,11 +371,12 @@ class Ledger:
         # Read now, written one turn of the event loop later, as a two-statement update would be: a payment handled
         # in the same turn reads the same balance, and the later of the two writes loses the other's credit.
         written = wallet.balance + kobo
-        asyncio.get_running_loop().call_soon(self._write_balance, wallet, written)
+        asyncio.get_running_loop().call_soon(self.write_balance, wallet, written)
         return written
 
     @staticmethod
-    def _write_balance(wallet: Wallet, balance: int) -> None:
+    def write_balance(wallet: Wallet, balance: int) -> None:
+        """A balance written whole, as a read-then-write update does (only faults do: the ledger moves deltas)."""
         wallet.balance = balance
         wallet.last_updated = now()
 

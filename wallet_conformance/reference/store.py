@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from hashlib import sha256
 from itertools import count
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from wallet_conformance.reference.banks import Bank, holder_name, load_banks
 from wallet_conformance.reference.errors import Refusal
@@ -83,6 +83,7 @@ class Store:
         self.bank_accounts: list[BankAccount] = []
         self.levy_collectors: list[BankAccount] = []
         self.transactions: list[Transaction] = []
+        self.verified: dict[str, dict[str, Any]] = {}  # verify's first answers, under VERIFY_CACHED_PER_REFERENCE
         self.ledger = Ledger(self)
 
         business = self.object_id()

@@ -51,6 +51,7 @@ class CreditTarget:
         self.resources.guard.require_money_movement()
         self.resources.guard.spend(payments * self.amount)
         before = self.resources.balance(self.public_id)
+        before_read = self.resources.last_read(self.public_id)
         exchanges = release(self.resources.api, lambda _: self.resources.pay_in(self.public_id, self.amount),
                             payments)
         accepted = [exchange for exchange in exchanges if exchange.ok]
@@ -58,7 +59,8 @@ class CreditTarget:
             raise CannotJudge(f"none of the {payments} inbound payments made at once was taken (statuses "
                               f"{sorted({exchange.status for exchange in exchanges})}): no concurrent credit to check")
         expected = before + len(accepted) * self.alone
-        return CreditRace(self, before, exchanges, accepted, expected, self.balance_once_credited(expected))
+        return CreditRace(self, before, exchanges, accepted, expected, self.balance_once_credited(expected),
+                          (before_read,) if before_read is not None else ())
 
     def balance_once_credited(self, expected: int) -> int:
         """The balance once it holds `expected`; short of it, once it has held still twice as long as one payment
@@ -90,6 +92,7 @@ class CreditRace:
     accepted: list[Exchange]
     expected: int
     final: int
+    before_read: tuple[Exchange, ...]  # the read that showed the balance before the payments
 
     @property
     def summary(self) -> str:

@@ -14,7 +14,7 @@ from wallet_conformance.reference.errors import ApiError, crash
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.paging import paginate
-from wallet_conformance.reference.records import CURRENCY, PENDING, SUCCESS
+from wallet_conformance.reference.records import CURRENCY, PENDING, SUCCESS, Transaction, Wallet
 from wallet_conformance.reference.routes.banks import listed_bank
 from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
@@ -57,6 +57,8 @@ async def verify_transaction(request: Request, call: Call) -> Response:
     data = serialize.transaction(transaction, call.faults, verify=True)
     if call.faults.on(Fault.VERIFY_STATUS_FROZEN):
         data["status"] = PENDING
+    if call.faults.on(Fault.VERIFY_CACHED_PER_REFERENCE):
+        data = call.store.verified.setdefault(transaction.public_id, data)
     return reply(*envelope(call, "verifyTransaction", data))
 
 
@@ -82,6 +84,22 @@ def _check_to_debit(faults: FaultSet) -> float | None:
     if faults.on(Fault.BALANCE_CHECKED_THEN_DEBITED):
         return 0
     return None
+
+
+async def _balance_read_before(call: Call, source: Wallet) -> int | None:
+    """Under SOURCE_BALANCE_WRITTEN_BACK_STALE, the source's balance read RACE_PAUSE before its debit (which then
+    writes that read back less its own debit, as an ORM's read-then-save does); None otherwise."""
+    if not call.faults.on(Fault.SOURCE_BALANCE_WRITTEN_BACK_STALE):
+        return None
+    read = source.balance
+    await asyncio.sleep(RACE_PAUSE)
+    return read
+
+
+def _written_back(call: Call, read: int | None, accepted: Transaction) -> None:
+    """The stale read of `_balance_read_before`, less this transfer's debit, written over the source's balance."""
+    if read is not None:
+        call.ledger.write_balance(accepted.source, read - accepted.actual_amount)  # type: ignore[arg-type]
 
 
 @operation("transfer")
@@ -118,6 +136,7 @@ async def transfer(request: Request, call: Call) -> Response:
     anyone = faults.on(Fault.OTHER_ACCOUNT_WALLET_TRANSFERS)
     source = store.find_wallet(call.caller, source_id, include_closed=closed_source, any_account=anyone)
     destination = store.find_destination_wallet(call.caller, destination_id, include_closed=later)
+    read = await _balance_read_before(call, source)
     # The ledger checks and debits in one step; nothing may be awaited between the two.
     pause = _check_to_debit(faults)
     if pause is not None:
@@ -130,6 +149,7 @@ async def transfer(request: Request, call: Call) -> Response:
         call.caller, source=source, destination=destination, amount=amount, narration=narration,
         check_funds=check_funds, doomed=later and not (source.open and destination.open),
     )
+    _written_back(call, read, accepted)
     call.service.schedule_settlement(accepted)
 
     data = serialize.transaction(accepted, faults)
@@ -165,9 +185,11 @@ async def bank_transfer(request: Request, call: Call) -> Response:
 
     source = store.find_wallet(call.caller, source_id, any_account=faults.on(Fault.OTHER_ACCOUNT_WALLET_BANK_TRANSFERS))
     beneficiary = store.resolve_bank_account(call.caller, account_number, bank)
+    read = await _balance_read_before(call, source)
     accepted = call.ledger.bank_transfer(
         call.caller, source=source, beneficiary=beneficiary, amount=amount, narration=narration
     )
+    _written_back(call, read, accepted)
     call.service.schedule_settlement(accepted)
 
     data = serialize.transaction(accepted, faults)
