@@ -218,6 +218,14 @@ def transfers_at_once_debited(c: ReferenceClient) -> tuple[int, int]:
     return sum(answer.ok for answer in answers), c.balance(source)
 
 
+def refused_transfer_balance(c: ReferenceClient) -> tuple[int, int]:
+    """The status of a transfer one kobo below the minimum, and its source's balance after."""
+    source, destination = two_wallets(c, funds=3 * MINIMUM)
+    body = transfer_body(source, destination) | {"amount": MINIMUM - 1}
+    refused = c.call("POST", "/transactions/transfer", json=body)
+    return refused.status_code, c.balance(source)
+
+
 def verified_while_pending_then_settled(c: ReferenceClient) -> str:
     """A transfer's status as verify answers it once settled, having answered it once while it was pending."""
     source, destination = two_wallets(c, funds=3 * MINIMUM)
@@ -503,6 +511,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.CONCURRENT_OVERDRAFT: concurrent_transfers,
     Fault.BALANCE_CHECKED_THEN_DEBITED: transfers_released_together,
     Fault.SOURCE_BALANCE_WRITTEN_BACK_STALE: transfers_at_once_debited,
+    Fault.REFUSED_TRANSFER_STILL_DEBITS: refused_transfer_balance,
     Fault.CREDIT_READ_THEN_WRITTEN: payments_released_together,
     Fault.NO_CREDIT_LEG: lambda c: "credit" in settled_transfer(c)[0]["meta"],
     Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED: lambda c: collection(c, amount=str(MINIMUM)).status_code,

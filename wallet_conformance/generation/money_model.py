@@ -181,6 +181,18 @@ class MoneyMachine(RuleBasedStateMachine):
         self.check(checks.accepted, exchange, requirement="END-16", why=f"reading the run's wallet {wallet}")
         return exchange.data.get("balance") if isinstance(exchange.data, dict) else None, exchange
 
+    def unmoved(self, refused: Exchange, requirement: str, *wallets: str | None) -> None:
+        """A refused transfer moved no money: the open wallets it named hold the model's balance, read at once
+        (nothing of theirs is pending: `send` settles first). One that moved breaks `requirement`: the overdraft's
+        or the closed wallet's, else conservation, since no movement explains it."""
+        for wallet in wallets:
+            if wallet in self.balances:
+                value, read = self.read(wallet)
+                if value != self.balances[wallet]:
+                    self.fail(requirement, f"a refused {refused.operation_id} leaves the balance of {wallet} as it was",
+                              self.balances[wallet], value, read, also=(self.agreed[wallet], refused))
+                self.agreed[wallet] = read
+
     def moved(self, wallet: str | None, kind: str, exchange: Exchange | None) -> None:
         """Note a movement touching an open wallet of the program (the comparison after settlement judges it)."""
         if wallet in self.balances:
@@ -213,8 +225,8 @@ class MoneyMachine(RuleBasedStateMachine):
     @initialize(amounts=st.tuples(st.integers(*FUNDING), st.integers(*FUNDING)), choice=st.sampled_from(TRANSFERS),
                 bank_choice=st.sampled_from(BANK_TRANSFERS), with_reference=st.booleans())
     def first_steps(self, amounts: tuple[int, int], choice: str, bank_choice: str, with_reference: bool) -> None:
-        """Two funded secondary wallets, a transfer from the first to the second, a bank transfer from the second, a
-        collection account for the first and its reference again for the second."""
+        """Two funded secondary wallets, a transfer below the minimum and another from the first to the second, a bank
+        transfer from the second, a collection account for the first and its reference again for the second."""
         listed = self.api.call("listWallets")
         self.listed_before = lists.pagination(listed).get("totalCount") if listed.ok else None
         first, second = self.create("secondary"), self.create("secondary")  # or LIM-04 failed
@@ -222,6 +234,7 @@ class MoneyMachine(RuleBasedStateMachine):
             if wallet is not None and self.resources.can_fund and amount <= self.allowance:
                 self.fund_wallet(wallet, amount)
         if first is not None and second is not None:
+            self.send("transfer", first, second, "below the minimum")  # refused, and moving nothing: every program
             self.send("transfer", first, second, choice)
             self.send("bankTransfer", second, None, bank_choice)
             made = len(self.collection_references)
@@ -308,6 +321,7 @@ class MoneyMachine(RuleBasedStateMachine):
         closed = [wallet for wallet in (source, destination) if wallet in self.closed]
         if closed and not exchange.ok:
             self.check(checks.refused, exchange, requirement="STA-09", why=f"a {kind} touching closed {closed}")
+            self.unmoved(exchange, "STA-09", source, destination)
             return
         if closed:
             # Refused at once or accepted and failed later (transitions are not shown), as for an overdraft: it
@@ -322,6 +336,7 @@ class MoneyMachine(RuleBasedStateMachine):
         if amount < MINIMUM:
             self.check(checks.refused, exchange, requirement="LIM-10" if kind == "transfer" else "LIM-12",
                        why=f"a {kind} of {amount} kobo")
+            self.unmoved(exchange, CONSERVED, source)
             return
         if not exchange.ok:
             # Only with room for any fee the suite allows (money.funding) and no fee seen: a fee is not bounded.
@@ -332,6 +347,7 @@ class MoneyMachine(RuleBasedStateMachine):
                 why = ("the balance may not cover it and its fee" if money.funding(kind, amount) > available
                        else f"the target charges {kind} fees, which the document does not bound")
                 note(f"the {kind} was refused, which is allowed ({why}): not judged")
+            self.unmoved(exchange, OTHER_MOVEMENTS["overdraft"] if amount > available else CONSERVED, source)
             return
         data = exchange.data if isinstance(exchange.data, dict) else {}
         reference, fee, actual = data.get("reference"), data.get("fee"), data.get("actualAmount")

@@ -55,6 +55,8 @@ class Fault(Enum):
     SOURCE_BALANCE_WRITTEN_BACK_STALE = ("SVC-28", "A transfer reads its source's balance, awaits, then writes back "
                                                    "that read less its own debit: of transfers sent at once, every "
                                                    "one is accepted and completes, and the source is debited once.")
+    REFUSED_TRANSFER_STILL_DEBITS = ("SVC-31", "A wallet transfer refused for being below the minimum still takes its "
+                                               "amount from the source.")
     CREDIT_READ_THEN_WRITTEN = ("SVC-24", "An inbound payment's new balance is read, then written a loop turn later: "
                                           "of two in one turn, one is lost.")
     NO_CREDIT_LEG = ("SVC-29", "Settlement credits the balance but records no credit leg.")

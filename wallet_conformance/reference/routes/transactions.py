@@ -126,6 +126,9 @@ async def transfer(request: Request, call: Call) -> Response:
         below = isinstance(sent, int | float) and not isinstance(sent, bool) and sent < minimum
         if below and faults.on(Fault.AMOUNT_BELOW_MINIMUM_500):
             raise crash() from None
+        if below and sent > 0 and faults.on(Fault.REFUSED_TRANSFER_STILL_DEBITS):
+            taken = store.find_wallet(call.caller, source_id)
+            call.ledger.write_balance(taken, taken.balance - int(sent))
         raise
     if not faults.on(Fault.TRANSFER_OTHER_CURRENCY_ACCEPTED):
         fields.one_of(body, "currency", (CURRENCY,), required=False)
