@@ -22,9 +22,9 @@ import pytest
 
 from selftests.conftest import REPORTS, ReferenceClient, wallet_body
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, SETTLE_TIMEOUT, run_in_process, run_suite, tail
+from selftests.switch_reach import AT_START
 from selftests.switches import places
 from selftests.test_reference import BANK_MINIMUM, MINIMUM, WALLET, bank_transfer_body, collection_body, transfer_body
-from selftests.variant_reach import AT_START
 from wallet_conformance.reference import VARIANTS, ReferenceServer, Variant
 from wallet_conformance.reference.variants import ALL, VariantSet, expand
 from wallet_conformance.world.locks import file_lock
@@ -441,7 +441,7 @@ LISTENING = ("--webhook-listen", "127.0.0.1:0")
 @pytest.fixture(scope="session")
 def variant_reach(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     """Variant -> the hand-written tests during which (or in whose fixtures) the faithful reference reads its switch
-    (selftests/variant_reach.py); worked out by one run of the suite, shared by the workers of this session."""
+    (selftests/switch_reach.py); worked out by one run of the suite, shared by the workers of this session."""
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     shared = tmp_path_factory.getbasetemp().parent if run_id else tmp_path_factory.getbasetemp()
     path = shared / f"variant-reach-{run_id or 'serial'}.json"
@@ -449,7 +449,7 @@ def variant_reach(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[st
         if not path.exists():
             report = shared / "variant-reach-report"
             process, _, _ = run_suite(report, "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, *HAND_WRITTEN,
-                                      *LISTENING, "-p", "selftests.variant_reach", "--variant-reach", str(path))
+                                      *LISTENING, "-p", "selftests.switch_reach", "--variant-reach", str(path))
             assert path.exists() and process.returncode == 0, f"the faithful run failed:\n{tail(process)}"
     return json.loads(path.read_text())
 

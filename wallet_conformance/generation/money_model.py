@@ -92,7 +92,6 @@ class Pending:
     actual: int
     affordable: bool  # actualAmount was within the source's balance when it was accepted
     accepted: dict[str, Any] = field(repr=False, default_factory=dict)
-    touches_closed: bool = False  # from or to a closed wallet: must move no money
 
 
 @dataclass
@@ -328,7 +327,7 @@ class MoneyMachine(RuleBasedStateMachine):
             # must move no money, which the comparison after settlement checks.
             data = exchange.data if isinstance(exchange.data, dict) else {}
             self.pending.append(Pending(data.get("reference"), kind, source, destination, amount, amount, False,
-                                        data, touches_closed=True))
+                                        data))
             self.touched.update(wallet for wallet in (source, destination) if wallet in self.balances)
             for wallet in (source, destination):
                 self.moved(wallet, "closed", exchange)

@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any, Literal
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope, request_rules
+from wallet_conformance.judge import checks, envelope, refusals, request_rules
 from wallet_conformance.judge.failures import DECLARED, ConformanceFailure
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -87,6 +87,17 @@ def _response_schema(why: str, data_only: bool = False) -> Callable[[Exchange, s
     return run
 
 
+def _of_error_meta(check: Callable[[Exchange, str], Any]) -> Callable[[Exchange, str], None]:
+    """A check of what an error's meta says, judged where the error carries a meta object: one that carries none
+    breaks the envelope (ERR-06), not what its meta would have said."""
+
+    def run(exchange: Exchange, requirement: str) -> None:
+        if refusals.has_meta(exchange):
+            check(exchange, requirement)
+
+    return run
+
+
 # ------------------------------------------------------------------ the registry
 
 RESOURCE_SCHEMAS = ("RES-10", "RES-20", "RES-30", "RES-40", "RES-50", "RES-60", "END-18")
@@ -117,9 +128,9 @@ RULES: tuple[Rule, ...] = (
     # Refusals: an envelope repeating its status with success false.
     Rule("error envelope", "client-error", ("ERR-06",), lambda ex, rid: envelope.json_envelope(ex, requirement=rid)),
     Rule("error meta.statusCode", "client-error", ("ERR-07",),
-         lambda ex, rid: envelope.meta_status_code(ex, requirement=rid)),
+         _of_error_meta(lambda ex, rid: envelope.meta_status_code(ex, requirement=rid))),
     Rule("error meta.success false", "client-error", ("ERR-08",),
-         lambda ex, rid: envelope.meta_success_is(ex, False, requirement=rid)),
+         _of_error_meta(lambda ex, rid: envelope.meta_success_is(ex, False, requirement=rid))),
     # What was sent: an accepted request keeps the documented limits, and its answer carries what was sent.
     *(Rule("accepted request within the limits", "success", (limit,),
            lambda ex, rid: request_rules.accepted_within_limits(ex, rid, requirement=rid))
