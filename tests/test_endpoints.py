@@ -332,15 +332,16 @@ def test_verify_no_longer_answers_pending_once_the_list_shows_a_transfer_settled
     sent = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
     # Asked at once, as a client following its transfer does: a verify that keeps its first answer shows here.
     resources.verify(sent["reference"])
-    listed = money.listed_settled(resources, sent)
-    if listed is None:
+    found = money.listed_settled(resources, sent)
+    if found is None:
         raise CannotJudge(f"the transaction list still showed {sent['reference']} pending, or did not show it, after "
                           "--settle-timeout: what verify should show then is open")
+    listed, page = found
     verified = money.verified_after(resources, sent["reference"])
     status = verified.data.get("status") if isinstance(verified.data, dict) else None
     if status == contract.pending_state():
         checks.fail("verify shows the transfer as the transaction list did", f"a status other than {status!r} (the "
-                    f"list showed {listed.get('status')!r})", status, verified)
+                    f"list showed {listed.get('status')!r})", status, verified, also=(page,))
 
 
 @pytest.mark.requirement("END-31")

@@ -119,18 +119,21 @@ def wait_settled(resources: Resources, reference: str, *, must_settle: bool = Tr
     return found
 
 
-def listed_settled(resources: Resources, transfer: dict[str, Any]) -> dict[str, Any] | None:
-    """The transfer as the transaction list shows it once its status there is no longer `pending`, or None if the
-    list shows it pending (or not at all) past --settle-timeout. Found by reference and, given one, publicId."""
+def listed_settled(resources: Resources, transfer: dict[str, Any]) -> tuple[dict[str, Any], Exchange] | None:
+    """The transfer as the transaction list shows it once its status there is no longer `pending`, with the page that
+    shows it, or None if the list shows it pending (or not at all) past --settle-timeout. Found by reference and,
+    given one, publicId."""
 
     def shows(entry: Any) -> bool:
         return (isinstance(entry, dict) and entry.get("reference") == transfer.get("reference")
                 and entry.get("publicId", transfer.get("publicId")) == transfer.get("publicId"))
 
-    def left_pending() -> dict[str, Any] | None:
+    def left_pending() -> tuple[dict[str, Any], Exchange] | None:
         listing = lists.read(resources.api, "listTransactions", until=lambda entries: any(map(shows, entries)))
         entry = next(filter(shows, listing.entries), None)
-        return entry if entry is not None and entry.get("status") not in (None, contract.pending_state()) else None
+        if entry is None or entry.get("status") in (None, contract.pending_state()):
+            return None
+        return entry, listing.exchanges[-1]  # the list is read until the page that shows it
 
     return poll(left_pending, resources.settings.settle_timeout)
 
@@ -226,6 +229,11 @@ def balance_held_still(resources: Resources, public_id: str, read: Callable[[str
     return value
 
 
+def reads(resources: Resources, wallets: dict[str, int]) -> tuple[Exchange, ...]:
+    """The latest read of each of `wallets`: the exchanges that show the balances a comparison judges."""
+    return tuple(read for wallet in wallets if (read := resources.last_read(wallet)) is not None)
+
+
 def balances_moved(resources: Resources, before: dict[str, int], *, watch: bool = True) -> dict[str, int]:
     """The wallets whose balance left its `before` value within --quiet-window ({} when none did); read once, at
     once, without `watch`."""
@@ -240,11 +248,14 @@ def balances_moved(resources: Resources, before: dict[str, int], *, watch: bool 
 def refused_without_debit(resources: Resources, exchange: Exchange, before: dict[str, int], why: str, *,
                           watch: bool = True, requirement: str | None = None) -> None:
     """The transfer was refused with a 4xx, and no balance of `before` moved afterwards (within --quiet-window;
-    read once, at once, without `watch`)."""
+    read once, at once, without `watch`). `before` was read just before the transfer: a failure shows those reads
+    and the ones after beside the refusal."""
+    shown_before = reads(resources, before)
     checks.refused(exchange, why, requirement=requirement)
     moved = balances_moved(resources, before, watch=watch)
     if moved:
-        checks.fail("a refused transfer changes no balance", before, moved, exchange, requirement=requirement)
+        checks.fail("a refused transfer changes no balance", before, moved, exchange, requirement=requirement,
+                    also=(*shown_before, *reads(resources, moved)))
 
 
 def never_completes(resources: Resources, exchange: Exchange, before: dict[str, int], title: str, why: str, *,
@@ -258,6 +269,7 @@ def never_completes(resources: Resources, exchange: Exchange, before: dict[str, 
     it is still pending then. `seen` gets how the target read it before it is judged (an observation).
     """
     record = seen or (lambda **_: None)
+    shown_before = reads(resources, before)
     if not exchange.ok:
         record(reading="refused at request time", status=exchange.status)
         refused_without_debit(resources, exchange, before, why, requirement=requirement)
@@ -275,7 +287,8 @@ def never_completes(resources: Resources, exchange: Exchange, before: dict[str, 
     if not back:
         now = {wallet: resources.balance(wallet) for wallet in before}
         checks.fail(f"{title} moves no money", before, now, exchange, requirement=requirement,
-                    detail=f"{why}; its status {final or 'still pending'} after --settle-timeout")
+                    detail=f"{why}; its status {final or 'still pending'} after --settle-timeout",
+                    also=(*shown_before, *reads(resources, now)))
     if done is None:
         raise CannotJudge(f"the {why} was accepted and still pending after --settle-timeout "
                           f"({resources.settings.settle_timeout:g} s): no money moved so far, but its end was not seen")
