@@ -14,7 +14,8 @@ and why:
 - ignored_auth, missing_required_header: they resend outside the suite's client; the generated tests send
   requests without the key themselves.
 - unsupported_method (TRACE...), use_after_free, ensure_resource_availability: the document does not say (VER-02,
-  STA-10 are INFO) what an undeclared method or a closed wallet answers.
+  STA-10 are INFO) what an undeclared method or a closed wallet answers. (That a refusal of an undeclared method is
+  an envelope, ERR-06, the probes of world/bad_requests.py judge.)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from functools import cache
 from typing import Any, Literal
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope, request_rules
+from wallet_conformance.judge import checks, envelope, refusals, request_rules
 from wallet_conformance.judge.failures import DECLARED, ConformanceFailure
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -87,6 +88,16 @@ def _response_schema(why: str, data_only: bool = False) -> Callable[[Exchange, s
     return run
 
 
+def _in_an_envelope(check: Callable[[Exchange, str], Any]) -> Callable[[Exchange, str], Any]:
+    """A check of what an error's meta says, run only where the body carries a meta object: a body that is no
+    envelope (an HTML page, `{"error": ...}`) breaks ERR-06 alone, as the refusal tests judge it (refusals.py)."""
+
+    def run(exchange: Exchange, requirement: str) -> Any:
+        return check(exchange, requirement) if refusals.has_meta(exchange) else None
+
+    return run
+
+
 # ------------------------------------------------------------------ the registry
 
 RESOURCE_SCHEMAS = ("RES-10", "RES-20", "RES-30", "RES-40", "RES-50", "RES-60", "END-18")
@@ -117,9 +128,9 @@ RULES: tuple[Rule, ...] = (
     # Refusals: an envelope repeating its status with success false.
     Rule("error envelope", "client-error", ("ERR-06",), lambda ex, rid: envelope.json_envelope(ex, requirement=rid)),
     Rule("error meta.statusCode", "client-error", ("ERR-07",),
-         lambda ex, rid: envelope.meta_status_code(ex, requirement=rid)),
+         _in_an_envelope(lambda ex, rid: envelope.meta_status_code(ex, requirement=rid))),
     Rule("error meta.success false", "client-error", ("ERR-08",),
-         lambda ex, rid: envelope.meta_success_is(ex, False, requirement=rid)),
+         _in_an_envelope(lambda ex, rid: envelope.meta_success_is(ex, False, requirement=rid))),
     # What was sent: an accepted request keeps the documented limits, and its answer carries what was sent.
     *(Rule("accepted request within the limits", "success", (limit,),
            lambda ex, rid: request_rules.accepted_within_limits(ex, rid, requirement=rid))
