@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import secrets
 from collections import Counter
@@ -279,6 +280,17 @@ def persisted_webhooks(c: ReferenceClient) -> list[str]:
 
 def unknown_wallet(c: ReferenceClient) -> httpx.Response:
     return c.call("GET", f"/virtual-accounts/{WALLET}99999999")
+
+
+def content_type(response: httpx.Response) -> str:
+    return response.headers.get("content-type", "")
+
+
+def padded_wallet(c: ReferenceClient) -> tuple[int, str]:
+    """The status and content type of a wallet creation whose valid body is followed by a mebibyte of spaces."""
+    body = json.dumps(wallet_body("secondary")) + " " * 1024 * 1024
+    response = c.call("POST", "/virtual-accounts", content=body)
+    return response.status_code, content_type(response)
 
 
 def some_account(c: ReferenceClient) -> httpx.Response:
@@ -617,6 +629,9 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.SUCCESS_FALSE_ON_BANK_LIST: lambda c: meta(banks(c))["success"],
     Fault.MALFORMED_JSON_500: lambda c: c.call("POST", "/virtual-accounts", content=b"{oops").status_code,
     Fault.PLAIN_ERROR_BODY: lambda c: sorted(unknown_wallet(c).json()),
+    Fault.UNKNOWN_PATH_HTML_PAGE: lambda c: content_type(c.call("GET", "/no-such-operation")),
+    Fault.WRONG_METHOD_TEXT_PAGE: lambda c: content_type(c.call("PATCH", "/transactions/banks")),
+    Fault.LARGE_BODY_HTML_PAGE: padded_wallet,
     Fault.ERROR_STATUS_CODE_200_IN_META: lambda c: meta(unknown_wallet(c))["statusCode"],
     Fault.ERROR_SUCCESS_TRUE: lambda c: meta(unknown_wallet(c))["success"],
     Fault.UNKNOWN_DESTINATION_UNANSWERED: answer_for_unknown_destination,

@@ -200,6 +200,10 @@ class Fault(Enum):
     SUCCESS_FALSE_ON_BANK_LIST = ("ERR-03", "The bank list carries meta.success false.")
     MALFORMED_JSON_500 = ("ERR-05", "A body that is not JSON is answered 500.")
     PLAIN_ERROR_BODY = ("ERR-06", 'Errors are {"error": message} without envelope.')
+    UNKNOWN_PATH_HTML_PAGE = ("ERR-06", "A path under /v1 that no operation has is answered 404 with an HTML page.")
+    WRONG_METHOD_TEXT_PAGE = ("ERR-06", "A method a path does not serve is answered 405 with a text/plain line.")
+    LARGE_BODY_HTML_PAGE = ("ERR-06", "A request body over 100 KiB is answered 413 with an HTML page (Express's "
+                                      "default body limit and error page).")
     ERROR_STATUS_CODE_200_IN_META = ("ERR-07", "Error envelopes carry meta.statusCode 200.")
     ERROR_SUCCESS_TRUE = ("ERR-08", "Error envelopes carry meta.success true.")
     UNKNOWN_DESTINATION_UNANSWERED = (

@@ -83,6 +83,15 @@ def operations() -> dict[str, Operation]:
     return found
 
 
+@cache
+def path_methods() -> dict[str, tuple[str, ...]]:
+    """Every path of openapi.yaml and the methods its operations are served at (`/accounts` -> ("GET",))."""
+    found: dict[str, tuple[str, ...]] = {}
+    for operation in operations().values():
+        found[operation.path] = (*found.get(operation.path, ()), operation.method)
+    return found
+
+
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:
     """Follow a local `#/components/...` reference of openapi.yaml."""
     while "$ref" in node and node["$ref"].startswith("#/"):
