@@ -293,6 +293,12 @@ def padded_wallet(c: ReferenceClient) -> tuple[int, str]:
     return response.status_code, content_type(response)
 
 
+def total_after_a_close(c: ReferenceClient) -> int:
+    """The wallet list's totalCount once the only wallet made is closed."""
+    close(c)
+    return meta(c.call("GET", "/virtual-accounts"))["pagination"]["totalCount"]
+
+
 def some_account(c: ReferenceClient) -> httpx.Response:
     return validate(c, accountNumber="0123456789", bankCode="058")
 
@@ -474,6 +480,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.WRONG_BANK_LIST_MESSAGE: lambda c: meta(banks(c))["message"],
     Fault.PAGINATION_MISSING_ON_TRANSACTIONS: lambda c: "pagination" in meta(c.call("GET", "/transactions")),
     Fault.PAGINATION_TOTAL_AS_STRING: lambda c: meta(wallet_list(c))["pagination"]["totalCount"],
+    Fault.TOTAL_COUNTS_CLOSED_WALLETS: total_after_a_close,
     Fault.PAGINATION_ZERO_BASED: lambda c: meta(accounts(c))["pagination"]["current"],
     Fault.VALIDATE_DATA_ARRAY: lambda c: type(data(some_account(c))).__name__,
     Fault.DATA_OBJECT_ON_WALLET_LIST: lambda c: type(data(wallet_list(c))).__name__,
@@ -570,8 +577,10 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED: update_unknown_account,
     Fault.ACCOUNTS_LIST_WRAPPED: lambda c: sorted(data(accounts(c))[0]),
     Fault.ACCOUNTS_NAME_FILTER_IGNORED: lambda c: [a["name"] for a in data(accounts(c, name="Payouts"))],
+    Fault.UNMATCHED_NAME_LISTS_ALL: lambda c: len(data(accounts(c, name="No such account"))),
     Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED: lambda c: len(data(accounts(c, isDefault="true"))),
     Fault.ACCOUNTS_LIVE_FILTER_REJECTED: lambda c: accounts(c, live="true").status_code,
+    Fault.ACCOUNT_TOTAL_IGNORES_FILTERS: lambda c: meta(accounts(c, isDefault="false"))["pagination"]["totalCount"],
     Fault.CREATE_WALLET_WITH_ID: lambda c: "_id" in c.wallet(),
     Fault.CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY: lambda c: c.wallet("secondary")["category"],
     Fault.WALLET_NAME_FROM_ACCOUNT: lambda c: c.wallet(accountName="Ada Stores")["accountName"],

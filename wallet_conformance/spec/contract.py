@@ -92,6 +92,15 @@ def path_methods() -> dict[str, tuple[str, ...]]:
     return found
 
 
+def query_parameters(operation_id: str) -> dict[str, str]:
+    """The query parameters openapi.yaml gives an operation, each with its JSON type (`isDefault` -> `boolean`)."""
+    operation = operations()[operation_id]
+    definition = openapi()["paths"][operation.path][operation.method.lower()]
+    found = (_resolve(parameter) for parameter in definition.get("parameters", ()))
+    return {parameter["name"]: _resolve(parameter["schema"])["type"] for parameter in found
+            if parameter.get("in") == "query"}
+
+
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:
     """Follow a local `#/components/...` reference of openapi.yaml."""
     while "$ref" in node and node["$ref"].startswith("#/"):
