@@ -133,6 +133,8 @@ INPUT_CASES: dict[str, Request] = {
     "expire-in-below-range-createCollectionAccount": _collection(expireIn=contract.expire_in_bounds()[0] - 1),
     "short-reference-createCollectionAccount": _collection(reference="r" * (contract.reference_min_length() - 1)),
 }
+
+
 def _probe(method: str, path: str, body: Any) -> Request:
     """`method` sent to `path` (its parameters filled with values that name no record) where no operation answers."""
 
