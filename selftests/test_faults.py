@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import secrets
 from collections import Counter
@@ -307,6 +308,23 @@ def unknown_wallet(c: ReferenceClient) -> httpx.Response:
     return c.call("GET", f"/virtual-accounts/{WALLET}99999999")
 
 
+def content_type(response: httpx.Response) -> str:
+    return response.headers.get("content-type", "")
+
+
+def padded_wallet(c: ReferenceClient) -> tuple[int, str]:
+    """The status and content type of a wallet creation whose valid body is followed by a mebibyte of spaces."""
+    body = json.dumps(wallet_body("secondary")) + " " * 1024 * 1024
+    response = c.call("POST", "/virtual-accounts", content=body)
+    return response.status_code, content_type(response)
+
+
+def total_after_a_close(c: ReferenceClient) -> int:
+    """The wallet list's totalCount once the only wallet made is closed."""
+    close(c)
+    return meta(c.call("GET", "/virtual-accounts"))["pagination"]["totalCount"]
+
+
 def some_account(c: ReferenceClient) -> httpx.Response:
     return validate(c, accountNumber="0123456789", bankCode="058")
 
@@ -488,6 +506,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.WRONG_BANK_LIST_MESSAGE: lambda c: meta(banks(c))["message"],
     Fault.PAGINATION_MISSING_ON_TRANSACTIONS: lambda c: "pagination" in meta(c.call("GET", "/transactions")),
     Fault.PAGINATION_TOTAL_AS_STRING: lambda c: meta(wallet_list(c))["pagination"]["totalCount"],
+    Fault.TOTAL_COUNTS_CLOSED_WALLETS: total_after_a_close,
     Fault.PAGINATION_ZERO_BASED: lambda c: meta(accounts(c))["pagination"]["current"],
     Fault.VALIDATE_DATA_ARRAY: lambda c: type(data(some_account(c))).__name__,
     Fault.DATA_OBJECT_ON_WALLET_LIST: lambda c: type(data(wallet_list(c))).__name__,
@@ -587,8 +606,10 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED: update_unknown_account,
     Fault.ACCOUNTS_LIST_WRAPPED: lambda c: sorted(data(accounts(c))[0]),
     Fault.ACCOUNTS_NAME_FILTER_IGNORED: lambda c: [a["name"] for a in data(accounts(c, name="Payouts"))],
+    Fault.UNMATCHED_NAME_LISTS_ALL: lambda c: len(data(accounts(c, name="No such account"))),
     Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED: lambda c: len(data(accounts(c, isDefault="true"))),
     Fault.ACCOUNTS_LIVE_FILTER_REJECTED: lambda c: accounts(c, live="true").status_code,
+    Fault.ACCOUNT_TOTAL_IGNORES_FILTERS: lambda c: meta(accounts(c, isDefault="false"))["pagination"]["totalCount"],
     Fault.CREATE_WALLET_WITH_ID: lambda c: "_id" in c.wallet(),
     Fault.CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY: lambda c: c.wallet("secondary")["category"],
     Fault.WALLET_NAME_FROM_ACCOUNT: lambda c: c.wallet(accountName="Ada Stores")["accountName"],
@@ -646,6 +667,9 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.SUCCESS_FALSE_ON_BANK_LIST: lambda c: meta(banks(c))["success"],
     Fault.MALFORMED_JSON_500: lambda c: c.call("POST", "/virtual-accounts", content=b"{oops").status_code,
     Fault.PLAIN_ERROR_BODY: lambda c: sorted(unknown_wallet(c).json()),
+    Fault.UNKNOWN_PATH_HTML_PAGE: lambda c: content_type(c.call("GET", "/no-such-operation")),
+    Fault.WRONG_METHOD_TEXT_PAGE: lambda c: content_type(c.call("PATCH", "/transactions/banks")),
+    Fault.LARGE_BODY_HTML_PAGE: padded_wallet,
     Fault.ERROR_STATUS_CODE_200_IN_META: lambda c: meta(unknown_wallet(c))["statusCode"],
     Fault.ERROR_SUCCESS_TRUE: lambda c: meta(unknown_wallet(c))["success"],
     Fault.UNKNOWN_DESTINATION_UNANSWERED: answer_for_unknown_destination,

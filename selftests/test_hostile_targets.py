@@ -227,6 +227,17 @@ def test_a_silent_operation_fails_err_09_once_and_is_not_waited_on_again():
     assert len(behave.held) == 2 and again < 0.1 and not client.target_down
 
 
+def test_a_path_no_operation_has_left_unanswered_fails_err_09():
+    """A probe (a path no operation has) silent twice while the bank list answers is Unanswered, as an operation is."""
+    behave = SilentOn("GET", "/v1/no-such-operation")
+    with Hostile(behave) as hostile:
+        client = ApiClient(hostile.base_url, "k-probe", timeout=0.5)
+        with pytest.raises(Unanswered) as silent:
+            client.probe("GET", "/no-such-operation")
+        client.close()
+    assert silent.value.requirement == "ERR-09" and len(behave.held) == 2 and not client.target_down
+
+
 def test_a_transfer_left_unanswered_is_never_sent_twice():
     """A transfer could move money twice: it is sent once and waited on twice as long, then judged."""
     behave = SilentOn("POST", "/v1/transactions/transfer")

@@ -25,7 +25,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from selftests.conftest import ReferenceClient, started
+from selftests.conftest import ReferenceClient, started, wallet_body
 from wallet_conformance.reference import FAULTS, Fault, ReferenceServer
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
@@ -224,6 +224,12 @@ def test_unknown_route_and_wrong_method_are_enveloped(reference: ReferenceClient
     response = reference.call("PUT", "/virtual-accounts")
     refused(response, 405)
     assert set(response.headers["allow"].replace(" ", "").split(",")) >= {"GET", "POST"}
+
+
+def test_a_body_padded_past_a_mebibyte_is_read_as_its_json(reference: ReferenceClient) -> None:
+    """A valid wallet body followed by a mebibyte of JSON whitespace creates the wallet: the reference sets no size."""
+    content = json.dumps(wallet_body("secondary")) + " " * 1024 * 1024
+    assert reference.call("POST", "/virtual-accounts", content=content).status_code == 201
 
 
 def test_malformed_bodies_are_refused(reference: ReferenceClient) -> None:

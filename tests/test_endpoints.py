@@ -12,16 +12,17 @@ from wallet_conformance.client import near_copies
 from wallet_conformance.judge import checks, envelope, filters, identifiers, records
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.observations import field_shown
-from wallet_conformance.scenarios import account_changes, list_probes, transfer_pairs
+from wallet_conformance.scenarios import account_changes, account_queries, list_probes, transfer_pairs
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world import bodies, lists, money, page_checks
 from wallet_conformance.world.bad_requests import unknown_wallet_id
 
 TRANSACTION = contract.schema("transaction.json")["$defs"]
 TRANSFER_ACCEPTED = TRANSACTION["transfer-accepted"]["properties"]
 BANK_TRANSFER_ACCEPTED = TRANSACTION["bank-transfer-accepted"]["properties"]
 WITHOUT_NARRATION = catalogue()["END-36"].operations  # the wallet transfer, then the bank transfer
+ACCOUNT_QUERIES = account_queries.queries()
 
 
 # ------------------------------------------------------------------ accounts
@@ -89,6 +90,32 @@ def test_account_name_filter(api, resources):
         pytest.skip(f"the account named {name!r} was not among the filtered accounts read ({listing.note})")
     checks.contains(listed_ids, chosen_id, f"the account named {name!r} is among the filtered accounts", exchange,
                     where="data[].publicId")
+
+
+@pytest.mark.requirement("END-06")
+def test_a_name_no_account_holds_lists_no_account(api, resources):
+    """GET /accounts?name= with a name no account's name holds, in any letter case, lists no account."""
+    listing = account_queries.read(api, resources, account_queries.unmatched())
+    exchange = listing.first
+    if 400 <= exchange.status < 500:
+        pytest.skip(f"the target refused a name no account holds (HTTP {exchange.status}): it lists no account, and a "
+                    "refusal shows no list to judge")
+    checks.accepted(exchange, "a name filter that matches no account")
+    names = [entry.get("name") for _, entry in envelope.entries(exchange, allow_empty=True)]
+    if names:
+        checks.fail("GET /accounts?name= with a name no account holds lists no account", "no account",
+                    f"{len(names)} accounts, named {names[:5]}", exchange)
+
+
+@pytest.mark.requirement("END-46")
+@pytest.mark.parametrize("query", ACCOUNT_QUERIES, ids=str)
+def test_account_total_count_is_what_the_pages_hold(api, resources, query):
+    """GET /accounts, unfiltered and under each filter, answers as totalCount the number of accounts its pages hold."""
+    listing = account_queries.read(api, resources, query)
+    if not listing.first.ok:
+        pytest.skip(f"GET /accounts?{query} was refused (HTTP {listing.first.status}; END-05..END-08 judge that)")
+    for problem in page_checks.count_problems(listing, f"GET /accounts ({query})"):
+        checks.fail(*problem)
 
 
 @pytest.mark.requirement("END-07")

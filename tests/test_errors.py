@@ -2,7 +2,9 @@
 
 The document fixes success responses only: 200 or 201 per operation, with meta.success true. Error
 statuses, bodies and codes are 'not shown': the suite asks a 4xx of invalid input and an envelope of
-every error (SHOULD, from HTTP and the general conventions) and records everything else (INFO).
+every error (SHOULD, from HTTP and the general conventions) and records everything else (INFO). The
+error cases include requests no operation serves (a path, a method, a mebibyte body): their refusals
+are held to the envelope and their answer is awaited, but they are no operation's invalid input.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def test_a_documented_request_is_answered(samples, operation_id):
 @pytest.mark.requirement("ERR-09")
 @pytest.mark.parametrize("case", tuple(ALL_CASES))
 def test_an_invalid_request_is_answered(invalid, case):
-    """An invalid request, or one without the right key, is answered, whatever the answer says."""
+    """An invalid request, one without the right key, or one no operation serves is answered, whatever it says."""
     checks.answered(invalid(case))
 
 

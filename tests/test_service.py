@@ -3,7 +3,7 @@
 import pytest
 
 from wallet_conformance.judge import checks, envelope
-from wallet_conformance.scenarios import long_lists
+from wallet_conformance.scenarios import closed_wallets, long_lists
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import lists, page_checks
@@ -164,6 +164,18 @@ def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list)
         if type(total) is not int or type(per_page) is not int or per_page < 1:
             pytest.skip(f"totalCount {total!r} or perPage {per_page!r} is not a usable integer (see SVC-17): "
                         "page numbers and overlaps hold, how full each page is cannot be checked")
+
+
+@pytest.mark.requirement("SVC-30")
+def test_total_count_leaves_out_the_closed_wallets_the_list_leaves_out(api, resources):
+    """After a close, the wallet list's totalCount is the wallets its pages hold: a closed one counts only if listed."""
+    after = closed_wallets.wallet_list_after_a_close(api, resources, READ_AGAIN)
+    if after.walk is None:
+        pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads; other clients of the "
+                    "account may be adding or closing wallets): not judged")
+    shown = "listed, as a target may list one" if after.listed else "left out of the list"
+    for problem in page_checks.count_problems(after.walk, "the wallet list"):
+        checks.fail(*problem, detail=f"the wallet {after.public_id}, closed just before, is {shown}")
 
 
 @pytest.mark.requirement("SVC-19")

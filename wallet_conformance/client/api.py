@@ -88,6 +88,7 @@ class Silence:
     waited: float  # how long each copy was waited on
     sent: int  # how many copies were sent: 2, or 1 where a second could be applied as well (contract.sent_once)
     alive: str  # the cheap read that was answered meanwhile
+    padding: int = 0  # spaces sent after the JSON body (Exchange.padding)
 
     @property
     def received(self) -> str:
@@ -97,7 +98,7 @@ class Silence:
                 "applied as well as the first)")
 
     def curl(self) -> str:
-        return curl_command(self.method, self.url, self.request_headers, self.request_body)
+        return curl_command(self.method, self.url, self.request_headers, self.request_body, self.padding)
 
 
 class Unanswered(TargetError):
@@ -117,7 +118,8 @@ class Unanswered(TargetError):
                  f"  received: {self.received}", f"  request:  {silence.method} {silence.url}"]
         if silence.request_body is not None:
             body = silence.request_body
-            lines.append(f"    body:   {body if isinstance(body, str) else json.dumps(body)}")
+            lines.append(f"    body:   {body if isinstance(body, str) else json.dumps(body)}"
+                         + (f" followed by {silence.padding} spaces" if silence.padding else ""))
         lines += ["  Reproduce with:", f"    {silence.curl()}"]
         super().__init__(redact("\n".join(lines)), requirement=contract.ANSWERED)
 
@@ -142,6 +144,9 @@ class Exchange:
     size: int | None = None  # bytes of the whole response body, when more than the kept `text` was received
     retries: list[str] = field(default_factory=list)  # 429 answers waited out before this one
     started: float | None = None  # when the request was sent (seconds since the epoch), as a HAR entry says it
+    # Spaces sent after the JSON body (JSON's insignificant whitespace: a large body that parses as a small one);
+    # `request_body` holds the body without them.
+    padding: int = 0
     _parsed: Any = field(default=None, repr=False)
     broken: Any = field(default=None, repr=False)  # the rules it breaks, once judged (judge/rules.broken)
 
@@ -190,7 +195,7 @@ class Exchange:
         return self.envelope.get("data")
 
     def curl(self) -> str:
-        return curl_command(self.method, self.url, self.request_headers, self.request_body)
+        return curl_command(self.method, self.url, self.request_headers, self.request_body, self.padding)
 
     def describe(self) -> str:
         """Request, response (an excerpt) and a curl line: what a QA engineer needs to reproduce it."""
@@ -200,7 +205,7 @@ class Exchange:
         lines = [f"request:  {self.method} {self.url}"]
         if self.request_body is not None:
             body = self.request_body if isinstance(self.request_body, str) else json.dumps(self.request_body)
-            lines.append(f"  body:   {body}")
+            lines.append(f"  body:   {body}" + (f" followed by {self.padding} spaces" if self.padding else ""))
         content_type = self.header("content-type") or "-"
         lines.extend(f"  {retry}" for retry in self.retries)
         lines.append(f"response: {self.status} ({content_type}, {self.elapsed * 1000:.0f} ms) {excerpt}")
@@ -348,8 +353,9 @@ class ApiClient:
 
     def call(self, operation_id: str, path_params: Mapping[str, str] | None = None, *,
              json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None, key: Any = DEFAULT,
-             headers: Mapping[str, str] | None = None, content: str | None = None) -> Exchange:
-        """Call one operation of openapi.yaml. `key=None` sends no key; a string sends that key instead."""
+             headers: Mapping[str, str] | None = None, content: str | None = None, padding: int = 0) -> Exchange:
+        """Call one operation of openapi.yaml. `key=None` sends no key; a string sends that key instead; `padding`
+        spaces follow the JSON body."""
         operation = contract.operations()[operation_id]
         path = operation.path
         for name, value in (path_params or {}).items():
@@ -359,7 +365,7 @@ class ApiClient:
             self.journal(operation_id, path_params or {}, None)  # before a change: what to restore after a crash
         with self.sending(operation_id) if self.sending is not None else nullcontext():
             exchange = self.request(operation.method, path, json_body=json_body, params=params, key=key,
-                                    headers=headers, content=content, operation_id=operation_id)
+                                    headers=headers, content=content, operation_id=operation_id, padding=padding)
         if journaled:
             self.journal(operation_id, path_params or {}, exchange)
         return exchange
@@ -372,10 +378,18 @@ class ApiClient:
         sent = [key, *(headers or {}).values(), *(params or {}).values()]
         return any(isinstance(value, str) and self._key in value for value in sent)
 
+    def probe(self, method: str, path: str, *, json_body: Any = DEFAULT) -> Exchange:
+        """Send `method` to `{base_url}{path}` where the contract has no operation (a path none has, a method its path
+        does not declare): no operation's rules judge the answer, but it is awaited as a call's is, and a silence
+        is Unanswered (contract.ANSWERED)."""
+        return self.request(method, path, json_body=json_body, awaited=True)
+
     def request(self, method: str, path: str, *, json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None,
                 key: Any = DEFAULT, headers: Mapping[str, str] | None = None, content: str | None = None,
-                operation_id: str | None = None, absolute: bool = False) -> Exchange:
-        """Send one request to `{base_url}{path}` (or to `path` itself when `absolute`)."""
+                operation_id: str | None = None, absolute: bool = False, padding: int = 0,
+                awaited: bool = False) -> Exchange:
+        """Send one request to `{base_url}{path}` (or to `path` itself when `absolute`). The silence of a call of an
+        operation, or of an `awaited` request, is Unanswered; any other request's is a TargetError."""
         if self._guard is not None:
             self._guard(method, operation_id)
         url = path if absolute else self.base_url + path
@@ -388,7 +402,7 @@ class ApiClient:
         if json_body is not DEFAULT:
             sent_headers["content-type"] = "application/json"
             body = json_body
-            payload = json.dumps(json_body).encode()
+            payload = json.dumps(json_body).encode() + b" " * padding
         elif content is not None:
             sent_headers["content-type"] = "application/json"
             body = content
@@ -397,7 +411,7 @@ class ApiClient:
         query = {name: _query_value(value) for name, value in (params or {}).items()}
         retries: list[str] = []
         while True:
-            exchange = self._answer(method, url, query, sent_headers, payload, body, operation_id)
+            exchange = self._answer(method, url, query, sent_headers, payload, body, operation_id, awaited, padding)
             pause = self._rate_limit_pause(exchange, len(retries))
             if pause is None:
                 break
@@ -405,14 +419,17 @@ class ApiClient:
                            f"{exchange.header('retry-after') or '-'}): waited {pause:.1f} s and sent it again")
             time.sleep(pause)
         exchange.retries = [*retries, *exchange.retries]
+        exchange.padding = padding
         self.exchanges.append(exchange)
         return exchange
 
     def _answer(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
-                payload: bytes | None, body: Any, operation_id: str | None) -> Exchange:
-        """The answer to a request. One of an operation still unanswered after a second chance (_patiently) while the
-        target answers a cheap read is the operation's silence (Unanswered); that request is not waited on again."""
-        if operation_id is None:  # not an operation of the API (the funding hook): its silence is judged nowhere
+                payload: bytes | None, body: Any, operation_id: str | None, awaited: bool = False,
+                padding: int = 0) -> Exchange:
+        """The answer to a request. One of an operation (or `awaited`) still unanswered after a second chance
+        (_patiently) while the target answers a cheap read is its silence (Unanswered); that request is not waited on
+        again."""
+        if operation_id is None and not awaited:  # the funding hook, say: its silence is judged nowhere
             return self._send(method, url, query, sent_headers, payload, body, operation_id)
         request_key = (method, url, tuple(sorted(query.items())), tuple(sorted(sent_headers.items())), payload)
         known = self.unanswered.get(request_key)
@@ -423,14 +440,14 @@ class ApiClient:
         try:
             return self._patiently(method, url, query, sent_headers, payload, body, operation_id, wait, copies)
         except _NoAnswer as unanswered:
-            alive = self._alive(operation_id, f"{unanswered} ({'twice' if copies > 1 else 'sent once'})")
+            alive = self._alive(operation_id or "", f"{unanswered} ({'twice' if copies > 1 else 'sent once'})")
         silence = Silence(method, redact(url), redact_headers(list(sent_headers.items())), _redact_body(body),
-                          self.timeout, wait, copies, alive)
+                          self.timeout, wait, copies, alive, padding)
         self.unanswered[request_key] = silence
         raise Unanswered(silence)
 
     def _patiently(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
-                   payload: bytes | None, body: Any, operation_id: str, wait: float, copies: int) -> Exchange:
+                   payload: bytes | None, body: Any, operation_id: str | None, wait: float, copies: int) -> Exchange:
         """Send a request, waiting `wait` seconds for its answer, and when none comes send the same request once more
         if `copies` allows (a single slow answer may be a hiccup); raises _NoAnswer when the last copy got none."""
         try:

@@ -74,7 +74,9 @@ def entry(exchange: Exchange) -> dict[str, Any]:
         text = body if isinstance(body, str) else json.dumps(body)
         request["postData"] = {"mimeType": _header(exchange.request_headers, "content-type") or "application/json",
                                "text": text}
-        request["bodySize"] = len(text.encode())
+        request["bodySize"] = len(text.encode()) + exchange.padding
+        if exchange.padding:
+            request["postData"]["comment"] = f"sent followed by {exchange.padding} spaces, not kept here"
     size = exchange.size if exchange.truncated else len(exchange.text.encode())
     content: dict[str, Any] = {"size": size, "mimeType": exchange.header("content-type") or "",
                                "text": exchange.text}

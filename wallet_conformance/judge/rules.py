@@ -14,7 +14,8 @@ and why:
 - ignored_auth, missing_required_header: they resend outside the suite's client; the generated tests send
   requests without the key themselves.
 - unsupported_method (TRACE...), use_after_free, ensure_resource_availability: the document does not say (VER-02,
-  STA-10 are INFO) what an undeclared method or a closed wallet answers.
+  STA-10 are INFO) what an undeclared method or a closed wallet answers. (That a refusal of an undeclared method is
+  an envelope, ERR-06, the probes of world/bad_requests.py judge.)
 """
 
 from __future__ import annotations

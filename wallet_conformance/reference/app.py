@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from wallet_conformance.reference import sandbox
 from wallet_conformance.reference.dressing import dressed
-from wallet_conformance.reference.errors import ApiError, Refusal
+from wallet_conformance.reference.errors import ApiError, Page, Refusal, html_page, text_page
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.routes import HANDLERS
 from wallet_conformance.reference.service import Endpoint, Service, error_response
@@ -62,11 +62,20 @@ def create_app(service: Service) -> Starlette:
         assert isinstance(error, ApiError)
         return error_response(error, service)
 
+    async def on_page(request: Request, error: Exception) -> Response:
+        assert isinstance(error, Page)
+        return Response(error.text, status_code=error.status, media_type=error.media_type)
+
     async def on_http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
+        faults = service.faults
         if error.status_code == HTTPStatus.METHOD_NOT_ALLOWED:
+            if faults.on(Fault.WRONG_METHOD_TEXT_PAGE):
+                return await on_page(request, text_page(error.status_code))
             refused = Refusal.METHOD_NOT_ALLOWED.error(method=request.method, path=request.url.path)
         elif error.status_code == HTTPStatus.NOT_FOUND:
+            if faults.on(Fault.UNKNOWN_PATH_HTML_PAGE) and request.url.path.startswith("/v1/"):
+                return await on_page(request, html_page(error.status_code))
             refused = Refusal.NO_ROUTE.error(method=request.method, path=request.url.path)
         else:
             refused = ApiError(error.status_code, str(error.detail))
@@ -75,7 +84,7 @@ def create_app(service: Service) -> Starlette:
 
     app = Starlette(
         routes=[*routes(service.faults), *sandbox.routes()],
-        exception_handlers={ApiError: on_api_error, HTTPException: on_http_error},
+        exception_handlers={ApiError: on_api_error, HTTPException: on_http_error, Page: on_page},
     )
     if len(service.variants):
 

@@ -2,12 +2,13 @@
 
 The document fixes the success responses only ("Error response shape, failure status codes and
 error codes: not shown"). This table is the reference's choice, kept in one place; every refusal
-is raised as `Refusal.X.error(...)` and answered by `error_body`.
+is raised as `Refusal.X.error(...)` and answered by `error_body`. Only faults answer a `Page` instead.
 """
 
 from __future__ import annotations
 
 from enum import Enum
+from http import HTTPStatus
 from typing import Any
 
 
@@ -66,3 +67,24 @@ def invalid(field: str, problem: str) -> ApiError:
 def error_body(status: int, message: str) -> dict[str, Any]:
     """The error envelope: the document's envelope, with success false and data null."""
     return {"meta": {"statusCode": status, "success": False, "message": message}, "data": None}
+
+
+class Page(Exception):
+    """An answer that is no envelope: the HTML or plain-text error page a web framework gives by default (only faults
+    answer one)."""
+
+    def __init__(self, status: int, media_type: str, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.media_type = media_type
+        self.text = text
+
+
+def html_page(status: int) -> Page:
+    phrase = HTTPStatus(status).phrase
+    return Page(status, "text/html", f"<!DOCTYPE html>\n<html><head><title>{status} {phrase}</title></head>"
+                                     f"<body><h1>{phrase}</h1></body></html>\n")
+
+
+def text_page(status: int) -> Page:
+    return Page(status, "text/plain", HTTPStatus(status).phrase)

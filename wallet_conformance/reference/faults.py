@@ -33,6 +33,8 @@ class Fault(Enum):
     PAGINATION_MISSING_ON_TRANSACTIONS = ("SVC-16", "The transaction list has no meta.pagination.")
     PAGINATION_TOTAL_AS_STRING = ("SVC-17", "The wallet list's pagination.totalCount is a string.")
     TOTAL_COUNT_IS_PAGE_SIZE = ("SVC-30", "meta.pagination.totalCount is the number of entries on the page.")
+    TOTAL_COUNTS_CLOSED_WALLETS = ("SVC-30", "The wallet list's totalCount also counts the closed wallets it leaves "
+                                             "out.")
     PAGINATION_ZERO_BASED = ("SVC-18", "pagination.current is 0 on the first page.")
     VALIDATE_DATA_ARRAY = ("SVC-19", "Validate-account answers data as a one-element array.")
     DATA_OBJECT_ON_WALLET_LIST = ("SVC-20", 'The wallet list\'s data is an object {"items": [...]}.')
@@ -135,8 +137,10 @@ class Fault(Enum):
     UPDATE_UNKNOWN_ACCOUNT_ACCEPTED = ("END-04", "PATCH of an unknown accountId updates the default account (200).")
     ACCOUNTS_LIST_WRAPPED = ("END-05", 'GET /accounts entries are {"account": {...}}.')
     ACCOUNTS_NAME_FILTER_IGNORED = ("END-06", "GET /accounts ignores the name filter.")
+    UNMATCHED_NAME_LISTS_ALL = ("END-06", "GET /accounts?name= that matches no account lists every account.")
     ACCOUNTS_ISDEFAULT_FILTER_IGNORED = ("END-07", "GET /accounts ignores the isDefault filter.")
     ACCOUNTS_LIVE_FILTER_REJECTED = ("END-08", "GET /accounts?live= is answered 400.")
+    ACCOUNT_TOTAL_IGNORES_FILTERS = ("END-46", "GET /accounts with a filter answers the unfiltered list's totalCount.")
     CREATE_WALLET_WITH_ID = ("END-10", "The create-wallet response carries _id.")
     CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY = ("END-11", "The create response says category primary whatever was asked.")
     WALLET_NAME_FROM_ACCOUNT = ("END-12", "A created wallet is named after the account, not as requested.")
@@ -207,6 +211,10 @@ class Fault(Enum):
     SUCCESS_FALSE_ON_BANK_LIST = ("ERR-03", "The bank list carries meta.success false.")
     MALFORMED_JSON_500 = ("ERR-05", "A body that is not JSON is answered 500.")
     PLAIN_ERROR_BODY = ("ERR-06", 'Errors are {"error": message} without envelope.')
+    UNKNOWN_PATH_HTML_PAGE = ("ERR-06", "A path under /v1 that no operation has is answered 404 with an HTML page.")
+    WRONG_METHOD_TEXT_PAGE = ("ERR-06", "A method a path does not serve is answered 405 with a text/plain line.")
+    LARGE_BODY_HTML_PAGE = ("ERR-06", "A request body over 100 KiB is answered 413 with an HTML page (Express's "
+                                      "default body limit and error page).")
     ERROR_STATUS_CODE_200_IN_META = ("ERR-07", "Error envelopes carry meta.statusCode 200.")
     ERROR_SUCCESS_TRUE = ("ERR-08", "Error envelopes carry meta.success true.")
     UNKNOWN_DESTINATION_UNANSWERED = (

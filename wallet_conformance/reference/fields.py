@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import math
 import re
+from http import HTTPStatus
 from typing import Any
 
 from starlette.requests import Request
 
-from wallet_conformance.reference.errors import Refusal, crash, invalid
+from wallet_conformance.reference.errors import Refusal, crash, html_page, invalid
 from wallet_conformance.reference.faults import Fault, FaultSet
 
 Body = dict[str, Any]
@@ -21,6 +22,8 @@ ACCOUNT_NUMBER = re.compile(r"[0-9]{10}")
 JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # A URL: a scheme, `://` and the rest without whitespace.
 URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+# The body size past which a fault answers an HTML page (the default limit of Express's JSON body parser, 100 KiB).
+LARGE_BODY = 100 * 1024
 
 
 def _no_constants(name: str) -> Any:
@@ -30,6 +33,8 @@ def _no_constants(name: str) -> Any:
 async def json_body(request: Request, faults: FaultSet) -> Body:
     """The request body as a JSON object (NaN and Infinity are not JSON)."""
     raw = await request.body()
+    if len(raw) > LARGE_BODY and faults.on(Fault.LARGE_BODY_HTML_PAGE):
+        raise html_page(HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
     try:
         body = json.loads(raw, parse_constant=_no_constants)
     except (ValueError, RecursionError) as error:  # ValueError includes UnicodeDecodeError

@@ -148,9 +148,15 @@ def _silence_evidence(error: Any) -> dict[str, Any]:
         "received": _show(error.received),
         "detail": _show(error.detail),
         "exchange": {"request": redact(f"{silence.method} {silence.url}"),
-                     "request_body": None if body is None else _show(body), "status": 0, "content_type": None,
+                     "request_body": None if body is None else _body_shown(body, silence.padding), "status": 0,
+                     "content_type": None,
                      "response": "(no answer)", "curl": redact(silence.curl())},
     }
+
+
+def _body_shown(body: Any, padding: int) -> str:
+    """A request body as evidence, saying how many spaces followed it when some did (client/api.py, Exchange)."""
+    return _show(body) + (f" followed by {padding} spaces" if padding else "")
 
 
 def exchange_evidence(exchange: Any) -> dict[str, Any]:
@@ -159,7 +165,7 @@ def exchange_evidence(exchange: Any) -> dict[str, Any]:
     text = exchange.text or ""
     return {
         "request": redact(f"{exchange.method} {exchange.url}"),
-        "request_body": None if body is None else _show(body),
+        "request_body": None if body is None else _body_shown(body, exchange.padding),
         "status": exchange.status,
         "content_type": exchange.header("content-type"),
         "response": redact(text if len(text) <= SHOWN else text[:SHOWN] + f"... ({len(text)} chars)"),

@@ -1,5 +1,6 @@
-"""Closed wallets: closing one as a setup step, closing one that still holds money, and how a closed wallet shows
-afterwards (read, listed, closed again), which the document does not show."""
+"""Closed wallets: closing one as a setup step, closing one that still holds money, how a closed wallet shows
+afterwards (read, listed, closed again), which the document does not show, and the wallet list read whole after a
+close."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.world import lists
 from wallet_conformance.world.resources import Resources
 
 # Fields a listed closed wallet may show its state in (none is documented).
@@ -58,3 +60,38 @@ def closed_then_revisited(api: ApiClient, resources: Resources, public_id: str) 
     entry = next((entry for entry in entries if isinstance(entry, dict) and entry.get("publicId") == public_id), None)
     again = api.call("closeWallet", {"walletId": public_id})
     return ClosedAfterwards(read, entry, again)
+
+
+@dataclass(frozen=True)
+class ListedAfterClose:
+    """A wallet just closed, and the whole wallet list read after its close (None: the list kept changing)."""
+
+    public_id: str
+    walk: lists.Listing | None
+
+    @property
+    def listed(self) -> bool:
+        """Whether the list read shows the closed wallet (what it does with one is not shown)."""
+        return self.walk is not None and self.public_id in self.walk.ids
+
+
+def wallet_list_after_a_close(api: ApiClient, resources: Resources, attempts: int) -> ListedAfterClose:
+    """Closes a new wallet, then reads the wallet list to its end: in large pages under the paging the target honours
+    (page 1 alone when it honours none), the run's workers holding the list still, read again while two reads differ
+    and neither holds totalCount entries (lists.judgeable: other clients may be adding wallets)."""
+    public_id = resources.wallet()["publicId"]
+    closed(resources, public_id)
+    scheme = lists.discover(api, "listWallets")
+    size = lists.fitting(api.call("listWallets"), lists.LARGE_PAGE) if scheme is not None and scheme.size else None
+    walks: list[lists.Listing] = []
+
+    def read() -> list[Exchange]:
+        walks.append(lists.walk(api, "listWallets", scheme, size))
+        return walks[-1].exchanges
+
+    def clean(_: list[Exchange]) -> bool:
+        return walks[-1].ended and len(walks[-1].entries) == walks[-1].total
+
+    with resources.wallet_list_still():
+        judged = lists.judgeable(read, attempts, clean)
+    return ListedAfterClose(public_id, None if judged is None else walks[-1])

@@ -83,6 +83,24 @@ def operations() -> dict[str, Operation]:
     return found
 
 
+@cache
+def path_methods() -> dict[str, tuple[str, ...]]:
+    """Every path of openapi.yaml and the methods its operations are served at (`/accounts` -> ("GET",))."""
+    found: dict[str, tuple[str, ...]] = {}
+    for operation in operations().values():
+        found[operation.path] = (*found.get(operation.path, ()), operation.method)
+    return found
+
+
+def query_parameters(operation_id: str) -> dict[str, str]:
+    """The query parameters openapi.yaml gives an operation, each with its JSON type (`isDefault` -> `boolean`)."""
+    operation = operations()[operation_id]
+    definition = openapi()["paths"][operation.path][operation.method.lower()]
+    found = (_resolve(parameter) for parameter in definition.get("parameters", ()))
+    return {parameter["name"]: _resolve(parameter["schema"])["type"] for parameter in found
+            if parameter.get("in") == "query"}
+
+
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:
     """Follow a local `#/components/...` reference of openapi.yaml."""
     while "$ref" in node and node["$ref"].startswith("#/"):

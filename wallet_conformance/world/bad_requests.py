@@ -5,6 +5,7 @@ sent without the right key. Each builder takes `get`, the test run's fixture get
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,13 @@ Fixtures = Callable[[str], Any]
 Request = Callable[[Fixtures], Exchange]
 
 MALFORMED_JSON = '{"accountName": "unterminated'
+# A path under the base address that no operation has.
+UNKNOWN_PATH = "/conformance-probe/no-such-operation"
+# For a path, the first of these methods it does not declare, with the body it is sent with: a read, else an update
+# that names no field. A server that took either by mistake for something it serves would change nothing.
+HARMLESS_METHODS = (("GET", DEFAULT), ("PATCH", {}))
+# Spaces sent after a valid wallet body: over a mebibyte of JSON that parses as a small valid request.
+LARGE_BODY_PADDING = 1024 * 1024
 
 
 def unknown_wallet_id(run_id: str) -> str:
@@ -125,12 +133,55 @@ INPUT_CASES: dict[str, Request] = {
     "expire-in-below-range-createCollectionAccount": _collection(expireIn=contract.expire_in_bounds()[0] - 1),
     "short-reference-createCollectionAccount": _collection(reference="r" * (contract.reference_min_length() - 1)),
 }
+
+
+def _probe(method: str, path: str, body: Any) -> Request:
+    """`method` sent to `path` (its parameters filled with values that name no record) where no operation answers."""
+
+    def send(get: Fixtures) -> Exchange:
+        run_id = get("run_id")
+        filled = re.sub(r"\{(\w+)\}", lambda parameter: f"{run_id}-unknown-{parameter[1]}", path)
+        exchange = get("api").probe(method, filled, json_body=body)
+        # A server that took a probe of the wallet list's path for a creation made a wallet: the sweep closes it.
+        get("resources").track(exchange, creation=path == contract.operations()["createWallet"].path)
+        return exchange
+
+    return send
+
+
+def _wrong_methods() -> dict[str, Request]:
+    """For each documented path, a harmless method (HARMLESS_METHODS) that none of its operations is served at."""
+    found = {}
+    for path, declared in contract.path_methods().items():
+        method, body = next((method, body) for method, body in HARMLESS_METHODS if method not in declared)
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", path).strip("-")
+        found[f"wrong-method-{method}-{slug}"] = _probe(method, path, body)
+    return found
+
+
+def _large_wallet_body(get: Fixtures) -> Exchange:
+    resources = get("resources")
+    exchange = get("api").call("createWallet", json_body=bodies.wallet(resources.run_id), padding=LARGE_BODY_PADDING)
+    resources.track(exchange)
+    return exchange
+
+
 # Typical refusals of the key, for the shape of error responses.
 KEY_CASES: dict[str, Request] = {
     "missing-key-listBanks": _call("listBanks", key=None),
     "wrong-key-listWallets": _call("listWallets", key="conformance-wrong-key-{run_id}"),
 }
-ALL_CASES = {**INPUT_CASES, **KEY_CASES}
+# Requests a server's routing and body limits answer rather than its operations: a path no operation has, a method a
+# path does not declare, a body over a mebibyte (the document sets no size; a refusal or an acceptance both conform).
+# They are not invalid input of an operation (no ERR-05: an unknown method may well be 501), but what answers them is
+# still an envelope (ERR-06..08), and an answer (ERR-09).
+PROBE_CASES: dict[str, Request] = {
+    "unknown-path-GET": _probe("GET", UNKNOWN_PATH, DEFAULT),
+    "unknown-path-POST": _probe("POST", UNKNOWN_PATH, {}),
+    **_wrong_methods(),
+    "large-body-createWallet": _large_wallet_body,
+}
+ALL_CASES = {**INPUT_CASES, **KEY_CASES, **PROBE_CASES}
 
 
 MISSING = "missing"

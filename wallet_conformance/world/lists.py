@@ -193,6 +193,15 @@ class Listing:
     def ids(self) -> list[Any]:
         return [identity(entry) for entry in self.entries]
 
+    @property
+    def ended(self) -> bool:
+        """Whether the pages read reach the list's end: totalCount entries were read, or the last page read is a list
+        that is empty or holds fewer entries than a full page (perPage where page 1 says it, else what page 1 held)."""
+        last = self.exchanges[-1] if self.exchanges else None
+        if self.complete or last is None or not last.ok or not isinstance(last.data, list):
+            return self.complete
+        return not last.data or len(last.data) < held(self.first, len(_listed(self.first)) or None)
+
     def totals(self) -> set[Any]:
         """The totalCount of every page that carries meta.pagination."""
         return {pagination(page).get("totalCount") for page in self.exchanges if has_pagination(page)}

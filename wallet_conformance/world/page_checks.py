@@ -67,6 +67,22 @@ def size_problems(page: SizedPage) -> list[Problem]:
     return wrong
 
 
+def count_problems(listing: lists.Listing, query: str) -> list[Problem]:
+    """A list read to its end (lists.read or lists.walk) holds on its pages as many entries as page 1's totalCount
+    says; `query` names the list and its query. CannotJudge when page 1 is no list with an integer totalCount (SVC-17
+    and the list's own requirement judge that) or the read stops before the list's end (a full page 1 and no paging
+    scheme honoured, MAX_PAGES)."""
+    first = listing.first
+    if not first.ok or not isinstance(first.data, list) or listing.total is None:
+        raise CannotJudge(f"{query}: page 1 is no list with an integer totalCount (HTTP {first.status}; see SVC-17)")
+    if not listing.ended:
+        raise CannotJudge(f"{query}: the pages read do not reach the end of the list ({listing.note})")
+    if len(listing.entries) == listing.total:
+        return []
+    return [Problem(f"meta.pagination.totalCount of {query} is the number of entries its pages hold ({listing.note})",
+                    len(listing.entries), listing.total, first)]
+
+
 def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[Problem]:
     """What is wrong with pages 1 to n of the wallet list read under `scheme`: each is a 2xx list, says its number
     in `current`, holds perPage entries or what remains of totalCount, and shares no wallet with another."""

@@ -109,11 +109,12 @@ class Resources:
 
     # ------------------------------------------------------------ wallets
 
-    def track(self, exchange: Exchange) -> None:
-        """Remember a wallet a create call made, so the end-of-run sweep closes it."""
+    def track(self, exchange: Exchange, creation: bool = False) -> None:
+        """Remember a wallet a create call made (or a request that is no create call, when a broken server may have
+        taken it for one: `creation`), so the end-of-run sweep closes it."""
         data = exchange.data
         if exchange.ok and isinstance(data, dict) and isinstance(data.get("publicId"), str):
-            if exchange.operation_id == "createWallet":
+            if exchange.operation_id == "createWallet" or creation:
                 self.open_wallets[data["publicId"]] = data
             elif exchange.operation_id == "closeWallet":
                 self.open_wallets.pop(data["publicId"], None)

@@ -88,16 +88,20 @@ async def list_accounts(request: Request, call: Call) -> Response:
     live = fields.boolean_query(request, "live")
     if live is not None and call.faults.on(Fault.ACCOUNTS_LIVE_FILTER_REJECTED):
         raise Refusal.INVALID_QUERY.error(field="live", problem="is not supported")
-    accounts = call.store.listed_accounts(call.caller)
+    unfiltered = accounts = call.store.listed_accounts(call.caller)
     if name is not None and not call.faults.on(Fault.ACCOUNTS_NAME_FILTER_IGNORED):
         if call.variants.on(Variant.NAME_FILTER_SUBSTRING):
             accounts = [account for account in accounts if name.casefold() in account.name.casefold()]
         else:
             accounts = [account for account in accounts if account.name == name]
+        if not accounts and call.faults.on(Fault.UNMATCHED_NAME_LISTS_ALL):
+            accounts = unfiltered
     if is_default is not None and not call.faults.on(Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED):
         accounts = [account for account in accounts if account.is_default == is_default]
     # Accounts serve both modes and carry no live field: the live filter is accepted and keeps them all.
     page, pagination = paginate(request, accounts, call, filters=FILTERS)
+    if call.faults.on(Fault.ACCOUNT_TOTAL_IGNORES_FILTERS):
+        pagination["totalCount"] = len(unfiltered)
     data: list[Any] = [serialize.account(account, call.faults) for account in page]
     if call.faults.on(Fault.ACCOUNTS_LIST_WRAPPED):
         data = [{"account": entry} for entry in data]

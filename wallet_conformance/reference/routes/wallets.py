@@ -82,6 +82,8 @@ async def create_wallet(request: Request, call: Call) -> Response:
 async def list_wallets(request: Request, call: Call) -> Response:
     listed = call.store.wallets_of(call.caller, include_closed=call.variants.on(Variant.CLOSED_WALLET_LISTED))
     page, pagination = paginate(request, listed, call)
+    if call.faults.on(Fault.TOTAL_COUNTS_CLOSED_WALLETS):
+        pagination["totalCount"] = len(call.store.wallets_of(call.caller, include_closed=True))
     if call.faults.on(Fault.PAGINATION_TOTAL_AS_STRING):
         pagination["totalCount"] = str(pagination["totalCount"])
     data: Any = [serialize.wallet(wallet, "list", call.faults) for wallet in page]
