@@ -587,6 +587,10 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.BANK_LIST_PAGINATED: lambda c: "pagination" in meta(banks(c)),
     Fault.VERIFY_BY_PREFIX: verify_a_prefix,
     Fault.WALLET_READ_BY_PREFIX: read_a_prefix,
+    Fault.MOBILE_WITHOUT_ISO_CODE_ACCEPTED: lambda c: create_wallet(
+        c, category="secondary", emailAddress=SECONDARY["emailAddress"],
+        mobile={"phoneNumber": SECONDARY["mobile"]["phoneNumber"]},
+    ).status_code,
     # Authentication
     Fault.NO_AUTH_ON_BANK_LIST: lambda c: banks(c, key=None).status_code,
     Fault.NO_AUTH_ON_CLOSE: lambda c: close(c, key=None).status_code,

@@ -169,6 +169,7 @@ INVALID_INPUT_REQUIREMENTS: tuple[tuple[str, str, str, str], ...] = (
     ("createWallet", "body.category", "enum", "LIM-09"),
     ("createWallet", "body.emailAddress", "required", "LIM-05"),
     ("createWallet", "body.emailAddress", "format", "LIM-06"),
+    ("createWallet", "body.mobile.", "required", "END-53"),
     ("createWallet", "body.mobile", "required", "LIM-07"),
     ("createWallet", "body.currency", "enum", "LIM-24"),
     ("transfer", "body.currency", "enum", "LIM-24"),

@@ -167,6 +167,7 @@ class Fault(Enum):
         "END-43",
         "A wallet read, failing an exact match, answers the newest wallet whose publicId starts with the path's text.",
     )
+    MOBILE_WITHOUT_ISO_CODE_ACCEPTED = ("END-53", "A secondary wallet whose mobile lacks isoCode is created.")
     # Authentication.
     NO_AUTH_ON_BANK_LIST = ("AUTH-01", "GET /transactions/banks answers without a key.")
     NO_AUTH_ON_CLOSE = ("AUTH-01", "DELETE /virtual-accounts/{walletId} works without a key.")
