@@ -544,6 +544,12 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.TRANSACTION_DELETED_AT_EMPTY: lambda c: inbound_credit(c)["deletedAt"],
     Fault.TRANSFER_REFERENCE_REPEATS: transfer_references,
     Fault.WALLET_LIST_NUMBER_REVERSED: listed_number,
+    Fault.INBOUND_CREDIT_LEG_WITHOUT_LINK_FIELDS: lambda c: sorted(
+        set(inbound_credit(c)["meta"]["credit"]) & {"auth", "account", "linkRef"}
+    ),
+    Fault.DESTINATION_DATA_IS_SOURCE: lambda c: destination_data(transfer(c))["publicId"],
+    Fault.CREDIT_LEG_DESTINATION_INTERNAL_ID: lambda c: settled_transfer(c)[0]["meta"]["credit"]["destination"],
+    Fault.CREDIT_LEG_FROM_ITS_DESTINATION: lambda c: settled_transfer(c)[0]["meta"]["credit"]["source"],
     # States and transitions
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: lambda c: data(transfer(c))["status"],
     Fault.BANK_TRANSFER_STATUS_PROCESSING: lambda c: data(bank_transfer(c))["status"],
