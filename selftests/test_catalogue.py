@@ -54,7 +54,7 @@ PINNED_IDS = [
     "RES-51", "RES-52", "RES-53", "RES-54", "RES-60", "RES-61", "RES-62", "RES-63", "RES-64", "RES-65",
     "RES-66", "RES-67", "RES-68", "RES-69", "RES-70", "RES-71", "RES-72", "RES-73", "RES-74", "RES-75",
     "RES-76", "RES-77", "RES-78", "RES-79", "RES-80",
-    "RES-81", "RES-82", "RES-83", "RES-84",
+    "RES-81", "RES-82", "RES-83", "RES-84", "RES-85",
     "STA-01", "STA-02", "STA-03", "STA-04", "STA-05", "STA-06", "STA-07", "STA-08", "STA-09", "STA-10",
     "STA-11", "STA-12",
     "SVC-01", "SVC-02", "SVC-03", "SVC-04", "SVC-05", "SVC-06", "SVC-07", "SVC-08", "SVC-09", "SVC-10",

@@ -12,7 +12,7 @@ from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks, envelope, parties, record_registry
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.parties import BANK_ACCOUNT, EXTERNAL, PARTY_FORMS, VIRTUAL_ACCOUNT
-from wallet_conformance.scenarios import record_views, resource_samples, transaction_samples
+from wallet_conformance.scenarios import account_changes, record_views, resource_samples, transaction_samples
 from wallet_conformance.scenarios.transaction_samples import (
     BANK_TRANSFER,
     DEBITS,
@@ -654,6 +654,15 @@ def test_credit_leg_names_the_source(transactions):
     """The credit leg of a transaction into a wallet names the transaction's source as its source and in sourceData."""
     if not transactions.parties_repeated(EVERY_SOURCE):
         pytest.skip("no transaction into a wallet shows a credit leg (meta may hold one)")
+
+
+@pytest.mark.requirement("RES-85")
+def test_observe_the_revision_across_an_update(api, resources, run_id, observe):
+    """Records the account's __v before an update that changes its webhooks, in the update's answer, and after it."""
+    added = [f"https://{run_id}.conformance.invalid/webhooks/{secrets.token_hex(3)}/revision"]
+    seen = account_changes.revisions_across_a_change(api, resources, added)
+    observe("RES-85", status=seen.update.status, before=seen.before, answered=seen.answered,
+            listed_after=seen.listed_after, moved=seen.listed_after != seen.before)
 
 
 # ------------------------------------------------------------------ records across answers (RES-79, RES-80)
