@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from selftests import examples as ex
 from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.exchanges import judge
@@ -50,6 +51,63 @@ def test_judge_holds_an_answer_to_what_was_sent():
     assert "END-28" in broken_requirements(judge(exchange("verifyTransaction", "GET", 200, verified, path)))
     verified["data"]["reference"] = "asked-reference"
     assert "END-28" not in broken_requirements(judge(exchange("verifyTransaction", "GET", 200, verified, path)))
+
+
+PARTIES = {"RES-68", "RES-82", "RES-83", "RES-84"}
+
+
+def transfer_answer(transaction: dict) -> Exchange:
+    """The answer to the wallet transfer of the examples (its source to its destination) showing `transaction`."""
+    sent = {"source": ex.TRANSFER["source"], "sourceType": "VirtualAccount", "destination": ex.TRANSFER["destination"],
+            "destinationType": "VirtualAccount", "amount": 10000, "currency": "NGN", "narration": "rent share"}
+    return exchange("transfer", "POST", 200, ex.envelope(transaction, message="successful"),
+                    "/transactions/transfer", sent)
+
+
+def test_judge_holds_every_place_that_repeats_a_party_to_the_wallet_named():
+    """The answer to a transfer names the wallets sent in its source and destination (RES-68), their data (RES-82),
+    its credit leg's destination (RES-83) and source (RES-84); each place changed fails its own requirement only."""
+    assert not PARTIES & broken_requirements(judge(transfer_answer(ex.fresh(ex.TRANSFER))))
+    for place, value, requirement in [
+        ("destination", ex.TRANSFER["source"], "RES-68"),
+        ("destinationData", ex.WALLET_PARTY, "RES-82"),
+        ("meta.credit.destination", "66389601c1b2d3e4f5a6b7d1", "RES-83"),
+        ("meta.credit.destinationData", ex.WALLET_PARTY, "RES-83"),
+        ("meta.credit.source", ex.TRANSFER["destination"], "RES-84"),
+    ]:
+        transaction = ex.fresh(ex.TRANSFER)
+        *parents, name = place.split(".")
+        held = transaction
+        for parent in parents:
+            held = held[parent]
+        held[name] = value
+        assert PARTIES & broken_requirements(judge(transfer_answer(transaction))) == {requirement}, place
+    pending = ex.fresh(ex.TRANSFER)
+    del pending["meta"]["credit"]  # no credit leg while pending: nothing of the leg is judged
+    assert not PARTIES & broken_requirements(judge(transfer_answer(pending)))
+
+
+def test_judge_holds_a_read_transaction_to_the_parties_it_names():
+    """A listed transaction whose destinationData or credit leg names another wallet than its destination breaks RES-82
+    or RES-83; one whose destination is no wallet publicId (RES-68's matter) is not held to it; an inbound credit's
+    leg without linkRef breaks RES-81."""
+
+    def listed(transaction: dict) -> set[str]:
+        answer = ex.envelope([transaction], pagination=ex.PAGINATION)
+        return broken_requirements(judge(exchange("listTransactions", "GET", 200, answer, "/transactions")))
+
+    assert not (PARTIES | {"RES-81"}) & listed(ex.fresh(ex.TRANSFER))
+    assert not (PARTIES | {"RES-81"}) & listed(ex.fresh(ex.INBOUND_CREDIT))
+    described_wrong = ex.fresh(ex.TRANSFER) | {"destinationData": ex.WALLET_PARTY}
+    assert PARTIES & listed(described_wrong) == {"RES-82"}
+    leg_wrong = ex.fresh(ex.TRANSFER)
+    leg_wrong["meta"]["credit"]["destination"] = ex.TRANSFER["source"]
+    assert PARTIES & listed(leg_wrong) == {"RES-83"}
+    not_a_public_id = ex.fresh(ex.TRANSFER) | {"destination": ex.OTHER_WALLET_PARTY["accountNumber"]}
+    assert not {"RES-82", "RES-83"} & listed(not_a_public_id)
+    inbound = ex.fresh(ex.INBOUND_CREDIT)
+    del inbound["meta"]["credit"]["linkRef"]
+    assert "RES-81" in listed(inbound)
 
 
 def test_judge_names_each_rule_an_answer_breaks_with_its_requirement():

@@ -592,6 +592,12 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.TRANSACTION_DELETED_AT_EMPTY: lambda c: inbound_credit(c)["deletedAt"],
     Fault.TRANSFER_REFERENCE_REPEATS: transfer_references,
     Fault.WALLET_LIST_NUMBER_REVERSED: listed_number,
+    Fault.INBOUND_CREDIT_LEG_WITHOUT_LINK_FIELDS: lambda c: sorted(
+        set(inbound_credit(c)["meta"]["credit"]) & {"auth", "account", "linkRef"}
+    ),
+    Fault.DESTINATION_DATA_IS_SOURCE: lambda c: destination_data(transfer(c))["publicId"],
+    Fault.CREDIT_LEG_DESTINATION_INTERNAL_ID: lambda c: settled_transfer(c)[0]["meta"]["credit"]["destination"],
+    Fault.CREDIT_LEG_FROM_ITS_DESTINATION: lambda c: settled_transfer(c)[0]["meta"]["credit"]["source"],
     # States and transitions
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: lambda c: data(transfer(c))["status"],
     Fault.BANK_TRANSFER_STATUS_PROCESSING: lambda c: data(bank_transfer(c))["status"],
@@ -637,6 +643,10 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.BANK_LIST_PAGINATED: lambda c: "pagination" in meta(banks(c)),
     Fault.VERIFY_BY_PREFIX: verify_a_prefix,
     Fault.WALLET_READ_BY_PREFIX: read_a_prefix,
+    Fault.MOBILE_WITHOUT_ISO_CODE_ACCEPTED: lambda c: create_wallet(
+        c, category="secondary", emailAddress=SECONDARY["emailAddress"],
+        mobile={"phoneNumber": SECONDARY["mobile"]["phoneNumber"]},
+    ).status_code,
     # Authentication
     Fault.NO_AUTH_ON_BANK_LIST: lambda c: banks(c, key=None).status_code,
     Fault.NO_AUTH_ON_CLOSE: lambda c: close(c, key=None).status_code,

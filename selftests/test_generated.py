@@ -58,6 +58,17 @@ def test_collection_account_problems_name_their_limit():
         assert cases.invalid_input_requirement("createCollectionAccount", problems) == requirement, sent
 
 
+def test_a_secondary_wallets_contact_problems_name_their_requirement():
+    """A secondary wallet without mobile breaks LIM-07; with a mobile lacking a part, END-53; a primary wallet's
+    partial mobile names nothing (the document requires it of secondary wallets only)."""
+    body = bodies.wallet("run")
+    partial = {**body, "mobile": {"phoneNumber": body["mobile"]["phoneNumber"]}}
+    for requirement, sent in {"LIM-07": {k: v for k, v in body.items() if k != "mobile"}, "END-53": partial,
+                              None: {**partial, "category": "primary"}}.items():
+        problems = cases.request_problems(Request("createWallet", body=sent))
+        assert cases.invalid_input_requirement("createWallet", problems) == requirement, sent
+
+
 def test_every_rule_names_a_requirement_on_every_operation():
     """Each rule of the registry stands for catalogue requirements, and each operation's success answers are held
     to its resource's schema, its status, its envelope."""

@@ -231,6 +231,8 @@ INVALID = [
     ("bank transfer", "destinationData.nameEnquiryRef", DELETE, "required"),
     ("inbound credit", "sourceData.sessionId", DELETE, "required"),
     ("inbound credit", "meta.clientResponse.authorization.nibssBankCode", DELETE, "required"),
+    ("inbound credit", "meta.credit.auth", DELETE, "required"),
+    ("inbound credit", "meta.credit.linkRef", DELETE, "required"),
     ("verified", "meta.verify.data.data.beneficiary.bankCode", DELETE, "required"),
     # the forms
     ("wallet created", "_id", "66389601c1b2d3e4f5a6b7d0", "not"),

@@ -296,6 +296,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.BANK_TRANSFER_FREE: lambda c: data(bank_transfer(c))["fee"],
     Variant.BANK_TRANSFER_FEE_ABOVE_MINIMUM: lambda c: data(bank_transfer(c))["fee"],
     Variant.EXTRA_FIELDS: lambda c: "object" in c.wallet(),
+    Variant.REVISION_KEPT_ON_UPDATE: lambda c: update_webhooks(c, ["https://a.invalid/"]).json()["data"]["__v"],
     Variant.EXTRA_META: lambda c: sorted(meta(accounts(c))),
     Variant.EXTRA_HEADERS: lambda c: "ratelimit-limit" in accounts(c).headers,
     Variant.CONTENT_TYPE_CHARSET: lambda c: accounts(c).headers["content-type"],

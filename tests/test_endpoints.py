@@ -23,6 +23,7 @@ TRANSFER_ACCEPTED = TRANSACTION["transfer-accepted"]["properties"]
 BANK_TRANSFER_ACCEPTED = TRANSACTION["bank-transfer-accepted"]["properties"]
 WITHOUT_NARRATION = catalogue()["END-36"].operations  # the wallet transfer, then the bank transfer
 ACCOUNT_QUERIES = account_queries.queries()
+MOBILE_PARTS = contract.request_field("createWallet", "mobile")["required"]  # phoneNumber, isoCode
 
 
 # ------------------------------------------------------------------ accounts
@@ -196,6 +197,17 @@ def test_observe_wallet_without_optional_looking_field(resources, run_id, observ
     observe("END-13", left_out=left_out, status=exchange.status, created=exchange.ok, **field_shown(exchange, left_out))
 
 
+@pytest.mark.requirement("END-53")
+@pytest.mark.parametrize("missing", [(part,) for part in MOBILE_PARTS] + [tuple(MOBILE_PARTS)],
+                         ids=[*MOBILE_PARTS, "both"])
+def test_secondary_wallet_with_partial_mobile_is_refused(resources, run_id, missing):
+    """A secondary wallet whose mobile lacks phoneNumber, isoCode or both ({}) is refused."""
+    body = bodies.wallet(run_id)
+    for name in missing:
+        del body["mobile"][name]
+    checks.refused(resources.create_wallet(body), f"a secondary wallet whose mobile lacks {' and '.join(missing)}")
+
+
 @pytest.mark.requirement("END-14")
 def test_wallet_list_is_paged_wallets(samples):
     """GET /virtual-accounts answers an array of Wallet list entries with meta.pagination."""
@@ -246,7 +258,7 @@ def test_create_collection_account_returns_it(samples):
 
 
 @pytest.mark.requirement("END-21")
-@pytest.mark.parametrize("left_out", ("destination", "accountName", "amount", "expireIn"))
+@pytest.mark.parametrize("left_out", contract.request_schema("createCollectionAccount")["required"])
 def test_collection_account_without_required_field_is_refused(api, samples, run_id, left_out):
     """POST /collection-accounts without one of its required fields is refused."""
     body = bodies.collection_account(run_id, samples.wallet()["publicId"])
@@ -287,7 +299,7 @@ def test_validate_account_returns_a_bank_account_with_resolved_name(samples):
 
 
 @pytest.mark.requirement("END-26")
-@pytest.mark.parametrize("left_out", ("accountNumber", "bankCode"))
+@pytest.mark.parametrize("left_out", contract.request_schema("validateAccount")["required"])
 def test_validate_account_without_required_field_is_refused(api, resources, left_out):
     """POST /transactions/validate-account without accountNumber or without bankCode is refused."""
     number, code = resources.external_account()

@@ -154,20 +154,6 @@ def test_secondary_wallet_without_mobile_is_refused(resources, run_id, mobile):
     checks.refused(resources.create_wallet(body), f"a secondary wallet with mobile {mobile!r}")
 
 
-@pytest.mark.requirement("LIM-07")
-@pytest.mark.parametrize("missing", [("phoneNumber",), ("isoCode",), ("phoneNumber", "isoCode")],
-                         ids=["phoneNumber", "isoCode", "both"])
-def test_secondary_wallet_with_partial_mobile_is_observed(resources, run_id, observe, missing):
-    """What the target does with a mobile object lacking phoneNumber, isoCode or both ({}) is recorded."""
-    # The document lists the object's two fields but not whether each is required (openapi.yaml: not shown),
-    # so an empty object is a mobile that is there with neither: observed, as one lacking either.
-    body = bodies.wallet(run_id)
-    for name in missing:
-        del body["mobile"][name]
-    exchange = resources.create_wallet(body)
-    observe("LIM-07", case=f"mobile without {' and '.join(missing)}", status=exchange.status, accepted=exchange.ok)
-
-
 @pytest.mark.requirement("LIM-09")
 def test_unknown_wallet_category_is_refused(resources, run_id):
     """A wallet whose category is neither primary nor secondary is refused."""

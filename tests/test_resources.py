@@ -12,7 +12,7 @@ from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks, envelope, parties, record_registry
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.parties import BANK_ACCOUNT, EXTERNAL, PARTY_FORMS, VIRTUAL_ACCOUNT
-from wallet_conformance.scenarios import record_views, resource_samples, transaction_samples
+from wallet_conformance.scenarios import account_changes, record_views, resource_samples, transaction_samples
 from wallet_conformance.scenarios.transaction_samples import (
     BANK_TRANSFER,
     DEBITS,
@@ -569,6 +569,17 @@ def test_meta_credit_holds_the_credit_leg(transactions):
         checks.conforms(credit, TRANSACTION, exchange, pointer="#/$defs/credit", where=where)
 
 
+@pytest.mark.requirement("RES-81")
+@pytest.mark.parametrize("source", (INBOUND, VERIFY_INBOUND))
+def test_inbound_credit_leg_holds_auth_account_and_link_ref(transactions, source):
+    """The credit leg (meta.credit) of an inbound credit also holds auth, account and linkRef."""
+    judged = sum(parties.inbound_leg_holds_its_fields(where, transaction, exchange)
+                 for where, transaction, exchange in transactions.found(source))
+    if not judged:
+        pytest.skip(f"the inbound credit of {source} shows no credit leg (meta may hold one), or no sourceType "
+                    f"{EXTERNAL} (see STA-05)")
+
+
 @pytest.mark.requirement("RES-73")
 def test_meta_verify_holds_documented_fields(transactions):
     """meta.verify of a verify response has status and data with the documented nested fields."""
@@ -617,6 +628,41 @@ def test_observe_fields_beyond_the_documented_ones(request, samples, observe):
     """Records, per resource, the fields the target returns that the document's tables do not list."""
     made = resource_samples.one_of_each_resource(samples, request.getfixturevalue)
     observe("RES-78", undocumented_fields=made.undocumented_fields(), **made.gaps())
+
+
+# ------------------------------------------------------------------ the parties, wherever a transaction repeats them
+
+
+@pytest.mark.requirement("RES-82")
+@pytest.mark.parametrize("source", EVERY_SOURCE)
+def test_party_data_describes_the_parties_named(transactions, source):
+    """sourceData.publicId and destinationData.publicId are the parties the request, or the transaction, names."""
+    if not transactions.parties_repeated((source,)):
+        pytest.skip(f"no transaction of {source} that the run could make names its parties by publicId and shows "
+                    "their data's publicId")
+
+
+@pytest.mark.requirement("RES-83")
+def test_credit_leg_credits_the_destination(transactions):
+    """The credit leg of a transaction into a wallet names that wallet as its destination and in destinationData."""
+    if not transactions.parties_repeated(EVERY_SOURCE):
+        pytest.skip("no transaction into a wallet shows a credit leg (meta may hold one)")
+
+
+@pytest.mark.requirement("RES-84")
+def test_credit_leg_names_the_source(transactions):
+    """The credit leg of a transaction into a wallet names the transaction's source as its source and in sourceData."""
+    if not transactions.parties_repeated(EVERY_SOURCE):
+        pytest.skip("no transaction into a wallet shows a credit leg (meta may hold one)")
+
+
+@pytest.mark.requirement("RES-85")
+def test_observe_the_revision_across_an_update(api, resources, run_id, observe):
+    """Records the account's __v before an update that changes its webhooks, in the update's answer, and after it."""
+    added = [f"https://{run_id}.conformance.invalid/webhooks/{secrets.token_hex(3)}/revision"]
+    seen = account_changes.revisions_across_a_change(api, resources, added)
+    observe("RES-85", status=seen.update.status, before=seen.before, answered=seen.answered,
+            listed_after=seen.listed_after, moved=seen.listed_after != seen.before)
 
 
 # ------------------------------------------------------------------ records across answers (RES-79, RES-80)

@@ -1,5 +1,6 @@
 """The parties of a transaction (its source and destination, and those of its credit leg in meta.credit): what
-kind each is, and the checks of the identifiers and fields the document gives each kind.
+kind each is, the checks of the identifiers and fields the document gives each kind, and of the places that repeat
+a party (its data, the credit leg), which name the party `source` and `destination` name.
 
 The kinds are spelled as schemas/transaction.json spells them (facts live in data). Checks follow the convention
 of checks.py; those that look over many transactions return how many parties they judged, so that a test can
@@ -11,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import check
 from wallet_conformance.judge.records import Found
+from wallet_conformance.judge.request_rules import PARTIES_REPEATED, at
 from wallet_conformance.spec import contract
 
 TRANSACTION = "transaction.json"
@@ -33,6 +36,15 @@ CREDIT = _defined("entry", "credit")
 # The form of sourceData / destinationData for each kind of party (schemas/transaction.json).
 PARTY_FORMS = {VIRTUAL_ACCOUNT: "#/$defs/wallet-party", BANK_ACCOUNT: "#/$defs/bank-account-party",
                EXTERNAL: "#/$defs/external-source"}
+# The identifier (schemas/common.json) whose prefix the publicId of each kind of party carries.
+PARTY_IDS = {VIRTUAL_ACCOUNT: "walletId", BANK_ACCOUNT: "bankAccountId", EXTERNAL: "externalSourceId"}
+# Where a transaction repeats its parties beyond `source` and `destination`, as (requirement, where, side): its
+# parties' data and its credit leg, the places the answer to a transfer repeats the wallets it named.
+REPEATED: tuple[tuple[str, str, str], ...] = tuple(
+    (requirement, where, side) for operation_id, requirement, where, side in PARTIES_REPEATED
+    if operation_id == "transfer")
+LEG = "meta.credit."
+INBOUND_LEG = "#/$defs/inbound-credit-leg"  # what an inbound credit's leg has beyond every leg's fields
 
 
 def says_external(leg: Any) -> bool:
@@ -40,12 +52,19 @@ def says_external(leg: Any) -> bool:
     return isinstance(leg, dict) and leg.get("sourceType") == EXTERNAL
 
 
+def credit_leg(transaction: dict[str, Any]) -> dict[str, Any] | None:
+    """The transaction's credit leg (meta.credit), when it carries one as an object."""
+    meta = transaction.get("meta")
+    leg = meta.get("credit") if isinstance(meta, dict) else None
+    return leg if isinstance(leg, dict) else None
+
+
 def legs(where: str, transaction: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The transaction itself, then its credit leg (meta.credit) when it carries one, each with where it is."""
     yield where, transaction
-    meta = transaction.get("meta")
-    if isinstance(meta, dict) and isinstance(meta.get("credit"), dict):
-        yield f"{where}.meta.credit", meta["credit"]
+    leg = credit_leg(transaction)
+    if leg is not None:
+        yield f"{where}.meta.credit", leg
 
 
 def _public_id(party_data: Any) -> Any:
@@ -97,3 +116,81 @@ def party_forms(found: Iterable[Found], kinds: tuple[str, ...], *, requirement: 
                                 where=f"{where}.{side}Data", requirement=requirement)
                 judged += 1
     return judged
+
+
+def _into_a_wallet(transaction: dict[str, Any]) -> bool:
+    """Whether the transaction pays into a wallet: the only transactions whose credit leg the document lets one read
+    (a wallet transfer's, an inbound credit's)."""
+    return transaction.get("destinationType") == VIRTUAL_ACCOUNT
+
+
+@check
+def repeats_the_parties(where: str, transaction: dict[str, Any], named: dict[str, Any], exchange: Exchange, *,
+                        requirement: str | None = None) -> int:
+    """Every place of REPEATED holding `requirement` that the transaction shows (as a string) is the publicId `named`
+    gives its side (`source`, `destination`); the credit leg only of a transaction into a wallet. A place the
+    transaction does not show, or not as a string, is the schema's matter. Returns how many places it judged."""
+    judged = 0
+    for held_by, place, side in REPEATED:
+        if held_by != requirement or side not in named or (place.startswith(LEG) and not _into_a_wallet(transaction)):
+            continue
+        held = at(transaction, place)
+        if isinstance(held, str):
+            judged += 1
+            if held != named[side]:
+                checks.fail(f"{where}.{place} is the publicId of the transaction's {side}", named[side], held,
+                            exchange, requirement=requirement)
+    return judged
+
+
+def named_by_the_record(transaction: dict[str, Any]) -> dict[str, str]:
+    """The parties a transaction names by a publicId of their kind, by side: `source` and `destination` where each
+    carries the prefix its sourceType or destinationType gives (a value of another form, or a type the document does
+    not give, is another requirement's matter, and names nothing to hold the rest of the record to)."""
+    named = {}
+    for side in SIDES:
+        value, kind = transaction.get(side), transaction.get(f"{side}Type")
+        if isinstance(value, str) and kind in PARTY_IDS and value.startswith(contract.prefix(PARTY_IDS[kind])):
+            named[side] = value
+    return named
+
+
+def transactions_of(exchange: Exchange) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The transactions a successful answer shows (its data, or each entry of a list), each with where it is."""
+    data = exchange.data if exchange.ok else None
+    if isinstance(data, dict):
+        yield "data", data
+    elif isinstance(data, list):
+        yield from ((f"data[{index}]", entry) for index, entry in enumerate(data) if isinstance(entry, dict))
+
+
+@check
+def parties_named_alike(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """Each transaction an answer shows repeats, in its data and its credit leg, the parties its own `source` and
+    `destination` name (`repeats_the_parties`): in a list or verify, both; in the answer to a transfer, those its
+    request did not name (a bank transfer's destination), the others being held to the request
+    (request_rules.sent_comes_back)."""
+    sent = {side for operation_id, _, _, side in PARTIES_REPEATED if operation_id == exchange.operation_id}
+    for where, transaction in transactions_of(exchange):
+        named = {side: value for side, value in named_by_the_record(transaction).items() if side not in sent}
+        repeats_the_parties(where, transaction, named, exchange, requirement=requirement)
+
+
+@check
+def inbound_leg_holds_its_fields(where: str, transaction: dict[str, Any], exchange: Exchange, *,
+                                 requirement: str | None = None) -> int:
+    """The credit leg of an inbound credit (sourceType External), when it shows one, also holds auth, account and
+    linkRef (`$defs/inbound-credit-leg`); returns how many legs it judged (0 or 1)."""
+    leg = credit_leg(transaction)
+    if not says_external(transaction) or leg is None:
+        return 0
+    checks.conforms(leg, TRANSACTION, exchange, pointer=INBOUND_LEG, where=f"{where}.meta.credit",
+                    requirement=requirement)
+    return 1
+
+
+@check
+def inbound_legs_hold_their_fields(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """Every inbound credit an answer shows has a credit leg, if any, with auth, account and linkRef."""
+    for where, transaction in transactions_of(exchange):
+        inbound_leg_holds_its_fields(where, transaction, exchange, requirement=requirement)

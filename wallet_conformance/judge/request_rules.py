@@ -169,6 +169,7 @@ INVALID_INPUT_REQUIREMENTS: tuple[tuple[str, str, str, str], ...] = (
     ("createWallet", "body.category", "enum", "LIM-09"),
     ("createWallet", "body.emailAddress", "required", "LIM-05"),
     ("createWallet", "body.emailAddress", "format", "LIM-06"),
+    ("createWallet", "body.mobile.", "required", "END-53"),
     ("createWallet", "body.mobile", "required", "LIM-07"),
     ("createWallet", "body.currency", "enum", "LIM-24"),
     ("transfer", "body.currency", "enum", "LIM-24"),
@@ -282,12 +283,12 @@ SHOWN: dict[tuple[str, str], Shown] = {
     ("validateAccount", "bankCode"): Shown("bankCode", "RES-40", "RES-41"),
     ("bankTransfer", "accountNumber"): Shown("destinationData.accountNumber", "RES-69", "END-35"),
     ("bankTransfer", "bankCode"): Shown("destinationData.bankCode", "RES-69", "END-35"),
-    ("bankTransfer", "source"): Shown("source", "RES-68"),
+    ("bankTransfer", "source"): Shown("source", "RES-68", "RES-68"),
     ("bankTransfer", "amount"): Shown("amount", contract.MONEY_INTEGERS),
     ("bankTransfer", "currency"): Shown("currency", "SVC-22"),
     ("bankTransfer", "narration"): Shown("narration", "RES-60"),
-    ("transfer", "source"): Shown("source", "RES-68"),
-    ("transfer", "destination"): Shown("destination", "RES-68"),
+    ("transfer", "source"): Shown("source", "RES-68", "RES-68"),
+    ("transfer", "destination"): Shown("destination", "RES-68", "RES-68"),
     ("transfer", "sourceType"): Shown("sourceType", "LIM-25"),
     ("transfer", "destinationType"): Shown("destinationType", "END-32"),
     ("transfer", "amount"): Shown("amount", contract.MONEY_INTEGERS),
@@ -295,11 +296,25 @@ SHOWN: dict[tuple[str, str], Shown] = {
     ("transfer", "narration"): Shown("narration", "RES-60"),
     ("updateAccount", "webhooks"): Shown("webhooks", "RES-13", "END-02", valued_by="EVT-03"),
 }
+# Where the answer to a transfer repeats the wallets it named beyond `source` and `destination`: the parties' data
+# (RES-82) and the credit leg's destination (RES-83) and source (RES-84), as (operation, requirement, where in data,
+# body field). A place the answer does not show (no credit leg while the transfer is pending, data withheld) is not
+# judged here: whether it must be there is the schema's matter. A bank transfer's leg, if any, is not judged (the
+# document shows none).
+PARTIES_REPEATED: tuple[tuple[str, str, str, str], ...] = (
+    ("transfer", "RES-82", "sourceData.publicId", "source"),
+    ("transfer", "RES-82", "destinationData.publicId", "destination"),
+    ("transfer", "RES-83", "meta.credit.destination", "destination"),
+    ("transfer", "RES-83", "meta.credit.destinationData.publicId", "destination"),
+    ("transfer", "RES-84", "meta.credit.source", "source"),
+    ("transfer", "RES-84", "meta.credit.sourceData.publicId", "source"),
+    ("bankTransfer", "RES-82", "sourceData.publicId", "source"),
+)
 # What the answer to an accepted request carries of what was sent: (operation, requirement, where in data, body
 # field).
 ECHOED: tuple[tuple[str, str, str, str], ...] = tuple(
     (operation_id, shown.echoed_by, shown.where, name) for (operation_id, name), shown in SHOWN.items()
-    if shown.echoed_by)
+    if shown.echoed_by) + PARTIES_REPEATED
 
 
 def _plain(value: Any) -> bool:
@@ -322,16 +337,19 @@ def at(data: Any, path: str) -> Any:
 @check
 def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The answer to an accepted request carries what was sent as it was sent (ECHOED, for the requirement the rule
-    holds here): a field sent with a valid, plain value comes back equal; one written in another JSON type comes back
-    as the value it spells (`read_body`)."""
+    holds here): a field sent with a valid, plain value comes back equal, wherever the answer repeats it; one written
+    in another JSON type comes back as the value it spells (`read_body`)."""
     body, data = read_body(exchange), exchange.data
     if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict):
         return
     invalid = {problem.where for problem in exchange_problems(exchange) if not problem.lenient}
-    for operation_id, requirement_id, where, name in ECHOED:
+    for echoed in ECHOED:
+        operation_id, requirement_id, where, name = echoed
         if operation_id != exchange.operation_id or requirement_id != requirement or name not in body:
             continue
         sent, held = body[name], at(data, where)
+        if echoed in PARTIES_REPEATED and not isinstance(held, str):
+            continue
         if not _plain(sent) or any(spot == f"body.{name}" or spot.startswith(f"body.{name}.") for spot in invalid):
             continue
         if isinstance(sent, list):

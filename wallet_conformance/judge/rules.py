@@ -26,7 +26,7 @@ from functools import cache
 from typing import Any, Literal
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope, refusals, request_rules
+from wallet_conformance.judge import checks, envelope, parties, refusals, request_rules
 from wallet_conformance.judge.failures import DECLARED, ConformanceFailure
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -139,6 +139,11 @@ RULES: tuple[Rule, ...] = (
     *(Rule("what was sent comes back", "success", (echoed,),
            lambda ex, rid: request_rules.sent_comes_back(ex, requirement=rid))
       for echoed in dict.fromkeys(requirement for _, requirement, *_ in request_rules.ECHOED)),
+    Rule("inbound credit leg", "success", ("RES-81",),
+         lambda ex, rid: parties.inbound_legs_hold_their_fields(ex, requirement=rid)),
+    *(Rule("the parties repeated alike", "success", (repeated,),
+           lambda ex, rid: parties.parties_named_alike(ex, requirement=rid))
+      for repeated in dict.fromkeys(requirement for requirement, *_ in parties.REPEATED)),
     Rule("verify answers the path's reference", "success", ("END-28",),
          lambda ex, rid: request_rules.verified_reference(ex, requirement=rid)),
     Rule("expiration after expireIn", "success", ("STA-07",),

@@ -123,6 +123,14 @@ class Fault(Enum):
                                             "transfer before it.")
     WALLET_LIST_NUMBER_REVERSED = ("RES-80", "Wallet list entries show the accountNumber written backwards (the create "
                                              "answer, reads and transactions show it right).")
+    INBOUND_CREDIT_LEG_WITHOUT_LINK_FIELDS = ("RES-81", "An inbound credit's credit leg lacks auth, account and "
+                                                        "linkRef.")
+    DESTINATION_DATA_IS_SOURCE = ("RES-82", "A wallet transfer's destinationData describes its source wallet (the "
+                                            "credit leg's is right).")
+    CREDIT_LEG_DESTINATION_INTERNAL_ID = ("RES-83", "The credit leg names its destination wallet by the wallet's "
+                                                    "internal _id, not its publicId.")
+    CREDIT_LEG_FROM_ITS_DESTINATION = ("RES-84", "A wallet transfer's credit leg names the destination wallet as its "
+                                                 "source too (source and sourceData).")
     # States and transitions.
     TRANSFER_IMMEDIATELY_SUCCESSFUL = ("STA-03", "A wallet transfer is returned with status `success`.")
     BANK_TRANSFER_STATUS_PROCESSING = ("STA-04", "A bank transfer is returned with status `processing`.")
@@ -178,6 +186,7 @@ class Fault(Enum):
         "END-43",
         "A wallet read, failing an exact match, answers the newest wallet whose publicId starts with the path's text.",
     )
+    MOBILE_WITHOUT_ISO_CODE_ACCEPTED = ("END-53", "A secondary wallet whose mobile lacks isoCode is created.")
     # Authentication.
     NO_AUTH_ON_BANK_LIST = ("AUTH-01", "GET /transactions/banks answers without a key.")
     NO_AUTH_ON_CLOSE = ("AUTH-01", "DELETE /virtual-accounts/{walletId} works without a key.")
@@ -315,6 +324,11 @@ COLLATERAL: dict[Fault, dict[str, str]] = {
     },
     Fault.SUCCESS_AS_STRING_PAST_FIRST_PAGE: {
         "ERR-03": "The string \"true\" is not the boolean true that a success's meta.success is.",
+    },
+    Fault.INBOUND_CREDIT_LEG_WITHOUT_LINK_FIELDS: {
+        "RES-60": "A Transaction has every field the document lists for it at every depth (schemas/transaction.json), "
+                  "the inbound credit leg's auth, account and linkRef among them.",
+        "END-27": "GET /transactions answers an array of Transaction, each entry held to that schema.",
     },
 }
 

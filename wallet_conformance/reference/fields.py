@@ -125,13 +125,14 @@ def account_number(body: Body, name: str = "accountNumber") -> str:
     return value
 
 
-def mobile(body: Body, name: str = "mobile") -> dict[str, str]:
-    """An object of phoneNumber and isoCode strings."""
+def mobile(body: Body, name: str = "mobile", *, iso_code_required: bool = True) -> dict[str, str]:
+    """An object of phoneNumber and isoCode strings (isoCode may be left out unless `iso_code_required`)."""
     value = body[name]
     parts = ("phoneNumber", "isoCode")
-    if not isinstance(value, dict) or not all(isinstance(value.get(part), str) and value[part] for part in parts):
+    needed = parts if iso_code_required else parts[:1]
+    if not isinstance(value, dict) or not all(isinstance(value.get(part), str) and value[part] for part in needed):
         raise invalid(name, "must be an object with phoneNumber and isoCode strings")
-    return {part: value[part] for part in parts}
+    return {part: value[part] for part in parts if part in value}
 
 
 def boolean_query(request: Request, name: str) -> bool | None:

@@ -225,6 +225,10 @@ def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) 
     ):
         destination = record.destination.account_number
     inbound = isinstance(record.source, ExternalSource)
+    described = record.destination  # what destinationData describes
+    wallet_to_wallet = isinstance(record.source, Wallet) and isinstance(record.destination, Wallet)
+    if wallet_to_wallet and faults.on(Fault.DESTINATION_DATA_IS_SOURCE):
+        described = record.source
     body: Json = {
         "_id": record.id,
         "publicId": record.public_id,
@@ -244,7 +248,7 @@ def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) 
         "sourceData": _party(record.source, record, stamp, faults),
         "destination": destination,
         "destinationType": record.destination_type,
-        "destinationData": _party(record.destination, record, stamp, faults),
+        "destinationData": _party(described, record, stamp, faults),
         "amount": record.amount,
         "balance": record.balance,
         "clientTransaction": {
@@ -331,11 +335,9 @@ def _meta(record: Transaction, stamp: Stamp, faults: FaultSet, *, verify: bool) 
             "convertedAmount": record.amount,
         }
         # An inbound credit is its own credit leg, which also names its auth, account and linkRef.
-        meta["credit"] = _credit_leg(record, stamp, faults) | {
-            "auth": record.auth,
-            "account": record.account.id,
-            "linkRef": record.link_ref,
-        }
+        meta["credit"] = _credit_leg(record, stamp, faults)
+        if not faults.on(Fault.INBOUND_CREDIT_LEG_WITHOUT_LINK_FIELDS):
+            meta["credit"] |= {"auth": record.auth, "account": record.account.id, "linkRef": record.link_ref}
     elif record.credit is not None:
         meta["credit"] = _credit_leg(record.credit, stamp, faults)
     if verify:
@@ -344,11 +346,17 @@ def _meta(record: Transaction, stamp: Stamp, faults: FaultSet, *, verify: bool) 
 
 
 def _credit_leg(credit: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
+    source = credit.source
+    if isinstance(source, Wallet) and faults.on(Fault.CREDIT_LEG_FROM_ITS_DESTINATION):
+        source = credit.destination
+    destination = credit.destination.public_id
+    if faults.on(Fault.CREDIT_LEG_DESTINATION_INTERNAL_ID):
+        destination = credit.destination.id
     leg: Json = {
-        "source": credit.source.public_id,
+        "source": source.public_id,
         "sourceType": credit.source_type,
-        "sourceData": _party(credit.source, credit, stamp, faults),
-        "destination": credit.destination.public_id,
+        "sourceData": _party(source, credit, stamp, faults),
+        "destination": destination,
         "destinationType": credit.destination_type,
         "destinationData": _party(credit.destination, credit, stamp, faults),
         "amount": credit.amount,

@@ -198,7 +198,8 @@ class Store:
     def set_webhooks(self, account: Account, webhooks: list[str] | str) -> None:
         account.webhooks = webhooks if isinstance(webhooks, str) else list(webhooks)
         account.updated_at = now()
-        account.revision += 1
+        if not self.variants.on(Variant.REVISION_KEPT_ON_UPDATE):
+            account.revision += 1
 
     def _owned(
         self,

@@ -114,6 +114,7 @@ class Variant(Enum):
     )
     # Extra fields and headers.
     EXTRA_FIELDS = (INTERNAL_FIELDS, 'Every record carries extra fields ("object", and "status" on wallets).')
+    REVISION_KEPT_ON_UPDATE = (INTERNAL_FIELDS, "An update that changes an account leaves its `__v` as it was.")
     EXTRA_META = (ENVELOPE, "meta also carries requestId and timestamp.")
     EXTRA_HEADERS = (RATE_LIMITS, "Responses carry X-Request-Id, RateLimit-* and Cache-Control headers.")
     CONTENT_TYPE_CHARSET = (ENVELOPE, "Responses declare `application/json; charset=utf-8`.")

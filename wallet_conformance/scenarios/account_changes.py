@@ -46,6 +46,26 @@ def webhooks_added(api: ApiClient, resources: Resources, added: list[str]) -> It
 
 
 @dataclass(frozen=True)
+class RevisionsSeen:
+    """`__v` of the own account before an update that changed its webhooks, in the update's answer, and as GET /accounts
+    listed it after the update; and the update."""
+
+    before: Any
+    answered: Any
+    listed_after: Any
+    update: Exchange
+
+
+def revisions_across_a_change(api: ApiClient, resources: Resources, added: list[str]) -> RevisionsSeen:
+    """Adds `added` to the own account's webhooks (`webhooks_added`), reads the account listed, then puts the webhooks
+    back; what `__v` showed before, in the answer and after."""
+    with webhooks_added(api, resources, added) as change:
+        listed = resources.own_account()
+    answered = change.update.data if isinstance(change.update.data, dict) else {}
+    return RevisionsSeen(change.account.get(REVISION), answered.get(REVISION), listed.get(REVISION), change.update)
+
+
+@dataclass(frozen=True)
 class WebhooksUpdate:
     """An update that sent `sent` as the account's webhooks, and the update that put the original ones back."""
 

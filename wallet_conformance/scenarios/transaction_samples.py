@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
-from wallet_conformance.judge import records
+from wallet_conformance.judge import parties, records
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.parties import EXTERNAL
 from wallet_conformance.judge.records import Found
@@ -66,12 +66,14 @@ def left_out_if_unavailable() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class InboundCredit:
-    """An inbound credit: the transaction list that shows it, where, the entry, and its verify response."""
+    """An inbound credit: the transaction list that shows it, where, the entry, and its verify response; `wallet`, the
+    publicId of the wallet the run paid into (None: the credit is one the list showed, into a wallet of its own)."""
 
     listing: Exchange
     label: str
     entry: dict[str, Any]
     verified: Exchange
+    wallet: str | None = None
 
 
 def inbound_credit(api: ApiClient, resources: Resources) -> InboundCredit:
@@ -99,7 +101,8 @@ def inbound_credit(api: ApiClient, resources: Resources) -> InboundCredit:
         raise TargetError(f"the inbound credit data[{index}] of GET /transactions has no reference to verify")
     verified = api.call("verifyTransaction", {"reference": reference})
     resources.require(verified, f"verify the inbound credit {reference}")
-    return InboundCredit(listing, f"GET /transactions entry {index}", entry, verified)
+    paid_into = wallet["publicId"] if mine and wallet is not None else None
+    return InboundCredit(listing, f"GET /transactions entry {index}", entry, verified, paid_into)
 
 
 def _reference(transaction: Exchange, what: str) -> str:
@@ -174,6 +177,33 @@ class TransactionSources:
             with left_out_if_unavailable():
                 found.extend(self.found(source, requirement=requirement))
         return found
+
+    def named(self, source: str, transaction: dict[str, Any]) -> dict[str, str]:
+        """The parties the transaction of `source` names, by side: those the run named (the wallets a transfer's
+        request sent, only the source for a bank transfer, the wallet an inbound payment went to), else those its own
+        `source` and `destination` name by a publicId of their kind."""
+        named = parties.named_by_the_record(transaction)
+        if source in (TRANSFER, VERIFY_TRANSFER, BANK_TRANSFER, VERIFY_BANK_TRANSFER):
+            sent = self._get("sample_transfer" if source in (TRANSFER, VERIFY_TRANSFER) else "sample_bankTransfer")
+            body = sent.request_body if isinstance(sent.request_body, dict) else {}
+            named |= {side: body[side] for side in parties.SIDES if isinstance(body.get(side), str)}
+        elif source in (INBOUND, VERIFY_INBOUND):
+            credit: InboundCredit = self._get(INBOUND_CREDIT)
+            if credit.wallet is not None:
+                named["destination"] = credit.wallet
+        return named
+
+    def parties_repeated(self, sources: tuple[str, ...], *, requirement: str | None = None) -> int:
+        """Every place of the transactions of the sources (those the run can make) that repeats a party (their data,
+        their credit leg), held to the party the transaction names (`named`, `parties.repeats_the_parties`); returns
+        how many places it judged."""
+        judged = 0
+        for source in sources:
+            with left_out_if_unavailable():
+                for where, transaction, exchange in self.found(source, requirement=requirement):
+                    judged += parties.repeats_the_parties(where, transaction, self.named(source, transaction),
+                                                          exchange, requirement=requirement)
+        return judged
 
     def meta_parts(self, sources: tuple[str, ...], name: str, *, requirement: str | None = None) -> list[Part]:
         """meta.<name> of every transaction of the sources that carries it; none at all cannot be judged."""

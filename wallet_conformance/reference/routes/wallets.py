@@ -61,7 +61,8 @@ async def create_wallet(request: Request, call: Call) -> Response:
     mobile_required = category == "secondary" and not faults.on(Fault.SECONDARY_WITHOUT_MOBILE_ACCEPTED)
     if mobile_required and not fields.present(body, "mobile"):
         raise invalid("mobile", "is required for secondary wallets")
-    mobile = fields.mobile(body) if fields.present(body, "mobile") else None
+    iso_code_required = not faults.on(Fault.MOBILE_WITHOUT_ISO_CODE_ACCEPTED)
+    mobile = fields.mobile(body, iso_code_required=iso_code_required) if fields.present(body, "mobile") else None
 
     # The limit's check and the wallet's opening are one step; nothing may be awaited between the two.
     pause = _count_to_opening(faults) if category == "primary" else None
