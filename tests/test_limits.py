@@ -172,14 +172,15 @@ def destination(resources) -> dict[str, Any]:
     return resources.wallet()
 
 
-@pytest.mark.requirement("LIM-10")
+@pytest.mark.requirement("LIM-10", contract.CONSERVED)
 def test_transfer_below_minimum_is_refused(api, resources, destination):
     """A wallet-to-wallet transfer of one kobo less than the minimum is refused and debits nothing."""
     amount = contract.minimum_amount("transfer") - 1
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     before = resources.balance(source)
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination["publicId"], amount))
-    money.refused_without_debit(resources, exchange, {source: before}, f"a transfer of {amount} kobo")
+    money.refused_without_debit(resources, exchange, {source: before}, f"a transfer of {amount} kobo",
+                                requirement="LIM-10", unmoved=contract.CONSERVED)
 
 
 @pytest.mark.requirement("LIM-11")
@@ -191,7 +192,7 @@ def test_transfer_of_exactly_the_minimum_is_accepted(api, resources, destination
     checks.accepted(exchange, f"a transfer of exactly {amount} kobo from a wallet holding enough")
 
 
-@pytest.mark.requirement("LIM-12")
+@pytest.mark.requirement("LIM-12", contract.CONSERVED)
 def test_bank_transfer_below_minimum_is_refused(api, resources):
     """A bank transfer of one kobo less than the minimum is refused and debits nothing."""
     amount = contract.minimum_amount("bankTransfer") - 1
@@ -199,7 +200,8 @@ def test_bank_transfer_below_minimum_is_refused(api, resources):
     source = resources.funded_wallet(money.funding("bankTransfer"))["publicId"]
     before = resources.balance(source)
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
-    money.refused_without_debit(resources, exchange, {source: before}, f"a bank transfer of {amount} kobo")
+    money.refused_without_debit(resources, exchange, {source: before}, f"a bank transfer of {amount} kobo",
+                                requirement="LIM-12", unmoved=contract.CONSERVED)
 
 
 @pytest.mark.requirement("LIM-13")

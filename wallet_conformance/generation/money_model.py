@@ -56,7 +56,7 @@ BANK_TRANSFERS = ["the minimum", "half", "the whole balance", "one kobo more"]
 # movements' are named here. Where several movements touched it, the suite cannot tell which broke: CONSERVED.
 SETTLED = ("SVC-25", "SVC-26")
 OTHER_MOVEMENTS = {"overdraft": "SVC-27", "closed": "STA-09"}
-CONSERVED = "SVC-31"
+CONSERVED = contract.CONSERVED
 
 
 def balance_requirement(movements: list[Move]) -> str:

@@ -27,6 +27,7 @@ DEFAULT_PAGE_SIZE = "LIM-20"
 VERSION = "VER-01"  # the base address ends with the version segment
 MONEY_INTEGERS = "SVC-21"  # every money amount is an integer of kobo
 WRITE_OPERATIONS = "SVC-02"  # the operations that take a JSON request body
+CONSERVED = "SVC-31"  # money moves only with a movement that explains it: a refusal moves none
 ANSWERED = "ERR-09"  # every request of an operation is answered, with a success or a refusal
 # The requirement a documented request of each operation exercises when a test makes it as a setup step:
 # a refusal there is a failure of that requirement (TargetError(requirement=...)), not of the test's own.

@@ -246,16 +246,16 @@ def balances_moved(resources: Resources, before: dict[str, int], *, watch: bool 
 
 
 def refused_without_debit(resources: Resources, exchange: Exchange, before: dict[str, int], why: str, *,
-                          watch: bool = True, requirement: str | None = None) -> None:
-    """The transfer was refused with a 4xx, and no balance of `before` moved afterwards (within --quiet-window;
-    read once, at once, without `watch`). `before` was read just before the transfer: a failure shows those reads
-    and the ones after beside the refusal."""
+                          watch: bool = True, requirement: str | None = None, unmoved: str | None = None) -> None:
+    """The transfer was refused with a 4xx (`requirement`), and no balance of `before` moved afterwards (`unmoved`,
+    by default the same; within --quiet-window; read once, at once, without `watch`). `before` was read just before
+    the transfer: a failure shows those reads and the ones after beside the refusal."""
     shown_before = reads(resources, before)
     checks.refused(exchange, why, requirement=requirement)
     moved = balances_moved(resources, before, watch=watch)
     if moved:
-        checks.fail("a refused transfer changes no balance", before, moved, exchange, requirement=requirement,
-                    also=(*shown_before, *reads(resources, moved)))
+        checks.fail("a refused transfer changes no balance", before, moved, exchange,
+                    requirement=unmoved or requirement, also=(*shown_before, *reads(resources, moved)))
 
 
 def never_completes(resources: Resources, exchange: Exchange, before: dict[str, int], title: str, why: str, *,
