@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 
 from selftests import examples as ex
 from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge.exchanges import judge
+from wallet_conformance.judge.record_registry import RecordRegistry
+from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.world import bodies
 
 
 def exchange(operation_id: str, method: str, status: int, body: object, path: str = "/virtual-accounts",
@@ -155,3 +159,42 @@ def test_faithful_run_judges_every_exchange_and_finds_nothing(pytester):
     assert not judged, judged
     counts = report["run"]["exchanges"]
     assert counts["judged"] > 100 and counts["judged"] <= counts["made"], counts
+
+
+def withheld_credit_leg() -> tuple[list[Exchange], Exchange, Exchange]:
+    """Against the reference withholding another business's wallet (variant other-business-withheld): the answers that
+    made the payer's wallet and the payee's (each under its own key), the payee's wallet read, and the payer's verify
+    of a settled transfer into it, whose credit leg shows the payee's balance null and its number left out."""
+    server = ReferenceServer(variants=["other-business-withheld"], settle_delay=None).start()
+    payer, payee = ApiClient(server.base_url, server.secret_key), ApiClient(server.base_url, server.second_secret_key)
+    try:
+        made = [payer.call("createWallet", json_body=bodies.wallet("judge", "secondary")),
+                payee.call("createWallet", json_body=bodies.wallet("judge", "secondary"))]
+        source, destination = (exchange.data["publicId"] for exchange in made)
+        httpx.post(server.funding_url, json={"walletId": source, "amount": 30_000}).raise_for_status()
+        sent = payer.call("transfer", json_body=bodies.transfer(source, destination)).data
+        httpx.post(server.settle_url).raise_for_status()
+        verify = payer.call("verifyTransaction", {"reference": sent["reference"]})
+        return made, payee.call("getWallet", {"walletId": destination}), verify
+    finally:
+        payer.close()
+        payee.close()
+        server.stop()
+
+
+def test_another_business_may_withhold_its_wallet_but_the_caller_may_not():
+    """A credit leg withholding another account's wallet (balance null, number absent, name masked) breaks nothing;
+    the same answer about a wallet the run saw as the caller's own, or never saw, fails RES-60."""
+    made, theirs, verify = withheld_credit_leg()
+    assert verify.data["meta"]["credit"]["balance"] is None
+    assert "accountNumber" not in verify.data["meta"]["credit"]["destinationData"]
+    registry = RecordRegistry()
+    for seen in made:
+        registry.see(seen)
+    assert not broken_requirements(judge(verify, registry.withheld(verify)))
+    mine = json.loads(theirs.text)
+    mine["data"]["account"] = verify.data["account"]  # the payee's wallet, as if the caller's account owned it
+    own = RecordRegistry()
+    own.see(exchange("getWallet", "GET", 200, mine, "/virtual-accounts/w"))
+    assert "RES-60" in broken_requirements(judge(verify, own.withheld(verify)))
+    assert "RES-60" in broken_requirements(judge(verify, RecordRegistry().withheld(verify)))

@@ -592,6 +592,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.TRANSACTION_DELETED_AT_EMPTY: lambda c: inbound_credit(c)["deletedAt"],
     Fault.TRANSFER_REFERENCE_REPEATS: transfer_references,
     Fault.WALLET_LIST_NUMBER_REVERSED: listed_number,
+    Fault.OWN_WALLET_NUMBER_MASKED: lambda c: settled_transfer(c)[0]["destinationData"]["accountNumber"],
     Fault.INBOUND_CREDIT_LEG_WITHOUT_LINK_FIELDS: lambda c: sorted(
         set(inbound_credit(c)["meta"]["credit"]) & {"auth", "account", "linkRef"}
     ),

@@ -257,6 +257,15 @@ def into_another_business(c: ReferenceClient) -> int:
     return c.call("POST", "/transactions/transfer", json=transfer_body(source, theirs)).status_code
 
 
+def another_business_credit_leg(c: ReferenceClient) -> dict:
+    """The credit leg a settled transfer into the second business's wallet shows its payer."""
+    source, _ = wallets(c, 3 * MINIMUM)
+    theirs = c.wallet(key=c.server.second_secret_key)["publicId"]
+    sent = c.data("POST", "/transactions/transfer", json=transfer_body(source, theirs))
+    c.settle()
+    return c.data("GET", f"/transactions/{sent['reference']}/verify")["meta"]["credit"]
+
+
 def another_account_updated(c: ReferenceClient) -> int:
     """The status of a PATCH of another account of the key's business."""
     other = c.data("GET", "/accounts", params={"isDefault": "false"})[0]
@@ -314,6 +323,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.MORE_ACCOUNTS: lambda c: meta(accounts(c))["pagination"]["totalCount"],
     Variant.ACCOUNTS_OWN_ONLY: lambda c: names(accounts(c)),
     Variant.TRANSFERS_WITHIN_BUSINESS: into_another_business,
+    Variant.OTHER_BUSINESS_WITHHELD: another_business_credit_leg,
     Variant.COLLECTIONS_INTO_ANY_WALLET: lambda c: c.call(
         "POST", "/collection-accounts", json=collection_body(c.wallet(key=c.server.second_secret_key)["publicId"])
     ).status_code,

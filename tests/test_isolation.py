@@ -105,7 +105,9 @@ def test_other_accounts_of_the_list_are_not_updated(api, resources, observe):
 @pytest.mark.requirement("AUTH-17")
 def test_transfer_into_other_accounts_wallet_is_observed(sides, observe):
     """Whether a transfer may pay into another account's wallet, and what its answer shows of it (recorded)."""
-    observe("AUTH-17", direction=sides.words, **isolation.payment_seen(isolation.transfer_into(sides)))
+    exchange = isolation.transfer_into(sides)
+    observe("AUTH-17", direction=sides.words, **isolation.payment_seen(exchange),
+            **isolation.settled_payment_seen(sides, exchange))
 
 
 @pytest.mark.requirement("AUTH-18")

@@ -37,10 +37,11 @@ def judgeable(exchange: Exchange) -> bool:
             and exchange.status >= 100 and not exchange.truncated)
 
 
-def judge(exchange: Exchange) -> list[Finding]:
+def judge(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[Finding]:
     """Every rule of the registry that judges this exchange and that it breaks ([] when it keeps them all, or
-    cannot be judged)."""
+    cannot be judged). `withheld`: the places where the answer shows another account's wallet, which may be null,
+    absent or masked there (the registry of records names them, `RecordRegistry.withheld`)."""
     if not judgeable(exchange):
         return []
     return [Finding(rule.name, requirement, exchange.operation_id, failure)
-            for rule, requirement, failure in broken(exchange)]
+            for rule, requirement, failure in broken(exchange, withheld)]

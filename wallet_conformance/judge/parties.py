@@ -44,6 +44,11 @@ REPEATED: tuple[tuple[str, str, str], ...] = tuple(
     (requirement, where, side) for operation_id, requirement, where, side in PARTIES_REPEATED
     if operation_id == "transfer")
 LEG = "meta.credit."
+# What an answer may withhold of another business's wallet it shows (null, absent or masked): its name, its number and
+# its balance. Never an identifier, and never of the caller's own records.
+WITHHELD_FIELDS = ("accountName", "accountNumber", "balance")
+# A collection account's copy of its destination wallet's number, withheld where that wallet is another business's.
+WITHHELD_PARENT = "parentAccountNumber"
 INBOUND_LEG = "#/$defs/inbound-credit-leg"  # what an inbound credit's leg has beyond every leg's fields
 
 

@@ -36,7 +36,15 @@ from typing import Any
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.exchanges import Finding, judgeable
 from wallet_conformance.judge.failures import CannotJudge, ConformanceFailure, check
-from wallet_conformance.judge.parties import BANK_ACCOUNT, SIDES, VIRTUAL_ACCOUNT, legs
+from wallet_conformance.judge.parties import (
+    BANK_ACCOUNT,
+    SIDES,
+    VIRTUAL_ACCOUNT,
+    WITHHELD_FIELDS,
+    WITHHELD_PARENT,
+    credit_leg,
+    legs,
+)
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -212,6 +220,38 @@ class RecordRegistry:
             if isinstance(public_id, str):
                 self._closed.setdefault(public_id, Sighting("data", answer))
         return list(found.values())
+
+    # ------------------------------------------------------------------ what another business may withhold
+
+    def withheld(self, exchange: Exchange) -> frozenset[str]:
+        """The places of an answer where it shows a wallet of another account than the record's own, whose name,
+        number and balance that account may withhold (`parties.WITHHELD_FIELDS`): in a transaction, the data of a
+        party (and the credit leg's balance, the destination's) whose wallet the registry saw owned by another account
+        than the transaction's; in a collection account, the parent's number when the request named another account's
+        wallet. A wallet whose owner the registry has not seen is held to everything, as the caller's own."""
+        if not shows_records(exchange):
+            return frozenset()
+        kind, places = kinds()[str(exchange.operation_id)], set()
+        for where, record in _entries(exchange.data):
+            viewer = _value(record.get(OWNER))
+            if viewer is None:
+                continue
+            if kind is TRANSACTION:
+                for leg_where, leg in legs(where, record):
+                    for side in SIDES:
+                        if leg.get(f"{side}Type") == VIRTUAL_ACCOUNT and self._foreign(leg.get(side), viewer):
+                            places.update(f"{leg_where}.{side}Data.{name}" for name in WITHHELD_FIELDS)
+                            if side == "destination" and leg is credit_leg(record):
+                                places.add(f"{leg_where}.balance")
+            elif (kind is COLLECTION_ACCOUNT and isinstance(exchange.request_body, dict)
+                  and self._foreign(exchange.request_body.get("destination"), viewer)):
+                places.add(f"{where}.{WITHHELD_PARENT}")
+        return frozenset(places)
+
+    def _foreign(self, wallet: Any, viewer: Any) -> bool:
+        """Whether `wallet` is a wallet the registry saw owned by an account other than `viewer`."""
+        known = self._records.get((VIRTUAL_ACCOUNTS, wallet)) if isinstance(wallet, str) else None
+        return known is not None and known.owner is not None and known.owner != viewer
 
     # ------------------------------------------------------------------ one record, one identity (RES-80)
 

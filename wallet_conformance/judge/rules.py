@@ -20,7 +20,9 @@ and why:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
@@ -32,6 +34,10 @@ from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
 
 When = Literal["success", "client-error", "not-success"]
+# The places of the answer being judged that show another account's wallet, whose name, number and balance may be
+# withheld there (exchanges.judge's `withheld`): set while `broken` runs the rules on one exchange.
+WITHHELD: ContextVar[frozenset[str]] = ContextVar("wallet_conformance_withheld", default=frozenset())
+_REQUIRED = re.compile(r"""^['"](?P<name>[^'"]+)['"] is a required property""")
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,8 @@ def _response_schema(why: str, data_only: bool = False) -> Callable[[Exchange, s
                         detail=why, requirement=requirement)
         found = validation.response_problems(exchange.operation_id, exchange.status, exchange.json) or []
         found = [problem for problem in found if not (data_only and problem.path.split(".")[0].startswith("meta"))]
+        withheld = WITHHELD.get()
+        found = [problem for problem in found if not (withheld and _withheld(problem, exchange.json, withheld))]
         if found:
             first = found[0]
             listing = "; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in found[:8])
@@ -97,6 +105,30 @@ def _of_error_meta(check: Callable[[Exchange, str], Any]) -> Callable[[Exchange,
             check(exchange, requirement)
 
     return run
+
+
+def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) -> bool:
+    """Whether a schema problem is only another account's field withheld: absent, null or masked (a string) at one
+    of the `withheld` places."""
+    required = _REQUIRED.match(problem.message) if problem.keyword == "required" else None
+    if required is not None:
+        return f"{problem.path}.{required['name']}" in withheld
+    if problem.path not in withheld:
+        return False
+    value = _at(body, problem.path)
+    return value is None or isinstance(value, str)
+
+
+def _at(body: Any, path: str) -> Any:
+    """The value at a problem's path (`data[0].meta.credit.balance`), None where there is none."""
+    node = body
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            node = node[index] if isinstance(node, list) and index < len(node) else None
+        else:
+            node = node.get(part) if isinstance(node, dict) else None
+    return node
 
 
 # ------------------------------------------------------------------ the registry
@@ -178,24 +210,28 @@ def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client
     return list(dict.fromkeys(requirement for _, requirement in applying(operation_id, when)))
 
 
-def broken(exchange: Exchange) -> list[tuple[Rule, str, ConformanceFailure]]:
+def broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[tuple[Rule, str, ConformanceFailure]]:
     """Every rule of the registry that judges this answer and that it breaks, with the requirement it holds and
-    the failure, in the registry's order. Worked out once per exchange: the exchange judge and the generated
-    tests both ask."""
-    if exchange.broken is None:
-        found = []
-        token = DECLARED.set(None)  # each rule holds its own requirement, whichever test made the exchange
-        try:
-            for rule, requirement in applying(exchange.operation_id):
-                if rule.judges(exchange):
-                    try:
-                        rule.check(exchange, requirement)
-                    except ConformanceFailure as failure:
-                        found.append((rule, requirement, failure))
-        finally:
-            DECLARED.reset(token)
+    the failure, in the registry's order; `withheld`, the places where another account's wallet's name, number and
+    balance may be withheld. Worked out once per exchange (the exchange judge and the generated tests both ask)
+    where nothing is withheld."""
+    if exchange.broken is not None and not withheld:
+        return exchange.broken
+    found = []
+    declared, shown = DECLARED.set(None), WITHHELD.set(withheld)  # each rule holds its own requirement
+    try:
+        for rule, requirement in applying(exchange.operation_id):
+            if rule.judges(exchange):
+                try:
+                    rule.check(exchange, requirement)
+                except ConformanceFailure as failure:
+                    found.append((rule, requirement, failure))
+    finally:
+        DECLARED.reset(declared)
+        WITHHELD.reset(shown)
+    if not withheld:
         exchange.broken = found
-    return exchange.broken
+    return found
 
 
 def judge_answer(exchange: Exchange, when: tuple[When, ...] = ("success", "client-error", "not-success")) -> None:

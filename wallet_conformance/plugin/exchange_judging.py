@@ -50,8 +50,10 @@ class Judged:
         """Judge one exchange, and hold it to the records seen before it; keep what it broke, once per judge,
         requirement and operation with a count."""
         try:
-            findings = judge(exchange)
             with self._lock:  # the registry is one state, and the end-of-run sweep sends from threads
+                withheld = self.records.withheld(exchange)
+            findings = judge(exchange, withheld)
+            with self._lock:
                 findings += self.records.see(exchange, self.current)
         except Exception as error:  # the judge's own bug must not stop the test that made the exchange
             with self._lock:

@@ -175,6 +175,9 @@ class Fault(Enum):
     TRANSFER_DESTINATION_TYPE_WALLET = ("END-32", "The transfer response says destinationType `Wallet`.")
     BANK_TRANSFER_DESTINATION_VIRTUAL = ("END-33", "The bank-transfer response says destinationType `VirtualAccount`.")
     BANK_TRANSFER_NEGATIVE_FEE = ("END-34", "Bank-transfer fees are negative (actualAmount = amount + fee is debited).")
+    OWN_WALLET_NUMBER_MASKED = ("RES-80", "A transaction masks its destination wallet's accountNumber (******0002), "
+                                          "the caller's own wallet's too: what another business may withhold, used "
+                                          "on the caller's own record.")
     BANK_TRANSFER_DESTINATION_NUMBER_REVERSED = ("END-35", "Bank-transfer destinationData.accountNumber is reversed.")
     BANK_LIST_NAMES_ONLY = ("END-37", "GET /transactions/banks data is a list of bank names.")
     BANK_LIST_PAGINATED = ("END-38", "The bank list carries meta.pagination.")

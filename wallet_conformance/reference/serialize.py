@@ -316,6 +316,8 @@ def _party(party: Wallet | BankAccount | ExternalSource, record: Transaction, st
         data |= {"clientIds": {}, "nameEnquiryRef": record.name_enquiry_ref}
     else:
         data |= {"currency": CURRENCY, "reference": None}
+        if party is record.destination and faults.on(Fault.OWN_WALLET_NUMBER_MASKED):
+            data["accountNumber"] = "*" * 6 + party.account_number[-4:]
     if party is record.destination and faults.on(Fault.DESTINATION_DATA_ID_STRING):
         data["id"] = str(party.number)
     return data

@@ -151,6 +151,11 @@ class Variant(Enum):
     TRANSFERS_WITHIN_BUSINESS = (
         TRANSFER_DESTINATION, "A transfer into another business's wallet is refused (404, as an unknown wallet)."
     )
+    OTHER_BUSINESS_WITHHELD = (
+        TRANSFER_DESTINATION, "Where a transaction or collection account shows another business's wallet, its "
+                              "accountName is masked, its accountNumber left out (a parent number masked), and a "
+                              "credit leg into it has balance null.",
+    )
     COLLECTIONS_INTO_ANY_WALLET = (
         COLLECTION_DESTINATION, "A collection account may be made for another account's wallet, of any business."
     )

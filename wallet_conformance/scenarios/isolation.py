@@ -20,6 +20,7 @@ from typing import Any
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.judge.parties import credit_leg
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists, money
 from wallet_conformance.world.accounts import account_id
@@ -320,3 +321,15 @@ def payment_seen(exchange: Exchange) -> dict[str, Any]:
     shown = data.get("destinationData")
     return {"operation": exchange.operation_id, "status": exchange.status, "accepted": exchange.ok,
             "destination_fields_shown": sorted(shown) if isinstance(shown, dict) else None}
+
+
+def settled_payment_seen(sides: Direction, exchange: Exchange) -> dict[str, Any]:
+    """What AUTH-17 records of an accepted transfer into another account's wallet once it left pending, as verify
+    shows it to the payer: which fields its credit leg shows, and whether it shows the destination's balance (the
+    exchange judge holds that answer to the document, letting the other account's name, number and balance be
+    withheld)."""
+    done = money.transfer_end(sides.intruder.resources, exchange, must_settle=False) if exchange.ok else None
+    leg = credit_leg(done) if isinstance(done, dict) else None
+    if leg is None:
+        return {"credit_leg_shown": False if isinstance(done, dict) else "not settled"}
+    return {"credit_leg_shown": sorted(leg), "credit_balance_shown": type(leg.get("balance")) is int}

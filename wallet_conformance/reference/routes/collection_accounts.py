@@ -15,6 +15,7 @@ from wallet_conformance.reference.latency import held_until_abandoned
 from wallet_conformance.reference.records import Wallet
 from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
+from wallet_conformance.reference.withholding import withheld
 from wallet_conformance.spec import contract
 
 
@@ -82,7 +83,7 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     data = serialize.collection_account(collection, faults)
     if faults.on(Fault.COLLECTION_CREATE_RETURNS_WALLET) and destination is not None:
         data = serialize.wallet(destination, "read", faults)
-    body, status = envelope(call, "createCollectionAccount", data)
+    body, status = envelope(call, "createCollectionAccount", withheld(call, data))
     if faults.on(Fault.COLLECTION_CREATED_200):
         status = body["meta"]["statusCode"] = HTTPStatus.OK
     return reply(body, status)

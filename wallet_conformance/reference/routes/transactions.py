@@ -18,6 +18,7 @@ from wallet_conformance.reference.records import CURRENCY, PENDING, SUCCESS, Tra
 from wallet_conformance.reference.routes.banks import listed_bank
 from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
+from wallet_conformance.reference.withholding import withheld
 from wallet_conformance.spec import contract
 
 RACE_PAUSE = 0.05  # seconds awaited between a transfer's balance check and its debit, under CONCURRENT_OVERDRAFT
@@ -36,7 +37,7 @@ async def list_transactions(request: Request, call: Call) -> Response:
         data = [transaction.reference for transaction in page]
     if call.faults.on(Fault.PAGINATION_MISSING_ON_TRANSACTIONS):
         pagination = None
-    return reply(*envelope(call, "listTransactions", data, pagination=pagination))
+    return reply(*envelope(call, "listTransactions", withheld(call, data), pagination=pagination))
 
 
 @operation("verifyTransaction")
@@ -59,12 +60,12 @@ async def verify_transaction(request: Request, call: Call) -> Response:
         data["status"] = PENDING
     if call.faults.on(Fault.VERIFY_CACHED_PER_REFERENCE):
         data = call.store.verified.setdefault(transaction.public_id, data)
-    return reply(*envelope(call, "verifyTransaction", data))
+    return reply(*envelope(call, "verifyTransaction", withheld(call, data)))
 
 
 def _transfer_reply(call: Call, operation_id: str, data: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """The envelope shared by both transfers."""
-    body, status = envelope(call, operation_id, data)
+    body, status = envelope(call, operation_id, withheld(call, data))
     if call.faults.on(Fault.SUCCESS_AS_STRING_ON_TRANSFER):
         body["meta"]["success"] = "true"
     return body, status
