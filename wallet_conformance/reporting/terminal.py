@@ -70,15 +70,17 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
         lines.extend(f"  {rid}: {entries[rid]['reason']}" for rid in outcome["suite_errors"])
     if outcome["must_not_tested"]:
         lines.append(f"MUST requirements NOT tested ({len(outcome['must_not_tested'])}):")
-        lines.extend(f"  {item['id']} [{item['verdict']}] {item['reason']}"
-                     for item in outcome["must_not_tested"] if item["verdict"] != "untested")
-        untested: dict[str, list[str]] = {}  # by reason: a passive run says why (--har: "needs an active run")
+        # One line per verdict and reason, the requirements it holds for first (a run stopped by a failing target
+        # blocks tens of them for one reason); a passive run says why it has untested ones ("needs an active run").
+        grouped: dict[tuple[str, str], list[str]] = {}
         for item in outcome["must_not_tested"]:
-            if item["verdict"] == "untested":
-                untested.setdefault(item["reason"] or "no test ran for", []).append(item["id"])
-        for reason, ids in untested.items():
-            lines.extend(textwrap.wrap(f"{reason}: {', '.join(ids)}", width=110,
-                                       initial_indent="  ", subsequent_indent="    "))
+            grouped.setdefault((item["verdict"], item["reason"] or "no test ran for"), []).append(item["id"])
+        for (verdict, reason), ids in sorted(grouped.items(), key=lambda group: group[0][0] == "untested"):
+            if verdict == "untested":
+                lines.extend(textwrap.wrap(f"{reason}: {', '.join(ids)}", width=110, initial_indent="  ",
+                                           subsequent_indent="    "))
+            else:
+                lines.append(f"  {', '.join(ids)} [{verdict}] {reason}")
     baseline = gate["baseline"]
     if baseline is not None:
         lines.append(f"baseline {baseline['file']}: new failures {_ids(baseline['new_failures'])}, "
