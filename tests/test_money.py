@@ -69,7 +69,7 @@ def test_settled_transfer_moves_the_money(api, resources):
     before = (resources.last_read(source), resources.last_read(destination))
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     data = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
-    actual = money.amount_of(data, "actualAmount", exchange)
+    charged = money.charged(data, amount, exchange)
     done = money.settled(resources, data["reference"])
     destination_after = money.balance_after_settlement(resources, destination, destination_before, done)
     source_after = money.balance_after_settlement(resources, source, source_before, done)
@@ -77,9 +77,9 @@ def test_settled_transfer_moves_the_money(api, resources):
     checks.equals(destination_after, destination_before + amount,
                   f"after settlement the destination holds its balance before plus amount ({amount})",
                   resources.last_read(destination), also=(before[1], exchange))
-    checks.equals(source_after, source_before - actual,
-                  f"after settlement the source holds its balance before minus actualAmount ({actual})",
-                  resources.last_read(source), also=(before[0], exchange))
+    checks.equals(source_after, source_before - charged,
+                  f"after settlement the source holds its balance before minus actualAmount, amount plus fee "
+                  f"({charged})", resources.last_read(source), also=(before[0], exchange))
 
 
 @pytest.mark.requirement("SVC-25")
@@ -105,7 +105,7 @@ def test_two_transfers_into_one_wallet_are_both_credited(api, resources):
 
 @pytest.mark.requirement("SVC-26")
 def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
-    """A settled bank transfer takes actualAmount, which is amount plus a fee of 0 or more, from the source."""
+    """A settled bank transfer takes actualAmount, amount plus the fee it shows, from the source."""
     amount = contract.minimum_amount("bankTransfer")
     number, code = resources.validated_account()
     source = resources.funded_wallet(money.funding("bankTransfer"))["publicId"]
@@ -113,15 +113,13 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     read_before = resources.last_read(source)
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
     data = money.accepted_transfer(exchange, "make a bank transfer")
-    fee = money.fee(data, exchange)
-    checks.equals(data.get("actualAmount"), amount + fee, f"actualAmount is amount ({amount}) plus fee ({fee})",
-                  exchange)
+    charged = money.charged(data, amount, exchange)
     done = money.settled(resources, data["reference"])
     after = money.balance_after_settlement(resources, source, before, done)
     money.did_not_complete(done, after != before)
-    checks.equals(after, before - (amount + fee),
-                  f"after settlement the source holds its balance before minus actualAmount ({amount + fee})",
-                  resources.last_read(source), also=(read_before, exchange))
+    checks.equals(after, before - charged,
+                  f"after settlement the source holds its balance before minus actualAmount, amount plus fee "
+                  f"({charged})", resources.last_read(source), also=(read_before, exchange))
 
 
 # ------------------------------------------------------------------ SVC-27 overdraft

@@ -133,13 +133,16 @@ def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
     total, per_page = shown.get("totalCount"), shown.get("perPage")
     if type(total) is not int or type(per_page) is not int:
         pytest.skip(f"totalCount {total!r} or perPage {per_page!r} is not an integer (see SVC-17)")
-    entries = envelope.data_is_array(exchange)
+    if not isinstance(exchange.data, list):
+        pytest.skip("data is no array (see SVC-20): how many wallets page 1 holds cannot be counted")
     made = len(long_wallet_list)
     if total < made:
         checks.fail("meta.pagination.totalCount counts every wallet of the list, across its pages",
                     f"at least {made} (the open wallets this test made)", total, exchange)
-    checks.equals(len(entries), min(per_page, total),
-                  f"a page before the last holds meta.pagination.perPage ({per_page}) entries", exchange)
+    # A page holding more than perPage is LIM-21's matter; one holding fewer, on a list longer than it, is this one's.
+    if len(exchange.data) <= per_page:
+        checks.equals(len(exchange.data), min(per_page, total),
+                      f"a page before the last holds meta.pagination.perPage ({per_page}) entries", exchange)
 
 
 @pytest.mark.requirement("SVC-30")

@@ -9,9 +9,9 @@ from datetime import datetime
 
 import pytest
 
-from wallet_conformance.judge import checks, envelope, expiration
+from wallet_conformance.judge import checks, envelope, expiration, request_rules
 from wallet_conformance.judge.observations import answer_outline
-from wallet_conformance.judge.parties import EXTERNAL
+from wallet_conformance.judge.parties import CREDIT, EXTERNAL, documented_value
 from wallet_conformance.scenarios import closed_wallets, collection_accounts, inbound_credits, transfer_pairs
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, money
@@ -67,12 +67,16 @@ def test_inbound_payment_is_a_success_credit_from_an_external_source(api, resour
     payment = inbound_credits.payment_into_a_new_wallet(api, resources)
     index, entry = payment.credit()
     where = f"listed transaction {index}"
-    checks.equals(entry.get("sourceType"), EXTERNAL, f"{where}.sourceType of an inbound payment", payment.listing)
+    # A value outside the field's documented ones is RES-61's or RES-62's matter; among them, it must be this one.
+    for name, expected in (("entry", CREDIT), ("sourceType", EXTERNAL)):
+        if documented_value(name, entry.get(name)):
+            checks.equals(entry.get(name), expected, f"{where}.{name} of an inbound payment", payment.listing)
     checks.equals(entry.get("status"), INBOUND_CREDIT_STATUS, f"{where}.status of an inbound payment", payment.listing)
     if isinstance(entry.get("reference"), str):
         verified = resources.verify(entry["reference"])
         data = resources.require(verified, "verify the inbound payment")
-        if isinstance(data, dict):
+        # Verify answering pending what the list shows settled is END-45's matter.
+        if isinstance(data, dict) and data.get("status") != PENDING:
             checks.equals(data.get("status"), INBOUND_CREDIT_STATUS, "the verified inbound payment's status", verified)
 
 
@@ -113,8 +117,10 @@ def test_collection_account_expires_expire_in_seconds_after_creation(api, sample
     asked_at = datetime.now().astimezone()
     body = bodies.collection_account(run_id, samples.wallet()["publicId"], expireIn=expire_in)
     exchange = api.call("createCollectionAccount", json_body=body)
-    checks.accepted(exchange, f"a collection account with expireIn {expire_in}")
-    data = envelope.data_is_object(exchange)
+    if not exchange.ok:  # which collection accounts are accepted is LIM-15's and END-20's matter
+        pytest.skip(f"the collection account with expireIn {expire_in} was refused (HTTP {exchange.status}): no "
+                    "expiration to look at")
+    data = request_rules.collection_account_shown(exchange)
     expiration.expires_expire_in_after_creation(data, expire_in, asked_at, exchange)
 
 
@@ -133,7 +139,11 @@ def test_closing_a_wallet_returns_its_public_id_and_account_number(resources, wa
     exchange = resources.close_wallet(wallet["publicId"])
     checks.accepted(exchange, "closing an open wallet")
     data = envelope.data_is_object(exchange)
-    for name in ("publicId", "accountNumber"):
+    # A field shown in another type than a string is END-18's matter (publicId and accountNumber strings).
+    judged = [name for name in ("publicId", "accountNumber") if name not in data or isinstance(data[name], str)]
+    if not judged:
+        pytest.skip("the close answer shows publicId and accountNumber in another type than a string (see END-18)")
+    for name in judged:
         checks.equals(data.get(name), wallet.get(name), f"data.{name} is the closed wallet's {name}", exchange)
 
 

@@ -27,8 +27,9 @@ class Generation:
             shrink: bool = True, **more: Any) -> None:
         """Run a `@given` function with this run's seed mixed with the test's node id.
 
-        `shrink=False` for properties whose every example waits for a settlement: the failing example is
-        shown as drawn rather than replayed dozens of times against the target to make it smaller."""
+        `shrink=False` for properties whose every example waits for a settlement, or makes a record a failing
+        answer would make the target look failing when replayed: the failing example is shown as drawn rather than
+        replayed dozens of times against the target to make it smaller."""
         if not shrink:
             more["phases"] = [hypothesis.Phase.explicit, hypothesis.Phase.generate]
         seed = profiles.test_seed(self.seed, profiles.test_name(request.node))

@@ -17,7 +17,7 @@ from wallet_conformance.world.resources import Resources
 ATTEMPTS = 4
 
 
-@pytest.mark.requirement("END-39", "LIM-21")
+@pytest.mark.requirement("END-39", "LIM-21", "SVC-30")
 @pytest.mark.parametrize("operation_id", contract.paginated_operations())
 def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resources: Resources, generation: Any,
                                      observe: Any) -> None:
@@ -36,5 +36,5 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
                     "account may be changing it): not judged")
     observe("END-39", operation=operation_id, pages=len(walk.exchanges), entries=len(walk.ids),
             created=len(paging.created), refused_page_sizes=lists.refused_sizes(api, operation_id))
-    for problem in page_checks.walk_problems(walk, paging.size, paging.whole, paging.wallets_made):
-        checks.fail(*problem, requirement="LIM-21")
+    for requirement, problem in page_checks.walk_problems(walk, paging.size, paging.whole, paging.wallets_made):
+        checks.fail(*problem, requirement=requirement)

@@ -14,8 +14,8 @@ from wallet_conformance.generation import money_model, profiles
 
 @pytest.mark.account_wide
 @pytest.mark.requirement("SVC-25", "SVC-26", "SVC-27", "SVC-31", "RES-33", "RES-65", "END-14", "END-16", "END-20",
-                         "END-28", "END-40", "END-41", "LIM-01", "LIM-04", "LIM-10", "LIM-12", "LIM-19", "STA-09",
-                         "LIM-21")
+                         "END-23", "END-28", "END-40", "END-41", "LIM-01", "LIM-04", "LIM-10", "LIM-11", "LIM-12",
+                         "LIM-13", "LIM-19", "STA-09", "LIM-21", "AUTH-04")
 def test_money_follows_the_model(api, resources, generation, request, observe):
     """Over any sequence of wallets, funding, transfers, collections and closes, the target keeps the model's money."""
     if not resources.can_fund:

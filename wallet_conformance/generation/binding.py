@@ -27,10 +27,11 @@ FUNDS = 300_000  # kobo in the funded source of generated transfers (the run's m
 COLLECTION_AMOUNTS = range(contract.minimum_amount("transfer"), 100_000_000 + 1)
 
 
-def must_accept(operation_id: str) -> str | None:
-    """The requirement a valid request of this operation breaks when refused, once bound to real records: its
-    acceptance requirement; none for a wallet, whose required fields and their shapes are not shown (END-13)."""
-    return None if operation_id == "createWallet" else contract.acceptance_requirement(operation_id)
+def must_accept(operation_id: str, body: Any = None) -> str | None:
+    """The requirement a valid request of this operation (with `body`) breaks when refused, once bound to real
+    records: its acceptance requirement (for a transfer of exactly the minimum, that the minimum is accepted); none for
+    a wallet, whose required fields and their shapes are not shown (END-13)."""
+    return None if operation_id == "createWallet" else contract.acceptance_requirement(operation_id, body)
 
 
 def group_marks(operation_id: str) -> list[pytest.MarkDecorator]:
@@ -112,6 +113,7 @@ class Binder:
             return must_accept(op)
         if op == "createCollectionAccount":
             body["destination"] = self.fixture("sample_wallet")["publicId"]
+            request.issued.add("destination")
             reference = body.get("reference")
             if isinstance(reference, str):  # unique on a target that holds earlier runs, and within this one
                 body["reference"] = f"{self.nonce}{next(self.references)}{reference}"
@@ -124,8 +126,10 @@ class Binder:
         if op in contract.money_operations():
             source = self.funded()
             body["source"] = source["publicId"]
+            request.issued.add("source")
             if op == "transfer":
                 body["destination"] = self.fixture("sample_wallet")["publicId"]
+                request.issued.add("destination")
             else:
                 body["accountNumber"], body["bankCode"] = self.resources.external_account()
             fields = contract.request_schema(op)["properties"]
@@ -135,7 +139,7 @@ class Binder:
             narration = body.get("narration")
             complete = (all(name in body for name in fields) and isinstance(narration, str) and narration.strip()
                         and PRINTABLE.fullmatch(narration))
-            return must_accept(op) if affordable and complete else None
+            return must_accept(op, body) if affordable and complete else None
         return must_accept(op)
 
 

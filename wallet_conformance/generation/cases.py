@@ -27,7 +27,7 @@ from wallet_conformance.client.api import DEFAULT, Exchange
 from wallet_conformance.judge import checks, request_rules, rules
 from wallet_conformance.judge.failures import ConformanceFailure
 from wallet_conformance.judge.request_rules import INVALID_INPUT_REQUIREMENTS, Problem, invalid_input_requirement
-from wallet_conformance.spec import validation
+from wallet_conformance.spec import contract, validation
 
 POSITIVE = GenerationMode.POSITIVE
 NEGATIVE = GenerationMode.NEGATIVE
@@ -71,6 +71,7 @@ class Request:
     path: dict[str, Any] = field(default_factory=dict)
     query: dict[str, Any] = field(default_factory=dict)
     body: Any = DEFAULT
+    issued: set[str] = field(default_factory=set)  # body fields bound to a record the target itself issued
 
     @classmethod
     def from_case(cls, case: Any) -> Request:
@@ -104,8 +105,12 @@ def _jsonable(value: Any) -> Any:
 
 
 def request_problems(request: Request) -> list[Problem]:
-    """Every way the request, as sent, breaks openapi.yaml (empty: the request is valid)."""
-    return request_rules.problems(request.operation_id, request.body, query=request.query, path=request.path)
+    """Every way the request, as sent, breaks openapi.yaml (empty: the request is valid). A field bound to a record
+    the target issued names that record, whatever its identifier's pattern: an identifier without its prefix is the
+    issuing requirement's failure (RES-01), not invalid input."""
+    found = request_rules.problems(request.operation_id, request.body, query=request.query, path=request.path)
+    return [problem for problem in found
+            if not (problem.keyword == "pattern" and problem.where.removeprefix("body.") in request.issued)]
 
 
 # ------------------------------------------------------------------ verdicts
@@ -141,7 +146,7 @@ def judge(exchange: Exchange, problems: list[Problem], must_accept: str | None, 
 
 # The requirement the judge holds besides the registry's: the run's own key is accepted; and what a refusal looks
 # like is observed (ERR-04).
-KEY_ACCEPTED = "AUTH-04"
+KEY_ACCEPTED = contract.KEY_ACCEPTED
 REFUSALS_OBSERVED = "ERR-04"
 
 
@@ -152,9 +157,12 @@ def limit_requirements(operation_id: str) -> list[str]:
 
 def valid_requirements(operation_id: str, must_accept: str | None) -> list[str]:
     """The requirements the generated valid requests of one operation check: every rule of the registry on its
-    answers, the key accepted, what refusals look like, its acceptance (`must_accept`) and its limits."""
+    answers, the key accepted, what refusals look like, its acceptance (`must_accept`; for a transfer of exactly the
+    minimum, that the minimum is accepted) and its limits."""
+    minimum = [contract.MINIMUM_ACCEPTED[operation_id]] if must_accept and operation_id in contract.MINIMUM_ACCEPTED \
+        else []
     ids = [*rules.requirements(operation_id), "ERR-05", REFUSALS_OBSERVED, KEY_ACCEPTED,
-           *([must_accept] if must_accept else []), *limit_requirements(operation_id)]
+           *([must_accept] if must_accept else []), *minimum, *limit_requirements(operation_id)]
     return list(dict.fromkeys(ids))
 
 

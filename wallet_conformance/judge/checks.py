@@ -95,14 +95,39 @@ def accepted(exchange: Exchange, why: str, *, requirement: str | None = None) ->
              f"HTTP {exchange.status} with a body that is not a JSON envelope", exchange, requirement=requirement)
 
 
+@check
+def accepted_by_the_api(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
+    """The target's API took the request: a 2xx answered with a JSON object holding a meta object. Whether that
+    answer is a whole envelope (`data` too) is SVC-03's matter; a 2xx of anything else, an HTML page say, is no
+    evidence that the API took it."""
+    if not exchange.ok:
+        fail(f"accepted: {why}", "a 2xx status", exchange.status, exchange, requirement=requirement)
+    body = exchange.json if exchange.is_json else None
+    if not (isinstance(body, dict) and isinstance(body.get("meta"), dict)):
+        fail(f"accepted: {why}", "a 2xx JSON object with a meta object",
+             f"HTTP {exchange.status} with a body that is no JSON object with meta", exchange, requirement=requirement)
+
+
 # ------------------------------------------------------------------ values and schemas
+
+
+# The patterns of the identifier prefixes (`^vba-`...), each stated by a requirement of its own (RES-01 .. RES-06).
+PREFIX_PATTERNS = frozenset(f"^{contract.prefix(definition)}" for definition in contract.PREFIXES)
+
+
+def is_prefix_problem(problem: validation.Problem) -> bool:
+    """Whether a schema problem is an identifier without its prefix (a `pattern` of PREFIX_PATTERNS)."""
+    return problem.keyword == "pattern" and problem.expected in PREFIX_PATTERNS
 
 
 @check
 def conforms(instance: Any, schema_file: str, exchange: Exchange | None = None, *, pointer: str = "",
-             where: str = "data", requirement: str | None = None) -> Any:
-    """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`)."""
+             where: str = "data", leave_prefixes: bool = False, requirement: str | None = None) -> Any:
+    """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`); with
+    `leave_prefixes`, an identifier without its prefix is left to the prefix's own requirement."""
     problems = validation.problems(schema_file, instance, pointer)
+    if leave_prefixes:
+        problems = [problem for problem in problems if not is_prefix_problem(problem)]
     if problems:
         first = problems[0]
         listing = "; ".join(f"{where}{_join(problem.path)}: {problem.message}" for problem in problems[:8])
@@ -207,9 +232,18 @@ def _is_timestamp(value: Any) -> bool:
     return isinstance(value, str) and TIMESTAMP.match(value) is not None
 
 
+# The fields typed `timestamp or null` (deletedAt): an empty string there stands for no timestamp at all, as null
+# does, and a field that holds neither breaks its resource's requirement (RES-51, RES-76), not the timestamps' format.
+NULLABLE_TIMESTAMP_FIELDS = contract.nullable_timestamps()
+
+
 @check
 def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
-    """Every timestamp field of data is ISO 8601 UTC with milliseconds (or null); returns those it validated."""
-    return _every_field(exchange, TIMESTAMP_FIELDS, _is_timestamp,
-                        "timestamps are ISO 8601 UTC strings with milliseconds",
-                        "YYYY-MM-DDThh:mm:ss.sss and Z or +00:00", requirement, null_allowed=True)
+    """Every timestamp field of data is ISO 8601 UTC with milliseconds (or null, or for a field typed `timestamp or
+    null` an empty string); returns those it validated."""
+    title, expected = "timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sss and Z or +00:00"
+    seen = _every_field(exchange, TIMESTAMP_FIELDS - NULLABLE_TIMESTAMP_FIELDS, _is_timestamp, title, expected,
+                        requirement, null_allowed=True)
+    return seen | _every_field(exchange, TIMESTAMP_FIELDS & NULLABLE_TIMESTAMP_FIELDS,
+                               lambda value: value == "" or _is_timestamp(value), title, expected, requirement,
+                               null_allowed=True)

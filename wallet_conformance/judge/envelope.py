@@ -81,12 +81,27 @@ def message_is_string(exchange: Exchange, *, requirement: str | None = None) -> 
                  requirement=requirement)
 
 
+def shows_meta(exchange: Exchange) -> bool:
+    """Whether the body is a JSON object holding a `meta` object: what meta says can be read (whether the body is a
+    whole envelope, `data` too, is SVC-03's matter)."""
+    body = exchange.json if exchange.is_json else None
+    return isinstance(body, dict) and isinstance(body.get("meta"), dict)
+
+
+def _meta(exchange: Exchange) -> dict[str, Any]:
+    """The answer's meta object; CannotJudge when the body holds none (the envelope's requirement judges that)."""
+    if not shows_meta(exchange):
+        raise CannotJudge(f"the {exchange.operation_id} answer is no JSON object with a meta object: what its meta "
+                          "says cannot be read (see SVC-03)")
+    return exchange.meta
+
+
 @check
 def message_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """meta.message is present or absent as the document says for this operation (with-/without-message)."""
-    json_envelope(exchange, requirement=requirement)
+    """meta.message is present or absent as the document says for this operation (with-/without-message), on an
+    answer whose meta can be read."""
     rule = contract.message_rule(exchange.operation_id)
-    present = "message" in exchange.meta
+    present = "message" in _meta(exchange)
     if rule == "present" and not present:
         fail(f"meta.message is present on {exchange.operation_id}", "a message", "no message", exchange,
              requirement=requirement)
@@ -97,6 +112,10 @@ def message_presence(exchange: Exchange, *, requirement: str | None = None) -> N
 
 @check
 def message_value(exchange: Exchange, *, requirement: str | None = None) -> str | None:
+    """meta.message, where present, is the document's message for the operation; an answer without one cannot be
+    judged here (whether it must carry one is SVC-08's matter)."""
+    if "message" not in _meta(exchange):
+        raise CannotJudge(f"the {exchange.operation_id} answer carries no meta.message (see SVC-08)")
     expected = contract.success_message(exchange.operation_id)
     if exchange.meta.get("message") != expected:
         fail(f"meta.message of {exchange.operation_id} is the documented message", expected,
@@ -106,10 +125,9 @@ def message_value(exchange: Exchange, *, requirement: str | None = None) -> str 
 
 @check
 def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """meta.pagination is present on the paged lists and absent elsewhere, on a JSON envelope (evidence)."""
-    json_envelope(exchange, requirement=requirement)
+    """meta.pagination is present on the paged lists and absent elsewhere, on an answer whose meta can be read."""
     paginated = contract.is_paginated(exchange.operation_id)
-    present = "pagination" in exchange.meta
+    present = "pagination" in _meta(exchange)
     if paginated and not present:
         fail(f"meta.pagination is present on {exchange.operation_id}", "meta.pagination", sorted(exchange.meta),
              exchange, requirement=requirement)
@@ -120,7 +138,11 @@ def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -
 
 @check
 def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
-    """meta.pagination holds integer totalCount, perPage and current (envelope.json#/$defs/pagination)."""
+    """meta.pagination holds integer totalCount, perPage and current (envelope.json#/$defs/pagination); an answer
+    without meta.pagination cannot be judged here (whether it must carry one is SVC-16's matter), one that carries
+    it null or in another type can."""
+    if "pagination" not in _meta(exchange):
+        raise CannotJudge(f"the {exchange.operation_id} answer carries no meta.pagination (see SVC-16)")
     pagination = exchange.meta.get("pagination")
     for name in ("totalCount", "perPage", "current"):
         value = pagination.get(name) if isinstance(pagination, dict) else None

@@ -52,6 +52,13 @@ WITHHELD_PARENT = "parentAccountNumber"
 INBOUND_LEG = "#/$defs/inbound-credit-leg"  # what an inbound credit's leg has beyond every leg's fields
 
 
+def documented_value(name: str, value: Any) -> bool:
+    """Whether `value` is one the transaction schema documents for the field `name` (entry, sourceType, ...): a
+    value outside them is the field's own requirement's matter (RES-61, RES-62), one among them can be the wrong
+    one."""
+    return value in contract.schema(TRANSACTION)["$defs"][name]["enum"]
+
+
 def says_external(leg: Any) -> bool:
     """Whether a transaction or credit leg has sourceType External: what the External source's sentences are about."""
     return isinstance(leg, dict) and leg.get("sourceType") == EXTERNAL
@@ -110,15 +117,16 @@ def external_source_prefixes(found: Iterable[Found], *, requirement: str | None 
 
 @check
 def party_forms(found: Iterable[Found], kinds: tuple[str, ...], *, requirement: str | None = None) -> int:
-    """sourceData / destinationData of every party of one of `kinds` has that kind's documented form; returns how
-    many parties it judged."""
+    """sourceData / destinationData of every party of one of `kinds` has that kind's documented form (its publicId's
+    prefix left to the prefix's requirement: `wallet_party_prefixes`, RES-02's bank account test); returns how many
+    parties it judged."""
     judged = 0
     for where, transaction, exchange in found:
         for side in SIDES:
             kind = transaction.get(f"{side}Type")
             if kind in kinds:
                 checks.conforms(transaction.get(f"{side}Data"), TRANSACTION, exchange, pointer=PARTY_FORMS[kind],
-                                where=f"{where}.{side}Data", requirement=requirement)
+                                where=f"{where}.{side}Data", leave_prefixes=True, requirement=requirement)
                 judged += 1
     return judged
 

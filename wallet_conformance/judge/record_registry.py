@@ -14,6 +14,11 @@ shows the contradicting exchange and names the earlier view it contradicts.
 - LIM-19: no two collection accounts of an account (and mode) share a reference ("unique"), generated or supplied.
 - STA-09: a transfer accepted after the close of its source or destination never shows `success`.
 
+Left to the requirement that states them: an identifier shown in another type than the document's (an accountNumber
+as a number: the field's type), a value contradicting the record's first one (RES-80, not also an identifier of
+whichever record that value names), a collection account showing its wallet's accountNumber as its own (RES-36), what
+the answer to a request repeats of what it sent (a bank transfer's destination account: END-35).
+
 Left alone, because the document lets them change or leaves them open: balances, statuses (but the one above),
 names, timestamps; `id` (an integer in create and list answers, a string in reads); a transaction's owner and entry
 (a transfer may be one record seen from both sides); another account's wallet as a transaction shows it (what an
@@ -45,6 +50,7 @@ from wallet_conformance.judge.parties import (
     credit_leg,
     legs,
 )
+from wallet_conformance.judge.request_rules import ECHOED
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -66,6 +72,7 @@ MAX_RECORDS = 200_000
 SUCCESS = contract.success_state()
 OWNER = "account"
 MODE = "live"
+PARENT_NUMBER = "parentAccountNumber"
 
 
 @dataclass(frozen=True)
@@ -150,12 +157,31 @@ class _Record:
     seen: dict[str, Sighting] = field(default_factory=dict)
 
 
-def _value(value: Any) -> Any:
-    """An identifier or amount worth comparing: a non-empty string or an integer (a value of another type is the
-    field requirements' matter); None otherwise."""
-    if isinstance(value, str):
-        return value or None
-    return value if type(value) is int else None
+AMOUNTS = frozenset({"amount"})  # the fixed values the document types as integers; every other one is a string
+
+
+def _value(value: Any, name: str = "") -> Any:
+    """An identifier or amount worth comparing, in the type the document gives the field `name`: an integer for an
+    amount, a non-empty string for any other (an accountNumber shown as a number is the field requirements' matter,
+    not another identity); None otherwise."""
+    if name in AMOUNTS:
+        return value if type(value) is int else None
+    return value if isinstance(value, str) and value else None
+
+
+@cache
+def _echoed(operation_id: str) -> frozenset[str]:
+    """Where in its data the answer to a request of `operation_id` repeats a field the request sent (END-35 a bank
+    transfer's destination account): judged against the request (request_rules.ECHOED), not against earlier
+    answers."""
+    return frozenset(where for operation, _, where, _ in ECHOED if operation == operation_id)
+
+
+def _its_parents(kind: Kind, record: dict[str, Any], name: str) -> bool:
+    """Whether a collection account shows as its own accountNumber the one it names as its wallet's
+    (parentAccountNumber): that its number differs from its wallet's is RES-36's statement, not a second record
+    sharing an identifier."""
+    return kind is COLLECTION_ACCOUNT and name == "accountNumber" and record.get(name) == record.get(PARENT_NUMBER)
 
 
 def _scope(record: dict[str, Any]) -> tuple[Any, Any]:
@@ -259,7 +285,7 @@ class RecordRegistry:
         public_id = _value(record.get("publicId"))
         if not isinstance(public_id, str):
             return
-        values = {name: value for name in kind.fixed if (value := _value(record.get(name))) is not None}
+        values = {name: value for name in kind.fixed if (value := _value(record.get(name), name)) is not None}
         known = self._records.get((kind.family, public_id))
         if known is None:
             if len(self._records) >= self._limit:
@@ -275,14 +301,17 @@ class RecordRegistry:
                 known.values[name], known.seen[name] = value, sighting
             elif before != value:
                 self._changed(known, public_id, kind, name, value, sighting, report)
+        # Only the identity the record first showed names it: a view contradicting it is RES-80's finding above, and
+        # whichever record the contradicting value names besides is no second finding.
+        kept = {name: value for name, value in values.items() if known.values.get(name) == value}
         for name, namespace in kind.unique:
-            if name in values:
-                self._named((namespace,), values[name], name, public_id, kind, sighting, IDENTIFIERS, report)
+            if name in kept and not _its_parents(kind, record, name):
+                self._named((namespace,), kept[name], name, public_id, kind, sighting, IDENTIFIERS, report)
         owner, mode = _scope(record)
         for name, requirement in kind.per_account:
-            if name in values and owner is not None:  # unique within an account: one that shows none is not judged
+            if name in kept and owner is not None:  # unique within an account: one that shows none is not judged
                 scope = (f"the {name} of a {kind.name}", owner, mode)
-                self._named(scope, values[name], name, public_id, kind, sighting, requirement, report)
+                self._named(scope, kept[name], name, public_id, kind, sighting, requirement, report)
 
     def _changed(self, known: _Record, public_id: str, kind: Kind, name: str, value: Any, sighting: Sighting,
                  report: Report) -> None:
@@ -328,18 +357,23 @@ class RecordRegistry:
         owner = _value(transaction.get(OWNER))
         if owner is None:
             return
+        echoed = _echoed(sighting.answer.operation)
         for leg_where, leg in legs(sighting.where, transaction):
             for side in SIDES:
                 party_type, party = leg.get(f"{side}Type"), leg.get(f"{side}Data")
                 family = PARTY_FAMILIES.get(party_type) if isinstance(party_type, str) else None
                 if family is None or not isinstance(party, dict):
                     continue
+                leg_path = leg_where.removeprefix(sighting.where).lstrip(".")
+                if ".".join(filter(None, (leg_path, f"{side}Data.accountNumber"))) in echoed:
+                    continue  # the answer to the request repeats what it sent: the echo's requirement judges that
                 public_id = _value(party.get("publicId"))
                 known = self._records.get((family, public_id)) if isinstance(public_id, str) else None
                 if known is None or known.owner != owner:
                     continue
                 self.compared += 1
-                number, before = _value(party.get("accountNumber")), known.values.get("accountNumber")
+                number = _value(party.get("accountNumber"), "accountNumber")
+                before = known.values.get("accountNumber")
                 if number is not None and before is not None and number != before:
                     report("one record, one identity", IDENTITY,
                            f"{known.kind.name} {public_id} shows the accountNumber {number!r} as a party of a "

@@ -22,9 +22,11 @@ from referencing.jsonschema import DRAFT202012
 from wallet_conformance.client.api import DEFAULT, Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.expiration import expires_expire_in_after_creation, parse_timestamp
-from wallet_conformance.judge.failures import check
+from wallet_conformance.judge.failures import CannotJudge, check
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.documents import openapi
+
+COLLECTION = "createCollectionAccount"  # the request that names a wallet (its destination) and makes another record
 
 
 @cache
@@ -334,14 +336,44 @@ def at(data: Any, path: str) -> Any:
     return data
 
 
+def answers_the_destination(exchange: Exchange) -> bool:
+    """Whether the answer to a collection-account request shows the wallet it collects into (its publicId is the
+    destination sent) rather than a collection account of its own: that answer is no collection account (END-20's
+    matter), and what a collection account keeps of its request cannot be read from it."""
+    body, data = sent_body(exchange), exchange.data
+    return (exchange.operation_id == COLLECTION and isinstance(body, dict) and isinstance(data, dict)
+            and isinstance(body.get("destination"), str) and data.get("publicId") == body["destination"])
+
+
+def collection_account_shown(exchange: Exchange) -> dict[str, Any]:
+    """The collection account an accepted collection-account request made, as its answer shows it; CannotJudge when
+    the answer is no object or shows the destination wallet instead (END-20, SVC-19 judge that)."""
+    if not isinstance(exchange.data, dict) or answers_the_destination(exchange):
+        raise CannotJudge("the answer to the collection-account request shows no collection account of its own (data "
+                          "is no object, or the destination wallet itself; see END-20)")
+    return exchange.data
+
+
+def takes_the_reference(exchange: Exchange) -> bool:
+    """Whether an accepted collection-account request took the reference it sent: its answer shows that reference,
+    or shows none to tell by. One that shows another reference did not take the one sent (RES-32's matter): a later
+    request with it is no reuse of a reference the target holds."""
+    sent, data = sent_body(exchange), exchange.data
+    shown = data.get("reference") if isinstance(data, dict) else None
+    return not isinstance(shown, str) or not isinstance(sent, dict) or shown == sent.get("reference")
+
+
 @check
 def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The answer to an accepted request carries what was sent as it was sent (ECHOED, for the requirement the rule
     holds here): a field sent with a valid, plain value comes back equal, wherever the answer repeats it; one written
-    in another JSON type comes back as the value it spells (`read_body`)."""
+    in another JSON type comes back as the value it spells (`read_body`), or as it was sent (kept in the wrong type:
+    the field's type requirement judges that, SHOWN's `typed_by`). An answer showing the destination wallet instead of
+    a collection account shows nothing of the request (`answers_the_destination`)."""
     body, data = read_body(exchange), exchange.data
-    if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict):
+    if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict) or answers_the_destination(exchange):
         return
+    raw = sent_body(exchange)
     invalid = {problem.where for problem in exchange_problems(exchange) if not problem.lenient}
     for echoed in ECHOED:
         operation_id, requirement_id, where, name = echoed
@@ -356,16 +388,22 @@ def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> No
             same = isinstance(held, list) and set(map(str, held)) == set(map(str, sent))
         else:
             same = held == sent and type(held) is not bool
-        if not same:
+        as_sent = isinstance(raw, dict) and raw.get(name) != sent and held == raw.get(name) \
+            and type(held) is type(raw.get(name))
+        if not same and not as_sent:
             checks.fail(f"data.{where} is the {name} sent", sent, held, exchange, requirement=requirement)
 
 
 @check
 def verified_reference(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """The transaction a verify answers with has the reference of the path."""
+    """The transaction a verify answers with has the reference of the path. One whose reference the path's only
+    begins, or spells in another letter case, is END-42's matter: such a text may name no transaction at all."""
     asked = path_parameters(exchange).get("reference")
     data = exchange.data
-    if exchange.ok and asked is not None and isinstance(data, dict) and data.get("reference") != asked:
+    answered = data.get("reference") if isinstance(data, dict) else None
+    near_copy = isinstance(answered, str) and asked is not None and (
+        answered.startswith(asked) or answered.lower() == asked.lower())
+    if exchange.ok and asked is not None and isinstance(data, dict) and answered != asked and not near_copy:
         checks.fail("data.reference is the one in the path", asked, data.get("reference"), exchange,
                     requirement=requirement)
 
@@ -383,7 +421,7 @@ def expiration_follows_expire_in(exchange: Exchange, *, requirement: str | None 
     """A collection account created with a valid expireIn expires about expireIn seconds after its createdAt (when
     that is readable: the suite's own clock is no evidence for a recorded exchange)."""
     body, data = read_body(exchange), exchange.data
-    if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict):
+    if not exchange.ok or not isinstance(body, dict) or not isinstance(data, dict) or answers_the_destination(exchange):
         return
     expire_in = body.get("expireIn")
     invalid = any(not problem.lenient for problem in exchange_problems(exchange))

@@ -131,6 +131,18 @@ def _at(body: Any, path: str) -> Any:
     return node
 
 
+def _where_meta_holds(name: str | None, check: Callable[[Exchange, str], Any]) -> Callable[[Exchange, str], None]:
+    """A check of what a success's meta says, judged where the answer's meta can be read and, given a `name`, holds
+    it: a body without meta is the envelope's failure (SVC-03), and one without the field its presence
+    requirement's (SVC-08, SVC-16), not what the field would have said."""
+
+    def run(exchange: Exchange, requirement: str) -> None:
+        if envelope.shows_meta(exchange) and (name is None or name in exchange.meta):
+            check(exchange, requirement)
+
+    return run
+
+
 # ------------------------------------------------------------------ the registry
 
 RESOURCE_SCHEMAS = ("RES-10", "RES-20", "RES-30", "RES-40", "RES-50", "RES-60", "END-18")
@@ -147,12 +159,13 @@ RULES: tuple[Rule, ...] = (
     Rule("meta.message string", "success", ("SVC-07",),
          lambda ex, rid: envelope.message_is_string(ex, requirement=rid)),
     Rule("meta.message presence", "success", (contract.MESSAGE_PRESENT, contract.MESSAGE_ABSENT),
-         lambda ex, rid: envelope.message_presence(ex, requirement=rid)),
-    Rule("meta.message words", "success", MESSAGE_VALUES, lambda ex, rid: envelope.message_value(ex, requirement=rid)),
+         _where_meta_holds(None, lambda ex, rid: envelope.message_presence(ex, requirement=rid))),
+    Rule("meta.message words", "success", MESSAGE_VALUES,
+         _where_meta_holds("message", lambda ex, rid: envelope.message_value(ex, requirement=rid))),
     Rule("meta.pagination presence", "success", (contract.PAGINATED, "END-38"),
-         lambda ex, rid: envelope.pagination_presence(ex, requirement=rid)),
+         _where_meta_holds(None, lambda ex, rid: envelope.pagination_presence(ex, requirement=rid))),
     Rule("meta.pagination fields", "success", ("SVC-17",),
-         lambda ex, rid: envelope.pagination_shape(ex, requirement=rid)),
+         _where_meta_holds("pagination", lambda ex, rid: envelope.pagination_shape(ex, requirement=rid))),
     Rule("success status", "success", ("ERR-01", "ERR-02"), lambda ex, rid: checks.success_status(ex, requirement=rid)),
     Rule("money in kobo", "success", (contract.MONEY_INTEGERS,),
          lambda ex, rid: checks.money_is_integer_kobo(ex, requirement=rid)),

@@ -35,7 +35,7 @@ class Fault(Enum):
     TOTAL_COUNT_IS_PAGE_SIZE = ("SVC-30", "meta.pagination.totalCount is the number of entries on the page.")
     TOTAL_COUNTS_CLOSED_WALLETS = ("SVC-30", "The wallet list's totalCount also counts the closed wallets it leaves "
                                              "out.")
-    PAGINATION_ZERO_BASED = ("SVC-18", "pagination.current is 0 on the first page.")
+    PAGINATION_ZERO_BASED = ("SVC-18", "pagination.current is one less than the page number: 0 on the first page.")
     VALIDATE_DATA_ARRAY = ("SVC-19", "Validate-account answers data as a one-element array.")
     DATA_OBJECT_ON_WALLET_LIST = ("SVC-20", 'The wallet list\'s data is an object {"items": [...]}.')
     BALANCE_IN_NAIRA_ON_WALLET_LIST = ("SVC-21", "Wallet list entries show balance in naira (a float).")
@@ -191,8 +191,8 @@ class Fault(Enum):
     )
     MOBILE_WITHOUT_ISO_CODE_ACCEPTED = ("END-53", "A secondary wallet whose mobile lacks isoCode is created.")
     # Authentication.
-    NO_AUTH_ON_BANK_LIST = ("AUTH-01", "GET /transactions/banks answers without a key.")
-    NO_AUTH_ON_CLOSE = ("AUTH-01", "DELETE /virtual-accounts/{walletId} works without a key.")
+    NO_AUTH_ON_BANK_LIST = ("AUTH-01", "GET /transactions/banks answers a request without x-service-key.")
+    NO_AUTH_ON_CLOSE = ("AUTH-01", "DELETE /virtual-accounts/{walletId} works without x-service-key.")
     ANY_KEY_ACCEPTED_ON_READS = ("AUTH-02", "Any non-empty key is accepted on GET operations.")
     AUTH_REFUSAL_403 = ("AUTH-03", "A missing or wrong key is answered 403.")
     KEY_REFUSED_ON_COLLECTION_ACCOUNTS = ("AUTH-04", "POST /collection-accounts answers 401 even with the right key.")
@@ -262,12 +262,13 @@ class Fault(Enum):
     PAGE_SIZE_20 = ("LIM-20", "The default page size is 20.")
     PAGE_OVERFLOWS_PER_PAGE = ("LIM-21", "List pages return every entry while reporting the default perPage.")
     PAGES_OVERLAP = ("SVC-30", "Each page after the first repeats the last entry of the page before.")
-    SMALL_PAGES_OVERLAP = ("LIM-21", "Under a small page size, each page repeats the last entry of the one before.")
-    TOTAL_SHRINKS_PAST_FIRST_PAGE = ("LIM-21", "Past the first page, totalCount counts the entries from that page on.")
+    SMALL_PAGES_OVERLAP = ("SVC-30", "Under a small page size, each page repeats the last entry of the one before.")
+    TOTAL_SHRINKS_PAST_FIRST_PAGE = ("SVC-30", "Past the first page, totalCount counts the entries from that page on.")
     PER_PAGE_NOT_PAGE_SIZE = ("SVC-30", "Pages hold half of meta.pagination.perPage entries (5 by default).")
     INVALID_EMAIL_500 = ("LIM-06", "A secondary wallet with an invalid emailAddress is answered 500.")
     AMOUNT_BELOW_MINIMUM_500 = ("LIM-10", "A wallet transfer below the minimum amount is answered 500.")
-    EXPIRE_IN_OUT_OF_RANGE_500 = ("LIM-14", "A collection account with expireIn out of range is answered 500.")
+    EXPIRE_IN_OUT_OF_RANGE_500 = ("LIM-14", "A collection account with expireIn out of range below the lower bound is "
+                                            "answered 500.")
     SHORT_REFERENCE_500 = ("LIM-17", "A collection reference shorter than the minimum is answered 500.")
     FRACTIONAL_AMOUNT_ACCEPTED = ("LIM-22", "Fractional kobo amounts on wallet transfers are accepted (rounded down).")
     TRANSFER_OTHER_CURRENCY_ACCEPTED = ("LIM-24", "A wallet transfer in a currency other than NGN is accepted (and "
@@ -328,6 +329,28 @@ COLLATERAL: dict[Fault, dict[str, str]] = {
     Fault.SUCCESS_AS_STRING_PAST_FIRST_PAGE: {
         "ERR-03": "The string \"true\" is not the boolean true that a success's meta.success is.",
     },
+    Fault.SUCCESS_AS_STRING_ON_TRANSFER: {
+        "ERR-03": "The string \"true\" is not the boolean true that a success's meta.success is.",
+    },
+    Fault.CREDIT_FROM_BALANCE_AT_ACCEPTANCE: {
+        "SVC-28": "Transfers released at once into one wallet are all accepted before any settles: each credit lost is "
+                  "a completed concurrent transfer whose destination did not gain its amount.",
+    },
+    Fault.VERIFY_UNDER_OTHER_PATH: {
+        "END-28": "Not served at GET /transactions/{reference}/verify, that request returns no Transaction with the "
+                  "reference.",
+    },
+    Fault.PAGINATION_ZERO_BASED: {
+        "SVC-30": "Pages numbered from 0 say, on every page, a current one less than the page number (SVC-18 states "
+                  "the first page is 1, SVC-30 that current is the page number).",
+    },
+    Fault.PAGE_OVERFLOWS_PER_PAGE: {
+        "SVC-30": "Every page holding every entry, each entry is on every page: no item is on one page only.",
+    },
+    **{fault: {"ERR-05": "A 5xx answered to input outside a stated limit is no refusal of it: invalid input got a 5xx, "
+                         "not a 4xx."}
+       for fault in (Fault.INVALID_EMAIL_500, Fault.AMOUNT_BELOW_MINIMUM_500, Fault.EXPIRE_IN_OUT_OF_RANGE_500,
+                     Fault.SHORT_REFERENCE_500)},
     Fault.INBOUND_CREDIT_LEG_WITHOUT_LINK_FIELDS: {
         "RES-60": "A Transaction has every field the document lists for it at every depth (schemas/transaction.json), "
                   "the inbound credit leg's auth, account and linkRef among them.",

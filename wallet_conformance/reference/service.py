@@ -206,9 +206,9 @@ def authenticate(request: Request, service: Service, operation_id: str) -> Crede
     store, faults = service.store, service.faults
     sent = presented_key(request, faults)
     key = sent or ""
-    if not key and operation_id == "listBanks" and faults.on(Fault.NO_AUTH_ON_BANK_LIST):
+    if sent is None and operation_id == "listBanks" and faults.on(Fault.NO_AUTH_ON_BANK_LIST):
         return store.test_credential()
-    if not key and operation_id == "closeWallet" and faults.on(Fault.NO_AUTH_ON_CLOSE):
+    if sent is None and operation_id == "closeWallet" and faults.on(Fault.NO_AUTH_ON_CLOSE):
         return store.test_credential()
     if sent == "" and faults.on(Fault.EMPTY_KEY_ACCEPTED):
         return store.test_credential()

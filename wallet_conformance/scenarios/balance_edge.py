@@ -118,8 +118,8 @@ def refusal_explained_by_fee(moved: EdgeTransfer, observe: Callable[..., None], 
 
 
 def moved_actual_and_amount(moved: EdgeTransfer, *, requirement: str | None = None) -> None:
-    """A transfer the balance covers, accepted and settled, debits the source by actualAmount and credits the
-    destination by amount.
+    """A transfer the balance covers, accepted and settled, debits the source by actualAmount (amount plus the fee it
+    shows: `money.charged`) and credits the destination by amount.
 
     The test cannot judge one still pending past --settle-timeout (when it leaves pending is not shown), nor one
     that ended another way and moved nothing (`money.did_not_complete`).
@@ -128,8 +128,8 @@ def moved_actual_and_amount(moved: EdgeTransfer, *, requirement: str | None = No
         raise CannotJudge(f"the transfer stayed pending past --settle-timeout: when it leaves pending is not shown, "
                           f"so its money cannot be checked here ({moved.story})")
     money.did_not_complete(moved.end, (moved.after, moved.credited) != (moved.balance, 0))
-    actual = money.amount_of(moved.exchange.data, "actualAmount", moved.exchange)
-    checks.equals(moved.after, moved.balance - actual, requirement=requirement, exchange=moved.exchange,
-                  title="a settled transfer debits the source by actualAmount")
+    charged = money.charged(moved.exchange.data, moved.amount, moved.exchange)
+    checks.equals(moved.after, moved.balance - charged, requirement=requirement, exchange=moved.exchange,
+                  title="a settled transfer debits the source by actualAmount, amount plus fee")
     checks.equals(moved.credited, moved.amount, requirement=requirement, exchange=moved.exchange,
                   title="a settled transfer credits the destination by amount")

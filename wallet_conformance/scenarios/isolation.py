@@ -131,6 +131,34 @@ def refusal_seen(sides: Direction, exchange: Exchange) -> dict[str, Any]:
             "refused": not exchange.ok}
 
 
+def _values(node: Any) -> set[Any]:
+    """Every string of a JSON value, at any depth."""
+    if isinstance(node, dict):
+        return set().union(*map(_values, node.values())) if node else set()
+    if isinstance(node, list):
+        return set().union(*map(_values, node)) if node else set()
+    return {node} if isinstance(node, str) else set()
+
+
+def not_disclosed(exchange: Exchange, record: dict[str, Any], words: str, *, requirement: str) -> None:
+    """The intruder's read of the owner's `record` (its identifiers, by name) showed nothing of it: refused with a
+    4xx, or answered with a 2xx whose data shows none of its identifiers (another record, or none: what a read of a
+    record the key cannot reach should answer is not this requirement's matter, END-16, END-17, END-30). A 5xx is no
+    refusal."""
+    if exchange.ok:
+        shown = sorted(value for value in _values(exchange.data) if value in set(record.values()))
+        if shown:
+            checks.fail(f"{words}: another account's record is not shown", "a refusal, or nothing of that record",
+                        f"HTTP {exchange.status} showing {shown}", exchange, requirement=requirement)
+        return
+    checks.refused(exchange, words, requirement=requirement)
+
+
+def identifiers(record: dict[str, Any], names: tuple[str, ...]) -> dict[str, str]:
+    """The identifiers of a record that name it alone (non-empty strings), by name."""
+    return {name: record[name] for name in names if isinstance(record.get(name), str) and record[name]}
+
+
 # ------------------------------------------------------------------ the owner's wallets
 
 
@@ -233,13 +261,22 @@ def none_listed(sighting: Sighting, words: str, *, requirement: str) -> None:
 
 @dataclass(frozen=True)
 class AccountUpdate:
-    """An update of an account (`whose`, in words) sent with a key that is not its own, carrying the account's own
-    webhooks so that even a wrong acceptance changes nothing, and its webhooks before and after, read back."""
+    """An update of an account (`whose`, in words; `public_id`, the one in the path) sent with a key that is not its
+    own, carrying the account's own webhooks so that even a wrong acceptance changes nothing, and its webhooks before
+    and after, read back."""
 
     whose: str
     exchange: Exchange
     before: Any
     after: Any
+    public_id: Any = None
+
+    def reached_another(self) -> bool:
+        """Whether the update was answered with another account than the one in its path: a 2xx whose data is an
+        account with another publicId (the key's own, where a target takes an id it cannot reach for its own)."""
+        data = self.exchange.data if self.exchange.ok else None
+        shown = data.get("publicId") if isinstance(data, dict) else None
+        return isinstance(shown, str) and shown != self.public_id
 
 
 def update_attempt(sides: Direction) -> AccountUpdate:
@@ -253,7 +290,7 @@ def update_attempt(sides: Direction) -> AccountUpdate:
         after = sides.owner.account()
         _restore_webhooks(sides.intruder.api, sides.intruder.resources, intruders)
     whose = f"{sides.owner.name} ({account.get('publicId')}) with the key of {sides.intruder.name}"
-    return AccountUpdate(whose, exchange, account.get("webhooks"), after.get("webhooks"))
+    return AccountUpdate(whose, exchange, account.get("webhooks"), after.get("webhooks"), account.get("publicId"))
 
 
 def other_accounts_updated(api: ApiClient, resources: Resources) -> list[AccountUpdate]:
@@ -275,8 +312,8 @@ def other_accounts_updated(api: ApiClient, resources: Resources) -> list[Account
                if isinstance(entry, dict)}
         _restore_webhooks(api, resources, own)
     return [AccountUpdate(f"account {entry['publicId']}, listed by the key's GET /accounts but not its own",
-                          exchange, entry.get("webhooks"), now.get(entry["publicId"], {}).get("webhooks"))
-            for entry, exchange in sent]
+                          exchange, entry.get("webhooks"), now.get(entry["publicId"], {}).get("webhooks"),
+                          entry["publicId"]) for entry, exchange in sent]
 
 
 def _restore_webhooks(api: ApiClient, resources: Resources, before: dict[str, Any]) -> None:
@@ -292,8 +329,11 @@ def _restore_webhooks(api: ApiClient, resources: Resources, before: dict[str, An
 
 
 def update_refused_and_unchanged(update: AccountUpdate, *, requirement: str) -> None:
-    """The update was refused with a 4xx, and the account's webhooks read back as they were."""
-    checks.refused(update.exchange, f"an update of {update.whose}", requirement=requirement)
+    """The update was refused with a 4xx, or answered with another account than the one in its path (it reached an
+    account of the key's own: what an update of an account it cannot reach should answer is END-04's matter), and the
+    account's webhooks read back as they were."""
+    if not update.reached_another():
+        checks.refused(update.exchange, f"an update of {update.whose}", requirement=requirement)
     checks.equals(update.after, update.before, f"the webhooks of {update.whose} stay as they were", update.exchange,
                   requirement=requirement)
 

@@ -1,6 +1,12 @@
-"""The primary-wallet limit scenario (LIM-01, LIM-02, LIM-03, LIM-08): the account's primary places filled, one
-more tried, one freed and taken again, then every place the run held freed and raced for by tens of requests at once
-(ROUNDS times).
+"""The primary-wallet limit scenario (LIM-01, LIM-02, LIM-03, LIM-08): a primary wallet made without emailAddress and
+mobile, the account's other primary places filled, one more tried, one freed and taken again, then every place the
+run held freed and raced for by tens of requests at once (ROUNDS times).
+
+Every primary but the first is sent with emailAddress and mobile, which a primary wallet may carry: the count is
+then all that can refuse them, whatever the target makes of a primary without them (LIM-08's matter). A primary
+refused with places left, after the run closed primary wallets that would fill them were they still counted, is
+told apart by closing one of the scenario's own and asking again: closed primaries still holding places is LIM-03's
+matter, not LIM-02's.
 
 The limit is account-wide: the scenario runs under `Resources.account_wide`, the run's one lock on what the
 account shares, and closes every primary wallet it made. It records what each step did in a `PrimaryLimitRun`;
@@ -22,6 +28,7 @@ from wallet_conformance.world.concurrency import RACERS, ROUNDS, release
 from wallet_conformance.world.resources import Resources
 
 BURST = RACERS  # primary wallets asked for at once with the run's places freed: at most those places may open
+CONTACT = ("emailAddress", "mobile")  # what a secondary wallet needs and a primary one may carry
 
 
 @dataclass(frozen=True)
@@ -37,11 +44,13 @@ class PrimaryCount:
         return len(self.public_ids)
 
 
-def primary_body(run_id: str) -> dict[str, Any]:
-    """A primary wallet's body, without emailAddress and mobile (which a primary wallet does not need: LIM-08)."""
+def primary_body(run_id: str, *, contact: bool = True) -> dict[str, Any]:
+    """A primary wallet's body, with emailAddress and mobile, or without them (which a primary wallet does not need:
+    LIM-08)."""
     body = bodies.wallet(run_id, "primary")
-    body.pop("emailAddress", None)
-    body.pop("mobile", None)
+    if contact:  # a secondary wallet's, which carries them
+        secondary = bodies.wallet(run_id)
+        body.update({name: secondary[name] for name in CONTACT})
     return body
 
 
@@ -79,7 +88,14 @@ class PrimaryLimitRun:
     existing: int
     counted: bool  # whether the whole wallet list was seen, so `existing` is the account's number
     note: str
-    fills: list[Exchange] = field(default_factory=list)
+    closed_before: int = 0  # primary wallets the run closed before the scenario
+    bare: Exchange | None = None  # the first primary, without emailAddress and mobile
+    fills: list[Exchange] = field(default_factory=list)  # then those with them, until the limit or a refusal
+    # A fill refused with places left after the run closed primaries: one of the scenario's own closed and another
+    # asked for (None: not needed, or nothing of its own to close), and whether closed primaries still hold places
+    # (None: not needed, or cannot be told).
+    recheck: tuple[Exchange, Exchange] | None = None
+    closed_counted: bool | None = None
     extra: Exchange | None = None
     listed_with_extra: PrimaryCount | None = None  # open primaries listed once an extra one was accepted
     freed: Exchange | None = None  # the close of one of the run's primaries, with the account at the limit
@@ -90,9 +106,19 @@ class PrimaryLimitRun:
     listed_after_burst: PrimaryCount | None = None  # open primaries then listed: read whenever more than `free` opened
 
     @property
+    def bare_opened(self) -> bool:
+        return self.bare is not None and self.bare.ok
+
+    @property
     def filled(self) -> bool:
-        """Whether the run's creations brought the account to the limit, every one accepted."""
-        return len(self.fills) == self.limit - self.existing and all(fill.ok for fill in self.fills)
+        """Whether the run's creations with emailAddress and mobile, all accepted, brought the account to the limit."""
+        return all(fill.ok for fill in self.fills) and self.existing + self.bare_opened + len(self.fills) == self.limit
+
+    def numbered_fills(self) -> list[tuple[int, Exchange]]:
+        """Each creation with emailAddress and mobile, with the number its wallet would have among the account's open
+        primaries."""
+        first = self.existing + self.bare_opened + 1
+        return list(enumerate(self.fills, start=first))
 
     @property
     def opened_at_once(self) -> list[Exchange]:
@@ -101,8 +127,9 @@ class PrimaryLimitRun:
 
     def context(self) -> str:
         """What the account held and what the run made, for failure messages."""
-        return (f"the account held {self.existing} open primary wallet(s) before ({self.note}); "
-                f"the run created {sum(fill.ok for fill in self.fills)}")
+        made = self.bare_opened + sum(fill.ok for fill in self.fills)
+        return (f"the account held {self.existing} open primary wallet(s) before ({self.note}); the run created "
+                f"{made}, having closed {self.closed_before} primary wallet(s) before")
 
 
 class PrimaryLimit:
@@ -120,21 +147,52 @@ class PrimaryLimit:
         holding them is named)."""
         listed = open_primaries(self.api, self.resources.closed_wallets)
         self.run.existing, self.run.counted, self.run.note = listed.count, listed.complete, listed.note
+        self.run.closed_before = len(self.resources.closed_primaries)
         if self.run.existing >= self.run.limit:
             self.resources.skip_if_another_run_holds_primaries()  # the places are another run's: say so
             raise CannotJudge(f"the account already holds {self.run.existing} open primary wallets ({listed.note}); "
                               f"the limit is {self.run.limit}: close some to test the primary-wallet limit")
 
+    def open_the_first(self) -> None:
+        """Create a primary wallet without emailAddress and mobile; opened, it takes a place. (Refused, the first of
+        the fills, sent with them right after, is its control: a place may be what was missing.)"""
+        self.run.bare = self.resources.create_wallet(primary_body(self.run_id, contact=False))
+        if self.run.bare.ok:
+            self.created.append(opened_wallet(self.run.bare))
+
     def fill_the_places(self) -> bool:
-        """Create primary wallets until the account holds the limit, stopping at the first refused; whether all
-        were accepted."""
-        for _ in range(self.run.limit - self.run.existing):
+        """Create primary wallets with emailAddress and mobile until the account holds the limit, stopping at the
+        first refused; whether all were accepted. A refusal with places left after the run closed primaries is told
+        apart (`tell_apart`)."""
+        while self.run.existing + len(self.created) < self.run.limit:
             exchange = self.resources.create_wallet(primary_body(self.run_id))
             self.run.fills.append(exchange)
             if not exchange.ok:
+                self.tell_apart()
                 break
             self.created.append(opened_wallet(exchange))
         return self.run.filled
+
+    def tell_apart(self) -> None:
+        """A primary refused with places left, after the run closed primary wallets that would fill them were they
+        still counted: close one of the scenario's own and ask for another. Opened, closing frees a place (the refusal
+        was the limit's count); refused, closed primaries still hold places. With none of its own to close, the
+        closed ones are taken to hold the places."""
+        held = self.run.existing + len(self.created)
+        if not self.run.closed_before or held + self.run.closed_before < self.run.limit:
+            return
+        if not self.created:
+            self.run.closed_counted = True
+            return
+        freed = self.resources.close_wallet(self.created[-1])
+        if not freed.ok:
+            return
+        self.created.pop()
+        again = self.resources.create_wallet(primary_body(self.run_id))
+        self.run.recheck = (freed, again)
+        self.run.closed_counted = not again.ok
+        if again.ok:
+            self.created.append(opened_wallet(again))
 
     def try_one_more(self) -> bool:
         """With the account at the limit, ask for one more primary wallet; whether the scenario goes on: no wallet
@@ -205,8 +263,8 @@ def primary_limit_run(api: ApiClient, resources: Resources, run_id: str) -> Prim
         scenario = PrimaryLimit(api, resources, run_id)
         scenario.count_open_primaries()
         try:
-            if (scenario.fill_the_places() and scenario.try_one_more()
-                    and scenario.free_one_and_take_it_again()):
+            scenario.open_the_first()
+            if scenario.fill_the_places() and scenario.try_one_more() and scenario.free_one_and_take_it_again():
                 scenario.race_for_freed_places()
         finally:
             scenario.close_what_it_made()

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.judge import request_rules
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.world import bodies
 from wallet_conformance.world.concurrency import release
@@ -52,10 +53,12 @@ class ReferenceRace:
         return self.references[number % len(self.references)]
 
     def accepted_twice(self) -> list[tuple[str, list[Exchange]]]:
-        """Each reference more than one request opened a collection account with, and those requests' exchanges."""
-        counts = Counter(self.reference_of(number) for number, exchange in enumerate(self.exchanges) if exchange.ok)
-        return [(reference, [exchange for number, exchange in enumerate(self.exchanges)
-                             if exchange.ok and self.reference_of(number) == reference])
+        """Each reference more than one request opened a collection account with, and those requests' exchanges (an
+        accepted request whose account shows another reference did not take the one sent: RES-32's matter)."""
+        opened = [(self.reference_of(number), exchange) for number, exchange in enumerate(self.exchanges)
+                  if exchange.ok and request_rules.takes_the_reference(exchange)]
+        counts = Counter(reference for reference, _ in opened)
+        return [(reference, [exchange for sent, exchange in opened if sent == reference])
                 for reference, count in counts.items() if count > 1]
 
     @property

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import envelope, fields, records
+from wallet_conformance.judge import envelope, fields, records, request_rules
 from wallet_conformance.judge.failures import CannotJudge, shown
 from wallet_conformance.judge.records import Found
 from wallet_conformance.scenarios.transaction_samples import INBOUND_CREDIT, SETTLED_TRANSFER, NotReached
@@ -68,9 +68,10 @@ def is_favourite_by_category(samples: Samples, operation_ids: tuple[str, ...]) -
 
 
 def collection_account(samples: Samples) -> tuple[dict[str, Any], Exchange]:
-    """The collection account the sample created, and its exchange."""
+    """The collection account the sample created, and its exchange; the test cannot judge an answer that shows no
+    collection account of its own (`request_rules.collection_account_shown`)."""
     exchange = samples("createCollectionAccount")
-    return envelope.data_is_object(exchange), exchange
+    return request_rules.collection_account_shown(exchange), exchange
 
 
 def banks(samples: Samples) -> list[Found]:

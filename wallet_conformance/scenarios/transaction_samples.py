@@ -141,6 +141,17 @@ def transaction_list(get: Fixtures, api: ApiClient, resources: Resources) -> Exc
     return exchange
 
 
+def shaped(exchange: Exchange) -> Exchange:
+    """The exchange, whose data is an object, or a list of objects: the transactions a test reads. Another shape is
+    the operation's matter (SVC-19, SVC-20, END-27 ...), not that of the fields a test reads of each transaction: the
+    test cannot judge."""
+    data = exchange.data
+    if isinstance(data, dict) or (isinstance(data, list) and all(isinstance(entry, dict) for entry in data)):
+        return exchange
+    raise CannotJudge(f"the {exchange.operation_id} answer shows no transaction as an object (see SVC-19, SVC-20 and "
+                      "the operation's own requirement)")
+
+
 class TransactionSources:
     """The transactions of each source, each with where it was found; made on first use."""
 
@@ -148,26 +159,30 @@ class TransactionSources:
         self._get = get
 
     def found(self, source: str, *, requirement: str | None = None) -> list[Found]:
-        """The transactions of one source (each a record, which must be an object)."""
+        """The transactions of one source, each a record (an object); an answer that shows them in no object cannot
+        be judged here (`shaped`)."""
         get = self._get
         if source == TRANSFER:
-            return records.one_record(get("sample_transfer"), "POST /transactions/transfer data",
+            return records.one_record(shaped(get("sample_transfer")), "POST /transactions/transfer data",
                                       requirement=requirement)
         if source == BANK_TRANSFER:
-            return records.one_record(get("sample_bankTransfer"), "POST /transactions/bank-transfer data",
+            return records.one_record(shaped(get("sample_bankTransfer")), "POST /transactions/bank-transfer data",
                                       requirement=requirement)
         if source == VERIFY_TRANSFER:
-            return records.one_record(get(SETTLED_TRANSFER), "verify (settled transfer) data", requirement=requirement)
+            return records.one_record(shaped(get(SETTLED_TRANSFER)), "verify (settled transfer) data",
+                                      requirement=requirement)
         if source == VERIFY_BANK_TRANSFER:
-            return records.one_record(get(VERIFIED_BANK_TRANSFER), "verify (bank transfer) data",
+            return records.one_record(shaped(get(VERIFIED_BANK_TRANSFER)), "verify (bank transfer) data",
                                       requirement=requirement)
         if source == LISTED:
-            return records.listed_records(get(TRANSACTION_LIST), "GET /transactions data", requirement=requirement)
+            return records.listed_records(shaped(get(TRANSACTION_LIST)), "GET /transactions data",
+                                          requirement=requirement)
         credit: InboundCredit = get(INBOUND_CREDIT)
         if source == INBOUND:
             return [Found(credit.label, credit.entry, credit.listing)]
         if source == VERIFY_INBOUND:
-            return records.one_record(credit.verified, "verify (inbound credit) data", requirement=requirement)
+            return records.one_record(shaped(credit.verified), "verify (inbound credit) data",
+                                      requirement=requirement)
         raise ValueError(f"no transaction source {source!r} (the sources are {', '.join(EVERY_SOURCE)})")
 
     def every(self, sources: tuple[str, ...], *, requirement: str | None = None) -> list[Found]:

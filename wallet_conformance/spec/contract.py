@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any, Literal
 
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.documents import openapi, schema
+from wallet_conformance.spec.documents import openapi, schema, schema_files
 
 HTTP_METHODS = ("get", "put", "post", "patch", "delete")
 
@@ -29,6 +29,7 @@ MONEY_INTEGERS = "SVC-21"  # every money amount is an integer of kobo
 WRITE_OPERATIONS = "SVC-02"  # the operations that take a JSON request body
 CONSERVED = "SVC-31"  # money moves only with a movement that explains it: a refusal moves none
 ANSWERED = "ERR-09"  # every request of an operation is answered, with a success or a refusal
+KEY_ACCEPTED = "AUTH-04"  # the account's secret key is accepted
 # The requirement a documented request of each operation exercises when a test makes it as a setup step:
 # a refusal there is a failure of that requirement (TargetError(requirement=...)), not of the test's own.
 ACCEPTANCE = {
@@ -46,6 +47,8 @@ ACCEPTANCE = {
     "transfer": "END-40",
     "bankTransfer": "END-41",
 }
+# The requirement that a transfer of exactly the minimum amount is accepted, by operation.
+MINIMUM_ACCEPTED = {"transfer": "LIM-11", "bankTransfer": "LIM-13"}
 
 # The `$defs` of schemas/common.json that hold an identifier prefix as `pattern: ^<prefix>`.
 PREFIXES = (
@@ -152,6 +155,26 @@ def prefix(definition: str) -> str:
     return pattern[1:]
 
 
+@cache
+def nullable_timestamps() -> frozenset[str]:
+    """The fields schemas/ type `timestamp or null` (common.json's nullableTimestamp): deletedAt."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for name, field in (node.get("properties") or {}).items():
+                if isinstance(field, dict) and str(field.get("$ref", "")).endswith("/$defs/nullableTimestamp"):
+                    found.add(name)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema_files())
+    return frozenset(found)
+
+
 def success_message(operation_id: str) -> str | None:
     """The documented meta.message of an operation's success response, if the document gives one."""
     for requirement_id in MESSAGE_REQUIREMENTS:
@@ -185,9 +208,22 @@ def paginated_operations() -> tuple[str, ...]:
     return tuple(catalogue()[PAGINATED].operations)
 
 
-def acceptance_requirement(operation_id: str | None) -> str | None:
-    """The requirement that a documented request of this operation is accepted (None for no operation)."""
+def acceptance_requirement(operation_id: str | None, body: Any = None) -> str | None:
+    """The requirement that a documented request of this operation is accepted (None for no operation). A transfer of
+    exactly the minimum amount (its `body`'s) exercises that the minimum is accepted: a refusal of it is that
+    requirement's failure (LIM-11, LIM-13), whatever else the transfer was made for."""
+    if operation_id in MINIMUM_ACCEPTED and isinstance(body, dict) and type(body.get("amount")) is int \
+            and body["amount"] == minimum_amount(operation_id):
+        return MINIMUM_ACCEPTED[operation_id]
     return ACCEPTANCE.get(operation_id) if operation_id else None
+
+
+def refusal_requirement(operation_id: str | None, body: Any = None, status: int | None = None) -> str | None:
+    """The requirement a documented request's refusal breaks when the suite makes it as a setup step with the run's
+    own key: a 401 refused the key itself (KEY_ACCEPTED), any other refusal the request (`acceptance_requirement`)."""
+    if status == 401 and operation_id in ACCEPTANCE:
+        return KEY_ACCEPTED
+    return acceptance_requirement(operation_id, body)
 
 
 @cache

@@ -11,6 +11,7 @@ from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.resources import Resources
 
 ACCOUNT_FIELDS = "RES-10"  # an Account has every documented field, publicId among them
+WEBHOOKS_ARRAY = "RES-13"  # an Account's webhooks is an array of strings
 
 
 def listed_accounts(api: ApiClient, resources: Resources) -> list[dict[str, Any]]:
@@ -47,11 +48,16 @@ def own_webhooks_sent_back(api: ApiClient, resources: Resources, *, key: Any = D
                            headers: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> Exchange:
     """PATCH /accounts/{accountId} of the own account with its own webhooks sent back (with `key`, default the
     run's, and any `headers` and query `params`): a write that changes nothing, even where it should have been
-    refused."""
+    refused. An account that shows its webhooks as no array has none to send back as the update takes them: a setup
+    step the target did not let happen, under the requirement of their type."""
     with resources.account_wide():
         account = resources.own_account()
+        webhooks = account.get("webhooks", [])
+        if not isinstance(webhooks, list):
+            raise TargetError(f"the account shows webhooks {webhooks!r}, no array: they cannot be sent back as an "
+                              "update's webhooks", requirement=WEBHOOKS_ARRAY)
         return api.call("updateAccount", {"accountId": account_id(account)},
-                        json_body=bodies.account_update(account.get("webhooks", [])), key=key, headers=headers,
+                        json_body=bodies.account_update(webhooks), key=key, headers=headers,
                         params=params)
 
 

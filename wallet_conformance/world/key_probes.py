@@ -8,7 +8,9 @@ Refused (a 4xx, never a 2xx, and a transfer moves no money):
   read (QUERY_NAMES), or as `Authorization: Bearer <key>`, with no `x-service-key`.
 
 Accepted (a 2xx): AUTH-07 the header's name in another letter case; AUTH-08 whitespace around the value (a space
-before it, a tab after it; sent through client/plain_transport.py, as httpx will not write it).
+before it, a tab after it; sent through client/plain_transport.py, as httpx will not write it). Such a form refused
+is judged against the same request sent with the key as it is (AS_SENT): an operation that refuses that too refused
+the request, not the key's form, and the test cannot judge.
 
 AUTH-06 (INFO) observes what the account's public keys get in place of the secret key.
 """
@@ -24,7 +26,7 @@ from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
-from wallet_conformance.world import accounts, bad_requests, money
+from wallet_conformance.world import accounts, bad_requests, controls, money
 from wallet_conformance.world.bad_requests import Fixtures
 from wallet_conformance.world.resources import Resources
 
@@ -35,6 +37,7 @@ IN_QUERY = "query-only"
 AS_BEARER = "bearer-only"
 HEADER_NAME_CASE = "header-name-case"
 WHITESPACE = "whitespace-around"
+AS_SENT = "as-sent"
 
 
 @dataclass(frozen=True)
@@ -73,10 +76,12 @@ ELSEWHERE: dict[str, Callable[[str], Sent]] = {
                                params=dict.fromkeys(QUERY_NAMES, key)),
     AS_BEARER: lambda key: Sent("the key only as Authorization: Bearer", headers={"Authorization": f"Bearer {key}"}),
 }
-# The key in x-service-key written another way that HTTP says is the same (AUTH-07, AUTH-08).
+# The key in x-service-key written another way that HTTP says is the same (AUTH-07, AUTH-08), and as it is (the
+# control a refusal of those is judged against).
 SAME_KEY: dict[str, Callable[[str], Sent]] = {
     HEADER_NAME_CASE: lambda key: Sent(f"the header named {KEY_HEADER.title()}", headers={KEY_HEADER.title(): key}),
     WHITESPACE: _whitespace_around,
+    AS_SENT: lambda key: Sent("x-service-key holding the key as it is", key=key),
 }
 
 
@@ -155,6 +160,15 @@ def refused_moving_nothing(resources: Resources, probe: Probe) -> None:
         money.refused_without_debit(resources, probe.exchange, probe.watched, why, watch=False)
     else:
         checks.refused(probe.exchange, why)
+
+
+def accepted_as_the_key(probe: Probe, as_sent: Callable[[], Probe]) -> None:
+    """The probe, which carries the key in a form HTTP makes the same key, was accepted (a 2xx from the API). Where it
+    was refused, the same request with the key as it is (`as_sent`, a probe of AS_SENT) is sent: refused too, the
+    operation refused the request whatever the key's form (its body, its records, or the right key itself: other
+    requirements' matter), and the test cannot judge."""
+    controls.accepted(probe.exchange, f"{probe.exchange.operation_id} with {probe.sent.words}",
+                      lambda: as_sent().exchange, "the key as it is", judge=checks.accepted_by_the_api)
 
 
 def public_key_observation(probe: Probe, mode: str) -> dict[str, Any]:

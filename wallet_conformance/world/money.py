@@ -8,7 +8,8 @@ question a test asks, and when to use which:
 - How much to fund a wallet for one transfer? `funding`: the amount and room for a fee the document does not
   bound.
 - What did the target accept? `accepted_transfer` (the transaction of an accepted transfer made as a setup
-  step), `amount_of` (a money field that must be an integer to be followed), `fee`.
+  step), `amount_of` (a money field that must be an integer to be followed), `fee`; what a transfer takes from its
+  source by its own answer, amount plus fee: `charged`.
 - When has a transfer ended? `wait_settled` waits until it leaves `pending` and says None if it never does
   within --settle-timeout; `settled` is the same wait for a test whose verdict needs the end (it cannot judge
   otherwise).
@@ -63,11 +64,13 @@ def funding(operation_id: str, amount: int | None = None) -> int:
 
 
 def accepted_transfer(exchange: Exchange, what: str) -> dict[str, Any]:
-    """The transaction of an accepted transfer made as a setup step (a refusal fails its acceptance requirement)."""
+    """The transaction of an accepted transfer made as a setup step (a refusal fails its acceptance requirement, or
+    a 401 the key's: `contract.refusal_requirement`)."""
     if not exchange.ok or not isinstance(exchange.data, dict) or not isinstance(exchange.data.get("reference"), str):
         raise TargetError(f"could not {what}: the target answered {exchange.status} without a transaction "
                           f"reference\n{exchange.describe()}", exchange,
-                          requirement=contract.acceptance_requirement(exchange.operation_id))
+                          requirement=contract.refusal_requirement(exchange.operation_id, exchange.request_body,
+                                                                    exchange.status))
     return exchange.data
 
 
@@ -79,6 +82,17 @@ def amount_of(data: Any, name: str, exchange: Exchange) -> int:
                           f"(see SVC-21): cannot follow the money\n{exchange.describe()}", exchange,
                           requirement=contract.MONEY_INTEGERS)
     return value
+
+
+def charged(data: Any, amount: int, exchange: Exchange) -> int:
+    """What a transfer of `amount` kobo takes from its source by its own answer: amount plus its fee, which is what
+    the document makes actualAmount. The balances are judged against it; whether the answer's actualAmount says the
+    same is RES-65's matter, and whether the fee is 0 or more END-34's. An answer without an integer fee is taken at
+    its actualAmount; one with neither cannot be followed (SVC-21)."""
+    data = data if isinstance(data, dict) else {}
+    if type(data.get("fee")) is int:
+        return amount + data["fee"]
+    return amount_of(data, "actualAmount", exchange)
 
 
 def fee(data: dict[str, Any], exchange: Exchange, where: str = "data", *, requirement: str | None = None) -> int:

@@ -11,12 +11,15 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import envelope
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.world import lists
 
 # Entries named in a problem's received value: enough to find them, not the whole list.
 NAMED = 5
+# Who owns what of a walk's pages: what the pages and their totals mean (totalCount counts every item, a page before
+# the last is full, current is the page number, no item on two pages), and that a page holds no more than perPage.
+PAGES = "SVC-30"
+PAGE_SIZE = "LIM-21"
 
 
 class Problem(NamedTuple):
@@ -41,12 +44,14 @@ class SizedPage:
 
 def sized_page(exchange: Exchange) -> SizedPage:
     """The page `exchange` as one whose size can be judged; CannotJudge when it carries no meta.pagination (SVC-16
-    judges that), holds no entry, or gives no integer perPage and totalCount (SVC-17 judges that). A data that is
-    not an array fails the calling test's requirement."""
+    judges that), its data is no array (SVC-20), it holds no entry, or it gives no integer perPage and totalCount
+    (SVC-17 judges that)."""
     operation_id = exchange.operation_id
     if not lists.has_pagination(exchange):
         raise CannotJudge(f"{operation_id} carries no meta.pagination (see SVC-16)")
-    entries = envelope.data_is_array(exchange)
+    entries = exchange.data
+    if not isinstance(entries, list):
+        raise CannotJudge(f"{operation_id}: data is no array (see SVC-20): no entries to count")
     if not entries:
         raise CannotJudge(f"{operation_id} listed no entry: a page size cannot be seen on an empty page")
     per_page, total = lists.pagination(exchange).get("perPage"), lists.pagination(exchange).get("totalCount")
@@ -85,7 +90,8 @@ def count_problems(listing: lists.Listing, query: str) -> list[Problem]:
 
 def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[Problem]:
     """What is wrong with pages 1 to n of the wallet list read under `scheme`: each is a 2xx list, says its number
-    in `current`, holds perPage entries or what remains of totalCount, and shares no wallet with another."""
+    in `current`, holds perPage entries or what remains of totalCount, and shares no wallet with another. A page
+    holding more than perPage is left to the page size's check (LIM-21)."""
     wrong: list[Problem] = []
     seen: dict[str, int] = {}
     for number, exchange in enumerate(pages, start=1):
@@ -100,7 +106,7 @@ def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[Prob
         total, per_page = shown.get("totalCount"), shown.get("perPage")
         if type(total) is int and type(per_page) is int and per_page >= 1:
             expected = max(0, min(per_page, total - (number - 1) * per_page))
-            if len(exchange.data) != expected:
+            if len(exchange.data) != expected and len(exchange.data) <= per_page:
                 wrong.append(Problem(f"page {number} holds perPage ({per_page}) entries, or what remains of "
                                      f"totalCount ({total})", expected, len(exchange.data), exchange))
         for entry in exchange.data:
@@ -113,36 +119,42 @@ def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[Prob
     return wrong
 
 
-def walk_problems(walk: lists.Listing, size: int | None, whole: bool, created: list[str]) -> list[Problem]:
+def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
+                  created: list[str]) -> list[tuple[str, Problem]]:
     """What is wrong with a walk of every page of a list, asked at `size` entries a page (None: the target's own
-    size): pages overlap, totalCount differs between pages, pages not the last are not full, a page holds more than
-    perPage (or perPage is more than the size asked), `current` is not the page number (under a page-number scheme).
-    When the walk is `whole` (totalCount fits in the pages walked), the pages also hold totalCount entries and every
-    wallet of `created`. Each problem names the list and its scheme, and shows the walk's last page."""
+    size), each with the requirement it breaks: pages overlap, totalCount differs between pages, pages not the last
+    hold fewer than perPage, perPage is more than the size asked, `current` is not the page number (under a
+    page-number scheme), and, when the walk is `whole` (totalCount fits in the pages walked), the pages do not hold
+    totalCount entries and every wallet of `created` (PAGES); a page holds more than perPage (PAGE_SIZE). Each problem
+    names the list and its scheme, and shows the walk's last page."""
     where, last = f"{walk.operation_id} under {walk.scheme}", walk.exchanges[-1]
-    wrong: list[tuple[str, Any, Any]] = []
+    wrong: list[tuple[str, str, Any, Any]] = []
     ids = walk.ids
     repeated = sorted({str(item) for item in ids if ids.count(item) > 1})
     if repeated:
-        wrong.append(("pages do not overlap", "every entry on one page only", f"on two pages: {repeated[:NAMED]}"))
+        wrong.append((PAGES, "pages do not overlap", "every entry on one page only",
+                      f"on two pages: {repeated[:NAMED]}"))
     totals = walk.totals()
     if len(totals) > 1:
-        wrong.append(("totalCount is the same on every page of one list", "one total", sorted(totals, key=str)))
+        wrong.append((PAGES, "totalCount is the same on every page of one list", "one total",
+                      sorted(totals, key=str)))
     if whole and len(totals) == 1 and len(ids) != next(iter(totals)):
-        wrong.append(("the pages together hold totalCount entries", next(iter(totals)), len(ids)))
+        wrong.append((PAGES, "the pages together hold totalCount entries", next(iter(totals)), len(ids)))
     missing = sorted(set(created) - set(ids)) if whole else []
     if missing:
-        wrong.append(("the pages hold every wallet the run created", "all listed", f"missing: {missing[:NAMED]}"))
+        wrong.append((PAGES, "the pages hold every wallet the run created", "all listed",
+                      f"missing: {missing[:NAMED]}"))
     for index, page in enumerate(walk.exchanges):
         per_page = lists.pagination(page).get("perPage")
         data = page.data if isinstance(page.data, list) else []
         if size is not None and isinstance(per_page, int) and per_page > size:
-            wrong.append((f"perPage of page {index + 1} is at most the requested size", size, per_page))
-        if index < len(walk.exchanges) - 1 and isinstance(per_page, int) and len(data) != per_page:
-            wrong.append((f"page {index + 1}, not the last, is full (perPage entries)", per_page, len(data)))
+            wrong.append((PAGES, f"perPage of page {index + 1} is at most the requested size", size, per_page))
+        if index < len(walk.exchanges) - 1 and isinstance(per_page, int) and len(data) < per_page:
+            wrong.append((PAGES, f"page {index + 1}, not the last, is full (perPage entries)", per_page, len(data)))
         if isinstance(per_page, int) and len(data) > per_page:
-            wrong.append((f"page {index + 1} holds at most perPage entries", per_page, len(data)))
+            wrong.append((PAGE_SIZE, f"page {index + 1} holds at most perPage entries", per_page, len(data)))
         current = lists.pagination(page).get("current")
         if walk.scheme and walk.scheme.position == "page" and current != index + 1:
-            wrong.append((f"current of page {index + 1} is the page number", index + 1, current))
-    return [Problem(f"{where}: {what}", expected, received, last) for what, expected, received in wrong]
+            wrong.append((PAGES, f"current of page {index + 1} is the page number", index + 1, current))
+    return [(requirement, Problem(f"{where}: {what}", expected, received, last))
+            for requirement, what, expected, received in wrong]

@@ -26,6 +26,8 @@ from wallet_conformance.world.safety import Guard, NotAllowed
 # could not do it, the run may not do it here (the guard), or the run has no way to (a skip, e.g. no funding).
 UNAVAILABLE = (TargetError, NotAllowed, CannotJudge)
 FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount (less its fee)
+ENVELOPE = "SVC-03"  # every response is a JSON envelope with meta and data
+SINGLE_RECORD = "SVC-19"  # data is an object on a single-record response
 # What validate-account answers for an account the target does not know (the codes are not shown): a request
 # it found wrong, no such account, or one it could not process. 401, 415 and the like are about the request.
 NOT_RESOLVED = frozenset({400, 404, 422})
@@ -97,6 +99,7 @@ class Resources:
         self.open_wallets: dict[str, dict[str, Any]] = {}
         # The wallets this process closed: a list that keeps closed wallets (not shown either way) still shows them.
         self.closed_wallets: set[str] = set()
+        self.closed_primaries: set[str] = set()  # those of them created as primary wallets
         self._banks: list[dict[str, Any]] | None = None
         self._lock_depth = 0
         # Waits that came to nothing once (funding, settlement, the external account), and why: later tests do not
@@ -117,8 +120,10 @@ class Resources:
             if exchange.operation_id == "createWallet" or creation:
                 self.open_wallets[data["publicId"]] = data
             elif exchange.operation_id == "closeWallet":
-                self.open_wallets.pop(data["publicId"], None)
+                made = self.open_wallets.pop(data["publicId"], None) or {}
                 self.closed_wallets.add(data["publicId"])
+                if made.get("category") == "primary":
+                    self.closed_primaries.add(data["publicId"])
 
     def create_wallet(self, body: dict[str, Any]) -> Exchange:
         primary = isinstance(body, dict) and body.get("category") == "primary"
@@ -155,21 +160,36 @@ class Resources:
         return exchange
 
     def read_wallet(self, public_id: str) -> dict[str, Any]:
+        return self.require(self._read(public_id), "read a wallet")
+
+    def _read(self, public_id: str) -> Exchange:
         exchange = self._reads[public_id] = self.api.call("getWallet", {"walletId": public_id})
-        return self.require(exchange, "read a wallet")
+        return exchange
 
     def last_read(self, public_id: str) -> Exchange | None:
         """The latest read of a wallet: the exchange that shows the balance a check compares, as its evidence."""
         return self._reads.get(public_id)
 
     def balance(self, public_id: str) -> int:
-        """A wallet's balance, the one way the suite reads one: an integer of kobo, or the test stops on a setup
-        error naming SVC-21 (money cannot be followed in anything else)."""
-        read = self.read_wallet(public_id)
-        balance = read.get("balance") if isinstance(read, dict) else None
+        """A wallet's balance, the one way the suite reads one: an integer of kobo from a read that shows that very
+        wallet. Anything else stops the test on a setup error naming the requirement the read broke: a body without
+        data (SVC-03) or with data no object (SVC-19), another wallet than the one asked (END-16), a balance that is
+        no integer (SVC-21: money cannot be followed in anything else)."""
+        exchange = self._read(public_id)
+        read = self.require(exchange, "read a wallet")
+        if not isinstance(read, dict):
+            body = exchange.json if exchange.is_json else None
+            enveloped = isinstance(body, dict) and "data" in body
+            raise TargetError(f"wallet {public_id} reads with no wallet object to take a balance from", exchange,
+                              requirement=SINGLE_RECORD if enveloped else ENVELOPE)
+        shown = read.get("publicId")
+        if isinstance(shown, str) and shown != public_id:
+            raise TargetError(f"a read of wallet {public_id} shows wallet {shown}: its balance is not that wallet's",
+                              exchange, requirement=contract.acceptance_requirement("getWallet"))
+        balance = read.get("balance")
         if type(balance) is not int:
             raise TargetError(f"wallet {public_id} reads with balance {balance!r}, not an integer: cannot compare "
-                              "money", self.api.exchanges[-1], requirement=contract.MONEY_INTEGERS)
+                              "money", exchange, requirement=contract.MONEY_INTEGERS)
         return balance
 
     def sweep(self) -> list[str]:
@@ -434,12 +454,14 @@ class Resources:
         """The data of a successful exchange; a failure here is the target's, reported as a setup error.
 
         The error names the requirement the step exercises: `requirement`, else the acceptance requirement of
-        the exchange's operation (a documented request of it is accepted), else none.
+        the exchange's operation (a documented request of it is accepted; a 401, the key is: see
+        `contract.refusal_requirement`), else none.
         """
         if not exchange.ok:
             raise TargetError(f"could not {what}: the target answered {exchange.status}\n{exchange.describe()}",
                               exchange,
-                              requirement=requirement or contract.acceptance_requirement(exchange.operation_id))
+                              requirement=requirement or contract.refusal_requirement(
+                                  exchange.operation_id, exchange.request_body, exchange.status))
         if not envelope:
             return exchange.json
         return exchange.data

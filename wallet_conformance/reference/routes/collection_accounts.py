@@ -41,7 +41,7 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     if faults.on(Fault.EXPIRE_IN_NO_UPPER_BOUND):
         too_long = False
     if expire_in < lower or too_long:
-        if faults.on(Fault.EXPIRE_IN_OUT_OF_RANGE_500):
+        if expire_in < lower and faults.on(Fault.EXPIRE_IN_OUT_OF_RANGE_500):
             raise crash()
         raise invalid("expireIn", f"must be from {lower} to {upper} seconds")
     reference = fields.text(body, "reference", required=faults.on(Fault.COLLECTION_REQUIRES_REFERENCE))
@@ -74,7 +74,8 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     collection = call.store.create_collection_account(
         call.caller,
         destination=destination,
-        account_name=account_name or (destination.account_name if destination else call.caller.account.name),
+        account_name=account_name if account_name is not None else (
+            destination.account_name if destination else call.caller.account.name),
         amount=amount,
         expire_in=expire_in,
         reference=reference,
