@@ -101,8 +101,9 @@ def accepted(exchange: Exchange, why: str, *, requirement: str | None = None) ->
 @check
 def conforms(instance: Any, schema_file: str, exchange: Exchange | None = None, *, pointer: str = "",
              where: str = "data", requirement: str | None = None) -> Any:
-    """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`)."""
-    problems = validation.problems(schema_file, instance, pointer)
+    """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`), but for what
+    the value rules judge (`schema_problems`)."""
+    problems = schema_problems(instance, schema_file, pointer)
     if problems:
         first = problems[0]
         listing = "; ".join(f"{where}{_join(problem.path)}: {problem.message}" for problem in problems[:8])
@@ -213,3 +214,23 @@ def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None)
     return _every_field(exchange, TIMESTAMP_FIELDS, _is_timestamp,
                         "timestamps are ISO 8601 UTC strings with milliseconds",
                         "YYYY-MM-DDThh:mm:ss.sss and Z or +00:00", requirement, null_allowed=True)
+
+
+def value_rule_finds(name: str | None, value: Any) -> bool:
+    """Whether a value rule of every answer finds a field `name` holding `value` wrong: a money field not an integer
+    (SVC-21), a currency not NGN (SVC-22), a timestamp not UTC with milliseconds (SVC-23)."""
+    if name in MONEY_FIELDS:
+        return value is not None and type(value) is not int
+    if name in CURRENCY_FIELDS:
+        return value != CURRENCY
+    if name in TIMESTAMP_FIELDS:
+        return value is not None and not _is_timestamp(value)
+    return False
+
+
+def schema_problems(instance: Any, schema_file: str, pointer: str = "") -> list[validation.Problem]:
+    """The ways `instance` fails a schema of schemas/, but for the value of a field that a value rule finds wrong
+    (`value_rule_finds`): that rule judges it on every answer, under its own requirement; its absence stays here."""
+    return [problem for problem in validation.problems(schema_file, instance, pointer)
+            if problem.keyword == "required"
+            or not value_rule_finds(validation.field_name(problem.path), validation.value_at(instance, problem.path))]
