@@ -96,8 +96,8 @@ def _table(exchange: Exchange, requirement: str) -> None:
     takes beyond the table (the create answer without `_id`, a transfer `pending`...) their own requirements'."""
     schema_file = contract.RESOURCE_TABLES[requirement]
     data = exchange.data if exchange.is_json and isinstance(exchange.json, dict) else None
-    if isinstance(data, dict):
-        shown = [("data", data)]
+    if exchange.operation_id in catalogue()[SINGLE_RECORD].operations:
+        shown = [("data", data)] if isinstance(data, dict) else []
     else:
         shown = [(f"data[{index}]", entry) for index, entry in enumerate(data if isinstance(data, list) else [])
                  if isinstance(entry, dict)]
@@ -140,6 +140,7 @@ def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) 
 # ------------------------------------------------------------------ the registry
 
 RESOURCE_SCHEMAS = tuple(contract.RESOURCE_TABLES)
+SINGLE_RECORD = "SVC-19"  # its operations answer one record as data; the others a list
 MESSAGE_VALUES = contract.MESSAGE_REQUIREMENTS
 
 RULES: tuple[Rule, ...] = (

@@ -377,7 +377,8 @@ _SHAPES: dict[Fault, dict[str, str]] = {
                   "both the transition's statement and the endpoint's.",
     },
     Fault.GET_WALLET_RETURNS_FIRST: {
-        "END-17": "Answering the oldest wallet whatever the id answers an unknown publicId too, where a refusal is due.",
+        "END-17": "Answering the oldest wallet whatever the id answers an unknown publicId too, where a refusal is "
+                  "due.",
         "END-43": "Answering the oldest wallet whatever the id answers a prefix of a publicId with a wallet too.",
     },
     Fault.SECONDARY_LIMITED_TO_FIVE: {
@@ -394,12 +395,33 @@ _SHAPES: dict[Fault, dict[str, str]] = {
         "END-20": "The sample collection account is created without a reference: refused, so no Collection account is "
                   "returned.",
     },
+    Fault.TRANSFER_DESTINATION_TYPE_WALLET: {
+        "RES-60": "`Wallet` is no destinationType the Transaction's table gives (`VirtualAccount` or `BankAccount`).",
+    },
+    Fault.BANK_TRANSFER_DESTINATION_VIRTUAL: {
+        "RES-60": "The table gives destinationData the form its destinationType names: a bank account's data under "
+                  "`VirtualAccount` is no wallet's.",
+    },
+    Fault.TRANSFER_OTHER_SOURCE_TYPE_ACCEPTED: {
+        "RES-60": "The transaction answered carries the sourceType sent, which is none the Transaction's table gives.",
+    },
+    Fault.DATA_OBJECT_ON_WALLET_LIST: {
+        "END-14": "GET /virtual-accounts answers data as an array of Wallet (END-14): an object is no array.",
+    },
+    Fault.ENVELOPE_DATA_MISSING_ON_WALLET_READ: {
+        "END-16": "Without `data` the read returns no Wallet at all.",
+    },
+    Fault.KEY_REFUSED_ON_COLLECTION_ACCOUNTS: {
+        "END-20": "The documented request is refused, so no Collection account is returned.",
+        "END-23": "A collection account without a reference is refused too.",
+    },
     Fault.PUBKEY_TEST_MISSING: {
         "RES-10": "The Account's table gives pubKey as the `live` and `test` strings: a pubKey without `test` breaks "
                   "that row.",
     },
     Fault.WEBHOOKS_STRING_ACCEPTED: {
         "RES-10": "The account then holds webhooks as a string, where the Account's table gives an array of strings.",
+        "END-02": "The update answers the webhooks as the string sent, not as a list of those URLs.",
     },
 }
 
