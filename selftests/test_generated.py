@@ -71,7 +71,7 @@ def test_a_secondary_wallets_contact_problems_name_their_requirement():
 
 def test_every_rule_names_a_requirement_on_every_operation():
     """Each rule of the registry stands for catalogue requirements, and each operation's success answers are held
-    to its resource's schema, its status, its envelope."""
+    to its resource's table, its status, its envelope."""
     from wallet_conformance.judge import rules
     from wallet_conformance.spec.catalogue import catalogue
 
@@ -79,7 +79,7 @@ def test_every_rule_names_a_requirement_on_every_operation():
         assert rule.requirements and all(rid in catalogue() for rid in rule.requirements), rule.name
     for operation_id in contract.operations():
         held = {rule.name: requirement for rule, requirement in rules.applying(operation_id, ("success",))}
-        assert {"json envelope", "success status", "response schema"} <= set(held), operation_id
+        assert {"json envelope", "success status", "resource table"} <= set(held), operation_id
     assert {"END-40", "LIM-10"} <= set(cases.valid_requirements("transfer", "END-40"))
 
 

@@ -123,9 +123,10 @@ def is_prefix_problem(problem: validation.Problem) -> bool:
 @check
 def conforms(instance: Any, schema_file: str, exchange: Exchange | None = None, *, pointer: str = "",
              where: str = "data", leave_prefixes: bool = False, requirement: str | None = None) -> Any:
-    """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`); with
-    `leave_prefixes`, an identifier without its prefix is left to the prefix's own requirement."""
-    problems = validation.problems(schema_file, instance, pointer)
+    """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`), but for what
+    the value rules judge (`schema_problems`); with `leave_prefixes`, an identifier without its prefix is left to the
+    prefix's own requirement."""
+    problems = schema_problems(instance, schema_file, pointer)
     if leave_prefixes:
         problems = [problem for problem in problems if not is_prefix_problem(problem)]
     if problems:
@@ -247,3 +248,23 @@ def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None)
     return seen | _every_field(exchange, TIMESTAMP_FIELDS & NULLABLE_TIMESTAMP_FIELDS,
                                lambda value: value == "" or _is_timestamp(value), title, expected, requirement,
                                null_allowed=True)
+
+
+def value_rule_finds(name: str | None, value: Any) -> bool:
+    """Whether a value rule of every answer finds a field `name` holding `value` wrong: a money field not an integer
+    (SVC-21), a currency not NGN (SVC-22), a timestamp not UTC with milliseconds (SVC-23)."""
+    if name in MONEY_FIELDS:
+        return value is not None and type(value) is not int
+    if name in CURRENCY_FIELDS:
+        return value != CURRENCY
+    if name in TIMESTAMP_FIELDS:
+        return value is not None and not _is_timestamp(value)
+    return False
+
+
+def schema_problems(instance: Any, schema_file: str, pointer: str = "") -> list[validation.Problem]:
+    """The ways `instance` fails a schema of schemas/, but for the value of a field that a value rule finds wrong
+    (`value_rule_finds`): that rule judges it on every answer, under its own requirement; its absence stays here."""
+    return [problem for problem in validation.problems(schema_file, instance, pointer)
+            if problem.keyword == "required"
+            or not value_rule_finds(validation.field_name(problem.path), validation.value_at(instance, problem.path))]

@@ -4,9 +4,9 @@ are derived.
 
 A rule says which answers it judges (`when`), which requirements it may stand for (the first whose catalogue
 `operations` take in the exchange's operation), and its check. All are the suite's own checks (judge/checks.py,
-judge/envelope.py, the response schemas of openapi.yaml through spec/validation.py): Schemathesis generates and
-sends the generated tests' cases, and its own checks would judge those alone. Schemathesis checks with no rule here,
-and why:
+judge/envelope.py, the resource tables of schemas/ and the refusal schema of openapi.yaml through
+spec/validation.py): Schemathesis generates and sends the generated tests' cases, and its own checks would judge
+those alone. Schemathesis checks with no rule here, and why:
 - status_code_conformance: openapi.yaml declares `4XX` and `default` (failure codes are not shown, ERR-04), so it
   cannot fail; the documented success status is the suite's own rule (ERR-01 / ERR-02).
 - positive_data_acceptance / negative_data_rejection: they read Schemathesis' own idea of valid; the generated
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, Literal
 
@@ -68,24 +68,17 @@ class Rule:
         return not exchange.ok
 
 
-# ------------------------------------------------------------------ the response schemas of openapi.yaml
+# ------------------------------------------------------------------ the resource tables and the refusal schema
 
 
-def _response_schema(why: str, data_only: bool = False) -> Callable[[Exchange, str], None]:
-    """The answer holds the schema openapi.yaml gives its operation and status; its failure names the requirement
-    (with `data_only`, a problem in `meta` is left to the envelope's rules, each under its own requirement, and a
-    body that is not JSON to SVC-03)."""
+def _response_schema(why: str) -> Callable[[Exchange, str], None]:
+    """The answer holds the schema openapi.yaml gives its operation and status; its failure names the requirement."""
 
     def run(exchange: Exchange, requirement: str) -> None:
         if not exchange.is_json:
-            if data_only:
-                return
             checks.fail("the answer is a JSON envelope", "a JSON body", "a body that is not JSON", exchange,
                         detail=why, requirement=requirement)
         found = validation.response_problems(exchange.operation_id, exchange.status, exchange.json) or []
-        found = [problem for problem in found if not (data_only and problem.path.split(".")[0].startswith("meta"))]
-        withheld = WITHHELD.get()
-        found = [problem for problem in found if not (withheld and _withheld(problem, exchange.json, withheld))]
         if found:
             first = found[0]
             listing = "; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in found[:8])
@@ -94,6 +87,31 @@ def _response_schema(why: str, data_only: bool = False) -> Callable[[Exchange, s
                         detail=f"{why}. {listing}", requirement=requirement)
 
     return run
+
+
+def _table(exchange: Exchange, requirement: str) -> None:
+    """The records of a success's data hold the table `requirement` holds (contract.RESOURCE_TABLES), in schemas/:
+    data when it is an object, each entry that is an object when it is an array. The shape of data is SVC-19's and
+    SVC-20's, whether an entry is a record at all its list's END requirement's, and the forms an operation's answer
+    takes beyond the table (the create answer without `_id`, a transfer `pending`...) their own requirements'."""
+    schema_file = contract.RESOURCE_TABLES[requirement]
+    data = exchange.data if exchange.is_json and isinstance(exchange.json, dict) else None
+    if exchange.operation_id in catalogue()[SINGLE_RECORD].operations:
+        shown = [("data", data)] if isinstance(data, dict) else []
+    else:
+        shown = [(f"data[{index}]", entry) for index, entry in enumerate(data if isinstance(data, list) else [])
+                 if isinstance(entry, dict)]
+    found = [replace(problem, path=f"{where}.{problem.path}" if problem.path else where)
+             for where, record in shown for problem in checks.schema_problems(record, schema_file)]
+    withheld = WITHHELD.get()
+    found = [problem for problem in found if not (withheld and _withheld(problem, exchange.json, withheld))]
+    if found:
+        first = found[0]
+        listing = "; ".join(f"{problem.path}: {problem.message}" for problem in found[:8])
+        checks.fail(f"the records of {exchange.operation_id} hold the table of {schema_file}",
+                    f"{first.keyword}: {first.expected}", f"{first.path}: {first.message}", exchange,
+                    detail=f"every field of the table, with its type and the values the table gives it. {listing}",
+                    requirement=requirement)
 
 
 def _of_error_meta(check: Callable[[Exchange, str], Any]) -> Callable[[Exchange, str], None]:
@@ -115,20 +133,8 @@ def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) 
         return f"{problem.path}.{required['name']}" in withheld
     if problem.path not in withheld:
         return False
-    value = _at(body, problem.path)
+    value = validation.value_at(body, problem.path)
     return value is None or isinstance(value, str)
-
-
-def _at(body: Any, path: str) -> Any:
-    """The value at a problem's path (`data[0].meta.credit.balance`), None where there is none."""
-    node = body
-    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
-        if part.startswith("["):
-            index = int(part[1:-1])
-            node = node[index] if isinstance(node, list) and index < len(node) else None
-        else:
-            node = node.get(part) if isinstance(node, dict) else None
-    return node
 
 
 def _where_meta_holds(name: str | None, check: Callable[[Exchange, str], Any]) -> Callable[[Exchange, str], None]:
@@ -145,7 +151,8 @@ def _where_meta_holds(name: str | None, check: Callable[[Exchange, str], Any]) -
 
 # ------------------------------------------------------------------ the registry
 
-RESOURCE_SCHEMAS = ("RES-10", "RES-20", "RES-30", "RES-40", "RES-50", "RES-60", "END-18")
+RESOURCE_SCHEMAS = tuple(contract.RESOURCE_TABLES)
+SINGLE_RECORD = "SVC-19"  # its operations answer one record as data; the others a list
 MESSAGE_VALUES = contract.MESSAGE_REQUIREMENTS
 
 RULES: tuple[Rule, ...] = (
@@ -196,9 +203,7 @@ RULES: tuple[Rule, ...] = (
     # Any answer: no 5xx (SHOULD); success bodies labelled JSON (SHOULD); the schemas of openapi.yaml.
     Rule("no server error", "not-success", ("ERR-05",), lambda ex, rid: checks.no_server_error(ex, requirement=rid)),
     Rule("content type", "success", ("SVC-04",), lambda ex, rid: envelope.content_type_json(ex, requirement=rid)),
-    Rule("response schema", "success", RESOURCE_SCHEMAS,
-         _response_schema("a success body's data matches its schema (MUST, the resource's requirement)",
-                          data_only=True)),
+    Rule("resource table", "success", RESOURCE_SCHEMAS, _table),
     Rule("response schema", "not-success", ("ERR-06",), _response_schema("a refusal is an envelope (SHOULD)")),
 )
 

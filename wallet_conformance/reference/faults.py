@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import Enum
 
+from wallet_conformance.spec import contract
+
 
 class Fault(Enum):
     # What the service does: envelope, messages, pagination, money.
@@ -358,6 +360,104 @@ COLLATERAL: dict[Fault, dict[str, str]] = {
     },
 }
 
+
+# ---------------------------------------------------------------- the tables of the resources
+# A requirement that holds a resource's whole table (contract.RESOURCE_TABLES) fails with every row of it: a fault that
+# breaks one row (an identifier's prefix, a value the table's notes give, a field of it) breaks that table too.
+
+
+def _table_rows() -> dict[Fault, dict[str, str]]:
+    """Each fault whose requirement states a row of a resource's table, with the table requirements that hold it."""
+    return {fault: {table: f"{fault.requirement_id} states a row of the table {table} holds whole: the row broken, "
+                           f"the table is"
+                    for table in contract.tables_holding(fault.requirement_id)}
+            for fault in Fault if contract.tables_holding(fault.requirement_id)}
+
+
+# Answers of another kind than the document names, and rows shared by two tables: each failure they add, with why.
+_SHAPES: dict[Fault, dict[str, str]] = {
+    Fault.UPDATE_RETURNS_WEBHOOKS_ONLY: {
+        "RES-10": "The update's data is the Account the document names; {\"webhooks\": [...]} lacks every other field "
+                  "of the Account's table.",
+    },
+    Fault.ACCOUNTS_LIST_WRAPPED: {
+        "RES-10": "Each entry should be an Account; {\"account\": {...}} lacks every field of the Account's table.",
+        "END-07": "The list under the isDefault filter is of the same wrapped entries: none is an account with that "
+                  "isDefault.",
+        "END-08": "The list under the live filter is of the same wrapped entries: no list of Account, as END-08 says.",
+    },
+    Fault.COLLECTION_CREATE_RETURNS_WALLET: {
+        "RES-30": "The wallet answered lacks the Collection account's own fields (parentAccountNumber, expiration...).",
+        "RES-32": "The wallet answered carries no collection reference, so not the one supplied.",
+        "RES-33": "The wallet answered carries no collection reference, so no generated one.",
+        "RES-34": "The wallet answered has no parentAccountNumber.",
+        "RES-35": "The wallet answered carries the wallet's balance, not the collection account's amount.",
+        "RES-36": "The wallet answered has the wallet's name and number, not the collection account's own.",
+        "STA-07": "The wallet answered has no expiration.",
+    },
+    Fault.CLOSE_WITHOUT_ACCOUNT_NUMBER: {
+        "END-18": "The close answer's data has publicId and accountNumber (END-18): without accountNumber it breaks "
+                  "both the transition's statement and the endpoint's.",
+    },
+    Fault.GET_WALLET_RETURNS_FIRST: {
+        "END-17": "Answering the oldest wallet whatever the id answers an unknown publicId too, where a refusal is "
+                  "due.",
+        "END-43": "Answering the oldest wallet whatever the id answers a prefix of a publicId with a wallet too.",
+    },
+    Fault.SECONDARY_LIMITED_TO_FIVE: {
+        "END-10": "The run's sample wallet is a further secondary one: refused, so no Wallet is returned.",
+    },
+    Fault.REFERENCE_MIN_LENGTH_6: {
+        "END-20": "The sample collection account carries a reference of the minimum length: refused, so no Collection "
+                  "account is returned.",
+    },
+    Fault.VALIDATE_REQUIRES_CHARSET: {
+        "END-25": "The documented request is refused, so no Bank account is returned.",
+    },
+    Fault.COLLECTION_REQUIRES_REFERENCE: {
+        "END-20": "The sample collection account is created without a reference: refused, so no Collection account is "
+                  "returned.",
+    },
+    Fault.TRANSFER_DESTINATION_TYPE_WALLET: {
+        "RES-60": "`Wallet` is no destinationType the Transaction's table gives (`VirtualAccount` or `BankAccount`).",
+    },
+    Fault.BANK_TRANSFER_DESTINATION_VIRTUAL: {
+        "RES-60": "The table gives destinationData the form its destinationType names: a bank account's data under "
+                  "`VirtualAccount` is no wallet's.",
+    },
+    Fault.TRANSFER_OTHER_SOURCE_TYPE_ACCEPTED: {
+        "RES-60": "The transaction answered carries the sourceType sent, which is none the Transaction's table gives.",
+    },
+    Fault.DATA_OBJECT_ON_WALLET_LIST: {
+        "END-14": "GET /virtual-accounts answers data as an array of Wallet (END-14): an object is no array.",
+    },
+    Fault.ENVELOPE_DATA_MISSING_ON_WALLET_READ: {
+        "END-16": "Without `data` the read returns no Wallet at all.",
+    },
+    Fault.KEY_REFUSED_ON_COLLECTION_ACCOUNTS: {
+        "END-20": "The documented request is refused, so no Collection account is returned.",
+        "END-23": "A collection account without a reference is refused too.",
+    },
+    Fault.PUBKEY_TEST_MISSING: {
+        "RES-10": "The Account's table gives pubKey as the `live` and `test` strings: a pubKey without `test` breaks "
+                  "that row.",
+    },
+    Fault.WEBHOOKS_STRING_ACCEPTED: {
+        "RES-10": "The account then holds webhooks as a string, where the Account's table gives an array of strings.",
+        "END-02": "The update answers the webhooks as the string sent, not as a list of those URLs.",
+    },
+}
+
+
+def _declare(extra: dict[Fault, dict[str, str]]) -> None:
+    """Add `extra` to COLLATERAL; a why written there already stands."""
+    for fault, requirements in extra.items():
+        for requirement_id, why in requirements.items():
+            COLLATERAL.setdefault(fault, {}).setdefault(requirement_id, why)
+
+
+_declare(_table_rows())
+_declare(_SHAPES)
 
 # MUST and SHOULD requirements that no fault breaks, and why; every other one has a fault above.
 NOT_FAULTED: dict[str, str] = {

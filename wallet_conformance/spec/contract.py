@@ -6,12 +6,14 @@ operation, so that each fact is written once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.documents import openapi, schema, schema_files
+from wallet_conformance.spec.files import DOCUMENT
 
 HTTP_METHODS = ("get", "put", "post", "patch", "delete")
 
@@ -59,6 +61,30 @@ PREFIXES = (
     "bankId",
     "feeReference",
 )
+
+
+# The requirements that hold a resource's whole table (every field, its type and the values its table gives it), each
+# with the schema of schemas/ that is that table; the close answer's two fields are END-18's.
+RESOURCE_TABLES = {
+    "RES-10": "account.json",
+    "RES-20": "wallet.json",
+    "RES-30": "collection-account.json",
+    "RES-40": "bank-account.json",
+    "RES-50": "bank.json",
+    "RES-60": "transaction.json",
+    "END-18": "closed-wallet.json",
+}
+
+# The identifier requirements, each with the `$defs` of schemas/common.json that holds its form.
+IDENTIFIERS = {
+    "RES-01": "walletId",
+    "RES-02": "bankAccountId",
+    "RES-03": "transactionId",
+    "RES-04": "externalSourceId",
+    "RES-05": "bankId",
+    "RES-06": "feeReference",
+    "RES-07": "accountPublicId",
+}
 
 
 @dataclass(frozen=True)
@@ -312,3 +338,61 @@ def read_back(operation_id: str) -> ReadBack | None:
             pointers = {name: str(value).removeprefix("$response.body#") for name, value in link["parameters"].items()}
             return ReadBack(target.id, pointers)
     return None
+
+
+def _segments(quote: str) -> list[str]:
+    """A catalogue quote's segments around its ellipses, whitespace folded."""
+    return [" ".join(segment.split()) for segment in re.split(r"\.\.\.|…", quote) if segment.strip()]
+
+
+@cache
+def _resource_sections() -> dict[str, str]:
+    """The text of each resource's own section of the document (from its `###` heading to the next heading), by the
+    table requirement whose quote begins with that heading."""
+    text = DOCUMENT.read_text(encoding="utf-8")
+    sections = {}
+    for requirement_id in RESOURCE_TABLES:
+        heading = _segments(catalogue()[requirement_id].quote)[0]
+        if heading.startswith("#"):
+            start = text.index(heading)
+            end = text.find("\n#", start + len(heading))
+            sections[requirement_id] = " ".join(text[start:end if end >= 0 else None].split())
+    return sections
+
+
+def _holds(node: Any, reference: str) -> bool:
+    """Whether a schema refers to `reference` anywhere."""
+    if isinstance(node, dict):
+        return node.get("$ref") == reference or any(_holds(value, reference) for value in node.values())
+    if isinstance(node, list):
+        return any(_holds(value, reference) for value in node)
+    return False
+
+
+@cache
+def tables_holding(requirement_id: str) -> tuple[str, ...]:
+    """The table requirements (RESOURCE_TABLES) whose table includes `requirement_id`'s statement: a requirement
+    of the resources part, quoted from a resource's own section of the document and about answers that show that
+    resource (its operations), states a row of that resource's table; an identifier
+    requirement (IDENTIFIERS) states a row of every table whose schema holds its definition."""
+    if requirement_id in RESOURCE_TABLES:
+        return ()
+    if requirement_id in IDENTIFIERS:
+        reference = f"common.json#/$defs/{IDENTIFIERS[requirement_id]}"
+        return tuple(table for table, schema_file in RESOURCE_TABLES.items() if _holds(schema(schema_file), reference))
+    requirement = catalogue()[requirement_id]
+    if requirement.section != "resources":
+        return ()
+    segments = _segments(requirement.quote)
+    return tuple(table for table, section in _resource_sections().items()
+                 if all(segment in section for segment in segments)
+                 and set(requirement.operations) <= set(catalogue()[table].operations))
+
+
+@cache
+def kind_fields(schema_file: str) -> frozenset[str]:
+    """The fields that tell a record of a resource table's schema from the other tables' records: those its schema
+    requires and no other table's schema does."""
+    others = set().union(*(schema(other).get("required", ()) for other in RESOURCE_TABLES.values()
+                           if other != schema_file))
+    return frozenset(schema(schema_file)["required"]) - others

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -29,8 +30,8 @@ from referencing.jsonschema import DRAFT202012
 from wallet_conformance.spec.documents import openapi, schema_files
 from wallet_conformance.spec.files import SCHEMAS
 
-__all__ = ["Problem", "openapi_document", "problems", "registry", "response_problems", "response_schema",
-           "valid_compiled", "validator"]
+__all__ = ["Problem", "field_name", "openapi_document", "problems", "registry", "response_problems",
+           "response_schema", "valid_compiled", "validator", "value_at"]
 
 OPENAPI_ID = "openapi.json"  # the bundled openapi.yaml among the registry's resources
 
@@ -159,6 +160,29 @@ def _cause(error: ValidationError) -> ValidationError:
         telling = [cause for cause in error.context if cause.validator != "type"] or list(error.context)
         error = best_match(telling)
     return error
+
+
+def _parts(path: str) -> list[str]:
+    return re.findall(r"[^.\[\]]+|\[\d+\]", path)
+
+
+def value_at(instance: Any, path: str) -> Any:
+    """The value at a problem's path (`data[0].meta.credit.balance`), None where there is none."""
+    node = instance
+    for part in _parts(path):
+        if part.startswith("["):
+            index = int(part[1:-1])
+            node = node[index] if isinstance(node, list) and index < len(node) else None
+        else:
+            node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def field_name(path: str) -> str | None:
+    """The name of the field a problem's path ends at (`balance` for `data[0].balance`); None at the root or an
+    array's item."""
+    parts = _parts(path)
+    return parts[-1] if parts and not parts[-1].startswith("[") else None
 
 
 def problems(schema_file: str, instance: Any, pointer: str = "") -> list[Problem]:
