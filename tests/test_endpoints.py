@@ -366,8 +366,7 @@ def test_verify_of_unknown_reference_is_refused(api, run_id):
 
 @pytest.mark.requirement("END-45")
 def test_verify_no_longer_answers_pending_once_the_list_shows_a_transfer_settled(api, resources):
-    """Once the transaction list shows a transfer left pending, verify stops answering it pending, however it
-    answered while the transfer was new."""
+    """Once the transaction list shows a transfer left pending, verify stops answering it pending (asked early too)."""
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     destination = resources.wallet()["publicId"]
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, contract.minimum_amount("transfer")))

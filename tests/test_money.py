@@ -155,8 +155,7 @@ def test_transfer_above_the_balance_is_refused(api, resources, observe, operatio
 @pytest.mark.requirement("SVC-28")
 @pytest.mark.parametrize("operation_id", catalogue()["SVC-28"].operations)
 def test_concurrent_transfers_never_overdraw(resources, operation_id):
-    """Transfers released at once that together exceed the balance never take it below zero, and every one that
-    completed moved what one transfer alone moves, race after race."""
+    """Transfers released at once beyond the balance never overdraw it; each completed one moved what one alone does."""
     alone = Alone.measured(resources, operation_id)
     races = []
     for _ in range(ROUNDS):
