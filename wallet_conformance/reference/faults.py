@@ -431,6 +431,15 @@ _SHAPES: dict[Fault, dict[str, str]] = {
     Fault.DATA_OBJECT_ON_WALLET_LIST: {
         "END-14": "GET /virtual-accounts answers data as an array of Wallet (END-14): an object is no array.",
     },
+    Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST: {
+        "END-14": "Each entry of the list shows its wallet with a balance (in naira) that the wallet's own read (in "
+                  "kobo) does not give: the list's Wallet is not the wallet as it is.",
+    },
+    Fault.WALLET_PREFIX_VA: {
+        "END-22": "openapi.yaml gives a collection account's destination the form of a wallet's publicId (`vba-`): "
+                  "the caller's wallets, named without it, are destinations of no wallet's form, and their acceptance "
+                  "is judged an invalid request accepted.",
+    },
     Fault.ENVELOPE_DATA_MISSING_ON_WALLET_READ: {
         "END-16": "Without `data` the read returns no Wallet at all.",
     },
