@@ -141,7 +141,8 @@ def test_faithful_recording_conforms_to_what_the_traffic_showed(pytester, faithf
 
 
 @pytest.mark.parametrize("fault", [Fault.WRONG_CLOSE_MESSAGE, Fault.CURRENCY_LOWERCASE_ON_COLLECTION,
-                                   Fault.PAGINATION_TOTAL_AS_STRING])
+                                   Fault.PAGINATION_TOTAL_AS_STRING, Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL,
+                                   Fault.VERIFY_WITHOUT_REQUEST_SRC, Fault.CREATE_WALLET_WITH_ID])
 def test_a_fault_one_exchange_shows_fails_the_same_requirement_passively(pytester, fault):
     """A fault one answer shows fails its requirement in the active run and in the recording judged passively;
     the passive evidence names the HAR file and the entry, and its curl line reproduces the request."""

@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from wallet_conformance.judge import checks, envelope, expiration, request_rules
+from wallet_conformance.judge import answer_forms, checks, envelope, expiration, request_rules
 from wallet_conformance.judge.observations import answer_outline
 from wallet_conformance.judge.parties import CREDIT, EXTERNAL, documented_value
 from wallet_conformance.scenarios import closed_wallets, collection_accounts, inbound_credits, transfer_pairs
@@ -20,7 +20,6 @@ from wallet_conformance.world.resources import UNAVAILABLE
 PENDING = contract.pending_state()  # the catalogue's STA-03 value, the one place it is read
 # States: an inbound credit is recorded `success` (the catalogue's STA-05 value).
 INBOUND_CREDIT_STATUS = contract.success_state()
-COLLECTION_CREATED = contract.schema("collection-account.json")["$defs"]["created"]["properties"]
 
 
 # ------------------------------------------------------------------ transactions
@@ -43,21 +42,16 @@ def test_observe_transaction_status_values(api, samples, resources, observe):
 def test_accepted_transfer_is_pending_with_fee_and_actual_amount(samples):
     """An accepted wallet-to-wallet transfer is returned `pending`, with integer fee and actualAmount."""
     exchange = samples("transfer")
-    data = envelope.data_is_object(exchange)
-    checks.equals(data.get("status"), PENDING, "data.status of an accepted transfer", exchange)
-    for name in ("fee", "actualAmount"):
-        if type(data.get(name)) is not int:
-            checks.fail(f"the accepted transfer carries an integer {name}", "an integer", data.get(name, f"no {name}"),
-                        exchange)
+    envelope.data_is_object(exchange)
+    answer_forms.stated_values(exchange)
 
 
 @pytest.mark.requirement("STA-04")
 def test_accepted_bank_transfer_is_pending(samples):
     """An accepted bank transfer is returned `pending`."""
     exchange = samples("bankTransfer")
-    data = envelope.data_is_object(exchange)
-    checks.equals(data.get("status"), PENDING,
-                  "data.status of an accepted bank transfer", exchange)
+    envelope.data_is_object(exchange)
+    answer_forms.stated_values(exchange)
 
 
 @pytest.mark.money
@@ -102,10 +96,8 @@ def test_observe_collection_account_status_values(samples, observe):
 def test_new_collection_account_is_pending_and_active(samples):
     """A new collection account has status `pending` and active true."""
     exchange = samples("createCollectionAccount")
-    data = envelope.data_is_object(exchange)
-    for name in ("status", "active"):
-        checks.equals(data.get(name), COLLECTION_CREATED[name]["const"], f"data.{name} of a new collection account",
-                      exchange)
+    envelope.data_is_object(exchange)
+    answer_forms.stated_values(exchange)
 
 
 @pytest.mark.requirement("STA-07")

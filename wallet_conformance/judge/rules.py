@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any, Literal
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import checks, envelope, parties, refusals, request_rules
+from wallet_conformance.judge import answer_forms, checks, envelope, parties, refusals, request_rules
 from wallet_conformance.judge.failures import DECLARED, ConformanceFailure
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -191,6 +191,9 @@ RULES: tuple[Rule, ...] = (
     *(Rule("what was sent comes back", "success", (echoed,),
            lambda ex, rid: request_rules.sent_comes_back(ex, requirement=rid))
       for echoed in dict.fromkeys(requirement for _, requirement, *_ in request_rules.ECHOED)),
+    *(Rule("the operation's stated form", "success", (form,),
+           lambda ex, rid: answer_forms.FORMS[rid](ex, requirement=rid))
+      for form in answer_forms.FORMS),
     Rule("inbound credit leg", "success", ("RES-81",),
          lambda ex, rid: parties.inbound_legs_hold_their_fields(ex, requirement=rid)),
     *(Rule("the parties repeated alike", "success", (repeated,),

@@ -1,0 +1,118 @@
+"""What the document says of one operation's answer beyond the table of its record: the create answer without `_id`
+and with an integer id, a transfer `pending` and a debit to a `VirtualAccount`, a bank transfer `pending` to a
+`BankAccount` with a fee of 0 or more, a collection account `pending` and active, verify's requestSrc and meta.verify,
+a wallet read's `_id`.
+
+Each check judges one accepted exchange of its operation under its own requirement: the hand-written tests judge
+their samples with it, and the exchange judge (rules.py) every accepted exchange of the operation, a recording's too.
+Whether data is an object at all is SVC-19's matter, and a record's table its RES requirement's (rules._table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.judge import checks
+from wallet_conformance.judge.failures import check
+from wallet_conformance.spec import contract
+
+_TRANSACTION = contract.schema("transaction.json")["$defs"]
+_COLLECTION = contract.schema("collection-account.json")["$defs"]["created"]["properties"]
+
+# requirement -> operation -> (field of data, the value the document states for it, what the record is), each value
+# read where the contract keeps it (the catalogue's `pending`, the schemas' constants).
+STATED_VALUES: dict[str, dict[str, tuple[tuple[str, Any, str], ...]]] = {
+    "STA-03": {"transfer": (("status", contract.pending_state(), "an accepted transfer"),)},
+    "END-31": {"transfer": (("entry", _TRANSACTION["transfer-accepted"]["properties"]["entry"]["const"],
+                             "a transfer"),)},
+    "END-32": {"transfer": (("destinationType",
+                             _TRANSACTION["transfer-accepted"]["properties"]["destinationType"]["const"],
+                             "a wallet-to-wallet transfer"),)},
+    "STA-04": {"bankTransfer": (("status", contract.pending_state(), "an accepted bank transfer"),)},
+    "END-33": {"bankTransfer": (("destinationType",
+                                 _TRANSACTION["bank-transfer-accepted"]["properties"]["destinationType"]["const"],
+                                 "a bank transfer"),)},
+    "STA-06": {"createCollectionAccount": tuple((name, _COLLECTION[name]["const"], "a new collection account")
+                                                for name in ("status", "active"))},
+}
+ACCEPTED_TRANSFER = "STA-03"  # also: with an integer fee and actualAmount
+
+
+def _data(exchange: Exchange) -> dict[str, Any] | None:
+    data = exchange.data if exchange.ok and exchange.is_json else None
+    return data if isinstance(data, dict) else None
+
+
+@check
+def stated_values(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The fields whose value the document states for this operation's answer under `requirement` hold it."""
+    data = _data(exchange)
+    for name, value, what in STATED_VALUES.get(requirement, {}).get(str(exchange.operation_id), ()):
+        if data is not None:
+            checks.equals(data.get(name), value, f"data.{name} of {what}", exchange, requirement=requirement)
+    if requirement == ACCEPTED_TRANSFER and data is not None:
+        for name in ("fee", "actualAmount"):
+            if type(data.get(name)) is not int:
+                checks.fail(f"the accepted transfer carries an integer {name}", "an integer",
+                            data.get(name, f"no {name}"), exchange, requirement=requirement)
+
+
+@check
+def fee_of_a_bank_transfer(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """A bank transfer's fee is an integer of 0 or more."""
+    data = _data(exchange)
+    value = data.get("fee") if data is not None else None
+    if data is not None and (type(value) is not int or value < 0):
+        checks.fail("data.fee is an integer of 0 or more", "an integer >= 0", value, exchange, requirement=requirement)
+
+
+@check
+def created_without_internal_id(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The create-wallet answer shows the new Wallet without `_id`."""
+    data = _data(exchange)
+    if data is not None:
+        checks.conforms(data, "wallet.json", exchange, pointer="#/$defs/without-internal-id", requirement=requirement)
+
+
+@check
+def created_integer_id(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The create-wallet answer shows an integer id."""
+    data = _data(exchange)
+    if data is not None:
+        checks.equals(type(data.get("id")).__name__, "int", "data.id is an integer", exchange,
+                      requirement=requirement)
+
+
+@check
+def verify_fields(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The verify answer's Transaction includes requestSrc and meta.verify."""
+    data = _data(exchange)
+    if data is not None:
+        checks.conforms(data, "transaction.json", exchange, pointer="#/$defs/verify-fields", requirement=requirement)
+
+
+@check
+def read_internal_id(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """Each Wallet of a wallet read (the single read, the list's entries) carries a string `_id`."""
+    data = exchange.data if exchange.ok and exchange.is_json else None
+    found = [("data", data)] if isinstance(data, dict) else [
+        (f"data[{index}]", entry) for index, entry in enumerate(data if isinstance(data, list) else [])
+        if isinstance(entry, dict)]
+    for where, wallet in found:
+        if not isinstance(wallet.get("_id"), str):
+            checks.fail(f"{where} carries a string _id", "a string _id", wallet.get("_id", "no _id"), exchange,
+                        requirement=requirement)
+
+
+# requirement -> its check of one accepted exchange of the operations the catalogue gives it (the exchange judge's
+# registry, rules.py, holds each on every such exchange).
+FORMS: dict[str, Callable[..., None]] = {
+    **dict.fromkeys(STATED_VALUES, stated_values),
+    "END-10": created_without_internal_id,
+    "RES-24": created_integer_id,
+    "END-29": verify_fields,
+    "END-34": fee_of_a_bank_transfer,
+    "RES-22": read_internal_id,
+}
