@@ -63,6 +63,13 @@ def selection(nodeids: set[str]) -> list[str]:
     return sorted({nodeid.split("::")[0] if nodeid.startswith(GENERATED_NODES) else nodeid for nodeid in nodeids})
 
 
+def failed(report: dict, requirement: str) -> bool:
+    """Whether the run fails `requirement`: by its own check, or by a setup step that names it (in the whole suite a
+    fixture may be the first to meet the fault, funding a wallet, say, and the report fails the requirement then)."""
+    return bool(killing_tests(report, requirement)) or any(
+        entry["id"] == requirement and entry["verdict"] == "fail" for entry in report["requirements"])
+
+
 def precision(fault_name: str, tests: list[str], seed: str, work: Path) -> dict:
     """One fault's run over `tests`: killed or not, and the requirements it failed beyond its own."""
     fault = FAULTS[fault_name]
@@ -73,7 +80,7 @@ def precision(fault_name: str, tests: list[str], seed: str, work: Path) -> dict:
     collateral = failed_beyond(report, fault.requirement_id) if report else []
     declared = COLLATERAL.get(fault, {})
     return {"fault": fault_name, "requirement": fault.requirement_id, "tests": len(tests),
-            "killed": bool(report and killing_tests(report, fault.requirement_id)), "collateral": collateral,
+            "killed": bool(report and failed(report, fault.requirement_id)), "collateral": collateral,
             "undeclared": [rid for rid in collateral if rid not in declared],
             "seconds": round(time.perf_counter() - started, 1), "report": report is not None}
 

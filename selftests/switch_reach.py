@@ -48,6 +48,7 @@ class Reach:
 
 REACHES = pytest.StashKey[dict[str, Reach]]()
 STARTED = pytest.StashKey[list[bool]]()
+USED = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -93,11 +94,22 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     try:
         return (yield)
     finally:
+        used = item.stash.get(USED, getattr(item, "fixturenames", ()))
         for reach in reaches:
             read = reach.take()
-            for name in getattr(item, "fixturenames", ()):
+            for name in used:
                 read |= reach.by_fixture.get(name, set())
             reach.by_test[item.nodeid] = read
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Every fixture the test used, those it asked for by name while it ran too (the samples: `samples("transfer")` is
+    the session fixture sample_transfer, made by the first test that asks and taken from the cache after); read
+    before the teardown, which drops the test's fixture request."""
+    request = getattr(item, "_request", None)
+    if request:
+        item.stash[USED] = list(request.fixturenames)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -483,5 +483,12 @@ def test_verify_by_near_copy_of_reference_is_not_that_transaction(samples, api, 
 def test_wallet_read_by_prefix_of_public_id_is_not_that_wallet(api, resources):
     """GET /virtual-accounts/{walletId} with a prefix of a wallet's publicId does not return that wallet."""
     public_id = identifiers.identifier(resources.wallet_to_read(), "publicId", "the wallet")
-    exchange = api.call("getWallet", {"walletId": near_copies.prefix(public_id)})
+    text = near_copies.prefix(public_id)
+    exchange = api.call("getWallet", {"walletId": text})
     identifiers.not_that_record(exchange, "publicId", public_id, "a wallet read with a prefix of its publicId")
+    # Nor another wallet whose publicId the text only begins (the newest of them, say): only one it names exactly.
+    answered = exchange.data.get("publicId") if exchange.ok and isinstance(exchange.data, dict) else None
+    if isinstance(answered, str) and answered != text and answered.startswith(text):
+        checks.fail("a wallet read with a prefix of publicIds returns no wallet the prefix only begins",
+                    f"a refusal, or the wallet whose publicId is {text}",
+                    f"HTTP {exchange.status} returning {answered}", exchange)

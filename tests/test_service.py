@@ -12,7 +12,7 @@ OPERATIONS = tuple(contract.operations())
 MESSAGE_PRESENT = catalogue()[contract.MESSAGE_PRESENT].operations
 MESSAGE_ABSENT = catalogue()[contract.MESSAGE_ABSENT].operations
 PAGED = contract.paginated_operations()
-SINGLE_RECORD = catalogue()["SVC-19"].operations
+SINGLE_RECORD = catalogue()[contract.SINGLE_RECORD].operations
 LISTS = catalogue()["SVC-20"].operations
 # The most reads of the wallet list's first pages in search of two alike (lists.judgeable).
 READ_AGAIN = 4

@@ -97,6 +97,7 @@ def test_new_collection_account_is_pending_and_active(samples):
     """A new collection account has status `pending` and active true."""
     exchange = samples("createCollectionAccount")
     envelope.data_is_object(exchange)
+    request_rules.collection_account_shown(exchange)
     answer_forms.stated_values(exchange)
 
 

@@ -16,7 +16,9 @@ from typing import Any
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import check
+from wallet_conformance.judge.request_rules import answers_the_destination
 from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
 
 _TRANSACTION = contract.schema("transaction.json")["$defs"]
 _COLLECTION = contract.schema("collection-account.json")["$defs"]["created"]["properties"]
@@ -41,8 +43,10 @@ ACCEPTED_TRANSFER = "STA-03"  # also: with an integer fee and actualAmount
 
 
 def _data(exchange: Exchange) -> dict[str, Any] | None:
+    """data of an accepted exchange when it is an object, and not the destination wallet a collection-account request
+    named (that answer is no collection account: END-20's matter)."""
     data = exchange.data if exchange.ok and exchange.is_json else None
-    return data if isinstance(data, dict) else None
+    return data if isinstance(data, dict) and not answers_the_destination(exchange) else None
 
 
 @check
@@ -78,11 +82,10 @@ def created_without_internal_id(exchange: Exchange, *, requirement: str | None =
 
 @check
 def created_integer_id(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """The create-wallet answer shows an integer id."""
+    """The create-wallet answer shows an integer id (one of neither type a Wallet's id may have is RES-21's)."""
     data = _data(exchange)
-    if data is not None:
-        checks.equals(type(data.get("id")).__name__, "int", "data.id is an integer", exchange,
-                      requirement=requirement)
+    if data is not None and isinstance(data.get("id"), str):
+        checks.fail("data.id is an integer", "int", f"the string {data['id']!r}", exchange, requirement=requirement)
 
 
 @check
@@ -95,11 +98,14 @@ def verify_fields(exchange: Exchange, *, requirement: str | None = None) -> None
 
 @check
 def read_internal_id(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """Each Wallet of a wallet read (the single read, the list's entries) carries a string `_id`."""
+    """Each Wallet of a wallet read (the single read's data, the list's entries) carries a string `_id`; data of
+    another shape is SVC-19's or SVC-20's."""
     data = exchange.data if exchange.ok and exchange.is_json else None
-    found = [("data", data)] if isinstance(data, dict) else [
-        (f"data[{index}]", entry) for index, entry in enumerate(data if isinstance(data, list) else [])
-        if isinstance(entry, dict)]
+    if exchange.operation_id in catalogue()[contract.SINGLE_RECORD].operations:
+        found = [("data", data)] if isinstance(data, dict) else []
+    else:
+        found = [(f"data[{index}]", entry) for index, entry in enumerate(data if isinstance(data, list) else [])
+                 if isinstance(entry, dict)]
     for where, wallet in found:
         if not isinstance(wallet.get("_id"), str):
             checks.fail(f"{where} carries a string _id", "a string _id", wallet.get("_id", "no _id"), exchange,

@@ -13,8 +13,10 @@ from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.checks import conforms, fail
 from wallet_conformance.judge.failures import CannotJudge, check
 from wallet_conformance.spec import contract, validation
+from wallet_conformance.spec.catalogue import catalogue
 
 SCHEMA = "envelope.json"
+LIST_DATA = "SVC-20"  # data is an array on list responses
 META = "#/$defs/meta/properties"
 
 
@@ -155,6 +157,7 @@ def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> d
 def data_is_object(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """data is an object on a single-record response (envelope.json#/$defs/single)."""
     if not isinstance(exchange.data, dict):
+        _shape_broken(exchange, contract.SINGLE_RECORD, "an object", requirement)
         fail("data is an object on a single-record response", "an object", type(exchange.data).__name__, exchange,
              requirement=requirement)
     return exchange.data
@@ -164,9 +167,19 @@ def data_is_object(exchange: Exchange, *, requirement: str | None = None) -> dic
 def data_is_array(exchange: Exchange, *, requirement: str | None = None) -> list[Any]:
     """data is an array on a list response (envelope.json#/$defs/paged and unpaged-list)."""
     if not isinstance(exchange.data, list):
+        _shape_broken(exchange, LIST_DATA, "an array", requirement)
         fail("data is an array on a list response", "an array", type(exchange.data).__name__, exchange,
              requirement=requirement)
     return exchange.data
+
+
+def _shape_broken(exchange: Exchange, shape: str, expected: str, requirement: str | None) -> None:
+    """An accepted JSON answer of an operation `shape` (SVC-19, SVC-20) gives the shape of data, with data of another
+    shape, is that requirement's failure: a check of another requirement cannot read what it judges from it."""
+    if requirement != shape and exchange.ok and exchange.is_json and \
+            exchange.operation_id in catalogue()[shape].operations:
+        raise CannotJudge(f"{exchange.operation_id} answered data as {type(exchange.data).__name__}, not {expected} "
+                          f"({shape}'s failure): what {requirement} says of it cannot be read")
 
 
 @check

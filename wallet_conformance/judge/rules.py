@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import answer_forms, checks, envelope, parties, refusals, request_rules
-from wallet_conformance.judge.failures import DECLARED, ConformanceFailure
+from wallet_conformance.judge.failures import DECLARED, CannotJudge, ConformanceFailure
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -96,7 +96,7 @@ def _table(exchange: Exchange, requirement: str) -> None:
     takes beyond the table (the create answer without `_id`, a transfer `pending`...) their own requirements'."""
     schema_file = contract.RESOURCE_TABLES[requirement]
     data = exchange.data if exchange.is_json and isinstance(exchange.json, dict) else None
-    if exchange.operation_id in catalogue()[SINGLE_RECORD].operations:
+    if exchange.operation_id in catalogue()[contract.SINGLE_RECORD].operations:
         shown = [("data", data)] if isinstance(data, dict) else []
     else:
         shown = [(f"data[{index}]", entry) for index, entry in enumerate(data if isinstance(data, list) else [])
@@ -152,7 +152,6 @@ def _where_meta_holds(name: str | None, check: Callable[[Exchange, str], Any]) -
 # ------------------------------------------------------------------ the registry
 
 RESOURCE_SCHEMAS = tuple(contract.RESOURCE_TABLES)
-SINGLE_RECORD = "SVC-19"  # its operations answer one record as data; the others a list
 MESSAGE_VALUES = contract.MESSAGE_REQUIREMENTS
 
 RULES: tuple[Rule, ...] = (
@@ -247,6 +246,8 @@ def broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[t
                     rule.check(exchange, requirement)
                 except ConformanceFailure as failure:
                     found.append((rule, requirement, failure))
+                except CannotJudge:
+                    pass  # the answer breaks another rule's statement first (data of another shape, say)
     finally:
         DECLARED.reset(declared)
         WITHHELD.reset(shown)

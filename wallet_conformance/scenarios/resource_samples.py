@@ -28,12 +28,23 @@ def label(operation_id: str) -> str:
     return f"{operation.method} {operation.path} data"
 
 
+def _shaped(exchange: Exchange, operation_id: str) -> Exchange:
+    """The sample, when its data has the shape its operation answers (an array for a paged list, else an object);
+    an accepted answer of another shape is SVC-19's or SVC-20's failure, and the records it holds cannot be read."""
+    paged = contract.is_paginated(operation_id)
+    if exchange.ok and exchange.is_json and not isinstance(exchange.data, list if paged else dict):
+        shape = "an array" if paged else "an object"
+        raise CannotJudge(f"{operation_id}'s sample answered data as {type(exchange.data).__name__}, not {shape} "
+                          f"({'SVC-20' if paged else contract.SINGLE_RECORD}'s matter): its records cannot be read")
+    return exchange
+
+
 def wallet_places(samples: Samples, operation_ids: tuple[str, ...]) -> list[tuple[str, Any, Exchange]]:
     """Every place the samples of `operation_ids` show a wallet's publicId (each entry of the list, the data of the
     others), with the data that should hold it."""
     places = []
     for operation_id in operation_ids:
-        exchange = samples(operation_id)
+        exchange = _shaped(samples(operation_id), operation_id)
         if contract.is_paginated(operation_id):
             places += [(f"{label(operation_id)}[{index}].publicId", entry, exchange)
                        for index, entry in enumerate(envelope.data_is_array(exchange))]
@@ -44,9 +55,10 @@ def wallet_places(samples: Samples, operation_ids: tuple[str, ...]) -> list[tupl
 
 def sample_records(samples: Samples, operation_id: str) -> list[Found]:
     """The records of an operation's sample: each entry of a paged list, else its one record."""
+    exchange = _shaped(samples(operation_id), operation_id)
     if contract.is_paginated(operation_id):
-        return records.listed_records(samples(operation_id), label(operation_id))
-    return records.one_record(samples(operation_id), label(operation_id))
+        return records.listed_records(exchange, label(operation_id))
+    return records.one_record(exchange, label(operation_id))
 
 
 def records_of(samples: Samples, operation_ids: tuple[str, ...]) -> Iterator[Found]:

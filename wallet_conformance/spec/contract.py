@@ -22,6 +22,7 @@ MESSAGE_REQUIREMENTS = ("SVC-10", "SVC-11", "SVC-12", "SVC-13", "SVC-14", "SVC-1
 MESSAGE_PRESENT = "SVC-08"
 MESSAGE_ABSENT = "SVC-09"
 PAGINATED = "SVC-16"
+SINGLE_RECORD = "SVC-19"  # its operations answer one record as data; the others a list
 PENDING_STATE = "STA-03"  # the state of an accepted transfer
 SUCCESS_STATE = "STA-05"  # the state of a completed transaction (the only other one the document shows)
 PRIMARY_WALLET_LIMIT = "LIM-01"

@@ -27,7 +27,6 @@ from wallet_conformance.world.safety import Guard, NotAllowed
 UNAVAILABLE = (TargetError, NotAllowed, CannotJudge)
 FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount (less its fee)
 ENVELOPE = "SVC-03"  # every response is a JSON envelope with meta and data
-SINGLE_RECORD = "SVC-19"  # data is an object on a single-record response
 # What validate-account answers for an account the target does not know (the codes are not shown): a request
 # it found wrong, no such account, or one it could not process. 401, 415 and the like are about the request.
 NOT_RESOLVED = frozenset({400, 404, 422})
@@ -181,7 +180,7 @@ class Resources:
             body = exchange.json if exchange.is_json else None
             enveloped = isinstance(body, dict) and "data" in body
             raise TargetError(f"wallet {public_id} reads with no wallet object to take a balance from", exchange,
-                              requirement=SINGLE_RECORD if enveloped else ENVELOPE)
+                              requirement=contract.SINGLE_RECORD if enveloped else ENVELOPE)
         shown = read.get("publicId")
         if isinstance(shown, str) and shown != public_id:
             raise TargetError(f"a read of wallet {public_id} shows wallet {shown}: its balance is not that wallet's",
