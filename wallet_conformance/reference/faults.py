@@ -458,6 +458,75 @@ _SHAPES: dict[Fault, dict[str, str]] = {
 }
 
 
+# A documented, valid request refused: SVC-01's and SVC-02's tests send each operation's documented request, at its
+# path with a JSON body, and hold the operation to answering it with a 2xx envelope.
+_DOCUMENTED_REQUEST_REFUSED: dict[Fault, tuple[str, ...]] = {
+    Fault.BANK_TRANSFER_MINIMUM_EXCLUSIVE: ("SVC-01", "SVC-02"),
+    Fault.TRANSFER_MINIMUM_EXCLUSIVE: ("SVC-01", "SVC-02"),
+    Fault.COLLECTION_REQUIRES_REFERENCE: ("SVC-01", "SVC-02"),
+    Fault.KEY_REFUSED_ON_COLLECTION_ACCOUNTS: ("SVC-01", "SVC-02"),
+    Fault.SECONDARY_LIMITED_TO_FIVE: ("SVC-01", "SVC-02"),
+    Fault.VALIDATE_REQUIRES_CHARSET: ("SVC-01",),
+    Fault.VERIFY_BY_PUBLIC_ID: ("SVC-01",),
+    Fault.ENVELOPE_DATA_MISSING_ON_WALLET_READ: ("SVC-01",),
+}
+_WHY_REFUSED = {
+    "SVC-01": "The operation's documented request, sent at its documented path, is not answered with the 2xx envelope "
+              "SVC-01's test holds a served operation to.",
+    "SVC-02": "The documented JSON body, sent with Content-Type application/json, is refused where SVC-02 says it is "
+              "accepted.",
+}
+# Invalid input accepted: ERR-05 states that invalid input is refused with a 4xx, and its test sends the suite's
+# invalid cases, this fault's among them (an out-of-range value, an identifier that names nothing).
+_INVALID_ACCEPTED = (
+    Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED, Fault.COLLECTION_ACCEPTS_UNKNOWN_DESTINATION, Fault.EMAIL_NOT_VALIDATED,
+    Fault.EXPIRE_IN_LOWER_BOUND_OFF, Fault.GET_WALLET_RETURNS_FIRST, Fault.REFERENCE_MIN_LENGTH_4,
+    Fault.TRANSFER_MINIMUM_OFF_BY_ONE, Fault.UNKNOWN_REFERENCE_200, Fault.UNKNOWN_WALLET_200,
+    Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED,
+)
+# A list whose entries are not records of its kind (wrapped, names, ids): each row of the record's table that the
+# suite reads off the entries is missing from every entry.
+_ENTRIES_NOT_RECORDS: dict[Fault, tuple[str, ...]] = {
+    Fault.ACCOUNTS_LIST_WRAPPED: ("RES-07", "RES-11", "RES-12", "RES-13", "AUTH-05"),
+    Fault.UPDATE_RETURNS_WEBHOOKS_ONLY: ("RES-07", "RES-11", "RES-12"),
+    Fault.BANK_LIST_NAMES_ONLY: ("RES-05", "RES-50", "RES-51", "RES-52", "RES-53"),
+    Fault.WALLET_LIST_OF_IDS: ("RES-01", "RES-20", "RES-21", "RES-22", "RES-25", "RES-26"),
+}
+# One value that two statements of the document rule.
+_ONE_VALUE_TWO_STATEMENTS: dict[Fault, dict[str, str]] = {
+    Fault.BANK_TRANSFER_DESTINATION_VIRTUAL: {
+        "RES-69": "destinationData under `VirtualAccount` is held to a wallet's documented fields, which a bank "
+                  "account's data does not have.",
+    },
+    Fault.TRANSFER_DESTINATION_TYPE_WALLET: {
+        "RES-63": "`Wallet` is neither `VirtualAccount` nor `BankAccount`, the destinationTypes RES-63 gives.",
+    },
+    Fault.COLLECTION_PARENT_IS_OWN_NUMBER: {
+        "RES-36": "Its parentAccountNumber being its own number, the suite reads the wallet's number there: the "
+                  "collection account's accountNumber is then the wallet's as the answer shows it.",
+    },
+    Fault.DESTINATION_DATA_ID_STRING: {
+        "RES-72": "The credit leg repeats the transaction's destinationData, with its id a string too.",
+    },
+    Fault.EXTERNAL_SOURCE_WITHOUT_SESSION: {
+        "RES-72": "The credit leg of an inbound credit repeats its sourceData, without sessionId too.",
+    },
+    Fault.PAGINATION_MISSING_ON_TRANSACTIONS: {
+        "END-27": "END-27 says GET /transactions returns its array with meta.pagination.",
+    },
+    Fault.PAGINATION_TOTAL_AS_STRING: {
+        "SVC-18": "meta.pagination of a list asked without paging parameters is then no pagination of page 1 with "
+                  "integer fields.",
+    },
+    Fault.PUBKEY_TEST_MISSING: {
+        "RES-12": "RES-12 states pubKey holds both `live` and `test`.",
+    },
+    Fault.ENVELOPE_DATA_MISSING_ON_WALLET_READ: {
+        "SVC-19": "Without `data`, the single-wallet read has no data object.",
+    },
+}
+
+
 def _declare(extra: dict[Fault, dict[str, str]]) -> None:
     """Add `extra` to COLLATERAL; a why written there already stands."""
     for fault, requirements in extra.items():
@@ -467,6 +536,13 @@ def _declare(extra: dict[Fault, dict[str, str]]) -> None:
 
 _declare(_table_rows())
 _declare(_SHAPES)
+_declare({fault: {rid: _WHY_REFUSED[rid] for rid in rids} for fault, rids in _DOCUMENTED_REQUEST_REFUSED.items()})
+_declare({fault: {"ERR-05": "The request this fault accepts is invalid input, which ERR-05 says is refused with a "
+                            "4xx; ERR-05's test sends it among the suite's invalid cases."}
+          for fault in _INVALID_ACCEPTED})
+_declare({fault: {rid: "The list's entries are not records of its kind: none shows the fields this statement is "
+                       "about." for rid in rids} for fault, rids in _ENTRIES_NOT_RECORDS.items()})
+_declare(_ONE_VALUE_TWO_STATEMENTS)
 
 # MUST and SHOULD requirements that no fault breaks, and why; every other one has a fault above.
 NOT_FAULTED: dict[str, str] = {
