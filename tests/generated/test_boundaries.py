@@ -13,7 +13,7 @@ from hypothesis import assume, example, given, note
 from hypothesis import strategies as st
 
 from wallet_conformance.generation import strategies
-from wallet_conformance.judge import balances, checks, request_rules
+from wallet_conformance.judge import answer_forms, balances, checks, request_rules
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.scenarios import amount_range, balance_edge
 from wallet_conformance.scenarios.amount_range import AmountRange
@@ -127,7 +127,7 @@ def test_bank_transfer_fees_across_amounts(api, resources, generation, request, 
         exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
         transaction = resources.require(exchange, f"a bank transfer of {amount} kobo")
         fees[amount] = transaction.get("fee")
-        fee = money.fee(transaction, exchange, requirement="END-34")
+        fee = answer_forms.fee(transaction, exchange, requirement="END-34")
         actual = transaction.get("actualAmount")
         checks.equals(actual, amount + fee, requirement="RES-65", exchange=exchange,
                       title=f"actualAmount of a {amount} kobo bank transfer is amount plus fee")

@@ -64,20 +64,21 @@ def stated_values(exchange: Exchange, *, requirement: str | None = None) -> None
 
 
 @check
-def fee_of_a_bank_transfer(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """A bank transfer's fee is an integer of 0 or more."""
-    data = _data(exchange)
-    value = data.get("fee") if data is not None else None
-    if data is not None and (type(value) is not int or value < 0):
-        checks.fail("data.fee is an integer of 0 or more", "an integer >= 0", value, exchange, requirement=requirement)
+def fee(data: dict[str, Any], exchange: Exchange, where: str = "data", *, requirement: str | None = None) -> int:
+    """A transfer's fee: an integer of 0 or more."""
+    value = data.get("fee")
+    if type(value) is not int or value < 0:
+        checks.fail(f"{where}.fee is an integer of 0 or more", "an integer >= 0", value, exchange,
+                    requirement=requirement)
+    return value
 
 
 @check
-def created_without_internal_id(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """The create-wallet answer shows the new Wallet without `_id`."""
+def fee_of_a_bank_transfer(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """A bank transfer's answer shows a fee of 0 or more."""
     data = _data(exchange)
     if data is not None:
-        checks.conforms(data, "wallet.json", exchange, pointer="#/$defs/without-internal-id", requirement=requirement)
+        fee(data, exchange, requirement=requirement)
 
 
 @check
@@ -88,12 +89,21 @@ def created_integer_id(exchange: Exchange, *, requirement: str | None = None) ->
         checks.fail("data.id is an integer", "int", f"the string {data['id']!r}", exchange, requirement=requirement)
 
 
+# requirement -> the schema of schemas/ and the pointer to what the document says of its operation's answer.
+SCHEMA_FORMS: dict[str, tuple[str, str]] = {
+    "END-10": ("wallet.json", "#/$defs/without-internal-id"),  # the create answer without `_id`
+    "END-29": ("transaction.json", "#/$defs/verify-fields"),  # verify's requestSrc and meta.verify
+}
+
+
 @check
-def verify_fields(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """The verify answer's Transaction includes requestSrc and meta.verify."""
+def schema_form(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The answer's data holds the form SCHEMA_FORMS gives `requirement` (the create-wallet answer without `_id`,
+    the verify answer with requestSrc and meta.verify)."""
     data = _data(exchange)
     if data is not None:
-        checks.conforms(data, "transaction.json", exchange, pointer="#/$defs/verify-fields", requirement=requirement)
+        schema_file, pointer = SCHEMA_FORMS[str(requirement)]
+        checks.conforms(data, schema_file, exchange, pointer=pointer, requirement=requirement)
 
 
 @check
@@ -116,9 +126,8 @@ def read_internal_id(exchange: Exchange, *, requirement: str | None = None) -> N
 # registry, rules.py, holds each on every such exchange).
 FORMS: dict[str, Callable[..., None]] = {
     **dict.fromkeys(STATED_VALUES, stated_values),
-    "END-10": created_without_internal_id,
+    **dict.fromkeys(SCHEMA_FORMS, schema_form),
     "RES-24": created_integer_id,
-    "END-29": verify_fields,
     "END-34": fee_of_a_bank_transfer,
     "RES-22": read_internal_id,
 }

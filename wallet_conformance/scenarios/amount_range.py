@@ -19,7 +19,7 @@ from itertools import count
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange
-from wallet_conformance.judge import checks
+from wallet_conformance.judge import answer_forms, checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists, money
@@ -331,7 +331,7 @@ class MagnitudeWalk:
 def fee_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> None:
     """Every transfer of the walk was answered with a fee that is an integer of 0 or more."""
     for point in walk.points:
-        money.fee(point.transaction, point.exchange, requirement=requirement)
+        answer_forms.fee(point.transaction, point.exchange, requirement=requirement)
 
 
 def actual_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> None:

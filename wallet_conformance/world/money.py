@@ -95,15 +95,6 @@ def charged(data: Any, amount: int, exchange: Exchange) -> int:
     return amount_of(data, "actualAmount", exchange)
 
 
-def fee(data: dict[str, Any], exchange: Exchange, where: str = "data", *, requirement: str | None = None) -> int:
-    """A transfer's fee: an integer of 0 or more."""
-    value = data.get("fee")
-    if type(value) is not int or value < 0:
-        checks.fail(f"{where}.fee is an integer of 0 or more", "an integer >= 0", value, exchange,
-                    requirement=requirement)
-    return value
-
-
 # ------------------------------------------------------------------ a transfer's end
 
 
