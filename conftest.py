@@ -4,6 +4,6 @@ import os
 from pathlib import Path
 
 # Read lazily by Hypothesis; set before any test imports it.
-os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(Path(__file__).parent / "reports" / ".hypothesis"))
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(Path(__file__).parent / ".wallet-conformance" / "hypothesis"))
 
 pytest_plugins = ["wallet_conformance.plugin", "pytester"]

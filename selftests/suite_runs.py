@@ -35,6 +35,12 @@ QUICK_SILENCE = ("--request-timeout", "1")
 Run = tuple[subprocess.CompletedProcess, dict[str, Any] | None, float]
 
 
+def work_dir(report_dir: Path) -> Path:
+    """A run's own work folder (locks, journals) beside its reports: runs of the self-tests in parallel, each against
+    its own reference, never take turns on each other's locks."""
+    return report_dir.with_name(report_dir.name + "-work")
+
+
 def run_suite(report_dir: Path, *args: str, paths: tuple[str, ...] = ("tests",), timeout: float = RUN_TIMEOUT) -> Run:
     """Run `pytest tests` in a fresh process; returns the process, its conformance.json and the seconds it took."""
     env = dict(os.environ)
@@ -43,7 +49,7 @@ def run_suite(report_dir: Path, *args: str, paths: tuple[str, ...] = ("tests",),
     started = time.perf_counter()
     process = subprocess.run(
         [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
-         "--report-dir", str(report_dir), *args],
+         "--report-dir", str(report_dir), "--work-dir", str(work_dir(report_dir)), *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False,
     )
     seconds = time.perf_counter() - started

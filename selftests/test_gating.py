@@ -42,7 +42,8 @@ def failing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.
     directory = tmp_path_factory.mktemp("failing")
     with ReferenceServer(secret_key=KEY, faults=list(FAULTS)) as server:
         process, report, _ = run_suite(directory, "--base-url", server.base_url, "--secret-key", KEY,
-                                       "--funding-url", server.funding_url, *SELECTION, "--showlocals", "-rA")
+                                       "--funding-url", server.funding_url, *SELECTION, "--showlocals", "-rA",
+                                       "--alluredir", str(directory / "allure-results"))
     assert report is not None, tail(process)
     return directory, process, report
 
@@ -162,9 +163,9 @@ def test_html_report_shows_the_table_and_the_evidence_in_a_browser(failing, tmp_
 
 
 def test_last_failed_reruns_only_the_failures_with_the_cache_in_reports(tmp_path):
-    """`--lf` works: the pytest cache is on, and by default it lives inside reports/."""
+    """`--lf` works: the pytest cache is on, and by default it lives in the work folder, not with the reports."""
     assert tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["cache_dir"] \
-        .startswith("reports/")
+        .startswith(".wallet-conformance/")
     env = dict(os.environ)
     env.pop("PYTEST_XDIST_WORKER", None)
     command = [sys.executable, "-m", "pytest", "tests", "-q", "-o", f"cache_dir={tmp_path / 'cache'}",

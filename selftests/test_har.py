@@ -222,7 +222,37 @@ def test_a_file_that_is_not_a_har_ends_with_one_message(pytester, tmp_path, cont
     process, report = judged(pytester, pytester.path / "out", "--har", str(path))
     assert process.returncode == ExitStatus.CANNOT_RUN, tail(process)
     assert report is None
-    assert str(path) in process.stdout + process.stderr and "Traceback" not in process.stdout + process.stderr
+    output = process.stdout + process.stderr
+    assert output.count(f"{path}: ") == 1 and "Traceback" not in output and "Exit:" not in output, output
+
+
+@pytest.mark.parametrize(("case", "reason"), [
+    ("outside-the-base-url", "none of the 1 recorded entries is under https://staging.example.com/v1"),
+    ("empty-har", "the recorded file(s) hold no entry"),
+    ("folder-without-har", "no HAR file was found"),
+    ("no-must-rule", "1 recorded exchange(s) were judged, but none by a rule of a MUST requirement"),
+])
+def test_recorded_traffic_of_which_nothing_is_judged_is_no_verdict(pytester, tmp_path, case, reason):
+    """Entries all outside --base-url, a HAR with no entry, a folder with no *.har, exchanges that only SHOULD rules
+    judge: the run ends nothing-judged (exit 11) with the reason, its reports say so, none says the target conforms."""
+    folder = tmp_path / "hars"
+    folder.mkdir()
+    refusal = {"meta": {"statusCode": 404, "success": False, "message": "no"}, "data": None}
+    entries = [har_entry("GET", "https://one.example/v1/virtual-accounts/vba-1", 404, refusal)]
+    if case == "outside-the-base-url":
+        given = [str(har_file(folder / "one.har", entries)), "--base-url", "https://staging.example.com/v1"]
+    elif case == "no-must-rule":
+        given = [str(har_file(folder / "one.har", entries))]
+    elif case == "empty-har":
+        given = [str(har_file(folder / "empty.har", []))]
+    else:
+        given = [str(folder)]
+    process, report = judged(pytester, pytester.path / "out", "--har", *given)
+    assert process.returncode == ExitStatus.NOTHING_JUDGED and report is not None, tail(process)
+    assert report["outcome"]["verdict"] == "nothing-judged" and not report["outcome"]["conforms"]
+    assert report["outcome"]["reason"].startswith(reason), report["outcome"]["reason"]
+    assert "NOTHING WAS JUDGED" in process.stdout and "CONFORMS" not in process.stdout.upper(), tail(process)
+    assert "NOTHING WAS JUDGED" in (pytester.path / "out" / "conformance.md").read_text()
 
 
 def test_entries_of_two_targets_need_a_base_url(pytester, tmp_path):

@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
-from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process
+from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
 from wallet_conformance.client.api import ApiClient, ExchangeLog, TargetError, Unanswered
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import ReferenceServer
@@ -70,7 +70,8 @@ def suite(report_dir: Path, *args: str, timeout: float = MAX_SECONDS + 30, paths
         started = time.perf_counter()
         process = subprocess.Popen(
             [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider", "--report-dir",
-             str(report_dir), *QUICK_SETTLEMENT, *args], cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+             str(report_dir), "--work-dir", str(work_dir(report_dir)), *QUICK_SETTLEMENT, *args], cwd=ROOT, env=env,
+            stdout=output, stderr=subprocess.STDOUT,
             text=True)
         while True:  # os.wait4 gives this child's own peak memory
             pid, wait_status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -541,7 +542,8 @@ def test_cleanup_closes_what_a_killed_run_left(reference, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir", str(tmp_path),
-         "--base-url", reference.base_url, "--secret-key", KEY, "--funding-url", reference.funding_url],
+         "--work-dir", str(work_dir(tmp_path)), "--base-url", reference.base_url, "--secret-key", KEY,
+         "--funding-url", reference.funding_url],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -552,12 +554,12 @@ def test_cleanup_closes_what_a_killed_run_left(reference, tmp_path):
         process.wait(timeout=10)
     left = [w for w in _open_wallets(reference) if w["publicId"] != own["publicId"]]
     assert left, "the killed run left nothing open: the case is not exercised"
-    assert list((tmp_path / "cleanup").glob("*.json")), "the killed run left no journal"
+    assert list((work_dir(tmp_path) / "cleanup").glob("*.json")), "the killed run left no journal"
     run = suite(tmp_path, "--base-url", reference.base_url, "--secret-key", KEY, "--cleanup")
     assert run.status == 0 and run.seconds < MAX_SECONDS, run.output
     assert f"closed {len(left)} wallet(s)" in run.output and "money left in the suite's test wallets" in run.output
     assert [w["publicId"] for w in _open_wallets(reference)] == [own["publicId"]]  # never touched
-    assert not list((tmp_path / "cleanup").glob("*.json")), run.output
+    assert not list((work_dir(tmp_path) / "cleanup").glob("*.json")), run.output
 
 
 def test_cleanup_reads_every_page_under_the_paging_the_target_honours(tmp_path):
@@ -583,7 +585,7 @@ def test_cleanup_restores_webhooks_a_run_changed(reference, tmp_path):
     changed = [*original, "https://cf0badc0de.conformance.invalid/webhooks/a"]
     httpx.patch(f"{reference.base_url}/accounts/{account['publicId']}", headers=headers, trust_env=False,
                 json={"webhooks": changed}).raise_for_status()
-    journal = tmp_path / "cleanup" / "cf0badc0de.json"
+    journal = work_dir(tmp_path) / "cleanup" / "cf0badc0de.json"
     journal.parent.mkdir(parents=True)
     journal.write_text(json.dumps({"run_id": "cf0badc0de", "base_url": reference.base_url, "wallets": [],
                                    "accounts": {account["publicId"]: {"webhooks": original,

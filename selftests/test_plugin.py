@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
+import re
 import socket
 
 import pytest
 
 from selftests.suite_runs import run_sample as run
+from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.spec import validation
 
 
@@ -79,21 +82,50 @@ def test_verdicts_by_level_and_report_format(pytester):
     assert validation.problems("conformance-report.json", report) == []
 
 
+MUST_HOLDS = '''
+@pytest.mark.requirement("SVC-03")
+def test_must_holds():
+    """A MUST requirement held."""
+'''
+
+
 def test_should_failure_does_not_fail_the_run_unless_strict(pytester):
     """A broken SHOULD requirement is reported but exits 0; with --strict it exits 1."""
     source = LEVELS.split('@pytest.mark.requirement("SVC-18")')[1].split('@pytest.mark.requirement("ERR-04")')[0]
-    result, report = run(pytester, '@pytest.mark.requirement("SVC-18")' + source)
+    result, report = run(pytester, MUST_HOLDS + '@pytest.mark.requirement("SVC-18")' + source)
     assert result.ret == 0 and report["outcome"]["should_failed"] == ["SVC-18"]
     result.stdout.fnmatch_lines(["*SHOULD requirements broken: SVC-18*only with --strict*"])
-    strict, _ = run(pytester, '@pytest.mark.requirement("SVC-18")' + source, "--strict")
+    strict, _ = run(pytester, MUST_HOLDS + '@pytest.mark.requirement("SVC-18")' + source, "--strict")
     assert strict.ret == 1
 
 
 def test_info_failure_never_fails_the_run(pytester):
     """An INFO test stopped by a check is an observation that did not complete, never a failure of the run."""
     source = LEVELS.split('@pytest.mark.requirement("ERR-04")')[1].split('@pytest.mark.requirement("SVC-06"')[0]
-    result, report = run(pytester, '@pytest.mark.requirement("ERR-04")' + source)
+    result, report = run(pytester, MUST_HOLDS + '@pytest.mark.requirement("ERR-04")' + source)
     assert result.ret == 0 and verdicts(report)["ERR-04"] == "observed"
+
+
+@pytest.mark.parametrize(("source", "args", "reason"), [
+    (LEVELS, ("-k", "no_such_test"), "no conformance test ran (every test was deselected*"),
+    ('@pytest.mark.requirement("SVC-03")\ndef test_skips():\n    """Skipped."""\n    pytest.skip("no funding")\n',
+     (), "every test of the run was skipped (1); the first: no funding"),
+    (LEVELS, ("--requirement", "SVC-18"), "1 test(s) ran, but none judged a MUST requirement"),
+], ids=["deselected", "skipped", "no-must"])
+def test_a_run_that_judged_no_must_requirement_judged_nothing(pytester, source, args, reason):
+    """Every test deselected, every test skipped, or only a SHOULD one judged: the outcome is nothing-judged (exit
+    11) with its reason, and neither the terminal nor any report says the target conforms."""
+    result, report = run(pytester, source, *args)
+    assert result.ret == ExitStatus.NOTHING_JUDGED and report is not None, result.stdout.str()
+    outcome = report["outcome"]
+    assert outcome["verdict"] == "nothing-judged" and outcome["conforms"] is False
+    assert fnmatch.fnmatch(outcome["reason"], reason), outcome["reason"]
+    result.stdout.fnmatch_lines(["NOTHING WAS JUDGED*", f"  {reason}", "exit status 11*"])
+    out = pytester.path / "out"
+    shown = [result.stdout.str(), (out / "conformance.md").read_text(), (out / "junit.xml").read_text(),
+             (out / "conformance.html").read_text().split("</style>")[1]]  # the page, not its stylesheet
+    assert not any(re.search(r"\bconforms\b", text, re.IGNORECASE) for text in shown)
+    assert validation.problems("conformance-report.json", report) == []
 
 
 def test_requirement_option_selects_tests(pytester):
@@ -115,7 +147,6 @@ def test_requirement_option_selects_tests(pytester):
      "*--second-secret-key*is the --secret-key itself*"),
     (("--second-secret-key", "k-5678"), "*--second-secret-key*no --base-url*"),
     (("--har", "no-such-file.har"), "*--har no-such-file.har: no such file or folder*"),
-    (("--har", "."), "*--har .: the folder holds no *.har file*"),
     (("--har", "pytest.ini", "--record-har", "out.har"), "*--record-har needs an active run*"),
     (("--har", "pytest.ini", "--reference-fault", "wrong-close-message"), "*--reference-fault needs an active run*"),
 ])

@@ -59,6 +59,7 @@ def test_failing_run_leaks_no_second_key(tmp_path):
             tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--second-secret-key", SECOND_KEY,
             "--funding-url", server.funding_url, "--requirement", "AUTH-02", "--requirement", "AUTH-10",
             "--requirement", "AUTH-16", "--showlocals", "--junitxml", str(tmp_path / "junit.xml"), "-rA",
+            "--alluredir", str(tmp_path / "allure-results"),
             paths=("tests/test_authentication.py", "tests/test_isolation.py"))
     assert report is not None and report["outcome"]["must_failed"], tail(process)
     written = [path for path in tmp_path.rglob("*") if path.is_file()]

@@ -144,7 +144,7 @@ def test_a_worker_reading_the_wallet_list_holds_the_others_creations(tmp_path):
         with resources.sending(operation_id):
             return time.monotonic() - started
 
-    settings = SimpleNamespace(report_dir=tmp_path)
+    settings = SimpleNamespace(work_dir=tmp_path)
     reader, writer = (Resources(None, settings, None, "cf-test", None) for _ in range(2))  # type: ignore[arg-type]
     holding, release = threading.Event(), threading.Event()
     own: list[float] = []

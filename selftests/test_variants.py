@@ -383,7 +383,8 @@ def test_variant_is_read_at_exactly_one_place(variant: Variant) -> None:
 
 def test_cli_lists_variants() -> None:
     """`--list-variants` prints every variant with what changes and the sentence it rests on."""
-    from wallet_conformance.reference.__main__ import list_variants, parse_arguments
+    from wallet_conformance.reference.__main__ import parse_arguments
+    from wallet_conformance.reference.variants import list_variants
 
     listing = list_variants()
     for name, variant in VARIANTS.items():

@@ -9,11 +9,11 @@ _.daemon_threads
 # uvicorn and Starlette read these.
 _.should_exit
 _.redirect_slashes
-# pytest and allure-pytest read these options.
+# pytest and allure-pytest read these options; pytest's parser reads its prog (the installed command's name).
 _.tbstyle
 _.reportchars
-_.clean_alluredir
-# pytest-xdist reads these options: a passive run (--har) starts no worker.
+_.prog
+# pytest-xdist reads these options: a passive run (--har), and one that cannot start, start no worker.
 _.dist
 _.tx
 # Exit statuses pytest itself gives: part of the one list the README documents.

@@ -1,21 +1,35 @@
 """`wallet-conformance`: the installed command. It runs the conformance suite from any folder, with every option
 of `./conformance` (they are pytest's and the plugin's), writing its reports to `./reports` of that folder; with
-no target it starts the bundled reference. Two options of its own: `--version` (the suite's version and the
-hashes of what it judges against) and `--list-requirements [--part P] [--level L]` (the catalogue, browsable).
+no target it starts the bundled reference. Its own options (settings.COMMAND_OPTIONS) answer without a run:
+`--help`, `--version`, `--list-requirements`, `--list-faults`, `--list-variants`, `--help-pytest`.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
+import re
 import sys
+import textwrap
+from collections.abc import Generator
 from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
 
 from wallet_conformance.reporting.conformance import judged_against, suite_version
+from wallet_conformance.settings import BY_FLAG, COMMAND_OPTIONS, GROUPS, OPTIONS, PROGRAM, Option
 from wallet_conformance.spec.catalogue import LEVELS, catalogue
 from wallet_conformance.spec.files import PYTEST_CONFIG, ROOT, TESTS
 
-PROGRAM = "wallet-conformance"
+HELP_WIDTH = 100
+FLAG_WIDTH = 34
+USAGE_HINT = f"`{PROGRAM} --help` lists the options"
+
+
+class UsageMistake(Exception):
+    """A mistake in the command's own options: one line, exit 4 (as pytest answers a mistake in its own)."""
 
 
 def version() -> str:
@@ -29,38 +43,148 @@ def requirements(part: str | None, level: str | None) -> str:
     """The catalogue's requirements, one line each: id, level, title (of one part, or one level, when asked)."""
     known = catalogue()
     if part is not None and part not in known.sections:
-        raise SystemExit(f"{PROGRAM}: no part {part!r}; the parts are {', '.join(known.sections)}")
+        raise UsageMistake(f"--part {part}: no such part; the parts are {', '.join(known.sections)}")
     chosen = [requirement for requirement in known
               if (part is None or requirement.section == part) and (level is None or requirement.level == level)]
     return "\n".join(f"{requirement.id:<8} {requirement.level:<6} {requirement.title}" for requirement in chosen)
 
 
-def pytest_arguments(arguments: list[str], cwd: Path) -> list[str]:
-    """pytest's command line for the suite: its tests and settings wherever it is installed, its cache with the
-    reports of the working folder."""
+def _usage(option: Option) -> str:
+    value = option.metavar or ("|".join(option.choices) if option.choices else "")
+    return f"{option.flag} {value}".strip()
+
+
+def _entry(flag: str, meaning: str) -> list[str]:
+    lines = textwrap.wrap(meaning, HELP_WIDTH - FLAG_WIDTH - 2)
+    if len(flag) >= FLAG_WIDTH - 2:
+        return [f"  {flag}", *(" " * FLAG_WIDTH + line for line in lines)]
+    return [f"  {flag:<{FLAG_WIDTH - 2}}{lines[0]}", *(" " * FLAG_WIDTH + line for line in lines[1:])]
+
+
+def help_text() -> str:
+    """`--help`: the suite's options, grouped as docs/options.md groups them; pytest's own behind --help-pytest."""
+    lines = [f"usage: {PROGRAM} [options] [pytest options]", "",
+             *textwrap.wrap("Runs the Wallet Service API conformance suite; with no --base-url, against the bundled "
+                            "reference. Each option with an environment variable reads it when the option is not "
+                            "given.", HELP_WIDTH), "", "The command's own:"]
+    for flag, meaning in COMMAND_OPTIONS:
+        lines += _entry(flag, meaning)
+    for group, title in GROUPS.items():
+        lines += ["", f"{title}:"]
+        for option in (option for option in OPTIONS if option.group == group):
+            lines += _entry(_usage(option), option.help_text)
+    lines += ["", *textwrap.wrap(f"Any other argument is pytest's (-n 2, -k EXPR, --strict, --junitxml FILE, "
+                                 f"--alluredir DIR...): `{PROGRAM} --help-pytest` lists them. The exit statuses: "
+                                 "README.md, \"Gating\".", HELP_WIDTH)]
+    return "\n".join(lines)
+
+
+def one_line(message: str) -> str:
+    """pytest's usage error (its usage line, `prog: error: ...`, the inifile and the rootdir) as one line naming the
+    option; for a value the suite declares, what a valid one is."""
+    lines = [line for line in message.splitlines() if ": error: " in line]
+    found = lines[0].split(": error: ", 1)[1] if lines else message.strip().splitlines()[0]
+    flag = re.search(r"argument (--[\w-]+)", found)
+    if flag and flag.group(1) in BY_FLAG:
+        option = BY_FLAG[flag.group(1)]
+        return f"{found}; {_usage(option)}: {option.help_text}"
+    return f"{found}; {USAGE_HINT}"
+
+
+class CommandLine:
+    """The command's own plugin: usage errors in one line, and test ids shown from the suite's folder (its tests are
+    installed inside site-packages, far from the working folder)."""
+
+    def __init__(self) -> None:
+        self.working_folder: Path | None = None
+
+    def pytest_addoption(self, parser: pytest.Parser) -> None:
+        parser.prog = PROGRAM
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_cmdline_parse(self) -> Generator[None, Any, Any]:
+        try:
+            return (yield)
+        except pytest.UsageError as error:
+            raise pytest.UsageError(one_line(str(error))) from None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        # Progress lines and the short summary show node ids relative to the invocation folder; from the suite's
+        # own folder they read `tests/test_money.py::...`, not `../venv/lib/python3.11/site-packages/...`.
+        self.working_folder = config.invocation_params.dir
+        if not TESTS.is_relative_to(self.working_folder):
+            config.invocation_params = dataclasses.replace(config.invocation_params, dir=config.rootpath)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        # pytest goes back to the invocation folder before this hook; the reports are written in the working one.
+        if self.working_folder is not None:
+            os.chdir(self.working_folder)
+
+
+def pytest_arguments(arguments: list[str], work_dir: Path) -> list[str]:
+    """pytest's command line for the suite: its tests and settings wherever it is installed, its cache in the run's
+    work folder."""
     return [str(TESTS), "-c", str(PYTEST_CONFIG), "--rootdir", str(ROOT),
-            "-o", f"cache_dir={cwd / 'reports' / '.pytest_cache'}", *arguments]
+            "-o", f"cache_dir={work_dir.absolute() / 'pytest_cache'}", *arguments]
+
+
+class _OwnParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageMistake(message)
+
+
+def _own_parser() -> argparse.ArgumentParser:
+    own = _OwnParser(prog=PROGRAM, add_help=False, allow_abbrev=False)
+    for flag in ("--version", "--list-requirements", "--list-faults", "--list-variants", "--help-pytest"):
+        own.add_argument(flag, action="store_true")
+    own.add_argument("-h", "--help", action="store_true")
+    own.add_argument("--work-dir")
+    own.add_argument("--part")
+    own.add_argument("--level", choices=LEVELS)
+    return own
 
 
 def main(argv: list[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    own = argparse.ArgumentParser(prog=PROGRAM, add_help=False)
-    own.add_argument("--version", action="store_true")
-    own.add_argument("--list-requirements", action="store_true")
-    own.add_argument("--part")
-    own.add_argument("--level", choices=LEVELS)
-    asked, rest = own.parse_known_args(arguments)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except UsageMistake as mistake:
+        print(f"ERROR: {mistake}", file=sys.stderr)
+        return int(pytest.ExitCode.USAGE_ERROR)
+    except BrokenPipeError:  # the output piped into `head`: what it wanted was written
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _run(arguments: list[str]) -> int:
+    asked, rest = _own_parser().parse_known_args(arguments)
+    if asked.help:
+        print(help_text())
+        return 0
     if asked.version:
         print(version())
         return 0
     if asked.list_requirements:
         print(requirements(asked.part, asked.level))
         return 0
-    import pytest  # imported here: --version and --list-requirements answer without it
+    if asked.list_faults or asked.list_variants:  # the reference's package imports its server: only when asked
+        from wallet_conformance.reference.faults import list_faults
+        from wallet_conformance.reference.variants import list_variants
 
-    cwd = Path.cwd()
-    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(cwd / "reports" / ".hypothesis"))
-    return int(pytest.main(pytest_arguments(rest, cwd)))
+        print(list_faults() if asked.list_faults else list_variants())
+        return 0
+    for flag, value in (("--part", asked.part), ("--level", asked.level)):
+        if value is not None:
+            rest += [flag, value]  # not the catalogue's listing: they are for pytest, which refuses them
+    work = BY_FLAG["--work-dir"]
+    work_dir = Path(asked.work_dir or os.environ.get(work.env or "") or work.default)
+    if asked.work_dir:
+        rest += ["--work-dir", asked.work_dir]
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(work_dir.absolute() / "hypothesis"))
+    if asked.help_pytest:
+        rest.append("--help")
+    return int(pytest.main(pytest_arguments(rest, work_dir), plugins=[CommandLine()]))
 
 
 if __name__ == "__main__":

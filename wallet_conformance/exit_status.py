@@ -19,3 +19,4 @@ class ExitStatus(IntEnum):
     NOT_THE_PROTOCOL = 8  # the target does not answer JSON envelopes: wrong URL, or not this API
     TARGET_FAILING = 9  # the target answers 5xx, stopped answering mid-run, or the run used up --run-budget
     CLEANUP_LEFT_OVER = 10  # --cleanup could not close or restore something
+    NOTHING_JUDGED = 11  # no MUST requirement passed or failed: every test deselected or skipped, no exchange judged

@@ -15,6 +15,8 @@ from urllib.parse import urlparse
 
 from wallet_conformance.spec import contract
 
+PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py)
+HAR_REPORTS = "har"  # a --har run's reports: reports/har/ unless --report-dir says otherwise
 MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (client/redaction.py)
 DEFAULT_BANK_ACCOUNT = "0123456789"
 
@@ -35,7 +37,7 @@ class Option:
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
     action: str | None = None  # store_true, append
-    group: str = "run"  # run, target, gating, safety, reference (self-tests), timing
+    group: str = "run"  # a key of GROUPS
 
     @property
     def dest(self) -> str:
@@ -57,6 +59,24 @@ class Option:
             kind = getattr(self.kind, "__name__", "value")
             raise ConfigError(f"{self.env} (for {self.flag}) must be a {kind}, got {raw!r}") from None
 
+
+# The option groups, in the order a user meets them (docs/options.md and `wallet-conformance --help`).
+GROUPS = {
+    "target": "The target",
+    "run": "The run",
+    "gating": "The gate",
+    "safety": "Real environments: writes and money",
+    "timing": "Time bounds",
+    "reference": "The bundled reference (self-tests, demos)",
+}
+# The installed command's own options: they answer without running the suite (wallet_conformance/cli.py).
+COMMAND_OPTIONS = (
+    ("--version", "the suite's version and the sha256 of the document, the catalogue, openapi.yaml and the schemas"),
+    ("--list-requirements [--part P] [--level L]", "the catalogue, one line per requirement: id, level, title"),
+    ("--list-faults", "the bundled reference's faults (for --reference-fault): name, requirement, what it breaks"),
+    ("--list-variants", "the bundled reference's variants (for --reference-variant) and the sentences they rest on"),
+    ("--help-pytest", "pytest's own options (-n, -k, --junitxml, --alluredir...), which the command also takes"),
+)
 
 # The money budget of a run without --max-amount, in kobo: 50,000 naira where the money is real (production) or drawn
 # from a wallet the run was given (--funded-wallet). Where a funding hook makes it (staging, the bundled reference):
@@ -98,9 +118,12 @@ OPTIONS: tuple[Option, ...] = (
            group="timing"),
     Option("--rate-limit-wait", "most time the run may spend waiting out 429 answers (default {default:g})",
            env="WALLET_API_RATE_LIMIT_WAIT", default=60.0, kind=float, metavar="SECONDS", group="timing"),
-    Option("--report-dir", "where the reports are written: conformance.json, .md, .html, junit.xml, "
-           "allure-results/ (default {default}/)", env="WALLET_API_REPORT_DIR", default="reports", metavar="DIR",
+    Option("--report-dir", "where the reports are written: conformance.json, .md, .html, junit.xml (default "
+           "{default}/; a --har run's: {default}/har/)", env="WALLET_API_REPORT_DIR", default="reports", metavar="DIR",
            group="run"),
+    Option("--work-dir", "where the run keeps what is not a report: pytest's cache, Hypothesis' files, the locks runs "
+           "sharing it take turns with, the crash journals --cleanup reads (default {default}/)",
+           env="WALLET_API_WORK_DIR", default=".wallet-conformance", metavar="DIR", group="run"),
     Option("--waivers", "YAML list of waived requirements (id, reason, owner, expires): their failures do not "
            "fail the run until the expiry date has passed", env="WALLET_API_WAIVERS", metavar="FILE",
            group="gating"),
@@ -172,6 +195,7 @@ class Settings:
     run_budget: float = default("--run-budget")
     rate_limit_wait: float = default("--rate-limit-wait")
     report_dir: Path = Path(default("--report-dir"))
+    work_dir: Path = Path(default("--work-dir"))  # caches, locks, ledgers and crash journals: never in the reports
     waivers: Path | None = None
     baseline: Path | None = None
     require_complete: bool = False
@@ -187,7 +211,8 @@ class Settings:
     webhook_listen: tuple[str, int] | None = None
     webhook_public_url: str | None = None
     cleanup: bool = False
-    har: tuple[Path, ...] = ()  # --har: the recorded files to judge (folders expanded); none: an active run
+    har_given: tuple[str, ...] = ()  # --har as given (files and folders); none: an active run
+    har: tuple[Path, ...] = ()  # the recorded files to judge (folders expanded)
     record_har: Path | None = None
     reference_faults: tuple[str, ...] = ()
     reference_variants: tuple[str, ...] = ()
@@ -202,7 +227,7 @@ class Settings:
     @property
     def passive(self) -> bool:
         """Recorded traffic is judged (--har): nothing is sent."""
-        return bool(self.har)
+        return bool(self.har_given)
 
     @property
     def writes_allowed(self) -> bool:
@@ -238,16 +263,13 @@ def listen_address(value: str) -> tuple[str, int]:
 
 
 def har_files(given: Iterable[str]) -> tuple[Path, ...]:
-    """--har's files: each file given, and every *.har of each folder given (sorted); a ConfigError for a path that
-    does not exist or a folder without one."""
+    """--har's files: each file given, and every *.har of each folder given (sorted; a folder without one gives
+    none: nothing is judged); a ConfigError for a path that does not exist."""
     found: list[Path] = []
     for name in given:
         path = Path(name)
         if path.is_dir():
-            inside = sorted(path.glob("*.har"))
-            if not inside:
-                raise ConfigError(f"--har {name}: the folder holds no *.har file")
-            found.extend(inside)
+            found.extend(sorted(path.glob("*.har")))
         elif path.is_file():
             found.append(path)
         else:
@@ -255,13 +277,29 @@ def har_files(given: Iterable[str]) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _report_dir(values: Mapping[str, Any], *, passive: bool) -> Path:
+    """--report-dir; a --har run's reports go to a folder of their own inside the default one, so they never replace
+    an active run's."""
+    given = _folder(values, "--report-dir")
+    return given / HAR_REPORTS if passive and values["report_dir"] == default("--report-dir") else given
+
+
+def _folder(values: Mapping[str, Any], flag: str) -> Path:
+    """A folder option's path (made when the run first writes there); a ConfigError when a file is in its place."""
+    given = Path(values[BY_FLAG[flag].dest])
+    if given.exists() and not given.is_dir():
+        raise ConfigError(f"{flag} {given}: a file is there; give a folder (it is made when missing)")
+    return given
+
+
 def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     """Check the options' values (by dest, defaults applied) and make the run's Settings; a ConfigError says what
     is wrong, naming the option."""
     base_url, secret_key = values["base_url"], values["secret_key"]
-    har = har_files(values["har"] or ())
+    har_given = tuple(values["har"] or ())
+    har = har_files(har_given)
     record_har = values["record_har"]
-    if har:
+    if har_given:
         for flag, given in (("--record-har", record_har), ("--cleanup", values["cleanup"]),
                             ("--reference-fault", values["reference_fault"]),
                             ("--reference-variant", values["reference_variant"])):
@@ -281,7 +319,7 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         if not base_url.endswith(contract.version_segment()):
             raise ConfigError(f"--base-url must end with the version segment {contract.version_segment()} "
                               f"(the document's base address), got {base_url!r}")
-        if not secret_key and not har:
+        if not secret_key and not har_given:
             raise ConfigError("--base-url is given but no --secret-key (or WALLET_API_SECRET_KEY): "
                               "the target needs the account's secret key")
     elif secret_key or second_key:
@@ -336,7 +374,8 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         test_timeout=_seconds(values, "--test-timeout"),
         run_budget=_seconds(values, "--run-budget"),
         rate_limit_wait=max(0.0, float(values["rate_limit_wait"])),
-        report_dir=Path(values["report_dir"]),
+        report_dir=_report_dir(values, passive=bool(har_given)),
+        work_dir=_folder(values, "--work-dir"),
         waivers=Path(values["waivers"]) if values["waivers"] else None,
         baseline=Path(values["baseline"]) if values["baseline"] else None,
         require_complete=bool(values["require_complete"]),
@@ -352,6 +391,7 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         webhook_listen=listen_address(values["webhook_listen"]) if values["webhook_listen"] else None,
         webhook_public_url=values["webhook_public_url"],
         cleanup=cleanup,
+        har_given=har_given,
         har=har,
         record_har=Path(record_har) if record_har else None,
         reference_faults=tuple(values["reference_fault"] or ()),

@@ -418,12 +418,13 @@ class Recorded:
     request: str  # method and URL, redacted: how a listing names it
 
 
-def recorded(paths: Iterable[Path], base_url: str) -> Iterator[Recorded]:
-    """Every entry of the files, in order, as an exchange of the target at `base_url` (or as outside it)."""
+def recorded(paths: Iterable[Path], base_url: str | None) -> Iterator[Recorded]:
+    """Every entry of the files, in order, as an exchange of the target at `base_url` (or as outside it; with no base
+    address every entry is outside)."""
     for path in paths:
         for index, found in enumerate(raw_entries(path)):
             request = found["request"]
-            made = exchange(found, base_url) if in_target(request["url"], base_url) else None
+            made = exchange(found, base_url) if base_url and in_target(request["url"], base_url) else None
             if made is None:
                 _learn_secrets(found)
             yield Recorded(path, index, made, redact(f"{request['method'].upper()} {request['url']}"))

@@ -1,8 +1,8 @@
-"""Allure results (allure-pytest) for conformance runs: written into the report directory by default,
-each test labelled with its requirement ids and levels, its part of the document as feature, its
-exchanges attached, and each Schemathesis operation kept apart (its own history id).
+"""Allure results (allure-pytest) for conformance runs, when asked with allure-pytest's own `--alluredir DIR`: each
+test labelled with its requirement ids and levels, its part of the document as feature, its exchanges attached, and
+each Schemathesis operation kept apart (its own history id).
 
-Everything here is a no-op when allure-pytest is not loaded (`-p no:allure_pytest`).
+Everything here is a no-op without `--alluredir` or when allure-pytest is not loaded (`-p no:allure_pytest`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.evidence import evidence_lines
 from wallet_conformance.spec.catalogue import Requirement
 
-DIRECTORY = "allure-results"
 ATTACHED = 10  # exchanges attached per test (the last ones)
 
 try:
@@ -26,18 +25,9 @@ except ImportError:  # pragma: no cover - allure-pytest is a dependency
     allure = None
 
 
-def default_directory(config: pytest.Config, report_dir: Path) -> None:
-    """Without --alluredir, write Allure results to <report dir>/allure-results, fresh each run."""
-    if allure is None or not hasattr(config.option, "allure_report_dir") or config.option.collectonly:
-        return
-    if not config.option.allure_report_dir:
-        config.option.allure_report_dir = str(report_dir / DIRECTORY)
-        config.option.clean_alluredir = True
-
-
 def label(item: pytest.Item, requirements: Sequence[Requirement], sections: dict[str, str]) -> None:
     """Requirement ids and levels as labels; the part of the document as feature and epic-less suite."""
-    if not requirements or not item.config.pluginmanager.has_plugin("allure_pytest"):
+    if not requirements or not getattr(item.config.option, "allure_report_dir", None):
         return
     mark = pytest.mark.allure_label  # what allure.label() makes, without needing the plugin's helper
     item.add_marker(mark(*(requirement.id for requirement in requirements), label_type="requirement"))

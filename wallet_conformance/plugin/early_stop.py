@@ -1,4 +1,5 @@
-"""On the controlling process: why the run stopped early (the exit status then), and the 429s met (LIM-23)."""
+"""On the controlling process: why the run stopped early or never started (the exit status then, and its one
+message), and the 429s met (LIM-23)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ class EarlyStop:
             run.stopped = {"reason": str(session.shouldstop), "status": int(ExitStatus.TARGET_FAILING)}
         if run.stopped is not None:
             session.exitstatus = run.stopped["status"]
+        if run.not_run is not None:
+            session.exitstatus = run.not_run.status
         if run.report is not None and run.report_path is not None and (run.stopped or self.rate_limited):
             if run.stopped is not None:
                 run.report["stopped"] = run.stopped
@@ -78,6 +81,10 @@ class EarlyStop:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         run = state(self.config)
+        if run.not_run is not None:
+            failed = run.not_run.status != ExitStatus.GATE_PASSES
+            terminalreporter.write_line(f"{run.not_run.message}\n(exit status {run.not_run.status})", red=failed,
+                                        bold=failed)
         if run.stopped is not None:
             failed = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
             if failed:

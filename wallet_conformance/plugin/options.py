@@ -11,10 +11,8 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.redaction import register_key
-from wallet_conformance.plugin import allure_labels
-from wallet_conformance.plugin.collection import runs_conformance
 from wallet_conformance.plugin.state import STATE, WORKER_SEED, RunState, is_worker
-from wallet_conformance.settings import OPTIONS, ConfigError, Settings, read
+from wallet_conformance.settings import OPTIONS, PROGRAM, ConfigError, Settings, read
 
 GROUP = "wallet-conformance"
 
@@ -55,13 +53,17 @@ def settings(config: pytest.Config) -> Settings:
         found = read(values, strict=bool(config.getini("strict")))
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
-    if found.reference_variants:  # the reference package imports its server: only when it is asked for
+    if found.reference_faults or found.reference_variants:  # the reference package imports its server: only then
+        from wallet_conformance.reference.faults import FAULTS
         from wallet_conformance.reference.variants import ALL, VARIANTS
 
-        unknown = sorted(set(found.reference_variants) - {ALL, *VARIANTS})
-        if unknown:
-            raise pytest.UsageError(f"unknown --reference-variant {', '.join(unknown)}; see "
-                                    "python -m wallet_conformance.reference --list-variants")
+        for flag, given, known, listing in (("--reference-fault", found.reference_faults, FAULTS, "--list-faults"),
+                                            ("--reference-variant", found.reference_variants, {ALL, *VARIANTS},
+                                             "--list-variants")):
+            unknown = sorted(set(given) - set(known))
+            if unknown:
+                raise pytest.UsageError(f"{flag} {', '.join(unknown)}: no such name; `{PROGRAM} {listing}` lists "
+                                        "them")
     return replace(found, generation_seed=_generation_seed(config, found.seed))
 
 
@@ -73,7 +75,7 @@ def _generation_seed(config: pytest.Config, suite_seed: int) -> int:
     return int(given) if str(given).isdigit() else zlib.crc32(str(given).encode())
 
 
-@pytest.hookimpl(tryfirst=True)  # before the other modules of the plugin, and before allure-pytest reads --alluredir
+@pytest.hookimpl(tryfirst=True)  # before the other modules of the plugin
 def pytest_configure(config: pytest.Config) -> None:
     # The `requirement` marker is declared here only (not in pyproject.toml): the plugin owns it.
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements (requirements.yaml) "
@@ -89,5 +91,3 @@ def pytest_configure(config: pytest.Config) -> None:
     register_key(found.secret_key)
     register_key(found.second_secret_key)
     config.stash[STATE] = RunState(settings=found)
-    if runs_conformance(config):
-        allure_labels.default_directory(config, found.report_dir)

@@ -19,7 +19,7 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic, put_to_the_test
 from wallet_conformance.plugin import exchange_judging
-from wallet_conformance.plugin.state import is_worker, state
+from wallet_conformance.plugin.state import NotRun, is_worker, state
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
@@ -34,7 +34,7 @@ class Traffic:
     """What the recorded files held: per operation the exchanges seen and judged, the entries of no operation."""
 
     files: list[str]
-    base_url: str
+    base_url: str | None  # None: no entry is under a base address ending in the version segment
     entries: int = 0
     outside: int = 0  # entries not under the base URL
     operations: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -72,17 +72,14 @@ class Traffic:
                 "unmatched": {"count": self.unmatched_count, "shown": self.unmatched}}
 
 
-def _base_url(settings: Settings) -> str:
-    """The target's base address: --base-url, else the one `/v1` origin of the entries (refused when they have
-    none, or several)."""
+def _base_url(settings: Settings) -> str | None:
+    """The target's base address: --base-url, else the one `/v1` origin of the entries (None when they have none:
+    nothing is judged; refused when they have several)."""
     found = har.bases(settings.har)
     if settings.base_url:
         return settings.base_url
-    if len(found) == 1:
-        return next(iter(found))
-    if not found:
-        raise har.HarError(f"no entry of {', '.join(map(str, settings.har))} is under a base address ending in "
-                           f"{contract.version_segment()}: give the target's with --base-url")
+    if len(found) <= 1:
+        return next(iter(found), None)
     listing = ", ".join(f"{base} ({count} entries)" for base, count in sorted(found.items()))
     raise har.HarError(f"the recorded entries are under more than one base address: {listing}; choose the "
                        "target's with --base-url")
@@ -93,7 +90,7 @@ def judge_traffic(settings: Settings) -> tuple[list[TestRecord], Traffic, dict[s
     held, and the exchange counts. Every file is read through once before any is judged: a file that is not a HAR
     stops the run before anything is reported."""
     base_url = _base_url(settings)
-    traffic = Traffic([str(path) for path in settings.har], redact(base_url))
+    traffic = Traffic([str(path) for path in settings.har], redact(base_url) if base_url else None)
     judged = exchange_judging.Judged()
     for recorded in har.recorded(settings.har, base_url):
         held: set[str] = set()
@@ -145,7 +142,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     try:
         records, traffic, counts = judge_traffic(run.settings)
     except har.HarError as error:
-        pytest.exit(redact(str(error)), returncode=ExitStatus.CANNOT_RUN)
+        run.not_run = NotRun(redact(str(error)), ExitStatus.CANNOT_RUN)
+        return True
     run.records.update((record.nodeid, record) for record in records)
     run.exchanges = counts
     run.traffic = traffic.report()

@@ -10,7 +10,7 @@ import pytest
 
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.plugin import allure_labels, exchange_judging
-from wallet_conformance.plugin.collection import plain_nodeid
+from wallet_conformance.plugin.collection import plain_nodeid, runs_conformance
 from wallet_conformance.plugin.state import is_worker, state
 from wallet_conformance.reporting import gating, terminal
 from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against
@@ -79,8 +79,9 @@ class Recorder:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         run = state(self.config)
-        if not run.records and run.traffic is None:  # a passive run reports even traffic that held nothing judged
-            return
+        if run.not_run is not None or self.config.option.collectonly or not (
+                run.records or run.settings.passive or runs_conformance(self.config)):
+            return  # a conformance run reports even when it judged nothing (every test deselected or skipped)
         settings = run.settings
         target = run.target.public() if run.target else {
             "base_url": run.traffic["base_url"] if run.traffic else settings.base_url}
@@ -94,9 +95,7 @@ class Recorder:
         run.written = write_all(run.report, settings.report_dir)
         allure_labels.scrub(self.config)
         run.report_path = run.written[0]
-        judged = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) + (
-            (pytest.ExitCode.NO_TESTS_COLLECTED,) if settings.passive else ())  # passive: no test, by design
-        if session.exitstatus in judged:
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = exit_status(run.report)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

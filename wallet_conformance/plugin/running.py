@@ -98,7 +98,7 @@ def pytest_fixture_setup(request: pytest.FixtureRequest) -> Generator[None, Any,
     if value is run.client and run.target is not None and not run.target.embedded:
         from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
 
-        value.journal = Journal(run.settings.report_dir, run.target.base_url, run_id(run.settings.seed), value)
+        value.journal = Journal(run.settings.work_dir, run.target.base_url, run_id(run.settings.seed), value)
     return value
 
 

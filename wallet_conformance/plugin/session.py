@@ -17,11 +17,40 @@ from wallet_conformance.client.target import Target, configured, preflight, star
 from wallet_conformance.generation import profiles
 from wallet_conformance.plugin.collection import runs_conformance
 from wallet_conformance.plugin.state import STATE as STATE_KEY
-from wallet_conformance.plugin.state import WORKER_LEDGER, WORKER_SEED, WORKER_TARGET, is_worker, state
+from wallet_conformance.plugin.state import WORKER_LEDGER, WORKER_SEED, WORKER_TARGET, NotRun, is_worker, state
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """The controller resolves the target before xdist starts its workers: a run that cannot start starts none."""
     profiles.register_hypothesis_profiles()
+    if is_worker(config) or not _sends_requests(config):
+        return
+    run = state(config)
+    settings = run.settings
+    if settings.embedded:
+        run.target, run.server = start_reference(settings)
+    else:
+        run.target = configured(settings)
+    register_key(run.target.secret_key)
+    register_key(run.target.second_secret_key)
+    if settings.cleanup:
+        from wallet_conformance.world.cleanup import clean_up  # imported late: only --cleanup runs need it
+
+        message, status = clean_up(run.target, settings)
+        run.not_run = NotRun(redact(message), status)
+    else:
+        stop = preflight(run.target, settings.request_timeout, settings.ca_bundle)
+        run.not_run = NotRun(redact(stop.message), stop.status) if stop is not None else None
+    if run.not_run is not None:
+        config.option.dist, config.option.tx = "no", []
+
+
+def _sends_requests(config: pytest.Config) -> bool:
+    """A conformance run that will run tests (not --help, --collect-only, --fixtures, --markers, nor --har)."""
+    option = config.option
+    shows = (option.help, option.collectonly, getattr(option, "showfixtures", False),
+             getattr(option, "show_fixtures_per_test", False), getattr(option, "markers", False))
+    return runs_conformance(config) and not any(shows) and not state(config).settings.passive
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -36,32 +65,31 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    """An xdist worker takes the run's target from the controller."""
     config = session.config
+    if not is_worker(config):
+        return
     run = state(config)
-    if is_worker(config):
-        target = config.workerinput.get(WORKER_TARGET)
-        run.target = Target(**target) if target else None
-        if run.target:
-            register_key(run.target.secret_key)
-            register_key(run.target.second_secret_key)
-        return
-    if not runs_conformance(config) or config.option.collectonly or run.settings.passive:
-        return
-    settings = run.settings
-    if settings.embedded:
-        run.target, run.server = start_reference(settings)
-    else:
-        run.target = configured(settings)
-    register_key(run.target.secret_key)
-    register_key(run.target.second_secret_key)
-    if settings.cleanup:
-        from wallet_conformance.world.cleanup import clean_up  # imported late: only --cleanup runs need it
+    target = config.workerinput.get(WORKER_TARGET)
+    run.target = Target(**target) if target else None
+    if run.target:
+        register_key(run.target.secret_key)
+        register_key(run.target.second_secret_key)
 
-        message, status = clean_up(run.target, settings)
-        pytest.exit(redact(message), returncode=status)
-    stop = preflight(run.target, settings.request_timeout, settings.ca_bundle)
-    if stop is not None:
-        pytest.exit(redact(stop.message), returncode=stop.status)
+
+# A run that ends before its first test collects nothing and runs nothing; early_stop.py gives its message and status
+# (pytest.exit would print the message twice, once as `Exit: ...`).
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> bool | None:
+    if state(session.config).not_run is None:
+        return None
+    session.items = []
+    return True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    return True if state(session.config).not_run is not None else None
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -70,8 +98,8 @@ def pytest_configure_node(node: Any) -> None:
     run = state(node.config)
     node.workerinput[WORKER_SEED] = run.settings.seed
     if run.ledger is None:
-        run.settings.report_dir.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix=".money-spent-", dir=run.settings.report_dir)
+        run.settings.work_dir.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix="money-spent-", dir=run.settings.work_dir)
         os.close(handle)
         run.ledger = Path(name)
     node.workerinput[WORKER_LEDGER] = str(run.ledger)

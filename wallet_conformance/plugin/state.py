@@ -20,6 +20,15 @@ WORKER_SEED = "wallet_conformance_seed"
 WORKER_LEDGER = "wallet_conformance_money_ledger"
 
 
+@dataclass(frozen=True)
+class NotRun:
+    """Why the run ended before its first test (an unreachable target, recorded files that are not HAR, --cleanup's
+    own report): the one message the terminal shows, and the exit status."""
+
+    message: str
+    status: int
+
+
 @dataclass
 class RunState:
     settings: Settings
@@ -34,6 +43,7 @@ class RunState:
     started: float = field(default_factory=time.monotonic)
     test_deadline: float | None = None  # the current test's bound (monotonic), applied to the client
     stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
+    not_run: NotRun | None = None  # why it ended before its first test, if it did
     exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
     traffic: dict[str, Any] | None = None  # --har: what the recorded files held (plugin/passive.py)
     untested: dict[str, str] = field(default_factory=dict)  # --har: why a requirement no exchange judged is untested

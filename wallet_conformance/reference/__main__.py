@@ -6,9 +6,9 @@ import argparse
 import sys
 import time
 
-from wallet_conformance.reference.faults import FAULTS
+from wallet_conformance.reference.faults import FAULTS, list_faults
 from wallet_conformance.reference.server import ReferenceServer
-from wallet_conformance.reference.variants import ALL, VARIANTS
+from wallet_conformance.reference.variants import ALL, VARIANTS, list_variants
 
 
 def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
@@ -47,21 +47,6 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--list-faults", action="store_true", help="list the faults and exit")
     parser.add_argument("--list-variants", action="store_true", help="list the variants and exit")
     return parser.parse_args(argv)
-
-
-def list_faults() -> str:
-    width = max(len(name) for name in FAULTS)
-    return "\n".join(
-        f"{name:<{width}}  {fault.requirement_id:<7}  {fault.description}" for name, fault in sorted(FAULTS.items())
-    )
-
-
-def list_variants() -> str:
-    width = max(len(name) for name in VARIANTS)
-    lines = []
-    for name, variant in sorted(VARIANTS.items()):
-        lines += [f"{name:<{width}}  {variant.description}", f"{'':<{width}}  rests on: {variant.quote}"]
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -305,6 +305,14 @@ class Fault(Enum):
 FAULTS: dict[str, Fault] = {fault.cli_name: fault for fault in Fault}
 
 
+def list_faults() -> str:
+    """Every fault, one line each: its name, the requirement it breaks, what it does."""
+    width = max(len(name) for name in FAULTS)
+    return "\n".join(
+        f"{name:<{width}}  {fault.requirement_id:<7}  {fault.description}" for name, fault in sorted(FAULTS.items())
+    )
+
+
 class FaultSet:
     """The faults switched on in one server."""
 

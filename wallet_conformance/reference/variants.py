@@ -198,6 +198,15 @@ VARIANTS: dict[str, Variant] = {variant.cli_name: variant for variant in Variant
 ALL = "all"
 
 
+def list_variants() -> str:
+    """Every variant: its name, what it does, and the sentence of the document it rests on."""
+    width = max(len(name) for name in VARIANTS)
+    lines = []
+    for name, variant in sorted(VARIANTS.items()):
+        lines += [f"{name:<{width}}  {variant.description}", f"{'':<{width}}  rests on: {variant.quote}"]
+    return "\n".join(lines)
+
+
 def expand(names: Iterable[str | Variant]) -> list[Variant]:
     """Variants from names, `all` standing for every variant."""
     chosen: list[Variant] = []

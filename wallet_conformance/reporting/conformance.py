@@ -113,6 +113,7 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
     a requirement no test judged, where there is one to give; `traffic`, what recorded traffic held (--har).
     """
     gate = gate or gating.Gate(strict=strict)
+    records = list(records)
     by_requirement: dict[str, list[TestRecord]] = {requirement.id: [] for requirement in catalogue}
     for record in records:
         for requirement_id in record.requirements:
@@ -158,6 +159,8 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
             ],
         })
     outcome = gating.apply(entries, gate)
+    if outcome["verdict"] == gating.NOTHING_JUDGED:
+        outcome["reason"] = _nothing_judged(records, traffic)
     extra = {"traffic": traffic} if traffic is not None else {}
     return {
         "format": FORMAT,
@@ -176,6 +179,29 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
         "requirements": entries,
         **extra,
     }
+
+
+def _nothing_judged(records: list[TestRecord], traffic: dict[str, Any] | None) -> str:
+    """Why no MUST requirement got a verdict, in one sentence."""
+    if traffic is not None:
+        judged = sum(row["judged"] for row in traffic["operations"].values())
+        if not traffic["files"]:
+            return "no HAR file was found where --har pointed"
+        if not traffic["entries"]:
+            return f"the recorded file(s) hold no entry: {', '.join(traffic['files'])}"
+        if traffic["outside"] == traffic["entries"]:
+            where = traffic["base_url"] or "a base address ending in the document's version segment"
+            return f"none of the {traffic['entries']} recorded entries is under {where}"
+        if not judged:
+            return (f"no recorded exchange under {traffic['base_url']} is an operation of the document "
+                    f"({traffic['entries']} entries)")
+        return f"{judged} recorded exchange(s) were judged, but none by a rule of a MUST requirement"
+    if not records:
+        return "no conformance test ran (every test was deselected, or none was collected)"
+    if all(record.outcome == "skipped" for record in records):
+        first = _first_line(records[0].message) or "skipped"
+        return f"every test of the run was skipped ({len(records)}); the first: {first}"
+    return f"{len(records)} test(s) ran, but none judged a MUST requirement"
 
 
 def exit_status(report: dict[str, Any]) -> int:

@@ -7,7 +7,9 @@
 - a waiver (id, reason, owner, expiry date) keeps a requirement's failure from failing the run until
   the day after its expiry date; the failure stays in every report, marked waived;
 - a baseline (an earlier conformance.json of the same catalogue) keeps failures it already had from
-  failing the run: only new breakage does.
+  failing the run: only new breakage does;
+- a run in which no MUST requirement passed or failed (every test deselected or skipped, recorded traffic of which
+  no exchange was judged) judged nothing: it never conforms, and has its own exit status.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,19 @@ from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.spec.catalogue import Catalogue
 
 UNTESTED_VERDICTS = ("skip", "blocked", "untested")
+JUDGED_VERDICTS = ("pass", "fail")
+NOTHING_JUDGED = "nothing-judged"  # the outcome of a run in which no MUST requirement got a verdict
 WAIVER_FIELDS = ("id", "reason", "owner", "expires")
+
+
+class _DatesAsText(yaml.SafeLoader):
+    """YAML without its implicit timestamps: `expires` is read as written, so a date of any shape (2026-13-45,
+    31/12/2026) gets the same one message, naming the waiver, instead of YAML's own error."""
+
+
+_DatesAsText.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
 
 class GateError(ValueError):
@@ -71,7 +86,7 @@ class Gate:
 def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     """Read a waiver file: a YAML list (or `waivers:` list) of {id, reason, owner, expires: YYYY-MM-DD}."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_DatesAsText)
     except (OSError, yaml.YAMLError) as error:
         raise GateError(f"--waivers {path}: cannot read it: {error}") from None
     if isinstance(raw, dict) and set(raw) == {"waivers"}:
@@ -96,15 +111,17 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
         if entry.get("id") and entry["id"] not in catalogue:
             problems.append(f"{where}: no such requirement in requirements.yaml")
         expires = entry.get("expires")
-        if isinstance(expires, str):
+        if isinstance(expires, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", expires.strip()):
             with contextlib.suppress(ValueError):
-                expires = dt.date.fromisoformat(expires)
-        if expires is not None and not (isinstance(expires, dt.date) and not isinstance(expires, dt.datetime)):
+                expires = dt.date.fromisoformat(expires.strip())
+        if expires is not None and not isinstance(expires, dt.date):
             problems.append(f"{where}: expires must be a date (YYYY-MM-DD), got {entry.get('expires')!r}")
         if not missing and not unknown and not problems:
             waivers.append(Waiver(str(entry["id"]), str(entry["reason"]), str(entry["owner"]), expires))
     seen = [waiver.id for waiver in waivers]
     problems.extend(f"{rid}: waived twice" for rid in sorted({rid for rid in seen if seen.count(rid) > 1}))
+    if len(problems) == 1:
+        raise GateError(f"--waivers {path}: {problems[0]}")
     if problems:
         raise GateError(f"--waivers {path}:\n  " + "\n  ".join(problems))
     return tuple(waivers)
@@ -164,6 +181,8 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
         verdict, status = "suite-error", ExitStatus.SUITE_ERROR
     elif failed_now:
         verdict, status = "does-not-conform", ExitStatus.DOES_NOT_CONFORM
+    elif not any(entry["level"] == "MUST" and entry["verdict"] in JUDGED_VERDICTS for entry in entries):
+        verdict, status = NOTHING_JUDGED, ExitStatus.NOTHING_JUDGED
     elif gating:
         verdict, status = "incomplete", ExitStatus.INCOMPLETE
     elif must_failed:
@@ -176,7 +195,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
         verdict, status = "conforms", ExitStatus.GATE_PASSES
     return {
         "verdict": verdict,
-        "conforms": not must_failed and not suite_errors,
+        "conforms": not must_failed and not suite_errors and verdict != NOTHING_JUDGED,
         "complete": not not_tested,
         "must_failed": must_failed,
         "should_failed": should_failed,

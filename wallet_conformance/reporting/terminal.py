@@ -22,6 +22,8 @@ HEADLINES = {
     "incomplete": "INCOMPLETE: MUST requirements were not tested and the gate requires them "
                   "(--require-complete or --strict).",
     "suite-error": "SUITE ERROR: the suite itself is wrong (see above); these results cannot be trusted.",
+    "nothing-judged": "NOTHING WAS JUDGED: no MUST requirement passed or failed, so this run says nothing of the "
+                      "target.",
 }
 
 
@@ -99,6 +101,8 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
         lines.append(f"The run STOPPED EARLY: {report['stopped']['reason']}. The verdicts judge only what ran.")
     else:
         lines.append(HEADLINES[outcome["verdict"]])
+    if outcome.get("reason"):
+        lines.append(f"  {outcome['reason']}")
     if outcome["verdict"] == "does-not-conform" and outcome["exit_status"] == 0:
         lines.append("The gate passes: every failure is waived or already in the baseline.")
     lines.append(f"exit status {outcome['exit_status']}"

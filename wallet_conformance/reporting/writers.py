@@ -38,6 +38,7 @@ VERDICT_WORDS = {
     "does-not-conform": "does NOT conform",
     "incomplete": "incomplete: MUST requirements not tested",
     "suite-error": "SUITE ERROR: results cannot be trusted",
+    "nothing-judged": "NOTHING WAS JUDGED: no verdict on the target",
 }
 
 _VOLATILE: list[tuple[re.Pattern[str], str]] = [
@@ -79,7 +80,8 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
         where += " (the bundled reference)"
     judged = report["judged_against"]
     rows = [
-        ("verdict", f"{VERDICT_WORDS[outcome['verdict']]} (exit status {outcome['exit_status']})"),
+        ("verdict", f"{VERDICT_WORDS[outcome['verdict']]} (exit status {outcome['exit_status']})"
+                    + (f": {outcome['reason']}" if outcome.get("reason") else "")),
         ("target", mask(where)),
         ("environment", report["environment"]),
         ("seed", str(report["seed"])),
@@ -133,8 +135,9 @@ def traffic_facts(report: dict[str, Any]) -> list[str]:
     if not traffic:
         return []
     unmatched = traffic["unmatched"]
-    facts = [f"files: {', '.join(traffic['files'])}",
-             f"{traffic['entries']} entries; {traffic['outside']} outside the base address {traffic['base_url']}; "
+    base = f"the base address {traffic['base_url']}" if traffic["base_url"] else "any base address of the document"
+    facts = [f"files: {', '.join(traffic['files']) or 'none'}",
+             f"{traffic['entries']} entries; {traffic['outside']} outside {base}; "
              f"{unmatched['count']} of no operation of openapi.yaml"]
     facts += [f"no operation: {item['file']} entry {item['entry']}: {item['request']} ({item['status']})"
               for item in unmatched["shown"]]
@@ -268,7 +271,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding
 vertical-align:top}th{background:#f5f5f7}
 .verdict{font-size:1.2em;font-weight:700;padding:.4em .8em;border-radius:6px;display:inline-block}
 .v-conforms{background:#d8f5d8}.v-conforms-to-what-was-tested,.v-conforms-to-what-the-traffic-showed{background:#fff3c4}
-.v-does-not-conform,.v-suite-error{background:#ffd6d6}.v-incomplete{background:#ffe2b8}
+.v-does-not-conform,.v-suite-error,.v-nothing-judged{background:#ffd6d6}.v-incomplete{background:#ffe2b8}
 .b{display:inline-block;border-radius:4px;padding:0 .4em;margin:0 .15em .15em 0;font-size:.9em;white-space:nowrap}
 .b-pass,.b-observed{background:#d8f5d8}.b-fail,.b-suite-error{background:#ffb3b3;font-weight:700}
 .b-blocked,.b-skip{background:#fff0b3}.b-untested{background:#eee}

@@ -33,8 +33,8 @@ JOURNAL_DIR = "cleanup"
 class Journal:
     """What one run (one process) changed on the target, kept on disk while it is changed."""
 
-    def __init__(self, report_dir: Path, base_url: str, run_id: str, client: ApiClient) -> None:
-        self.path = report_dir / JOURNAL_DIR / f"{run_id}.json"
+    def __init__(self, work_dir: Path, base_url: str, run_id: str, client: ApiClient) -> None:
+        self.path = work_dir / JOURNAL_DIR / f"{run_id}.json"
         self.client = client
         self.state: dict[str, Any] = {"run_id": run_id, "base_url": base_url, "wallets": [], "accounts": {}}
         self._lock = threading.Lock()  # the end-of-run sweep closes wallets from several threads
@@ -85,10 +85,10 @@ class Journal:
             self.path.unlink()
 
 
-def journals(report_dir: Path, base_url: str, unreadable: list[str] | None = None) -> list[tuple[Path, dict[str, Any]]]:
+def journals(work_dir: Path, base_url: str, unreadable: list[str] | None = None) -> list[tuple[Path, dict[str, Any]]]:
     """The journals of runs against `base_url`; the names of those that cannot be read go to `unreadable`."""
     found = []
-    for path in sorted((report_dir / JOURNAL_DIR).glob("*.json")):
+    for path in sorted((work_dir / JOURNAL_DIR).glob("*.json")):
         try:
             state = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -120,8 +120,8 @@ def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
     left: list[str] = []
     try:
         unreadable: list[str] = []
-        found = journals(settings.report_dir, target.base_url, unreadable)
-        lines.append(f"{len(found)} journal(s) of earlier runs in {settings.report_dir / JOURNAL_DIR}"
+        found = journals(settings.work_dir, target.base_url, unreadable)
+        lines.append(f"{len(found)} journal(s) of earlier runs in {settings.work_dir / JOURNAL_DIR}"
                      + (f"; unreadable, left in place: {', '.join(unreadable)}" if unreadable else ""))
         restored_all = _restore_accounts(client, found, lines, left)
         wallets, note = listed_wallets(client)
@@ -156,7 +156,7 @@ def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
     finally:
         client.close()
     if not left and restored_all:
-        for path, _ in journals(settings.report_dir, target.base_url):
+        for path, _ in journals(settings.work_dir, target.base_url):
             path.unlink(missing_ok=True)
     lines.extend(f"NOT cleaned: {entry}" for entry in left)
     status = ExitStatus.CLEANUP_LEFT_OVER if left else ExitStatus.GATE_PASSES

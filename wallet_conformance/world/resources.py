@@ -420,7 +420,7 @@ class Resources:
             finally:
                 self._lock_depth -= 1
             return
-        with file_lock(self.settings.report_dir / ACCOUNT_WIDE_LOCK):
+        with file_lock(self.settings.work_dir / ACCOUNT_WIDE_LOCK):
             self._lock_depth = 1
             try:
                 yield
@@ -433,7 +433,7 @@ class Resources:
         wallet meanwhile (its calls wait in `sending`). Otherwise the run's own workers, adding wallets all the
         time under `-n 4`, would keep shifting the pages and the paging tests would never judge them. Other
         clients of the account are not held: lists.judgeable copes with them."""
-        with file_lock(self.settings.report_dir / WALLET_LIST_LOCK, wait=WALLET_LIST_WAIT):
+        with file_lock(self.settings.work_dir / WALLET_LIST_LOCK, wait=WALLET_LIST_WAIT):
             self._reading_wallet_list = True
             try:
                 yield
@@ -445,7 +445,7 @@ class Resources:
         while another worker reads it (not in the process that reads it, which holds the lock itself)."""
         if operation_id not in contract.wallet_list_changes() or self._reading_wallet_list:
             return nullcontext()
-        return file_lock(self.settings.report_dir / WALLET_LIST_LOCK, shared=True, wait=WALLET_LIST_WAIT)
+        return file_lock(self.settings.work_dir / WALLET_LIST_LOCK, shared=True, wait=WALLET_LIST_WAIT)
 
     # ------------------------------------------------------------ helpers
 
