@@ -36,26 +36,40 @@ def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> su
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment outside the checkout with the suite's wheel installed; its dependencies are read
-    from the checkout's environment (a .pth file), so nothing is downloaded."""
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the checkout (without its environment, reports and caches) and the suite's wheel built from it."""
     base = tmp_path_factory.mktemp("install")
-    source = base / "source"
-    shutil.copytree(ROOT, source, symlinks=True, ignore=BUILD_LEFT_OUT)
+    copy = base / "source"
+    shutil.copytree(ROOT, copy, symlinks=True, ignore=BUILD_LEFT_OUT)
     built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                  str(base / "wheel"), str(source)], base)
+                  str(base / "wheel"), str(copy)], base)
     assert built.returncode == 0, built.stdout + built.stderr
-    venv = base / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base).check_returncode()
+    return copy
+
+
+def _environment_with(folder: Path, *wheels: Path) -> Path:
+    """A fresh virtual environment with these wheels installed; the suite's dependencies are read from the checkout's
+    environment (a .pth file), so nothing is downloaded."""
+    venv = folder / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], folder).check_returncode()
     python = venv / "bin" / "python"
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], base).stdout
-                .strip())
+    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], folder)
+                .stdout.strip())
     (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    wheel = next((base / "wheel").glob("*.whl"))
-    done = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
-                base)
+    done = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
+                 *map(str, wheels)], folder)
     assert done.returncode == 0, done.stdout + done.stderr
     return venv
+
+
+def _suite_wheel(source: Path) -> Path:
+    return next((source.parent / "wheel").glob("*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(source: Path) -> Path:
+    """A fresh virtual environment outside the checkout with the suite's wheel installed."""
+    return _environment_with(source.parent, _suite_wheel(source))
 
 
 def _environment(venv: Path, **more: str) -> dict[str, str]:
@@ -145,3 +159,55 @@ def test_a_ci_recipe_runs_as_written(recipe, installed, first_run, tmp_path):
             ran_in, done = RAN[line, tuple(sorted(given.items()))]
             assert done.returncode == 0, line + "\n" + done.stdout[-3000:] + done.stderr[-2000:]
     assert json.loads((ran_in / "reports" / "conformance.json").read_text())["outcome"]["gate"]["baseline"]
+
+
+# pytest-base-url, fetched by scripts/setup: a dependency of pytest-playwright and pytest-selenium, installed where UI
+# tests run, that declares --base-url too.
+BASE_URL_WHEELS = sorted((ROOT / ".venv" / "wheels").glob("pytest_base_url-*.whl"))
+ONE_REQUIREMENT = ("-q", "-p", "no:randomly", "--seed", "7", "--requirement", "SVC-12")
+
+
+@pytest.fixture(scope="module")
+def beside_pytest_base_url(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A throwaway environment with the suite's wheel and pytest-base-url installed side by side."""
+    assert BASE_URL_WHEELS, "scripts/setup fetches pytest-base-url's wheel into .venv/wheels"
+    return _environment_with(tmp_path_factory.mktemp("beside"), _suite_wheel(source), BASE_URL_WHEELS[-1])
+
+
+@pytest.mark.parametrize("plugin", ["loaded", "disabled"])
+def test_the_command_runs_beside_pytest_base_url(beside_pytest_base_url, tmp_path, plugin):
+    """Where pytest-base-url is installed, `wallet-conformance` runs as it does without it: against the bundled
+    reference, and against a target given by --base-url (then pytest-base-url's option), with it loaded or not."""
+    env = _environment(beside_pytest_base_url)
+    disable = ["-p", "no:base_url"] if plugin == "disabled" else []
+    embedded = _run(["wallet-conformance", *ONE_REQUIREMENT, *disable], tmp_path, env)
+    assert embedded.returncode == 0 and "The target conforms" in embedded.stdout, embedded.stdout + embedded.stderr
+    options = _run(["wallet-conformance", "--help-pytest", *disable], tmp_path, env).stdout
+    assert ("--verify-base-url" in options) == (plugin == "loaded"), options  # pytest-base-url's own option
+    with ReferenceServer(secret_key="sk-beside-base-url", settle_delay=0.05) as reference:
+        given = _run(["wallet-conformance", *ONE_REQUIREMENT, *disable, "--base-url", reference.base_url,
+                      "--secret-key", "sk-beside-base-url", "--funding-url", reference.funding_url], tmp_path, env)
+    assert given.returncode == 0, given.stdout + given.stderr
+    report = json.loads((tmp_path / "reports" / "conformance.json").read_text())
+    assert report["target"]["base_url"] == reference.base_url and report["outcome"]["verdict"] == "conforms"
+
+
+@pytest.mark.parametrize("how", ["--base-url", "pytest-base-url's ini", "without pytest-base-url"])
+def test_plain_pytest_takes_the_options_with_spaces(beside_pytest_base_url, source, tmp_path, how):
+    """`pytest --base-url URL --secret-key KEY --report-dir reports` from a checkout, `reports` an existing folder and
+    the values after spaces, conforms against a started reference: pytest knows the suite's options before it reads
+    the command line (the entry point), with pytest-base-url's --base-url or its ini value, or without it."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(source, checkout, symlinks=True)
+    (checkout / "reports").mkdir()
+    python = str(beside_pytest_base_url / "bin" / "python")
+    with ReferenceServer(secret_key="sk-plain-pytest", settle_delay=0.05) as reference:
+        target = {"--base-url": ["--base-url", reference.base_url],
+                  "pytest-base-url's ini": ["-o", f"base_url={reference.base_url}"],
+                  "without pytest-base-url": ["-p", "no:base_url", "--base-url", reference.base_url]}[how]
+        done = _run([python, "-m", "pytest", *target, "--secret-key", "sk-plain-pytest", "--report-dir", "reports",
+                     "--funding-url", reference.funding_url, *ONE_REQUIREMENT], checkout,
+                    _environment(beside_pytest_base_url))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    report = json.loads((checkout / "reports" / "conformance.json").read_text())
+    assert report["target"]["base_url"] == reference.base_url and report["outcome"]["verdict"] == "conforms"

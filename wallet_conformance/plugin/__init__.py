@@ -11,6 +11,9 @@
 - allure_labels: Allure labels and attachments
 - har_recording: --record-har, every exchange of the run written as HAR 1.2
 - passive: --har, recorded traffic judged by the same exchange judge and registry of records, nothing sent
+
+The options module is also pytest's entry point (pyproject.toml), imported before the suite's conftest asks for this
+package: PYTEST_DONT_REWRITE keeps pytest from warning that it cannot rewrite asserts here (the plugin has none).
 """
 
 pytest_plugins = [

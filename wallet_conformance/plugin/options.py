@@ -1,11 +1,17 @@
 """The suite's options on pytest's command line (one group, each with an environment-variable fallback), read once
-into the run's Settings (wallet_conformance/settings.py declares them). Nothing else reads pytest's options."""
+into the run's Settings (wallet_conformance/settings.py declares them). Nothing else reads pytest's options.
+
+This module is the one pytest loads through the `pytest11` entry point wherever the suite is installed, so that pytest
+knows the options before it reads the command line (`--report-dir reports` is then never taken for a test path). The
+rest of the plugin (its fixtures and hooks) comes with the suite's tests (their conftest loads
+`wallet_conformance.plugin`); in a run of anything else this module only declares the options."""
 
 from __future__ import annotations
 
 import os
 import zlib
 from dataclasses import replace
+from importlib import metadata
 from typing import Any
 
 import pytest
@@ -15,11 +21,16 @@ from wallet_conformance.plugin.state import STATE, WORKER_SEED, RunState, is_wor
 from wallet_conformance.settings import OPTIONS, PROGRAM, ConfigError, Settings, read
 
 GROUP = "wallet-conformance"
+SUITE = "wallet_conformance.plugin"  # the plugin's name as the suite's conftest (or `-p`) loads it
+BASE_URL_PLUGIN, BASE_URL_MODULE = "base_url", "pytest_base_url.plugin"  # pytest-base-url's entry point and module
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     group = parser.getgroup(GROUP, "Wallet Service API conformance")
+    shared = {"--base-url"} if base_url_plugin(pluginmanager) else set()
     for option in OPTIONS:
+        if option.flag in shared:
+            continue
         keywords: dict[str, Any] = {"dest": option.dest, "default": None, "help": option.help_text}
         if option.action:
             keywords["action"] = option.action
@@ -29,15 +40,23 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
             keywords["metavar"] = option.metavar
         if option.choices:
             keywords["choices"] = list(option.choices)
-        try:
-            group.addoption(option.flag, **keywords)
-        except ValueError:
-            # pytest-base-url (or another plugin) already defines --base-url with the same dest: reuse it.
-            if option.flag != "--base-url":
-                raise
+        group.addoption(option.flag, **keywords)
     if pluginmanager.is_blocked("cacheprovider"):
-        # pyproject.toml sets cache_dir (inside reports/); with `-p no:cacheprovider` it would be an unknown ini.
+        # pyproject.toml sets cache_dir (in the work folder); with `-p no:cacheprovider` it would be an unknown ini.
         parser.addini("cache_dir", "unused: the cache provider is off (-p no:cacheprovider)", default="")
+
+
+def base_url_plugin(pluginmanager: pytest.PytestPluginManager) -> bool:
+    """Whether pytest-base-url is, or is about to be, loaded: then it declares --base-url (with our dest, base_url)
+    and the suite reads it. Asked before the plugins installed in the environment are all loaded, in whatever order,
+    and two declarations of one option are an error."""
+    if pluginmanager.has_plugin(BASE_URL_PLUGIN) or pluginmanager.has_plugin(BASE_URL_MODULE):
+        return True
+    if pluginmanager.is_blocked(BASE_URL_PLUGIN):
+        return False
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return BASE_URL_MODULE in os.environ.get("PYTEST_PLUGINS", "")
+    return any(entry.value.startswith(BASE_URL_MODULE) for entry in metadata.entry_points(group="pytest11"))
 
 
 def settings(config: pytest.Config) -> Settings:
@@ -49,6 +68,8 @@ def settings(config: pytest.Config) -> Settings:
             value = config.getoption(option.dest, default=None)
             if value in (None, []):
                 value = option.from_environment(os.environ)
+            if value is None and option.flag == "--base-url" and config.pluginmanager.has_plugin(BASE_URL_PLUGIN):
+                value = config.getini("base_url")  # pytest-base-url's ini value, after its PYTEST_BASE_URL and ours
             values[option.dest] = option.default if value in (None, []) else value
         found = read(values, strict=bool(config.getini("strict")))
     except ConfigError as error:
@@ -77,6 +98,8 @@ def _generation_seed(config: pytest.Config, suite_seed: int) -> int:
 
 @pytest.hookimpl(tryfirst=True)  # before the other modules of the plugin
 def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin(SUITE):
+        return  # only the options, declared through the entry point, in a run of something else: nothing to do
     # The `requirement` marker is declared here only (not in pyproject.toml): the plugin owns it.
     config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements (requirements.yaml) "
                                        "this test checks")

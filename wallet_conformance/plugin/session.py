@@ -54,6 +54,8 @@ def _sends_requests(config: pytest.Config) -> bool:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
+    if not runs_conformance(config):
+        return []
     settings = state(config).settings
     if settings.passive:
         return [f"wallet-conformance: judging recorded traffic ({len(settings.har)} HAR file(s)); nothing is sent"]
