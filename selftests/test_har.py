@@ -22,6 +22,7 @@ from wallet_conformance.client import har
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.settings import OPTIONS, read
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import ROOT
 
@@ -325,3 +326,13 @@ def test_mitmproxy_recording_is_judged(pytester, tmp_path, reference_server):
     for file in (pytester.path / "out").rglob("*"):
         if file.is_file():
             assert reference_server.secret_key not in file.read_text(errors="replace")
+
+
+def test_a_har_run_writes_its_reports_in_a_folder_of_its_own(tmp_path):
+    """Without --report-dir a --har run reports into reports/har/, never over the active run's reports/; with it,
+    where it says."""
+    recorded = har_file(tmp_path / "run.har", [])
+    values = {option.dest: option.default for option in OPTIONS} | {"har": [str(recorded)]}
+    assert read(values).report_dir == Path("reports") / "har"
+    assert read(values | {"report_dir": str(tmp_path / "elsewhere")}).report_dir == tmp_path / "elsewhere"
+    assert read({option.dest: option.default for option in OPTIONS}).report_dir == Path("reports")

@@ -100,6 +100,10 @@ def test_the_installed_command_runs_the_suite_from_any_folder(installed, first_r
     report = json.loads((folder / "reports" / "conformance.json").read_text())
     assert report["outcome"]["verdict"] == "conforms" and report["target"]["embedded_reference"]
     assert after == before
+    # reports/ holds the reports and nothing else (no Allure results unless --alluredir, no cache, no lock)
+    assert sorted(path.name for path in (folder / "reports").iterdir()) == [
+        "conformance.html", "conformance.json", "conformance.md", "junit.xml"]
+    assert (folder / ".wallet-conformance" / "pytest_cache").is_dir()
     shown = _run(["wallet-conformance", "--version"], tmp_path, _environment(installed))
     assert shown.returncode == 0 and judged_against()["wallet-service-api.md"] in shown.stdout, shown.stdout
     listed = _run(["wallet-conformance", "--list-requirements", "--part", "limits", "--level", "MUST"], tmp_path,
@@ -211,3 +215,16 @@ def test_plain_pytest_takes_the_options_with_spaces(beside_pytest_base_url, sour
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     report = json.loads((checkout / "reports" / "conformance.json").read_text())
     assert report["target"]["base_url"] == reference.base_url and report["outcome"]["verdict"] == "conforms"
+
+
+def test_the_installed_command_shows_short_test_ids(installed, tmp_path):
+    """Installed in site-packages, the command's progress lines and failure summary name tests from the suite's folder
+    (`tests/test_service.py::...`), not by a path from the working folder into site-packages."""
+    done = _run(["wallet-conformance", "-p", "no:randomly", "--requirement", "SVC-12", "--reference-fault",
+                 "wrong-close-message"], tmp_path, _environment(installed))
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("tests/test_service.py ") for line in lines), done.stdout
+    assert any(line.startswith("FAILED tests/test_service.py::") for line in lines), done.stdout
+    assert not any(line.startswith(("../", "FAILED ../")) for line in lines), done.stdout
+    assert (tmp_path / "reports" / "conformance.json").exists()  # the reports still go to the working folder

@@ -246,10 +246,11 @@ def _http_url(flag: str, value: str) -> str:
     return value
 
 
-def _seconds(values: Mapping[str, Any], flag: str) -> float:
+def _seconds(values: Mapping[str, Any], flag: str, *, zero: bool = False) -> float:
+    """A number of seconds above 0 (or, with `zero`, 0 or more); a ConfigError naming `flag` otherwise."""
     value = float(values[BY_FLAG[flag].dest])
-    if not value > 0:
-        raise ConfigError(f"{flag} must be a number of seconds above 0, got {value:g}")
+    if not (value >= 0 if zero else value > 0):
+        raise ConfigError(f"{flag} must be a number of seconds {'0 or more' if zero else 'above 0'}, got {value:g}")
     return value
 
 
@@ -295,6 +296,10 @@ def _folder(values: Mapping[str, Any], flag: str) -> Path:
 def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     """Check the options' values (by dest, defaults applied) and make the run's Settings; a ConfigError says what
     is wrong, naming the option."""
+    for option in OPTIONS:
+        if values[option.dest] == "" or (option.action == "append" and "" in (values[option.dest] or ())):
+            raise ConfigError(f"{option.flag} is given an empty value; give {option.metavar or 'a value'}, or leave "
+                              "it out")
     base_url, secret_key = values["base_url"], values["secret_key"]
     har_given = tuple(values["har"] or ())
     har = har_files(har_given)
@@ -356,9 +361,15 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     cleanup = bool(values["cleanup"])
     if cleanup and not base_url:
         raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
-    latency = float(values["reference_latency"])
-    if latency < 0:
-        raise ConfigError(f"--reference-latency must be 0 or more seconds, got {latency:g}")
+    latency = _seconds(values, "--reference-latency", zero=True)
+    max_amount = values["max_amount"]
+    if max_amount is not None and int(max_amount) <= 0:
+        raise ConfigError(f"--max-amount must be a number of kobo above 0, got {max_amount}")
+    webhook_public_url = values["webhook_public_url"]
+    if webhook_public_url:
+        _http_url("--webhook-public-url", webhook_public_url)
+    if record_har and Path(record_har).is_dir():
+        raise ConfigError(f"--record-har {record_har}: a folder is there; give the HAR file to write")
     seed = int(values["seed"]) if values["seed"] is not None else secrets.randbelow(2**32)
     return Settings(
         base_url=base_url or None,
@@ -373,7 +384,7 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         request_timeout=_seconds(values, "--request-timeout"),
         test_timeout=_seconds(values, "--test-timeout"),
         run_budget=_seconds(values, "--run-budget"),
-        rate_limit_wait=max(0.0, float(values["rate_limit_wait"])),
+        rate_limit_wait=_seconds(values, "--rate-limit-wait", zero=True),
         report_dir=_report_dir(values, passive=bool(har_given)),
         work_dir=_folder(values, "--work-dir"),
         waivers=Path(values["waivers"]) if values["waivers"] else None,
@@ -386,16 +397,16 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         requirements=tuple(values["requirement"] or ()),
         allow_writes=bool(values["allow_writes"]),
         allow_money_movement=bool(values["allow_money_movement"]),
-        max_amount=None if values["max_amount"] is None else int(values["max_amount"]),
+        max_amount=None if max_amount is None else int(max_amount),
         ca_bundle=ca_bundle or None,
         webhook_listen=listen_address(values["webhook_listen"]) if values["webhook_listen"] else None,
-        webhook_public_url=values["webhook_public_url"],
+        webhook_public_url=webhook_public_url,
         cleanup=cleanup,
         har_given=har_given,
         har=har,
         record_har=Path(record_har) if record_har else None,
         reference_faults=tuple(values["reference_fault"] or ()),
         reference_variants=tuple(variants),
-        reference_settle_delay=float(values["reference_settle_delay"]),
+        reference_settle_delay=_seconds(values, "--reference-settle-delay", zero=True),
         reference_latency=latency,
     )

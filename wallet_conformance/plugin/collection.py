@@ -103,6 +103,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             # requests without a key) are made once, not once per worker: fewer requests to a remote target.
             item.add_marker(pytest.mark.xdist_group(f"{OPERATION_GROUP}{operation}"))
         (keep if not selected or set(ids) & set(selected) else drop).append(item)
+    if len(problems) == 1:
+        raise pytest.UsageError(problems[0])
     if problems:
         raise pytest.UsageError("requirement markers:\n  " + "\n  ".join(problems))
     if drop:

@@ -1,0 +1,133 @@
+"""The command line a new user meets first: every mistake answered with one line and exit 4 (no traceback, no
+message twice), help that starts with the suite's own options, and the listings the messages point to."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from wallet_conformance import cli
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.reference.faults import FAULTS
+from wallet_conformance.reference.variants import VARIANTS
+from wallet_conformance.settings import GROUPS, OPTIONS
+
+UNREACHABLE = ("--base-url", "http://127.0.0.1:9/v1", "--secret-key", "sk-wrong-values")
+# A wrong value for each option of the catalogue of options (settings.OPTIONS), and the words its message must hold.
+# A flag takes no value: `--flag=yes` is its wrong form.
+WRONG = {
+    "--base-url": (["--base-url", "ftp://staging.example.com/v1"], "--base-url must be an http(s) URL"),
+    "--secret-key": (["--base-url", "http://127.0.0.1:9/v1", "--secret-key", "ab"], "--secret-key"),
+    "--second-secret-key": ([*UNREACHABLE, "--second-secret-key", "ab"], "--second-secret-key"),
+    "--environment": (["--environment", "prod"], "--environment"),
+    "--funding-url": (["--funding-url", "sandbox/fund"], "--funding-url must be an http(s) URL"),
+    "--funded-wallet": (["--funded-wallet", ""], "--funded-wallet is given an empty value"),
+    "--bank-account": (["--bank-account", ":035"], "--bank-account must be NUMBER"),
+    "--settle-timeout": (["--settle-timeout", "soon"], "--settle-timeout"),
+    "--quiet-window": (["--quiet-window", "0"], "--quiet-window must be a number of seconds above 0"),
+    "--request-timeout": (["--request-timeout", "-1"], "--request-timeout must be a number of seconds above 0"),
+    "--test-timeout": (["--test-timeout", "0"], "--test-timeout must be a number of seconds above 0"),
+    "--run-budget": (["--run-budget", "1h"], "--run-budget"),
+    "--rate-limit-wait": (["--rate-limit-wait", "-5"], "--rate-limit-wait must be a number of seconds 0 or more"),
+    "--report-dir": (["--report-dir", "a-file"], "--report-dir a-file: a file is there"),
+    "--work-dir": (["--work-dir", "a-file"], "--work-dir a-file: a file is there"),
+    "--waivers": (["--waivers", "no-such-waivers.yaml"], "--waivers no-such-waivers.yaml: cannot read it"),
+    "--baseline": (["--baseline", "no-such-baseline.json"], "--baseline no-such-baseline.json: cannot read it"),
+    "--require-complete": (["--require-complete=yes"], "--require-complete"),
+    "--seed": (["--seed", "seven"], "--seed"),
+    "--profile": (["--profile", "fast"], "--profile"),
+    "--requirement": (["--requirement", "NOPE-01"], "--requirement NOPE-01: no such requirement"),
+    "--allow-writes": (["--allow-writes=yes"], "--allow-writes"),
+    "--allow-money-movement": (["--allow-money-movement=yes"], "--allow-money-movement"),
+    "--max-amount": (["--max-amount", "-100"], "--max-amount must be a number of kobo above 0"),
+    "--ca-bundle": ([*UNREACHABLE, "--ca-bundle", "no-such-ca.pem"], "--ca-bundle"),
+    "--webhook-listen": (["--webhook-listen", "8080"], "--webhook-listen must be HOST:PORT"),
+    "--webhook-public-url": (["--webhook-public-url", "hooks.example.com"], "--webhook-public-url must be an http(s)"),
+    "--har": (["--har", "no-such.har"], "--har no-such.har: no such file or folder"),
+    "--record-har": (["--record-har", "."], "--record-har .: a folder is there"),
+    "--cleanup": (["--cleanup=yes"], "--cleanup"),
+    "--reference-fault": (["--reference-fault", "no-such-fault"], "wallet-conformance --list-faults"),
+    "--reference-variant": (["--reference-variant", "no-such-variant"], "wallet-conformance --list-variants"),
+    "--reference-settle-delay": (["--reference-settle-delay", "-0.1"], "--reference-settle-delay must be"),
+    "--reference-latency": (["--reference-latency", "-1"], "--reference-latency must be a number of seconds 0"),
+}
+ELSEWHERE = {
+    "a waiver's date": (["--waivers", "waivers.yaml"], "waiver 1 (SVC-12): expires must be a date (YYYY-MM-DD)"),
+    "an unknown option": (["--base-urll", "http://127.0.0.1:9/v1"], "unrecognized arguments: --base-urll"),
+    "an environment variable": ([], "WALLET_API_SETTLE_TIMEOUT (for --settle-timeout) must be a float"),
+    "the catalogue's part": (["--list-requirements", "--part", "money"], "--part money: no such part"),
+}
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
+    """`wallet-conformance ARGS` in this process: its exit status and the lines it printed (stdout and stderr)."""
+    status = cli.main(list(args))
+    captured = capsys.readouterr()
+    return status, [line for line in (captured.out + captured.err).splitlines() if line.strip()]
+
+
+def assert_one_message(status: int, lines: list[str], words: str) -> None:
+    errors = [line for line in lines if line.startswith("ERROR:")]
+    assert status == ExitStatus.CANNOT_RUN, lines
+    assert len(errors) == 1 and words in errors[0], lines
+    assert not any(marker in line for line in lines for marker in ("INTERNALERROR", "Exit:", "Traceback")), lines
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty working folder, with a file where a folder would go and a waiver of an impossible date."""
+    monkeypatch.chdir(tmp_path)
+    for name in [name for name in os.environ if name.startswith("WALLET_API_")]:
+        monkeypatch.delenv(name)
+    (tmp_path / "a-file").write_text("not a folder\n")
+    (tmp_path / "waivers.yaml").write_text("- id: SVC-12\n  reason: r\n  owner: o\n  expires: 2026-13-45\n")
+    return tmp_path
+
+
+def test_every_option_has_a_wrong_value_here():
+    """The table below covers the whole catalogue of options: a new option gets its wrong value too."""
+    assert set(WRONG) == {option.flag for option in OPTIONS}
+
+
+@pytest.mark.parametrize("flag", sorted(WRONG))
+def test_a_wrong_value_of_any_option_is_one_line_and_exit_4(folder, capsys, flag):
+    """Each option given a wrong value: exit 4, one ERROR line naming it (and what would be valid), no traceback, no
+    INTERNALERROR, no `Exit:` echo."""
+    args, words = WRONG[flag]
+    status, lines = run(capsys, *args, "-p", "no:randomly")
+    assert_one_message(status, lines, words)
+
+
+@pytest.mark.parametrize("mistake", sorted(ELSEWHERE))
+def test_other_mistakes_are_one_line_and_exit_4(folder, capsys, monkeypatch, mistake):
+    """A waiver dated 2026-13-45, a misspelt option, a bad environment variable, an unknown part of the catalogue:
+    the same one line and exit 4."""
+    args, words = ELSEWHERE[mistake]
+    if mistake == "an environment variable":
+        monkeypatch.setenv("WALLET_API_SETTLE_TIMEOUT", "soon")
+    status, lines = run(capsys, *args, *(["-p", "no:randomly"] if args[:1] != ["--list-requirements"] else []))
+    assert_one_message(status, lines, words)
+    if mistake == "an unknown option":
+        assert "wallet-conformance --help" in lines[0] and "inifile" not in " ".join(lines), lines
+
+
+def test_help_starts_with_the_suite(capsys):
+    """`--help` shows the suite's own options, grouped as docs/options.md groups them, in two screens at most; pytest's
+    options are behind --help-pytest."""
+    status, lines = run(capsys, "--help")
+    text = "\n".join(lines)
+    assert status == 0 and len(lines) <= 120, len(lines)
+    titles = [f"{title}:" for title in GROUPS.values()]
+    assert [line for line in lines if line in titles] == titles
+    assert all(option.flag in text for option in OPTIONS) and "--help-pytest" in text
+    assert "--capture" not in text and "--rootdir" not in text  # pytest's own are not listed
+
+
+def test_the_listings_the_messages_point_to(capsys):
+    """`--list-faults` and `--list-variants`, which the messages about unknown names point to, list every name."""
+    status, faults = run(capsys, "--list-faults")
+    assert status == 0 and {line.split()[0] for line in faults} == set(FAULTS)
+    status, variants = run(capsys, "--list-variants")
+    assert status == 0 and set(VARIANTS) <= {line.split()[0] for line in variants}
