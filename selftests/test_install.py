@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from wallet_conformance.reference import ReferenceServer
-from wallet_conformance.reporting.conformance import judged_against
+from wallet_conformance.reporting import gating
+from wallet_conformance.reporting.conformance import FORMAT, judged_against
 from wallet_conformance.spec.files import ROOT
 
 RUN_TIMEOUT = 300
@@ -228,3 +229,25 @@ def test_the_installed_command_shows_short_test_ids(installed, tmp_path):
     assert any(line.startswith("FAILED tests/test_service.py::") for line in lines), done.stdout
     assert not any(line.startswith(("../", "FAILED ../")) for line in lines), done.stdout
     assert (tmp_path / "reports" / "conformance.json").exists()  # the reports still go to the working folder
+
+
+FIRST_BASELINE = re.search(r"## The first baseline.*?```sh\n(.*?)```", (ROOT / "docs" / "ci.md").read_text(), re.S)
+
+
+def test_the_first_baseline_is_made_as_written(installed, tmp_path):
+    """docs/ci.md's commands for the first baseline, run in an implementer's repository against the bundled reference
+    (its URL, key and funding hook in staging's place), leave a committed baseline the gate accepts."""
+    assert FIRST_BASELINE is not None
+    script = FIRST_BASELINE.group(1)
+    env = _environment(installed, PYTEST_ADDOPTS=RECIPE_TESTS, GIT_AUTHOR_NAME="qa", GIT_AUTHOR_EMAIL="qa@example.com",
+                       GIT_COMMITTER_NAME="qa", GIT_COMMITTER_EMAIL="qa@example.com")
+    _run(["git", "init", "-q"], tmp_path, env).check_returncode()
+    with ReferenceServer(secret_key="sk-first-baseline", settle_delay=0.05) as reference:
+        script = (script.replace("https://staging.example.com/v1", reference.base_url)
+                  .replace("https://staging.example.com/sandbox/fund", reference.funding_url))
+        done = _run(["bash", "-ec", script], tmp_path, {**env, "WALLET_API_SECRET_KEY": "sk-first-baseline"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    baseline = tmp_path / "ci" / "conformance-baseline.json"
+    committed = _run(["git", "ls-files", "ci/conformance-baseline.json"], tmp_path, env).stdout.strip()
+    assert committed == "ci/conformance-baseline.json"
+    gating.load_baseline(baseline, judged_against()["requirements.yaml"], FORMAT)  # the gate takes it
