@@ -44,7 +44,7 @@ WRONG = {
     "--max-amount": (["--max-amount", "-100"], "--max-amount must be a number of kobo above 0"),
     "--ca-bundle": ([*UNREACHABLE, "--ca-bundle", "no-such-ca.pem"], "--ca-bundle"),
     "--webhook-listen": (["--webhook-listen", "8080"], "--webhook-listen must be HOST:PORT"),
-    "--webhook-public-url": (["--webhook-public-url", "hooks.example.com"], "--webhook-public-url must be an http(s)"),
+    "--webhook-public-url": (["--webhook-public-url", "hooks.example.com"], "must be an absolute URL (scheme"),
     "--har": (["--har", "no-such.har"], "--har no-such.har: no such file or folder"),
     "--record-har": (["--record-har", "."], "--record-har .: a folder is there"),
     "--cleanup": (["--cleanup=yes"], "--cleanup"),
@@ -131,3 +131,12 @@ def test_the_listings_the_messages_point_to(capsys):
     assert status == 0 and {line.split()[0] for line in faults} == set(FAULTS)
     status, variants = run(capsys, "--list-variants")
     assert status == 0 and set(VARIANTS) <= {line.split()[0] for line in variants}
+
+
+def test_a_target_that_cannot_be_reached_is_one_message(folder, capsys):
+    """An unreachable port (here with two xdist workers asked for): exit 4 and its message once, with no `Exit:` echo
+    and no worker started."""
+    status, lines = run(capsys, *UNREACHABLE, "-n", "2", "-p", "no:randomly")
+    text = "\n".join(lines)
+    assert status == ExitStatus.CANNOT_RUN and text.count("cannot be reached") == 1, text
+    assert "Exit:" not in text and "INTERNALERROR" not in text and "created:" not in text, text

@@ -150,6 +150,7 @@ def test_a_target_that_does_not_speak_the_protocol_stops_the_run(kind, tmp_path,
         run = against(hostile, tmp_path, pytester=None if kind == "twenty-megabytes" else pytester)
     run.check_bounded(ExitStatus.NOT_THE_PROTOCOL)
     assert "does not answer JSON envelopes" in run.output and "--base-url" in run.output, run.output
+    assert run.output.count("does not answer JSON envelopes") == 1 and "Exit:" not in run.output, run.output
     run.no_must_passed()
 
 

@@ -83,12 +83,13 @@ def test_public_key_that_moved_money_is_raised_in_the_summary_and_the_report():
 
 def test_run_without_second_key_leaves_isolation_untested_and_names_the_option(tmp_path):
     """Without --second-secret-key the isolation requirements are skipped with the option in the reason, and
-    --require-complete fails the run for them (exit 7)."""
-    selection = [arg for rid in ISOLATION for arg in ("--requirement", rid)]
+    --require-complete fails the run for them (exit 7) when it judged another MUST requirement (alone, the run
+    judged nothing: exit 11)."""
+    selection = [arg for rid in (*ISOLATION, "SVC-12") for arg in ("--requirement", rid)]
     with ReferenceServer(secret_key=KEY) as server:
         process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--funding-url",
                                        server.funding_url, "--require-complete", *selection,
-                                       paths=("tests/test_isolation.py",))
+                                       paths=("tests/test_isolation.py", "tests/test_service.py"))
     assert report is not None and process.returncode == 7, tail(process)
     entries = {entry["id"]: entry for entry in report["requirements"]}
     assert all(entries[rid]["verdict"] == "skip" and "--second-secret-key" in entries[rid]["reason"]

@@ -366,8 +366,9 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     if max_amount is not None and int(max_amount) <= 0:
         raise ConfigError(f"--max-amount must be a number of kobo above 0, got {max_amount}")
     webhook_public_url = values["webhook_public_url"]
-    if webhook_public_url:
-        _http_url("--webhook-public-url", webhook_public_url)
+    if webhook_public_url and not (urlparse(webhook_public_url).scheme and urlparse(webhook_public_url).netloc):
+        # Any scheme: which URLs a target takes as webhooks is not shown, and a refused one is worth observing.
+        raise ConfigError(f"--webhook-public-url must be an absolute URL (scheme and host), got {webhook_public_url!r}")
     if record_har and Path(record_har).is_dir():
         raise ConfigError(f"--record-har {record_har}: a folder is there; give the HAR file to write")
     seed = int(values["seed"]) if values["seed"] is not None else secrets.randbelow(2**32)

@@ -69,7 +69,7 @@ def settings(config: pytest.Config) -> Settings:
             if value in (None, []):
                 value = option.from_environment(os.environ)
             if value is None and option.flag == "--base-url" and config.pluginmanager.has_plugin(BASE_URL_PLUGIN):
-                value = config.getini("base_url")  # pytest-base-url's ini value, after its PYTEST_BASE_URL and ours
+                value = config.getini("base_url") or None  # pytest-base-url's ini, after PYTEST_BASE_URL and ours
             values[option.dest] = option.default if value in (None, []) else value
         found = read(values, strict=bool(config.getini("strict")))
     except ConfigError as error:
