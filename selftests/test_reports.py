@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from wallet_conformance.reporting.evidence import classify
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.terminal import summary
 from wallet_conformance.reporting.writers import html_page, junit, markdown, mask
+from wallet_conformance.settings import Settings, command_line, reproduction
 from wallet_conformance.spec import validation
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -266,3 +268,24 @@ def test_the_html_report_links_each_requirement_to_its_catalogue_entry(tmp_path)
         shutil.rmtree(folder, ignore_errors=True)
     assert '<a href="../../docs/requirements.md#svc-12">SVC-12</a>' in page
     assert "### SVC-12" in REQUIREMENTS_PAGE.read_text()
+
+
+# ------------------------------------------------------------------ a run reproducible from its report
+
+
+def test_the_reproduce_command_names_every_option_that_changes_a_verdict():
+    """The command is built from the run's Settings: non-default options in their groups' order, the seed and profile,
+    the environment of a deployed target, keys as placeholders, pytest's --strict last; where reports go is left out."""
+    deployed = Settings(base_url="https://staging.example.com/v1", secret_key="sk_live_not_shown", seed=7,
+                        generation_seed=7, strict=True, waivers=Path("ci/waivers.yaml"), report_dir=Path("out"))
+    assert command_line(reproduction(deployed)) == (
+        "wallet-conformance --base-url https://staging.example.com/v1 --secret-key <SECRET_KEY> --environment staging "
+        "--seed 7 --profile quick --waivers ci/waivers.yaml --strict")
+    reference = Settings(seed=7, generation_seed=9, reference_faults=("wrong-close-message",), quiet_window=0.15,
+                         pytest_selection=("-k", "close and not list"))
+    assert command_line(reproduction(reference)) == (
+        "wallet-conformance --seed 7 --profile quick --quiet-window 0.15 --reference-fault wrong-close-message "
+        "--hypothesis-seed 9 -k 'close and not list'")
+    recorded = Settings(har_given=("captures/a run.har",), har=(Path("captures/a run.har"),), seed=7)
+    assert command_line(reproduction(recorded)) == "wallet-conformance --har 'captures/a run.har'"
+
