@@ -253,6 +253,8 @@ def test_mask_replaces_volatile_values():
     text = ("http://127.0.0.1:45123/v1 (application/json, 12 ms) 2026-11-23T00:15:38.668Z cf1a2b3c4dgw1 "
             "9f1c2d3e-0a1b-4c5d-8e9f-0123456789ab")
     assert mask(text) == "http://127.0.0.1:[port]/v1 (application/json, [n] ms) [timestamp] cf[run] [uuid]"
+    digest = "sha256:cf" + "0" * 62  # a file's hash that starts like a run id is left whole
+    assert mask(digest) == digest
 
 
 def test_the_html_report_links_each_requirement_to_its_catalogue_entry(tmp_path):
