@@ -368,22 +368,27 @@ def test_a_secret_key_never_appears_in_the_header_or_the_reports(pytester, monke
 
 
 def test_the_reproduce_command_of_a_report_gives_the_same_verdicts(pytester, tmp_path):
-    """The command a run's report gives, run again as written, fails SVC-12 as the run did, because it starts the
-    reference with the run's fault: the seed and profile alone (the header's old line) let SVC-12 pass."""
+    """The command a run's report gives, run again as written from another folder, runs the same tests and fails SVC-12
+    as the run did, because it starts the reference with the run's fault: the seed and profile alone (the header's old
+    line) let SVC-12 pass."""
     selection = ("--requirement", "SVC-12", "--seed", "7", *QUICK_SETTLEMENT)
+    module = "tests/test_service.py"  # a path of the suite's chooses its tests, written from the suite's root
     _, first, _ = run_in_process(pytester, tmp_path / "first", "--reference-fault", "wrong-close-message", *selection,
-                                 paths=("tests",))
+                                 paths=(module,))
     words = shlex.split(first["run"]["reproduce"])
-    assert words[0] == "wallet-conformance" and words[1:] == first["run"]["arguments"]
+    assert words[0] == "wallet-conformance" and words[1:] == first["run"]["arguments"] and words[-1] == module
     environment = {name: value for name, value in os.environ.items()
                    if not name.startswith(("WALLET_API_", "PYTEST_XDIST_"))}
     again = subprocess.run([sys.executable, "-m", "wallet_conformance.cli", *words[1:], "-q", "-p", "no:cacheprovider",
                             "--report-dir", str(tmp_path / "again")], cwd=tmp_path, env=environment,
                            capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    assert (tmp_path / "again" / "conformance.json").exists(), tail(again)
     repeated = json.loads((tmp_path / "again" / "conformance.json").read_text())
     assert verdicts(repeated) == verdicts(first) == {"SVC-12": "fail"}, tail(again)
+    tests = [[test["nodeid"] for test in report["requirements"][0]["tests"]] for report in (first, repeated)]
+    assert tests[0] == tests[1] and all(nodeid.startswith((module, "exchange-judge::")) for nodeid in tests[0])
     assert again.returncode == 1 and repeated["run"]["reproduce"] == first["run"]["reproduce"]
     received = {report["requirements"][0]["evidence"][0]["received"] for report in (first, repeated)}
     assert received == {"VirtualAccount successfully closed"}
-    _, without_fault, _ = run_in_process(pytester, tmp_path / "seed-only", *selection, paths=("tests",))
+    _, without_fault, _ = run_in_process(pytester, tmp_path / "seed-only", *selection, paths=(module,))
     assert verdicts(without_fault) == {"SVC-12": "pass"}
