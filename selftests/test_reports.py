@@ -284,8 +284,7 @@ def test_the_html_report_links_each_requirement_to_its_catalogue_entry(tmp_path)
 
 
 def test_the_reproduce_command_names_every_option_that_changes_a_verdict():
-    """The command is built from the run's Settings: non-default options in their groups' order, the seed and profile,
-    the environment of a deployed target, keys as placeholders, pytest's --strict last; where reports go is left out."""
+    """The command from Settings: non-default options by group, seed, profile, keys as placeholders, --strict last."""
     deployed = Settings(base_url="https://staging.example.com/v1", secret_key="sk_live_not_shown", seed=7,
                         generation_seed=7, strict=True, waivers=Path("ci/waivers.yaml"), report_dir=Path("out"))
     assert command_line(reproduction(deployed)) == (
@@ -307,8 +306,7 @@ def _human_reports(folder: Path) -> dict[str, str]:
 
 
 def test_reference_faults_and_variants_are_recorded_in_the_header_and_every_report(pytester):
-    """A run against the bundled reference with a fault, a variant and a pytest selection names them in the terminal
-    header, conformance.json, the Markdown and the HTML, with the one command that reproduces it."""
+    """A fault, a variant and -k are named, with the command, in the header, conformance.json, the .md and the .html."""
     result, report = run(pytester, COMPLETE, "--seed", "7", "--requirement", "SVC-03", "--reference-fault",
                          "wrong-close-message", "--reference-variant", "close-is-idempotent", "-k", "pass")
     command = ("wallet-conformance --seed 7 --profile quick --requirement SVC-03 --reference-fault wrong-close-message "
@@ -326,8 +324,7 @@ def test_reference_faults_and_variants_are_recorded_in_the_header_and_every_repo
 
 
 def test_waiver_and_baseline_files_are_recorded_with_their_sha256(pytester):
-    """The waiver and baseline files are named as given, with the sha256 of their content, in conformance.json, the
-    header, the Markdown and the HTML; the command that reproduces the run gives both."""
+    """Waiver and baseline files appear as given, with their sha256, in the header, the JSON, the .md and the .html."""
     pytester.makefile(".yaml", waivers="- id: SVC-05\n  reason: r\n  owner: o\n  expires: 2999-12-31\n")
     _, earlier = run(pytester, COMPLETE, "--requirement", "SVC-03")
     (pytester.path / "old.json").write_text(json.dumps(earlier))
@@ -350,8 +347,7 @@ KEY = "sk_test_reproduce_5e1f9a"
 
 
 def test_a_secret_key_never_appears_in_the_header_or_the_reports(pytester, monkeypatch):
-    """A key given through its environment variable is in neither the header nor any report file; the command that
-    reproduces the run gives the flag it stands for, with <SECRET_KEY> in its place."""
+    """A key from the environment is in no header or report file; the command shows --secret-key <SECRET_KEY>."""
     monkeypatch.setenv("WALLET_API_SECRET_KEY", KEY)
     with ReferenceServer(secret_key=KEY) as server:
         result, report = run(pytester, COMPLETE, "--base-url", server.base_url, "--seed", "7", "--requirement",
@@ -368,9 +364,7 @@ def test_a_secret_key_never_appears_in_the_header_or_the_reports(pytester, monke
 
 
 def test_the_reproduce_command_of_a_report_gives_the_same_verdicts(pytester, tmp_path):
-    """The command a run's report gives, run again as written from another folder, runs the same tests and fails SVC-12
-    as the run did, because it starts the reference with the run's fault: the seed and profile alone (the header's old
-    line) let SVC-12 pass."""
+    """The report's command, rerun elsewhere, runs the same tests and fails SVC-12 alike; the seed alone passes it."""
     selection = ("--requirement", "SVC-12", "--seed", "7", *QUICK_SETTLEMENT)
     module = "tests/test_service.py"  # a path of the suite's chooses its tests, written from the suite's root
     _, first, _ = run_in_process(pytester, tmp_path / "first", "--reference-fault", "wrong-close-message", *selection,
