@@ -3,21 +3,31 @@ waiver and baseline files, and the formats rendered from conformance.json."""
 
 from __future__ import annotations
 
+import hashlib
+import html
 import json
+import os
+import shlex
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+from selftests.suite_runs import QUICK_SETTLEMENT, RUN_TIMEOUT, run_in_process, tail
 from selftests.suite_runs import run_sample as run
 from wallet_conformance.client.api import Silence, Unanswered
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import build_report
 from wallet_conformance.reporting.evidence import classify
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.terminal import summary
 from wallet_conformance.reporting.writers import html_page, junit, markdown, mask
+from wallet_conformance.settings import Settings, command_line, reproduction
 from wallet_conformance.spec import validation
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -251,6 +261,8 @@ def test_mask_replaces_volatile_values():
     text = ("http://127.0.0.1:45123/v1 (application/json, 12 ms) 2026-11-23T00:15:38.668Z cf1a2b3c4dgw1 "
             "9f1c2d3e-0a1b-4c5d-8e9f-0123456789ab")
     assert mask(text) == "http://127.0.0.1:[port]/v1 (application/json, [n] ms) [timestamp] cf[run] [uuid]"
+    digest = "sha256:cf" + "0" * 62  # a file's hash that starts like a run id is left whole
+    assert mask(digest) == digest
 
 
 def test_the_html_report_links_each_requirement_to_its_catalogue_entry(tmp_path):
@@ -266,3 +278,112 @@ def test_the_html_report_links_each_requirement_to_its_catalogue_entry(tmp_path)
         shutil.rmtree(folder, ignore_errors=True)
     assert '<a href="../../docs/requirements.md#svc-12">SVC-12</a>' in page
     assert "### SVC-12" in REQUIREMENTS_PAGE.read_text()
+
+
+# ------------------------------------------------------------------ a run reproducible from its report
+
+
+def test_the_reproduce_command_names_every_option_that_changes_a_verdict():
+    """The command from Settings: non-default options by group, seed, profile, keys as placeholders, --strict last."""
+    deployed = Settings(base_url="https://staging.example.com/v1", secret_key="sk_live_not_shown", seed=7,
+                        generation_seed=7, strict=True, waivers=Path("ci/waivers.yaml"), report_dir=Path("out"))
+    assert command_line(reproduction(deployed)) == (
+        "wallet-conformance --base-url https://staging.example.com/v1 --secret-key <SECRET_KEY> --environment staging "
+        "--seed 7 --profile quick --waivers ci/waivers.yaml --strict")
+    reference = Settings(seed=7, generation_seed=9, reference_faults=("wrong-close-message",), quiet_window=0.15,
+                         pytest_selection=("-k", "close and not list"))
+    assert command_line(reproduction(reference)) == (
+        "wallet-conformance --seed 7 --profile quick --quiet-window 0.15 --reference-fault wrong-close-message "
+        "--hypothesis-seed 9 -k 'close and not list'")
+    recorded = Settings(har_given=("captures/a run.har",), har=(Path("captures/a run.har"),), seed=7)
+    assert command_line(reproduction(recorded)) == "wallet-conformance --har 'captures/a run.har'"
+
+
+def _human_reports(folder: Path) -> dict[str, str]:
+    """The Markdown and the HTML report of a run, the HTML's entities unescaped."""
+    return {"md": (folder / "conformance.md").read_text(), "html": html.unescape((folder / "conformance.html")
+                                                                                 .read_text())}
+
+
+def test_reference_faults_and_variants_are_recorded_in_the_header_and_every_report(pytester):
+    """A fault, a variant and -k are named, with the command, in the header, conformance.json, the .md and the .html."""
+    result, report = run(pytester, COMPLETE, "--seed", "7", "--requirement", "SVC-03", "--reference-fault",
+                         "wrong-close-message", "--reference-variant", "close-is-idempotent", "-k", "pass")
+    command = ("wallet-conformance --seed 7 --profile quick --requirement SVC-03 --reference-fault wrong-close-message "
+               "--reference-variant close-is-idempotent -k pass")
+    assert report["run"]["reference"] == {"faults": ["wrong-close-message"], "variants": ["close-is-idempotent"],
+                                          "settle_delay": 0.2, "latency": 0.0}
+    assert report["run"]["reproduce"] == command and report["run"]["pytest_selection"] == ["-k", "pass"]
+    assert validation.problems("conformance-report.json", report) == []
+    switched = "faults wrong-close-message; variants close-is-idempotent"
+    result.stdout.fnmatch_lines([f"wallet-conformance: reference: {switched}",
+                                 f"wallet-conformance: reproduce with: {command}"])
+    for name, text in _human_reports(pytester.path / "out").items():
+        assert f"reference | {switched}" in text or f"<th>reference</th><td>{switched}</td>" in text, name
+        assert command in text, name
+
+
+def test_waiver_and_baseline_files_are_recorded_with_their_sha256(pytester):
+    """Waiver and baseline files appear as given, with their sha256, in the header, the JSON, the .md and the .html."""
+    pytester.makefile(".yaml", waivers="- id: SVC-05\n  reason: r\n  owner: o\n  expires: 2999-12-31\n")
+    _, earlier = run(pytester, COMPLETE, "--requirement", "SVC-03")
+    (pytester.path / "old.json").write_text(json.dumps(earlier))
+    result, report = run(pytester, COMPLETE, "--requirement", "SVC-03", "--waivers", "waivers.yaml", "--baseline",
+                         "old.json")
+    digests = {name: "sha256:" + hashlib.sha256((pytester.path / name).read_bytes()).hexdigest()
+               for name in ("waivers.yaml", "old.json")}
+    assert report["run"]["files"] == [
+        {"option": "--waivers", "file": "waivers.yaml", "sha256": digests["waivers.yaml"]},
+        {"option": "--baseline", "file": "old.json", "sha256": digests["old.json"]}]
+    assert "--waivers waivers.yaml --baseline old.json" in report["run"]["reproduce"]
+    assert validation.problems("conformance-report.json", report) == []
+    result.stdout.fnmatch_lines([f"wallet-conformance: waivers: waivers.yaml ({digests['waivers.yaml']})",
+                                 f"wallet-conformance: baseline: old.json ({digests['old.json']})"])
+    for name, text in _human_reports(pytester.path / "out").items():
+        assert all(f"{file} ({digest})" in text for file, digest in digests.items()), name
+
+
+KEY = "sk_test_reproduce_5e1f9a"
+
+
+def test_a_secret_key_never_appears_in_the_header_or_the_reports(pytester, monkeypatch):
+    """A key from the environment is in no header or report file; the command shows --secret-key <SECRET_KEY>."""
+    monkeypatch.setenv("WALLET_API_SECRET_KEY", KEY)
+    with ReferenceServer(secret_key=KEY) as server:
+        result, report = run(pytester, COMPLETE, "--base-url", server.base_url, "--seed", "7", "--requirement",
+                             "SVC-03")
+    command = (f"wallet-conformance --base-url {server.base_url} --secret-key <SECRET_KEY> --environment staging "
+               "--seed 7 --profile quick --requirement SVC-03")
+    assert report["run"]["reproduce"] == command and report["run"]["reference"] is None
+    result.stdout.fnmatch_lines([f"wallet-conformance: reproduce with: {command}"])
+    assert KEY not in result.stdout.str() + result.stderr.str()
+    written = [path for path in (pytester.path / "out").rglob("*") if path.is_file()]
+    assert {"conformance.json", "conformance.md", "conformance.html", "junit.xml"} <= {path.name for path in written}
+    assert not [path.name for path in written if KEY in path.read_text(errors="replace")]
+    for name, text in _human_reports(pytester.path / "out").items():
+        assert "--secret-key <SECRET_KEY>" in text, name
+
+
+def test_the_reproduce_command_of_a_report_gives_the_same_verdicts(pytester, tmp_path):
+    """The report's command, rerun elsewhere, runs the same tests and fails SVC-12 alike; the seed alone passes it."""
+    selection = ("--requirement", "SVC-12", "--seed", "7", *QUICK_SETTLEMENT)
+    module = "tests/test_service.py"  # a path of the suite's chooses its tests, written from the suite's root
+    _, first, _ = run_in_process(pytester, tmp_path / "first", "--reference-fault", "wrong-close-message", *selection,
+                                 paths=(module,))
+    words = shlex.split(first["run"]["reproduce"])
+    assert words[0] == "wallet-conformance" and words[1:] == first["run"]["arguments"] and words[-1] == module
+    environment = {name: value for name, value in os.environ.items()
+                   if not name.startswith(("WALLET_API_", "PYTEST_XDIST_"))}
+    again = subprocess.run([sys.executable, "-m", "wallet_conformance.cli", *words[1:], "-q", "-p", "no:cacheprovider",
+                            "--report-dir", str(tmp_path / "again")], cwd=tmp_path, env=environment,
+                           capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    assert (tmp_path / "again" / "conformance.json").exists(), tail(again)
+    repeated = json.loads((tmp_path / "again" / "conformance.json").read_text())
+    assert verdicts(repeated) == verdicts(first) == {"SVC-12": "fail"}, tail(again)
+    tests = [[test["nodeid"] for test in report["requirements"][0]["tests"]] for report in (first, repeated)]
+    assert tests[0] == tests[1] and all(nodeid.startswith((module, "exchange-judge::")) for nodeid in tests[0])
+    assert again.returncode == 1 and repeated["run"]["reproduce"] == first["run"]["reproduce"]
+    received = {report["requirements"][0]["evidence"][0]["received"] for report in (first, repeated)}
+    assert received == {"VirtualAccount successfully closed"}
+    _, without_fault, _ = run_in_process(pytester, tmp_path / "seed-only", *selection, paths=(module,))
+    assert verdicts(without_fault) == {"SVC-12": "pass"}

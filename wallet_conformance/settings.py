@@ -5,7 +5,9 @@ validated `Settings` the machinery receives. Plain data: the pytest plugin turns
 
 from __future__ import annotations
 
+import re
 import secrets
+import shlex
 import ssl
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -15,7 +17,7 @@ from urllib.parse import urlparse
 
 from wallet_conformance.spec import contract
 
-PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py)
+PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py); the command reproducing a run
 HAR_REPORTS = "har"  # a --har run's reports: reports/har/ unless --report-dir says otherwise
 MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (client/redaction.py)
 DEFAULT_BANK_ACCOUNT = "0123456789"
@@ -38,10 +40,26 @@ class Option:
     choices: tuple[str, ...] | None = None
     action: str | None = None  # store_true, append
     group: str = "run"  # a key of GROUPS
+    # In the command that reproduces a run (`reproduction`): "changed" when its value is not the default, "active"
+    # always in a run that sends requests, "deployed" always against a deployed target, "never" when no verdict
+    # depends on it (where the reports and the run's working files go, a recording of the traffic).
+    reproduce: str = "changed"
+    secret: bool = False  # a key: the command shows a placeholder (<SECRET_KEY>), never the value
+    setting: str | None = None  # the Settings field holding its value, when it is not `dest`
 
     @property
     def dest(self) -> str:
         return self.flag.lstrip("-").replace("-", "_")
+
+    @property
+    def attribute(self) -> str:
+        """The name of the Settings field that holds the option's value."""
+        return self.setting or self.dest
+
+    @property
+    def placeholder(self) -> str:
+        """What stands for a secret option's value in a command: <SECRET_KEY>, <SECOND_SECRET_KEY>."""
+        return f"<{self.dest.upper()}>"
 
     @property
     def help_text(self) -> str:
@@ -60,7 +78,8 @@ class Option:
             raise ConfigError(f"{self.env} (for {self.flag}) must be a {kind}, got {raw!r}") from None
 
 
-# The option groups, in the order a user meets them (docs/options.md and `wallet-conformance --help`).
+# The option groups, in the order a user meets them (docs/options.md, `wallet-conformance --help`, the command that
+# reproduces a run).
 GROUPS = {
     "target": "The target",
     "run": "The run",
@@ -89,14 +108,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("--base-url", "base URL of the implementation, ending in /v1 (default: start the bundled reference "
            "server)", env="WALLET_API_BASE_URL", metavar="URL", group="target"),
     Option("--secret-key", "the account's secret key, sent as x-service-key (never printed)",
-           env="WALLET_API_SECRET_KEY", metavar="KEY", group="target"),
+           env="WALLET_API_SECRET_KEY", metavar="KEY", group="target", secret=True),
     Option("--second-secret-key", "the secret key of an account of another business on the same target, for the "
            "isolation tests (a key must reach nothing of another account); never printed. Without it those tests "
            "skip (default against the bundled reference: its second business's key)",
-           env="WALLET_API_SECOND_SECRET_KEY", metavar="KEY", group="target"),
+           env="WALLET_API_SECOND_SECRET_KEY", metavar="KEY", group="target", secret=True),
     Option("--environment", "staging or production (default {default}): production runs read-only tests unless "
            "--allow-writes", env="WALLET_API_ENVIRONMENT", default="staging", choices=("staging", "production"),
-           group="target"),
+           group="target", reproduce="deployed"),
     Option("--funding-url", "a POST hook that credits a wallet ({{walletId, amount}}), like the reference's "
            "/sandbox/fund", env="WALLET_API_FUNDING_URL", metavar="URL", group="target"),
     Option("--funded-wallet", "an existing funded wallet to draw test money from", env="WALLET_API_FUNDED_WALLET",
@@ -120,10 +139,11 @@ OPTIONS: tuple[Option, ...] = (
            env="WALLET_API_RATE_LIMIT_WAIT", default=60.0, kind=float, metavar="SECONDS", group="timing"),
     Option("--report-dir", "where the reports are written: conformance.json, .md, .html, junit.xml (default "
            "{default}/; a --har run's: {default}/har/)", env="WALLET_API_REPORT_DIR", default="reports", metavar="DIR",
-           group="run"),
+           group="run", reproduce="never"),
     Option("--work-dir", "where the run keeps what is not a report: pytest's cache, Hypothesis' files, the locks runs "
            "sharing it take turns with, the crash journals --cleanup reads (default {default}/)",
-           env="WALLET_API_WORK_DIR", default=".wallet-conformance", metavar="DIR", group="run"),
+           env="WALLET_API_WORK_DIR", default=".wallet-conformance", metavar="DIR", group="run",
+           reproduce="never"),
     Option("--waivers", "YAML list of waived requirements (id, reason, owner, expires): their failures do not "
            "fail the run until the expiry date has passed", env="WALLET_API_WAIVERS", metavar="FILE",
            group="gating"),
@@ -132,11 +152,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("--require-complete", "fail the run (exit 7) when a MUST requirement was not tested (skipped, "
            "blocked, untested); --strict implies it", action="store_true", group="gating"),
     Option("--seed", "seed of the run (default: random)", env="WALLET_API_SEED", kind=int, metavar="N",
-           group="run"),
+           group="run", reproduce="active"),
     Option("--profile", "budget of the generated tests: quick (default) or thorough", env="WALLET_API_PROFILE",
-           default="quick", choices=("quick", "thorough"), group="run"),
+           default="quick", choices=("quick", "thorough"), group="run", reproduce="active"),
     Option("--requirement", "run only the tests of this requirement (repeatable)", action="append",
-           metavar="ID", group="run"),
+           metavar="ID", group="run", setting="requirements"),
     Option("--allow-writes", "allow creating and changing records in production", action="store_true",
            group="safety"),
     Option("--allow-money-movement", "allow transfers in production (also needs --allow-writes)",
@@ -153,16 +173,18 @@ OPTIONS: tuple[Option, ...] = (
            metavar="URL", group="run"),
     Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: every *.har in it) and send "
            "nothing: no target, no test; the base URL, when given, chooses the target's entries", action="append",
-           metavar="FILE", group="run"),
+           metavar="FILE", group="run", setting="har_given"),
     Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
-           "where the client cuts them)", env="WALLET_API_RECORD_HAR", metavar="FILE", group="run"),
+           "where the client cuts them)", env="WALLET_API_RECORD_HAR", metavar="FILE", group="run",
+           reproduce="never"),
     Option("--cleanup", "run no test: close what earlier runs left on the target (wallets named with the "
            "suite's run-id prefix), restore webhooks they changed, and report", action="store_true", group="run"),
     Option("--reference-fault", "start the bundled reference with this fault (repeatable; self-tests)",
-           action="append", metavar="NAME", group="reference"),
+           action="append", metavar="NAME", group="reference", setting="reference_faults"),
     Option("--reference-variant", "start the bundled reference with this variant, another legitimate reading of "
            "an open point (repeatable; all: every variant; env: comma-separated) (self-tests)",
-           env="WALLET_API_REFERENCE_VARIANTS", action="append", metavar="NAME", group="reference"),
+           env="WALLET_API_REFERENCE_VARIANTS", action="append", metavar="NAME", group="reference",
+           setting="reference_variants"),
     Option("--reference-settle-delay", "settle delay of the bundled reference (default {default:g})",
            default=0.2, kind=float, metavar="SECONDS", group="reference"),
     Option("--reference-latency", "the bundled reference sleeps this long before each answer, like a remote "
@@ -218,6 +240,9 @@ class Settings:
     reference_variants: tuple[str, ...] = ()
     reference_settle_delay: float = default("--reference-settle-delay")
     reference_latency: float = default("--reference-latency")
+    # pytest's own arguments that chose the tests (-k, -m, --deselect, --ignore-glob, --lf, test paths), as they
+    # reproduce the choice (plugin/options.py)
+    pytest_selection: tuple[str, ...] = ()
 
     @property
     def embedded(self) -> bool:
@@ -236,6 +261,54 @@ class Settings:
     @property
     def money_allowed(self) -> bool:
         return self.environment != "production" or (self.allow_writes and self.allow_money_movement)
+
+
+def _words(option: Option, value: Any) -> tuple[str, ...]:
+    """An option's value as the words that give it on a command line: none when off or unset, one per value of a
+    repeatable option; seconds as written (30, 0.15), a pair as written (NUMBER:BANKCODE, HOST:PORT)."""
+    if value is None or value is False:
+        return ()
+    if value is True:
+        return (option.flag,)
+    words: list[str] = []
+    for item in value if option.action == "append" else (value,):
+        if isinstance(item, tuple):
+            item = ":".join(str(part) for part in item if part is not None)
+        elif isinstance(item, float):
+            item = f"{item:g}"
+        elif isinstance(item, Path):
+            item = item.as_posix()
+        words += [option.flag, option.placeholder if option.secret else str(item)]
+    return tuple(words)
+
+
+def reproduction(settings: Settings) -> list[str]:
+    """The whole command that reproduces the run, word by word (the program first): every option that can change a
+    verdict and is not at its default (as declared in OPTIONS, by group; a value the environment gave appears as
+    its flag), the seed and profile of a run that sends requests, the environment of a deployed target, keys as
+    placeholders (<SECRET_KEY>), never their values; then pytest's own arguments that change a verdict: --strict,
+    --hypothesis-seed, and those that chose the tests."""
+    words = [PROGRAM]
+    for option in sorted(OPTIONS, key=lambda option: list(GROUPS).index(option.group)):
+        given = _words(option, getattr(settings, option.attribute))
+        shown = {"changed": given != _words(option, option.default), "active": not settings.passive,
+                 "deployed": not settings.embedded and not settings.passive, "never": False}[option.reproduce]
+        if shown:
+            words += given
+    if settings.strict:
+        words.append("--strict")
+    if settings.generation_seed != settings.seed and not settings.passive:
+        words += ["--hypothesis-seed", str(settings.generation_seed)]
+    return words + list(settings.pytest_selection)
+
+
+_PLACEHOLDER = re.compile(r"<[A-Z_]+>")
+
+
+def command_line(words: Iterable[str]) -> str:
+    """Words of a command as one line for a shell, each quoted where it needs it; a placeholder (<SECRET_KEY>) is left
+    as it is, for its reader to replace."""
+    return " ".join(word if _PLACEHOLDER.fullmatch(word) else shlex.quote(word) for word in words)
 
 
 def _http_url(flag: str, value: str) -> str:

@@ -39,6 +39,27 @@ def tests_dir(config: pytest.Config) -> Path:
     return found
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """A path of the suite's tests written from the suite's root (`tests/test_money.py::test_x`, as node ids, the
+    reports and the command that reproduces a run write it) chooses those tests from any working folder: it is read
+    from the suite's root where the working folder holds no such path, and the suite's folder given beside it (the
+    installed command gives it first) is left out, so that `wallet-conformance tests/test_money.py` runs that module
+    only."""
+    suite, here = tests_dir(config), config.invocation_params.dir
+    found: list[tuple[str, Path]] = []
+    for arg in config.args:
+        name, separator, node = arg.partition("::")
+        path = (here / name).resolve()
+        from_root = (config.rootpath / name).resolve()
+        if not path.exists() and from_root.exists() and from_root.is_relative_to(suite):
+            path, arg = from_root, str(from_root) + separator + node
+        found.append((arg, path))
+    if any(path != suite and path.is_relative_to(suite) for _, path in found):
+        found = [(arg, path) for arg, path in found if path != suite or "::" in arg]
+    config.args[:] = [arg for arg, _ in found]
+
+
 def runs_conformance(config: pytest.Config) -> bool:
     """Whether this run collects from tests/ (the self-tests do not need a target)."""
     conformance = tests_dir(config)

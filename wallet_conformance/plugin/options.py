@@ -85,7 +85,37 @@ def settings(config: pytest.Config) -> Settings:
             if unknown:
                 raise pytest.UsageError(f"{flag} {', '.join(unknown)}: no such name; `{PROGRAM} {listing}` lists "
                                         "them")
-    return replace(found, generation_seed=_generation_seed(config, found.seed))
+    return replace(found, generation_seed=_generation_seed(config, found.seed), pytest_selection=_selection(config))
+
+
+def _selection(config: pytest.Config) -> tuple[str, ...]:
+    """pytest's own arguments that chose the tests, from the command line or PYTEST_ADDOPTS, as they choose them again
+    from any folder: -k, -m, --deselect, --ignore-glob, --lf, and the paths of tests other than the suite's folder,
+    relative to the rootdir as node ids are (tests/test_money.py::test_x); an --ignore path inside the rootdir
+    becomes the --ignore-glob that matches it wherever the suite is."""
+    from wallet_conformance.plugin.collection import tests_dir  # the suite's plugin: loaded in the suite's runs only
+
+    option, root, folder = config.option, config.rootpath, tests_dir(config)
+    words: list[str] = []
+    for flag, value in (("-k", getattr(option, "keyword", "")), ("-m", getattr(option, "markexpr", ""))):
+        if value:
+            words += [flag, value]
+    words += [f"--deselect={node}" for node in getattr(option, "deselect", None) or ()]
+    for ignored in getattr(option, "ignore", None) or ():
+        path = (config.invocation_params.dir / ignored).resolve()
+        words.append(f"--ignore-glob=*/{path.relative_to(root).as_posix()}" if path.is_relative_to(root)
+                     else f"--ignore={ignored}")
+    words += [f"--ignore-glob={pattern}" for pattern in getattr(option, "ignore_glob", None) or ()]
+    if getattr(option, "lf", False):
+        words.append("--lf")
+    for arg in config.args:
+        name, separator, node = arg.partition("::")
+        path = (config.invocation_params.dir / name).resolve()
+        if path == folder and not separator:
+            continue  # the suite's folder: every test, as without a path
+        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else name
+        words.append(shown + separator + node)
+    return tuple(words)
 
 
 def _generation_seed(config: pytest.Config, suite_seed: int) -> int:

@@ -13,7 +13,7 @@ from wallet_conformance.plugin import allure_labels, exchange_judging
 from wallet_conformance.plugin.collection import plain_nodeid, runs_conformance
 from wallet_conformance.plugin.state import is_worker, state
 from wallet_conformance.reporting import gating, terminal
-from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against
+from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against, run_inputs
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.spec.catalogue import catalogue
@@ -90,7 +90,8 @@ class Recorder:
                                   environment=settings.environment, seed=settings.seed, strict=settings.strict,
                                   selected=settings.requirements, gate=self.gate,
                                   run={"started_at": started, "duration": round(time.time() - self.started, 2),
-                                       "profile": settings.profile, "exchanges": run.exchanges},
+                                       "profile": settings.profile, "exchanges": run.exchanges,
+                                       **run_inputs(settings)},
                                   untested=run.untested, traffic=run.traffic)
         run.written = write_all(run.report, settings.report_dir)
         allure_labels.scrub(self.config)

@@ -18,6 +18,7 @@ from typing import Any
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.settings import OPTIONS, Settings, command_line, reproduction
 from wallet_conformance.spec.catalogue import LEVELS, Catalogue, Requirement
 from wallet_conformance.spec.files import CATALOGUE, DOCUMENT, OPENAPI, SCHEMAS
 
@@ -101,6 +102,30 @@ def suite_version() -> str:
         return metadata.version("wallet-conformance")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def run_inputs(settings: Settings) -> dict[str, Any]:
+    """What the run's verdicts rest on besides the target's answers, for conformance.json's `run` and every header:
+    the command that reproduces the run (as one line and word by word after the program), the bundled reference's
+    faults, variants and timing (None for another target), the time bounds, the files given (waivers, baseline,
+    recorded traffic) with the sha256 of their content, and pytest's own selection. Never a key."""
+    words = reproduction(settings)
+    given = [(flag, path) for flag, paths in (("--waivers", (settings.waivers,)), ("--baseline", (settings.baseline,)),
+                                              ("--har", settings.har)) for path in paths if path is not None]
+    reference = None
+    if settings.embedded and not settings.passive:
+        reference = {"faults": list(settings.reference_faults), "variants": list(settings.reference_variants),
+                     "settle_delay": settings.reference_settle_delay, "latency": settings.reference_latency}
+    return {
+        "reproduce": command_line(words),
+        "arguments": words[1:],
+        "reference": reference,
+        "time_bounds": {option.attribute: getattr(settings, option.attribute) for option in OPTIONS
+                        if option.group == "timing"},
+        "files": [{"option": flag, "file": path.as_posix(), "sha256": _sha256(path.read_bytes())}
+                  for flag, path in given],
+        "pytest_selection": list(settings.pytest_selection),
+    }
 
 
 def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target: dict[str, Any],

@@ -24,6 +24,7 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import write_report
 from wallet_conformance.reporting.evidence import evidence_lines
+from wallet_conformance.settings import OPTIONS, command_line
 from wallet_conformance.spec.catalogue import LEVELS, anchor
 from wallet_conformance.spec.files import REQUIREMENTS_PAGE
 
@@ -45,7 +46,7 @@ _VOLATILE: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d+"), r"\1:[port]"),
     (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "[timestamp]"),
     (re.compile(r"\b\d+ ms\b"), "[n] ms"),
-    (re.compile(r"\bcf[0-9a-f]{8}(?:gw\d+)?"), "cf[run]"),
+    (re.compile(r"\bcf[0-9a-f]{8}(?:gw\d+)?(?![0-9a-f])"), "cf[run]"),  # a run id, not the start of a sha256
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "[uuid]"),
 ]
 
@@ -92,7 +93,39 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     if report["selected"]:
         rows.append(("selected", ", ".join(report["selected"])))
+    rows += run_rows(report["run"])
     rows.extend(("ALARM", alarm) for alarm in alarms(report))
+    return rows
+
+
+_DEFAULTS = {option.attribute: option.default for option in OPTIONS}
+
+
+def run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
+    """What the run's verdicts rest on besides its target, environment, seed and profile (conformance.json's `run`):
+    the bundled reference's faults, variants and timing when any is not the default, time bounds not at their
+    default, each file given with its sha256, pytest's selection, and the command that reproduces the run. Rows of
+    the Markdown's and the HTML's header, and lines of the terminal's (plugin/session.py)."""
+    rows: list[tuple[str, str]] = []
+    reference = run.get("reference")
+    if reference:
+        facts = [f"{name} {', '.join(reference[name])}" for name in ("faults", "variants") if reference[name]]
+        facts += [f"{name.replace('_', ' ')} {reference[name]:g} s" for name in ("settle_delay", "latency")
+                  if reference[name] != _DEFAULTS[f"reference_{name}"]]
+        if facts:
+            rows.append(("reference", "; ".join(facts)))
+    bounds = [f"{name.replace('_', ' ')} {value:g} s" for name, value in (run.get("time_bounds") or {}).items()
+              if value != _DEFAULTS[name]]
+    if bounds:
+        rows.append(("time bounds", ", ".join(bounds)))
+    files: dict[str, list[str]] = {}
+    for item in run.get("files") or ():
+        files.setdefault(item["option"].removeprefix("--"), []).append(f"{item['file']} ({item['sha256']})")
+    rows += [(name, "; ".join(shown)) for name, shown in files.items()]
+    if run.get("pytest_selection"):
+        rows.append(("pytest selection", command_line(run["pytest_selection"])))
+    if run.get("reproduce"):
+        rows.append(("reproduce with", run["reproduce"]))
     return rows
 
 
