@@ -201,7 +201,8 @@ def test_the_command_runs_beside_pytest_base_url(beside_pytest_base_url, tmp_pat
 def test_plain_pytest_takes_the_options_with_spaces(beside_pytest_base_url, source, tmp_path, how):
     """`pytest --base-url URL --secret-key KEY --report-dir reports` from a checkout, `reports` an existing folder and
     the values after spaces, conforms against a started reference: pytest knows the suite's options before it reads
-    the command line (the entry point), with pytest-base-url's --base-url or its ini value, or without it."""
+    the command line (the entry point), with pytest-base-url's --base-url or its ini value, or without it; the
+    installed package runs the checkout's tests."""
     checkout = tmp_path / "checkout"
     shutil.copytree(source, checkout, symlinks=True)
     (checkout / "reports").mkdir()
@@ -210,8 +211,9 @@ def test_plain_pytest_takes_the_options_with_spaces(beside_pytest_base_url, sour
         target = {"--base-url": ["--base-url", reference.base_url],
                   "pytest-base-url's ini": ["-o", f"base_url={reference.base_url}"],
                   "without pytest-base-url": ["-p", "no:base_url", "--base-url", reference.base_url]}[how]
-        done = _run([python, "-m", "pytest", *target, "--secret-key", "sk-plain-pytest", "--report-dir", "reports",
-                     "--funding-url", reference.funding_url, *ONE_REQUIREMENT], checkout,
+        # -P: the installed suite is imported, not the checkout's package from the working folder
+        done = _run([python, "-P", "-m", "pytest", *target, "--secret-key", "sk-plain-pytest", "--report-dir",
+                     "reports", "--funding-url", reference.funding_url, *ONE_REQUIREMENT], checkout,
                     _environment(beside_pytest_base_url))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     report = json.loads((checkout / "reports" / "conformance.json").read_text())

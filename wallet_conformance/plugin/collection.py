@@ -12,7 +12,7 @@ import pytest
 from wallet_conformance.plugin import allure_labels
 from wallet_conformance.plugin.state import is_worker, state
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import TESTS
+from wallet_conformance.spec.files import CATALOGUE, TESTS
 
 TESTS_INI = "wallet_conformance_tests"
 COLLECTION_FILE = "collection.json"
@@ -30,11 +30,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def tests_dir(config: pytest.Config) -> Path:
-    """The folder of conformance tests (ini `wallet_conformance_tests`, default tests/ beside the catalogue)."""
+    """The folder of conformance tests: ini `wallet_conformance_tests`; else tests/ of a checkout of the suite that
+    pytest runs in (its rootdir holds the catalogue and tests/), whichever copy of the package was imported; else
+    the tests the package ships."""
     found = config.stash.get(TESTS_DIR, None)
     if found is None:
         configured_dir = config.getini(TESTS_INI)
-        found = (config.rootpath / configured_dir).resolve() if configured_dir else TESTS
+        checkout = config.rootpath / TESTS.name
+        if configured_dir:
+            found = (config.rootpath / configured_dir).resolve()
+        elif (config.rootpath / CATALOGUE.name).is_file() and (checkout / "conftest.py").is_file():
+            found = checkout.resolve()
+        else:
+            found = TESTS
         config.stash[TESTS_DIR] = found
     return found
 
