@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import re
 from typing import Any
 
 import httpx
@@ -12,12 +13,12 @@ import hypothesis
 import pytest
 from hypothesis import strategies as st
 
-from selftests.suite_runs import GENERATED, run_suite, tail
+from selftests.suite_runs import GENERATED, QUICK_SETTLEMENT, run_in_process, run_suite, tail
 from wallet_conformance.client.api import ApiClient, Exchange
 from wallet_conformance.generation import cases, profiles
 from wallet_conformance.generation.cases import Request
 from wallet_conformance.judge.failures import CannotJudge
-from wallet_conformance.reference import ReferenceServer
+from wallet_conformance.reference import Fault, ReferenceServer
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
 
@@ -163,6 +164,21 @@ def test_one_seed_gives_the_same_verdicts(tmp_path):
         verdicts.append({item["id"]: item["verdict"] for item in report["requirements"]})
     assert verdicts[0] == verdicts[1]
     assert report["seed"] == 4242
+
+
+def test_a_failing_example_shows_what_hypothesis_drew(pytester):
+    """A failing generated example prints the request and the amount Hypothesis drew, never an empty `name=,`."""
+    # Schemathesis swaps Hypothesis' printer of an example for one that prints nothing; profiles.run puts it back.
+    faults = (Fault.WRONG_CLOSE_MESSAGE, Fault.BANK_TRANSFER_MINIMUM_MISSING)
+    process, report, _ = run_in_process(
+        pytester, pytester.path / "report", *(f"--reference-fault={fault.cli_name}" for fault in faults),
+        *(f"--requirement={fault.requirement_id}" for fault in faults), "--seed", "7", *QUICK_SETTLEMENT,
+        paths=("tests/generated/test_schemathesis.py", "tests/generated/test_boundaries.py"))
+    assert report is not None and process.returncode != 0, tail(process)
+    output = process.stdout
+    assert "sent=Request(closeWallet: DELETE /virtual-accounts/{walletId}, path={'walletId': " in output, output
+    assert f"amount={contract.minimum_amount('bankTransfer') - 1}," in output, output
+    assert not re.findall(r"\b\w+=,", output), output
 
 
 def test_a_program_the_target_answers_two_ways_is_skipped_not_failed():

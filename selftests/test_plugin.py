@@ -8,8 +8,10 @@ import socket
 
 import pytest
 
+from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
 from selftests.suite_runs import run_sample as run
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.reference import Fault
 from wallet_conformance.spec import validation
 
 
@@ -217,3 +219,24 @@ def test_check_naming_an_undeclared_requirement_is_a_suite_error(pytester):
     assert all("SUITE ERROR" in reasons[rid] for rid in ("SVC-05", "SVC-06", "SVC-03")), reasons
     attributed = {entry["id"]: [test["attributed"] for test in entry["tests"]] for entry in report["requirements"]}
     assert attributed["SVC-18"] == [True]  # the check named no id: it failed the test's own requirement
+
+
+# A frame of the suite's own checks in a traceback (the failure below is raised in judge/envelope.py).
+SUITE_FRAME = "wallet_conformance/judge/"
+
+
+def test_a_failure_of_the_target_shows_its_evidence_and_the_suites_traceback_only_with_v(pytester):
+    """A failed check prints its evidence and exchanges, no frame of the suite's internals; -v adds the traceback."""
+    fault = Fault.WRONG_CLOSE_MESSAGE
+    args = (f"--reference-fault={fault.cli_name}", f"--requirement={fault.requirement_id}", *QUICK_SETTLEMENT)
+    # run_in_process passes -q: -vv is a user's -v.
+    shown = {name: run_in_process(pytester, pytester.path / name, *args, *more, paths=("tests/test_service.py",))[0]
+             for name, more in (("plain", ()), ("verbose", ("-vv",)))}
+    for process in shown.values():
+        assert process.returncode == ExitStatus.DOES_NOT_CONFORM, tail(process)
+        assert "[SVC-12] meta.message of closeWallet is the documented message" in process.stdout, tail(process)
+        assert "exchanges (last of this test)" in process.stdout and "Reproduce with:" in process.stdout
+    plain = shown["plain"].stdout
+    assert "expected: VirtualAccount successfully deleted" in plain and "received: " in plain, plain
+    assert SUITE_FRAME not in plain and "Traceback" not in plain and "ConformanceFailure" not in plain, plain
+    assert SUITE_FRAME in shown["verbose"].stdout, shown["verbose"].stdout

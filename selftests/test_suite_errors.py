@@ -34,7 +34,7 @@ def test_check_fails():
 
 
 def test_an_exception_no_check_raised_is_a_suite_error(pytester):
-    """A KeyError or a bare assert in a test is a suite error, never a failure of the target; a check still fails."""
+    """A KeyError or a bare assert is a suite error shown with its traceback; a check still fails, shown by evidence."""
     result, report = run_sample(pytester, SUITE_BUGS)
     assert result.ret == ExitStatus.SUITE_ERROR, result.stdout.str()[-3000:]
     found = {entry["id"]: entry for entry in report["requirements"]}
@@ -44,6 +44,9 @@ def test_an_exception_no_check_raised_is_a_suite_error(pytester):
     message = found["SVC-05"]["tests"][0]["message"]
     assert "no check raised" in message and "GET " in message and "/transactions/banks" in message, message
     assert report["outcome"]["suite_errors"] == ["SVC-05", "SVC-06", "SVC-07"]
+    # A suite error keeps the traceback that finds the bug; the check's failure is its evidence alone.
+    result.stdout.fnmatch_lines(['>*{}[[]"a key the suite forgot"[]]', "E*KeyError*", "[[]SVC-18[]] one is two"])
+    assert "wallet_conformance/judge/" not in result.stdout.str()
 
 
 def _pagination_null(request: Request, answer: Answer) -> Answer:

@@ -24,6 +24,8 @@ _.NO_TESTS_COLLECTED
 _.handle_request
 # The state machine's teardown, called by Hypothesis.
 _.teardown
+# Hypothesis' printer of a failing example calls an argument's _repr_pretty_.
+_._repr_pretty_
 # A webhook payload's field, written for the target that delivers it.
 _.statusCode
 # Arguments a signature needs but a body does not use (context managers' __exit__, a cache key).

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import strategies as st
 
 from wallet_conformance.generation import binding, cases
-from wallet_conformance.generation.cases import NEGATIVE, POSITIVE, Request
+from wallet_conformance.generation.cases import NEGATIVE, POSITIVE
 from wallet_conformance.judge import checks
 from wallet_conformance.spec import contract
 
@@ -33,8 +33,7 @@ def test_valid_requests(operation_id, api, resources, binder, generation, reques
     refusals: Counter[int] = Counter()
 
     @cases.given_cases(operation_id, POSITIVE)
-    def case_test(case, data):
-        sent = Request.from_case(case)
+    def case_test(sent, data):
         must_accept = binder.bind(sent) if data.draw(st.booleans(), label="bind real records") else None
         exchange = binding.send(api, resources, sent)
         binder.spent(exchange)
@@ -54,8 +53,7 @@ def test_invalid_requests(operation_id, api, resources, binder, generation, requ
     statuses: Counter[int] = Counter()
 
     @cases.given_cases(operation_id, NEGATIVE)
-    def case_test(case, data):
-        sent = Request.from_case(case)
+    def case_test(sent, data):
         if data.draw(st.booleans(), label="bind real records"):
             binder.bind(sent)
         problems = cases.request_problems(sent)
@@ -75,8 +73,7 @@ def test_requests_without_the_key(operation_id, api, resources, generation, requ
     """Generated requests without x-service-key, or with a wrong key, are refused on every operation."""
 
     @cases.given_cases(operation_id, POSITIVE)
-    def case_test(case, data):
-        sent = Request.from_case(case)
+    def case_test(sent, data):
         missing = binding.send(api, resources, sent, key=None)
         checks.refused(missing, requirement="AUTH-01", why="a request without x-service-key")
         wrong = binding.send(api, resources, sent, key=f"wrong-{secrets.token_hex(8)}")

@@ -47,8 +47,9 @@ def operation(operation_id: str) -> Any:
 
 
 def given_cases(operation_id: str, mode: GenerationMode) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """`@given` of a case test: a Schemathesis case of the operation in `mode`, and Hypothesis' `data` for draws."""
-    return hypothesis.given(case=strategy(operation_id, mode), data=st.data())
+    """`@given` of a case test: `sent`, the Request of a Schemathesis case of the operation in `mode` (what a failing
+    example prints), and Hypothesis' `data` for draws."""
+    return hypothesis.given(sent=strategy(operation_id, mode).map(Request.from_case), data=st.data())
 
 
 def strategy(operation_id: str, mode: GenerationMode = POSITIVE, **fixed: Any) -> Any:
@@ -80,7 +81,8 @@ class Request:
                    dict(case.query or {}), body)
 
     def __repr__(self) -> str:
-        parts = [self.operation_id]
+        operation = contract.operations()[self.operation_id]
+        parts = [f"{self.operation_id}: {operation.method} {operation.path}"]
         if self.path:
             parts.append(f"path={self.path!r}")
         if self.query:
@@ -88,6 +90,10 @@ class Request:
         if self.body is not DEFAULT:
             parts.append(f"body={self.body!r}")
         return f"Request({', '.join(parts)})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """How Hypothesis prints a drawn request in a failing example (its printer reads this, not `__repr__`)."""
+        printer.text(repr(self))
 
 
 def _jsonable(value: Any) -> Any:

@@ -18,6 +18,7 @@ import hypothesis
 import hypothesis.errors
 import pytest
 from hypothesis import HealthCheck
+from hypothesis.vendor import pretty
 
 from wallet_conformance.judge.failures import CannotJudge
 
@@ -77,7 +78,11 @@ def hypothesis_settings(max_examples: int, **more: Any) -> hypothesis.settings:
 
 
 def run(test: Callable[..., None], seed: int, settings: hypothesis.settings) -> None:
-    """Run a `@given` test function with an explicit seed and settings."""
+    """Run a `@given` test function with an explicit seed and settings; a failing example shows what it drew."""
+    # Hypothesis' own printer of a failing example's arguments, put back: Schemathesis (its pytest plugin as it loads,
+    # `as_strategy` when first called) swaps it once per process for one that prints nothing, for the speed of its own
+    # runner, which the suite does not use; every argument then printed empty (`property_(amount=,)`).
+    hypothesis.core.RepresentationPrinter = pretty.RepresentationPrinter
     with replayable():
         hypothesis.seed(seed)(settings(test))()
 

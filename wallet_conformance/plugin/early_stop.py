@@ -96,5 +96,5 @@ class EarlyStop:
 
 def _crash_line(report: pytest.TestReport) -> str:
     text = str(report.longrepr or "").strip().splitlines()
-    line = next((line for line in text if line.startswith("E ")), text[-1] if text else "")
+    line = next((line for line in text if line.startswith("E ")), text[0] if text else "")  # a traceback, or evidence
     return redact(line.removeprefix("E").strip())[:300]

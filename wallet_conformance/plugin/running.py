@@ -1,6 +1,7 @@
 """While a conformance test runs: its declared requirement ids are the default requirement of every check, its
 time on the target is bounded, a run that may not do something (NotAllowed) or a test that cannot judge
-(CannotJudge) is skipped here and nowhere else, and what stopped the test is classified into its report."""
+(CannotJudge) is skipped here and nowhere else, and what stopped the test is classified into its report: a failure
+of the target is shown by its evidence, a suite error by its traceback too."""
 
 from __future__ import annotations
 
@@ -127,6 +128,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             # last exchanges lead the report (the record keeps the start of it).
             shown = "\n\n".join(exchange.describe() for exchange in recent) or "(none)"
             report.longrepr = f"{classified.suite_error}\n\nlast exchanges of the test:\n{shown}\n\n{report.longrepr}"
+        elif not _traceback_asked(item.config):
+            # The target's failure (a failed check, a refused setup step) is told by its evidence, not by the
+            # traceback through the suite's own checks.
+            report.longrepr = _evidence_text(call.excinfo.value)
         if made:
             for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
                 if "compared_with" not in item_evidence:
@@ -153,6 +158,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if redact(text) != text:
             report.longrepr = redact(text)
     return report
+
+
+def _traceback_asked(config: pytest.Config) -> bool:
+    """Whether the run asked for pytest's traceback of a failure: -v, a --tb style, or --showlocals."""
+    return config.get_verbosity() >= 1 or config.option.tbstyle != "auto" or config.option.showlocals
+
+
+def _evidence_text(error: BaseException) -> str:
+    """What a failure of the target says, error by error: a check's evidence (or the refused step's message) and the
+    notes Hypothesis added to it (the example it drew), without the traceback."""
+    if isinstance(error, BaseExceptionGroup):
+        head = [str(error), *getattr(error, "__notes__", ())]  # Hypothesis: "found 2 distinct failures"
+        return "\n\n".join(["\n".join(head), *(_evidence_text(inner) for inner in error.exceptions)])
+    refused = "" if evidence.error_evidence(error)["kind"] == "check" else "a setup step failed: "
+    return "\n".join([refused + str(error).strip(), *getattr(error, "__notes__", ())])
 
 
 def _why_stop(run: RunState) -> str | None:
