@@ -1,4 +1,4 @@
-"""Fixtures of the reference's self-tests: a reference server on a free loopback port, reset before each test."""
+"""Fixtures of the self-tests: a reference server on a free loopback port, reset before each test; pytester."""
 
 from __future__ import annotations
 
@@ -14,6 +14,10 @@ import pytest
 from wallet_conformance.reference import Fault, ReferenceServer
 from wallet_conformance.reporting.mutation import write_matrix
 from wallet_conformance.spec.files import ROOT
+
+# pytester runs the suite inside the self-tests' process; only the self-tests load it (this conftest is an initial
+# one whenever they run, by `./selftest` or `pytest selftests/...`), never a conformance run.
+pytest_plugins = ["pytester"]
 
 # httpcore is imported here, before any in-process run of the suite: pytester drops the modules a run imported,
 # while httpx keeps the table it maps httpcore's exceptions through (built once, on first use). Imported first

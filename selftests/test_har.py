@@ -21,10 +21,13 @@ from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process,
 from wallet_conformance.client import har
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
+from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reporting.judging import JudgingSession
 from wallet_conformance.settings import OPTIONS, read
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import ROOT
+from wallet_conformance.world import bodies
 
 HAR_SCHEMA = json.loads((Path(__file__).parent / "har-1.2.schema.json").read_text())
 REFERENCE_KEY = re.compile(r"(?:test|live)_sk_[0-9a-f]{6}")  # the bundled reference's keys (reference/server.py)
@@ -336,3 +339,40 @@ def test_a_har_run_writes_its_reports_in_a_folder_of_its_own(tmp_path):
     assert read(values).report_dir == Path("reports") / "har"
     assert read(values | {"report_dir": str(tmp_path / "elsewhere")}).report_dir == tmp_path / "elsewhere"
     assert read({option.dest: option.default for option in OPTIONS}).report_dir == Path("reports")
+
+
+def test_the_judging_core_gives_the_verdicts_of_har_without_a_pytest_session(pytester, tmp_path):
+    """A recording of a faulty reference judged through the public API (reporting/judging.JudgingSession, fed entry by
+    entry) gives every requirement the verdict `--har` gives the same file."""
+    path, _ = recorded_run(pytester, tmp_path, "--reference-fault", Fault.WRONG_CLOSE_MESSAGE.cli_name)
+    _, passive = judged(pytester, tmp_path / "passive", "--har", str(path))
+    assert passive is not None
+    base = next(iter(har.bases([path])))
+    session = JudgingSession(base, [str(path)])
+    for recorded in har.recorded([path], base):
+        session.judge(recorded.exchange, {"file": str(recorded.file), "entry": recorded.index,
+                                          "request": recorded.request})
+    report = session.report()
+    assert verdicts(report) == verdicts(passive)
+    assert verdicts(report)["SVC-12"] == "fail" and report["outcome"]["verdict"] == "does-not-conform"
+    written = session.write(tmp_path / "api-reports")
+    assert [p.name for p in written] == ["conformance.json", "conformance.md", "conformance.html", "junit.xml"]
+
+
+def test_the_judging_core_judges_httpx_traffic():
+    """Traffic the suite did not send, made with plain httpx, judged through the public API: a wallet closed with the
+    wrong message fails SVC-12 with that exchange as evidence; what was held to passes."""
+    with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as server, \
+            httpx.Client(headers={"x-service-key": server.secret_key}, trust_env=False) as client:
+        base, key = server.base_url, server.secret_key
+        session = JudgingSession(base)
+        made = client.post(f"{base}/virtual-accounts", json=bodies.wallet("cf0judging"))
+        wallet = made.json()["data"]["publicId"]
+        for response in (made, client.get(f"{base}/virtual-accounts/{wallet}"),
+                         client.delete(f"{base}/virtual-accounts/{wallet}")):
+            session.judge(har.from_httpx(response, base))
+    report = session.report()
+    entries = {entry["id"]: entry for entry in report["requirements"]}
+    assert entries["SVC-12"]["verdict"] == "fail", entries["SVC-12"]
+    assert "closeWallet" in entries["SVC-12"]["evidence"][0]["title"] and key not in json.dumps(report)
+    assert entries["SVC-03"]["verdict"] == "pass", entries["SVC-03"]

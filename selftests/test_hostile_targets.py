@@ -24,7 +24,7 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
-from wallet_conformance.client.api import ApiClient, ExchangeLog, TargetError, Unanswered
+from wallet_conformance.client.api import ApiClient, Bound, ExchangeLog, TargetError, Unanswered
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.banks import UNKNOWN_ACCOUNT_NUMBER
@@ -310,8 +310,8 @@ def test_a_slow_target_is_bounded_by_the_run_budget(reference, tmp_path):
 def test_a_test_is_bounded_by_its_time_bound():
     """With the test's deadline 1 s away, a slow target's requests stop there, and the target is not 'down'."""
     with Hostile(lambda request: time.sleep(0.3) or envelope([])) as hostile:
-        client = ApiClient(hostile.base_url, "k-slow", timeout=5)
-        client.deadline, client.deadline_reason = time.monotonic() + 1, "the test used up its time bound"
+        client = ApiClient(hostile.base_url, "k-slow", timeout=5,
+                           bound=Bound(time.monotonic() + 1, "the test used up its time bound"))
         started = time.perf_counter()
         with pytest.raises(TargetError, match="the test used up its time bound"):
             for _ in range(20):

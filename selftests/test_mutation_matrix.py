@@ -89,7 +89,7 @@ def passive_verdict(recording: Path, requirement: str) -> str:
     """The verdict the run's recording, judged as recorded traffic (--har), gives the fault's requirement."""
     if not recording.exists():
         return "untested"
-    records, _, _ = judge_traffic(Settings(har=(recording,)))
+    records = judge_traffic(Settings(har_given=(str(recording),), har=(recording,))).records()
     return verdict(catalogue()[requirement], [record for record in records if requirement in record.requirements])[0]
 
 

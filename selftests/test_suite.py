@@ -135,22 +135,20 @@ def test_a_worker_reading_the_wallet_list_holds_the_others_creations(tmp_path):
     on once the reader is done; the reader's own calls are never held by its own lock."""
     import threading
     import time
-    from types import SimpleNamespace
 
-    from wallet_conformance.world.resources import Resources
+    from wallet_conformance.world.resources import WalletList
 
-    def seconds_to_send(resources: Resources, operation_id: str) -> float:
+    def seconds_to_send(wallet_list: WalletList, operation_id: str) -> float:
         started = time.monotonic()
-        with resources.sending(operation_id):
+        with wallet_list.sending(operation_id):
             return time.monotonic() - started
 
-    settings = SimpleNamespace(work_dir=tmp_path)
-    reader, writer = (Resources(None, settings, None, "cf-test", None) for _ in range(2))  # type: ignore[arg-type]
+    reader, writer = WalletList(tmp_path), WalletList(tmp_path)  # two workers' holds on one account's list
     holding, release = threading.Event(), threading.Event()
     own: list[float] = []
 
     def read_pages() -> None:
-        with reader.wallet_list_still():
+        with reader.still():
             own.append(seconds_to_send(reader, "createWallet"))
             holding.set()
             release.wait(5)

@@ -221,11 +221,11 @@ class ExchangeLog:
     exchanges since then (as far as they are still kept).
     """
 
-    def __init__(self, kept: int = KEPT_EXCHANGES) -> None:
+    def __init__(self, kept: int = KEPT_EXCHANGES, observer: Callable[[Exchange], None] | None = None) -> None:
         self._items: deque[Exchange] = deque(maxlen=kept)
         self._count = 0
         self._lock = threading.Lock()  # the end-of-run sweep sends from several threads
-        self.observer: Callable[[Exchange], None] | None = None  # sees every exchange (the run's exchange judge)
+        self.observer = observer  # sees every exchange (the run's exchange judge, the HAR recorder)
 
     def append(self, exchange: Exchange) -> None:
         with self._lock:
@@ -269,6 +269,20 @@ def _ssl_context(ca_bundle: str | None, cert_file: str | None, cert_dir: str | N
     return httpx.create_ssl_context()
 
 
+@dataclass
+class Bound:
+    """The time bound of what the run is doing now (a test, its teardown): after `deadline` (time.monotonic()) no
+    request is sent, and `reason` says why. One per run, shared by its clients; the run moves it from test to test."""
+
+    deadline: float | None = None
+    reason: str = ""
+
+
+# What a client tells before and after a call that carries its key (world/cleanup.Journal): the client, the
+# operation, its path parameters, and the exchange (None before the call).
+Journal = Callable[["ApiClient", str, Mapping[str, str], "Exchange | None"], None]
+
+
 class ApiClient:
     """Calls the target's operations by operationId and keeps the recent exchanges.
 
@@ -280,7 +294,15 @@ class ApiClient:
     def __init__(self, base_url: str, secret_key: str, timeout: float = 10.0,
                  transport: httpx.BaseTransport | None = None,
                  guard: Callable[[str, str | None], None] | None = None,
-                 ca_bundle: str | None = None, rate_limit_wait: float = 60.0) -> None:
+                 ca_bundle: str | None = None, rate_limit_wait: float = 60.0, *, bound: Bound | None = None,
+                 observer: Callable[[Exchange], None] | None = None, journal: Journal | None = None,
+                 sending: Callable[[str], AbstractContextManager[Any]] | None = None,
+                 shares_log_of: ApiClient | None = None) -> None:
+        """Everything a client does besides sending is given here, and nothing is set on it afterwards: the run's
+        time `bound`, the `observer` of every exchange, the crash `journal` of the calls carrying its key, what a
+        call is `sending` under (world/resources.py: the run's workers hold the wallet list still while one of them
+        reads its pages), and another client whose exchange log and 429 list it joins (`shares_log_of`: the second
+        key's client, so a test's evidence shows both keys' requests in order)."""
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
         self._guard = guard
@@ -288,13 +310,9 @@ class ApiClient:
         self.transport_failures = 0
         self.recent_statuses: deque[int] = deque(maxlen=SERVER_ERROR_WINDOW)
         self.rate_limit_wait = rate_limit_wait  # seconds the run may still spend waiting out 429 answers
-        self.rate_limited: list[dict[str, Any]] = []  # every 429 met: what it asked and what the client did
-        self.deadline: float | None = None  # time.monotonic() after which no request is sent (the test's bound)
-        self.deadline_reason = ""
-        self.journal: Callable[[str, Mapping[str, str], Exchange | None], None] | None = None
-        # What a call of an operation is sent under (resources.py: the run's workers hold the wallet list still
-        # while one of them reads its pages).
-        self.sending: Callable[[str], AbstractContextManager[Any]] | None = None
+        self.bound = bound or Bound()
+        self._journal = journal
+        self._sending = sending
         self._transport = transport
         self._verify = tls_verification(ca_bundle)
         self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False, verify=self._verify)
@@ -302,7 +320,9 @@ class ApiClient:
         # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
         self._plain = httpx.Client(timeout=timeout, follow_redirects=False,
                                    transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY))
-        self.exchanges = ExchangeLog()
+        self.exchanges = shares_log_of.exchanges if shares_log_of else ExchangeLog(observer=observer)
+        # every 429 met: what it asked and what the client did
+        self.rate_limited: list[dict[str, Any]] = shares_log_of.rate_limited if shares_log_of else []
         self.unanswered: dict[tuple[Any, ...], Silence] = {}  # requests found silent, not waited on again
 
     def close(self) -> None:
@@ -360,14 +380,14 @@ class ApiClient:
         path = operation.path
         for name, value in (path_params or {}).items():
             path = path.replace("{" + name + "}", str(value))
-        journaled = self.journal is not None and self._carries_own_key(key, headers, params)
-        if journaled:
-            self.journal(operation_id, path_params or {}, None)  # before a change: what to restore after a crash
-        with self.sending(operation_id) if self.sending is not None else nullcontext():
+        journal = self._journal if self._carries_own_key(key, headers, params) else None
+        if journal is not None:
+            journal(self, operation_id, path_params or {}, None)  # before a change: what to restore after a crash
+        with self._sending(operation_id) if self._sending is not None else nullcontext():
             exchange = self.request(operation.method, path, json_body=json_body, params=params, key=key,
                                     headers=headers, content=content, operation_id=operation_id, padding=padding)
-        if journaled:
-            self.journal(operation_id, path_params or {}, exchange)
+        if journal is not None:
+            journal(self, operation_id, path_params or {}, exchange)
         return exchange
 
     def _carries_own_key(self, key: Any, headers: Mapping[str, str] | None, params: Mapping[str, Any] | None) -> bool:
@@ -485,10 +505,10 @@ class ApiClient:
                           f"last {len(self.recent_statuses)} answers were 5xx)")
         wait = wait or self.timeout
         timeout = wait
-        if self.deadline is not None:
-            left = self.deadline - time.monotonic()
+        if self.bound.deadline is not None:
+            left = self.bound.deadline - time.monotonic()
             if left <= 0:
-                raise TargetError(f"{method} {redact(url)} not sent: {self.deadline_reason}")
+                raise TargetError(f"{method} {redact(url)} not sent: {self.bound.reason}")
             timeout = min(timeout, left)
         sent_at = time.time()
         started = time.perf_counter()
@@ -502,7 +522,7 @@ class ApiClient:
                 kept, size = _read_capped(response, started + timeout)
         except (httpx.TimeoutException, _TooSlow) as error:
             if timeout < wait:  # cut short by the test's bound, not the target's fault alone
-                raise TargetError(f"{method} {redact(url)} stopped: {self.deadline_reason}") from None
+                raise TargetError(f"{method} {redact(url)} stopped: {self.bound.reason}") from None
             self.transport_failures += 1
             raise _NoAnswer(f"{method} {redact(url)} failed: no full answer within {timeout:g} s "
                             f"(--request-timeout; {type(error).__name__})") from None
@@ -548,7 +568,7 @@ class ApiClient:
             return None
         asked = _retry_after(exchange.header("retry-after"))
         pause = asked if asked is not None else RATE_LIMIT_FIRST_PAUSE * 2**retried
-        left = self.deadline - time.monotonic() if self.deadline is not None else pause
+        left = self.bound.deadline - time.monotonic() if self.bound.deadline is not None else pause
         # Never sooner than the target asked: a wait longer than allowed keeps the 429 as the answer.
         retry = retried < RATE_LIMIT_RETRIES and pause <= min(RATE_LIMIT_MAX_PAUSE, self.rate_limit_wait, left)
         self.rate_limited.append({"operation": exchange.operation_id, "method": exchange.method,

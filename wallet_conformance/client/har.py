@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx
+
 from wallet_conformance.client.api import MAX_BODY, Exchange
 from wallet_conformance.client.redaction import (
     PLACEHOLDER,
@@ -405,6 +407,26 @@ def exchange(found: dict[str, Any], base_url: str) -> Exchange:
         elapsed=elapsed / 1000 if isinstance(elapsed, int | float) and elapsed > 0 else 0.0,
         size=size,
     )
+
+
+def from_httpx(response: httpx.Response, base_url: str) -> Exchange:
+    """An httpx exchange (its response read) as the exchange the client would have kept, like a HAR entry: for
+    judging traffic the suite did not send (reporting/judging.py)."""
+    request = response.request
+    body = request.content.decode("utf-8", errors="replace") if request.content else None
+    try:
+        elapsed = response.elapsed.total_seconds() * 1000
+    except RuntimeError:  # a response that was never sent over the wire (an httpx.MockTransport's) has none
+        elapsed = 0
+    found = {"request": {"method": request.method, "url": str(request.url),
+                         "headers": [{"name": name, "value": value} for name, value in request.headers.items()],
+                         **({"postData": {"mimeType": request.headers.get("content-type", ""), "text": body}}
+                            if body is not None else {})},
+             "response": {"status": response.status_code,
+                          "headers": [{"name": name, "value": value} for name, value in response.headers.items()],
+                          "content": {"text": response.text, "size": len(response.content)}},
+             "time": elapsed}
+    return exchange(found, base_url)
 
 
 @dataclass(frozen=True)

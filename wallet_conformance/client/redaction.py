@@ -14,34 +14,72 @@ PLACEHOLDER = "<SECRET_KEY>"
 SECRET_HEADERS = frozenset({"x-service-key", "authorization", "proxy-authorization", "cookie", "set-cookie",
                             "x-wallet-signature"})
 
-_secrets: set[str] = set()
+class Secrets:
+    """The secret values of one run (its keys, their near-copies, the keys recorded traffic carries), longest first,
+    so that a key is replaced whole before any shorter secret inside it."""
+
+    def __init__(self) -> None:
+        self._values: set[str] = set()
+        self._longest_first: tuple[str, ...] = ()
+
+    def add(self, value: str | None) -> None:
+        """Remember a value that must never appear in output (shorter than 4 characters: refused)."""
+        if value and value not in self._values:
+            if len(value) < 4:
+                raise ValueError("a secret key shorter than 4 characters cannot be redacted reliably")
+            self._values.add(value)
+            self._longest_first = tuple(sorted(self._values, key=len, reverse=True))
+
+    def add_key(self, value: str | None) -> None:
+        """Remember a secret key, and its near-copies (near_copies.py) that the key probes send: a target that echoes
+        a refused key back would otherwise show all of the key but one character. A near-copy shorter than 4
+        characters is left out (it would mask unrelated text)."""
+        if value:
+            self.add(value)
+            for copy in every_near_copy(value):
+                if len(copy) >= 4:
+                    self.add(copy)
+
+    def redact(self, text: str, more: Iterable[str] = ()) -> str:
+        """`text` with each of these secrets (and of `more`) replaced by the placeholder."""
+        secrets = self._longest_first
+        if more:
+            secrets = tuple(sorted({*secrets, *filter(None, more)}, key=len, reverse=True))
+        for secret in secrets:
+            text = text.replace(secret, PLACEHOLDER)
+        return text
+
+
+# The secrets of the run going on in this process, on top (a run inside another, as the self-tests make, pushes its
+# own and pops them when it ends): everything the process prints or writes is redacted with them, from code that
+# knows no run (an exception's message, an exchange's description).
+_RUNS: list[Secrets] = [Secrets()]
+
+
+def activate(secrets: Secrets) -> None:
+    """A run starts: its secrets are the ones output is redacted with until it ends (`deactivate`)."""
+    _RUNS.append(secrets)
+
+
+def deactivate(secrets: Secrets) -> None:
+    """The run ended: its secrets are dropped, the enclosing run's are used again."""
+    if secrets in _RUNS[1:]:
+        _RUNS.remove(secrets)
 
 
 def register_secret(value: str | None) -> None:
-    """Remember a value that must never appear in output (keys shorter than 4 characters are refused)."""
-    if value:
-        if len(value) < 4:
-            raise ValueError("a secret key shorter than 4 characters cannot be redacted reliably")
-        _secrets.add(value)
+    """Remember, for the current run, a value that must never appear in output."""
+    _RUNS[-1].add(value)
 
 
 def register_key(value: str | None) -> None:
-    """Remember a secret key, and its near-copies (near_copies.py) that the key probes send, as never to appear in
-    output: a target that echoes a refused key back would otherwise show all of the key but one character. A
-    near-copy shorter than 4 characters is left out (it would mask unrelated text)."""
-    if value:
-        register_secret(value)
-        for copy in every_near_copy(value):
-            if len(copy) >= 4:
-                register_secret(copy)
+    """Remember, for the current run, a secret key and its near-copies (Secrets.add_key)."""
+    _RUNS[-1].add_key(value)
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """`text` with every registered secret (and every one of `secrets`) replaced by a placeholder."""
-    for secret in sorted({*_secrets, *secrets}, key=len, reverse=True):
-        if secret:
-            text = text.replace(secret, PLACEHOLDER)
-    return text
+    """`text` with every secret of the current run (and every one of `secrets`) replaced by a placeholder."""
+    return _RUNS[-1].redact(text, secrets)
 
 
 def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:

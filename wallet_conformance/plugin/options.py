@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.redaction import register_key
+from wallet_conformance.client.redaction import activate, register_key
 from wallet_conformance.plugin.state import STATE, WORKER_SEED, RunState, is_worker
 from wallet_conformance.settings import OPTIONS, PROGRAM, ConfigError, Settings, read
 
@@ -141,6 +141,7 @@ def pytest_configure(config: pytest.Config) -> None:
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
     if found.passive:  # recorded traffic is judged in this process: no worker is started
         config.option.dist, config.option.tx = "no", []
+    run = config.stash[STATE] = RunState(settings=found)
+    activate(run.secrets)  # until pytest_unconfigure (plugin/session.py)
     register_key(found.secret_key)
     register_key(found.second_secret_key)
-    config.stash[STATE] = RunState(settings=found)

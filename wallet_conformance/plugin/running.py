@@ -6,20 +6,19 @@ of the target is shown by its evidence, a suite error by its traceback too."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import Any
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import CannotJudge, declared
-from wallet_conformance.plugin import allure_labels, exchange_judging, har_recording
+from wallet_conformance.plugin import allure_labels, exchange_judging
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
-from wallet_conformance.plugin.state import STATE, RunState, state
+from wallet_conformance.plugin.state import RunState, state
 from wallet_conformance.reporting import evidence
-from wallet_conformance.world.bodies import run_id
 from wallet_conformance.world.safety import NotAllowed
 
 EXCHANGES_SHOWN = 3  # a failure's report section shows the test's last exchanges
@@ -71,44 +70,13 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 
 
 def _bound(run: RunState, deadline: float, reason: str) -> None:
-    run.test_deadline = deadline
-    for client in _clients(run):
-        client.deadline, client.deadline_reason = deadline, reason
+    """The run's clients read their time bound from the run (client/api.Bound): move it to this test's."""
+    run.bound.deadline, run.bound.reason = deadline, reason
 
 
 def _clients(run: RunState) -> list[ApiClient]:
     """The run's clients made so far in this process: the first key's, and the second key's."""
     return [client for client in (run.client, run.second_client) if client is not None]
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
-    """When one of the run's clients is made: the current test's bound applies to it; the first key's client journals
-    what it changes (the second key's records are closed by its own sweep; --cleanup with that key finds what a
-    killed run left)."""
-    value = yield
-    run = request.config.stash.get(STATE, None)
-    if run is None or value is None or not any(value is client for client in _clients(run)):
-        return value
-    value.deadline = run.test_deadline
-    value.rate_limit_wait = run.settings.rate_limit_wait
-    # The second key's client shares the log, and so its observer.
-    judge = exchange_judging.judged(request.config).take
-    recorder = har_recording.part(request.config)
-    value.exchanges.observer = judge if recorder is None else _both(judge, recorder.add)
-    if value is run.client and run.target is not None and not run.target.embedded:
-        from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
-
-        value.journal = Journal(run.settings.work_dir, run.target.base_url, run_id(run.settings.seed), value)
-    return value
-
-
-def _both(first: Callable[[Exchange], None], second: Callable[[Exchange], None]) -> Callable[[Exchange], None]:
-    def observe(exchange: Exchange) -> None:
-        first(exchange)
-        second(exchange)
-
-    return observe
 
 
 @pytest.hookimpl(wrapper=True)
@@ -147,7 +115,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
         if limited:
             properties.append((RATE_LIMITED, limited))
-    properties.extend(exchange_judging.judged(item.config).properties())
+    properties.extend(exchange_judging.properties(item.config))
     stop = _why_stop(run)
     if stop is not None and not item.session.shouldstop:
         item.session.shouldstop = stop

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.redaction import redact, register_key
+from wallet_conformance.client.redaction import deactivate, redact, register_key
 from wallet_conformance.client.target import Target, configured, preflight, start_reference
 from wallet_conformance.generation import profiles
 from wallet_conformance.plugin.collection import runs_conformance
@@ -122,14 +122,6 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[WORKER_TARGET] = run.target.to_dict()
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Every process: the run ended normally, so its crash journal (world/cleanup.py) is no longer needed."""
-    run = session.config.stash.get(STATE_KEY, None)
-    journal = getattr(run.client, "journal", None) if run is not None else None
-    if journal is not None:
-        journal.finish()
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     # When the process exits, spare the interpreter a last walk of every object the run made: xdist's workers all
     # exit at once, and on two cores that walk costs most of a second at the end of every parallel run. At exit,
@@ -137,6 +129,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     # collection alone.
     atexit.register(gc.freeze)
     run = config.stash.get(STATE_KEY, None)
+    if run is not None:
+        deactivate(run.secrets)
     if run is not None and run.ledger is not None:
         run.ledger.unlink(missing_ok=True)
     if run is not None and run.server is not None:

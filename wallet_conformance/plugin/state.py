@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.api import ApiClient, Bound
+from wallet_conformance.client.redaction import Secrets
 from wallet_conformance.client.target import Target
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.settings import Settings
@@ -41,13 +42,14 @@ class RunState:
     report: dict[str, Any] | None = None
     written: list[Path] = field(default_factory=list)  # every report file of the run
     started: float = field(default_factory=time.monotonic)
-    test_deadline: float | None = None  # the current test's bound (monotonic), applied to the client
+    bound: Bound = field(default_factory=Bound)  # the current test's time bound, which the run's clients read
     stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
     not_run: NotRun | None = None  # why it ended before its first test, if it did
     exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
     traffic: dict[str, Any] | None = None  # --har: what the recorded files held (plugin/passive.py)
     untested: dict[str, str] = field(default_factory=dict)  # --har: why a requirement no exchange judged is untested
     ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard), made by the controller
+    secrets: Secrets = field(default_factory=Secrets)  # what no output of the run may show (client/redaction.py)
 
 
 STATE = pytest.StashKey[RunState]()

@@ -33,16 +33,17 @@ JOURNAL_DIR = "cleanup"
 class Journal:
     """What one run (one process) changed on the target, kept on disk while it is changed."""
 
-    def __init__(self, work_dir: Path, base_url: str, run_id: str, client: ApiClient) -> None:
+    def __init__(self, work_dir: Path, base_url: str, run_id: str) -> None:
         self.path = work_dir / JOURNAL_DIR / f"{run_id}.json"
-        self.client = client
         self.state: dict[str, Any] = {"run_id": run_id, "base_url": base_url, "wallets": [], "accounts": {}}
         self._lock = threading.Lock()  # the end-of-run sweep closes wallets from several threads
 
-    def __call__(self, operation_id: str, path_params: Mapping[str, str], exchange: Exchange | None) -> None:
+    def __call__(self, client: ApiClient, operation_id: str, path_params: Mapping[str, str],
+                 exchange: Exchange | None) -> None:
+        """What the client tells of a call carrying its key (client/api.Journal): before it, and with its answer."""
         if exchange is None:
             if operation_id == "updateAccount":
-                self._before_update(str(path_params.get("accountId", "")))
+                self._before_update(client, str(path_params.get("accountId", "")))
             return
         data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
         public_id = data.get("publicId")
@@ -54,14 +55,14 @@ class Journal:
                 self.state["wallets"].remove(public_id)
                 self._write()
 
-    def _before_update(self, account_id: str) -> None:
+    def _before_update(self, client: ApiClient, account_id: str) -> None:
         if account_id in self.state["accounts"]:
             return
         def shows(entry: Any) -> bool:
             return isinstance(entry, dict) and entry.get("publicId") == account_id
 
         # Page after page: the key's account need not be on the first (a business with many accounts).
-        account = next(filter(shows, lists.read(self.client, "listAccounts",
+        account = next(filter(shows, lists.read(client, "listAccounts",
                                                 until=lambda entries: any(map(shows, entries))).entries), None)
         if account is not None:
             self.state["accounts"][account_id] = {"webhooks": account.get("webhooks"), "name": account.get("name")}

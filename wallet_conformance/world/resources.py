@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
@@ -86,11 +87,42 @@ class Funding:
         return self.after - self.before
 
 
+class WalletList:
+    """The run's hold on the account's wallet list, one per process: a test reading its pages holds it `still`, and
+    the run's clients send the calls that change it under `sending` (ApiClient's), waiting while a worker reads it."""
+
+    def __init__(self, work_dir: Path) -> None:
+        self.lock = work_dir / WALLET_LIST_LOCK
+        self._reading = False
+
+    @contextmanager
+    def still(self) -> Iterator[None]:
+        """Hold the wallet list still while a test reads its pages: no worker of this run creates or closes a
+        wallet meanwhile (its calls wait in `sending`). Otherwise the run's own workers, adding wallets all the
+        time under `-n 4`, would keep shifting the pages and the paging tests would never judge them. Other
+        clients of the account are not held: lists.judgeable copes with them."""
+        with file_lock(self.lock, wait=WALLET_LIST_WAIT):
+            self._reading = True
+            try:
+                yield
+            finally:
+                self._reading = False
+
+    def sending(self, operation_id: str) -> AbstractContextManager[Any]:
+        """What a client sends a call under: a call that changes the wallet list waits while another worker reads
+        it (not in the process that reads it, which holds the lock itself)."""
+        if operation_id not in contract.wallet_list_changes() or self._reading:
+            return nullcontext()
+        return file_lock(self.lock, shared=True, wait=WALLET_LIST_WAIT)
+
+
 class Resources:
     """The run's records on the target."""
 
-    def __init__(self, api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard) -> None:
+    def __init__(self, api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard,
+                 wallet_list: WalletList | None = None) -> None:
         self.api = api
+        self.wallet_list = wallet_list or WalletList(settings.work_dir)
         self.settings = settings
         self.target = target
         self.run_id = run_id
@@ -105,7 +137,6 @@ class Resources:
         # wait the full timeout again.
         self.gave_up: dict[str, str] = {}
         self._account_tried = False
-        self._reading_wallet_list = False
         self._owner: str | None = None  # the record id of the key's account (own_account_id)
         self._reads: dict[str, Exchange] = {}  # the latest read of each wallet (`last_read`)
 
@@ -427,25 +458,9 @@ class Resources:
             finally:
                 self._lock_depth = 0
 
-    @contextmanager
-    def wallet_list_still(self) -> Iterator[None]:
-        """Hold the wallet list still while a test reads its pages: no worker of this run creates or closes a
-        wallet meanwhile (its calls wait in `sending`). Otherwise the run's own workers, adding wallets all the
-        time under `-n 4`, would keep shifting the pages and the paging tests would never judge them. Other
-        clients of the account are not held: lists.judgeable copes with them."""
-        with file_lock(self.settings.work_dir / WALLET_LIST_LOCK, wait=WALLET_LIST_WAIT):
-            self._reading_wallet_list = True
-            try:
-                yield
-            finally:
-                self._reading_wallet_list = False
-
-    def sending(self, operation_id: str) -> AbstractContextManager[Any]:
-        """What the run's client sends a call under (ApiClient.sending): a call that changes the wallet list waits
-        while another worker reads it (not in the process that reads it, which holds the lock itself)."""
-        if operation_id not in contract.wallet_list_changes() or self._reading_wallet_list:
-            return nullcontext()
-        return file_lock(self.settings.work_dir / WALLET_LIST_LOCK, shared=True, wait=WALLET_LIST_WAIT)
+    def wallet_list_still(self) -> AbstractContextManager[None]:
+        """Hold the account's wallet list still while a test reads its pages (WalletList.still)."""
+        return self.wallet_list.still()
 
     # ------------------------------------------------------------ helpers
 
