@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -9,6 +11,7 @@ from selftests.suite_runs import GENERATED_NODES, HAND_WRITTEN, collection, run_
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, NOT_FAULTED
 from wallet_conformance.spec.catalogue import catalogue
+from wallet_conformance.spec.files import ROOT
 
 GATED = ("MUST", "SHOULD")
 KEY = "sk_test_faithful_selftest_5c1a9e"
@@ -121,6 +124,9 @@ def test_every_breakable_requirement_has_a_fault():
     assert all(reason.strip() for reason in NOT_FAULTED.values())
     uncovered = sorted(gated - faulted - set(NOT_FAULTED))
     assert not uncovered, f"no fault and no reason: {uncovered}"
+    # docs/contributing.md names them
+    listed = re.search(r"`NOT_FAULTED`: ([A-Z0-9, -]+)\)", (ROOT / "docs" / "contributing.md").read_text())
+    assert listed and sorted(listed.group(1).split(", ")) == sorted(NOT_FAULTED), listed
 
 
 def test_every_fault_names_a_catalogue_requirement():

@@ -341,16 +341,17 @@ def _learn_secrets(found: dict[str, Any]) -> None:
             elif lowered in SECRET_HEADERS:
                 _learn_cookies(value)
         for cookie in part.get("cookies") or ():
-            if isinstance(cookie, dict) and isinstance(cookie.get("value"), str) and len(cookie["value"]) >= 4:
-                register_secret(cookie["value"])
+            kept = cookie.get("value") if isinstance(cookie, dict) else None
+            if isinstance(kept, str) and len(kept) >= MIN_KEY_LENGTH:
+                register_secret(kept)
 
 
 def _learn_cookies(value: str) -> None:
-    if len(value) >= 4:
+    if len(value) >= MIN_KEY_LENGTH:
         register_secret(value)
     for pair in value.split(";"):
         _, _, cookie = pair.partition("=")
-        if len(cookie.strip()) >= 4:
+        if len(cookie.strip()) >= MIN_KEY_LENGTH:
             register_secret(cookie.strip())
 
 

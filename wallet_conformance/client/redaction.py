@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from wallet_conformance.client.near_copies import every_near_copy
+from wallet_conformance.settings import MIN_KEY_LENGTH
 
 PLACEHOLDER = "<SECRET_KEY>"
 SECRET_HEADERS = frozenset({"x-service-key", "authorization", "proxy-authorization", "cookie", "set-cookie",
@@ -23,21 +24,21 @@ class Secrets:
         self._longest_first: tuple[str, ...] = ()
 
     def add(self, value: str | None) -> None:
-        """Remember a value that must never appear in output (shorter than 4 characters: refused)."""
+        """Remember a value that must never appear in output (shorter than MIN_KEY_LENGTH: refused)."""
         if value and value not in self._values:
-            if len(value) < 4:
-                raise ValueError("a secret key shorter than 4 characters cannot be redacted reliably")
+            if len(value) < MIN_KEY_LENGTH:
+                raise ValueError(f"a secret key shorter than {MIN_KEY_LENGTH} characters cannot be redacted reliably")
             self._values.add(value)
             self._longest_first = tuple(sorted(self._values, key=len, reverse=True))
 
     def add_key(self, value: str | None) -> None:
         """Remember a secret key, and its near-copies (near_copies.py) that the key probes send: a target that echoes
-        a refused key back would otherwise show all of the key but one character. A near-copy shorter than 4
-        characters is left out (it would mask unrelated text)."""
+        a refused key back would otherwise show all of the key but one character. A near-copy shorter than
+        MIN_KEY_LENGTH is left out (it would mask unrelated text)."""
         if value:
             self.add(value)
             for copy in every_near_copy(value):
-                if len(copy) >= 4:
+                if len(copy) >= MIN_KEY_LENGTH:
                     self.add(copy)
 
     def redact(self, text: str, more: Iterable[str] = ()) -> str:
