@@ -148,7 +148,6 @@ class Exchange:
     # `request_body` holds the body without them.
     padding: int = 0
     _parsed: Any = field(default=None, repr=False)
-    broken: Any = field(default=None, repr=False)  # the rules it breaks, once judged (judge/rules.broken)
 
     @property
     def truncated(self) -> bool:

@@ -21,6 +21,8 @@ those alone. Schemathesis checks with no rule here, and why:
 from __future__ import annotations
 
 import re
+import threading
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -230,13 +232,36 @@ def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client
     return list(dict.fromkeys(requirement for _, requirement in applying(operation_id, when)))
 
 
+# What `broken` found of the exchanges it judged last, per thread (the newest last): the exchange judge judges each
+# exchange as the client logs it, and a generated test asks again of its answer right after. Held by identity (an
+# Exchange is mutable, so not hashable) with the exchange itself, so that no other exchange can take its id while it
+# is held; one asked of again after it left is judged again, to the same findings.
+REMEMBERED = 16
+_remembered = threading.local()
+
+
+def _judged_before(exchange: Exchange) -> list[tuple[Rule, str, ConformanceFailure]] | None:
+    for held, found in getattr(_remembered, "found", ()):
+        if held is exchange:
+            return found
+    return None
+
+
+def _remember(exchange: Exchange, found: list[tuple[Rule, str, ConformanceFailure]]) -> None:
+    if not hasattr(_remembered, "found"):
+        _remembered.found = deque(maxlen=REMEMBERED)
+    _remembered.found.append((exchange, found))
+
+
 def broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[tuple[Rule, str, ConformanceFailure]]:
     """Every rule of the registry that judges this answer and that it breaks, with the requirement it holds and
     the failure, in the registry's order; `withheld`, the places where another account's wallet's name, number and
     balance may be withheld. Worked out once per exchange (the exchange judge and the generated tests both ask)
     where nothing is withheld."""
-    if exchange.broken is not None and not withheld:
-        return exchange.broken
+    if not withheld:
+        before = _judged_before(exchange)
+        if before is not None:
+            return before
     found = []
     declared, shown = DECLARED.set(None), WITHHELD.set(withheld)  # each rule holds its own requirement
     try:
@@ -252,7 +277,7 @@ def broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[t
         DECLARED.reset(declared)
         WITHHELD.reset(shown)
     if not withheld:
-        exchange.broken = found
+        _remember(exchange, found)
     return found
 
 
