@@ -18,8 +18,9 @@ import pytest
 
 from selftests.suite_runs import QUICK_SETTLEMENT, RUN_TIMEOUT, run_in_process, tail
 from selftests.suite_runs import run_sample as run
-from wallet_conformance.client.api import Silence, Unanswered
+from wallet_conformance.client.api import Silence
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.failures import UnansweredFailure
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import build_report
@@ -85,7 +86,7 @@ def _silent_record(nodeid: str, declared: tuple[str, ...]) -> TestRecord:
     """A test stopped by an operation's silence, recorded as the plugin records it."""
     silence = Silence("POST", "http://127.0.0.1:41234/v1/collection-accounts", [("x-service-key", "<SECRET_KEY>")],
                       {"amount": 10000}, 1.0, 1.0, 2, "GET http://127.0.0.1:41234/v1/transactions/banks answered 200")
-    found = classify(Unanswered(silence), declared)
+    found = classify(UnansweredFailure(silence), declared)
     return TestRecord(nodeid, declared, outcome="failed", failed_requirements=found.failed_requirements,
                       setup_error=found.setup_error, setup_requirement=found.setup_requirement,
                       evidence=found.evidence)

@@ -66,7 +66,8 @@ def no_server_error(exchange: Exchange, *, requirement: str | None = None) -> No
 @check
 def answered(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The request got an answer, a success or a refusal: an HTTP status from 100 to 599 (RFC 9110 section 15). A
-    request left without any answer never reaches a check: the client raises Unanswered, which fails ERR-09."""
+    request left without any answer never reaches a check: the client raises Unanswered, which fails ERR-09
+    (failures.UnansweredFailure)."""
     if not 100 <= exchange.status <= 599:
         fail(f"{exchange.method} is answered with an HTTP status", "a status from 100 to 599", exchange.status,
              exchange, requirement=requirement)

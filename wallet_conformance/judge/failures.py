@@ -5,6 +5,8 @@
   none where the test declares several). Never a skip, never a pass: the test errors, loudly.
 - `CannotJudge`: what the test needs to judge did not happen (an empty list, a transfer still pending, no way
   to fund a wallet). The plugin turns it into a skip with its reason.
+- `UnansweredFailure`: a request the client found left without an answer (its `Unanswered`) as the failure of the
+  requirement that every request is answered; the plugin makes it of the error a test stopped on (`judged_silences`).
 
 A check's requirement defaults to the running test's own: the plugin sets `DECLARED` to the ids of the
 test's `requirement` markers while the test's setup and call run (see `requirement_of`).
@@ -19,9 +21,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import urlsplit
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.api import Exchange, Silence, Unanswered
 from wallet_conformance.client.redaction import redact
+from wallet_conformance.spec import contract
 
 # The requirement ids the running test declares; None outside a conformance test (library use, self-tests).
 DECLARED: ContextVar[tuple[str, ...] | None] = ContextVar("wallet_conformance_declared", default=None)
@@ -133,3 +137,49 @@ def format_failure(failure: ConformanceFailure) -> str:
         lines.append("  compared with:")
         lines.extend("    " + line for line in other.describe().splitlines())
     return redact("\n".join(lines))
+
+
+class UnansweredFailure(Unanswered):
+    """A request of an operation left without an answer while the target answered others (the client's Unanswered),
+    as the failure of the requirement that every request is answered (contract.ANSWERED), wherever the run meets it,
+    never a blocked setup step. Still an Unanswered and a TargetError, as the report matches it (by name, with its
+    `requirement`: reporting/evidence.py); `title`, `expected`, `received` and `detail` are a check's, and the report
+    reads them by name."""
+
+    def __init__(self, silence: Silence, again: bool = False) -> None:
+        super().__init__(silence, again)
+        self.requirement = contract.ANSWERED
+        self.title = f"{silence.method} {urlsplit(silence.url).path} got no answer while the target answered others"
+        self.expected = f"an answer, a success or a refusal, within {silence.timeout:g} s (--request-timeout)"
+        self.received = silence.summary + (
+            "; not waited on again: the same request went unanswered earlier in the run" if again else "")
+        self.detail = f"the target is up: {silence.alive}"
+        lines = [f"[{self.requirement}] {self.title}", f"  {self.detail}", f"  expected: {self.expected}",
+                 f"  received: {self.received}", f"  request:  {silence.method} {silence.url}"]
+        if silence.request_body is not None:
+            body = silence.request_body
+            lines.append(f"    body:   {body if isinstance(body, str) else json.dumps(body)}"
+                         + (f" followed by {silence.padding} spaces" if silence.padding else ""))
+        lines += ["  Reproduce with:", f"    {silence.curl()}"]
+        self.args = (redact("\n".join(lines)),)
+
+
+def judged_silences(error: BaseException) -> BaseException:
+    """The error a test stopped on, with every request the client found unanswered (Unanswered) made the failure of
+    the requirement that every request is answered (UnansweredFailure), inside an exception group too; `error` itself
+    when it holds none. What pytest and the report show of it stays: its traceback, its cause and its notes (the
+    example Hypothesis drew)."""
+    if isinstance(error, BaseExceptionGroup):
+        inner = [judged_silences(leaf) for leaf in error.exceptions]
+        if all(new is old for new, old in zip(inner, error.exceptions, strict=True)):
+            return error
+        judged: BaseException = error.derive(inner)
+    elif isinstance(error, Unanswered) and not isinstance(error, UnansweredFailure):
+        judged = UnansweredFailure(error.silence, error.again)
+    else:
+        return error
+    judged.__traceback__, judged.__cause__, judged.__context__ = error.__traceback__, error.__cause__, error.__context__
+    judged.__suppress_context__ = error.__suppress_context__
+    if hasattr(error, "__notes__"):
+        judged.__notes__ = list(error.__notes__)
+    return judged

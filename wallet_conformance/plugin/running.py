@@ -1,7 +1,8 @@
 """While a conformance test runs: its declared requirement ids are the default requirement of every check, its
 time on the target is bounded, a run that may not do something (NotAllowed) or a test that cannot judge
-(CannotJudge) is skipped here and nowhere else, and what stopped the test is classified into its report: a failure
-of the target is shown by its evidence, a suite error by its traceback too."""
+(CannotJudge) is skipped here and nowhere else, and what stopped the test is classified into its report (a request
+the client found unanswered made the failure of the requirement that every request is answered): a failure of the
+target is shown by its evidence, a suite error by its traceback too."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.judge.failures import CannotJudge, declared
+from wallet_conformance.judge.failures import CannotJudge, declared, judged_silences
 from wallet_conformance.plugin import allure_labels, exchange_judging
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
 from wallet_conformance.plugin.state import RunState, state
@@ -81,6 +82,12 @@ def _clients(run: RunState) -> list[ApiClient]:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    if call.excinfo is not None and is_conformance_item(item):
+        # A request the client found unanswered is the failure of the requirement that every request is answered,
+        # in whichever phase of whichever test met it: the report is made of that failure, with the same traceback.
+        judged = judged_silences(call.excinfo.value)
+        if judged is not call.excinfo.value:
+            call.excinfo = pytest.ExceptionInfo.from_exception(judged)
     report = yield
     if not is_conformance_item(item):
         return report
