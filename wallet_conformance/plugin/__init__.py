@@ -2,6 +2,7 @@
 
 - options: the command line (and environment) read into the run's Settings, the only reader of pytest's options
 - session: the target (the bundled reference or a deployed implementation) resolved once, the preflight, xdist
+- preflight (no hooks): whether the target speaks the protocol, or why the run stops and with which exit status
 - collection: the `requirement` marker checked against the catalogue, xdist groups, collection.json
 - running: while a test runs, its declared ids are the checks' default requirement, its time is bounded, and what
   stopped it is classified (a failure, a refused setup step, a skip, or an error of the suite itself)

@@ -1,5 +1,6 @@
 """The run's target, resolved once on the controlling process: the bundled reference started for the run, or a
-deployed implementation checked by a preflight; xdist workers get the same one."""
+deployed implementation; either checked by the preflight (preflight.py) before any test or --cleanup; xdist workers
+get the same one."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.redaction import deactivate, redact, register_key
-from wallet_conformance.client.target import Target, configured, preflight, start_reference
+from wallet_conformance.client.target import Target, configured
 from wallet_conformance.generation import profiles
 from wallet_conformance.plugin.collection import runs_conformance
+from wallet_conformance.plugin.preflight import preflight
 from wallet_conformance.plugin.state import STATE as STATE_KEY
 from wallet_conformance.plugin.state import WORKER_LEDGER, WORKER_SEED, WORKER_TARGET, NotRun, is_worker, state
 from wallet_conformance.reporting.conformance import run_inputs
 from wallet_conformance.reporting.writers import run_rows
+from wallet_conformance.settings import Settings
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -30,21 +33,39 @@ def pytest_configure(config: pytest.Config) -> None:
     run = state(config)
     settings = run.settings
     if settings.embedded:
-        run.target, run.server = start_reference(settings)
+        run.target, run.server = _start_reference(settings)
     else:
         run.target = configured(settings)
     register_key(run.target.secret_key)
     register_key(run.target.second_secret_key)
-    if settings.cleanup:
+    stop = preflight(run.target, settings.request_timeout, settings.ca_bundle)
+    if stop is not None:
+        run.not_run = NotRun(redact(f"cleanup not done: {stop.message}" if settings.cleanup else stop.message),
+                             stop.status)
+    elif settings.cleanup:
         from wallet_conformance.world.cleanup import clean_up  # imported late: only --cleanup runs need it
 
         message, status = clean_up(run.target, settings)
         run.not_run = NotRun(redact(message), status)
     else:
-        stop = preflight(run.target, settings.request_timeout, settings.ca_bundle)
-        run.not_run = NotRun(redact(stop.message), stop.status) if stop is not None else None
+        run.not_run = None
     if run.not_run is not None:
         config.option.dist, config.option.tx = "no", []
+
+
+def _start_reference(settings: Settings) -> tuple[Target, Any]:
+    """Start the bundled reference server on a free loopback port; returns the target and the server."""
+    from wallet_conformance.reference import (
+        ReferenceServer,  # imported late: only runs that need it pay for it
+    )
+
+    server = ReferenceServer(faults=settings.reference_faults, settle_delay=settings.reference_settle_delay,
+                             variants=settings.reference_variants, latency=settings.reference_latency)
+    server.start()
+    # The reference seeds a second business with its own key (ReferenceServer.second_secret_key) where it has one.
+    target = Target(base_url=server.base_url, secret_key=server.secret_key, funding_url=server.funding_url,
+                    embedded=True, second_secret_key=getattr(server, "second_secret_key", None))
+    return target, server
 
 
 def _sends_requests(config: pytest.Config) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
-from wallet_conformance.client.target import Target, preflight
+from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.settings import Settings
 from wallet_conformance.world import lists
@@ -111,10 +111,8 @@ def listed_wallets(client: ApiClient) -> tuple[dict[str, dict[str, Any]], str]:
 
 
 def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
-    """Close what earlier runs left on the target and restore what they changed; the report and exit status."""
-    stop = preflight(target, settings.request_timeout, settings.ca_bundle)
-    if stop is not None:
-        return f"cleanup not done: {stop.message}", stop.status
+    """Close what earlier runs left on the target and restore what they changed; the report and exit status. The
+    caller has made the preflight (plugin/preflight.py): the target speaks the protocol and takes the key."""
     client = ApiClient(target.base_url, target.secret_key, timeout=settings.request_timeout,
                        ca_bundle=settings.ca_bundle, rate_limit_wait=settings.rate_limit_wait)
     lines: list[str] = []
