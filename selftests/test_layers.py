@@ -1,18 +1,26 @@
 """The package's layering contract (pyproject.toml, [tool.importlinter]) names every folder, and breaks on an
-import that goes the wrong way."""
+import that goes the wrong way; the transport (client/) knows nothing of requirements or exit statuses."""
 
 from __future__ import annotations
 
+import ast
+import re
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
+from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import ROOT
 
 PACKAGE = ROOT / "wallet_conformance"
 LINT = Path(sys.executable).with_name("lint-imports")
+TRANSPORT = PACKAGE / "client"
+CONTRACT = "wallet_conformance.spec.contract"
+EXIT_STATUS = "wallet_conformance.exit_status"
 
 
 def layers() -> list[str]:
@@ -41,3 +49,92 @@ def test_an_import_the_wrong_way_breaks_the_contract(tmp_path):
     broken = subprocess.run(command, cwd=tmp_path, env={"PYTHONPATH": str(tmp_path)}, capture_output=True, text=True)
     wrong_way = "wallet_conformance.spec.contract -> wallet_conformance.plugin"
     assert broken.returncode != 0 and wrong_way in broken.stdout, broken.stdout
+
+
+def _requirement_id() -> re.Pattern[str]:
+    """An id of one of the catalogue's families (AUTH-04, ERR-09...), known to the catalogue or not."""
+    families = sorted({requirement.id.split("-")[0] for requirement in catalogue()})
+    return re.compile(rf"\b(?:{'|'.join(families)})-\d{{2,}}\b")
+
+
+def _names_requirements(value: Any, requirement_id: re.Pattern[str]) -> bool:
+    """Whether a constant of spec/contract.py is a requirement id, or a collection of them (keys of a mapping)."""
+    if isinstance(value, str):
+        return requirement_id.fullmatch(value) is not None
+    return isinstance(value, tuple | frozenset | dict) and bool(value) and all(
+        isinstance(item, str) and requirement_id.fullmatch(item) for item in value)
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    """The string constants of a module that are docstrings (of the module, a class or a function)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                found.add(id(first.value))
+    return found
+
+
+def transport_knows(folder: Path) -> list[str]:
+    """Where the modules under `folder` name a requirement (a literal id in code, or a constant of spec/contract.py
+    that holds ids, such as contract.ANSWERED) or import the exit statuses. Comments and docstrings may cite the
+    document (why a transport exists); code may not act on it."""
+    requirement_id = _requirement_id()
+    named = {name for name in dir(contract) if name.isupper() and
+             _names_requirements(getattr(contract, name), requirement_id)}
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        where = path.relative_to(folder.parent.parent).as_posix()
+        docstrings = _docstrings(tree)
+        modules = {CONTRACT}  # the names the module binds to spec/contract.py
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "wallet_conformance.spec":
+                modules.update(alias.asname or alias.name for alias in node.names if alias.name == "contract")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                found += [f"{where}:{node.lineno}: names {match}" for match in requirement_id.findall(node.value)]
+            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                  and node.attr in named):
+                found.append(f"{where}:{node.lineno}: names contract.{node.attr}")
+            elif isinstance(node, ast.ImportFrom) and node.module == CONTRACT:
+                found += [f"{where}:{node.lineno}: names contract.{alias.name}" for alias in node.names
+                          if alias.name in named]
+            elif _imports_exit_statuses(node):
+                found.append(f"{where}:{node.lineno}: imports the exit statuses")
+    return found
+
+
+def _imports_exit_statuses(node: ast.AST) -> bool:
+    if isinstance(node, ast.Import):
+        return any(alias.name == EXIT_STATUS for alias in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return node.module == EXIT_STATUS or (
+            node.module == "wallet_conformance" and any(alias.name == "exit_status" for alias in node.names))
+    return False
+
+
+def test_the_transport_names_no_requirement_and_no_exit_status():
+    """No module of client/ names a requirement id in its code, literally or through spec/contract.py, nor imports the
+    exit statuses: which requirement an answer or a silence breaks, and how a run ends, are the judge's and the
+    plugin's."""
+    assert transport_knows(TRANSPORT) == []
+
+
+def test_the_transport_check_sees_an_id_a_contract_constant_and_an_exit_status(tmp_path):
+    """The check finds a literal id in code (not in a docstring or a comment), a requirement constant of the contract
+    and an import of the exit statuses."""
+    folder = tmp_path / "wallet_conformance" / "client"
+    folder.mkdir(parents=True)
+    (folder / "knows.py").write_text(
+        '"""Cites AUTH-08 in a docstring."""\n'
+        "from wallet_conformance.exit_status import ExitStatus\n"
+        "from wallet_conformance.spec import contract\n"
+        "WALLET_LIST = 'END-14'  # and ERR-09 in a comment\n"
+        "def stop():\n"
+        "    return f'[{contract.ANSWERED}] breaks AUTH-04', contract.operations(), ExitStatus.CANNOT_RUN\n")
+    where = "wallet_conformance/client/knows.py"
+    assert transport_knows(folder) == [f"{where}:2: imports the exit statuses", f"{where}:4: names END-14",
+                                       f"{where}:6: names AUTH-04", f"{where}:6: names contract.ANSWERED"]
