@@ -18,9 +18,9 @@ import pytest
 
 from selftests.suite_runs import QUICK_SETTLEMENT, RUN_TIMEOUT, run_in_process, tail
 from selftests.suite_runs import run_sample as run
-from wallet_conformance.client.api import Silence
+from wallet_conformance.client.api import Silence, Unanswered
 from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.judge.failures import UnansweredFailure
+from wallet_conformance.judge.failures import UnansweredFailure, judged_silences
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import build_report
@@ -90,6 +90,23 @@ def _silent_record(nodeid: str, declared: tuple[str, ...]) -> TestRecord:
     return TestRecord(nodeid, declared, outcome="failed", failed_requirements=found.failed_requirements,
                       setup_error=found.setup_error, setup_requirement=found.setup_requirement,
                       evidence=found.evidence)
+
+
+def test_a_silence_the_client_raised_is_judged_inside_a_group_with_its_notes():
+    """The client's Unanswered names no requirement; judged (as the plugin does with what a test stopped on), inside
+    the group Hypothesis raises for distinct failures too, it fails ERR-09 with the example Hypothesis drew kept."""
+    silence = Silence("GET", "http://127.0.0.1:41234/v1/virtual-accounts", [("x-service-key", "<SECRET_KEY>")], None,
+                      1.0, 1.0, 2, "GET http://127.0.0.1:41234/v1/transactions/banks answered 200")
+    raised = Unanswered(silence)
+    raised.add_note("Falsifying example: test_list(page=2)")
+    other = ValueError("a bug of the suite")
+    group = ExceptionGroup("Hypothesis found 2 distinct failures.", [raised, other])
+    assert classify(raised, ("ERR-09",)).failed_requirements == ()  # a refused step, not a failure, unjudged
+    judged = judged_silences(group)
+    failure, kept = judged.exceptions
+    assert isinstance(failure, UnansweredFailure) and failure.requirement == "ERR-09" and kept is other
+    assert failure.__notes__ == ["Falsifying example: test_list(page=2)"] and str(failure).startswith("[ERR-09] GET")
+    assert judged_silences(other) is other and judged_silences(failure) is failure
 
 
 def test_a_silence_fails_err_09_wherever_met_and_blocks_the_tests_own_requirements():
