@@ -57,6 +57,24 @@ def test_judge_holds_an_answer_to_what_was_sent():
     assert "END-28" not in broken_requirements(judge(exchange("verifyTransaction", "GET", 200, verified, path)))
 
 
+def test_the_rules_declared_on_the_checks_are_held_in_the_registrys_order():
+    """Every rule a check declares (`@rule`) is in the registry, in the place ORDER gives its name; one check may
+    declare several (meta_success_is: true on a success, false on a refusal that carries meta)."""
+    from wallet_conformance.judge import rules
+    from wallet_conformance.judge.rule import declared_rules
+
+    names = [held.name for held in rules.RULES]
+    assert set(rules.RULES) == set(declared_rules()) and names == sorted(names, key=rules.ORDER.index)
+    by_name = {held.name: held for held in rules.RULES}
+    assert by_name["meta.success true"].requirements == ("ERR-03",)
+    assert by_name["error meta.success false"].when == "client-error"
+    refusal = exchange("getWallet", "GET", 404, {"meta": {"statusCode": 404, "success": True}, "data": None},
+                       "/virtual-accounts/vba-1")
+    assert "ERR-08" in broken_requirements(judge(refusal))
+    bare = exchange("getWallet", "GET", 404, {"message": "not found"}, "/virtual-accounts/vba-1")
+    assert {"ERR-06"} <= broken_requirements(judge(bare)) and "ERR-08" not in broken_requirements(judge(bare))
+
+
 PARTIES = {"RES-68", "RES-82", "RES-83", "RES-84"}
 
 

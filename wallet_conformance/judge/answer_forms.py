@@ -4,19 +4,20 @@ and with an integer id, a transfer `pending` and a debit to a `VirtualAccount`, 
 a wallet read's `_id`.
 
 Each check judges one accepted exchange of its operation under its own requirement: the hand-written tests judge
-their samples with it, and the exchange judge (rules.py) every accepted exchange of the operation, a recording's too.
+their samples with it, and, through the rule it declares (`@rule`), the exchange judge (rules.py) every accepted
+exchange of the operation, a recording's too, in the order the checks are defined here.
 Whether data is an object at all is SVC-19's matter, and a record's table its RES requirement's (rules._table).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import check
 from wallet_conformance.judge.request_rules import answers_the_destination
+from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -49,6 +50,7 @@ def _data(exchange: Exchange) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and not answers_the_destination(exchange) else None
 
 
+@rule(*STATED_VALUES, when="success", name="the operation's stated form", each=True)
 @check
 def stated_values(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The fields whose value the document states for this operation's answer under `requirement` hold it."""
@@ -63,32 +65,6 @@ def stated_values(exchange: Exchange, *, requirement: str | None = None) -> None
                             data.get(name, f"no {name}"), exchange, requirement=requirement)
 
 
-@check
-def fee(data: dict[str, Any], exchange: Exchange, where: str = "data", *, requirement: str | None = None) -> int:
-    """A transfer's fee: an integer of 0 or more."""
-    value = data.get("fee")
-    if type(value) is not int or value < 0:
-        checks.fail(f"{where}.fee is an integer of 0 or more", "an integer >= 0", value, exchange,
-                    requirement=requirement)
-    return value
-
-
-@check
-def fee_of_a_bank_transfer(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """A bank transfer's answer shows a fee of 0 or more."""
-    data = _data(exchange)
-    if data is not None:
-        fee(data, exchange, requirement=requirement)
-
-
-@check
-def created_integer_id(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """The create-wallet answer shows an integer id (one of neither type a Wallet's id may have is RES-21's)."""
-    data = _data(exchange)
-    if data is not None and isinstance(data.get("id"), str):
-        checks.fail("data.id is an integer", "int", f"the string {data['id']!r}", exchange, requirement=requirement)
-
-
 # requirement -> the schema of schemas/ and the pointer to what the document says of its operation's answer.
 SCHEMA_FORMS: dict[str, tuple[str, str]] = {
     "END-10": ("wallet.json", "#/$defs/without-internal-id"),  # the create answer without `_id`
@@ -96,6 +72,7 @@ SCHEMA_FORMS: dict[str, tuple[str, str]] = {
 }
 
 
+@rule(*SCHEMA_FORMS, when="success", name="the operation's stated form", each=True)
 @check
 def schema_form(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The answer's data holds the form SCHEMA_FORMS gives `requirement` (the create-wallet answer without `_id`,
@@ -106,6 +83,35 @@ def schema_form(exchange: Exchange, *, requirement: str | None = None) -> None:
         checks.conforms(data, schema_file, exchange, pointer=pointer, requirement=requirement)
 
 
+@rule("RES-24", when="success", name="the operation's stated form")
+@check
+def created_integer_id(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """The create-wallet answer shows an integer id (one of neither type a Wallet's id may have is RES-21's)."""
+    data = _data(exchange)
+    if data is not None and isinstance(data.get("id"), str):
+        checks.fail("data.id is an integer", "int", f"the string {data['id']!r}", exchange, requirement=requirement)
+
+
+@check
+def fee(data: dict[str, Any], exchange: Exchange, where: str = "data", *, requirement: str | None = None) -> int:
+    """A transfer's fee: an integer of 0 or more."""
+    value = data.get("fee")
+    if type(value) is not int or value < 0:
+        checks.fail(f"{where}.fee is an integer of 0 or more", "an integer >= 0", value, exchange,
+                    requirement=requirement)
+    return value
+
+
+@rule("END-34", when="success", name="the operation's stated form")
+@check
+def fee_of_a_bank_transfer(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """A bank transfer's answer shows a fee of 0 or more."""
+    data = _data(exchange)
+    if data is not None:
+        fee(data, exchange, requirement=requirement)
+
+
+@rule("RES-22", when="success", name="the operation's stated form")
 @check
 def read_internal_id(exchange: Exchange, *, requirement: str | None = None) -> None:
     """Each Wallet of a wallet read (the single read's data, the list's entries) carries a string `_id`; data of
@@ -120,14 +126,3 @@ def read_internal_id(exchange: Exchange, *, requirement: str | None = None) -> N
         if not isinstance(wallet.get("_id"), str):
             checks.fail(f"{where} carries a string _id", "a string _id", wallet.get("_id", "no _id"), exchange,
                         requirement=requirement)
-
-
-# requirement -> its check of one accepted exchange of the operations the catalogue gives it (the exchange judge's
-# registry, rules.py, holds each on every such exchange).
-FORMS: dict[str, Callable[..., None]] = {
-    **dict.fromkeys(STATED_VALUES, stated_values),
-    **dict.fromkeys(SCHEMA_FORMS, schema_form),
-    "RES-24": created_integer_id,
-    "END-34": fee_of_a_bank_transfer,
-    "RES-22": read_internal_id,
-}

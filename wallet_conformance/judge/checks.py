@@ -24,6 +24,7 @@ from typing import Any
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.failures import ConformanceFailure, check, requirement_of
+from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract, validation
 
 MONEY_FIELDS = frozenset({"amount", "balance", "fee", "actualAmount", "convertedAmount"})
@@ -51,12 +52,14 @@ def status(exchange: Exchange, expected: int, *, requirement: str | None = None)
              requirement=requirement)
 
 
+@rule("ERR-01", "ERR-02", when="success", name="success status")
 @check
 def success_status(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The documented success status of the exchange's operation (ERR-01 / ERR-02)."""
     status(exchange, contract.operations()[exchange.operation_id].success_status, requirement=requirement)
 
 
+@rule("ERR-05", when="not-success", name="no server error")
 @check
 def no_server_error(exchange: Exchange, *, requirement: str | None = None) -> None:
     if exchange.status >= 500:
@@ -216,6 +219,7 @@ def _every_field(exchange: Exchange, names: frozenset[str], holds: Callable[[Any
     return seen
 
 
+@rule(contract.MONEY_INTEGERS, when="success", name="money in kobo")
 @check
 def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every money field of data is an integer (or null); returns the fields it validated, by path."""
@@ -223,6 +227,7 @@ def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None)
                         "an integer", requirement, null_allowed=True)
 
 
+@rule("SVC-22", when="success", name="currency NGN")
 @check
 def currencies_are_ngn(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every currency field of data is NGN; returns the fields it validated, by path."""
@@ -239,6 +244,7 @@ def _is_timestamp(value: Any) -> bool:
 NULLABLE_TIMESTAMP_FIELDS = contract.nullable_timestamps()
 
 
+@rule("SVC-23", when="success", name="timestamps")
 @check
 def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every timestamp field of data is ISO 8601 UTC with milliseconds (or null, or for a field typed `timestamp or

@@ -7,11 +7,14 @@ catalogue), and that the body is JSON at all. Checks follow the convention of ch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.checks import conforms, fail
 from wallet_conformance.judge.failures import CannotJudge, check
+from wallet_conformance.judge.refusals import has_meta
+from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -20,6 +23,8 @@ LIST_DATA = "SVC-20"  # data is an array on list responses
 META = "#/$defs/meta/properties"
 
 
+@rule("ERR-06", when="client-error", name="error envelope")
+@rule("SVC-03", when="success", name="json envelope")
 @check
 def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """The body is a JSON object holding `meta` (an object) and `data` (envelope.json, its root and meta's type)."""
@@ -38,6 +43,7 @@ def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict
     return body
 
 
+@rule("SVC-04", when="success", name="content type")
 @check
 def content_type_json(exchange: Exchange, *, requirement: str | None = None) -> str:
     content_type = (exchange.header("content-type") or "").split(";")[0].strip().lower()
@@ -47,6 +53,8 @@ def content_type_json(exchange: Exchange, *, requirement: str | None = None) -> 
     return content_type
 
 
+@rule("ERR-07", when="client-error", name="error meta.statusCode", where=has_meta)
+@rule("SVC-05", when="success", name="meta.statusCode")
 @check
 def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> int:
     """meta.statusCode is an integer (envelope.json) equal to the HTTP status (code: a schema cannot say it)."""
@@ -58,6 +66,7 @@ def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> i
     return code
 
 
+@rule("SVC-06", when="success", name="meta.success boolean")
 @check
 def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = None) -> bool:
     value = exchange.meta.get("success")
@@ -67,6 +76,8 @@ def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = Non
                     requirement=requirement)
 
 
+@rule("ERR-08", when="client-error", name="error meta.success false", args=(False,), where=has_meta)
+@rule("ERR-03", when="success", name="meta.success true", args=(True,))
 @check
 def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | None = None) -> bool:
     """meta.success is true on a success (envelope.json#/$defs/success), false on an error (#/$defs/failure)."""
@@ -76,6 +87,7 @@ def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | No
     return expected
 
 
+@rule("SVC-07", when="success", name="meta.message string")
 @check
 def message_is_string(exchange: Exchange, *, requirement: str | None = None) -> None:
     if "message" in exchange.meta:
@@ -90,6 +102,14 @@ def shows_meta(exchange: Exchange) -> bool:
     return isinstance(body, dict) and isinstance(body.get("meta"), dict)
 
 
+def meta_holds(name: str | None = None) -> Callable[[Exchange], bool]:
+    """Where a rule of what a success's meta says judges: an answer whose meta can be read and, given a `name`, holds
+    it. A body without meta is the envelope's failure (SVC-03), and one without the field its presence requirement's
+    (SVC-08, SVC-16), not what the field would have said; so an error's meta is judged where the error carries one
+    (refusals.has_meta), one that carries none breaking the envelope (ERR-06)."""
+    return lambda exchange: shows_meta(exchange) and (name is None or name in exchange.meta)
+
+
 def _meta(exchange: Exchange) -> dict[str, Any]:
     """The answer's meta object; CannotJudge when the body holds none (the envelope's requirement judges that)."""
     if not shows_meta(exchange):
@@ -98,6 +118,8 @@ def _meta(exchange: Exchange) -> dict[str, Any]:
     return exchange.meta
 
 
+@rule(contract.MESSAGE_PRESENT, contract.MESSAGE_ABSENT, when="success", name="meta.message presence",
+      where=meta_holds())
 @check
 def message_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
     """meta.message is present or absent as the document says for this operation (with-/without-message), on an
@@ -112,6 +134,7 @@ def message_presence(exchange: Exchange, *, requirement: str | None = None) -> N
              requirement=requirement)
 
 
+@rule(*contract.MESSAGE_REQUIREMENTS, when="success", name="meta.message words", where=meta_holds("message"))
 @check
 def message_value(exchange: Exchange, *, requirement: str | None = None) -> str | None:
     """meta.message, where present, is the document's message for the operation; an answer without one cannot be
@@ -125,6 +148,7 @@ def message_value(exchange: Exchange, *, requirement: str | None = None) -> str 
     return expected
 
 
+@rule(contract.PAGINATED, "END-38", when="success", name="meta.pagination presence", where=meta_holds())
 @check
 def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
     """meta.pagination is present on the paged lists and absent elsewhere, on an answer whose meta can be read."""
@@ -138,6 +162,7 @@ def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -
              exchange, requirement=requirement)
 
 
+@rule("SVC-17", when="success", name="meta.pagination fields", where=meta_holds("pagination"))
 @check
 def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
     """meta.pagination holds integer totalCount, perPage and current (envelope.json#/$defs/pagination); an answer

@@ -17,6 +17,7 @@ from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import check
 from wallet_conformance.judge.records import Found
 from wallet_conformance.judge.request_rules import PARTIES_REPEATED, at
+from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract
 
 TRANSACTION = "transaction.json"
@@ -177,6 +178,7 @@ def transactions_of(exchange: Exchange) -> Iterator[tuple[str, dict[str, Any]]]:
         yield from ((f"data[{index}]", entry) for index, entry in enumerate(data) if isinstance(entry, dict))
 
 
+@rule(*(requirement for requirement, *_ in REPEATED), when="success", name="the parties repeated alike", each=True)
 @check
 def parties_named_alike(exchange: Exchange, *, requirement: str | None = None) -> None:
     """Each transaction an answer shows repeats, in its data and its credit leg, the parties its own `source` and
@@ -202,6 +204,7 @@ def inbound_leg_holds_its_fields(where: str, transaction: dict[str, Any], exchan
     return 1
 
 
+@rule("RES-81", when="success", name="inbound credit leg")
 @check
 def inbound_legs_hold_their_fields(exchange: Exchange, *, requirement: str | None = None) -> None:
     """Every inbound credit an answer shows has a credit leg, if any, with auth, account and linkRef."""

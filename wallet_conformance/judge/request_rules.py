@@ -23,6 +23,7 @@ from wallet_conformance.client.api import DEFAULT, Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.expiration import expires_expire_in_after_creation, parse_timestamp
 from wallet_conformance.judge.failures import CannotJudge, check
+from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.documents import openapi
 
@@ -249,12 +250,14 @@ def _takes_a_body(operation_id: str) -> bool:
     return operation is not None and "requestBody" in openapi()["paths"][operation.path][operation.method.lower()]
 
 
+@rule(*(requirement for *_, requirement in INVALID_INPUT_REQUIREMENTS), when="success",
+      name="accepted request within the limits", each=True)
 @check
-def accepted_within_limits(exchange: Exchange, limit: str, *, requirement: str | None = None) -> None:
-    """A request the target accepted keeps the documented limit `limit` (a requirement of
-    INVALID_INPUT_REQUIREMENTS): a 2xx to a request that breaks it breaks that requirement."""
+def accepted_within_limits(exchange: Exchange, *, requirement: str | None = None) -> None:
+    """A request the target accepted keeps the documented limit `requirement` (one of INVALID_INPUT_REQUIREMENTS): a
+    2xx to a request that breaks it breaks that requirement."""
     found = exchange_problems(exchange)
-    if exchange.ok and found and invalid_input_requirement(exchange.operation_id, found) == limit:
+    if exchange.ok and found and invalid_input_requirement(exchange.operation_id, found) == requirement:
         listing = "; ".join(f"{problem.where}: {problem.message}" for problem in found[:4])
         checks.fail("an invalid request is refused with a 4xx", "a status in 400..499", exchange.status, exchange,
                     detail=f"accepted although invalid: {listing}", requirement=requirement)
@@ -363,6 +366,7 @@ def takes_the_reference(exchange: Exchange) -> bool:
     return not isinstance(shown, str) or not isinstance(sent, dict) or shown == sent.get("reference")
 
 
+@rule(*(requirement for _, requirement, *_ in ECHOED), when="success", name="what was sent comes back", each=True)
 @check
 def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The answer to an accepted request carries what was sent as it was sent (ECHOED, for the requirement the rule
@@ -396,6 +400,7 @@ def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> No
             checks.fail(f"data.{where} is the {name} sent", sent, held, exchange, requirement=requirement)
 
 
+@rule("END-28", when="success", name="verify answers the path's reference")
 @check
 def verified_reference(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The transaction a verify answers with has the reference of the path. One whose reference the path's only
@@ -418,6 +423,7 @@ def path_parameters(exchange: Exchange) -> dict[str, str]:
     return {name: unquote(value) for name, value in found.groupdict().items()} if found else {}
 
 
+@rule("STA-07", when="success", name="expiration after expireIn")
 @check
 def expiration_follows_expire_in(exchange: Exchange, *, requirement: str | None = None) -> None:
     """A collection account created with a valid expireIn expires about expireIn seconds after its createdAt (when

@@ -2,11 +2,13 @@
 judge (judge/exchanges.py) holds on every exchange of the run, and from which the generated tests' requirement lists
 are derived.
 
-A rule says which answers it judges (`when`), which requirements it may stand for (the first whose catalogue
-`operations` take in the exchange's operation), and its check. All are the suite's own checks (judge/checks.py,
-judge/envelope.py, the resource tables of schemas/ and the refusal schema of openapi.yaml through
-spec/validation.py): Schemathesis generates and sends the generated tests' cases, and its own checks would judge
-those alone. Schemathesis checks with no rule here, and why:
+Each rule is declared on its check, where the check is defined (`@rule`, judge/rule.py): it says which answers it
+judges (`when`), which requirements it may stand for (the first whose catalogue `operations` take in the exchange's
+operation), and its name. This module gathers them in the order they are held (ORDER). All are the suite's own checks
+(judge/checks.py, judge/envelope.py, judge/request_rules.py, judge/answer_forms.py, judge/parties.py, and here the
+resource tables of schemas/ and the refusal schema of openapi.yaml through spec/validation.py): Schemathesis
+generates and sends the generated tests' cases, and its own checks would judge those alone. Schemathesis checks with
+no rule here, and why:
 - status_code_conformance: openapi.yaml declares `4XX` and `default` (failure codes are not shown, ERR-04), so it
   cannot fail; the documented success status is the suite's own rule (ERR-01 / ERR-02).
 - positive_data_acceptance / negative_data_rejection: they read Schemathesis' own idea of valid; the generated
@@ -23,74 +25,47 @@ from __future__ import annotations
 import re
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge import answer_forms, checks, envelope, parties, refusals, request_rules
+
+# The modules that declare rules, imported for their declarations (the ones of this module follow).
+from wallet_conformance.judge import answer_forms, checks, envelope, parties, request_rules  # noqa: F401
 from wallet_conformance.judge.failures import DECLARED, CannotJudge, ConformanceFailure
+from wallet_conformance.judge.rule import Rule, When, declared_rules, rule
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
 
-When = Literal["success", "client-error", "not-success"]
 # The places of the answer being judged that show another account's wallet, whose name, number and balance may be
 # withheld there (exchanges.judge's `withheld`): set while `broken` runs the rules on one exchange.
 WITHHELD: ContextVar[frozenset[str]] = ContextVar("wallet_conformance_withheld", default=frozenset())
 _REQUIRED = re.compile(r"""^['"](?P<name>[^'"]+)['"] is a required property""")
 
 
-@dataclass(frozen=True)
-class Rule:
-    """One rule an answer can break: its name, which answers it judges, the requirements it may stand for, and
-    its check, called as `check(exchange, requirement)`."""
-
-    name: str
-    when: When
-    requirements: tuple[str, ...]
-    check: Callable[[Exchange, str], Any]
-    why: str = ""
-
-    def requirement_for(self, operation_id: str) -> str | None:
-        """The requirement this rule holds on `operation_id`: the first of its requirements whose catalogue scope
-        (`operations`) takes the operation in, or None where none does."""
-        for requirement_id in self.requirements:
-            scope = catalogue()[requirement_id].operations
-            if "all" in scope or operation_id in scope:
-                return requirement_id
-        return None
-
-    def judges(self, exchange: Exchange) -> bool:
-        if self.when == "success":
-            return exchange.ok
-        if self.when == "client-error":
-            return 400 <= exchange.status < 500
-        return not exchange.ok
-
-
 # ------------------------------------------------------------------ the resource tables and the refusal schema
 
 
-def _response_schema(why: str) -> Callable[[Exchange, str], None]:
-    """The answer holds the schema openapi.yaml gives its operation and status; its failure names the requirement."""
-
-    def run(exchange: Exchange, requirement: str) -> None:
-        if not exchange.is_json:
-            checks.fail("the answer is a JSON envelope", "a JSON body", "a body that is not JSON", exchange,
-                        detail=why, requirement=requirement)
-        found = validation.response_problems(exchange.operation_id, exchange.status, exchange.json) or []
-        if found:
-            first = found[0]
-            listing = "; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in found[:8])
-            checks.fail(f"the answer matches the schema of {exchange.operation_id} (HTTP {exchange.status})",
-                        f"{first.keyword}: {first.expected}", f"{first.path or 'body'}: {first.message}", exchange,
-                        detail=f"{why}. {listing}", requirement=requirement)
-
-    return run
+@rule("ERR-06", when="not-success", name="response schema")
+def _response_schema(exchange: Exchange, requirement: str) -> None:
+    """The answer holds the schema openapi.yaml gives its operation and status: a refusal is an envelope (SHOULD)."""
+    why = "a refusal is an envelope (SHOULD)"
+    if not exchange.is_json:
+        checks.fail("the answer is a JSON envelope", "a JSON body", "a body that is not JSON", exchange,
+                    detail=why, requirement=requirement)
+    found = validation.response_problems(exchange.operation_id, exchange.status, exchange.json) or []
+    if found:
+        first = found[0]
+        listing = "; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in found[:8])
+        checks.fail(f"the answer matches the schema of {exchange.operation_id} (HTTP {exchange.status})",
+                    f"{first.keyword}: {first.expected}", f"{first.path or 'body'}: {first.message}", exchange,
+                    detail=f"{why}. {listing}", requirement=requirement)
 
 
+@rule(*contract.RESOURCE_TABLES, when="success", name="resource table")
 def _table(exchange: Exchange, requirement: str) -> None:
     """The records of a success's data hold the table `requirement` holds (contract.RESOURCE_TABLES), in schemas/:
     data when it is an object, each entry that is an object when it is an array. The shape of data is SVC-19's and
@@ -116,17 +91,6 @@ def _table(exchange: Exchange, requirement: str) -> None:
                     requirement=requirement)
 
 
-def _of_error_meta(check: Callable[[Exchange, str], Any]) -> Callable[[Exchange, str], None]:
-    """A check of what an error's meta says, judged where the error carries a meta object: one that carries none
-    breaks the envelope (ERR-06), not what its meta would have said."""
-
-    def run(exchange: Exchange, requirement: str) -> None:
-        if refusals.has_meta(exchange):
-            check(exchange, requirement)
-
-    return run
-
-
 def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) -> bool:
     """Whether a schema problem is only another account's field withheld: absent, null or masked (a string) at one
     of the `withheld` places."""
@@ -139,91 +103,52 @@ def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) 
     return value is None or isinstance(value, str)
 
 
-def _where_meta_holds(name: str | None, check: Callable[[Exchange, str], Any]) -> Callable[[Exchange, str], None]:
-    """A check of what a success's meta says, judged where the answer's meta can be read and, given a `name`, holds
-    it: a body without meta is the envelope's failure (SVC-03), and one without the field its presence
-    requirement's (SVC-08, SVC-16), not what the field would have said."""
-
-    def run(exchange: Exchange, requirement: str) -> None:
-        if envelope.shows_meta(exchange) and (name is None or name in exchange.meta):
-            check(exchange, requirement)
-
-    return run
-
-
 # ------------------------------------------------------------------ the registry
 
-RESOURCE_SCHEMAS = tuple(contract.RESOURCE_TABLES)
-MESSAGE_VALUES = contract.MESSAGE_REQUIREMENTS
-
-RULES: tuple[Rule, ...] = (
+# The order the rules are held in, by name (the rules of one name in the order they are declared): the first broken
+# one is the failure a generated test reports (judge_answer), and a requirement's rules are listed in it.
+ORDER = (
     # Success answers: the envelope, its meta, the documented status and message, and the values of data.
-    Rule("json envelope", "success", ("SVC-03",), lambda ex, rid: envelope.json_envelope(ex, requirement=rid)),
-    Rule("meta.statusCode", "success", ("SVC-05",), lambda ex, rid: envelope.meta_status_code(ex, requirement=rid)),
-    Rule("meta.success boolean", "success", ("SVC-06",),
-         lambda ex, rid: envelope.meta_success_is_boolean(ex, requirement=rid)),
-    Rule("meta.success true", "success", ("ERR-03",),
-         lambda ex, rid: envelope.meta_success_is(ex, True, requirement=rid)),
-    Rule("meta.message string", "success", ("SVC-07",),
-         lambda ex, rid: envelope.message_is_string(ex, requirement=rid)),
-    Rule("meta.message presence", "success", (contract.MESSAGE_PRESENT, contract.MESSAGE_ABSENT),
-         _where_meta_holds(None, lambda ex, rid: envelope.message_presence(ex, requirement=rid))),
-    Rule("meta.message words", "success", MESSAGE_VALUES,
-         _where_meta_holds("message", lambda ex, rid: envelope.message_value(ex, requirement=rid))),
-    Rule("meta.pagination presence", "success", (contract.PAGINATED, "END-38"),
-         _where_meta_holds(None, lambda ex, rid: envelope.pagination_presence(ex, requirement=rid))),
-    Rule("meta.pagination fields", "success", ("SVC-17",),
-         _where_meta_holds("pagination", lambda ex, rid: envelope.pagination_shape(ex, requirement=rid))),
-    Rule("success status", "success", ("ERR-01", "ERR-02"), lambda ex, rid: checks.success_status(ex, requirement=rid)),
-    Rule("money in kobo", "success", (contract.MONEY_INTEGERS,),
-         lambda ex, rid: checks.money_is_integer_kobo(ex, requirement=rid)),
-    Rule("currency NGN", "success", ("SVC-22",), lambda ex, rid: checks.currencies_are_ngn(ex, requirement=rid)),
-    Rule("timestamps", "success", ("SVC-23",), lambda ex, rid: checks.timestamps_are_utc_ms(ex, requirement=rid)),
+    "json envelope", "meta.statusCode", "meta.success boolean", "meta.success true", "meta.message string",
+    "meta.message presence", "meta.message words", "meta.pagination presence", "meta.pagination fields",
+    "success status", "money in kobo", "currency NGN", "timestamps",
     # Refusals: an envelope repeating its status with success false.
-    Rule("error envelope", "client-error", ("ERR-06",), lambda ex, rid: envelope.json_envelope(ex, requirement=rid)),
-    Rule("error meta.statusCode", "client-error", ("ERR-07",),
-         _of_error_meta(lambda ex, rid: envelope.meta_status_code(ex, requirement=rid))),
-    Rule("error meta.success false", "client-error", ("ERR-08",),
-         _of_error_meta(lambda ex, rid: envelope.meta_success_is(ex, False, requirement=rid))),
+    "error envelope", "error meta.statusCode", "error meta.success false",
     # What was sent: an accepted request keeps the documented limits, and its answer carries what was sent.
-    *(Rule("accepted request within the limits", "success", (limit,),
-           lambda ex, rid: request_rules.accepted_within_limits(ex, rid, requirement=rid))
-      for limit in dict.fromkeys(requirement for *_, requirement in request_rules.INVALID_INPUT_REQUIREMENTS)),
-    *(Rule("what was sent comes back", "success", (echoed,),
-           lambda ex, rid: request_rules.sent_comes_back(ex, requirement=rid))
-      for echoed in dict.fromkeys(requirement for _, requirement, *_ in request_rules.ECHOED)),
-    *(Rule("the operation's stated form", "success", (form,),
-           lambda ex, rid: answer_forms.FORMS[rid](ex, requirement=rid))
-      for form in answer_forms.FORMS),
-    Rule("inbound credit leg", "success", ("RES-81",),
-         lambda ex, rid: parties.inbound_legs_hold_their_fields(ex, requirement=rid)),
-    *(Rule("the parties repeated alike", "success", (repeated,),
-           lambda ex, rid: parties.parties_named_alike(ex, requirement=rid))
-      for repeated in dict.fromkeys(requirement for requirement, *_ in parties.REPEATED)),
-    Rule("verify answers the path's reference", "success", ("END-28",),
-         lambda ex, rid: request_rules.verified_reference(ex, requirement=rid)),
-    Rule("expiration after expireIn", "success", ("STA-07",),
-         lambda ex, rid: request_rules.expiration_follows_expire_in(ex, requirement=rid)),
+    "accepted request within the limits", "what was sent comes back", "the operation's stated form",
+    "inbound credit leg", "the parties repeated alike", "verify answers the path's reference",
+    "expiration after expireIn",
     # Any answer: no 5xx (SHOULD); success bodies labelled JSON (SHOULD); the schemas of openapi.yaml.
-    Rule("no server error", "not-success", ("ERR-05",), lambda ex, rid: checks.no_server_error(ex, requirement=rid)),
-    Rule("content type", "success", ("SVC-04",), lambda ex, rid: envelope.content_type_json(ex, requirement=rid)),
-    Rule("resource table", "success", RESOURCE_SCHEMAS, _table),
-    Rule("response schema", "not-success", ("ERR-06",), _response_schema("a refusal is an envelope (SHOULD)")),
+    "no server error", "content type", "resource table", "response schema",
 )
+
+
+def _registry() -> tuple[Rule, ...]:
+    """Every declared rule, in ORDER; a rule declared without a place there, or a place no rule takes, is an error of
+    the suite, found on import."""
+    rules = declared_rules()
+    names = {declared_rule.name for declared_rule in rules}
+    if names != set(ORDER) or len(ORDER) != len(set(ORDER)):
+        raise LookupError(f"rules declared without a place in ORDER: {sorted(names - set(ORDER))}; places in ORDER "
+                          f"no rule takes: {sorted(set(ORDER) - names)}")
+    return tuple(sorted(rules, key=lambda declared_rule: ORDER.index(declared_rule.name)))
+
+
+RULES: tuple[Rule, ...] = _registry()
 
 
 @cache
 def _applying(operation_id: str) -> tuple[tuple[Rule, str], ...]:
-    return tuple((rule, requirement) for rule in RULES
-                 if (requirement := rule.requirement_for(operation_id)) is not None)
+    return tuple((held, requirement) for held in RULES
+                 if (requirement := held.requirement_for(operation_id)) is not None)
 
 
 def applying(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")
              ) -> Iterator[tuple[Rule, str]]:
     """The rules that hold on an operation's answers of the kinds `when`, each with its requirement there."""
-    for rule, requirement in _applying(operation_id):
-        if rule.when in when:
-            yield rule, requirement
+    for held, requirement in _applying(operation_id):
+        if held.when in when:
+            yield held, requirement
 
 
 def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")
@@ -265,12 +190,12 @@ def broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[t
     found = []
     declared, shown = DECLARED.set(None), WITHHELD.set(withheld)  # each rule holds its own requirement
     try:
-        for rule, requirement in applying(exchange.operation_id):
-            if rule.judges(exchange):
+        for held, requirement in applying(exchange.operation_id):
+            if held.judges(exchange):
                 try:
-                    rule.check(exchange, requirement)
+                    held.check(exchange, requirement)
                 except ConformanceFailure as failure:
-                    found.append((rule, requirement, failure))
+                    found.append((held, requirement, failure))
                 except CannotJudge:
                     pass  # the answer breaks another rule's statement first (data of another shape, say)
     finally:
@@ -284,6 +209,6 @@ def broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[t
 def judge_answer(exchange: Exchange, when: tuple[When, ...] = ("success", "client-error", "not-success")) -> None:
     """Every rule of the registry that judges this answer (of the kinds `when`), in order; the first broken one
     raises its ConformanceFailure."""
-    for rule, _, failure in broken(exchange):
-        if rule.when in when:
+    for held, _, failure in broken(exchange):
+        if held.when in when:
             raise failure

@@ -1,0 +1,84 @@
+"""A rule one answer can break, declared on its check: `@rule(...)` over a check registers it with the exchange judge's
+registry (judge/rules.py), as Schemathesis registers its checks with `@schemathesis.check`.
+
+    @rule("SVC-05", when="success", name="meta.statusCode")
+    @check
+    def meta_status_code(exchange, *, requirement=None): ...
+
+The rule calls the check as `check(exchange, *args, requirement=REQ)`, where REQ is the requirement the rule holds on
+the exchange's operation. A check may carry several declarations (json_envelope is both "json envelope" on a success
+and "error envelope" on a refusal). The registry orders the rules (rules.ORDER): which one a generated test reports
+first is part of its verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.spec.catalogue import catalogue
+
+When = Literal["success", "client-error", "not-success"]
+Check = TypeVar("Check", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule an answer can break: its name, which answers it judges, the requirements it may stand for, and
+    its check, called as `check(exchange, requirement)`."""
+
+    name: str
+    when: When
+    requirements: tuple[str, ...]
+    check: Callable[[Exchange, str], Any]
+
+    def requirement_for(self, operation_id: str) -> str | None:
+        """The requirement this rule holds on `operation_id`: the first of its requirements whose catalogue scope
+        (`operations`) takes the operation in, or None where none does."""
+        for requirement_id in self.requirements:
+            scope = catalogue()[requirement_id].operations
+            if "all" in scope or operation_id in scope:
+                return requirement_id
+        return None
+
+    def judges(self, exchange: Exchange) -> bool:
+        if self.when == "success":
+            return exchange.ok
+        if self.when == "client-error":
+            return 400 <= exchange.status < 500
+        return not exchange.ok
+
+
+_DECLARED: list[Rule] = []
+
+
+def declared_rules() -> tuple[Rule, ...]:
+    """Every rule declared so far, in the order of declaration."""
+    return tuple(_DECLARED)
+
+
+def rule(*requirements: str, when: When, name: str, args: tuple[Any, ...] = (),
+         where: Callable[[Exchange], bool] | None = None, each: bool = False) -> Callable[[Check], Check]:
+    """Declares the decorated check a rule of the exchange judge, and returns the check as it is.
+
+    - `requirements`: those the rule may stand for: on an operation, the first whose catalogue `operations` take it in;
+      with `each`, one rule per requirement, each held wherever its own scope reaches;
+    - `when`: the answers it judges: a success, a refusal (4xx), or any answer but a success;
+    - `name`: how the registry and docs/requirements.md name it;
+    - `args`: what the check takes after the exchange (meta_success_is: the boolean expected);
+    - `where`: which of those answers it judges at all (an error's meta is judged where the error carries one).
+    """
+    kept = tuple(dict.fromkeys(requirements))
+
+    def declare(check: Check) -> Check:
+        def run(exchange: Exchange, requirement: str) -> None:
+            if where is None or where(exchange):
+                check(exchange, *args, requirement=requirement)
+
+        for standing in [(requirement,) for requirement in kept] if each else [kept]:
+            _DECLARED.append(Rule(name, when, standing, run))
+        return check
+
+    return declare
