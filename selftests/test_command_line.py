@@ -12,7 +12,7 @@ from wallet_conformance import cli
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference.faults import FAULTS
 from wallet_conformance.reference.variants import VARIANTS
-from wallet_conformance.settings import GROUPS, OPTIONS
+from wallet_conformance.settings import BY_FLAG, GROUPS, OPTIONS, read
 
 UNREACHABLE = ("--base-url", "http://127.0.0.1:9/v1", "--secret-key", "sk-wrong-values")
 # A wrong value for each option of the catalogue of options (settings.OPTIONS), and the words its message must hold.
@@ -140,3 +140,12 @@ def test_a_target_that_cannot_be_reached_is_one_message(folder, capsys):
     text = "\n".join(lines)
     assert status == ExitStatus.CANNOT_RUN and text.count("cannot be reached") == 1, text
     assert "Exit:" not in text and "INTERNALERROR" not in text and "created:" not in text, text
+
+
+def test_an_environment_variable_gives_a_repeatable_option_its_values_comma_separated():
+    """WALLET_API_REFERENCE_VARIANTS=a,b gives the two variants, as `--reference-variant a --reference-variant b`
+    does; none of them is taken for an empty value."""
+    option = BY_FLAG["--reference-variant"]
+    given = option.from_environment({option.env: "lists-oldest-first, per-page-capped"})
+    values = {each.dest: each.default for each in OPTIONS} | {option.dest: given}
+    assert read(values).reference_variants == ("lists-oldest-first", "per-page-capped")

@@ -67,10 +67,13 @@ class Option:
         return f"{text} [env {self.env}]" if self.env else text
 
     def from_environment(self, environ: Mapping[str, str]) -> Any:
-        """The value the environment variable gives (None when unset or empty); a ConfigError when unreadable."""
+        """The value the environment variable gives (None when unset or empty; a repeatable option's, a list of its
+        comma-separated values); a ConfigError when unreadable."""
         raw = environ.get(self.env) if self.env else None
         if raw in (None, ""):
             return None
+        if self.action == "append":  # a repeatable option's values, comma-separated
+            return [name.strip() for name in raw.split(",") if name.strip()] or None
         try:
             return self.kind(raw) if self.kind else raw
         except ValueError:
@@ -406,8 +409,6 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
         raise ConfigError(f"{flag} is given but no --base-url (or WALLET_API_BASE_URL): say which target the key is "
                           "for (without both, the suite runs against the bundled reference and needs no key)")
     variants = values["reference_variant"] or ()
-    if isinstance(variants, str):  # from the environment: comma-separated
-        variants = [name.strip() for name in variants.split(",") if name.strip()]
     for flag, given in (("--reference-fault", values["reference_fault"]),
                         ("--reference-latency", values["reference_latency"]), ("--reference-variant", variants)):
         if given and base_url:
