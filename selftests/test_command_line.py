@@ -4,15 +4,18 @@ message twice), help that starts with the suite's own options, and the listings 
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from wallet_conformance import cli
+from wallet_conformance import cli, settings
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference.faults import FAULTS
 from wallet_conformance.reference.variants import VARIANTS
-from wallet_conformance.settings import GROUPS, OPTIONS
+from wallet_conformance.settings import BY_FLAG, GROUPS, OPTIONS, ConfigError, Option, read
 
 UNREACHABLE = ("--base-url", "http://127.0.0.1:9/v1", "--secret-key", "sk-wrong-values")
 # A wrong value for each option of the catalogue of options (settings.OPTIONS), and the words its message must hold.
@@ -140,3 +143,37 @@ def test_a_target_that_cannot_be_reached_is_one_message(folder, capsys):
     text = "\n".join(lines)
     assert status == ExitStatus.CANNOT_RUN and text.count("cannot be reached") == 1, text
     assert "Exit:" not in text and "INTERNALERROR" not in text and "created:" not in text, text
+
+
+def test_an_environment_variable_gives_a_repeatable_option_its_values_comma_separated():
+    """WALLET_API_REFERENCE_VARIANTS=a,b gives the two variants, as `--reference-variant a --reference-variant b`
+    does; none of them is taken for an empty value."""
+    option = BY_FLAG["--reference-variant"]
+    given = option.from_environment({option.env: "lists-oldest-first, per-page-capped"})
+    values = {each.dest: each.default for each in OPTIONS} | {option.dest: given}
+    assert read(values).reference_variants == ("lists-oldest-first", "per-page-capped")
+
+
+def a_value(option: Option) -> Any:
+    """A value `option` takes as given: on for a flag, one value of a repeatable option, a number where it converts
+    one, else its default or some text."""
+    if option.action == "store_true":
+        return True
+    if option.action == "append":
+        return ["given"]
+    return option.default or (1 if option.convert else "given")
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=lambda option: option.flag)
+def test_each_option_is_held_to_the_check_it_declares(monkeypatch, option):
+    """read() checks each option's value with the `check` its declaration carries, and needs no line of its own for
+    it: any option (one declared without a check too) given another check is refused by that check's words."""
+
+    def refuses(given: Option, value: Any) -> Any:
+        raise ConfigError(f"{given.flag} {value!r}: refused by the check it declares")
+
+    declared = tuple(replace(each, check=refuses) if each is option else each for each in OPTIONS)
+    monkeypatch.setattr(settings, "OPTIONS", declared)
+    values = {each.dest: each.default for each in declared} | {option.dest: a_value(option)}
+    with pytest.raises(ConfigError, match=rf"^{re.escape(option.flag)} .*: refused by the check it declares$"):
+        read(values)

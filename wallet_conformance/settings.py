@@ -1,6 +1,7 @@
-"""The run's configuration: every option declared once (flag, environment variable, default, help), and the
-validated `Settings` the machinery receives. Plain data: the pytest plugin turns its command line into these
-(plugin/options.py); nothing else reads pytest's options.
+"""The run's configuration: every option declared once (flag, environment variable, default, help, and what its
+value must be: `convert`, `check`), and the validated `Settings` the machinery receives. `read` holds each option to
+its declaration, then adds only the checks that span several options. Plain data: the pytest plugin turns its
+command line into these (plugin/options.py); nothing else reads pytest's options.
 """
 
 from __future__ import annotations
@@ -27,15 +28,24 @@ class ConfigError(Exception):
     """Bad configuration: one message naming the option (the plugin shows it as a usage error, exit 4)."""
 
 
+# What an option's value must be: a check takes the option and its value (given, or the default), and gives the value
+# as the run's Settings hold it (a Path, a pair, a URL without its trailing slash), or raises a ConfigError naming the
+# option. A repeatable option's check takes all its values at once.
+Check = Callable[["Option", Any], Any]
+
+
 @dataclass(frozen=True)
 class Option:
-    """One option of the suite: its flag, environment variable, default, and help (which may say {default})."""
+    """One option of the suite: its flag, environment variable, default, help (which may say {default}), and what
+    its value must be: `convert` makes its text a number (on the command line and from the environment), `check`
+    says whether the value will do, and gives it as the run holds it (`read` applies them to every option)."""
 
     flag: str
     help: str
     env: str | None = None
     default: Any = None
-    kind: Callable[[str], Any] | None = None  # converts a value from the environment (float, int)
+    convert: Callable[[str], Any] | None = None  # its text as a number (float, int): argparse's type, and the env's
+    check: Check | None = None
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
     action: str | None = None  # store_true, append
@@ -57,6 +67,12 @@ class Option:
         return self.setting or self.dest
 
     @property
+    def named(self) -> str:
+        """The option as a message names it where the environment may have given it: `--secret-key (or
+        WALLET_API_SECRET_KEY)`."""
+        return f"{self.flag} (or {self.env})" if self.env else self.flag
+
+    @property
     def placeholder(self) -> str:
         """What stands for a secret option's value in a command: <SECRET_KEY>, <SECOND_SECRET_KEY>."""
         return f"<{self.dest.upper()}>"
@@ -67,15 +83,163 @@ class Option:
         return f"{text} [env {self.env}]" if self.env else text
 
     def from_environment(self, environ: Mapping[str, str]) -> Any:
-        """The value the environment variable gives (None when unset or empty); a ConfigError when unreadable."""
+        """The value the environment variable gives (None when unset or empty; a repeatable option's, a list of its
+        comma-separated values); a ConfigError when unreadable."""
         raw = environ.get(self.env) if self.env else None
         if raw in (None, ""):
             return None
+        if self.action == "append":  # a repeatable option's values, comma-separated
+            return [name.strip() for name in raw.split(",") if name.strip()] or None
+        return self._converted(raw, f"{self.env} (for {self.flag})")
+
+    def held(self, value: Any) -> Any:
+        """`value` (given, or the default; None: neither) as the run's Settings hold it: a flag True or False, a
+        repeatable option's values a tuple, text made a number (`convert`); then, when there is one, checked
+        (`check`): a ConfigError naming the option when it will not do."""
+        if self.action == "store_true":
+            value = bool(value)
+        elif self.action == "append":
+            value = tuple(value or ())
+        elif isinstance(value, str) and self.convert:
+            value = self._converted(value, self.flag)
+        if self.check is None or value is None or value is False or value == ():  # not given, no default
+            return value
+        return self.check(self, value)
+
+    def _converted(self, raw: str, named: str) -> Any:
+        """`raw` made the option's kind of value (`convert`); a ConfigError saying which kind when it cannot be."""
         try:
-            return self.kind(raw) if self.kind else raw
+            return self.convert(raw) if self.convert else raw
         except ValueError:
-            kind = getattr(self.kind, "__name__", "value")
-            raise ConfigError(f"{self.env} (for {self.flag}) must be a {kind}, got {raw!r}") from None
+            kind = getattr(self.convert, "__name__", "value")
+            raise ConfigError(f"{named} must be a {kind}, got {raw!r}") from None
+
+
+# ------------------------------------------------------------------ what a value must be (an Option's `check`)
+
+
+def http_url(option: Option, value: str) -> str:
+    """An absolute http(s) URL with a host."""
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ConfigError(f"{option.flag} must be an http(s) URL (absolute, with a host), got {value!r}")
+    return value
+
+
+def base_url(option: Option, value: str) -> str:
+    """The target's base address: an http(s) URL ending in the document's version segment (a trailing slash
+    dropped)."""
+    value = http_url(option, value.rstrip("/"))
+    if not value.endswith(contract.version_segment()):
+        raise ConfigError(f"{option.flag} must end with the version segment {contract.version_segment()} "
+                          f"(the document's base address), got {value!r}")
+    return value
+
+
+def absolute_url(option: Option, value: str) -> str:
+    """A URL with a scheme and a host. Any scheme: which URLs a target takes as webhooks is not shown, and a refused
+    one is worth observing."""
+    parsed = urlparse(value)
+    if not (parsed.scheme and parsed.netloc):
+        raise ConfigError(f"{option.flag} must be an absolute URL (scheme and host), got {value!r}")
+    return value
+
+
+def secret_key(option: Option, key: str) -> str:
+    """A key of at least MIN_KEY_LENGTH characters: a shorter one cannot be kept out of the output reliably."""
+    if len(key) < MIN_KEY_LENGTH:
+        raise ConfigError(f"{option.named} is {len(key)} characters long: a secret key has at least {MIN_KEY_LENGTH} "
+                          "(is it the whole key?)")
+    return key
+
+
+def choice(words: str | None = None) -> Check:
+    """One of the option's `choices`; its message names them as `words` (default: `one of quick, thorough`)."""
+
+    def check(option: Option, value: str) -> str:
+        if value not in (option.choices or ()):
+            raise ConfigError(f"{option.flag} must be {words or 'one of ' + ', '.join(option.choices or ())}, "
+                              f"got {value!r}")
+        return value
+
+    return check
+
+
+def positive_seconds(option: Option, value: float) -> float:
+    """A number of seconds above 0."""
+    value = float(value)
+    if not value > 0:
+        raise ConfigError(f"{option.flag} must be a number of seconds above 0, got {value:g}")
+    return value
+
+
+def seconds_or_zero(option: Option, value: float) -> float:
+    """A number of seconds, 0 or more."""
+    value = float(value)
+    if not value >= 0:
+        raise ConfigError(f"{option.flag} must be a number of seconds 0 or more, got {value:g}")
+    return value
+
+
+def positive_kobo(option: Option, value: int) -> int:
+    """An amount of kobo above 0."""
+    if int(value) <= 0:
+        raise ConfigError(f"{option.flag} must be a number of kobo above 0, got {value}")
+    return int(value)
+
+
+def bank_account(option: Option, value: str) -> tuple[str, str | None]:
+    """NUMBER or NUMBER:BANKCODE, as the pair (number, bank code or None)."""
+    number, _, code = value.partition(":")
+    if not number.strip():
+        raise ConfigError(f"{option.flag} must be NUMBER or NUMBER:BANKCODE, got {value!r}")
+    return number, code or None
+
+
+def host_and_port(option: Option, value: str) -> tuple[str, int]:
+    """HOST:PORT (an IPv6 host in brackets or not), as the pair (host, port)."""
+    host, _, port = value.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit():
+        raise ConfigError(f"{option.flag} must be HOST:PORT, got {value!r}")
+    return host, int(port)
+
+
+def path(_option: Option, value: str | Path) -> Path:
+    """A file's path; whether it can be read is the reader's matter (reporting/gating.py for waivers, baseline)."""
+    return Path(value)
+
+
+def folder(option: Option, value: str | Path) -> Path:
+    """A folder's path (made when the run first writes there); not a file's."""
+    given = Path(value)
+    if given.exists() and not given.is_dir():
+        raise ConfigError(f"{option.flag} {given}: a file is there; give a folder (it is made when missing)")
+    return given
+
+
+def har_to_write(option: Option, value: str | Path) -> Path:
+    """The path of the HAR file the run writes (--record-har); not a folder's."""
+    if Path(value).is_dir():
+        raise ConfigError(f"{option.flag} {value}: a folder is there; give the HAR file to write")
+    return Path(value)
+
+
+def pem_file(option: Option, value: str) -> str:
+    """A readable PEM file of CA certificates."""
+    try:
+        ssl.create_default_context(cafile=value)
+    except (OSError, ssl.SSLError) as error:
+        raise ConfigError(f"{option.flag} {value!r} is not a readable PEM file of CA certificates ({error})") from None
+    return value
+
+
+def files_or_folders(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
+    """Paths of files or folders that exist, as given (`har_files` finds the files they stand for)."""
+    for name in given:
+        if not (Path(name).is_dir() or Path(name).is_file()):
+            raise ConfigError(f"{option.flag} {name}: no such file or folder")
+    return given
 
 
 # The option groups, in the order a user meets them (docs/options.md, `wallet-conformance --help`, the command that
@@ -106,55 +270,59 @@ HOOK_MONEY_BUDGET = 1_000_000_000
 
 OPTIONS: tuple[Option, ...] = (
     Option("--base-url", "base URL of the implementation, ending in /v1 (default: start the bundled reference "
-           "server)", env="WALLET_API_BASE_URL", metavar="URL", group="target"),
+           "server)", env="WALLET_API_BASE_URL", check=base_url, metavar="URL", group="target"),
     Option("--secret-key", "the account's secret key, sent as x-service-key (never printed)",
-           env="WALLET_API_SECRET_KEY", metavar="KEY", group="target", secret=True),
+           env="WALLET_API_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True),
     Option("--second-secret-key", "the secret key of an account of another business on the same target, for the "
            "isolation tests (a key must reach nothing of another account); never printed. Without it those tests "
            "skip (default against the bundled reference: its second business's key)",
-           env="WALLET_API_SECOND_SECRET_KEY", metavar="KEY", group="target", secret=True),
+           env="WALLET_API_SECOND_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True),
     Option("--environment", "staging or production (default {default}): production runs read-only tests unless "
-           "--allow-writes", env="WALLET_API_ENVIRONMENT", default="staging", choices=("staging", "production"),
-           group="target", reproduce="deployed"),
+           "--allow-writes", env="WALLET_API_ENVIRONMENT", default="staging", check=choice("staging or production"),
+           choices=("staging", "production"), group="target", reproduce="deployed"),
     Option("--funding-url", "a POST hook that credits a wallet ({{walletId, amount}}), like the reference's "
-           "/sandbox/fund", env="WALLET_API_FUNDING_URL", metavar="URL", group="target"),
+           "/sandbox/fund", env="WALLET_API_FUNDING_URL", check=http_url, metavar="URL", group="target"),
     Option("--funded-wallet", "an existing funded wallet to draw test money from", env="WALLET_API_FUNDED_WALLET",
            metavar="PUBLIC_ID", group="target"),
     Option("--bank-account", "an external account the target resolves, for validate-account and bank transfers "
            "(default: {default} at the first listed bank)", env="WALLET_API_BANK_ACCOUNT",
-           default=DEFAULT_BANK_ACCOUNT, metavar="NUMBER:BANKCODE", group="target"),
+           default=DEFAULT_BANK_ACCOUNT, check=bank_account, metavar="NUMBER:BANKCODE", group="target"),
     Option("--settle-timeout", "how long to wait for a pending transfer to settle (default {default:g})",
-           env="WALLET_API_SETTLE_TIMEOUT", default=30.0, kind=float, metavar="SECONDS", group="timing"),
-    Option("--quiet-window", "how long balances are watched after a refused transfer, for a movement that must "
-           "not come (default {default:g})", env="WALLET_API_QUIET_WINDOW", default=0.4, kind=float,
-           metavar="SECONDS", group="timing"),
-    Option("--request-timeout", "timeout of one HTTP request (default {default:g})",
-           env="WALLET_API_REQUEST_TIMEOUT", default=10.0, kind=float, metavar="SECONDS", group="timing"),
-    Option("--test-timeout", "most time one test may spend on the target (default {default:g})",
-           env="WALLET_API_TEST_TIMEOUT", default=120.0, kind=float, metavar="SECONDS", group="timing"),
-    Option("--run-budget", "most time the whole run may take; then it stops with what it has (default "
-           "{default:g})", env="WALLET_API_RUN_BUDGET", default=1200.0, kind=float, metavar="SECONDS",
+           env="WALLET_API_SETTLE_TIMEOUT", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
+    Option("--quiet-window", "how long balances are watched after a refused transfer, for a movement that must "
+           "not come (default {default:g})", env="WALLET_API_QUIET_WINDOW", default=0.4, convert=float,
+           check=positive_seconds, metavar="SECONDS", group="timing"),
+    Option("--request-timeout", "timeout of one HTTP request (default {default:g})",
+           env="WALLET_API_REQUEST_TIMEOUT", default=10.0, convert=float, check=positive_seconds, metavar="SECONDS",
+           group="timing"),
+    Option("--test-timeout", "most time one test may spend on the target (default {default:g})",
+           env="WALLET_API_TEST_TIMEOUT", default=120.0, convert=float, check=positive_seconds, metavar="SECONDS",
+           group="timing"),
+    Option("--run-budget", "most time the whole run may take; then it stops with what it has (default "
+           "{default:g})", env="WALLET_API_RUN_BUDGET", default=1200.0, convert=float, check=positive_seconds,
+           metavar="SECONDS", group="timing"),
     Option("--rate-limit-wait", "most time the run may spend waiting out 429 answers (default {default:g})",
-           env="WALLET_API_RATE_LIMIT_WAIT", default=60.0, kind=float, metavar="SECONDS", group="timing"),
+           env="WALLET_API_RATE_LIMIT_WAIT", default=60.0, convert=float, check=seconds_or_zero, metavar="SECONDS",
+           group="timing"),
     Option("--report-dir", "where the reports are written: conformance.json, .md, .html, junit.xml (default "
-           "{default}/; a --har run's: {default}/har/)", env="WALLET_API_REPORT_DIR", default="reports", metavar="DIR",
-           group="run", reproduce="never"),
+           "{default}/; a --har run's: {default}/har/)", env="WALLET_API_REPORT_DIR", default="reports",
+           check=folder, metavar="DIR", group="run", reproduce="never"),
     Option("--work-dir", "where the run keeps what is not a report: pytest's cache, Hypothesis' files, the locks runs "
            "sharing it take turns with, the crash journals --cleanup reads (default {default}/)",
-           env="WALLET_API_WORK_DIR", default=".wallet-conformance", metavar="DIR", group="run",
+           env="WALLET_API_WORK_DIR", default=".wallet-conformance", check=folder, metavar="DIR", group="run",
            reproduce="never"),
     Option("--waivers", "YAML list of waived requirements (id, reason, owner, expires): their failures do not "
-           "fail the run until the expiry date has passed", env="WALLET_API_WAIVERS", metavar="FILE",
+           "fail the run until the expiry date has passed", env="WALLET_API_WAIVERS", check=path, metavar="FILE",
            group="gating"),
     Option("--baseline", "an earlier conformance.json of the same catalogue: only failures it did not have fail "
-           "the run", env="WALLET_API_BASELINE", metavar="FILE", group="gating"),
+           "the run", env="WALLET_API_BASELINE", check=path, metavar="FILE", group="gating"),
     Option("--require-complete", "fail the run (exit 7) when a MUST requirement was not tested (skipped, "
            "blocked, untested); --strict implies it", action="store_true", group="gating"),
-    Option("--seed", "seed of the run (default: random)", env="WALLET_API_SEED", kind=int, metavar="N",
+    Option("--seed", "seed of the run (default: random)", env="WALLET_API_SEED", convert=int, metavar="N",
            group="run", reproduce="active"),
     Option("--profile", "budget of the generated tests: quick (default) or thorough", env="WALLET_API_PROFILE",
-           default="quick", choices=("quick", "thorough"), group="run", reproduce="active"),
+           default="quick", check=choice(), choices=("quick", "thorough"), group="run", reproduce="active"),
     Option("--requirement", "run only the tests of this requirement (repeatable)", action="append",
            metavar="ID", group="run", setting="requirements"),
     Option("--allow-writes", "allow creating and changing records in production", action="store_true",
@@ -162,21 +330,21 @@ OPTIONS: tuple[Option, ...] = (
     Option("--allow-money-movement", "allow transfers in production (also needs --allow-writes)",
            action="store_true", group="safety"),
     Option("--max-amount", f"most money the run may move, in kobo (default {MONEY_BUDGET:,}; {HOOK_MONEY_BUDGET:,} in "
-           "staging with a funding hook, whose money the hook makes)", env="WALLET_API_MAX_AMOUNT", kind=int,
-           metavar="KOBO", group="safety"),
+           "staging with a funding hook, whose money the hook makes)", env="WALLET_API_MAX_AMOUNT", convert=int,
+           check=positive_kobo, metavar="KOBO", group="safety"),
     Option("--ca-bundle", "PEM file of the CA(s) to trust for an https target (default: the system's, or "
-           "SSL_CERT_FILE); certificates are always verified", env="WALLET_API_CA_BUNDLE", metavar="FILE",
-           group="target"),
-    Option("--webhook-listen", "listen for webhook deliveries there during the run (INFO)", metavar="HOST:PORT",
-           group="run"),
+           "SSL_CERT_FILE); certificates are always verified", env="WALLET_API_CA_BUNDLE", check=pem_file,
+           metavar="FILE", group="target"),
+    Option("--webhook-listen", "listen for webhook deliveries there during the run (INFO)", check=host_and_port,
+           metavar="HOST:PORT", group="run"),
     Option("--webhook-public-url", "the URL the target should deliver to, when it differs from the listener's",
-           metavar="URL", group="run"),
+           check=absolute_url, metavar="URL", group="run"),
     Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: every *.har in it) and send "
            "nothing: no target, no test; the base URL, when given, chooses the target's entries", action="append",
-           metavar="FILE", group="run", setting="har_given"),
+           check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
     Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
-           "where the client cuts them)", env="WALLET_API_RECORD_HAR", metavar="FILE", group="run",
-           reproduce="never"),
+           "where the client cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
+           group="run", reproduce="never"),
     Option("--cleanup", "run no test: close what earlier runs left on the target (wallets named with the "
            "suite's run-id prefix), restore webhooks they changed, and report", action="store_true", group="run"),
     Option("--reference-fault", "start the bundled reference with this fault (repeatable; self-tests)",
@@ -186,10 +354,10 @@ OPTIONS: tuple[Option, ...] = (
            env="WALLET_API_REFERENCE_VARIANTS", action="append", metavar="NAME", group="reference",
            setting="reference_variants"),
     Option("--reference-settle-delay", "settle delay of the bundled reference (default {default:g})",
-           default=0.2, kind=float, metavar="SECONDS", group="reference"),
+           default=0.2, convert=float, check=seconds_or_zero, metavar="SECONDS", group="reference"),
     Option("--reference-latency", "the bundled reference sleeps this long before each answer, like a remote "
-           "target (default {default:g})", env="WALLET_API_REFERENCE_LATENCY", default=0.0, kind=float,
-           metavar="SECONDS", group="reference"),
+           "target (default {default:g})", env="WALLET_API_REFERENCE_LATENCY", default=0.0, convert=float,
+           check=seconds_or_zero, metavar="SECONDS", group="reference"),
 )
 BY_FLAG = {option.flag: option for option in OPTIONS}
 
@@ -311,176 +479,55 @@ def command_line(words: Iterable[str]) -> str:
     return " ".join(word if _PLACEHOLDER.fullmatch(word) else shlex.quote(word) for word in words)
 
 
-def _http_url(flag: str, value: str) -> str:
-    """`value` if it is an absolute http(s) URL with a host; else a ConfigError naming `flag`."""
-    parsed = urlparse(value)
-    if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise ConfigError(f"{flag} must be an http(s) URL (absolute, with a host), got {value!r}")
-    return value
-
-
-def _seconds(values: Mapping[str, Any], flag: str, *, zero: bool = False) -> float:
-    """A number of seconds above 0 (or, with `zero`, 0 or more); a ConfigError naming `flag` otherwise."""
-    value = float(values[BY_FLAG[flag].dest])
-    if not (value >= 0 if zero else value > 0):
-        raise ConfigError(f"{flag} must be a number of seconds {'0 or more' if zero else 'above 0'}, got {value:g}")
-    return value
-
-
-def listen_address(value: str) -> tuple[str, int]:
-    """--webhook-listen's HOST:PORT (an IPv6 host in brackets or not)."""
-    host, _, port = value.rpartition(":")
-    host = host.strip("[]")
-    if not host or not port.isdigit():
-        raise ConfigError(f"--webhook-listen must be HOST:PORT, got {value!r}")
-    return host, int(port)
-
-
 def har_files(given: Iterable[str]) -> tuple[Path, ...]:
     """--har's files: each file given, and every *.har of each folder given (sorted; a folder without one gives
-    none: nothing is judged); a ConfigError for a path that does not exist."""
+    none: nothing is judged)."""
     found: list[Path] = []
     for name in given:
         path = Path(name)
-        if path.is_dir():
-            found.extend(sorted(path.glob("*.har")))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise ConfigError(f"--har {name}: no such file or folder")
+        found.extend(sorted(path.glob("*.har")) if path.is_dir() else [path])
     return tuple(dict.fromkeys(found))
 
 
-def _report_dir(values: Mapping[str, Any], *, passive: bool) -> Path:
-    """--report-dir; a --har run's reports go to a folder of their own inside the default one, so they never replace
-    an active run's."""
-    given = _folder(values, "--report-dir")
-    return given / HAR_REPORTS if passive and values["report_dir"] == default("--report-dir") else given
-
-
-def _folder(values: Mapping[str, Any], flag: str) -> Path:
-    """A folder option's path (made when the run first writes there); a ConfigError when a file is in its place."""
-    given = Path(values[BY_FLAG[flag].dest])
-    if given.exists() and not given.is_dir():
-        raise ConfigError(f"{flag} {given}: a file is there; give a folder (it is made when missing)")
-    return given
+def _across(held: Mapping[str, Any]) -> None:
+    """The checks that span several options (each option's own value is checked by its `check`); a ConfigError
+    naming the options."""
+    given = {option.flag: held[option.attribute] for option in OPTIONS}
+    if given["--har"]:
+        for flag in ("--record-har", "--cleanup", "--reference-fault", "--reference-variant"):
+            if given[flag]:
+                raise ConfigError(f"{flag} needs an active run; --har judges recorded traffic and sends nothing")
+    key, second_key = given["--secret-key"], given["--second-secret-key"]
+    if second_key and second_key == key:
+        raise ConfigError(f"{BY_FLAG['--second-secret-key'].named} is the --secret-key itself: give the secret key of "
+                          "an account of another business, or leave it out")
+    if given["--base-url"]:
+        if not key and not given["--har"]:
+            raise ConfigError(f"--base-url is given but no {BY_FLAG['--secret-key'].named}: the target needs the "
+                              "account's secret key")
+    elif key or second_key:
+        flag = BY_FLAG["--secret-key" if key else "--second-secret-key"].named
+        raise ConfigError(f"{flag} is given but no {BY_FLAG['--base-url'].named}: say which target the key is for "
+                          "(without both, the suite runs against the bundled reference and needs no key)")
+    for flag in ("--reference-fault", "--reference-latency", "--reference-variant"):
+        if given[flag] and given["--base-url"]:
+            raise ConfigError(f"{flag} applies to the bundled reference only; drop --base-url")
+    if given["--cleanup"] and not given["--base-url"]:
+        raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
 
 
 def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     """Check the options' values (by dest, defaults applied) and make the run's Settings; a ConfigError says what
-    is wrong, naming the option."""
+    is wrong, naming the option. Each option's value is made and checked as the option declares (`Option.held`);
+    then the checks that span several (`_across`)."""
     for option in OPTIONS:
         if values[option.dest] == "" or (option.action == "append" and "" in (values[option.dest] or ())):
             raise ConfigError(f"{option.flag} is given an empty value; give {option.metavar or 'a value'}, or leave "
                               "it out")
-    base_url, secret_key = values["base_url"], values["secret_key"]
-    har_given = tuple(values["har"] or ())
-    har = har_files(har_given)
-    record_har = values["record_har"]
-    if har_given:
-        for flag, given in (("--record-har", record_har), ("--cleanup", values["cleanup"]),
-                            ("--reference-fault", values["reference_fault"]),
-                            ("--reference-variant", values["reference_variant"])):
-            if given:
-                raise ConfigError(f"{flag} needs an active run; --har judges recorded traffic and sends nothing")
-    second_key = values["second_secret_key"]
-    for flag, key in (("--secret-key (or WALLET_API_SECRET_KEY)", secret_key),
-                      ("--second-secret-key (or WALLET_API_SECOND_SECRET_KEY)", second_key)):
-        if key is not None and len(key) < MIN_KEY_LENGTH:
-            raise ConfigError(f"{flag} is {len(key)} characters long: a secret key has at least {MIN_KEY_LENGTH} "
-                              "(is it the whole key?)")
-    if second_key and second_key == secret_key:
-        raise ConfigError("--second-secret-key (or WALLET_API_SECOND_SECRET_KEY) is the --secret-key itself: give the "
-                          "secret key of an account of another business, or leave it out")
-    if base_url:
-        base_url = _http_url("--base-url", base_url.rstrip("/"))
-        if not base_url.endswith(contract.version_segment()):
-            raise ConfigError(f"--base-url must end with the version segment {contract.version_segment()} "
-                              f"(the document's base address), got {base_url!r}")
-        if not secret_key and not har_given:
-            raise ConfigError("--base-url is given but no --secret-key (or WALLET_API_SECRET_KEY): "
-                              "the target needs the account's secret key")
-    elif secret_key or second_key:
-        flag = "--secret-key (or WALLET_API_SECRET_KEY)" if secret_key else \
-            "--second-secret-key (or WALLET_API_SECOND_SECRET_KEY)"
-        raise ConfigError(f"{flag} is given but no --base-url (or WALLET_API_BASE_URL): say which target the key is "
-                          "for (without both, the suite runs against the bundled reference and needs no key)")
-    variants = values["reference_variant"] or ()
-    if isinstance(variants, str):  # from the environment: comma-separated
-        variants = [name.strip() for name in variants.split(",") if name.strip()]
-    for flag, given in (("--reference-fault", values["reference_fault"]),
-                        ("--reference-latency", values["reference_latency"]), ("--reference-variant", variants)):
-        if given and base_url:
-            raise ConfigError(f"{flag} applies to the bundled reference only; drop --base-url")
-    environment = values["environment"]
-    if environment not in BY_FLAG["--environment"].choices:
-        raise ConfigError(f"--environment must be staging or production, got {environment!r}")
-    profile = values["profile"]
-    if profile not in BY_FLAG["--profile"].choices:
-        raise ConfigError(f"--profile must be one of {', '.join(BY_FLAG['--profile'].choices)}, got {profile!r}")
-    funding_url = values["funding_url"]
-    if funding_url:
-        funding_url = _http_url("--funding-url", funding_url)
-    number, _, code = values["bank_account"].partition(":")
-    if not number.strip():
-        raise ConfigError(f"--bank-account must be NUMBER or NUMBER:BANKCODE, got {values['bank_account']!r}")
-    ca_bundle = values["ca_bundle"]
-    if ca_bundle:
-        try:
-            ssl.create_default_context(cafile=ca_bundle)
-        except (OSError, ssl.SSLError) as error:
-            raise ConfigError(f"--ca-bundle {ca_bundle!r} is not a readable PEM file of CA certificates "
-                              f"({error})") from None
-    cleanup = bool(values["cleanup"])
-    if cleanup and not base_url:
-        raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
-    latency = _seconds(values, "--reference-latency", zero=True)
-    max_amount = values["max_amount"]
-    if max_amount is not None and int(max_amount) <= 0:
-        raise ConfigError(f"--max-amount must be a number of kobo above 0, got {max_amount}")
-    webhook_public_url = values["webhook_public_url"]
-    if webhook_public_url and not (urlparse(webhook_public_url).scheme and urlparse(webhook_public_url).netloc):
-        # Any scheme: which URLs a target takes as webhooks is not shown, and a refused one is worth observing.
-        raise ConfigError(f"--webhook-public-url must be an absolute URL (scheme and host), got {webhook_public_url!r}")
-    if record_har and Path(record_har).is_dir():
-        raise ConfigError(f"--record-har {record_har}: a folder is there; give the HAR file to write")
-    seed = int(values["seed"]) if values["seed"] is not None else secrets.randbelow(2**32)
-    return Settings(
-        base_url=base_url or None,
-        secret_key=secret_key or None,
-        second_secret_key=second_key or None,
-        environment=environment,
-        funding_url=funding_url,
-        funded_wallet=values["funded_wallet"],
-        bank_account=(number, code or None),
-        settle_timeout=_seconds(values, "--settle-timeout"),
-        quiet_window=_seconds(values, "--quiet-window"),
-        request_timeout=_seconds(values, "--request-timeout"),
-        test_timeout=_seconds(values, "--test-timeout"),
-        run_budget=_seconds(values, "--run-budget"),
-        rate_limit_wait=_seconds(values, "--rate-limit-wait", zero=True),
-        report_dir=_report_dir(values, passive=bool(har_given)),
-        work_dir=_folder(values, "--work-dir"),
-        waivers=Path(values["waivers"]) if values["waivers"] else None,
-        baseline=Path(values["baseline"]) if values["baseline"] else None,
-        require_complete=bool(values["require_complete"]),
-        seed=seed,
-        generation_seed=seed,
-        profile=profile,
-        strict=strict,
-        requirements=tuple(values["requirement"] or ()),
-        allow_writes=bool(values["allow_writes"]),
-        allow_money_movement=bool(values["allow_money_movement"]),
-        max_amount=None if max_amount is None else int(max_amount),
-        ca_bundle=ca_bundle or None,
-        webhook_listen=listen_address(values["webhook_listen"]) if values["webhook_listen"] else None,
-        webhook_public_url=webhook_public_url,
-        cleanup=cleanup,
-        har_given=har_given,
-        har=har,
-        record_har=Path(record_har) if record_har else None,
-        reference_faults=tuple(values["reference_fault"] or ()),
-        reference_variants=tuple(variants),
-        reference_settle_delay=_seconds(values, "--reference-settle-delay", zero=True),
-        reference_latency=latency,
-    )
+    held = {option.attribute: option.held(values[option.dest]) for option in OPTIONS}
+    _across(held)
+    seed = held["seed"] if held["seed"] is not None else secrets.randbelow(2**32)
+    har = har_files(held["har_given"])
+    if held["har_given"] and values["report_dir"] == default("--report-dir"):
+        held["report_dir"] /= HAR_REPORTS  # a --har run's reports never replace an active run's
+    return Settings(**(held | {"seed": seed, "generation_seed": seed, "strict": strict, "har": har}))

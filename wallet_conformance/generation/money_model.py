@@ -435,7 +435,7 @@ class MoneyMachine(RuleBasedStateMachine):
     def settle(self) -> None:
         """Wait until every pending transfer settles, then compare the target with the model."""
         for item in list(self.pending):
-            final = money.wait_settled(self.resources, item.reference, must_settle=item.affordable)
+            final = money.settled_or_none(self.resources, item.reference, must_settle=item.affordable)
             self.calls.append(f"waited for {item.reference} to settle: {final and final.get('status')!r}")
             if final is None:
                 continue  # still pending: settlement time is not shown; compared at a later settle
@@ -462,7 +462,7 @@ class MoneyMachine(RuleBasedStateMachine):
         """
         if final.get("status") == contract.success_state() or item.source not in self.balances:
             return False
-        value = money.balance_held_still(self.resources, item.source, read=self.balance)
+        value = money.balance_or_last(self.resources, item.source, still=True, read=self.balance)
         return value == self.balances[item.source] + item.actual
 
     # ------------------------------------------------------------ the target against the model

@@ -34,8 +34,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         keywords: dict[str, Any] = {"dest": option.dest, "default": None, "help": option.help_text}
         if option.action:
             keywords["action"] = option.action
-        if option.kind and not option.action:
-            keywords["type"] = option.kind
+        if option.convert and not option.action:
+            keywords["type"] = option.convert
         if option.metavar:
             keywords["metavar"] = option.metavar
         if option.choices:

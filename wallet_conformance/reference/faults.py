@@ -2,18 +2,17 @@
 
 Every member names the requirement it breaks and says, in one line, what changes. The code reads
 each member at exactly one place, written `faults.on(Fault.NAME)`, so `grep Fault.NAME` finds the
-whole of a fault. On the command line a fault is named in kebab case (`sixth-primary-accepted`).
+whole of a fault. On the command line a fault is named in kebab case (`sixth-primary-accepted`). The machinery of
+named switches (names, parsing, the set a server runs with) is switches.py's, shared with the variants.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from enum import Enum
-
+from wallet_conformance.reference.switches import Switch, SwitchSet
 from wallet_conformance.spec import contract
 
 
-class Fault(Enum):
+class Fault(Switch):
     # What the service does: envelope, messages, pagination, money.
     VERIFY_UNDER_OTHER_PATH = ("SVC-01", "Verify is served at /transactions/verify/{reference}; its path is 404.")
     VALIDATE_REQUIRES_CHARSET = ("SVC-02", "Validate-account is 415 unless Content-Type has `; charset=utf-8`.")
@@ -285,24 +284,9 @@ class Fault(Enum):
         self.requirement_id = requirement_id
         self.description = description
 
-    @property
-    def cli_name(self) -> str:
-        """The name used on the command line: `SIXTH_PRIMARY_ACCEPTED` -> `sixth-primary-accepted`."""
-        return self.name.lower().replace("_", "-")
-
-    @classmethod
-    def parse(cls, name: str | Fault) -> Fault:
-        """A fault from its CLI name, its member name or itself."""
-        if isinstance(name, Fault):
-            return name
-        for fault in cls:
-            if name in (fault.cli_name, fault.name):
-                return fault
-        raise ValueError(f"unknown fault {name!r}; see --list-faults")
-
 
 # Every fault by its command-line name.
-FAULTS: dict[str, Fault] = {fault.cli_name: fault for fault in Fault}
+FAULTS: dict[str, Fault] = Fault.by_cli_name()
 
 
 def list_faults() -> str:
@@ -313,20 +297,10 @@ def list_faults() -> str:
     )
 
 
-class FaultSet:
+class FaultSet(SwitchSet[Fault]):
     """The faults switched on in one server."""
 
-    def __init__(self, faults: Iterable[str | Fault] = ()) -> None:
-        self._on = frozenset(Fault.parse(fault) for fault in faults)
-
-    def on(self, fault: Fault) -> bool:
-        return fault in self._on
-
-    def __iter__(self):
-        return iter(sorted(self._on, key=lambda fault: fault.name))
-
-    def __len__(self) -> int:
-        return len(self._on)
+    kind = Fault
 
 
 # Requirements a fault breaks beyond its own, each a consequence the document implies, with why. The mutation matrix's

@@ -5,7 +5,8 @@ A fault breaks a sentence of the document; a variant breaks none. Each member qu
 that leaves its point open and says, in one line, what a client sees. The code reads each member at
 exactly one place, written `variants.on(Variant.NAME)`, so `grep Variant.NAME` finds the whole of a
 variant. Variants combine with each other and with faults; on the command line a variant is named in
-kebab case (`lists-oldest-first`), and `all` switches every one on.
+kebab case (`lists-oldest-first`), and `all` switches every one on. The machinery of named switches (names,
+parsing, the set a server runs with) is switches.py's, shared with the faults.
 
 The conformance suite must pass the reference with any set of variants on: a failure against a
 variant is a failure of the suite (it assumed something the document does not say).
@@ -14,7 +15,8 @@ variant is a failure of the suite (it assumed something the document does not sa
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import Enum
+
+from wallet_conformance.reference.switches import Switch, SwitchSet
 
 ERRORS = "Error response shape, failure status codes and error codes: not shown."
 PAGING = "Request parameters for paging (page number, page size) on list endpoints: not shown."
@@ -64,7 +66,7 @@ REQUIRED_FIELDS = (
 )
 
 
-class Variant(Enum):
+class Variant(Switch):
     # Errors: statuses, shape and codes.
     VALIDATION_422 = (ERRORS, "Invalid input (fields, query, JSON) is answered 422 instead of 400.")
     UNKNOWN_RECORD_400 = (ERRORS, "An unknown account, wallet, transaction or bank account is answered 400, not 404.")
@@ -177,24 +179,9 @@ class Variant(Enum):
         self.quote = quote
         self.description = description
 
-    @property
-    def cli_name(self) -> str:
-        """The name used on the command line: `LISTS_OLDEST_FIRST` -> `lists-oldest-first`."""
-        return self.name.lower().replace("_", "-")
-
-    @classmethod
-    def parse(cls, name: str | Variant) -> Variant:
-        """A variant from its CLI name, its member name or itself."""
-        if isinstance(name, Variant):
-            return name
-        for variant in cls:
-            if name in (variant.cli_name, variant.name):
-                return variant
-        raise ValueError(f"unknown variant {name!r}; see --list-variants")
-
 
 # Every variant by its command-line name.
-VARIANTS: dict[str, Variant] = {variant.cli_name: variant for variant in Variant}
+VARIANTS: dict[str, Variant] = Variant.by_cli_name()
 ALL = "all"
 
 
@@ -207,27 +194,13 @@ def list_variants() -> str:
     return "\n".join(lines)
 
 
+class VariantSet(SwitchSet[Variant]):
+    """The variants switched on in one server (`all`: every one)."""
+
+    kind = Variant
+    every = ALL
+
+
 def expand(names: Iterable[str | Variant]) -> list[Variant]:
     """Variants from names, `all` standing for every variant."""
-    chosen: list[Variant] = []
-    for name in names:
-        for variant in list(Variant) if name == ALL else [Variant.parse(name)]:
-            if variant not in chosen:
-                chosen.append(variant)
-    return chosen
-
-
-class VariantSet:
-    """The variants switched on in one server."""
-
-    def __init__(self, variants: Iterable[str | Variant] = ()) -> None:
-        self._on = frozenset(expand(variants))
-
-    def on(self, variant: Variant) -> bool:
-        return variant in self._on
-
-    def __iter__(self):
-        return iter(sorted(self._on, key=lambda variant: variant.name))
-
-    def __len__(self) -> int:
-        return len(self._on)
+    return VariantSet.expand(names)

@@ -103,12 +103,12 @@ class AmountRange:
         """The transfer once it left `pending`, and both balances after it: a balance that has not moved yet is read
         again (when balances show a settled transfer is not shown). The test cannot judge one still pending past
         --settle-timeout."""
-        end = money.transfer_end(self.resources, sent.exchange)
+        end = money.settled_or_none(self.resources, sent.exchange)
         if end is None:
             raise CannotJudge(f"the transfer stayed pending past --settle-timeout "
                               f"({self.resources.settings.settle_timeout:g} s)")
         verified = self.api.exchanges[-1]  # the verify that showed the transaction leave pending
-        after = {wallet: money.balance_after_settlement(self.resources, wallet, sent.step.before[wallet], end)
+        after = {wallet: money.balance_or_last(self.resources, wallet, moved_from=sent.step.before[wallet], after=end)
                  for wallet in self.pair}
         return Settled(sent, end, verified, after)
 
@@ -142,7 +142,7 @@ def moved_actual_and_amount(settled: Settled, *, requirement: str | None = None)
     credits the destination by amount; the test cannot judge one that ended another way and moved nothing (the status
     words after settlement are not shown)."""
     step, exchange = settled.sent.step, settled.sent.exchange
-    money.did_not_complete(settled.end, settled.after != step.before)
+    money.skip_unless_completed(settled.end, settled.after != step.before)
     charged = money.charged(settled.sent.transaction, step.amount, exchange)
     checks.equals(settled.after[step.source], step.before[step.source] - charged,
                   requirement=requirement, exchange=exchange,
@@ -256,7 +256,7 @@ class MagnitudeWalk:
             raise CannotJudge(f"no {self.operation_id} of the walk was sent: {stopped}")
         settled, unfinished = [], []
         for point in self.points:
-            end = money.transfer_end(self.resources, point.exchange)
+            end = money.settled_or_none(self.resources, point.exchange)
             if end is None:
                 raise CannotJudge(f"the {point.amount} kobo {self.operation_id} stayed pending past --settle-timeout "
                                   f"({self.resources.settings.settle_timeout:g} s)")
@@ -324,7 +324,7 @@ class MagnitudeWalk:
         return {point.source: point.before, **({point.destination: 0} if point.destination else {})}
 
     def _balances_after(self, point: Point, end: dict[str, Any]) -> dict[str, int]:
-        return {wallet: money.balance_after_settlement(self.resources, wallet, before, end)
+        return {wallet: money.balance_or_last(self.resources, wallet, moved_from=before, after=end)
                 for wallet, before in self._balances_before(point).items()}
 
 

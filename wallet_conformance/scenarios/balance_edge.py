@@ -83,15 +83,15 @@ class BalanceEdge:
         credited_before = resources.balance(self.destination)
         exchange = self.api.call("transfer", json_body=bodies.transfer(source, self.destination, amount))
         covered = amount + self.fee <= balance
-        end = money.transfer_end(resources, exchange, must_settle=covered) if exchange.ok else None
+        end = money.settled_or_none(resources, exchange, must_settle=covered) if exchange.ok else None
         after = resources.balance(source)
         credited = resources.balance(self.destination) - credited_before
         if exchange.ok and covered and end is not None:
             if after == balance:
-                after = money.balance_after_settlement(resources, source, balance, end)
+                after = money.balance_or_last(resources, source, moved_from=balance, after=end)
             if credited == 0:
-                credited = money.balance_after_settlement(resources, self.destination, credited_before,
-                                                          end) - credited_before
+                credited = money.balance_or_last(resources, self.destination, moved_from=credited_before,
+                                                 after=end) - credited_before
         return EdgeTransfer(source, balance, amount, self.fee, exchange, end, after, credited)
 
 
@@ -122,12 +122,12 @@ def moved_actual_and_amount(moved: EdgeTransfer, *, requirement: str | None = No
     shows: `money.charged`) and credits the destination by amount.
 
     The test cannot judge one still pending past --settle-timeout (when it leaves pending is not shown), nor one
-    that ended another way and moved nothing (`money.did_not_complete`).
+    that ended another way and moved nothing (`money.skip_unless_completed`).
     """
     if moved.end is None:
         raise CannotJudge(f"the transfer stayed pending past --settle-timeout: when it leaves pending is not shown, "
                           f"so its money cannot be checked here ({moved.story})")
-    money.did_not_complete(moved.end, (moved.after, moved.credited) != (moved.balance, 0))
+    money.skip_unless_completed(moved.end, (moved.after, moved.credited) != (moved.balance, 0))
     charged = money.charged(moved.exchange.data, moved.amount, moved.exchange)
     checks.equals(moved.after, moved.balance - charged, requirement=requirement, exchange=moved.exchange,
                   title="a settled transfer debits the source by actualAmount, amount plus fee")

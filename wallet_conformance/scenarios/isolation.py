@@ -192,7 +192,7 @@ def debit_attempt(sides: Direction, operation_id: str) -> Debit:
     of the minimum amount out of the owner's funded wallet, which holds enough for it: a refusal is not for want of
     money."""
     source = sides.owner.funded_wallet()["publicId"]
-    before = {source: money.balance_held_still(sides.owner.resources, source)}
+    before = {source: money.balance_or_last(sides.owner.resources, source, still=True)}
     amount = contract.minimum_amount(operation_id)
     if operation_id == "transfer":
         body = bodies.transfer(source, sides.intruder.wallet()["publicId"], amount)
@@ -368,7 +368,7 @@ def settled_payment_seen(sides: Direction, exchange: Exchange) -> dict[str, Any]
     shows it to the payer: which fields its credit leg shows, and whether it shows the destination's balance (the
     exchange judge holds that answer to the document, letting the other account's name, number and balance be
     withheld)."""
-    done = money.transfer_end(sides.intruder.resources, exchange, must_settle=False) if exchange.ok else None
+    done = money.settled_or_none(sides.intruder.resources, exchange, must_settle=False) if exchange.ok else None
     leg = credit_leg(done) if isinstance(done, dict) else None
     if leg is None:
         return {"credit_leg_shown": False if isinstance(done, dict) else "not settled"}

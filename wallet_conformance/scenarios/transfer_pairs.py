@@ -48,7 +48,7 @@ def _followed(resources: Resources, exchange: Exchange, started: float) -> dict[
     reference = data.get("reference")
     if not isinstance(reference, str):
         return {"accepted": exchange.status}
-    settled = money.wait_settled(resources, reference)
+    settled = money.settled_or_none(resources, reference)
     return {
         "status_on_acceptance": data.get("status"),
         "status_after": settled.get("status") if settled

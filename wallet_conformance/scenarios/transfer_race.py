@@ -43,11 +43,11 @@ class Alone:
             exchange = resources.api.call("bankTransfer", json_body=bodies.bank_transfer(
                 source, *resources.external_account(), amount))
         data = money.accepted_transfer(exchange, f"make a {operation_id} alone")
-        done = money.settled(resources, data["reference"])
-        taken = source_before - money.balance_after_settlement(resources, source, source_before, done)
+        done = money.settled_or_skip(resources, data["reference"])
+        taken = source_before - money.balance_or_last(resources, source, moved_from=source_before, after=done)
         given = None
         if operation_id == "transfer":
-            after = money.balance_after_settlement(resources, destination, destination_before, done)
+            after = money.balance_or_last(resources, destination, moved_from=destination_before, after=done)
             given = after - destination_before
         if not taken and not given:
             return cls(money.amount_of(data, "actualAmount", exchange), None if given is None else amount)
@@ -150,7 +150,7 @@ class TransferRace:
         movements = []
         for exchange in self.accepted:
             reference = money.accepted_transfer(exchange, "read an accepted concurrent transfer")["reference"]
-            done = money.wait_settled(self.resources, reference, must_settle=False)
+            done = money.settled_or_none(self.resources, reference, must_settle=False)
             if done is None:
                 raise CannotJudge(f"transaction {reference} was still pending after --settle-timeout "
                                   f"({self.resources.settings.settle_timeout:g} s): the balances cannot be judged yet")
@@ -177,7 +177,7 @@ class TransferRace:
 
         if all(movement.completed for movement in movements):
             return poll(conserved, self.resources.settings.settle_timeout) or read()
-        money.balance_held_still(self.resources, self.source)
+        money.balance_or_last(self.resources, self.source, still=True)
         if self.destination is not None:
-            money.balance_held_still(self.resources, self.destination)
+            money.balance_or_last(self.resources, self.destination, still=True)
         return poll(conserved, self.resources.settings.settle_timeout) or read()

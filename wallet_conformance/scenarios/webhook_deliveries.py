@@ -73,7 +73,7 @@ def around_a_transfer(api: ApiClient, resources: Resources, settings: Settings, 
             reference = transaction.get("reference") if isinstance(transaction, dict) else None
             references = {value for value in (reference, source["publicId"], destination["publicId"]) if value}
             if isinstance(reference, str):
-                seen.settled = money.wait_settled(resources, reference) is not None
+                seen.settled = money.settled_or_none(resources, reference) is not None
 
             def about_the_transfer() -> bool:
                 return any(reference and reference in item["raw"].decode(errors="replace")

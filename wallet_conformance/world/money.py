@@ -10,13 +10,17 @@ question a test asks, and when to use which:
 - What did the target accept? `accepted_transfer` (the transaction of an accepted transfer made as a setup
   step), `amount_of` (a money field that must be an integer to be followed), `fee`; what a transfer takes from its
   source by its own answer, amount plus fee: `charged`.
-- When has a transfer ended? `wait_settled` waits until it leaves `pending` and says None if it never does
-  within --settle-timeout; `settled` is the same wait for a test whose verdict needs the end (it cannot judge
-  otherwise).
-- What did a settled transfer do to a wallet? `balance_after_settlement`. A transfer that ended another way and
-  moved nothing is not judged by its money: `did_not_complete`.
-- Has a balance moved yet? `balance_after_change` (the balance once it moved, within a time), `balances_moved`
-  (which of several left their value within --quiet-window), `balance_held_still` (read until it stops moving).
+- When has a transfer ended? One wait, `settled_or_none`: the transaction once it left `pending` (verify shows it),
+  or None if it is still pending after --settle-timeout; given the exchange that answered the transfer, by its
+  reference. `settled_or_skip` is the same wait for a test whose verdict needs the end: it skips (CannotJudge)
+  while the transfer is pending. What the wait reads can be another look at the transfer: `listed` (the transaction
+  list), `verify_answer` (verify's answer, whatever it shows once it stopped saying pending).
+- Did a settled transfer complete? A transfer that ended another way and moved nothing is not judged by its money:
+  `skip_unless_completed` skips it (`skip_unless_all_completed` for several).
+- What does a balance show once it moved, reached a value, or held still? One wait, `balance_or_last`: read once
+  per poll until it moved from a value after a settlement (within --settle-timeout, or --quiet-window when the
+  status word is another), reached an expected value, or held still for --quiet-window; it never skips nor fails:
+  past its time it gives what it read last.
 - Did a transfer that must not happen move money? `refused_without_debit` (refused with a 4xx, and nothing
   moved after), `never_completes` (refused at once, or accepted and failed later: either way nothing moved).
 - Where did money go? `pays_into`, `pays_from`: whether a listed transaction pays into or out of a wallet;
@@ -25,14 +29,13 @@ question a test asks, and when to use which:
 - What did an inbound payment do? `inbound_payment` (a `Funding`: the payment, whether it was credited, the
   rise). A rise short of the amount: `shortfall_explained` (a fee on the credit, or debits out of the wallet,
   account for it), `shortfall_accounted_for` (the verdict, reading the transactions until they explain it).
-- When has the transfer an exchange answered ended? `transfer_end`: `wait_settled` by the answer's reference.
 - Where do a test's transfers come from? `Purse`: a new wallet for each, funded for it and its fee. Transfers the
   target should refuse (key probes, wrong values): `SharedPurse`, one funded pair per operation, shared.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
@@ -95,16 +98,12 @@ def charged(data: Any, amount: int, exchange: Exchange) -> int:
     return amount_of(data, "actualAmount", exchange)
 
 
-# ------------------------------------------------------------------ a transfer's end
+# ------------------------------------------------------------------ a transfer's end: the one settlement wait
 
 
-def wait_settled(resources: Resources, reference: str, *, must_settle: bool = True) -> dict[str, Any] | None:
-    """The transaction once its status is no longer `pending`, or None if it stays pending past --settle-timeout.
-
-    A transfer that must settle and does not is remembered: later waits fail at once with its evidence. One that
-    need not (an overdraft or a transfer touching a closed wallet, accepted: whether it ever leaves `pending` is
-    not shown) leaves no such mark, and is not waited for once a transfer that should have settled did not.
-    """
+def verified(resources: Resources, reference: str) -> Callable[[], dict[str, Any] | None]:
+    """What the settlement wait reads by default: verify's transaction for `reference` once its status is there and
+    is no longer `pending` (None before)."""
 
     def left_pending() -> dict[str, Any] | None:
         exchange = resources.verify(reference)
@@ -113,21 +112,13 @@ def wait_settled(resources: Resources, reference: str, *, must_settle: bool = Tr
             return data
         return None
 
-    if SETTLEMENT in resources.gave_up:
-        if not must_settle:
-            return None
-        raise TargetError(f"not waited again: {resources.gave_up[SETTLEMENT]}")
-    found = poll(left_pending, resources.settings.settle_timeout)
-    if found is None and must_settle:
-        resources.gave_up[SETTLEMENT] = (f"transaction {reference} stayed pending for "
-                                         f"{resources.settings.settle_timeout:g} s (--settle-timeout)")
-    return found
+    return left_pending
 
 
-def listed_settled(resources: Resources, transfer: dict[str, Any]) -> tuple[dict[str, Any], Exchange] | None:
-    """The transfer as the transaction list shows it once its status there is no longer `pending`, with the page that
-    shows it, or None if the list shows it pending (or not at all) past --settle-timeout. Found by reference and,
-    given one, publicId."""
+def listed(resources: Resources, transfer: dict[str, Any]) -> Callable[[], tuple[dict[str, Any], Exchange] | None]:
+    """The transfer as the transaction list shows it once its status there is no longer `pending`, with the page
+    that shows it (None while the list shows it pending, or not at all). Found by reference and, given one,
+    publicId."""
 
     def shows(entry: Any) -> bool:
         return (isinstance(entry, dict) and entry.get("reference") == transfer.get("reference")
@@ -140,30 +131,57 @@ def listed_settled(resources: Resources, transfer: dict[str, Any]) -> tuple[dict
             return None
         return entry, listing.exchanges[-1]  # the list is read until the page that shows it
 
-    return poll(left_pending, resources.settings.settle_timeout)
+    return left_pending
 
 
-def verified_after(resources: Resources, reference: str) -> Exchange:
-    """Verify's answer for `reference`, read again while it says `pending`, for at most --settle-timeout."""
-    answers: list[Exchange] = []
+def verify_answer(resources: Resources, reference: str) -> Callable[[], Exchange | None]:
+    """Verify's answer for `reference` once it does not say `pending` (one without a readable status included):
+    what verify shows, whatever it shows, once it stopped showing the transfer pending."""
 
-    def left_pending() -> bool:
-        answers.append(resources.verify(reference))
-        data = answers[-1].data if answers[-1].ok else None
-        return not isinstance(data, dict) or data.get("status") != contract.pending_state()
+    def left_pending() -> Exchange | None:
+        exchange = resources.verify(reference)
+        data = exchange.data if exchange.ok else None
+        return exchange if not isinstance(data, dict) or data.get("status") != contract.pending_state() else None
 
-    poll(left_pending, resources.settings.settle_timeout)
-    return answers[-1]
+    return left_pending
 
 
-def settled(resources: Resources, reference: str) -> dict[str, Any]:
-    """The transaction once it left `pending`, whatever status word it then shows; the test cannot judge its money
-    while it is pending.
+def settled_or_none(resources: Resources, transfer: str | Exchange, *, must_settle: bool | None = True,
+                    look: Callable[[], Any] | None = None) -> Any:
+    """The one wait for a transfer's end: what `look` shows once the transfer left `pending` (by default `verified`:
+    its transaction, whatever status word it then shows), read once per poll within --settle-timeout; None when it
+    is still pending then. It never skips nor fails: `settled_or_skip` skips. `transfer` is its reference, or the
+    exchange that answered it (None at once when that shows no reference to follow it by).
+
+    `must_settle`: True for a transfer the document expects to leave pending (an affordable one): one that does not is
+    remembered, and later waits fail at once with its evidence (TargetError) rather than wait again. False for one
+    that need never leave it (an overdraft or a transfer touching a closed wallet, accepted: whether it ever leaves
+    pending is not shown): not remembered, and not waited for once a transfer that had to settle did not. None for a
+    look at how the target shows a transfer (verify beside the transaction list): waited for, not remembered.
+    """
+    reference = transfer if isinstance(transfer, str) else (
+        transfer.data.get("reference") if isinstance(transfer.data, dict) else None)
+    if not isinstance(reference, str):
+        return None
+    if must_settle is not None and SETTLEMENT in resources.gave_up:
+        if not must_settle:
+            return None
+        raise TargetError(f"not waited again: {resources.gave_up[SETTLEMENT]}")
+    found = poll(look or verified(resources, reference), resources.settings.settle_timeout)
+    if found is None and must_settle:
+        resources.gave_up[SETTLEMENT] = (f"transaction {reference} stayed pending for "
+                                         f"{resources.settings.settle_timeout:g} s (--settle-timeout)")
+    return found
+
+
+def settled_or_skip(resources: Resources, reference: str) -> dict[str, Any]:
+    """`settled_or_none` for a test whose verdict needs the end: the transaction once it left `pending`, whatever
+    status word it then shows; a skip (CannotJudge) when it is still pending after --settle-timeout.
 
     The status words after settlement are not shown (`success` is the one observed): callers judge a transaction
-    by its money, and one that ended another way and moved nothing with `did_not_complete`.
+    by its money, and skip one that ended another way and moved nothing with `skip_unless_completed`.
     """
-    done = wait_settled(resources, reference)
+    done = settled_or_none(resources, reference)
     if done is None:
         raise CannotJudge(f"transaction {reference} was still pending after --settle-timeout "
                           f"({resources.settings.settle_timeout:g} s); the document does not show when a transfer "
@@ -171,18 +189,18 @@ def settled(resources: Resources, reference: str) -> dict[str, Any]:
     return done
 
 
-def did_not_complete(done: dict[str, Any], moved: bool) -> None:
-    """Cannot judge a settled transaction by its money when it shows a status other than the observed completed one
-    and moved nothing: it ended another way (a payout failed and refunded, say)."""
+def skip_unless_completed(done: dict[str, Any], moved: bool) -> None:
+    """Skips (CannotJudge) judging a settled transaction by its money when it shows a status other than the observed
+    completed one and moved nothing: it ended another way (a payout failed and refunded, say)."""
     if done.get("status") != contract.success_state() and not moved:
         raise CannotJudge(f"transaction {done.get('reference')} left pending with status {done.get('status')!r}, "
                           f"not the observed {contract.success_state()!r}, and moved no money: it did not complete, "
                           "so its money is not checked here")
 
 
-def not_all_completed(done: list[dict[str, Any]]) -> None:
-    """Cannot judge several settled transactions' money together when one shows a status other than the observed
-    completed one: it may have ended another way (which money it then moves is not shown)."""
+def skip_unless_all_completed(done: list[dict[str, Any]]) -> None:
+    """Skips (CannotJudge) judging several settled transactions' money together when one shows a status other than
+    the observed completed one: it may have ended another way (which money it then moves is not shown)."""
     ended = [each for each in done if each.get("status") != contract.success_state()]
     if ended:
         raise CannotJudge(f"transaction {ended[0].get('reference')} left pending with status "
@@ -190,64 +208,70 @@ def not_all_completed(done: list[dict[str, Any]]) -> None:
                           "have completed, so the money of the transfers together is not checked here")
 
 
-# ------------------------------------------------------------------ balances that move, or must not
+# ------------------------------------------------------------------ balances that move, or must not: the one wait
 
 
-def balance_after_change(resources: Resources, public_id: str, before: int, timeout: float | None = None) -> int:
-    """The wallet's balance once it differs from `before` (or `before` if it stays so past `timeout`, by default
-    --settle-timeout)."""
-    changed = poll(lambda: [balance] if (balance := resources.balance(public_id)) != before else None,
-                   resources.settings.settle_timeout if timeout is None else timeout)
-    return changed[0] if changed else before
-
-
-def balance_after_settlement(resources: Resources, public_id: str, before: int, done: dict[str, Any]) -> int:
-    """A wallet's balance once the transaction `done` left `pending`: a balance still at `before` is read again
-    until it moves, since when balances show a settled transfer is not shown. Within --settle-timeout when `done`
-    shows the observed completed status; within --quiet-window when it shows another word, which may name an end
-    that moves nothing (the status words after settlement are not shown either)."""
-    completed = done.get("status") == contract.success_state()
-    return balance_after_change(resources, public_id, before,
-                                None if completed else resources.settings.quiet_window)
-
-
-def balance_reaching(resources: Resources, public_id: str, expected: int) -> int:
-    """A wallet's balance once it shows `expected`; if it does not within --settle-timeout, once it holds still
-    (credits may post one by one, a moment after their transfers' statuses changed)."""
-    reached = poll(lambda: [balance] if (balance := resources.balance(public_id)) == expected else None,
-                   resources.settings.settle_timeout)
-    return reached[0] if reached else balance_held_still(resources, public_id)
-
-
-def balance_held_still(resources: Resources, public_id: str, read: Callable[[str], int] | None = None) -> int:
-    """A wallet's balance once it stops moving: read until it holds for --quiet-window, at most SETTLING_READS
-    times (a debit, then a refund, may post a moment after a status changed). `read` reads a balance (default
-    `Resources.balance`; the money model passes its own, which logs every call of its program)."""
+def _balances(resources: Resources, wallets: Collection[str], until: Callable[[dict[str, int]], bool], within: float,
+              read: Callable[[str], int] | None = None) -> tuple[dict[str, int], bool]:
+    """The balances of `wallets`, each read once per poll (polling.poll: its pauses and deadline), until
+    `until(balances)` holds or `within` seconds pass (0: read once): the balances read last, and whether it held."""
     read = read or resources.balance
-    value = read(public_id)
+    seen: dict[str, int] = {}
+
+    def held() -> bool:
+        seen.update({public_id: read(public_id) for public_id in wallets})
+        return until(seen)
+
+    return seen, bool(poll(held, within))
+
+
+def balance_or_last(resources: Resources, public_id: str, *, moved_from: int | None = None,
+                    after: dict[str, Any] | None = None, reaching: int | None = None, still: bool = False,
+                    read: Callable[[str], int] | None = None) -> int:
+    """The one wait for a balance: a wallet's balance, read once per poll, once it shows what is waited for. It never
+    skips nor fails: past its time it gives the balance it read last (what a balance that did not come means is the
+    caller's verdict to give).
+
+    What is waited for, one of:
+
+    - `moved_from` B, `after` the transaction of a transfer once it left `pending`: once the balance differs from B,
+      within --settle-timeout when the transaction shows the observed completed status, within --quiet-window when it
+      shows another word, which may name an end that moves nothing (the status words after settlement are not shown,
+      nor when balances show a settled transfer); B when it never does.
+    - `reaching` E: once it shows E, within --settle-timeout; else once it holds still (credits may post one by one, a
+      moment after their transfers' statuses changed).
+    - `still`: once it holds still: read until it holds for --quiet-window, at most SETTLING_READS times (a debit,
+      then a refund, may post a moment after a status changed).
+
+    `read` reads a balance (default `Resources.balance`; the money model passes its own, which logs every call of its
+    program).
+    """
+    if [moved_from is not None and after is not None, reaching is not None, still].count(True) != 1:
+        raise ValueError("balance_or_last waits for one thing: moved_from with after, reaching, or still")
+    settings = resources.settings
+    if moved_from is not None and after is not None:
+        completed = after.get("status") == contract.success_state()
+        seen, _ = _balances(resources, [public_id], lambda now: now[public_id] != moved_from,
+                            settings.settle_timeout if completed else settings.quiet_window, read)
+        return seen[public_id]
+    if reaching is not None:
+        seen, reached = _balances(resources, [public_id], lambda now: now[public_id] == reaching,
+                                  settings.settle_timeout, read)
+        if reached:
+            return seen[public_id]
+    value = (read or resources.balance)(public_id)
     for _ in range(SETTLING_READS):
-        moved = poll(lambda seen=value: [now] if (now := read(public_id)) != seen else None,
-                     resources.settings.quiet_window)
+        seen, moved = _balances(resources, [public_id], lambda now, held=value: now[public_id] != held,
+                                settings.quiet_window, read)
         if not moved:
             break
-        value = moved[0]
+        value = seen[public_id]
     return value
 
 
 def reads(resources: Resources, wallets: dict[str, int]) -> tuple[Exchange, ...]:
     """The latest read of each of `wallets`: the exchanges that show the balances a comparison judges."""
     return tuple(read for wallet in wallets if (read := resources.last_read(wallet)) is not None)
-
-
-def balances_moved(resources: Resources, before: dict[str, int], *, watch: bool = True) -> dict[str, int]:
-    """The wallets whose balance left its `before` value within --quiet-window ({} when none did); read once, at
-    once, without `watch`."""
-
-    def moved() -> dict[str, int]:
-        now = {public_id: resources.balance(public_id) for public_id in before}
-        return {public_id: value for public_id, value in now.items() if value != before[public_id]}
-
-    return poll(moved, resources.settings.quiet_window if watch else 0) or {}
 
 
 def refused_without_debit(resources: Resources, exchange: Exchange, before: dict[str, int], why: str, *,
@@ -257,7 +281,9 @@ def refused_without_debit(resources: Resources, exchange: Exchange, before: dict
     the transfer: a failure shows those reads and the ones after beside the refusal."""
     shown_before = reads(resources, before)
     checks.refused(exchange, why, requirement=requirement)
-    moved = balances_moved(resources, before, watch=watch)
+    now, _ = _balances(resources, before, lambda now: any(now[wallet] != held for wallet, held in before.items()),
+                       resources.settings.quiet_window if watch else 0)
+    moved = {wallet: value for wallet, value in now.items() if value != before[wallet]}
     if moved:
         checks.fail("a refused transfer changes no balance", before, moved, exchange,
                     requirement=unmoved or requirement, also=(*shown_before, *reads(resources, moved)))
@@ -280,15 +306,15 @@ def never_completes(resources: Resources, exchange: Exchange, before: dict[str, 
         refused_without_debit(resources, exchange, before, why, requirement=requirement)
         return
     data = accepted_transfer(exchange, f"read the accepted {why}")
-    done = wait_settled(resources, data["reference"], must_settle=False)
+    done = settled_or_none(resources, data["reference"], must_settle=False)
     final = done.get("status") if done else None
     record(reading="accepted, then followed", status=exchange.status, status_on_acceptance=data.get("status"),
            status_after=final or "still pending")
     if final == contract.success_state():
         checks.fail(f"{title} never completes", f"a refusal, or a status other than {final!r}", final,
                     resources.verify(data["reference"]), detail=why, requirement=requirement)
-    back = poll(lambda: all(resources.balance(wallet) == held for wallet, held in before.items()),
-                resources.settings.settle_timeout)
+    _, back = _balances(resources, before, lambda now: all(now[wallet] == held for wallet, held in before.items()),
+                        resources.settings.settle_timeout)
     if not back:
         now = {wallet: resources.balance(wallet) for wallet in before}
         checks.fail(f"{title} moves no money", before, now, exchange, requirement=requirement,
@@ -366,17 +392,6 @@ def shortfall_accounted_for(api: ApiClient, wallet: dict[str, Any], paid: Fundin
                            f"it ({read.note})")
 
 
-# ------------------------------------------------------------------ the end of an answered transfer
-
-
-def transfer_end(resources: Resources, exchange: Exchange, *, must_settle: bool = True) -> dict[str, Any] | None:
-    """`wait_settled` for the transfer an exchange answered: its transaction once it left `pending`, or None when it
-    stayed pending past --settle-timeout, or when the answer shows no reference to follow it by.
-    `must_settle=False` for one that need never leave pending (an overdraft accepted)."""
-    reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
-    return wait_settled(resources, reference, must_settle=must_settle) if isinstance(reference, str) else None
-
-
 # ------------------------------------------------------------------ a transfer's credit leg
 
 
@@ -395,14 +410,14 @@ def listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[s
 
 
 def credit_leg_recorded(api: ApiClient, resources: Resources, reference: str, destination: str, amount: int) -> None:
-    """A wallet-to-wallet transfer of `amount` to `destination`, once settled (`settled`), leaves the destination's
-    credit leg: the verified debit's meta.credit is a credit of `amount` to `destination`, or GET /transactions
-    lists one.
+    """A wallet-to-wallet transfer of `amount` to `destination`, once settled (`settled_or_skip`), leaves the
+    destination's credit leg: the verified debit's meta.credit is a credit of `amount` to `destination`, or GET
+    /transactions lists one.
 
-    Neither shows: the test cannot judge a transfer that did not complete (`did_not_complete`), nor a list it
+    Neither shows: the test cannot judge a transfer that did not complete (`skip_unless_completed`), nor a list it
     could not read far enough; otherwise it fails, showing the debit verified again.
     """
-    done = settled(resources, reference)
+    done = settled_or_skip(resources, reference)
     meta = done.get("meta") if isinstance(done.get("meta"), dict) else {}
     credit = meta.get("credit")
     if isinstance(credit, dict) and credit.get("destination") == destination and credit.get("amount") == amount:
@@ -410,7 +425,7 @@ def credit_leg_recorded(api: ApiClient, resources: Resources, reference: str, de
     listed, searched = listed_credit(api, destination, amount)
     if listed is not None:
         return
-    did_not_complete(done, resources.balance(destination) != 0)
+    skip_unless_completed(done, resources.balance(destination) != 0)
     if not searched.complete:
         raise CannotJudge(f"meta.credit {credit!r} shows no credit leg, and no credit to {destination} is in what "
                           f"could be read of GET /transactions ({searched.note})")
@@ -452,7 +467,7 @@ class SharedPurse:
             source = resources.funded_wallet(funding(operation_id))["publicId"]
             destination = resources.wallet()["publicId"] if operation_id == "transfer" else None
             for public_id in filter(None, (source, destination)):
-                balance_held_still(resources, public_id)  # a levy may post a moment after the funding
+                balance_or_last(resources, public_id, still=True)  # a levy may post a moment after the funding
             self._held[operation_id] = (source, destination)
         return self._held[operation_id]
 
