@@ -4,6 +4,7 @@ message), and the 429s met (LIM-23)."""
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import asdict
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.plugin.collection import plain_nodeid
 from wallet_conformance.plugin.running import RATE_LIMITED, RUN_STOPPED
-from wallet_conformance.plugin.state import RunState, is_worker, state
+from wallet_conformance.plugin.state import RunState, Stopped, is_worker, state
 from wallet_conformance.reporting.writers import write_all
 
 RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
@@ -38,8 +39,9 @@ class EarlyStop:
         if report.failed and self.first_failure is None:
             self.first_failure = f"{plain_nodeid(report.nodeid)}: {_crash_line(report)}"
         stopped = properties.get(RUN_STOPPED)
-        if stopped and run.stopped is None:
-            run.stopped = stopped
+        if stopped and run.stopped is None:  # an xdist worker's stop (in one process, running.py set it here)
+            run.stopped = Stopped(**stopped)
+        if stopped:
             self._quiet()
 
     def _quiet(self) -> None:
@@ -53,16 +55,14 @@ class EarlyStop:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, Any, Any]:
         result = yield
         run = state(self.config)
-        if run.stopped is None and session.shouldstop and "target" in str(session.shouldstop):
-            run.stopped = {"reason": str(session.shouldstop), "status": int(ExitStatus.TARGET_FAILING)}
         if run.stopped is not None:
-            session.exitstatus = run.stopped["status"]
+            session.exitstatus = run.stopped.status
         if run.not_run is not None:
             session.exitstatus = run.not_run.status
         if run.report is not None and run.report_path is not None and (run.stopped or self.rate_limited):
             if run.stopped is not None:
-                run.report["stopped"] = run.stopped
-                run.report["outcome"]["exit_status"] = run.stopped["status"]
+                run.report["stopped"] = asdict(run.stopped)
+                run.report["outcome"]["exit_status"] = run.stopped.status
             self._record_rate_limits(run)
             run.written = write_all(run.report, run.settings.report_dir)
         return result
@@ -90,8 +90,8 @@ class EarlyStop:
             if failed:
                 terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
                                             f"the first: {self.first_failure}")
-            terminalreporter.write_line(f"The run stopped early: {run.stopped['reason']} "
-                                        f"(exit status {run.stopped['status']}).", red=True, bold=True)
+            terminalreporter.write_line(f"The run stopped early: {run.stopped.reason} "
+                                        f"(exit status {run.stopped.status}).", red=True, bold=True)
 
 
 def _crash_line(report: pytest.TestReport) -> str:

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator
+from dataclasses import asdict
 from typing import Any
 
 import pytest
 
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import CannotJudge, declared, judged_silences
 from wallet_conformance.plugin import allure_labels, exchange_judging
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
-from wallet_conformance.plugin.state import RunState, state
+from wallet_conformance.plugin.state import RunState, Stopped, state
 from wallet_conformance.reporting import evidence
 from wallet_conformance.world.safety import NotAllowed
 
@@ -123,10 +123,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if limited:
             properties.append((RATE_LIMITED, limited))
     properties.extend(exchange_judging.properties(item.config))
-    stop = _why_stop(run)
-    if stop is not None and not item.session.shouldstop:
-        item.session.shouldstop = stop
-        properties.append((RUN_STOPPED, {"reason": stop, "status": int(ExitStatus.TARGET_FAILING)}))
+    reason = _why_stop(run)
+    if reason is not None and run.stopped is None and not item.session.shouldstop:
+        run.stopped = Stopped(reason)  # this process's; the controlling one learns it from this report
+        item.session.shouldstop = reason
+        properties.append((RUN_STOPPED, asdict(run.stopped)))
     report.user_properties = properties
     if report.longrepr is not None:
         text = str(report.longrepr)

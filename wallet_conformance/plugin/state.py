@@ -12,6 +12,7 @@ import pytest
 from wallet_conformance.client.api import ApiClient, Bound
 from wallet_conformance.client.redaction import Secrets
 from wallet_conformance.client.target import Target
+from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.settings import Settings
 
@@ -30,6 +31,15 @@ class NotRun:
     status: int
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """Why the run stopped early, decided after a test's phase (plugin/running.py): the target stopped answering or is
+    failing, or the run used up its budget; and the exit status it ends with. conformance.json's `stopped`."""
+
+    reason: str
+    status: int = int(ExitStatus.TARGET_FAILING)
+
+
 @dataclass
 class RunState:
     settings: Settings
@@ -43,7 +53,7 @@ class RunState:
     written: list[Path] = field(default_factory=list)  # every report file of the run
     started: float = field(default_factory=time.monotonic)
     bound: Bound = field(default_factory=Bound)  # the current test's time bound, which the run's clients read
-    stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
+    stopped: Stopped | None = None  # why the run stopped early, if it did
     not_run: NotRun | None = None  # why it ended before its first test, if it did
     exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
     traffic: dict[str, Any] | None = None  # --har: what the recorded files held (plugin/passive.py)
