@@ -11,9 +11,9 @@ import pytest
 
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.plugin import phase_record
 from wallet_conformance.plugin.collection import plain_nodeid
-from wallet_conformance.plugin.running import RATE_LIMITED, RUN_STOPPED
-from wallet_conformance.plugin.state import RunState, Stopped, is_worker, state
+from wallet_conformance.plugin.state import RunState, is_worker, state
 from wallet_conformance.reporting.writers import write_all
 
 RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
@@ -33,15 +33,14 @@ class EarlyStop:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         run = state(self.config)
-        properties = dict(report.user_properties)
-        self.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry}
-                                 for entry in properties.get(RATE_LIMITED, ()))
+        phase = phase_record.of(report)
+        if phase is not None:
+            self.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry} for entry in phase.rate_limited)
         if report.failed and self.first_failure is None:
             self.first_failure = f"{plain_nodeid(report.nodeid)}: {_crash_line(report)}"
-        stopped = properties.get(RUN_STOPPED)
-        if stopped and run.stopped is None:  # an xdist worker's stop (in one process, running.py set it here)
-            run.stopped = Stopped(**stopped)
-        if stopped:
+        if phase is not None and phase.stopped is not None:
+            if run.stopped is None:  # an xdist worker's stop (in one process, running.py set it here)
+                run.stopped = phase.stopped
             self._quiet()
 
     def _quiet(self) -> None:

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.plugin import allure_labels, exchange_judging
+from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record
 from wallet_conformance.plugin.collection import plain_nodeid, runs_conformance
 from wallet_conformance.plugin.state import is_worker, state
 from wallet_conformance.reporting import gating, terminal
 from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against, run_inputs
+from wallet_conformance.reporting.evidence import Classified
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.spec.catalogue import catalogue
@@ -51,29 +52,29 @@ class Recorder:
                            traffic=settings.passive)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        properties = dict(report.user_properties)
-        if "requirements" not in properties:
+        phase = phase_record.of(report)
+        if phase is None:
             return
         run = state(self.config)
-        exchange_judging.merge(run.records, properties.get(exchange_judging.FINDINGS, []))
-        run.exchanges = exchange_judging.add_counts(run.exchanges, properties.get(exchange_judging.COUNTS, {}))
+        exchange_judging.merge(run.records, phase.findings)
+        run.exchanges = exchange_judging.add_counts(run.exchanges, phase.exchanges)
         nodeid = plain_nodeid(report.nodeid)
         record = run.records.get(nodeid)
         if record is None:
-            record = run.records[nodeid] = TestRecord(nodeid=nodeid, requirements=tuple(properties["requirements"]))
+            record = run.records[nodeid] = TestRecord(nodeid=nodeid, requirements=phase.requirements)
         record.duration += report.duration
-        if report.when == "call":  # setup and teardown reports repeat the test's user_properties
-            record.observations.extend(value for name, value in report.user_properties if name == "observation")
+        record.observations.extend(phase.observations)  # the call phase's record carries them
         if report.skipped:
             record.outcome = "skipped"
             record.message = redact(_skip_reason(report) or "skipped")
         elif report.failed:
+            error = phase.error or Classified()
             record.outcome = "failed" if report.when == "call" else "error"
-            record.failed_requirements = tuple(properties.get("failed_requirements", ()))
-            record.setup_error = bool(properties.get("setup_error"))
-            record.setup_requirement = properties.get("setup_requirement")
-            record.suite_error = bool(properties.get("suite_error"))
-            record.evidence = list(properties.get("evidence", ()))
+            record.failed_requirements = error.failed_requirements
+            record.setup_error = error.setup_error
+            record.setup_requirement = error.setup_requirement
+            record.suite_error = bool(error.suite_error)
+            record.evidence = list(error.evidence)
             record.message = redact(str(report.longrepr))[:4000]
 
     @pytest.hookimpl(trylast=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator
-from dataclasses import asdict
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.judge.failures import CannotJudge, declared, judged_silences
-from wallet_conformance.plugin import allure_labels, exchange_judging
+from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
 from wallet_conformance.plugin.state import RunState, Stopped, state
 from wallet_conformance.reporting import evidence
@@ -25,8 +24,6 @@ from wallet_conformance.world.safety import NotAllowed
 EXCHANGES_SHOWN = 3  # a failure's report section shows the test's last exchanges
 TEST_START = pytest.StashKey[int]()
 RATE_LIMITS_START = pytest.StashKey[int]()
-RATE_LIMITED = "rate_limited"
-RUN_STOPPED = "run_stopped"
 
 
 def _run_declared(item: pytest.Item) -> Generator[None, Any, Any]:
@@ -92,7 +89,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not is_conformance_item(item):
         return report
     run = state(item.config)
-    properties = list(report.user_properties)
+    record = phase_record.PhaseRecord(requirements=requirement_ids(item))
     client = run.client
     made = client.exchanges[item.stash.get(TEST_START, 0):] if client is not None else []
     recent = made[-EXCHANGES_SHOWN:]
@@ -111,24 +108,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
                 if "compared_with" not in item_evidence:
                     item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
-        properties.extend(classified.properties())
+        record.error = classified
         allure_labels.attach_evidence(classified.evidence)
         if recent:
             report.sections.append(("exchanges (last of this test)",
                                     "\n\n".join(exchange.describe() for exchange in recent)))
     if call.when == "call":
         allure_labels.attach_exchanges(made)
-    if client is not None and report.when == "call":
-        limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
-        if limited:
-            properties.append((RATE_LIMITED, limited))
-    properties.extend(exchange_judging.properties(item.config))
+    if report.when == "call":
+        record.observations = phase_record.observations(item)
+        if client is not None:
+            record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
+    record.findings, record.exchanges = exchange_judging.found(item.config)
     reason = _why_stop(run)
     if reason is not None and run.stopped is None and not item.session.shouldstop:
-        run.stopped = Stopped(reason)  # this process's; the controlling one learns it from this report
+        run.stopped = record.stopped = Stopped(reason)  # this process's; the controlling one reads it in the record
         item.session.shouldstop = reason
-        properties.append((RUN_STOPPED, asdict(run.stopped)))
-    report.user_properties = properties
+    phase_record.attach(report, record)
     if report.longrepr is not None:
         text = str(report.longrepr)
         if redact(text) != text:

@@ -44,11 +44,6 @@ class Classified:
     suite_error: str | None = None  # why the error is the suite's own, not the target's
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
-    def properties(self) -> list[tuple[str, Any]]:
-        return [("failed_requirements", self.failed_requirements), ("setup_error", self.setup_error),
-                ("setup_requirement", self.setup_requirement), ("suite_error", bool(self.suite_error)),
-                ("evidence", self.evidence)]
-
 
 def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
     """What a test's error says of the test's requirements (`declared`).
