@@ -1,5 +1,6 @@
 """One record per conformance test, kept on the controlling process, and at the end of the run the report (every
-format) and the exit status, as the gate (waivers, baseline, --strict, --require-complete) decides."""
+format) and the exit status: decided here and nowhere else, from the run that never started, the early stop, or the
+report's gate (waivers, baseline, --strict, --require-complete)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record
+from wallet_conformance.plugin import allure_labels, early_stop, exchange_judging, phase_record
 from wallet_conformance.plugin.collection import plain_nodeid, runs_conformance
-from wallet_conformance.plugin.state import is_worker, state
+from wallet_conformance.plugin.state import RunState, is_worker, state
 from wallet_conformance.reporting import gating, terminal
 from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against, run_inputs
 from wallet_conformance.reporting.evidence import Classified
@@ -23,6 +24,20 @@ from wallet_conformance.spec.catalogue import catalogue
 def pytest_configure(config: pytest.Config) -> None:
     if not is_worker(config):
         config.pluginmanager.register(Recorder(config), "wallet-conformance-recorder")
+
+
+def final_status(status: int, run: RunState) -> int:
+    """The run's exit status: a run that ended before its first test has its own (an unreachable target, files that
+    are not HAR, --cleanup); a run that stopped early the stop's; else the report's gate decides, unless pytest's own
+    status says the run did not finish (interrupted, an internal error, a usage error)."""
+    if run.not_run is not None:
+        return run.not_run.status
+    if run.stopped is not None:
+        return run.stopped.status
+    if run.report is not None and status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED,
+                                             pytest.ExitCode.NO_TESTS_COLLECTED):
+        return exit_status(run.report)
+    return status
 
 
 def _skip_reason(report: pytest.TestReport) -> str | None:
@@ -80,9 +95,14 @@ class Recorder:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         run = state(self.config)
-        if run.not_run is not None or self.config.option.collectonly or not (
+        # A conformance run reports even when it judged nothing (every test deselected or skipped).
+        if run.not_run is None and not self.config.option.collectonly and (
                 run.records or run.settings.passive or runs_conformance(self.config)):
-            return  # a conformance run reports even when it judged nothing (every test deselected or skipped)
+            self._report(run)
+        session.exitstatus = final_status(session.exitstatus, run)
+
+    def _report(self, run: RunState) -> None:
+        """The report, built once from the run's records and what ended the run, written in every format."""
         settings = run.settings
         target = run.target.public() if run.target else {
             "base_url": run.traffic["base_url"] if run.traffic else settings.base_url}
@@ -94,11 +114,9 @@ class Recorder:
                                        "profile": settings.profile, "exchanges": run.exchanges,
                                        **run_inputs(settings)},
                                   untested=run.untested, traffic=run.traffic)
+        early_stop.add_to_report(run.report, run)
         run.written = write_all(run.report, settings.report_dir)
         allure_labels.scrub(self.config)
-        run.report_path = run.written[0]
-        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
-            session.exitstatus = exit_status(run.report)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         run = state(self.config)

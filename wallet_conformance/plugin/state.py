@@ -48,12 +48,12 @@ class RunState:
     records: dict[str, TestRecord] = field(default_factory=dict)
     client: ApiClient | None = None  # the run's client, once the `api` fixture made it
     second_client: ApiClient | None = None  # the second key's client, once the `second_api` fixture made it
-    report_path: Path | None = None
     report: dict[str, Any] | None = None
     written: list[Path] = field(default_factory=list)  # every report file of the run
     started: float = field(default_factory=time.monotonic)
     bound: Bound = field(default_factory=Bound)  # the current test's time bound, which the run's clients read
     stopped: Stopped | None = None  # why the run stopped early, if it did
+    rate_limited: list[dict[str, Any]] = field(default_factory=list)  # the 429s met, each with its test (controller)
     not_run: NotRun | None = None  # why it ended before its first test, if it did
     exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
     traffic: dict[str, Any] | None = None  # --har: what the recorded files held (plugin/passive.py)
