@@ -1,8 +1,14 @@
 """On the controlling process: why the run stopped early or never started (its one message, and what the report says
-of a stop), and the 429s met (LIM-23). The exit status is decided in one place, plugin/recording.py."""
+of a stop), and the 429s met (LIM-23). The exit status is decided in one place, plugin/recording.py.
+
+The failures before an early stop are the target failing, not findings: the terminal says so in a few lines, and
+shows each of those failures by its first line, without its evidence and exchanges (the report keeps them). That is
+done to the suite's own failure reports, just before pytest lists them; pytest's settings (--tb, -r) stay the user's.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import asdict
 from typing import Any
 
@@ -12,6 +18,7 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.plugin import phase_record
 from wallet_conformance.plugin.collection import plain_nodeid
+from wallet_conformance.plugin.running import EXCHANGES_SECTION
 from wallet_conformance.plugin.state import RunState, is_worker, state
 
 RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
@@ -27,6 +34,7 @@ class EarlyStop:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.first_failure: str | None = None
+        self.failed: list[pytest.TestReport] = []  # the conformance tests' failed reports, shown briefly after a stop
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         run = state(self.config)
@@ -35,18 +43,20 @@ class EarlyStop:
             run.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry} for entry in phase.rate_limited)
         if report.failed and self.first_failure is None:
             self.first_failure = f"{plain_nodeid(report.nodeid)}: {_crash_line(report)}"
-        if phase is not None and phase.stopped is not None:
-            if run.stopped is None:  # an xdist worker's stop (in one process, running.py set it here)
-                run.stopped = phase.stopped
-            self._quiet()
+        if report.failed and phase is not None:
+            self.failed.append(report)
+        if phase is not None and phase.stopped is not None and run.stopped is None:
+            run.stopped = phase.stopped  # an xdist worker's stop (in one process, running.py set it already)
 
-    def _quiet(self) -> None:
-        """The failures before a stop are the target failing, not findings: the summary says so in a few lines."""
-        self.config.option.tbstyle = "no"
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.reportchars = ""
-
+    @pytest.hookimpl(specname="pytest_terminal_summary", wrapper=True, tryfirst=True)
+    def pytest_terminal_summary_before_the_failures(self) -> Generator[None, None, None]:
+        """After an early stop, each conformance test that failed shows its first line, not its evidence and its
+        last exchanges: every other hook has read those reports by now, the report files hold the evidence."""
+        if state(self.config).stopped is not None:
+            for report in self.failed:
+                report.longrepr = _crash_line(report)
+                report.sections = [section for section in report.sections if section[0] != EXCHANGES_SECTION]
+        return (yield)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         run = state(self.config)

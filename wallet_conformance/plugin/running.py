@@ -22,6 +22,7 @@ from wallet_conformance.reporting import evidence
 from wallet_conformance.world.safety import NotAllowed
 
 EXCHANGES_SHOWN = 3  # a failure's report section shows the test's last exchanges
+EXCHANGES_SECTION = "exchanges (last of this test)"
 TEST_START = pytest.StashKey[int]()
 RATE_LIMITS_START = pytest.StashKey[int]()
 
@@ -111,7 +112,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         record.error = classified
         allure_labels.attach_evidence(classified.evidence)
         if recent:
-            report.sections.append(("exchanges (last of this test)",
+            report.sections.append((EXCHANGES_SECTION,
                                     "\n\n".join(exchange.describe() for exchange in recent)))
     if call.when == "call":
         allure_labels.attach_exchanges(made)
