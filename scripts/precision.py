@@ -33,6 +33,7 @@ from selftests.suite_runs import GENERATED_NODES, QUICK_SETTLEMENT, QUICK_SILENC
 from selftests.switch_reach import AT_START  # noqa: E402
 from wallet_conformance.reference.faults import COLLATERAL, FAULTS  # noqa: E402
 from wallet_conformance.reporting.mutation import failed_beyond, killing_tests  # noqa: E402
+from wallet_conformance.reporting.verdicts import Verdict  # noqa: E402
 from wallet_conformance.spec import contract  # noqa: E402
 
 REPORTS = ROOT / "reports"
@@ -67,7 +68,7 @@ def failed(report: dict, requirement: str) -> bool:
     """Whether the run fails `requirement`: by its own check, or by a setup step that names it (in the whole suite a
     fixture may be the first to meet the fault, funding a wallet, say, and the report fails the requirement then)."""
     return bool(killing_tests(report, requirement)) or any(
-        entry["id"] == requirement and entry["verdict"] == "fail" for entry in report["requirements"])
+        entry["id"] == requirement and entry["verdict"] == Verdict.FAIL for entry in report["requirements"])
 
 
 def precision(fault_name: str, tests: list[str], seed: str, work: Path) -> dict:

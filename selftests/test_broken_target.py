@@ -65,3 +65,5 @@ def test_run_stops_when_the_target_stops_answering(pytester):
     verdict = next(entry["verdict"] for entry in report["requirements"] if entry["id"] == "SVC-03")
     assert verdict == "blocked" and result.ret == ExitStatus.TARGET_FAILING
     assert "stopped answering" in report["stopped"]["reason"]
+    # pytest's own settings (--tb, -r) stay the user's: it lists each failure before the stop by its first line.
+    result.stdout.fnmatch_lines(["*short test summary info*", "FAILED *test_call?0? - a setup step failed*"])

@@ -1,9 +1,11 @@
 """The package's layering contract (pyproject.toml, [tool.importlinter]) names every folder, and breaks on an
-import that goes the wrong way; the transport (client/) knows nothing of requirements or exit statuses."""
+import that goes the wrong way; the transport (client/) knows nothing of requirements or exit statuses; the verdict and
+outcome words are spelled once, in their enums."""
 
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shutil
 import subprocess
@@ -12,9 +14,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance.reporting.verdicts import Outcome, Verdict
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import ROOT
+from wallet_conformance.spec.files import ROOT, SCHEMAS
 
 PACKAGE = ROOT / "wallet_conformance"
 LINT = Path(sys.executable).with_name("lint-imports")
@@ -138,3 +141,46 @@ def test_the_transport_check_sees_an_id_a_contract_constant_and_an_exit_status(t
     where = "wallet_conformance/client/knows.py"
     assert transport_knows(folder) == [f"{where}:2: imports the exit statuses", f"{where}:4: names END-14",
                                        f"{where}:6: names AUTH-04", f"{where}:6: names contract.ANSWERED"]
+
+
+WORDS = {member.value for member in (*Verdict, *Outcome)}
+ENUMS = PACKAGE / "reporting" / "verdicts.py"
+# String literals equal to a verdict or outcome word that name something else: (module, literal) -> what they name.
+NOT_A_VERDICT = {
+    ("reporting/conformance.py", "blocked"): "a test's field in conformance.json (whether the test blocked it)",
+    ("reporting/gating.py", "conforms"): "the outcome's boolean field in conformance.json",
+    ("reporting/writers.py", "conforms"): "the word the reports show for Outcome.CONFORMS",
+    ("scenarios/list_probes.py", "skip"): "a paging parameter the list probes send",
+}
+
+
+def verdict_literals() -> list[tuple[str, int, str]]:
+    """Every string literal of the package, outside the enums, that spells a verdict or an outcome."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == ENUMS or "suite" in path.relative_to(PACKAGE).parts[:1]:
+            continue
+        module = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in WORDS:
+                found.append((module, node.lineno, node.value))
+    return found
+
+
+def test_verdicts_and_outcomes_are_spelled_only_in_their_enums():
+    """No module of the package spells a verdict or an outcome as a string literal: it names the enum's member
+    (reporting/verdicts.py), so a renamed or added word is changed in one place."""
+    spelled = [f"{module}:{line}: {word!r}" for module, line, word in verdict_literals()
+               if (module, word) not in NOT_A_VERDICT]
+    assert not spelled, "use Verdict or Outcome (reporting/verdicts.py) instead of:\n" + "\n".join(spelled)
+    still_there = {(module, word) for module, _, word in verdict_literals()}
+    assert set(NOT_A_VERDICT) <= still_there, set(NOT_A_VERDICT) - still_there  # no stale exception
+
+
+def test_the_report_schema_lists_the_enums_words():
+    """conformance.json's schema allows exactly the enums' words, in their order, as verdicts and outcomes."""
+    schema = json.loads((SCHEMAS / "conformance-report.json").read_text(encoding="utf-8"))
+    assert schema["$defs"]["verdict"]["enum"] == [verdict.value for verdict in Verdict]
+    assert schema["$defs"]["counts"]["required"] == [verdict.value for verdict in Verdict]
+    outcome = schema["properties"]["outcome"]["properties"]["verdict"]["enum"]
+    assert outcome == [word.value for word in Outcome]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 import re
 import socket
 
@@ -12,6 +13,7 @@ from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
 from selftests.suite_runs import run_sample as run
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import Fault
+from wallet_conformance.reporting.writers import mask
 from wallet_conformance.spec import validation
 
 
@@ -240,3 +242,106 @@ def test_a_failure_of_the_target_shows_its_evidence_and_the_suites_traceback_onl
     assert "expected: VirtualAccount successfully deleted" in plain and "received: " in plain, plain
     assert SUITE_FRAME not in plain and "Traceback" not in plain and "ConformanceFailure" not in plain, plain
     assert SUITE_FRAME in shown["verbose"].stdout, shown["verbose"].stdout
+
+
+TYPED = '''
+from wallet_conformance.client.api import TargetError
+from wallet_conformance.judge.failures import SuiteError
+
+@pytest.mark.requirement("SVC-05")
+def test_check(api):
+    """A failed check with its exchange; the exchange judge holds the same answer to every rule."""
+    exchange = api.call("listBanks")
+    raise ConformanceFailure("SVC-05", "statusCode", 201, exchange.status, exchange)
+
+@pytest.mark.requirement("RES-40", "SVC-06")
+def test_refused():
+    """A refused setup step naming the requirement it exercises."""
+    raise TargetError("validating the documented bank account was refused: 400", requirement="RES-40")
+
+@pytest.mark.requirement("SVC-07")
+def test_suite_bug():
+    """An error of the suite itself."""
+    raise SuiteError("a bug of this test")
+
+@pytest.mark.requirement("ERR-04")
+def test_observed(observe):
+    """An observation."""
+    observe("ERR-04", status=418)
+
+@pytest.mark.requirement("SVC-03")
+def test_passes():
+    """Passes."""
+
+@pytest.mark.requirement("SVC-04")
+def test_skips():
+    """Skips."""
+    pytest.skip("no funding configured")
+'''
+RECEIVED = '''
+"""Writes what the controlling process received of each conformance test's phase: the record's types and fields."""
+import json
+
+from wallet_conformance.plugin import phase_record
+
+
+class Received:
+    def pytest_runtest_logreport(self, report):
+        record = phase_record.of(report)
+        line = {"nodeid": report.nodeid, "when": report.when,
+                "user_properties": [name for name, _ in report.user_properties], "record": None, "types": None}
+        if record is not None:
+            line["record"] = record.to_dict()
+            line["types"] = {"record": type(record).__name__, "error": type(record.error).__name__,
+                             "findings": sorted({type(found).__name__ for found in record.findings})}
+        with open("received.jsonl", "a") as received:
+            received.write(json.dumps(line) + "\\n")
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controlling process only
+        config.pluginmanager.register(Received(), "received")
+'''
+
+
+def _received(pytester: pytest.Pytester, *args: str) -> tuple[dict, dict, set]:
+    """One run of TYPED: what the controller received per test and phase, but the exchange judge's share (each
+    process reports that of its own exchanges, in whichever phase made them); the report's verdicts, reasons,
+    evidence and observations; and the types of the judge's findings received. Ports masked."""
+    (pytester.path / "received.jsonl").unlink(missing_ok=True)
+    result, report = run(pytester, TYPED, "--reference-fault", Fault.BANK_PREFIX.cli_name, *args)
+    assert result.ret == ExitStatus.SUITE_ERROR and report is not None, result.stdout.str()
+    received, found = {}, set()
+    for text in (pytester.path / "received.jsonl").read_text().splitlines():
+        line = json.loads(mask(text))
+        if line["record"] is not None:
+            found.update(line["types"].pop("findings"))
+            for judges in ("findings", "exchanges"):
+                line["record"].pop(judges)
+        received[line["nodeid"], line["when"]] = line
+    judged = {entry["id"]: [entry["verdict"], entry["reason"], entry["evidence"], entry["observations"]]
+              for entry in report["requirements"] if entry["verdict"] != "untested"}
+    return received, json.loads(mask(json.dumps(judged))), found
+
+
+def test_the_controller_receives_the_same_typed_records_in_one_process_and_under_xdist(pytester):
+    """Each phase of a conformance test reaches the controlling process as one PhaseRecord (its error Classified,
+    the exchange judge's findings Found), with the same fields whether the test ran in the same process or on an
+    xdist worker; the verdicts and evidence of the report are the same both ways, and user_properties hold only the
+    test's requirement ids (for pytest's own --junitxml)."""
+    pytester.makeconftest(RECEIVED)
+    alone, alone_judged, alone_found = _received(pytester, "-p", "no:xdist")
+    parallel, parallel_judged, parallel_found = _received(pytester, "-n", "2")
+    assert alone == parallel and alone_judged == parallel_judged
+    assert len(alone) == 18  # six tests, three phases each
+    assert {line["types"]["record"] for line in alone.values()} == {"PhaseRecord"}
+    assert alone_found == parallel_found == {"Found"}  # the exchange judge's findings ride on some phase's record
+    refused = alone["conformance/test_sample.py::test_refused", "call"]
+    assert refused["types"]["error"] == "Classified" and refused["record"]["error"]["setup_requirement"] == "RES-40"
+    assert alone["conformance/test_sample.py::test_observed", "call"]["record"]["observations"] == [
+        {"requirement": "ERR-04", "status": 418}]
+    assert {name for line in alone.values() for name in line["user_properties"]} == {"requirements"}
+    assert alone_judged["SVC-05"][0] == "fail" and alone_judged["SVC-05"][2][0]["exchange"]["status"] == 200
+    assert alone_judged["RES-50"][0] == "fail" and alone_judged["RES-50"][2][0]["rule"]  # the exchange judge's
+    assert (alone_judged["RES-40"][0], alone_judged["SVC-06"][0], alone_judged["SVC-07"][0]) == (
+        "fail", "blocked", "suite-error")

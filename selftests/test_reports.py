@@ -19,6 +19,7 @@ import pytest
 from selftests.suite_runs import QUICK_SETTLEMENT, RUN_TIMEOUT, run_in_process, tail
 from selftests.suite_runs import run_sample as run
 from wallet_conformance.client.api import Silence, Unanswered
+from wallet_conformance.client.api import TargetError as RefusedStep
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import UnansweredFailure, judged_silences
 from wallet_conformance.reference import ReferenceServer
@@ -42,13 +43,7 @@ def entry(report: dict, requirement_id: str) -> dict:
 
 
 SETUP = '''
-class TargetError(Exception):
-    """Stands for wallet_conformance's TargetError, matched by name: message, exchange, requirement."""
-
-    def __init__(self, message, exchange=None, requirement=None):
-        super().__init__(message)
-        self.exchange = exchange
-        self.requirement = requirement
+from wallet_conformance.client.api import TargetError
 
 @pytest.mark.requirement("RES-40", "SVC-05", "SVC-06")
 def test_named():
@@ -109,6 +104,18 @@ def test_a_silence_the_client_raised_is_judged_inside_a_group_with_its_notes():
     assert judged_silences(other) is other and judged_silences(failure) is failure
 
 
+def test_an_error_is_told_by_its_class_not_by_its_name():
+    """An exception merely named like the suite's TargetError is one no check raised: a suite error, not a refused
+    setup step; the suite's own TargetError is the refusal."""
+
+    class TargetError(Exception):
+        """A look-alike of another module."""
+
+    assert classify(TargetError("refused"), ("SVC-05",)).suite_error
+    refused = classify(RefusedStep("refused", requirement="SVC-05"), ("SVC-05", "SVC-06"))
+    assert refused.setup_error and refused.setup_requirement == "SVC-05" and not refused.suite_error
+
+
 def test_a_silence_fails_err_09_wherever_met_and_blocks_the_tests_own_requirements():
     """A request left unanswered fails ERR-09 as a check, with the request and its curl line, in a test that declares
     it and in one that does not; the latter's own requirement is blocked, never failed."""
@@ -126,8 +133,7 @@ def test_a_silence_fails_err_09_wherever_met_and_blocks_the_tests_own_requiremen
 
 
 SUITE = '''
-class SuiteError(Exception):
-    """Stands for wallet_conformance's SuiteError, matched by name."""
+from wallet_conformance.judge.failures import SuiteError
 
 @pytest.mark.requirement("SVC-05", "SVC-06")
 def test_typo():

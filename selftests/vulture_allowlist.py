@@ -9,9 +9,7 @@ _.daemon_threads
 # uvicorn and Starlette read these.
 _.should_exit
 _.redirect_slashes
-# pytest and allure-pytest read these options; pytest's parser reads its prog (the installed command's name).
-_.tbstyle
-_.reportchars
+# pytest's parser reads its prog (the installed command's name).
 _.prog
 # pytest-xdist reads these options: a passive run (--har), and one that cannot start, start no worker.
 _.dist

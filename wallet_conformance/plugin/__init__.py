@@ -6,6 +6,8 @@
 - collection: the `requirement` marker checked against the catalogue, xdist groups, collection.json
 - running: while a test runs, its declared ids are the checks' default requirement, its time is bounded, and what
   stopped it is classified (a failure, a refused setup step, a skip, or an error of the suite itself)
+- phase_record: what one phase of a test tells the controlling process, one typed record carried with its report
+  (through pytest's report serialisation hooks under xdist)
 - recording: one record per test, turned into the reports and the exit status
 - early_stop: why a run stopped early, and the 429 answers it met
 - fixtures: the core fixtures (settings, target, api, resources, observe)
@@ -22,6 +24,7 @@ pytest_plugins = [
     "wallet_conformance.plugin.session",
     "wallet_conformance.plugin.collection",
     "wallet_conformance.plugin.running",
+    "wallet_conformance.plugin.phase_record",
     "wallet_conformance.plugin.recording",
     "wallet_conformance.plugin.early_stop",
     "wallet_conformance.plugin.fixtures",

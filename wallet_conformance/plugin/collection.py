@@ -123,7 +123,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             problems.append(f"{item.nodeid}: names no requirement (add @pytest.mark.requirement(\"ID\"))")
         problems.extend(f"{item.nodeid}: unknown requirement {rid!r} (not in requirements.yaml)"
                         for rid in ids if rid not in known)
-        item.user_properties.append(("requirements", ids))
+        item.user_properties.append(("requirements", ids))  # for pytest's own --junitxml; the reports read markers
         allure_labels.label(item, [known[rid] for rid in ids if rid in known], known.sections)
         if item.get_closest_marker("account_wide"):
             item.add_marker(pytest.mark.xdist_group(ACCOUNT_WIDE_GROUP))
@@ -146,8 +146,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def write_collection(items: list[pytest.Item], directory: Path) -> Path:
     """With --collect-only: collection.json maps each requirement to the tests that name it."""
     covering: dict[str, list[str]] = {}
-    for item in items:
-        for requirement_id in dict(item.user_properties).get("requirements", ()):
+    for item in filter(is_conformance_item, items):
+        for requirement_id in requirement_ids(item):
             covering.setdefault(requirement_id, []).append(item.nodeid)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / COLLECTION_FILE

@@ -1,19 +1,25 @@
-"""On the controlling process: why the run stopped early or never started (the exit status then, and its one
-message), and the 429s met (LIM-23)."""
+"""On the controlling process: why the run stopped early or never started (its one message, and what the report says
+of a stop), and the 429s met (LIM-23). The exit status is decided in one place, plugin/recording.py.
+
+The failures before an early stop are the target failing, not findings: the terminal says so in a few lines, and
+shows each of those failures by its first line, without its evidence and exchanges (the report keeps them). That is
+done to the suite's own failure reports, just before pytest lists them; pytest's settings (--tb, -r) stay the user's.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import asdict
 from typing import Any
 
 import pytest
 
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.plugin import phase_record
 from wallet_conformance.plugin.collection import plain_nodeid
-from wallet_conformance.plugin.running import RATE_LIMITED, RUN_STOPPED
+from wallet_conformance.plugin.running import EXCHANGES_SECTION
 from wallet_conformance.plugin.state import RunState, is_worker, state
-from wallet_conformance.reporting.writers import write_all
 
 RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
 RATE_LIMIT_REQUIREMENT = "LIM-23"  # rate limits: not shown (INFO), observed when the target answers 429
@@ -27,57 +33,30 @@ def pytest_configure(config: pytest.Config) -> None:
 class EarlyStop:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.rate_limited: list[dict[str, Any]] = []
         self.first_failure: str | None = None
+        self.failed: list[pytest.TestReport] = []  # the conformance tests' failed reports, shown briefly after a stop
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         run = state(self.config)
-        properties = dict(report.user_properties)
-        self.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry}
-                                 for entry in properties.get(RATE_LIMITED, ()))
+        phase = phase_record.of(report)
+        if phase is not None:
+            run.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry} for entry in phase.rate_limited)
         if report.failed and self.first_failure is None:
             self.first_failure = f"{plain_nodeid(report.nodeid)}: {_crash_line(report)}"
-        stopped = properties.get(RUN_STOPPED)
-        if stopped and run.stopped is None:
-            run.stopped = stopped
-            self._quiet()
+        if report.failed and phase is not None:
+            self.failed.append(report)
+        if phase is not None and phase.stopped is not None and run.stopped is None:
+            run.stopped = phase.stopped  # an xdist worker's stop (in one process, running.py set it already)
 
-    def _quiet(self) -> None:
-        """The failures before a stop are the target failing, not findings: the summary says so in a few lines."""
-        self.config.option.tbstyle = "no"
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.reportchars = ""
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, Any, Any]:
-        result = yield
-        run = state(self.config)
-        if run.stopped is None and session.shouldstop and "target" in str(session.shouldstop):
-            run.stopped = {"reason": str(session.shouldstop), "status": int(ExitStatus.TARGET_FAILING)}
-        if run.stopped is not None:
-            session.exitstatus = run.stopped["status"]
-        if run.not_run is not None:
-            session.exitstatus = run.not_run.status
-        if run.report is not None and run.report_path is not None and (run.stopped or self.rate_limited):
-            if run.stopped is not None:
-                run.report["stopped"] = run.stopped
-                run.report["outcome"]["exit_status"] = run.stopped["status"]
-            self._record_rate_limits(run)
-            run.written = write_all(run.report, run.settings.report_dir)
-        return result
-
-    def _record_rate_limits(self, run: RunState) -> None:
-        """LIM-23 (rate limits: not shown) observes every 429 the client met, whichever test met it."""
-        entry = next((e for e in run.report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
-        if entry is None or not self.rate_limited:
-            return
-        summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(self.rate_limited),
-                   "waited_seconds": round(sum(item["waited"] for item in self.rate_limited), 3),
-                   "kept_as_answer": sum(item["gave_up"] for item in self.rate_limited)}
-        entry["observations"].append(summary)
-        entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
-                                     for item in self.rate_limited[:RATE_LIMITS_KEPT])
+    @pytest.hookimpl(specname="pytest_terminal_summary", wrapper=True, tryfirst=True)
+    def pytest_terminal_summary_before_the_failures(self) -> Generator[None, None, None]:
+        """After an early stop, each conformance test that failed shows its first line, not its evidence and its
+        last exchanges: every other hook has read those reports by now, the report files hold the evidence."""
+        if state(self.config).stopped is not None:
+            for report in self.failed:
+                report.longrepr = _crash_line(report)
+                report.sections = [section for section in report.sections if section[0] != EXCHANGES_SECTION]
+        return (yield)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         run = state(self.config)
@@ -90,8 +69,25 @@ class EarlyStop:
             if failed:
                 terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
                                             f"the first: {self.first_failure}")
-            terminalreporter.write_line(f"The run stopped early: {run.stopped['reason']} "
-                                        f"(exit status {run.stopped['status']}).", red=True, bold=True)
+            terminalreporter.write_line(f"The run stopped early: {run.stopped.reason} "
+                                        f"(exit status {run.stopped.status}).", red=True, bold=True)
+
+
+def add_to_report(report: dict[str, Any], run: RunState) -> None:
+    """What the report says of the early stop (`stopped`, and its exit status) and of the 429s the run met: LIM-23
+    (rate limits: not shown) observes every one, whichever test met it."""
+    if run.stopped is not None:
+        report["stopped"] = asdict(run.stopped)
+        report["outcome"]["exit_status"] = run.stopped.status
+    entry = next((e for e in report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
+    if entry is None or not run.rate_limited:
+        return
+    summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(run.rate_limited),
+               "waited_seconds": round(sum(item["waited"] for item in run.rate_limited), 3),
+               "kept_as_answer": sum(item["gave_up"] for item in run.rate_limited)}
+    entry["observations"].append(summary)
+    entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
+                                 for item in run.rate_limited[:RATE_LIMITS_KEPT])
 
 
 def _crash_line(report: pytest.TestReport) -> str:

@@ -4,25 +4,22 @@ walk, the cleanup at the end of the run; and held, with the exchanges before it,
 
 Each process judges its clients' exchanges as they are made (an xdist worker those of its own tests: the registry
 of records compares the answers one process saw). What each phase of a test (setup, call, teardown) found rides on
-that phase's report to the controlling process, which keeps one record per requirement and operation broken
-(`exchange-judge::REQ[operation]`, and `records::REQ[operation]` for the registry's findings): the number of
-exchanges that broke it, the test during which it was first seen, and that exchange as evidence. A test's teardown
-report is made after the fixtures it ends, the last test's after the run's cleanup, so no exchange goes unreported.
+that phase's record (plugin/phase_record.py) to the controlling process, which keeps one record per requirement and
+operation broken (`exchange-judge::REQ[operation]`, and `records::REQ[operation]` for the registry's findings): the
+number of exchanges that broke it, the test during which it was first seen, and that exchange as evidence. A test's
+teardown report is made after the fixtures it ends, the last test's after the run's cleanup, so no exchange goes
+unreported.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from wallet_conformance.reporting.judging import Judged, add_counts, merge
+from wallet_conformance.reporting.judging import Counts, Found, Judged, add_counts, merge
 
-FINDINGS = "exchange_findings"
-COUNTS = "exchanges_judged"
 JUDGED = pytest.StashKey[Judged]()
 
-__all__ = ["COUNTS", "FINDINGS", "Judged", "add_counts", "judged", "merge", "properties"]
+__all__ = ["Counts", "Found", "Judged", "add_counts", "found", "judged", "merge"]
 
 
 def judged(config: pytest.Config) -> Judged:
@@ -32,8 +29,7 @@ def judged(config: pytest.Config) -> Judged:
     return config.stash[JUDGED]
 
 
-def properties(config: pytest.Config) -> list[tuple[str, Any]]:
-    """What this process's judge found and counted since the last report, as report properties (none when nothing
-    was)."""
-    found, counts = judged(config).found()
-    return ([(FINDINGS, found)] if found else []) + ([(COUNTS, counts)] if any(counts.values()) else [])
+def found(config: pytest.Config) -> tuple[list[Found], Counts | None]:
+    """What this process's judge found and counted since the last report (no counts when it took nothing)."""
+    findings, counts = judged(config).found()
+    return findings, counts or None

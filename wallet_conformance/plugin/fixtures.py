@@ -13,6 +13,7 @@ from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.plugin import exchange_judging, har_recording
+from wallet_conformance.plugin.phase_record import observe as keep_observation
 from wallet_conformance.plugin.state import money_ledger, state
 from wallet_conformance.settings import Settings
 from wallet_conformance.world import bodies
@@ -124,7 +125,7 @@ def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
     """Record an observation for an INFO requirement: `observe("ERR-04", status=404, message=...)`."""
 
     def record(requirement: str, **facts: Any) -> None:
-        request.node.user_properties.append(("observation", {"requirement": requirement, **facts}))
+        keep_observation(request.node, requirement, facts)
 
     return record
 

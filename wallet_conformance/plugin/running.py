@@ -14,19 +14,17 @@ import pytest
 
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import CannotJudge, declared, judged_silences
-from wallet_conformance.plugin import allure_labels, exchange_judging
+from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
-from wallet_conformance.plugin.state import RunState, state
+from wallet_conformance.plugin.state import RunState, Stopped, state
 from wallet_conformance.reporting import evidence
 from wallet_conformance.world.safety import NotAllowed
 
 EXCHANGES_SHOWN = 3  # a failure's report section shows the test's last exchanges
+EXCHANGES_SECTION = "exchanges (last of this test)"
 TEST_START = pytest.StashKey[int]()
 RATE_LIMITS_START = pytest.StashKey[int]()
-RATE_LIMITED = "rate_limited"
-RUN_STOPPED = "run_stopped"
 
 
 def _run_declared(item: pytest.Item) -> Generator[None, Any, Any]:
@@ -92,7 +90,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not is_conformance_item(item):
         return report
     run = state(item.config)
-    properties = list(report.user_properties)
+    record = phase_record.PhaseRecord(requirements=requirement_ids(item))
     client = run.client
     made = client.exchanges[item.stash.get(TEST_START, 0):] if client is not None else []
     recent = made[-EXCHANGES_SHOWN:]
@@ -111,23 +109,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
                 if "compared_with" not in item_evidence:
                     item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
-        properties.extend(classified.properties())
+        record.error = classified
         allure_labels.attach_evidence(classified.evidence)
         if recent:
-            report.sections.append(("exchanges (last of this test)",
+            report.sections.append((EXCHANGES_SECTION,
                                     "\n\n".join(exchange.describe() for exchange in recent)))
     if call.when == "call":
         allure_labels.attach_exchanges(made)
-    if client is not None and report.when == "call":
-        limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
-        if limited:
-            properties.append((RATE_LIMITED, limited))
-    properties.extend(exchange_judging.properties(item.config))
-    stop = _why_stop(run)
-    if stop is not None and not item.session.shouldstop:
-        item.session.shouldstop = stop
-        properties.append((RUN_STOPPED, {"reason": stop, "status": int(ExitStatus.TARGET_FAILING)}))
-    report.user_properties = properties
+    if report.when == "call":
+        record.observations = phase_record.observations(item)
+        if client is not None:
+            record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
+    record.findings, record.exchanges = exchange_judging.found(item.config)
+    reason = _why_stop(run)
+    if reason is not None and run.stopped is None and not item.session.shouldstop:
+        run.stopped = record.stopped = Stopped(reason)  # this process's; the controlling one reads it in the record
+        item.session.shouldstop = reason
+    phase_record.attach(report, record)
     if report.longrepr is not None:
         text = str(report.longrepr)
         if redact(text) != text:

@@ -12,6 +12,7 @@ import pytest
 from wallet_conformance.client.api import ApiClient, Bound
 from wallet_conformance.client.redaction import Secrets
 from wallet_conformance.client.target import Target
+from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.settings import Settings
 
@@ -30,6 +31,15 @@ class NotRun:
     status: int
 
 
+@dataclass(frozen=True)
+class Stopped:
+    """Why the run stopped early, decided after a test's phase (plugin/running.py): the target stopped answering or is
+    failing, or the run used up its budget; and the exit status it ends with. conformance.json's `stopped`."""
+
+    reason: str
+    status: int = int(ExitStatus.TARGET_FAILING)
+
+
 @dataclass
 class RunState:
     settings: Settings
@@ -38,12 +48,12 @@ class RunState:
     records: dict[str, TestRecord] = field(default_factory=dict)
     client: ApiClient | None = None  # the run's client, once the `api` fixture made it
     second_client: ApiClient | None = None  # the second key's client, once the `second_api` fixture made it
-    report_path: Path | None = None
     report: dict[str, Any] | None = None
     written: list[Path] = field(default_factory=list)  # every report file of the run
     started: float = field(default_factory=time.monotonic)
     bound: Bound = field(default_factory=Bound)  # the current test's time bound, which the run's clients read
-    stopped: dict[str, Any] | None = None  # why the run stopped early ({"reason", "status"}), if it did
+    stopped: Stopped | None = None  # why the run stopped early, if it did
+    rate_limited: list[dict[str, Any]] = field(default_factory=list)  # the 429s met, each with its test (controller)
     not_run: NotRun | None = None  # why it ended before its first test, if it did
     exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
     traffic: dict[str, Any] | None = None  # --har: what the recorded files held (plugin/passive.py)

@@ -18,16 +18,16 @@ from typing import Any
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.reporting.verdicts import Outcome, Verdict
 from wallet_conformance.settings import OPTIONS, Settings, command_line, reproduction
 from wallet_conformance.spec.catalogue import LEVELS, Catalogue, Requirement
 from wallet_conformance.spec.files import CATALOGUE, DOCUMENT, OPENAPI, SCHEMAS
 
 FORMAT = "wallet-conformance-report/1"
 FILE_NAME = "conformance.json"
-VERDICTS = ("pass", "fail", "blocked", "skip", "observed", "untested", "suite-error")
 
 
-def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[str, str | None]:
+def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[Verdict, str | None]:
     """The verdict of one requirement from the records of the tests that name it, with its reason.
 
     A failure wins over everything; then a suite error (a test of this requirement could not be trusted:
@@ -40,23 +40,23 @@ def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[str, s
     skipped = [record for record in records if record.outcome == "skipped"]
     stopped = [record for record in records if record.stopped and record not in failing + suite + blocked]
     if suite and not failing:
-        return "suite-error", f"suite error in {suite[0].nodeid}: {_cause(suite[0], requirement.id)}"
+        return Verdict.SUITE_ERROR, f"suite error in {suite[0].nodeid}: {_cause(suite[0], requirement.id)}"
     if requirement.level == "INFO":
         if passing or failing:
             reason = None if not failing else f"an observation did not complete: {_cause(failing[0], requirement.id)}"
-            return "observed", reason
+            return Verdict.OBSERVED, reason
     elif failing:
-        return "fail", _cause(failing[0], requirement.id)
+        return Verdict.FAIL, _cause(failing[0], requirement.id)
     elif passing:
-        return "pass", None
+        return Verdict.PASS, None
     if blocked:
         step = f" (the step exercises {blocked[0].setup_requirement})" if blocked[0].setup_requirement else ""
-        return "blocked", f"{blocked[0].nodeid}: a setup step failed{step}: {_cause(blocked[0], requirement.id)}"
+        return Verdict.BLOCKED, f"{blocked[0].nodeid}: a setup step failed{step}: {_cause(blocked[0], requirement.id)}"
     if skipped:
-        return "skip", _first_line(skipped[0].message)
+        return Verdict.SKIP, _first_line(skipped[0].message)
     if stopped:
-        return "skip", f"not reached: {stopped[0].nodeid} stopped at {', '.join(stopped[0].failed_requirements)}"
-    return "untested", None
+        return Verdict.SKIP, f"not reached: {stopped[0].nodeid} stopped at {', '.join(stopped[0].failed_requirements)}"
+    return Verdict.UNTESTED, None
 
 
 def _cause(record: TestRecord, requirement_id: str) -> str | None:
@@ -147,15 +147,15 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
         if record.setup_error and record.setup_requirement and record.setup_requirement not in record.requirements:
             by_requirement.setdefault(record.setup_requirement, []).append(record)
     entries = []
-    counts: dict[str, dict[str, int]] = {level: dict.fromkeys(VERDICTS, 0) for level in LEVELS}
-    by_section: dict[str, dict[str, dict[str, int]]] = {
-        section: {level: dict.fromkeys(VERDICTS, 0) for level in LEVELS} for section in catalogue.sections}
+    counts: dict[str, dict[Verdict, int]] = {level: dict.fromkeys(Verdict, 0) for level in LEVELS}
+    by_section: dict[str, dict[str, dict[Verdict, int]]] = {
+        section: {level: dict.fromkeys(Verdict, 0) for level in LEVELS} for section in catalogue.sections}
     for requirement in catalogue:
         if selected and requirement.id not in selected:
             continue
         covering = by_requirement[requirement.id]
         result, reason = verdict(requirement, covering)
-        if result == "untested" and untested:
+        if result == Verdict.UNTESTED and untested:
             reason = untested.get(requirement.id)
         counts[requirement.level][result] += 1
         by_section[requirement.section][requirement.level][result] += 1
@@ -184,7 +184,7 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
             ],
         })
     outcome = gating.apply(entries, gate)
-    if outcome["verdict"] == gating.NOTHING_JUDGED:
+    if outcome["verdict"] == Outcome.NOTHING_JUDGED:
         outcome["reason"] = _nothing_judged(records, traffic)
     extra = {"traffic": traffic} if traffic is not None else {}
     return {

@@ -1,26 +1,21 @@
 """What a test's error says about its requirements, and the evidence it carries, as plain redacted data.
 
-Runs where the error is raised (an xdist worker too): everything it returns travels in a report's
-`user_properties`, so it holds only strings, numbers, lists and dicts.
+Runs where the error is raised (an xdist worker too): everything it returns travels to the controlling process with
+the test's report, so it holds only strings, numbers, lists and dicts. An error is told by its class (isinstance):
+a check's ConformanceFailure, an operation's silence judged as ERR-09's UnansweredFailure, a refused setup step's
+TargetError, the suite's SuiteError; any other exception is one no check raised.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
+from wallet_conformance.client.api import TargetError
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.judge.failures import shown
+from wallet_conformance.judge.failures import ConformanceFailure, SuiteError, UnansweredFailure, shown
 
-TARGET_ERROR = "TargetError"
-SUITE_ERROR = "SuiteError"
-UNANSWERED = "Unanswered"  # the silence of one operation while the target answers others (client/api.py)
 SHOWN = 600  # characters of a value or a response body kept as evidence
-
-
-def named(error: BaseException, class_name: str) -> bool:
-    """Whether `error` is an instance of a class called `class_name` (matched by name: the class may move)."""
-    return any(cls.__name__ == class_name for cls in type(error).__mro__)
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -29,12 +24,14 @@ def _leaves(error: BaseException) -> list[BaseException]:
     return [error]
 
 
-def _is_check_failure(error: BaseException) -> bool:
-    return named(error, "ConformanceFailure") and isinstance(getattr(error, "requirement", None), str)
+def _is_check_failure(error: BaseException) -> TypeGuard[ConformanceFailure]:
+    return isinstance(error, ConformanceFailure) and isinstance(error.requirement, str)
 
 
-def _is_silence(error: BaseException) -> bool:
-    return named(error, UNANSWERED) and isinstance(getattr(error, "requirement", None), str)
+def _is_silence(error: BaseException) -> TypeGuard[UnansweredFailure]:
+    """The silence of one operation while the target answered others, judged as the failure of the requirement that
+    every request is answered (judge/failures.py); the client's own Unanswered is a refused step."""
+    return isinstance(error, UnansweredFailure)
 
 
 @dataclass
@@ -47,17 +44,12 @@ class Classified:
     suite_error: str | None = None  # why the error is the suite's own, not the target's
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
-    def properties(self) -> list[tuple[str, Any]]:
-        return [("failed_requirements", self.failed_requirements), ("setup_error", self.setup_error),
-                ("setup_requirement", self.setup_requirement), ("suite_error", bool(self.suite_error)),
-                ("evidence", self.evidence)]
-
 
 def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
     """What a test's error says of the test's requirements (`declared`).
 
     - every failed check names its requirement: those requirements fail;
-    - a request an operation left without an answer while the target answered others (Unanswered) fails the
+    - a request an operation left without an answer while the target answered others (UnansweredFailure) fails the
       requirement that every request is answered, wherever it is met: a test that does not declare it has its own
       requirements blocked, as by a refused setup step;
     - a setup step the target refused (TargetError) names at most the one requirement that step exercises;
@@ -66,12 +58,12 @@ def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
       code, an `assert` the suite makes about itself).
     """
     leaves = _leaves(error)
-    checks = [leaf for leaf in leaves if _is_check_failure(leaf)]
-    refused = [leaf for leaf in leaves if named(leaf, TARGET_ERROR)]
-    suite = next((leaf for leaf in leaves if named(leaf, SUITE_ERROR)), None)
+    checks: list[ConformanceFailure | UnansweredFailure] = [leaf for leaf in leaves if _is_check_failure(leaf)]
+    refused = [leaf for leaf in leaves if isinstance(leaf, TargetError)]
+    suite = next((leaf for leaf in leaves if isinstance(leaf, SuiteError)), None)
     if suite is not None:
         return Classified(suite_error=str(suite), evidence=[error_evidence(suite)])
-    stray = next((leaf.requirement for leaf in checks if leaf.requirement not in declared), None)  # type: ignore
+    stray = next((leaf.requirement for leaf in checks if leaf.requirement not in declared), None)
     if stray is not None:
         return Classified(suite_error=f"SUITE ERROR: a failure names requirement {stray!r}, which the test does not "
                                      f"declare ({', '.join(declared)})", evidence=[error_evidence(checks[0])])
@@ -81,11 +73,10 @@ def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
                    f"{type(unexpected).__name__}: {_first(unexpected)}, which no check raised; none of its "
                    "requirements is judged")
         return Classified(suite_error=message, evidence=[{**error_evidence(unexpected), "title": message[:300]}])
-    silences = [leaf for leaf in refused if _is_silence(leaf)]
+    silences: list[ConformanceFailure | UnansweredFailure] = [leaf for leaf in refused if _is_silence(leaf)]
     if checks or silences:
-        found = tuple(dict.fromkeys(leaf.requirement for leaf in checks + silences))  # type: ignore[attr-defined]
-        undeclared = next((leaf.requirement for leaf in silences  # type: ignore[attr-defined]
-                           if leaf.requirement not in declared), None)
+        found = tuple(dict.fromkeys(leaf.requirement for leaf in checks + silences))
+        undeclared = next((leaf.requirement for leaf in silences if leaf.requirement not in declared), None)
         return Classified(failed_requirements=found, setup_error=undeclared is not None,
                           setup_requirement=undeclared, evidence=[error_evidence(leaf) for leaf in checks + silences])
     requirement = getattr(refused[0], "requirement", None)
@@ -117,8 +108,8 @@ def error_evidence(error: BaseException) -> dict[str, Any]:
     requirement = getattr(error, "requirement", None)
     item: dict[str, Any] = {
         "requirement": requirement if isinstance(requirement, str) else None,
-        "kind": "check" if _is_check_failure(error) else "setup" if named(error, TARGET_ERROR) else
-        "suite" if named(error, SUITE_ERROR) else "error",
+        "kind": "check" if _is_check_failure(error) else "setup" if isinstance(error, TargetError) else
+        "suite" if isinstance(error, SuiteError) else "error",
         "title": _title(error),
     }
     if _is_check_failure(error):
@@ -135,7 +126,7 @@ def error_evidence(error: BaseException) -> dict[str, Any]:
     return item
 
 
-def _silence_evidence(error: Any) -> dict[str, Any]:
+def _silence_evidence(error: UnansweredFailure) -> dict[str, Any]:
     """A request left without an answer, as a check's evidence: expected and received, the request and its curl line;
     its status is 0, as HAR writes a request that got no response."""
     silence = error.silence

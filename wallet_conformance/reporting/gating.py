@@ -25,11 +25,9 @@ from typing import Any
 import yaml
 
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.reporting.verdicts import JUDGED, NOT_TESTED, Outcome, Verdict
 from wallet_conformance.spec.catalogue import Catalogue
 
-UNTESTED_VERDICTS = ("skip", "blocked", "untested")
-JUDGED_VERDICTS = ("pass", "fail")
-NOTHING_JUDGED = "nothing-judged"  # the outcome of a run in which no MUST requirement got a verdict
 WAIVER_FIELDS = ("id", "reason", "owner", "expires")
 
 
@@ -157,16 +155,16 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
         rid, level, result = entry["id"], entry["level"], entry["verdict"]
         waiver = waivers.get(rid)
         entry["waiver"] = waiver.to_dict(gate.today) if waiver else None
-        if result == "fail" and level == "MUST":
+        if result == Verdict.FAIL and level == "MUST":
             must_failed.append(rid)
-        if result == "fail" and level == "SHOULD":
+        if result == Verdict.FAIL and level == "SHOULD":
             should_failed.append(rid)
-        if result == "suite-error":
+        if result == Verdict.SUITE_ERROR:
             suite_errors.append(rid)
-        if level == "MUST" and result in UNTESTED_VERDICTS:
+        if level == "MUST" and result in NOT_TESTED:
             not_tested.append({"id": rid, "verdict": result, "reason": entry["reason"]})
-        counts = (result == "fail" and level in failing_levels) or (
-            gate.complete_required and level == "MUST" and result in UNTESTED_VERDICTS)
+        counts = (result == Verdict.FAIL and level in failing_levels) or (
+            gate.complete_required and level == "MUST" and result in NOT_TESTED)
         if not counts:
             continue
         if waiver and not waiver.expired(gate.today):
@@ -175,27 +173,28 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
             known.append(rid)
         else:
             gating.append(rid)
-    fixed = [e["id"] for e in entries if e["verdict"] == "pass" and (before or {}).get(e["id"]) == "fail"]
-    failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == "fail" for e in entries)]
+    fixed = [e["id"] for e in entries if e["verdict"] == Verdict.PASS and (before or {}).get(e["id"]) == Verdict.FAIL]
+    failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == Verdict.FAIL for e in entries)]
+    verdict: Outcome
     if suite_errors:
-        verdict, status = "suite-error", ExitStatus.SUITE_ERROR
+        verdict, status = Outcome.SUITE_ERROR, ExitStatus.SUITE_ERROR
     elif failed_now:
-        verdict, status = "does-not-conform", ExitStatus.DOES_NOT_CONFORM
-    elif not any(entry["level"] == "MUST" and entry["verdict"] in JUDGED_VERDICTS for entry in entries):
-        verdict, status = NOTHING_JUDGED, ExitStatus.NOTHING_JUDGED
+        verdict, status = Outcome.DOES_NOT_CONFORM, ExitStatus.DOES_NOT_CONFORM
+    elif not any(entry["level"] == "MUST" and entry["verdict"] in JUDGED for entry in entries):
+        verdict, status = Outcome.NOTHING_JUDGED, ExitStatus.NOTHING_JUDGED
     elif gating:
-        verdict, status = "incomplete", ExitStatus.INCOMPLETE
+        verdict, status = Outcome.INCOMPLETE, ExitStatus.INCOMPLETE
     elif must_failed:
-        verdict, status = "does-not-conform", ExitStatus.GATE_PASSES  # every failure waived or already in the baseline
+        verdict, status = Outcome.DOES_NOT_CONFORM, ExitStatus.GATE_PASSES  # every failure waived or in the baseline
     elif gate.traffic:
-        verdict, status = "conforms-to-what-the-traffic-showed", ExitStatus.GATE_PASSES
+        verdict, status = Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED, ExitStatus.GATE_PASSES
     elif not_tested:
-        verdict, status = "conforms-to-what-was-tested", ExitStatus.GATE_PASSES
+        verdict, status = Outcome.CONFORMS_TO_WHAT_WAS_TESTED, ExitStatus.GATE_PASSES
     else:
-        verdict, status = "conforms", ExitStatus.GATE_PASSES
+        verdict, status = Outcome.CONFORMS, ExitStatus.GATE_PASSES
     return {
         "verdict": verdict,
-        "conforms": not must_failed and not suite_errors and verdict != NOTHING_JUDGED,
+        "conforms": not must_failed and not suite_errors and verdict != Outcome.NOTHING_JUDGED,
         "complete": not not_tested,
         "must_failed": must_failed,
         "should_failed": should_failed,
@@ -219,7 +218,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
 
 def _already(before: str | None, now: str) -> bool:
     """Whether the baseline already had this: the same failure, or the same requirement not tested."""
-    return before == now == "fail" or (before in UNTESTED_VERDICTS and now in UNTESTED_VERDICTS)
+    return before == now == Verdict.FAIL or (before in NOT_TESTED and now in NOT_TESTED)
 
 
 def _baseline_verdicts(baseline: dict[str, Any] | None) -> dict[str, str] | None:

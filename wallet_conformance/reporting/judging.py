@@ -43,6 +43,34 @@ UNMATCHED_SHOWN = 20  # exchanges of no operation listed by name in the report (
 
 
 @dataclass
+class Found:
+    """A requirement that one operation's exchanges broke, as one judge counted it since it was last asked; the first
+    time it is told, it also carries the rule, where it was first seen and the exchange that broke it, as evidence."""
+
+    by: str  # the judge: exchange-judge, or records (the registry of records)
+    requirement: str
+    operation: str
+    count: int = 0
+    rule: str | None = None
+    seen_in: str | None = None
+    evidence: dict[str, Any] | None = None
+
+
+@dataclass
+class Counts:
+    """The exchanges one judge took and held to every rule, and those it failed on itself (with the first such
+    error), since it was last asked."""
+
+    made: int = 0
+    judged: int = 0
+    judge_errors: int = 0
+    first_judge_error: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.made or self.judged or self.judge_errors)
+
+
+@dataclass
 class Judged:
     """One process's judge of its exchanges: what it found since it was last asked (`found`), and how many it saw."""
 
@@ -53,7 +81,7 @@ class Judged:
     judged: int = 0
     errors: int = 0  # exchanges the judge itself failed on (a bug of the suite: counted, shown in the report)
     first_error: str | None = None
-    pending: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
+    pending: dict[tuple[str, str, str], Found] = field(default_factory=dict)
     _seen: set[tuple[str, str, str]] = field(default_factory=set)
     _counted: tuple[int, int, int] = (0, 0, 0)
     _lock: threading.Lock = field(default_factory=threading.Lock)  # the end-of-run sweep sends from threads
@@ -77,50 +105,50 @@ class Judged:
             self.judged += judgeable(exchange)
             for finding in findings:
                 key = (finding.by, finding.requirement, finding.operation_id)
-                entry = self.pending.setdefault(key, {"by": finding.by, "requirement": finding.requirement,
-                                                      "operation": finding.operation_id, "count": 0})
-                entry["count"] += 1
+                entry = self.pending.setdefault(key, Found(finding.by, finding.requirement, finding.operation_id))
+                entry.count += 1
                 if key not in self._seen:
                     self._seen.add(key)
-                    entry.update(rule=finding.rule, seen_in=self.current,
-                                 evidence=evidence.error_evidence(finding.failure))
+                    entry.rule, entry.seen_in = finding.rule, self.current
+                    entry.evidence = evidence.error_evidence(finding.failure)
 
-    def found(self) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def found(self) -> tuple[list[Found], Counts]:
         """What was found, and the exchanges counted, since the last time it was asked."""
         with self._lock:
             findings, self.pending = list(self.pending.values()), {}
             made, judged, errors = self._counted
-            counts = {"made": self.made - made, "judged": self.judged - judged, "judge_errors": self.errors - errors}
+            counts = Counts(self.made - made, self.judged - judged, self.errors - errors)
             self._counted = (self.made, self.judged, self.errors)
-        if counts["judge_errors"]:
-            counts["first_judge_error"] = self.first_error
+        if counts.judge_errors:
+            counts.first_judge_error = self.first_error
         return findings, counts
 
 
-def add_counts(total: dict[str, Any], counts: Mapping[str, Any]) -> dict[str, Any]:
-    """The run's exchange counts with one report's added."""
-    added = {name: total.get(name, 0) + counts.get(name, 0) for name in ("made", "judged", "judge_errors")}
-    first = total.get("first_judge_error") or counts.get("first_judge_error")
+def add_counts(total: dict[str, Any], counts: Counts | None) -> dict[str, Any]:
+    """The run's exchange counts (conformance.json's run.exchanges) with one report's added."""
+    counts = counts or Counts()
+    added = {"made": total.get("made", 0) + counts.made, "judged": total.get("judged", 0) + counts.judged,
+             "judge_errors": total.get("judge_errors", 0) + counts.judge_errors}
+    first = total.get("first_judge_error") or counts.first_judge_error
     return {**added, **({"first_judge_error": first} if first else {})}
 
 
-def merge(records: dict[str, TestRecord], findings: list[dict[str, Any]]) -> None:
+def merge(records: dict[str, TestRecord], findings: list[Found]) -> None:
     """Add findings to the run's records: one failed record per requirement and operation broken, its evidence the
     first exchange that broke it, with the rule, where it was seen and the count so far."""
     for finding in findings:
-        requirement = finding["requirement"]
-        nodeid = NODEID.format(by=finding.get("by", "exchange-judge"), requirement=requirement,
-                               operation=finding["operation"])
+        requirement = finding.requirement
+        nodeid = NODEID.format(by=finding.by, requirement=requirement, operation=finding.operation)
         record = records.get(nodeid)
         if record is None:
             record = records[nodeid] = TestRecord(nodeid=nodeid, requirements=(requirement,), outcome="failed",
                                                   failed_requirements=(requirement,))
         if not record.evidence:  # each process sends the evidence with its first finding of a requirement
-            record.evidence = [{**finding["evidence"], "requirement": requirement, "rule": finding["rule"],
-                                "first_seen_in": finding["seen_in"], "exchanges": 0}]
+            record.evidence = [{**(finding.evidence or {}), "requirement": requirement, "rule": finding.rule,
+                                "first_seen_in": finding.seen_in, "exchanges": 0}]
         first = record.evidence[0]
-        first["exchanges"] += finding["count"]
-        record.message = (f"{first['exchanges']} exchange(s) of {finding['operation']} broke the rule "
+        first["exchanges"] += finding.count
+        record.message = (f"{first['exchanges']} exchange(s) of {finding.operation} broke the rule "
                           f"{first.get('rule', '?')!r} ({requirement}), first seen during "
                           f"{first.get('first_seen_in', '?')}: {first['title']}")
 

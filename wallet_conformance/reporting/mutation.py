@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance.reporting.verdicts import Verdict
+
 MATRIX_JSON = "mutation-matrix.json"
 MATRIX_MD = "mutation-matrix.md"
 
@@ -25,7 +27,7 @@ def killing_tests(report: dict[str, Any], requirement: str) -> list[str]:
 def failed_beyond(report: dict[str, Any], requirement: str) -> list[str]:
     """The requirements other than `requirement` that one conformance.json fails: a fault's collateral failures."""
     return [entry["id"] for entry in report["requirements"]
-            if entry["verdict"] == "fail" and entry["id"] != requirement]
+            if entry["verdict"] == Verdict.FAIL and entry["id"] != requirement]
 
 
 def _collateral(row: dict[str, Any]) -> str:
@@ -43,7 +45,7 @@ def write_matrix(rows: list[dict[str, Any]], directory: Path) -> tuple[Path, Pat
     killed = sum(1 for row in rows if row["killed"])
     only_generated = [row["fault"] for row in rows if row.get("only_generated")]
     undeclared = {row["fault"]: row["undeclared"] for row in rows if row.get("undeclared")}
-    passive = [row["fault"] for row in rows if row.get("passive") == "fail"]
+    passive = [row["fault"] for row in rows if row.get("passive") == Verdict.FAIL]
     summary = {"faults": len(rows), "killed": killed, "survived": [row["fault"] for row in rows if not row["killed"]],
                "only_generated": only_generated, "recorded_traffic_shows": passive,
                "undeclared_collateral": undeclared}

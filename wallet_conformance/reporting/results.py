@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Outcome = Literal["passed", "failed", "skipped", "error"]
+TestOutcome = Literal["passed", "failed", "skipped", "error"]  # how a test ended (a run's outcome: verdicts.Outcome)
 
 
 @dataclass
@@ -23,7 +23,7 @@ class TestRecord:
 
     nodeid: str
     requirements: tuple[str, ...]
-    outcome: Outcome = "passed"
+    outcome: TestOutcome = "passed"
     failed_requirements: tuple[str, ...] = ()  # empty on a failure: every requirement of the test failed
     message: str | None = None
     observations: list[dict[str, Any]] = field(default_factory=list)

@@ -8,31 +8,32 @@ from pathlib import Path
 from typing import Any
 
 from wallet_conformance.reporting.alarms import alarms
+from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
 from wallet_conformance.reporting.writers import TRAFFIC_COLUMNS, traffic_facts, traffic_rows
 from wallet_conformance.spec.catalogue import LEVELS
 
-SHOWN = ("pass", "fail", "blocked", "skip", "observed", "untested", "suite-error")
 HEADLINES = {
-    "conforms": "The target conforms: every MUST requirement was tested and passed.",
-    "conforms-to-what-was-tested": "The target conforms TO WHAT COULD BE TESTED: no tested MUST requirement "
-                                   "failed, but some MUST requirements were not tested (listed above).",
-    "conforms-to-what-the-traffic-showed": "The target conforms TO WHAT THE TRAFFIC SHOWED: no recorded exchange "
-                                           "broke a requirement; requirements no exchange judged are untested.",
-    "does-not-conform": "The target does NOT conform (the broken requirements are listed above).",
-    "incomplete": "INCOMPLETE: MUST requirements were not tested and the gate requires them "
-                  "(--require-complete or --strict).",
-    "suite-error": "SUITE ERROR: the suite itself is wrong (see above); these results cannot be trusted.",
-    "nothing-judged": "NOTHING WAS JUDGED: no MUST requirement passed or failed, so this run says nothing of the "
-                      "target.",
+    Outcome.CONFORMS: "The target conforms: every MUST requirement was tested and passed.",
+    Outcome.CONFORMS_TO_WHAT_WAS_TESTED: "The target conforms TO WHAT COULD BE TESTED: no tested MUST requirement "
+                                         "failed, but some MUST requirements were not tested (listed above).",
+    Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED: "The target conforms TO WHAT THE TRAFFIC SHOWED: no recorded "
+                                                 "exchange broke a requirement; requirements no exchange judged are "
+                                                 "untested.",
+    Outcome.DOES_NOT_CONFORM: "The target does NOT conform (the broken requirements are listed above).",
+    Outcome.INCOMPLETE: "INCOMPLETE: MUST requirements were not tested and the gate requires them "
+                        "(--require-complete or --strict).",
+    Outcome.SUITE_ERROR: "SUITE ERROR: the suite itself is wrong (see above); these results cannot be trusted.",
+    Outcome.NOTHING_JUDGED: "NOTHING WAS JUDGED: no MUST requirement passed or failed, so this run says nothing of "
+                            "the target.",
 }
 
 
 def _cell(counts: dict[str, int]) -> str:
     """`3/1/0/2` style: pass (or observed), fail, skip (skip, blocked, untested), suite error when any."""
-    passed = counts["pass"] + counts["observed"]
-    skipped = counts["skip"] + counts["blocked"] + counts["untested"]
-    cell = f"{passed}/{counts['fail']}/{skipped}"
-    return cell + f"/{counts['suite-error']}E" if counts["suite-error"] else cell
+    passed = counts[Verdict.PASS] + counts[Verdict.OBSERVED]
+    skipped = sum(counts[verdict] for verdict in NOT_TESTED)
+    cell = f"{passed}/{counts[Verdict.FAIL]}/{skipped}"
+    return cell + f"/{counts[Verdict.SUITE_ERROR]}E" if counts[Verdict.SUITE_ERROR] else cell
 
 
 def table(report: dict[str, Any]) -> list[str]:
@@ -77,8 +78,8 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
         grouped: dict[tuple[str, str], list[str]] = {}
         for item in outcome["must_not_tested"]:
             grouped.setdefault((item["verdict"], item["reason"] or "no test ran for"), []).append(item["id"])
-        for (verdict, reason), ids in sorted(grouped.items(), key=lambda group: group[0][0] == "untested"):
-            if verdict == "untested":
+        for (verdict, reason), ids in sorted(grouped.items(), key=lambda group: group[0][0] == Verdict.UNTESTED):
+            if verdict == Verdict.UNTESTED:
                 lines.extend(textwrap.wrap(f"{reason}: {', '.join(ids)}", width=110, initial_indent="  ",
                                            subsequent_indent="    "))
             else:
@@ -103,7 +104,7 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
         lines.append(HEADLINES[outcome["verdict"]])
     if outcome.get("reason"):
         lines.append(f"  {outcome['reason']}")
-    if outcome["verdict"] == "does-not-conform" and outcome["exit_status"] == 0:
+    if outcome["verdict"] == Outcome.DOES_NOT_CONFORM and outcome["exit_status"] == 0:
         lines.append("The gate passes: every failure is waived or already in the baseline.")
     lines.append(f"exit status {outcome['exit_status']}"
                  + (f": gated by {', '.join(gate['failing'])}" if gate["failing"] else "")

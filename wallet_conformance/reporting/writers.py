@@ -16,14 +16,17 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
+from enum import StrEnum
 from functools import partial
 from pathlib import Path
+from string import Template
 from typing import Any
 
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import write_report
 from wallet_conformance.reporting.evidence import evidence_lines
+from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
 from wallet_conformance.settings import OPTIONS, command_line
 from wallet_conformance.spec.catalogue import LEVELS, anchor
 from wallet_conformance.spec.files import REQUIREMENTS_PAGE
@@ -33,13 +36,13 @@ HTML = "conformance.html"
 JUNIT = "junit.xml"
 EVIDENCE_SHOWN = 3
 VERDICT_WORDS = {
-    "conforms": "conforms",
-    "conforms-to-what-was-tested": "conforms to what could be tested",
-    "conforms-to-what-the-traffic-showed": "conforms to what the traffic showed",
-    "does-not-conform": "does NOT conform",
-    "incomplete": "incomplete: MUST requirements not tested",
-    "suite-error": "SUITE ERROR: results cannot be trusted",
-    "nothing-judged": "NOTHING WAS JUDGED: no verdict on the target",
+    Outcome.CONFORMS: "conforms",
+    Outcome.CONFORMS_TO_WHAT_WAS_TESTED: "conforms to what could be tested",
+    Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED: "conforms to what the traffic showed",
+    Outcome.DOES_NOT_CONFORM: "does NOT conform",
+    Outcome.INCOMPLETE: "incomplete: MUST requirements not tested",
+    Outcome.SUITE_ERROR: "SUITE ERROR: results cannot be trusted",
+    Outcome.NOTHING_JUDGED: "NOTHING WAS JUDGED: no verdict on the target",
 }
 
 _VOLATILE: list[tuple[re.Pattern[str], str]] = [
@@ -146,16 +149,17 @@ def groups(report: dict[str, Any]) -> list[tuple[str, str, list[dict[str, Any]]]
     entries = report["requirements"]
     order = {level: index for index, level in enumerate(LEVELS)}
 
-    def pick(verdicts: Iterable[str]) -> list[dict[str, Any]]:
+    def pick(verdicts: Iterable[Verdict]) -> list[dict[str, Any]]:
         chosen = [entry for entry in entries if entry["verdict"] in verdicts]
         return sorted(chosen, key=lambda entry: order[entry["level"]])
 
     return [
-        ("failures", "Failures", pick(("fail",))),
-        ("suite-errors", "Suite errors (the suite is wrong, not the target)", pick(("suite-error",))),
-        ("not-tested", "Not tested: blocked, skipped, untested (with reasons)", pick(("blocked", "skip", "untested"))),
-        ("observations", "Observations (the document says 'not shown': facts, not failures)", pick(("observed",))),
-        ("passes", "Passes", pick(("pass",))),
+        ("failures", "Failures", pick((Verdict.FAIL,))),
+        ("suite-errors", "Suite errors (the suite is wrong, not the target)", pick((Verdict.SUITE_ERROR,))),
+        ("not-tested", "Not tested: blocked, skipped, untested (with reasons)", pick(NOT_TESTED)),
+        ("observations", "Observations (the document says 'not shown': facts, not failures)",
+         pick((Verdict.OBSERVED,))),
+        ("passes", "Passes", pick((Verdict.PASS,))),
     ]
 
 
@@ -256,7 +260,7 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
     if waived:
         lines += [f"**{_md(waived)}**", ""]
     lines += [f"> {_md(' '.join(entry['quote'].split()))}", ""]
-    if entry["reason"] and entry["verdict"] != "fail":
+    if entry["reason"] and entry["verdict"] != Verdict.FAIL:
         lines += [f"Reason: {_md(entry['reason'])}", ""]
     for observation in entry["observations"]:
         facts = {key: value for key, value in observation.items() if key != "requirement"}
@@ -296,25 +300,44 @@ def _code(text: str) -> str:
 
 # ------------------------------------------------------------------ HTML
 
-STYLE = """
+def _rules(selector: str, *rules: tuple[tuple[StrEnum, ...], str]) -> str:
+    """CSS rules for the classes named after verdicts or outcomes: `selector` holds `{}` for each member's value."""
+    return "".join(",".join(selector.format(member) for member in members) + "{" + declarations + "}"
+                   for members, declarations in rules)
+
+
+STYLE = Template("""
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:1.5em;
 color:#1d1d1f;background:#fff}
 h1{font-size:1.6em;margin:.2em 0 .6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left;
 vertical-align:top}th{background:#f5f5f7}
 .verdict{font-size:1.2em;font-weight:700;padding:.4em .8em;border-radius:6px;display:inline-block}
-.v-conforms{background:#d8f5d8}.v-conforms-to-what-was-tested,.v-conforms-to-what-the-traffic-showed{background:#fff3c4}
-.v-does-not-conform,.v-suite-error,.v-nothing-judged{background:#ffd6d6}.v-incomplete{background:#ffe2b8}
+$conforming
+$failing
 .b{display:inline-block;border-radius:4px;padding:0 .4em;margin:0 .15em .15em 0;font-size:.9em;white-space:nowrap}
-.b-pass,.b-observed{background:#d8f5d8}.b-fail,.b-suite-error{background:#ffb3b3;font-weight:700}
-.b-blocked,.b-skip{background:#fff0b3}.b-untested{background:#eee}
+$badges
+$not_tested
 .req{border:1px solid #ddd;border-left:6px solid #bbb;border-radius:4px;padding:.6em 1em;margin:.8em 0}
-.req.fail,.req.suite-error{border-left-color:#d33}.req.blocked,.req.skip,.req.untested{border-left-color:#e6b800}
-.req.observed{border-left-color:#4a90d9}.req h3{margin:.1em 0 .4em;font-size:1.05em}
+$entries
+$observed.req h3{margin:.1em 0 .4em;font-size:1.05em}
 blockquote{margin:.4em 0;padding:.2em .8em;border-left:3px solid #ccc;color:#444;background:#fafafa}
 pre{background:#f5f5f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.3em 0}
 .waiver{background:#e8e0ff;padding:.2em .5em;border-radius:4px}.muted{color:#666}
-"""
+""").substitute(
+    conforming=_rules(".v-{}", ((Outcome.CONFORMS,), "background:#d8f5d8"),
+                      ((Outcome.CONFORMS_TO_WHAT_WAS_TESTED, Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED),
+                       "background:#fff3c4")),
+    failing=_rules(".v-{}", ((Outcome.DOES_NOT_CONFORM, Outcome.SUITE_ERROR, Outcome.NOTHING_JUDGED),
+                             "background:#ffd6d6"), ((Outcome.INCOMPLETE,), "background:#ffe2b8")),
+    badges=_rules(".b-{}", ((Verdict.PASS, Verdict.OBSERVED), "background:#d8f5d8"),
+                  ((Verdict.FAIL, Verdict.SUITE_ERROR), "background:#ffb3b3;font-weight:700")),
+    not_tested=_rules(".b-{}", ((Verdict.BLOCKED, Verdict.SKIP), "background:#fff0b3"),
+                      ((Verdict.UNTESTED,), "background:#eee")),
+    entries=_rules(".req.{}", ((Verdict.FAIL, Verdict.SUITE_ERROR), "border-left-color:#d33"),
+                   ((Verdict.BLOCKED, Verdict.SKIP, Verdict.UNTESTED), "border-left-color:#e6b800")),
+    observed=_rules(".req.{}", ((Verdict.OBSERVED,), "border-left-color:#4a90d9")),
+)
 
 
 def _h(text: Any) -> str:
@@ -410,7 +433,7 @@ def _html_entry(entry: dict[str, Any], catalogue_page: str | None) -> str:
     if waived:
         parts.append(f'<p class="waiver">{_h(waived)}</p>')
     parts.append(f"<blockquote>{_h(' '.join(entry['quote'].split()))}</blockquote>")
-    if entry["reason"] and entry["verdict"] != "fail":
+    if entry["reason"] and entry["verdict"] != Verdict.FAIL:
         parts.append(f"<p>Reason: {_h(entry['reason'])}</p>")
     if entry["observations"]:
         parts.append("<ul>" + "".join(
@@ -473,15 +496,15 @@ def junit(report: dict[str, Any]) -> str:
 def _junit_outcome(case: ET.Element, entry: dict[str, Any], counts: dict[str, int]) -> None:
     verdict = entry["verdict"]
     detail = _evidence_text(entry)
-    if verdict == "fail":
+    if verdict == Verdict.FAIL:
         counts["failures"] += 1
         waived = _waiver_words(entry)
         prefix = f"[{waived}] " if waived else ""
         ET.SubElement(case, "failure", message=prefix + (entry["reason"] or "failed")).text = detail
-    elif verdict == "suite-error":
+    elif verdict == Verdict.SUITE_ERROR:
         counts["errors"] += 1
         ET.SubElement(case, "error", message=entry["reason"] or "suite error").text = detail
-    elif verdict in ("blocked", "skip", "untested"):
+    elif verdict in NOT_TESTED:
         counts["skipped"] += 1
         ET.SubElement(case, "skipped", message=f"{verdict}: {entry['reason'] or 'no test ran for it'}")
     elif entry["observations"]:
