@@ -16,6 +16,7 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
@@ -205,6 +206,55 @@ def _cell_counts(counts: dict[str, int]) -> list[tuple[str, int]]:
 # ------------------------------------------------------------------ Markdown
 
 
+def gate_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """The gate as every human report shows it, (label, value) each: what fails the run, the MUST requirements not
+    tested, the waivers, the baseline."""
+    outcome, gate = report["outcome"], report["outcome"]["gate"]
+    lines = [("failing the run", ", ".join(gate["failing"]) or "nothing")]
+    if outcome["must_not_tested"]:
+        lines.append(("MUST requirements not tested", ", ".join(item["id"] for item in outcome["must_not_tested"])))
+    if gate["waived"]:
+        lines.append(("waived", ", ".join(gate["waived"])))
+    lines += [("EXPIRED waiver", f"{waiver['id']} (expired {waiver['expires']}, {waiver['owner']})")
+              for waiver in gate["waivers"] if waiver["expired"]]
+    baseline = gate["baseline"]
+    if baseline is not None:
+        lines.append((f"baseline {baseline['file']}",
+                      f"new failures {', '.join(baseline['new_failures']) or 'none'}; "
+                      f"still failing {', '.join(baseline['still_failing']) or 'none'}; "
+                      f"fixed {', '.join(baseline['fixed']) or 'none'}"))
+    return lines
+
+
+@dataclass(frozen=True)
+class EntryView:
+    """One requirement's entry as every human report shows it: what the Markdown and the HTML both render."""
+
+    waived: str | None  # the waiver's words, when one holds the requirement
+    quote: str  # the document's words, on one line
+    reason: str | None  # why it was not judged (a failure's reason is its evidence)
+    observations: list[str]  # each observation's facts, as JSON
+    evidence: list[tuple[dict[str, Any], list[tuple[dict[str, Any], bool]]]]  # item, [(exchange, compared with)]
+    tests: list[str]  # the first tests that cover it
+    more_tests: bool  # more tests than those shown
+
+
+def entry_view(entry: dict[str, Any]) -> EntryView:
+    """What the human reports show of one requirement's entry."""
+    evidence = []
+    for item in entry["evidence"][:EVIDENCE_SHOWN]:
+        shown = [exchange for exchange in [item.get("exchange"), *item.get("compared_with", ())] if exchange]
+        evidence.append((item, [(exchange, exchange is not item.get("exchange")) for exchange in shown]))
+    tests = [test["nodeid"] for test in entry["tests"]]
+    return EntryView(
+        waived=_waiver_words(entry),
+        quote=" ".join(entry["quote"].split()),
+        reason=entry["reason"] if entry["reason"] and entry["verdict"] != Verdict.FAIL else None,
+        observations=[json.dumps({key: value for key, value in observation.items() if key != "requirement"},
+                                 sort_keys=True, default=str) for observation in entry["observations"]],
+        evidence=evidence, tests=tests[:5], more_tests=len(tests) > 5)
+
+
 def markdown(report: dict[str, Any]) -> str:
     lines = ["# Wallet Service API conformance report", "", "| | |", "|---|---|"]
     lines += [f"| {name} | {_md(value)} |" for name, value in header(report)]
@@ -236,55 +286,34 @@ def markdown(report: dict[str, Any]) -> str:
 
 
 def _markdown_gate(report: dict[str, Any]) -> list[str]:
-    outcome, gate = report["outcome"], report["outcome"]["gate"]
-    lines = ["", "## Gate", ""]
-    lines.append(f"- failing the run: {', '.join(gate['failing']) or 'nothing'}")
-    if outcome["must_not_tested"]:
-        lines.append(f"- MUST requirements not tested: {', '.join(item['id'] for item in outcome['must_not_tested'])}")
-    if gate["waived"]:
-        lines.append(f"- waived: {', '.join(gate['waived'])}")
-    for waiver in gate["waivers"]:
-        if waiver["expired"]:
-            lines.append(f"- EXPIRED waiver: {waiver['id']} (expired {waiver['expires']}, {waiver['owner']})")
-    baseline = gate["baseline"]
-    if baseline is not None:
-        lines.append(f"- baseline {baseline['file']}: new failures {', '.join(baseline['new_failures']) or 'none'}; "
-                     f"still failing {', '.join(baseline['still_failing']) or 'none'}; "
-                     f"fixed {', '.join(baseline['fixed']) or 'none'}")
-    return lines
+    return ["", "## Gate", "", *(f"- {label}: {value}" for label, value in gate_lines(report))]
 
 
 def _markdown_entry(entry: dict[str, Any]) -> list[str]:
+    view = entry_view(entry)
     lines = [f"### {entry['id']} · {entry['level']} · {entry['verdict']} · {_md(entry['title'])}", ""]
-    waived = _waiver_words(entry)
-    if waived:
-        lines += [f"**{_md(waived)}**", ""]
-    lines += [f"> {_md(' '.join(entry['quote'].split()))}", ""]
-    if entry["reason"] and entry["verdict"] != Verdict.FAIL:
-        lines += [f"Reason: {_md(entry['reason'])}", ""]
-    for observation in entry["observations"]:
-        facts = {key: value for key, value in observation.items() if key != "requirement"}
-        lines.append(f"- observed: {_code(json.dumps(facts, sort_keys=True, default=str))}")
-    if entry["observations"]:
-        lines.append("")
-    for item in entry["evidence"][:EVIDENCE_SHOWN]:
-        lines.append(f"**{_md(item['title'])}**")
-        lines.append("")
+    if view.waived:
+        lines += [f"**{_md(view.waived)}**", ""]
+    lines += [f"> {_md(view.quote)}", ""]
+    if view.reason:
+        lines += [f"Reason: {_md(view.reason)}", ""]
+    lines += [f"- observed: {_code(facts)}" for facts in view.observations] + ([""] if view.observations else [])
+    for item, exchanges in view.evidence:
+        lines += [f"**{_md(item['title'])}**", ""]
         if "expected" in item:
             lines += [f"- expected: {_code(item['expected'])}", f"- received: {_code(item['received'])}"]
         if item.get("first_seen_in"):  # the exchange judge's: the test, or the recorded file and entry (--har)
             lines.append(f"- first seen in: {_code(item['first_seen_in'])}")
-        for exchange in filter(None, [item.get("exchange"), *item.get("compared_with", ())]):
-            if exchange is not item.get("exchange"):
+        for exchange, compared in exchanges:
+            if compared:
                 lines += ["", "Compared with:", ""]
             lines.append(f"- request: {_code(exchange['request'])}"
                          + (f" body {_code(exchange['request_body'])}" if exchange["request_body"] else ""))
             lines.append(f"- response: {exchange['status']} {_code(exchange['response'])}")
             lines += ["", "Reproduce with:", "", "```sh", exchange["curl"], "```"]
         lines.append("")
-    tests = [test["nodeid"] for test in entry["tests"]]
-    if tests:
-        lines += ["Tests: " + ", ".join(f"`{test}`" for test in tests[:5]) + (" ..." if len(tests) > 5 else ""), ""]
+    if view.tests:
+        lines += ["Tests: " + ", ".join(f"`{test}`" for test in view.tests) + (" ..." if view.more_tests else ""), ""]
     return lines
 
 
@@ -406,58 +435,46 @@ def _html_table(report: dict[str, Any]) -> list[str]:
 
 
 def _html_gate(report: dict[str, Any]) -> list[str]:
-    outcome, gate = report["outcome"], report["outcome"]["gate"]
-    items = [f"failing the run: <b>{_h(', '.join(gate['failing']) or 'nothing')}</b>"]
-    if outcome["must_not_tested"]:
-        items.append("MUST requirements not tested: " + _h(", ".join(i["id"] for i in outcome["must_not_tested"])))
-    if gate["waived"]:
-        items.append("waived: " + _h(", ".join(gate["waived"])))
-    items += [f"EXPIRED waiver: {_h(w['id'])} (expired {_h(w['expires'])}, {_h(w['owner'])})"
-              for w in gate["waivers"] if w["expired"]]
-    baseline = gate["baseline"]
-    if baseline is not None:
-        items.append(_h(f"baseline {baseline['file']}: new failures {', '.join(baseline['new_failures']) or 'none'}; "
-                        f"still failing {', '.join(baseline['still_failing']) or 'none'}; "
-                        f"fixed {', '.join(baseline['fixed']) or 'none'}"))
+    lines = gate_lines(report)
+    items = [f"{_h(label)}: <b>{_h(value)}</b>" if index == 0 else f"{_h(label)}: {_h(value)}"
+             for index, (label, value) in enumerate(lines)]  # what fails the run, in bold
     return ['<h2 id="gate">Gate</h2>', "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"]
 
 
 def _html_entry(entry: dict[str, Any], catalogue_page: str | None) -> str:
+    view = entry_view(entry)
     shown_id = _h(entry["id"])
     if catalogue_page:
         shown_id = f'<a href="{_h(catalogue_page)}#{_h(anchor(entry["id"]))}">{shown_id}</a>'
     parts = [f'<div class="req {_h(entry["verdict"])}" id="{_h(entry["id"])}">',
              f'<h3>{shown_id} <span class="b b-{_h(entry["verdict"])}">{_h(entry["verdict"])}</span> '
              f'<span class="muted">{_h(entry["level"])}</span> {_h(entry["title"])}</h3>']
-    waived = _waiver_words(entry)
-    if waived:
-        parts.append(f'<p class="waiver">{_h(waived)}</p>')
-    parts.append(f"<blockquote>{_h(' '.join(entry['quote'].split()))}</blockquote>")
-    if entry["reason"] and entry["verdict"] != Verdict.FAIL:
-        parts.append(f"<p>Reason: {_h(entry['reason'])}</p>")
-    if entry["observations"]:
-        parts.append("<ul>" + "".join(
-            f"<li>observed: <code>{_h(json.dumps({k: v for k, v in o.items() if k != 'requirement'}, default=str))}"
-            "</code></li>" for o in entry["observations"]) + "</ul>")
-    for item in entry["evidence"][:EVIDENCE_SHOWN]:
+    if view.waived:
+        parts.append(f'<p class="waiver">{_h(view.waived)}</p>')
+    parts.append(f"<blockquote>{_h(view.quote)}</blockquote>")
+    if view.reason:
+        parts.append(f"<p>Reason: {_h(view.reason)}</p>")
+    if view.observations:
+        parts.append("<ul>" + "".join(f"<li>observed: <code>{_h(facts)}</code></li>" for facts in view.observations)
+                     + "</ul>")
+    for item, exchanges in view.evidence:
         parts.append(f'<div class="evidence"><p><b>{_h(item["title"])}</b></p>')
         if "expected" in item:
             parts.append(f"<table><tr><th>expected</th><td><code>{_h(item['expected'])}</code></td></tr>"
                          f"<tr><th>received</th><td><code>{_h(item['received'])}</code></td></tr></table>")
         if item.get("first_seen_in"):
             parts.append(f"<p>first seen in: <code>{_h(item['first_seen_in'])}</code></p>")
-        for exchange in filter(None, [item.get("exchange"), *item.get("compared_with", ())]):
-            if exchange is not item.get("exchange"):
+        for exchange, compared in exchanges:
+            if compared:
                 parts.append("<p>compared with:</p>")
             body = f"\n  body: {exchange['request_body']}" if exchange["request_body"] else ""
             parts.append(f"<pre>request:  {_h(exchange['request'])}{_h(body)}\n"
                          f"response: {_h(exchange['status'])} {_h(exchange['response'])}</pre>")
             parts.append(f'<p>Reproduce with:</p><pre class="curl">{_h(exchange["curl"])}</pre>')
         parts.append("</div>")
-    tests = [test["nodeid"] for test in entry["tests"]]
-    if tests:
-        parts.append('<p class="muted">tests: ' + ", ".join(f"<code>{_h(t)}</code>" for t in tests[:5])
-                     + (" ..." if len(tests) > 5 else "") + "</p>")
+    if view.tests:
+        parts.append('<p class="muted">tests: ' + ", ".join(f"<code>{_h(t)}</code>" for t in view.tests)
+                     + (" ..." if view.more_tests else "") + "</p>")
     parts.append("</div>")
     return "".join(parts)
 
