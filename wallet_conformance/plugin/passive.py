@@ -16,7 +16,7 @@ from wallet_conformance.client import har
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.plugin.state import NotRun, is_worker, state
-from wallet_conformance.reporting.judging import JudgingSession, untested_reasons
+from wallet_conformance.reporting.judging import JudgingSession
 from wallet_conformance.settings import Settings
 
 
@@ -63,8 +63,5 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     except har.HarError as error:
         run.not_run = NotRun(redact(str(error)), ExitStatus.CANNOT_RUN)
         return True
-    run.records.update((record.nodeid, record) for record in session.records())
-    run.exchanges = session.counts
-    run.traffic = session.traffic.report()
-    run.untested = untested_reasons()
+    run.judging = session  # the reports take its records, counts and traffic (plugin/recording.py)
     return True

@@ -16,6 +16,7 @@ from wallet_conformance.plugin.state import RunState, is_worker, state
 from wallet_conformance.reporting import gating, terminal
 from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against, run_inputs
 from wallet_conformance.reporting.evidence import Classified
+from wallet_conformance.reporting.judging import untested_reasons
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.spec.catalogue import catalogue
@@ -104,16 +105,19 @@ class Recorder:
     def _report(self, run: RunState) -> None:
         """The report, built once from the run's records and what ended the run, written in every format."""
         settings = run.settings
+        records, exchanges, traffic, untested = list(run.records.values()), run.exchanges, None, None
+        if run.judging is not None:  # --har: the recorded exchanges' records
+            records += run.judging.records()
+            exchanges, traffic, untested = run.judging.counts, run.judging.traffic.report(), untested_reasons()
         target = run.target.public() if run.target else {
-            "base_url": run.traffic["base_url"] if run.traffic else settings.base_url}
+            "base_url": traffic["base_url"] if traffic else settings.base_url}
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
-        run.report = build_report(run.records.values(), catalogue(), target=target,
+        run.report = build_report(records, catalogue(), target=target,
                                   environment=settings.environment, seed=settings.seed, strict=settings.strict,
                                   selected=settings.requirements, gate=self.gate,
                                   run={"started_at": started, "duration": round(time.time() - self.started, 2),
-                                       "profile": settings.profile, "exchanges": run.exchanges,
-                                       **run_inputs(settings)},
-                                  untested=run.untested, traffic=run.traffic)
+                                       "profile": settings.profile, "exchanges": exchanges, **run_inputs(settings)},
+                                  untested=untested, traffic=traffic)
         early_stop.add_to_report(run.report, run)
         run.written = write_all(run.report, settings.report_dir)
         allure_labels.scrub(self.config)

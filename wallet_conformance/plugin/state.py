@@ -13,6 +13,7 @@ from wallet_conformance.client.api import ApiClient, Bound
 from wallet_conformance.client.redaction import Secrets
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.reporting.judging import JudgingSession
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.settings import Settings
 
@@ -56,8 +57,7 @@ class RunState:
     rate_limited: list[dict[str, Any]] = field(default_factory=list)  # the 429s met, each with its test (controller)
     not_run: NotRun | None = None  # why it ended before its first test, if it did
     exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
-    traffic: dict[str, Any] | None = None  # --har: what the recorded files held (plugin/passive.py)
-    untested: dict[str, str] = field(default_factory=dict)  # --har: why a requirement no exchange judged is untested
+    judging: JudgingSession | None = None  # --har: the recorded exchanges judged (plugin/passive.py)
     ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard), made by the controller
     secrets: Secrets = field(default_factory=Secrets)  # what no output of the run may show (client/redaction.py)
 
