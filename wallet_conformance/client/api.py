@@ -56,7 +56,7 @@ class TargetError(Exception):
     """The target could not be reached or did not let the suite set up what a test needs.
 
     `exchange` is the refused exchange, when there was one. `requirement`, when set, is the requirement the
-    setup step itself exercises (a documented create-wallet request is accepted: END-10): the report counts
+    setup step itself exercises (that a documented create-wallet request is accepted, say): the report counts
     the error as a failure of that requirement only, and the test's other requirements as blocked.
     """
 

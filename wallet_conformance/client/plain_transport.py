@@ -2,8 +2,9 @@
 
 httpx writes HTTP/1.1 through h11, which refuses a header value with whitespace around it. RFC 9110 section 5.5
 says such whitespace is not part of the field value and a recipient drops it, so a conforming target accepts the
-key written that way (AUTH-08): the client sends those requests through this transport instead. http.client
-writes the value as it is given; the answer's body is read up to the client's cap like any other.
+key written that way, which a requirement of the catalogue checks: the client sends those requests through this
+transport instead. http.client writes the value as it is given; the answer's body is read up to the client's cap
+like any other.
 """
 
 from __future__ import annotations
