@@ -18,6 +18,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, run_suite, tail
+from wallet_conformance import cli
 from wallet_conformance.client import har
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
@@ -376,3 +377,22 @@ def test_the_judging_core_judges_httpx_traffic():
     assert entries["SVC-12"]["verdict"] == "fail", entries["SVC-12"]
     assert "closeWallet" in entries["SVC-12"]["evidence"][0]["title"] and key not in json.dumps(report)
     assert entries["SVC-03"]["verdict"] == "pass", entries["SVC-03"]
+
+
+def test_the_command_judges_recorded_traffic_without_a_pytest_session(pytester, tmp_path, capsys, monkeypatch):
+    """`wallet-conformance --har FILE` with only the suite's options judges without a pytest session (no session
+    header, no collection) and gives every requirement the verdict the plugin's --har run gives the same file; a
+    file that is not a HAR still ends with its one message and exit 4."""
+    path, _ = recorded_run(pytester, tmp_path, "--reference-fault", Fault.WRONG_CLOSE_MESSAGE.cli_name)
+    _, plugin_report = judged(pytester, tmp_path / "plugin", "--har", str(path))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()  # what the runs above printed
+    status = cli.main(["--har", str(path), "--report-dir", str(tmp_path / "command")])
+    output = capsys.readouterr().out
+    report = json.loads((tmp_path / "command" / "conformance.json").read_text())
+    assert status == ExitStatus.DOES_NOT_CONFORM and "test session starts" not in output, output
+    assert output.startswith("wallet-conformance: judging recorded traffic") and "reproduce with:" in output
+    assert plugin_report is not None and verdicts(report) == verdicts(plugin_report)
+    (tmp_path / "bad.har").write_text("not a HAR")
+    assert cli.main(["--har", str(tmp_path / "bad.har"), "--report-dir", str(tmp_path / "bad")]) == 4
+    assert capsys.readouterr().out.count("bad.har: not a HAR file") == 1 and not (tmp_path / "bad").exists()

@@ -18,9 +18,9 @@ from selftests.suite_runs import (
     run_in_process,
     tail,
 )
-from wallet_conformance.plugin.passive import judge_traffic
 from wallet_conformance.reference.faults import COLLATERAL, FAULTS
 from wallet_conformance.reporting.conformance import verdict
+from wallet_conformance.reporting.judging import recorded_session
 from wallet_conformance.reporting.mutation import failed_beyond, killing_tests
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
@@ -89,7 +89,7 @@ def passive_verdict(recording: Path, requirement: str) -> str:
     """The verdict the run's recording, judged as recorded traffic (--har), gives the fault's requirement."""
     if not recording.exists():
         return "untested"
-    records = judge_traffic(Settings(har_given=(str(recording),), har=(recording,))).records()
+    records = recorded_session(Settings(har_given=(str(recording),), har=(recording,))).records()
     return verdict(catalogue()[requirement], [record for record in records if requirement in record.requirements])[0]
 
 

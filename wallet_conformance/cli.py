@@ -18,8 +18,26 @@ from typing import Any, NoReturn
 
 import pytest
 
-from wallet_conformance.reporting.conformance import judged_against, suite_version
-from wallet_conformance.settings import BY_FLAG, COMMAND_OPTIONS, GROUPS, OPTIONS, PROGRAM, Option
+from wallet_conformance.client import har
+from wallet_conformance.client.redaction import redact
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.reporting import terminal
+from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, suite_version
+from wallet_conformance.reporting.gating import GateError
+from wallet_conformance.reporting.judging import recorded_report
+from wallet_conformance.reporting.writers import write_all
+from wallet_conformance.settings import (
+    BY_FLAG,
+    COMMAND_OPTIONS,
+    GROUPS,
+    OPTIONS,
+    PROGRAM,
+    ConfigError,
+    Option,
+    argument,
+    read,
+    value_of,
+)
 from wallet_conformance.spec.catalogue import LEVELS, catalogue
 from wallet_conformance.spec.files import PYTEST_CONFIG, ROOT, TESTS
 
@@ -157,6 +175,32 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def recorded_traffic(arguments: list[str]) -> int | None:
+    """`--har` given only the suite's options: the recorded traffic judged and reported without a pytest session
+    (reporting/judging.py), with the header, the reports, the summary and the exit status a pytest run gives. None
+    when other arguments (pytest's) need pytest."""
+    parser = _OwnParser(prog=PROGRAM, add_help=False, allow_abbrev=False)
+    for option in OPTIONS:
+        parser.add_argument(option.flag, **argument(option))
+    given, others = parser.parse_known_args(arguments)
+    if others or not value_of(BY_FLAG["--har"], given.har, os.environ):
+        return None
+    try:
+        settings = read({option.dest: value_of(option, getattr(given, option.dest), os.environ) for option in OPTIONS})
+        gate = gate_for(settings)
+    except (ConfigError, GateError) as error:
+        raise UsageMistake(str(error)) from None
+    print("\n".join(terminal.header_lines(settings)))
+    try:
+        report = recorded_report(settings, gate)
+    except har.HarError as error:
+        print(f"{redact(str(error))}\n(exit status {ExitStatus.CANNOT_RUN})")
+        return int(ExitStatus.CANNOT_RUN)
+    written = write_all(report, settings.report_dir)
+    print("\n".join(terminal.summary(report, written)))
+    return exit_status(report)
+
+
 def _run(arguments: list[str]) -> int:
     asked, rest = _own_parser().parse_known_args(arguments)
     if asked.help:
@@ -177,6 +221,10 @@ def _run(arguments: list[str]) -> int:
     for flag, value in (("--part", asked.part), ("--level", asked.level)):
         if value is not None:
             rest += [flag, value]  # not the catalogue's listing: they are for pytest, which refuses them
+    if not asked.help_pytest:
+        judged = recorded_traffic([*rest, *(["--work-dir", asked.work_dir] if asked.work_dir else [])])
+        if judged is not None:
+            return judged
     work = BY_FLAG["--work-dir"]
     work_dir = Path(asked.work_dir or os.environ.get(work.env or "") or work.default)
     if asked.work_dir:

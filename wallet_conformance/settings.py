@@ -362,6 +362,26 @@ OPTIONS: tuple[Option, ...] = (
 BY_FLAG = {option.flag: option for option in OPTIONS}
 
 
+def argument(option: Option) -> dict[str, Any]:
+    """How a command line declares the option (argparse's keywords; pytest's parser takes the same)."""
+    keywords: dict[str, Any] = {"dest": option.dest, "default": None, "help": option.help_text}
+    if option.action:
+        keywords["action"] = option.action
+    if option.convert and not option.action:
+        keywords["type"] = option.convert
+    if option.metavar:
+        keywords["metavar"] = option.metavar
+    if option.choices:
+        keywords["choices"] = list(option.choices)
+    return keywords
+
+
+def value_of(option: Option, given: Any, environ: Mapping[str, str]) -> Any:
+    """An option's value: the command line's, else its environment variable's, else its default."""
+    value = option.from_environment(environ) if given in (None, []) else given
+    return option.default if value in (None, []) else value
+
+
 def default(flag: str) -> Any:
     """An option's default, as declared."""
     return BY_FLAG[flag].default

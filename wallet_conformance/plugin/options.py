@@ -18,7 +18,7 @@ import pytest
 
 from wallet_conformance.client.redaction import activate, register_key
 from wallet_conformance.plugin.state import STATE, WORKER_SEED, RunState, is_worker
-from wallet_conformance.settings import OPTIONS, PROGRAM, ConfigError, Settings, read
+from wallet_conformance.settings import OPTIONS, PROGRAM, ConfigError, Settings, argument, read, value_of
 
 GROUP = "wallet-conformance"
 SUITE = "wallet_conformance.plugin"  # the plugin's name as the suite's conftest (or `-p`) loads it
@@ -31,16 +31,7 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     for option in OPTIONS:
         if option.flag in shared:
             continue
-        keywords: dict[str, Any] = {"dest": option.dest, "default": None, "help": option.help_text}
-        if option.action:
-            keywords["action"] = option.action
-        if option.convert and not option.action:
-            keywords["type"] = option.convert
-        if option.metavar:
-            keywords["metavar"] = option.metavar
-        if option.choices:
-            keywords["choices"] = list(option.choices)
-        group.addoption(option.flag, **keywords)
+        group.addoption(option.flag, **argument(option))
     if pluginmanager.is_blocked("cacheprovider"):
         # pyproject.toml sets cache_dir (in the work folder); with `-p no:cacheprovider` it would be an unknown ini.
         parser.addini("cache_dir", "unused: the cache provider is off (-p no:cacheprovider)", default="")
@@ -65,12 +56,10 @@ def settings(config: pytest.Config) -> Settings:
     values: dict[str, Any] = {}
     try:
         for option in OPTIONS:
-            value = config.getoption(option.dest, default=None)
-            if value in (None, []):
-                value = option.from_environment(os.environ)
+            value = value_of(option, config.getoption(option.dest, default=None), os.environ)
             if value is None and option.flag == "--base-url" and config.pluginmanager.has_plugin(BASE_URL_PLUGIN):
                 value = config.getini("base_url") or None  # pytest-base-url's ini, after PYTEST_BASE_URL and ours
-            values[option.dest] = option.default if value in (None, []) else value
+            values[option.dest] = value
         found = read(values, strict=bool(config.getini("strict")))
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None

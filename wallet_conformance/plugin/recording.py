@@ -14,7 +14,7 @@ from wallet_conformance.plugin import allure_labels, early_stop, exchange_judgin
 from wallet_conformance.plugin.collection import plain_nodeid, runs_conformance
 from wallet_conformance.plugin.state import RunState, is_worker, state
 from wallet_conformance.reporting import gating, terminal
-from wallet_conformance.reporting.conformance import FORMAT, build_report, exit_status, judged_against, run_inputs
+from wallet_conformance.reporting.conformance import build_report, exit_status, gate_for, run_inputs
 from wallet_conformance.reporting.evidence import Classified
 from wallet_conformance.reporting.judging import untested_reasons
 from wallet_conformance.reporting.results import TestRecord
@@ -56,16 +56,10 @@ class Recorder:
     @staticmethod
     def _gate(config: pytest.Config) -> gating.Gate:
         """Waivers and baseline, read and checked before any test runs: a bad one stops the run with one message."""
-        settings = state(config).settings
         try:
-            waivers = gating.load_waivers(settings.waivers, catalogue()) if settings.waivers else ()
-            baseline = (gating.load_baseline(settings.baseline, judged_against()["requirements.yaml"], FORMAT)
-                        if settings.baseline else None)
+            return gate_for(state(config).settings)
         except gating.GateError as error:
             raise pytest.UsageError(str(error)) from None
-        return gating.Gate(strict=settings.strict, require_complete=settings.require_complete, waivers=waivers,
-                           baseline=baseline, baseline_name=settings.baseline.name if settings.baseline else None,
-                           traffic=settings.passive)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         phase = phase_record.of(report)

@@ -20,8 +20,7 @@ from wallet_conformance.plugin.collection import runs_conformance
 from wallet_conformance.plugin.preflight import preflight
 from wallet_conformance.plugin.state import STATE as STATE_KEY
 from wallet_conformance.plugin.state import WORKER_LEDGER, WORKER_SEED, WORKER_TARGET, NotRun, is_worker, state
-from wallet_conformance.reporting.conformance import run_inputs
-from wallet_conformance.reporting.writers import run_rows
+from wallet_conformance.reporting import terminal
 from wallet_conformance.settings import Settings
 
 
@@ -77,27 +76,7 @@ def _sends_requests(config: pytest.Config) -> bool:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    """The run's target and everything else its verdicts rest on, as conformance.json's `run` records them, ending
-    with the command that reproduces the run."""
-    if not runs_conformance(config):
-        return []
-    settings = state(config).settings
-    if settings.passive:
-        lines = [f"judging recorded traffic ({len(settings.har)} HAR file(s)); nothing is sent"]
-    else:
-        where = settings.base_url or "the bundled reference server (started for this run)"
-        lines = [f"target {where}, environment {settings.environment}, seed {settings.seed}, profile "
-                 f"{settings.profile}"]
-        if settings.generation_seed != settings.seed:
-            lines.append(f"generated tests: seed {settings.generation_seed} (--hypothesis-seed)")
-    gate = [flag for flag, on in (("--strict", settings.strict), ("--require-complete", settings.require_complete))
-            if on]
-    if gate:
-        lines.append(f"gate: {' '.join(gate)}")
-    if settings.requirements:
-        lines.append(f"selected: {', '.join(settings.requirements)}")
-    lines += [f"{name}: {value}" for name, value in run_rows(run_inputs(settings))]
-    return [redact(f"wallet-conformance: {line}") for line in lines]
+    return terminal.header_lines(state(config).settings) if runs_conformance(config) else []
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

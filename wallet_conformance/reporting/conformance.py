@@ -104,6 +104,18 @@ def suite_version() -> str:
         return "unknown"
 
 
+def gate_for(settings: Settings) -> gating.Gate:
+    """The run's gate: its waivers and baseline read and checked (a GateError says what is wrong with either)."""
+    from wallet_conformance.spec.catalogue import catalogue
+
+    waivers = gating.load_waivers(settings.waivers, catalogue()) if settings.waivers else ()
+    baseline = (gating.load_baseline(settings.baseline, judged_against()["requirements.yaml"], FORMAT)
+                if settings.baseline else None)
+    return gating.Gate(strict=settings.strict, require_complete=settings.require_complete, waivers=waivers,
+                       baseline=baseline, baseline_name=settings.baseline.name if settings.baseline else None,
+                       traffic=settings.passive)
+
+
 def run_inputs(settings: Settings) -> dict[str, Any]:
     """What the run's verdicts rest on besides the target's answers, for conformance.json's `run` and every header:
     the command that reproduces the run (as one line and word by word after the program), the bundled reference's

@@ -25,15 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance.client import har
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.judge.exchanges import judge, judgeable
 from wallet_conformance.judge.record_registry import RecordRegistry
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic, put_to_the_test
 from wallet_conformance.reporting import evidence, gating
-from wallet_conformance.reporting.conformance import build_report
+from wallet_conformance.reporting.conformance import build_report, run_inputs
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.writers import write_all
+from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -259,13 +261,13 @@ class JudgingSession:
         return self._counts
 
     def report(self, gate: gating.Gate | None = None, *, environment: str = "staging", seed: int = 0,
-               run: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               selected: tuple[str, ...] = (), run: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """conformance.json's content for what was judged: every requirement's verdict, the outcome, the gate."""
         records = self.records()
         gate = gate or gating.Gate(traffic=True)
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
         return build_report(records, catalogue(), target={"base_url": self.traffic.base_url},
-                            environment=environment, seed=seed, strict=gate.strict, gate=gate,
+                            environment=environment, seed=seed, strict=gate.strict, selected=selected, gate=gate,
                             run={"started_at": started, "duration": round(time.time() - self.started, 2),
                                  "exchanges": self._counts, **(run or {})},
                             untested=untested_reasons(), traffic=self.traffic.report())
@@ -273,3 +275,33 @@ class JudgingSession:
     def write(self, directory: Path, report: dict[str, Any] | None = None) -> list[Path]:
         """Write every report of the session (or of `report`) into `directory`."""
         return write_all(report or self.report(), directory)
+
+
+def recorded_base_url(settings: Settings) -> str | None:
+    """The target's base address in recorded traffic: --base-url, else the one `/v1` origin of the entries (None when
+    they have none: nothing is judged); a HarError when they have several (and when a file is not a HAR)."""
+    found = har.bases(settings.har)
+    if settings.base_url:
+        return settings.base_url
+    if len(found) <= 1:
+        return next(iter(found), None)
+    listing = ", ".join(f"{base} ({count} entries)" for base, count in sorted(found.items()))
+    raise har.HarError(f"the recorded entries are under more than one base address: {listing}; choose the "
+                       "target's with --base-url")
+
+
+def recorded_session(settings: Settings) -> JudgingSession:
+    """The recorded exchanges of --har judged in one session. Every file is read through once before any is judged:
+    a file that is not a HAR stops the run (HarError) before anything is reported."""
+    session = JudgingSession(recorded_base_url(settings), [str(path) for path in settings.har])
+    for recorded in har.recorded(settings.har, session.base_url):
+        session.judge(recorded.exchange, {"file": str(recorded.file), "entry": recorded.index,
+                                          "request": recorded.request})
+    return session
+
+
+def recorded_report(settings: Settings, gate: gating.Gate) -> dict[str, Any]:
+    """--har's report, as the plugin writes it for the same files and options."""
+    return recorded_session(settings).report(gate, environment=settings.environment, seed=settings.seed,
+                                              selected=settings.requirements,
+                                              run={"profile": settings.profile, **run_inputs(settings)})

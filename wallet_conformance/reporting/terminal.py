@@ -7,9 +7,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.alarms import alarms
+from wallet_conformance.reporting.conformance import run_inputs
 from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
-from wallet_conformance.reporting.writers import TRAFFIC_COLUMNS, traffic_facts, traffic_rows
+from wallet_conformance.reporting.writers import TRAFFIC_COLUMNS, run_rows, traffic_facts, traffic_rows
+from wallet_conformance.settings import Settings
 from wallet_conformance.spec.catalogue import LEVELS
 
 HEADLINES = {
@@ -26,6 +29,27 @@ HEADLINES = {
     Outcome.NOTHING_JUDGED: "NOTHING WAS JUDGED: no MUST requirement passed or failed, so this run says nothing of "
                             "the target.",
 }
+
+
+def header_lines(settings: Settings) -> list[str]:
+    """The run's header: its target and everything else its verdicts rest on, as conformance.json's `run` records
+    them, ending with the command that reproduces the run."""
+    if settings.passive:
+        lines = [f"judging recorded traffic ({len(settings.har)} HAR file(s)); nothing is sent"]
+    else:
+        where = settings.base_url or "the bundled reference server (started for this run)"
+        lines = [f"target {where}, environment {settings.environment}, seed {settings.seed}, profile "
+                 f"{settings.profile}"]
+        if settings.generation_seed != settings.seed:
+            lines.append(f"generated tests: seed {settings.generation_seed} (--hypothesis-seed)")
+    gate = [flag for flag, on in (("--strict", settings.strict), ("--require-complete", settings.require_complete))
+            if on]
+    if gate:
+        lines.append(f"gate: {' '.join(gate)}")
+    if settings.requirements:
+        lines.append(f"selected: {', '.join(settings.requirements)}")
+    lines += [f"{name}: {value}" for name, value in run_rows(run_inputs(settings))]
+    return [redact(f"wallet-conformance: {line}") for line in lines]
 
 
 def _cell(counts: dict[str, int]) -> str:
