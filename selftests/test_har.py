@@ -20,6 +20,7 @@ from jsonschema import Draft202012Validator
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, run_suite, tail
 from wallet_conformance import cli
 from wallet_conformance.client import har
+from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
 from wallet_conformance.reference import ReferenceServer
@@ -396,3 +397,19 @@ def test_the_command_judges_recorded_traffic_without_a_pytest_session(pytester, 
     (tmp_path / "bad.har").write_text("not a HAR")
     assert cli.main(["--har", str(tmp_path / "bad.har"), "--report-dir", str(tmp_path / "bad")]) == 4
     assert capsys.readouterr().out.count("bad.har: not a HAR file") == 1 and not (tmp_path / "bad").exists()
+
+
+def test_a_key_given_to_the_command_never_reaches_its_har_reports(tmp_path, capsys, monkeypatch):
+    """`wallet-conformance --har` without pytest, given the target's key (as a CI gives WALLET_API_SECRET_KEY): an
+    answer that echoes the key in its body shows it nowhere, neither in the terminal nor in any report."""
+    key = "sk_live_ECHOED_0123456789abcdef"
+    # success true on a 404 breaks a rule: the answer, key and all, becomes the failure's evidence
+    echoed = {"meta": {"statusCode": 404, "success": True, "message": f"no wallet for {key}"}, "data": None}
+    path = har_file(tmp_path / "echo.har", [har_entry("GET", "https://one.example/v1/virtual-accounts/vba-1", 404,
+                                                       echoed)])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("WALLET_API_SECRET_KEY", key)
+    cli.main(["--har", str(path), "--base-url", "https://one.example/v1", "--report-dir", str(tmp_path / "out")])
+    written = [file.read_text() for file in (tmp_path / "out").iterdir()]
+    assert len(written) == 4 and all(key not in text for text in written) and key not in capsys.readouterr().out
+    assert any(PLACEHOLDER in text for text in written)
