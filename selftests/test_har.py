@@ -381,11 +381,13 @@ def test_the_judging_core_judges_httpx_traffic():
 
 
 def test_the_command_judges_recorded_traffic_without_a_pytest_session(pytester, tmp_path, capsys, monkeypatch):
-    """`wallet-conformance --har FILE` with only the suite's options judges without a pytest session (no session
-    header, no collection) and gives every requirement the verdict the plugin's --har run gives the same file; a
-    file that is not a HAR still ends with its one message and exit 4."""
+    """`wallet-conformance --har FILE` and plain `pytest --har FILE` judge without a pytest session (no session header,
+    no collection) and give every requirement the same verdict; a file that is not a HAR still ends with its one
+    message and exit 4."""
     path, _ = recorded_run(pytester, tmp_path, "--reference-fault", Fault.WRONG_CLOSE_MESSAGE.cli_name)
-    _, plugin_report = judged(pytester, tmp_path / "plugin", "--har", str(path))
+    plugin_run, plugin_report = judged(pytester, tmp_path / "plugin", "--har", str(path))
+    assert "test session starts" not in plugin_run.stdout and "collected" not in plugin_run.stdout, plugin_run.stdout
+    assert plugin_run.stdout.lstrip().startswith("wallet-conformance: judging recorded traffic"), plugin_run.stdout
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()  # what the runs above printed
     status = cli.main(["--har", str(path), "--report-dir", str(tmp_path / "command")])

@@ -18,14 +18,9 @@ from typing import Any, NoReturn
 
 import pytest
 
-from wallet_conformance.client import har
-from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
-from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.reporting import terminal
-from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, suite_version
+from wallet_conformance.reporting.conformance import gate_for, judged_against, suite_version
 from wallet_conformance.reporting.gating import GateError
-from wallet_conformance.reporting.judging import recorded_report
-from wallet_conformance.reporting.writers import write_all
+from wallet_conformance.reporting.recorded import judge_recorded
 from wallet_conformance.settings import (
     BY_FLAG,
     COMMAND_OPTIONS,
@@ -190,22 +185,7 @@ def recorded_traffic(arguments: list[str]) -> int | None:
         gate = gate_for(settings)
     except (ConfigError, GateError) as error:
         raise UsageMistake(str(error)) from None
-    secrets = Secrets()  # the run's: the keys given (a CI's WALLET_API_SECRET_KEY) and those the files carry
-    activate(secrets)
-    try:
-        secrets.add_key(settings.secret_key)
-        secrets.add_key(settings.second_secret_key)
-        print("\n".join(terminal.header_lines(settings)))
-        try:
-            report = recorded_report(settings, gate)
-        except har.HarError as error:
-            print(f"{redact(str(error))}\n(exit status {ExitStatus.CANNOT_RUN})")
-            return int(ExitStatus.CANNOT_RUN)
-        written = write_all(report, settings.report_dir)
-        print("\n".join(terminal.summary(report, written)))
-        return exit_status(report)
-    finally:
-        deactivate(secrets)
+    return judge_recorded(settings, gate)
 
 
 def _run(arguments: list[str]) -> int:

@@ -1,7 +1,8 @@
-"""The pytest plugin of the suite: hooks in small modules, each with one job, its state in `config.stash`.
+"""The pytest plugin of the suite: hooks in small modules, each with one job; the run (plugin/run.py) in `config.stash`.
 
 - options: the command line (and environment) read into the run's Settings, the only reader of pytest's options
-- session: the target (the bundled reference or a deployed implementation) resolved once, the preflight, xdist
+- run: the run of one process, built once from Settings (target, secrets, judge, HAR part, money ledger, clients)
+- session: the run in pytest's session (header, xdist workers, the end; a run that cannot start runs nothing)
 - preflight (no hooks): whether the target speaks the protocol, or why the run stops and with which exit status
 - collection: the `requirement` marker checked against the catalogue, xdist groups, collection.json
 - running: while a test runs, its declared ids are the checks' default requirement, its time is bounded, and what
@@ -13,7 +14,7 @@
 - fixtures: the core fixtures (settings, target, api, resources, observe)
 - allure_labels: Allure labels and attachments
 - har_recording: --record-har, every exchange of the run written as HAR 1.2
-- passive: --har, recorded traffic judged by the same exchange judge and registry of records, nothing sent
+- passive: --har, recorded traffic judged in place of pytest's session (reporting/recorded.py), nothing sent
 
 The options module is also pytest's entry point (pyproject.toml), imported before the suite's conftest asks for this
 package: PYTEST_DONT_REWRITE keeps pytest from warning that it cannot rewrite asserts here (the plugin has none).

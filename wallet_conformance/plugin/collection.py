@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from wallet_conformance.plugin import allure_labels
-from wallet_conformance.plugin.state import is_worker, state
+from wallet_conformance.plugin.run import is_worker, state
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import CATALOGUE, TESTS
 

@@ -18,8 +18,8 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.plugin import phase_record
 from wallet_conformance.plugin.collection import plain_nodeid
+from wallet_conformance.plugin.run import Stops, is_worker, state
 from wallet_conformance.plugin.running import EXCHANGES_SECTION
-from wallet_conformance.plugin.state import RunState, is_worker, state
 
 RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
 RATE_LIMIT_REQUIREMENT = "LIM-23"  # rate limits: not shown (INFO), observed when the target answers 429
@@ -37,22 +37,22 @@ class EarlyStop:
         self.failed: list[pytest.TestReport] = []  # the conformance tests' failed reports, shown briefly after a stop
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        run = state(self.config)
+        stops = state(self.config).stops
         phase = phase_record.of(report)
         if phase is not None:
-            run.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry} for entry in phase.rate_limited)
+            stops.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry} for entry in phase.rate_limited)
         if report.failed and self.first_failure is None:
             self.first_failure = f"{plain_nodeid(report.nodeid)}: {_crash_line(report)}"
         if report.failed and phase is not None:
             self.failed.append(report)
-        if phase is not None and phase.stopped is not None and run.stopped is None:
-            run.stopped = phase.stopped  # an xdist worker's stop (in one process, running.py set it already)
+        if phase is not None and phase.stopped is not None and stops.stopped is None:
+            stops.stopped = phase.stopped  # decided where the test ran (plugin/running.py)
 
     @pytest.hookimpl(specname="pytest_terminal_summary", wrapper=True, tryfirst=True)
     def pytest_terminal_summary_before_the_failures(self) -> Generator[None, None, None]:
         """After an early stop, each conformance test that failed shows its first line, not its evidence and its
         last exchanges: every other hook has read those reports by now, the report files hold the evidence."""
-        if state(self.config).stopped is not None:
+        if state(self.config).stops.stopped is not None:
             for report in self.failed:
                 report.longrepr = _crash_line(report)
                 report.sections = [section for section in report.sections if section[0] != EXCHANGES_SECTION]
@@ -64,30 +64,32 @@ class EarlyStop:
             failed = run.not_run.status != ExitStatus.GATE_PASSES
             terminalreporter.write_line(f"{run.not_run.message}\n(exit status {run.not_run.status})", red=failed,
                                         bold=failed)
-        if run.stopped is not None:
+        stopped = run.stops.stopped
+        if stopped is not None:
             failed = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
             if failed:
                 terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
                                             f"the first: {self.first_failure}")
-            terminalreporter.write_line(f"The run stopped early: {run.stopped.reason} "
-                                        f"(exit status {run.stopped.status}).", red=True, bold=True)
+            terminalreporter.write_line(f"The run stopped early: {stopped.reason} "
+                                        f"(exit status {stopped.status}).", red=True, bold=True)
 
 
-def add_to_report(report: dict[str, Any], run: RunState) -> None:
+def add_to_report(report: dict[str, Any], stops: Stops) -> None:
     """What the report says of the early stop (`stopped`, and its exit status) and of the 429s the run met: LIM-23
     (rate limits: not shown) observes every one, whichever test met it."""
-    if run.stopped is not None:
-        report["stopped"] = asdict(run.stopped)
-        report["outcome"]["exit_status"] = run.stopped.status
+    if stops.stopped is not None:
+        report["stopped"] = asdict(stops.stopped)
+        report["outcome"]["exit_status"] = stops.stopped.status
     entry = next((e for e in report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
-    if entry is None or not run.rate_limited:
+    met = stops.rate_limited
+    if entry is None or not met:
         return
-    summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(run.rate_limited),
-               "waited_seconds": round(sum(item["waited"] for item in run.rate_limited), 3),
-               "kept_as_answer": sum(item["gave_up"] for item in run.rate_limited)}
+    summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(met),
+               "waited_seconds": round(sum(item["waited"] for item in met), 3),
+               "kept_as_answer": sum(item["gave_up"] for item in met)}
     entry["observations"].append(summary)
     entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
-                                 for item in run.rate_limited[:RATE_LIMITS_KEPT])
+                                 for item in met[:RATE_LIMITS_KEPT])
 
 
 def _crash_line(report: pytest.TestReport) -> str:

@@ -13,23 +13,13 @@ unreported.
 
 from __future__ import annotations
 
-import pytest
-
 from wallet_conformance.reporting.judging import Counts, Found, Judged, add_counts, merge
 
-JUDGED = pytest.StashKey[Judged]()
-
-__all__ = ["Counts", "Found", "Judged", "add_counts", "found", "judged", "merge"]
+__all__ = ["Counts", "Found", "Judged", "add_counts", "found", "merge"]
 
 
-def judged(config: pytest.Config) -> Judged:
-    """This process's judge of exchanges."""
-    if JUDGED not in config.stash:
-        config.stash[JUDGED] = Judged()
-    return config.stash[JUDGED]
-
-
-def found(config: pytest.Config) -> tuple[list[Found], Counts | None]:
-    """What this process's judge found and counted since the last report (no counts when it took nothing)."""
-    findings, counts = judged(config).found()
+def found(judged: Judged) -> tuple[list[Found], Counts | None]:
+    """What this process's judge (plugin/run.py builds it) found and counted since the last report (no counts when
+    it took nothing)."""
+    findings, counts = judged.found()
     return findings, counts or None

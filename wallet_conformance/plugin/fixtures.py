@@ -1,4 +1,5 @@
-"""The suite's core fixtures: configuration, target, client, observations, and the run's records."""
+"""The suite's core fixtures: the run's settings, target and clients (plugin/run.py builds them), what the run creates,
+and observations."""
 
 from __future__ import annotations
 
@@ -8,17 +9,15 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import CannotJudge
-from wallet_conformance.plugin import exchange_judging, har_recording
 from wallet_conformance.plugin.phase_record import observe as keep_observation
-from wallet_conformance.plugin.state import money_ledger, state
+from wallet_conformance.plugin.run import Clients, state
 from wallet_conformance.settings import Settings
-from wallet_conformance.world import bodies
 from wallet_conformance.world.resources import Resources, WalletList
-from wallet_conformance.world.safety import Guard, money_budget
+from wallet_conformance.world.safety import Guard
 
 # Why the isolation tests skip without a second key; a skipped MUST is not tested, so --require-complete asks for it.
 SECOND_KEY_MISSING = ("give --second-secret-key KEY (or WALLET_API_SECOND_SECRET_KEY): the secret key of an account "
@@ -39,72 +38,49 @@ def target(pytestconfig: pytest.Config) -> Target:
 
 
 @pytest.fixture(scope="session")
-def run_id(settings: Settings) -> str:
+def clients(pytestconfig: pytest.Config, target: Target) -> Clients:
+    """The run's clients and what they share, built with the run (plugin/run.py)."""
+    built = state(pytestconfig).clients
+    assert built is not None, "a process that runs tests against a target has its clients"
+    return built
+
+
+@pytest.fixture(scope="session")
+def run_id(clients: Clients) -> str:
     """Prefix of every name the run gives a record: the seed, and the xdist worker when there is one."""
-    return bodies.run_id(settings.seed)
+    return clients.run_id
 
 
 @pytest.fixture(scope="session")
-def guard(pytestconfig: pytest.Config, settings: Settings, target: Target) -> Guard:
-    budget = money_budget(settings, target.funding_url)
-    return Guard(settings, budget=budget, ledger=money_ledger(pytestconfig))
+def guard(clients: Clients) -> Guard:
+    return clients.guard
 
 
 @pytest.fixture(scope="session")
-def wallet_list(settings: Settings) -> WalletList:
+def wallet_list(clients: Clients) -> WalletList:
     """This process's hold on the account's wallet list (its readers and the calls that change it)."""
-    return WalletList(settings.work_dir)
+    return clients.wallet_list
 
 
 @pytest.fixture(scope="session")
-def api(pytestconfig: pytest.Config, settings: Settings, target: Target, guard: Guard, run_id: str,
-        wallet_list: WalletList) -> Iterator[ApiClient]:
-    """The run's client, built whole: sends the secret key, bounded by the current test's time, refuses writes
-    production does not allow, hands every exchange to the exchange judge (and --record-har), waits while another
-    worker reads the wallet list, and, against a deployed target, journals what it changes for --cleanup."""
-    run = state(pytestconfig)
-    judge = exchange_judging.judged(pytestconfig).take
-    recorder = har_recording.part(pytestconfig)
-    journal = None
-    if not target.embedded:
-        from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
-
-        journal = Journal(settings.work_dir, target.base_url, run_id)
-    client = ApiClient(target.base_url, target.secret_key, timeout=settings.request_timeout, guard=guard,
-                       ca_bundle=settings.ca_bundle, rate_limit_wait=settings.rate_limit_wait, bound=run.bound,
-                       observer=judge if recorder is None else _both(judge, recorder.add), journal=journal,
-                       sending=wallet_list.sending)
-    run.client = client
-    yield client
-    client.close()
-    if journal is not None:
-        journal.finish()  # the run ended normally: its crash journal is no longer needed
-
-
-def _both(first: Callable[[Exchange], None], second: Callable[[Exchange], None]) -> Callable[[Exchange], None]:
-    def observe(exchange: Exchange) -> None:
-        first(exchange)
-        second(exchange)
-
-    return observe
+def api(clients: Clients) -> Iterator[ApiClient]:
+    """The run's client (plugin/run.py builds it whole): sends the secret key, bounded by the current test's time,
+    refuses writes production does not allow, hands every exchange to the exchange judge (and --record-har), waits
+    while another worker reads the wallet list, and, against a deployed target, journals what it changes for
+    --cleanup."""
+    yield clients.first
+    if clients.journal is not None:
+        clients.journal.finish()  # the run ended normally: its crash journal is no longer needed
 
 
 @pytest.fixture(scope="session")
-def second_api(pytestconfig: pytest.Config, settings: Settings, target: Target, guard: Guard,
-               api: ApiClient) -> Iterator[ApiClient]:
+def second_api(clients: Clients, api: ApiClient) -> ApiClient:
     """The second key's client (an account of another business): the run's guard and time bound hold it, and its
-    exchanges join the run's client's log, so the exchange judge sees them and a test's evidence shows both keys'
-    requests in order. Without a second key, every test that asks for it skips, saying which option gives it. It
-    journals nothing: the second key's records are closed by its own sweep."""
-    if not target.second_secret_key:
+    exchanges join the run's client's log. Without a second key, every test that asks for it skips, saying which
+    option gives it."""
+    if clients.second is None:
         raise CannotJudge(SECOND_KEY_MISSING)
-    run = state(pytestconfig)
-    client = ApiClient(target.base_url, target.second_secret_key, timeout=settings.request_timeout, guard=guard,
-                       ca_bundle=settings.ca_bundle, rate_limit_wait=settings.rate_limit_wait, bound=run.bound,
-                       shares_log_of=api)
-    run.second_client = client
-    yield client
-    client.close()
+    return clients.second
 
 
 @pytest.fixture(scope="session")

@@ -16,13 +16,12 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.redaction import activate, register_key
-from wallet_conformance.plugin.state import STATE, WORKER_SEED, RunState, is_worker
 from wallet_conformance.settings import OPTIONS, PROGRAM, ConfigError, Settings, argument, read, value_of
 
 GROUP = "wallet-conformance"
 SUITE = "wallet_conformance.plugin"  # the plugin's name as the suite's conftest (or `-p`) loads it
 BASE_URL_PLUGIN, BASE_URL_MODULE = "base_url", "pytest_base_url.plugin"  # pytest-base-url's entry point and module
+WORKER_SEED = "wallet_conformance_seed"  # the run's seed, which the controller hands every xdist worker
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -125,12 +124,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "account_wide: uses an account-wide limit; runs in one xdist group")
     config.addinivalue_line("markers", "money: moves money; needs a funding URL or a funded wallet")
     found = settings(config)
-    if is_worker(config):
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller's seed (a random one is drawn per process)
         seed = config.workerinput[WORKER_SEED]
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
-    if found.passive:  # recorded traffic is judged in this process: no worker is started
-        config.option.dist, config.option.tx = "no", []
-    run = config.stash[STATE] = RunState(settings=found)
-    activate(run.secrets)  # until pytest_unconfigure (plugin/session.py)
-    register_key(found.secret_key)
-    register_key(found.second_secret_key)
+    from wallet_conformance.plugin import run  # the suite's plugin: loaded in the suite's runs only
+
+    config.stash[run.RUN] = run.build(config, found, sends_requests=_sends_requests(config))
+
+
+def _sends_requests(config: pytest.Config) -> bool:
+    """A conformance run that will run tests (not --help, --collect-only, --fixtures, --markers)."""
+    from wallet_conformance.plugin.collection import runs_conformance
+
+    option = config.option
+    shows = (option.help, option.collectonly, getattr(option, "showfixtures", False),
+             getattr(option, "show_fixtures_per_test", False), getattr(option, "markers", False))
+    return runs_conformance(config) and not any(shows)

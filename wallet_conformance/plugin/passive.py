@@ -1,8 +1,8 @@
-"""--har: conformance from recorded traffic. No target is started, no preflight made, no test collected: the
-recorded exchanges are read one at a time (client/har.py) and judged in a JudgingSession (reporting/judging.py): the
-same exchange judge and registry of records an active run feeds (plugin/exchange_judging.py), whose findings become
-the same records
-(`exchange-judge::REQ[operation]`, `records::REQ[operation]`), each failure's evidence naming the file and the entry.
+"""--har: conformance from recorded traffic. No target is started, no preflight made, no test collected: pytest's
+session is not even begun. The recorded exchanges are judged in a JudgingSession (reporting/recorded.py, the run the
+installed command makes of the same options): the same exchange judge and registry of records an active run feeds
+(plugin/exchange_judging.py), whose findings become the same records (`exchange-judge::REQ[operation]`,
+`records::REQ[operation]`), each failure's evidence naming the file and the entry.
 
 A requirement the judges stand for (judge/traffic.py) passes when some recorded exchange was held to it and none
 broke it; one they do not stand for is untested: it needs an active run.
@@ -10,34 +10,27 @@ broke it; one they do not stand for is untested: it needs an active run.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from wallet_conformance.client import har
-from wallet_conformance.client.redaction import redact
-from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.plugin.state import NotRun, is_worker, state
-from wallet_conformance.reporting.judging import recorded_session
+from wallet_conformance.plugin.options import settings
+from wallet_conformance.reporting.conformance import gate_for
+from wallet_conformance.reporting.gating import GateError
+from wallet_conformance.reporting.recorded import judge_recorded
+from wallet_conformance.settings import BY_FLAG, value_of
+
+HAR = BY_FLAG["--har"]
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection(session: pytest.Session) -> bool | None:
-    """Passive: nothing is collected, no test runs."""
-    if not state(session.config).settings.passive:
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """--har: the recorded traffic judged and reported in place of pytest's session; its exit status is the run's."""
+    if not value_of(HAR, config.getoption(HAR.dest, default=None), os.environ):
         return None
-    session.items = []
-    return True
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtestloop(session: pytest.Session) -> bool | None:
-    """Passive: the recorded traffic judged, its records handed to the reports (plugin/recording.py)."""
-    run = state(session.config)
-    if not run.settings.passive or is_worker(session.config):
-        return None
+    found = settings(config)
     try:
-        judging = recorded_session(run.settings)
-    except har.HarError as error:
-        run.not_run = NotRun(redact(str(error)), ExitStatus.CANNOT_RUN)
-        return True
-    run.judging = judging  # the reports take its records, counts and traffic (plugin/recording.py)
-    return True
+        gate = gate_for(found)
+    except GateError as error:
+        raise pytest.UsageError(str(error)) from None
+    return judge_recorded(found, gate)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.plugin.state import Stopped
+from wallet_conformance.plugin.run import Stopped
 from wallet_conformance.reporting.evidence import Classified
 from wallet_conformance.reporting.judging import Counts, Found
 

@@ -17,7 +17,7 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.judge.failures import CannotJudge, declared, judged_silences
 from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
-from wallet_conformance.plugin.state import RunState, Stopped, state
+from wallet_conformance.plugin.run import Run, Stopped, state
 from wallet_conformance.reporting import evidence
 from wallet_conformance.world.safety import NotAllowed
 
@@ -42,10 +42,10 @@ def _run_declared(item: pytest.Item) -> Generator[None, Any, Any]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, Any]:
     run = state(item.config)
-    client = run.client
+    client = run.clients.first if run.clients else None
     item.stash[TEST_START] = len(client.exchanges) if client else 0
     item.stash[RATE_LIMITS_START] = len(client.rate_limited) if client else 0
-    exchange_judging.judged(item.config).current = plain_nodeid(item.nodeid)
+    run.judged.current = plain_nodeid(item.nodeid)
     # The test's bound, cut at the end of the run's budget; teardown gets a fresh one (cleanup must happen).
     end_of_budget = run.started + run.settings.run_budget
     _bound(run, min(time.monotonic() + run.settings.test_timeout, end_of_budget),
@@ -68,14 +68,16 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
            f"the test's cleanup used up its time bound (--test-timeout {run.settings.test_timeout:g} s)")
 
 
-def _bound(run: RunState, deadline: float, reason: str) -> None:
+def _bound(run: Run, deadline: float, reason: str) -> None:
     """The run's clients read their time bound from the run (client/api.Bound): move it to this test's."""
     run.bound.deadline, run.bound.reason = deadline, reason
 
 
-def _clients(run: RunState) -> list[ApiClient]:
-    """The run's clients made so far in this process: the first key's, and the second key's."""
-    return [client for client in (run.client, run.second_client) if client is not None]
+def _clients(run: Run) -> list[ApiClient]:
+    """The run's clients in this process: the first key's, and the second key's."""
+    if run.clients is None:
+        return []
+    return [client for client in (run.clients.first, run.clients.second) if client is not None]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -91,7 +93,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return report
     run = state(item.config)
     record = phase_record.PhaseRecord(requirements=requirement_ids(item))
-    client = run.client
+    client = run.clients.first if run.clients else None
     made = client.exchanges[item.stash.get(TEST_START, 0):] if client is not None else []
     recent = made[-EXCHANGES_SHOWN:]
     if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
@@ -120,10 +122,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         record.observations = phase_record.observations(item)
         if client is not None:
             record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
-    record.findings, record.exchanges = exchange_judging.found(item.config)
+    record.findings, record.exchanges = exchange_judging.found(run.judged)
     reason = _why_stop(run)
-    if reason is not None and run.stopped is None and not item.session.shouldstop:
-        run.stopped = record.stopped = Stopped(reason)  # this process's; the controlling one reads it in the record
+    if reason is not None and not item.session.shouldstop:
+        record.stopped = Stopped(reason)  # the controlling process reads it in the record (plugin/early_stop.py)
         item.session.shouldstop = reason
     phase_record.attach(report, record)
     if report.longrepr is not None:
@@ -148,7 +150,7 @@ def _evidence_text(error: BaseException) -> str:
     return "\n".join([refused + str(error).strip(), *getattr(error, "__notes__", ())])
 
 
-def _why_stop(run: RunState) -> str | None:
+def _why_stop(run: Run) -> str | None:
     """Why the run should stop after this test (the target is down, failing, or the budget is gone), or None."""
     for client in _clients(run):
         if client.target_down:

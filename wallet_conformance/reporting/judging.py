@@ -4,12 +4,13 @@ then turned into per-requirement verdicts and the reports.
 
     from wallet_conformance.client import har
     from wallet_conformance.reporting.judging import JudgingSession
+    from wallet_conformance.reporting.verdicts import Verdict
 
     session = JudgingSession("https://staging.example.com/v1")
     for response in responses:                                   # httpx.Response objects, read
         session.judge(har.from_httpx(response, session.base_url))
     report = session.report()                                    # conformance.json's content
-    print(report["outcome"]["verdict"], [e["id"] for e in report["requirements"] if e["verdict"] == "fail"])
+    print(report["outcome"]["verdict"], [e["id"] for e in report["requirements"] if e["verdict"] == Verdict.FAIL])
     session.write(Path("reports"))                               # conformance.json, .md, .html, junit.xml
 
 The suite's active runs feed the same `Judged` from their clients (plugin/exchange_judging.py); `--har` is a
