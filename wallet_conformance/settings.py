@@ -21,6 +21,8 @@ from wallet_conformance.spec import contract
 PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py); the command reproducing a run
 HAR_REPORTS = "har"  # a --har run's reports: reports/har/ unless --report-dir says otherwise
 MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (client/redaction.py)
+QUIET_WINDOW = 0.4  # seconds balances are watched for a movement that must not come (--quiet-window)
+REFERENCE_QUIET_MARGIN = 0.15  # beyond the bundled reference's settle delay, for a settlement a busy machine delays
 DEFAULT_BANK_ACCOUNT = "0123456789"
 
 
@@ -56,6 +58,7 @@ class Option:
     reproduce: str = "changed"
     secret: bool = False  # a key: the command shows a placeholder (<SECRET_KEY>), never the value
     setting: str | None = None  # the Settings field holding its value, when it is not `dest`
+    derived: Callable[[Mapping[str, Any]], Any] | None = None  # the default, from the other values (by attribute)
 
     @property
     def dest(self) -> str:
@@ -291,8 +294,10 @@ OPTIONS: tuple[Option, ...] = (
            env="WALLET_API_SETTLE_TIMEOUT", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
     Option("--quiet-window", "how long balances are watched after a refused transfer, for a movement that must "
-           "not come (default {default:g})", env="WALLET_API_QUIET_WINDOW", default=0.4, convert=float,
-           check=positive_seconds, metavar="SECONDS", group="timing"),
+           f"not come (default {QUIET_WINDOW:g}; against the bundled reference, its settle delay + "
+           f"{REFERENCE_QUIET_MARGIN:g})", env="WALLET_API_QUIET_WINDOW", convert=float, check=positive_seconds,
+           metavar="SECONDS", group="timing",
+           derived=lambda held: quiet_window(held["base_url"], held["reference_settle_delay"])),
     Option("--request-timeout", "timeout of one HTTP request (default {default:g})",
            env="WALLET_API_REQUEST_TIMEOUT", default=10.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
@@ -354,7 +359,7 @@ OPTIONS: tuple[Option, ...] = (
            env="WALLET_API_REFERENCE_VARIANTS", action="append", metavar="NAME", group="reference",
            setting="reference_variants"),
     Option("--reference-settle-delay", "settle delay of the bundled reference (default {default:g})",
-           default=0.2, convert=float, check=seconds_or_zero, metavar="SECONDS", group="reference"),
+           default=0.1, convert=float, check=seconds_or_zero, metavar="SECONDS", group="reference"),
     Option("--reference-latency", "the bundled reference sleeps this long before each answer, like a remote "
            "target (default {default:g})", env="WALLET_API_REFERENCE_LATENCY", default=0.0, convert=float,
            check=seconds_or_zero, metavar="SECONDS", group="reference"),
@@ -399,7 +404,7 @@ class Settings:
     funded_wallet: str | None = None
     bank_account: tuple[str, str | None] = (DEFAULT_BANK_ACCOUNT, None)
     settle_timeout: float = default("--settle-timeout")
-    quiet_window: float = default("--quiet-window")
+    quiet_window: float = QUIET_WINDOW
     request_timeout: float = default("--request-timeout")
     test_timeout: float = default("--test-timeout")
     run_budget: float = default("--run-budget")
@@ -479,7 +484,8 @@ def reproduction(settings: Settings) -> list[str]:
     words = [PROGRAM]
     for option in sorted(OPTIONS, key=lambda option: list(GROUPS).index(option.group)):
         given = _words(option, getattr(settings, option.attribute))
-        shown = {"changed": given != _words(option, option.default), "active": not settings.passive,
+        default = option.derived(vars(settings)) if option.derived else option.default
+        shown = {"changed": given != _words(option, default), "active": not settings.passive,
                  "deployed": not settings.embedded and not settings.passive, "never": False}[option.reproduce]
         if shown:
             words += given
@@ -550,4 +556,15 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     har = har_files(held["har_given"])
     if held["har_given"] and values["report_dir"] == default("--report-dir"):
         held["report_dir"] /= HAR_REPORTS  # a --har run's reports never replace an active run's
+    for option in OPTIONS:
+        if held[option.attribute] is None and option.derived is not None:
+            held[option.attribute] = option.derived(held)
     return Settings(**(held | {"seed": seed, "generation_seed": seed, "strict": strict, "har": har}))
+
+
+def quiet_window(base_url: str | None, reference_settle_delay: float) -> float:
+    """--quiet-window when it is not given: against a deployed target QUIET_WINDOW; against the bundled reference,
+    whose movements all land at its settle delay, that delay and a margin for a late settlement."""
+    if base_url is not None:
+        return QUIET_WINDOW
+    return round(reference_settle_delay + REFERENCE_QUIET_MARGIN, 3)

@@ -129,10 +129,10 @@ def pytest_configure(config: pytest.Config) -> None:
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
     from wallet_conformance.plugin import run  # the suite's plugin: loaded in the suite's runs only
 
-    config.stash[run.RUN] = run.build(config, found, sends_requests=_sends_requests(config))
+    config.stash[run.RUN] = run.build(config, found, sends_requests=sends_requests(config))
 
 
-def _sends_requests(config: pytest.Config) -> bool:
+def sends_requests(config: pytest.Config) -> bool:
     """A conformance run that will run tests (not --help, --collect-only, --fixtures, --markers)."""
     from wallet_conformance.plugin.collection import runs_conformance
 

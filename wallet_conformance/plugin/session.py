@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import os
 from typing import Any
 
 import pytest
@@ -13,9 +14,33 @@ import pytest
 from wallet_conformance.client.redaction import deactivate
 from wallet_conformance.generation import profiles
 from wallet_conformance.plugin.collection import runs_conformance
-from wallet_conformance.plugin.options import WORKER_SEED
+from wallet_conformance.plugin.options import WORKER_SEED, sends_requests, settings
 from wallet_conformance.plugin.run import RUN, WORKER_LEDGER, WORKER_PARTS, WORKER_TARGET, is_worker, state
 from wallet_conformance.reporting import terminal
+
+WORKERS_PER_CORE, MOST_WORKERS = 2, 4  # against the bundled reference (docs/performance.md: where the time goes)
+AUTO_WORKERS = "PYTEST_XDIST_AUTO_NUM_WORKERS"  # xdist's own override of what `-n auto` means
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """A run against the bundled reference that chose no workers (no -n) runs on xdist's `-n auto`, which
+    `pytest_xdist_auto_num_workers` answers: most of such a run is the reference's settle delay and quiet windows,
+    which workers wait out side by side. Against a deployed target the default stays one process
+    (docs/real-environments.md says what -n buys there)."""
+    if getattr(config.option, "numprocesses", False) is not None or is_worker(config):  # -n given, no xdist
+        return
+    if sends_requests(config) and settings(config).embedded:
+        config.option.numprocesses = "auto"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` against the bundled reference: two workers per core, at most four (more workers than cores, since
+    the workers mostly wait); xdist's own answer when PYTEST_XDIST_AUTO_NUM_WORKERS says, or for a deployed target."""
+    if os.environ.get(AUTO_WORKERS) or not settings(config).embedded:
+        return None
+    return min(MOST_WORKERS, WORKERS_PER_CORE * (os.cpu_count() or 1))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -108,8 +108,9 @@ _DEFAULTS = {option.attribute: option.default for option in OPTIONS}
 def run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     """What the run's verdicts rest on besides its target, environment, seed and profile (conformance.json's `run`):
     the bundled reference's faults, variants and timing when any is not the default, time bounds not at their
-    default, each file given with its sha256, pytest's selection, and the command that reproduces the run. Rows of
-    the Markdown's and the HTML's header, and lines of the terminal's (plugin/session.py)."""
+    default (those the command that reproduces the run gives), each file given with its sha256, pytest's selection,
+    and the command that reproduces the run. Rows of the Markdown's and the HTML's header, and lines of the
+    terminal's (plugin/session.py)."""
     rows: list[tuple[str, str]] = []
     reference = run.get("reference")
     if reference:
@@ -118,8 +119,9 @@ def run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
                   if reference[name] != _DEFAULTS[f"reference_{name}"]]
         if facts:
             rows.append(("reference", "; ".join(facts)))
+    flags = {option.attribute: option.flag for option in OPTIONS}  # a bound not at its default is in the command
     bounds = [f"{name.replace('_', ' ')} {value:g} s" for name, value in (run.get("time_bounds") or {}).items()
-              if value != _DEFAULTS[name]]
+              if flags[name] in run.get("arguments", ())]
     if bounds:
         rows.append(("time bounds", ", ".join(bounds)))
     files: dict[str, list[str]] = {}
