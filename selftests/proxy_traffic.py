@@ -31,7 +31,7 @@ def proxied(faults: Iterable[str] = (), variants: Iterable[str] = (), **config: 
 def caught_up(proxy: Proxy) -> None:
     """Wait until the side judge has judged everything forwarded so far."""
     deadline = time.monotonic() + WAIT
-    while proxy.side.entries + proxy.side.dropped < proxy.forwarder.tally.forwarded or proxy.side.waiting():
+    while proxy.side.done + proxy.side.dropped < proxy.forwarder.tally.forwarded:
         assert time.monotonic() < deadline, "the side judge did not catch up"
         time.sleep(0.01)
 
@@ -57,8 +57,8 @@ def tour(base_url: str, key: str, run_id: str = "cf0proxy0") -> None:
         data(client.get("/virtual-accounts"))
         data(client.post(f"{origin}/sandbox/fund", json={"walletId": source, "amount": 10_000_000}))
         time.sleep(SETTLE_DELAY * 3)
-        bank = data(client.get("/transactions/banks"))[0]
-        code = bank["bankCode"]
+        code = next(bank["bankCode"] for bank in data(client.get("/transactions/banks"))  # as world/resources.py
+                    if "bankCode" in bank and bank.get("active") is not False and bank.get("deletedAt") is None)
         data(client.post("/transactions/validate-account", json=bodies.validation(DEFAULT_BANK_ACCOUNT, code)))
         reference = bodies.collection_reference(12)
         data(client.post("/collection-accounts", json=bodies.collection_account(run_id, source, reference=reference)))
@@ -78,3 +78,26 @@ def tour(base_url: str, key: str, run_id: str = "cf0proxy0") -> None:
         client.get("/virtual-accounts/vba-99999999")
         client.get("/transactions/banks", headers={"x-service-key": "sk_wrong_0000000000"})
         client.post("/virtual-accounts", content=b"{not json", headers={"content-type": "application/json"})
+
+
+@contextmanager
+def served(app: Any) -> Iterator[str]:
+    """An ASGI app served on a free loopback port, in a thread: its origin."""
+    import socket
+    import threading
+
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
+                                           http="h11", loop="asyncio"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.005)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=5)

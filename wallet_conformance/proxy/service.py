@@ -26,7 +26,7 @@ from wallet_conformance.proxy import live
 from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.forwarding import Forwarder
 from wallet_conformance.proxy.recording import RotatingHar
-from wallet_conformance.proxy.side import SideJudge
+from wallet_conformance.proxy.side import QUEUE, SideJudge
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.judging import Found
 from wallet_conformance.reporting.verdicts import Outcome
@@ -58,6 +58,7 @@ class ProxyConfig:
     environment: str = BY_FLAG["--environment"].default
     run: dict[str, Any] = field(default_factory=dict)  # the run's inputs (reproduce, files) for the report
     say: Callable[[str], None] | None = None  # where live lines go (None: nowhere)
+    queue_size: int = QUEUE  # exchanges waiting for the judge, at most
 
 
 class Proxy:
@@ -67,7 +68,7 @@ class Proxy:
         self.config = config
         self.recording = RotatingHar(config.record_har, config.har_max_bytes) if config.record_har else None
         self.side = SideJudge(config.upstream, config.max_records, self._first_break,
-                              self.recording.add if self.recording else None)
+                              self.recording.add if self.recording else None, config.queue_size)
         self.transport = httpx.AsyncHTTPTransport(
             verify=tls_verification(config.ca_bundle), retries=0,
             limits=httpx.Limits(max_connections=CONNECTIONS, max_keepalive_connections=CONNECTIONS // 2))
@@ -81,8 +82,6 @@ class Proxy:
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._ticker = threading.Thread(target=self._tick, name="proxy-tally", daemon=True)
-        self.started = time.time()
-        self.finished: dict[str, Any] | None = None
 
     @property
     def base_url(self) -> str:
@@ -99,12 +98,13 @@ class Proxy:
             self._server.force_exit = self._server.should_exit
             self._server.should_exit = True
 
-        for number in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(number, stop)
+        before = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
         self._ticker.start()
         try:
             self._server.run(sockets=[self.socket])
         finally:
+            for number, handler in before.items():
+                signal.signal(number, handler)
             self._end()
 
     def start(self) -> Proxy:

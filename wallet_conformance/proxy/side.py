@@ -30,7 +30,8 @@ class SideJudge:
         self.session.judged.records = RecordRegistry(limit=max_records)
         self.lock = threading.Lock()  # the session's state: the judging thread, a report, an annotation
         self.dropped = 0
-        self.entries = 0
+        self.entries = 0  # exchanges taken by the judge
+        self.done = 0  # exchanges it has finished with
         self._queue: queue.Queue[Captured | None] = queue.Queue(maxsize=size)
         self._first_break = first_break
         self._recorded = recorded
@@ -84,6 +85,7 @@ class SideJudge:
                 if key not in self._told and found.evidence is not None:
                     self._told.add(key)
                     self._first_break(found)
+        self.done += 1
 
     def facts(self) -> dict[str, Any]:
         """The registry's bound and what it forgot, and what was dropped (for the report)."""
