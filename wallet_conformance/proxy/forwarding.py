@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -67,11 +67,12 @@ def _text(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
 
 
 class Forwarder:
-    """The ASGI app of the proxy: forwards to `upstream` (a base URL ending in the version segment) through
-    `transport`, hands each whole exchange to `hand_over` (which must not block), and with `annotate` to `judge_now`
-    (awaited) for the requirements it broke."""
+    """The ASGI app of the proxy: forwards to `upstream` (a base URL ending in the version segment) through one of
+    `transports` (chosen by the client's connection, so its requests reuse the same few upstream connections), hands
+    each whole exchange to `hand_over` (which must not block), and with `annotate` to `judge_now` (awaited) for the
+    requirements it broke."""
 
-    def __init__(self, upstream: str, transport: httpx.AsyncBaseTransport, timeout: float,
+    def __init__(self, upstream: str, transports: Sequence[httpx.AsyncBaseTransport], timeout: float,
                  hand_over: Callable[[Captured], None],
                  judge_now: Callable[[Captured], Awaitable[list[str]]] | None = None) -> None:
         parts = urlsplit(upstream)
@@ -79,7 +80,7 @@ class Forwarder:
         self.version = contract.version_segment()  # /v1: the proxy's paths are the target's under it
         self.origin_path = self.upstream.removesuffix(self.version)  # where paths outside /v1 go (a sandbox hook)
         self.host = parts.netloc.encode()
-        self.transport = transport
+        self.transports = transports
         self.timeout = httpx.Timeout(timeout).as_dict()
         self.hand_over = hand_over
         self.judge_now = judge_now
@@ -117,7 +118,8 @@ class Forwarder:
         request = httpx.Request(scope["method"], url, headers=headers, content=content,
                                 extensions={"timeout": self.timeout})
         try:
-            response = await self.transport.handle_async_request(request)
+            transport = self.transports[hash(scope.get("client")) % len(self.transports)]
+            response = await transport.handle_async_request(request)
         except ClientGone:
             self.tally.client_disconnects += 1
             return
@@ -191,7 +193,8 @@ class Forwarder:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self.transport.aclose()
+                for transport in self.transports:
+                    await transport.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
