@@ -13,7 +13,7 @@ The reference and the proxy run as processes of their own (`python -m wallet_con
 figures are what that gives. Not a test: it prints its figures.
 
     .venv/bin/python scripts/proxy_benchmark.py [--requests 2000] [--clients 50] [--seconds 10]
-        [--exchanges 100000] [--max-records 100000]
+        [--exchanges 100000] [--max-records 50000] [--memory-only]
 """
 
 from __future__ import annotations
@@ -169,8 +169,22 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--exchanges", type=int, default=100_000)
-    parser.add_argument("--max-records", type=int, default=100_000)
+    parser.add_argument("--max-records", type=int, default=50_000)
+    parser.add_argument("--memory-only", action="store_true", help="only the judge's memory: no HTTP")
     arguments = parser.parse_args()
+    if not arguments.memory_only:
+        http(arguments)
+    started = time.perf_counter()
+    points = memory(arguments.exchanges, arguments.max_records)
+    took = time.perf_counter() - started
+    print(f"memory of the judge, {arguments.exchanges} exchanges (registry bound {arguments.max_records}), "
+          f"{arguments.exchanges / took:.0f} exchanges/s judged:")
+    for count, megabytes in points:
+        print(f"  after {count:>9,}: {megabytes:.1f} MB resident")
+
+
+def http(arguments: argparse.Namespace) -> None:
+    """Latency, throughput and the share judged, against a reference process and a proxy process."""
     print(f"load average before: {os.getloadavg()}")
     key = f"test_sk_{secrets.token_hex(20)}"
     reference_port, proxy_port = free_port(), free_port()
@@ -202,13 +216,6 @@ def main() -> None:
     print(f"judged under load: {judged} of {facts['forwarded']} forwarded ({judged / max(1, facts['forwarded']):.0%});"
           f" dropped {facts['dropped']}")
     print(f"load average after the HTTP runs: {os.getloadavg()}")
-    started = time.perf_counter()
-    points = memory(arguments.exchanges, arguments.max_records)
-    took = time.perf_counter() - started
-    print(f"memory of the judge, {arguments.exchanges} exchanges (registry bound {arguments.max_records}), "
-          f"{arguments.exchanges / took:.0f} exchanges/s judged:")
-    for count, megabytes in points:
-        print(f"  after {count:>9,}: {megabytes:.1f} MB resident")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import FORMAT, build_report, judged_against
 from wallet_conformance.reporting.judging import UNMATCHED_SHOWN
 from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.reporting.verdicts import Verdict
 from wallet_conformance.spec.catalogue import catalogue
 
 NOT_CLAIMED = ("the invariants between answers (RES-79, RES-80, LIM-19, STA-09) were held within each merged "
@@ -130,7 +131,7 @@ def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | N
             else:
                 joined[nodeid] = record
     untested = {entry["id"]: entry["reason"] for report in reports for entry in report["requirements"]
-                if entry["verdict"] == "untested" and entry["reason"]}
+                if entry["verdict"] == Verdict.UNTESTED and entry["reason"]}
     traffic = _traffic(reports, names)
     gate = dataclasses.replace(gate or gating.Gate(), traffic=traffic is not None)
     exchanges: dict[str, int] = {}
