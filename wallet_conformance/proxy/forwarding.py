@@ -139,19 +139,20 @@ class Forwarder:
         try:
             if self.judge_now is None:
                 await send({"type": "http.response.start", "status": response.status_code, "headers": answer_headers})
-            chunks = []
+            chunks: list[bytes] = []  # with annotate, the whole answer; else the one chunk not yet sent
             async for chunk in response.stream:  # type: ignore[union-attr]
                 if len(body) < MAX_BODY:
                     body += chunk[:MAX_BODY - len(body)]
                 size += len(chunk)
-                if self.judge_now is None:
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                else:
-                    chunks.append(chunk)
+                if self.judge_now is None and chunks:
+                    # A chunk goes once the next has come: the last one ends the answer after the exchange is
+                    # counted and handed over, so a client holding the whole answer finds it counted.
+                    await send({"type": "http.response.body", "body": chunks.pop(), "more_body": True})
+                chunks.append(chunk)
         except (httpx.TransportError, OSError):
             self.tally.cut_upstream += 1
             if self.judge_now is None:
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
             else:
                 await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} broke off its answer")
             return
@@ -159,6 +160,7 @@ class Forwarder:
             await response.aclose()
         captured = Captured(scope["method"], url, _text(headers), bytes(kept), sizes[0], response.status_code,
                             _text(answer_headers), bytes(body), size, started, time.perf_counter() - clock)
+        self.tally.forwarded += 1
         if self.judge_now is not None:
             broken = await self.judge_now(captured)
             annotation = [(ANNOTATION.encode(), ", ".join(broken).encode())] if broken else []
@@ -166,9 +168,8 @@ class Forwarder:
                         "headers": answer_headers + annotation})
             await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
         else:
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
             self.hand_over(captured)
-        self.tally.forwarded += 1
+            await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
 
     async def _rest(self, opening: bytes, receive: Receive, kept: bytearray, sizes: list[int]) -> AsyncIterator[bytes]:
         """The request body as it arrives, copied up to the cap; ClientGone when the client leaves before its end."""

@@ -16,6 +16,7 @@ from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.reporting.judging import Found, JudgingSession
 
 QUEUE = 10_000  # exchanges waiting for the judge, at most; beyond, they are dropped (counted)
+QUEUE_BYTES = 64 * 1024 * 1024  # and their bodies' bytes at most (a body is kept up to 256 KiB each way)
 SOURCE = "live traffic"  # how a finding's first_seen_in names the proxy's traffic: "live traffic entry 41"
 Key = tuple[str, str, str]  # (judge, requirement, operation)
 
@@ -31,6 +32,8 @@ class SideJudge:
         self.lock = threading.Lock()  # the session's state: the judging thread, a report, an annotation
         self.dropped = 0
         self.entries = 0  # exchanges taken by the judge
+        self.queued_bytes = 0  # bytes of the bodies waiting
+        self._bytes_lock = threading.Lock()
         self.done = 0  # exchanges it has finished with
         self._queue: queue.Queue[Captured | None] = queue.Queue(maxsize=size)
         self._first_break = first_break
@@ -41,10 +44,17 @@ class SideJudge:
 
     def offer(self, captured: Captured) -> None:
         """Hand one exchange over without waiting: dropped (counted) when the judge is that far behind."""
+        size = len(captured.request_body) + len(captured.response_body)
+        if self.queued_bytes + size > QUEUE_BYTES:
+            self.dropped += 1
+            return
         try:
             self._queue.put_nowait(captured)
         except queue.Full:
             self.dropped += 1
+            return
+        with self._bytes_lock:
+            self.queued_bytes += size
 
     def judge(self, captured: Captured) -> list[str]:
         """Judge one exchange now (--annotate); the requirements it broke, in id order."""
@@ -66,6 +76,8 @@ class SideJudge:
 
     def _work(self) -> None:
         while (captured := self._queue.get()) is not None:
+            with self._bytes_lock:
+                self.queued_bytes -= len(captured.request_body) + len(captured.response_body)
             with self.lock:
                 self._judge(captured)
 
