@@ -406,8 +406,8 @@ PROXY_OPTIONS: tuple[Option, ...] = (
            f"{{default:g}}; the last {HAR_FILES_KEPT} files are kept besides the current one)", default=100.0,
            convert=float, check=positive_megabytes, metavar="MB", group="proxy"),
     Option("--max-records", "the registry of records' bound per table: past it, the records learnt longest ago are "
-           "forgotten, and counted in the report (default {default}: about 150 MB)", default=50_000, convert=int,
-           check=positive_count, metavar="N", group="proxy"),
+           "forgotten, and counted in the report (default {default}: about 100 MB once full)", default=50_000,
+           convert=int, check=positive_count, metavar="N", group="proxy"),
 )
 
 
