@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from wallet_conformance.client.api import MAX_BODY
 from wallet_conformance.proxy.captured import Captured
+from wallet_conformance.proxy.upstream import TimedOut, Unreachable, Upstream
 from wallet_conformance.spec import contract
 
 Scope = MutableMapping[str, Any]
@@ -67,21 +66,19 @@ def _text(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
 
 
 class Forwarder:
-    """The ASGI app of the proxy: forwards to `upstream` (a base URL ending in the version segment) through one of
-    `transports` (chosen by the client's connection, so its requests reuse the same few upstream connections), hands
-    each whole exchange to `hand_over` (which must not block), and with `annotate` to `judge_now` (awaited) for the
-    requirements it broke."""
+    """The ASGI app of the proxy: forwards to `upstream` (a base URL ending in the version segment) through `client`,
+    hands each whole exchange to `hand_over` (which must not block), and with `annotate` to `judge_now` (awaited) for
+    the requirements it broke."""
 
-    def __init__(self, upstream: str, transports: Sequence[httpx.AsyncBaseTransport], timeout: float,
-                 hand_over: Callable[[Captured], None],
+    def __init__(self, upstream: str, client: Upstream, hand_over: Callable[[Captured], None],
                  judge_now: Callable[[Captured], Awaitable[list[str]]] | None = None) -> None:
         parts = urlsplit(upstream)
         self.upstream = upstream.rstrip("/")
         self.version = contract.version_segment()  # /v1: the proxy's paths are the target's under it
         self.origin_path = self.upstream.removesuffix(self.version)  # where paths outside /v1 go (a sandbox hook)
+        self.origin = f"{parts.scheme}://{parts.netloc}"
         self.host = parts.netloc.encode()
-        self.transports = transports
-        self.timeout = httpx.Timeout(timeout).as_dict()
+        self.client = client
         self.hand_over = hand_over
         self.judge_now = judge_now
         self.tally = Tally()
@@ -113,34 +110,36 @@ class Forwarder:
         content: bytes | AsyncIterator[bytes]
         if first.get("more_body"):
             content = self._rest(first.get("body", b""), receive, kept, sizes)
+            if not any(name.lower() == b"content-length" for name, _ in headers):
+                headers.append((b"transfer-encoding", b"chunked"))  # the client's was chunked: so is this hop
         else:
             content = first.get("body", b"")
-        request = httpx.Request(scope["method"], url, headers=headers, content=content,
-                                extensions={"timeout": self.timeout})
+            if content and not any(name.lower() == b"content-length" for name, _ in headers):
+                headers.append((b"content-length", str(len(content)).encode()))  # it came chunked, in one piece
         try:
-            transport = self.transports[hash(scope.get("client")) % len(self.transports)]
-            response = await transport.handle_async_request(request)
+            response = await self.client.send(scope["method"].encode(), url[len(self.origin):].encode(), headers,
+                                              content)
         except ClientGone:
             self.tally.client_disconnects += 1
             return
-        except httpx.TimeoutException as error:
+        except TimedOut as error:
             self.tally.timed_out += 1
             await self._refuse(send, TIMED_OUT, f"the proxy's upstream {self.upstream} did not answer within the "
-                                                f"request timeout ({type(error).__name__})")
+                                                f"request timeout ({error})")
             return
-        except (httpx.TransportError, OSError) as error:
+        except Unreachable as error:
             self.tally.unreachable += 1
             await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} could not be reached "
-                                                  f"({type(error).__name__})")
+                                                  f"({error})")
             return
-        answer_headers = _drop_hop_by_hop(list(response.headers.raw))
+        answer_headers = _drop_hop_by_hop(response.headers)
         body = bytearray()
         size = 0
         try:
             if self.judge_now is None:
-                await send({"type": "http.response.start", "status": response.status_code, "headers": answer_headers})
+                await send({"type": "http.response.start", "status": response.status, "headers": answer_headers})
             chunks: list[bytes] = []  # with annotate, the whole answer; else the one chunk not yet sent
-            async for chunk in response.stream:  # type: ignore[union-attr]
+            async for chunk in response.chunks:
                 if len(body) < MAX_BODY:
                     body += chunk[:MAX_BODY - len(body)]
                 size += len(chunk)
@@ -149,7 +148,7 @@ class Forwarder:
                     # counted and handed over, so a client holding the whole answer finds it counted.
                     await send({"type": "http.response.body", "body": chunks.pop(), "more_body": True})
                 chunks.append(chunk)
-        except (httpx.TransportError, OSError):
+        except (Unreachable, TimedOut):
             self.tally.cut_upstream += 1
             if self.judge_now is None:
                 await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
@@ -157,14 +156,14 @@ class Forwarder:
                 await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} broke off its answer")
             return
         finally:
-            await response.aclose()
-        captured = Captured(scope["method"], url, _text(headers), bytes(kept), sizes[0], response.status_code,
+            await response.chunks.aclose()  # type: ignore[attr-defined]
+        captured = Captured(scope["method"], url, _text(headers), bytes(kept), sizes[0], response.status,
                             _text(answer_headers), bytes(body), size, started, time.perf_counter() - clock)
         self.tally.forwarded += 1
         if self.judge_now is not None:
             broken = await self.judge_now(captured)
             annotation = [(ANNOTATION.encode(), ", ".join(broken).encode())] if broken else []
-            await send({"type": "http.response.start", "status": response.status_code,
+            await send({"type": "http.response.start", "status": response.status,
                         "headers": answer_headers + annotation})
             await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
         else:
@@ -194,8 +193,7 @@ class Forwarder:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                for transport in self.transports:
-                    await transport.aclose()
+                await self.client.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-import httpx
 import uvicorn
 
 from wallet_conformance.client.api import tls_verification
@@ -27,6 +26,7 @@ from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.forwarding import Forwarder
 from wallet_conformance.proxy.recording import RotatingHar
 from wallet_conformance.proxy.side import QUEUE, SideJudge
+from wallet_conformance.proxy.upstream import Upstream
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.judging import Found
 from wallet_conformance.reporting.verdicts import Outcome
@@ -35,7 +35,6 @@ from wallet_conformance.settings import BY_FLAG, PROXY_OPTIONS
 
 START_TIMEOUT = 10.0  # seconds the server may take to listen
 DRAIN = 5.0  # seconds the judge may take, when the proxy stops, for the exchanges still waiting
-POOLS, POOL = 16, 8  # upstream connections: pools of a few each, a client's connection always using the same pool
 _PROXY = {option.flag: option for option in PROXY_OPTIONS}
 
 
@@ -69,12 +68,8 @@ class Proxy:
         self.recording = RotatingHar(config.record_har, config.har_max_bytes) if config.record_har else None
         self.side = SideJudge(config.upstream, config.max_records, self._first_break,
                               self.recording.add if self.recording else None, config.queue_size)
-        # Several small pools, not one large: httpcore's pool looks at each of its connections for every request
-        # it starts or ends, which at 50 clients on one pool cost more than the forwarding itself.
-        limits = httpx.Limits(max_connections=POOL, max_keepalive_connections=POOL)
-        transports = [httpx.AsyncHTTPTransport(verify=tls_verification(config.ca_bundle), retries=0, limits=limits)
-                      for _ in range(POOLS)]
-        self.forwarder = Forwarder(config.upstream, transports, config.request_timeout, self.side.offer,
+        upstream = Upstream(config.upstream, tls_verification(config.ca_bundle), config.request_timeout)
+        self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
                                    self._judge_now if config.annotate else None)
         self.socket = _bound(config.listen)
         self.port = self.socket.getsockname()[1]
