@@ -81,8 +81,9 @@ def tour(base_url: str, key: str, run_id: str = "cf0proxy0") -> None:
 
 
 @contextmanager
-def served(app: Any) -> Iterator[str]:
-    """An ASGI app served on a free loopback port, in a thread: its origin."""
+def served(app: Any, **tls: Any) -> Iterator[str]:
+    """An ASGI app served on a free loopback port, in a thread: its origin (https with uvicorn's `ssl_certfile` and
+    `ssl_keyfile` in `tls`)."""
     import socket
     import threading
 
@@ -91,13 +92,13 @@ def served(app: Any) -> Iterator[str]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
-                                           http="h11", loop="asyncio"))
+                                           http="h11", loop="asyncio", **tls))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.005)
     try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{sock.getsockname()[1]}"
     finally:
         server.should_exit = True
         thread.join(timeout=5)

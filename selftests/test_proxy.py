@@ -20,6 +20,7 @@ import pytest
 
 from selftests.proxy_traffic import caught_up, proxied, served, tour
 from selftests.suite_runs import HAND_WRITTEN, run_in_process, tail
+from selftests.test_hostile_targets import _certificates
 from wallet_conformance import cli
 from wallet_conformance.client import har
 from wallet_conformance.client.redaction import PLACEHOLDER
@@ -211,6 +212,23 @@ def test_a_client_that_leaves_mid_body_is_counted_and_forwards_nothing_whole():
         report = proxy.report()
     assert after.status_code == 200 and len(after.json()["data"]) == before
     assert report["run"]["proxy"]["client_disconnects"] == 1 and report["run"]["exchanges"]["made"] == 1
+
+
+def test_an_https_upstream_is_verified_with_the_ca_options(tmp_path):
+    """An https upstream signed by a private CA: without --ca-bundle the proxy answers 502 (the certificate is not
+    trusted), with it the answer comes through."""
+
+    async def upstream(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"over tls"})
+
+    ca, cert, key = _certificates(tmp_path)
+    with served(upstream, ssl_certfile=str(cert), ssl_keyfile=str(key)) as origin:
+        for bundle, status in ((None, 502), (str(ca), 200)):
+            with Proxy(ProxyConfig(upstream=f"{origin}/v1", listen=("127.0.0.1", 0), ca_bundle=bundle)) as proxy:
+                answer = httpx.get(f"{proxy.base_url}/transactions/banks")
+            assert answer.status_code == status, (bundle, answer.text)
+    assert answer.text == "over tls"
 
 
 # ------------------------------------------------------------------ bytes unchanged

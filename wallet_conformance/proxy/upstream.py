@@ -5,6 +5,7 @@ bookkeeping, URL and header models): at 50 clients that is most of the proxy's w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ import h11
 
 READ = 65_536  # bytes read from the upstream at a time
 KEPT = 64  # idle connections kept for reuse, at most
+CLOSING = 1.0  # seconds a kept connection may take to close when the proxy stops
 
 
 class Unreachable(Exception):
@@ -58,8 +60,13 @@ class Upstream:
         self._idle: list[_Connection] = []
 
     async def close(self) -> None:
+        """Close the kept connections, waiting briefly for each (a TLS one says goodbye first)."""
         while self._idle:
-            self._idle.pop().close()
+            connection = self._idle.pop()
+            connection.close()
+            with contextlib.suppress(OSError, TimeoutError, ssl.SSLError):
+                async with asyncio.timeout(CLOSING):
+                    await connection.writer.wait_closed()
 
     async def _connection(self) -> _Connection:
         while self._idle:
@@ -68,13 +75,20 @@ class Upstream:
                 connection.reused = True
                 return connection
             connection.close()
+        writer = None
         try:
             async with asyncio.timeout(self.timeout):
-                reader, writer = await asyncio.open_connection(self.host, self.port, ssl=self.ssl, limit=READ * 4)
+                reader, writer = await asyncio.open_connection(self.host, self.port, limit=READ * 4)
+                if self.ssl is not None:  # TLS after connecting: a refused certificate leaves a socket to close here
+                    await writer.start_tls(self.ssl, server_hostname=self.host)
         except TimeoutError:
+            if writer is not None:
+                writer.close()
             raise TimedOut("connect") from None
         except (OSError, ssl.SSLError) as error:
-            raise Unreachable(type(error).__name__) from None
+            if writer is not None:
+                writer.close()
+            raise Unreachable(f"{type(error).__name__}: {error}") from None
         return _Connection(reader, writer)
 
     async def send(self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
