@@ -32,6 +32,7 @@ from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, Fault
 from wallet_conformance.reporting.merged import NOT_CLAIMED, merge
 from wallet_conformance.settings import HAR_FILES_KEPT, PROXY_OPTIONS
+from wallet_conformance.spec import validation
 from wallet_conformance.world import bodies
 
 # Faults one answer or the registry of records shows, across the judge's classes: the envelope, the documented
@@ -426,3 +427,14 @@ def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
     assert evidence["exchanges"] == 2
     assert merge([merged], ["again"])["outcome"]["verdict"] == merged["outcome"]["verdict"]
     assert NOT_CLAIMED in (tmp_path / "merged" / "conformance.md").read_text()
+    assert validation.problems("conformance-report.json", merged) == []
+    assert validation.problems("conformance-report.json", entire) == []
+
+
+def test_merge_refuses_a_file_that_is_no_report(tmp_path, capsys):
+    """`merge` given a file that is not a conformance.json ends with one line naming it and exit 4."""
+    (tmp_path / "notes.json").write_text('{"hello": 1}')
+    status = cli.main(["merge", str(tmp_path / "notes.json"), "--report-dir", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and "notes.json: not a conformance.json" in lines[0]
+    assert not (tmp_path / "out").exists()

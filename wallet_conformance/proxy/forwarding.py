@@ -117,8 +117,8 @@ class Forwarder:
             if content and not any(name.lower() == b"content-length" for name, _ in headers):
                 headers.append((b"content-length", str(len(content)).encode()))  # it came chunked, in one piece
         try:
-            response = await self.client.send(scope["method"].encode(), url[len(self.origin):].encode(), headers,
-                                              content)
+            target = url[len(self.origin):].encode("latin-1")  # the path and query as the client wrote them
+            response = await self.client.send(scope["method"].encode(), target, headers, content)
         except ClientGone:
             self.tally.client_disconnects += 1
             return
