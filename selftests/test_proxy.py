@@ -346,14 +346,20 @@ def test_the_command_prints_breaks_and_tallies_rotates_its_har_and_reports_when_
     """`wallet-conformance proxy` in front of a faulty reference: the first break is printed with its curl line (key
     redacted), a tally follows, the reports are written while running (--report-every) and on SIGTERM, the HAR is
     rotated by size, each file a HAR the suite reads back; exit 1; the key is nowhere."""
-    port = free_port()
+    port, written_while_running = free_port(), []
+
+    def traffic() -> None:
+        tour(f"http://127.0.0.1:{port}/v1", reference.secret_key)
+        time.sleep(1.0)
+        written_while_running.append((tmp_path / "reports" / "conformance.json").exists())
+
     with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as reference:
-        stop_soon(1.5, lambda: tour(f"http://127.0.0.1:{port}/v1", reference.secret_key))
+        stop_soon(1.5, traffic)
         status = cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{port}",
                            "--tally-every", "0.5", "--report-every", "0.5", "--report-dir", str(tmp_path / "reports"),
                            "--record-har", str(tmp_path / "live.har"), "--har-max-size", "0.02"])
     output = capsys.readouterr().out
-    assert status == ExitStatus.DOES_NOT_CONFORM, output
+    assert status == ExitStatus.DOES_NOT_CONFORM and written_while_running == [True], output
     assert "BROKEN SVC-12 (MUST) on closeWallet" in output and f"x-service-key: {PLACEHOLDER}" in output
     assert " forwarded, " in output and "requirements " in output
     files = sorted(tmp_path.glob("live*.har"))
