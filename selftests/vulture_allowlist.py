@@ -6,8 +6,11 @@ _.protocol_version
 _.disable_nagle_algorithm
 _.close_connection
 _.daemon_threads
-# uvicorn and Starlette read these.
+# uvicorn and Starlette read these (force_exit: a second signal to the proxy; capture_signals: the proxy's server
+# overrides uvicorn's).
 _.should_exit
+_.force_exit
+_.capture_signals
 _.redirect_slashes
 # pytest's parser reads its prog (the installed command's name).
 _.prog

@@ -18,9 +18,12 @@ from typing import Any, NoReturn
 
 import pytest
 
-from wallet_conformance.reporting.conformance import gate_for, judged_against, suite_version
+from wallet_conformance.reporting import terminal
+from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, suite_version
 from wallet_conformance.reporting.gating import GateError
+from wallet_conformance.reporting.merged import MergeError, load, merge
 from wallet_conformance.reporting.recorded import judge_recorded
+from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import (
     BY_FLAG,
     COMMAND_OPTIONS,
@@ -29,6 +32,7 @@ from wallet_conformance.settings import (
     PROGRAM,
     ConfigError,
     Option,
+    Settings,
     argument,
     read,
     value_of,
@@ -188,7 +192,38 @@ def recorded_traffic(arguments: list[str]) -> int | None:
     return judge_recorded(settings, gate)
 
 
+MERGED_REPORTS = "merged"  # merge's reports: reports/merged/ unless --report-dir says otherwise
+
+
+def merged(arguments: list[str]) -> int:
+    """`merge A.json B.json ... [--report-dir DIR] [gate options]`: one report of several conformance.json."""
+    parser = _OwnParser(prog=f"{PROGRAM} merge", add_help=False, allow_abbrev=False)
+    parser.add_argument("reports", nargs="+", type=Path)
+    gate_options = [BY_FLAG[flag] for flag in ("--report-dir", "--waivers", "--baseline", "--require-complete")]
+    for option in gate_options:
+        parser.add_argument(option.flag, **argument(option))
+    given = parser.parse_args(arguments)
+    try:
+        values = {option.dest: option.held(value_of(option, getattr(given, option.dest), os.environ))
+                  for option in gate_options}
+        gate = gate_for(Settings(**values))
+        reports = load(given.reports)
+    except (ConfigError, GateError, MergeError) as error:
+        raise UsageMistake(str(error)) from None
+    report = merge(reports, [str(path) for path in given.reports], gate)
+    directory = values["report_dir"] if given.report_dir else values["report_dir"] / MERGED_REPORTS
+    written = write_all(report, directory)
+    print("\n".join([*terminal.summary(report, written), f"merged: {report['run']['merged']['not_claimed']}"]))
+    return exit_status(report)
+
+
 def _run(arguments: list[str]) -> int:
+    if arguments[:1] == ["proxy"]:
+        from wallet_conformance.proxy.command import main as proxy  # starts nothing at import; imported when asked
+
+        return proxy(arguments[1:])
+    if arguments[:1] == ["merge"]:
+        return merged(arguments[1:])
     asked, rest = _own_parser().parse_known_args(arguments)
     if asked.help:
         print(help_text())

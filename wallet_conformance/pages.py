@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
-from wallet_conformance.settings import COMMAND_OPTIONS, GROUPS, OPTIONS, Option
+from wallet_conformance.settings import COMMAND_OPTIONS, GROUPS, OPTIONS, PROXY_OPTIONS, PROXY_SHARED, Option
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import REQUIREMENTS_PAGE
 
@@ -34,13 +34,22 @@ def options_page() -> str:
     lines += ["## The command's own", "", "| option | meaning |", "|---|---|"]
     lines += [f"| `{flag}` | {_cell(meaning)} |" for flag, meaning in COMMAND_OPTIONS]
     for group, title in GROUPS.items():
-        lines += ["", f"## {title}", "", "| option | environment variable | default | meaning |", "|---|---|---|---|"]
-        for option in (option for option in OPTIONS if option.group == group):
-            value = option.metavar or ("|".join(option.choices) if option.choices else "")
-            flag = f"{option.flag} {value}".strip()
-            lines.append(f"| `{_cell(flag)}` | {f'`{option.env}`' if option.env else ''} | {_default(option)} | "
-                         f"{_cell(option.help.format(default=option.default))} |")
+        lines += _table(f"## {title}", [option for option in OPTIONS if option.group == group])
+    lines += _table("## The proxy (`wallet-conformance proxy`)", list(PROXY_OPTIONS))
+    shared = ", ".join(f"`{flag}`" for flag in PROXY_SHARED)
+    lines += ["", f"The proxy also takes {shared} as above (its reports go to `reports/proxy/` unless `--report-dir` "
+              "says where); see [the proxy](proxy.md)."]
     return "\n".join(lines) + "\n"
+
+
+def _table(title: str, options: list[Option]) -> list[str]:
+    lines = ["", title, "", "| option | environment variable | default | meaning |", "|---|---|---|---|"]
+    for option in options:
+        value = option.metavar or ("|".join(option.choices) if option.choices else "")
+        flag = f"{option.flag} {value}".strip()
+        lines.append(f"| `{_cell(flag)}` | {f'`{option.env}`' if option.env else ''} | {_default(option)} | "
+                     f"{_cell(option.help.format(default=option.default))} |")
+    return lines
 
 
 def requirements_page() -> str:

@@ -262,6 +262,9 @@ COMMAND_OPTIONS = (
     ("--list-faults", "the bundled reference's faults (for --reference-fault): name, requirement, what it breaks"),
     ("--list-variants", "the bundled reference's variants (for --reference-variant) and the sentences they rest on"),
     ("--help-pytest", "pytest's own options (-n, -k, --junitxml, --alluredir...), which the command also takes"),
+    ("proxy --upstream URL [options]", "a validating reverse proxy in front of the target: every exchange of any "
+     "client forwarded unchanged and judged on the side (`wallet-conformance proxy --help`; docs/proxy.md)"),
+    ("merge A.json B.json ... --report-dir DIR", "one report of several conformance.json (proxies, --har runs)"),
 )
 
 # The money budget of a run without --max-amount, in kobo: 50,000 naira where the money is real (production) or drawn
@@ -365,6 +368,52 @@ OPTIONS: tuple[Option, ...] = (
            check=seconds_or_zero, metavar="SECONDS", group="reference"),
 )
 BY_FLAG = {option.flag: option for option in OPTIONS}
+
+PROXY_REPORTS = "proxy"  # the proxy's reports: reports/proxy/ unless --report-dir says otherwise
+# The options of the suite the proxy takes too: the keys (redacted wherever they appear), the target's TLS and time
+# bound, where the reports and the recording go, the gate.
+PROXY_SHARED = ("--secret-key", "--second-secret-key", "--environment", "--ca-bundle", "--request-timeout",
+                "--report-dir", "--record-har", "--waivers", "--baseline", "--require-complete")
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def positive_count(option: Option, value: int) -> int:
+    """A whole number above 0."""
+    if int(value) <= 0:
+        raise ConfigError(f"{option.flag} must be a whole number above 0, got {value}")
+    return int(value)
+
+
+def positive_megabytes(option: Option, value: float) -> float:
+    """A number of megabytes above 0."""
+    if not float(value) > 0:
+        raise ConfigError(f"{option.flag} must be a number of megabytes above 0, got {value:g}")
+    return float(value)
+
+
+HAR_FILES_KEPT = 5  # --har-max-size: the rotated files kept besides the current one
+# The proxy's own options (`wallet-conformance proxy`, wallet_conformance/proxy/command.py), with PROXY_SHARED.
+PROXY_OPTIONS: tuple[Option, ...] = (
+    Option("--upstream", "the target's base URL, ending in /v1: every request is forwarded there",
+           env="WALLET_API_UPSTREAM", check=base_url, metavar="URL", group="proxy"),
+    Option("--listen", "where the proxy listens (default {default}); clients use http://HOST:PORT/v1 as their base "
+           "URL", default="127.0.0.1:8080", check=host_and_port, metavar="HOST:PORT", group="proxy"),
+    Option("--listen-anywhere", "allow a --listen address that is not loopback (the proxy forwards whatever reaches "
+           "it to the target, with the caller's key)", action="store_true", group="proxy"),
+    Option("--report-every", "write the reports every SECONDS while running, not only when stopped (SIGINT, SIGTERM)",
+           convert=float, check=positive_seconds, metavar="SECONDS", group="proxy"),
+    Option("--tally-every", "print a tally of what was judged every SECONDS (default {default:g})", default=5.0,
+           convert=float, check=positive_seconds, metavar="SECONDS", group="proxy"),
+    Option("--annotate", "add a response header, x-conformance-broken, listing the requirements each answer broke: "
+           "changes the traffic, and judges each exchange before its answer is sent", action="store_true",
+           group="proxy"),
+    Option("--har-max-size", "with --record-har: rotate the file when it passes this many megabytes (default "
+           f"{{default:g}}; the last {HAR_FILES_KEPT} files are kept besides the current one)", default=100.0,
+           convert=float, check=positive_megabytes, metavar="MB", group="proxy"),
+    Option("--max-records", "the registry of records' bound per table: past it, the records learnt longest ago are "
+           "forgotten, and counted in the report (default {default}: about 100 MB once full)", default=50_000,
+           convert=int, check=positive_count, metavar="N", group="proxy"),
+)
 
 
 def argument(option: Option) -> dict[str, Any]:

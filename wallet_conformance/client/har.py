@@ -336,7 +336,7 @@ def _learn_secrets(found: dict[str, Any]) -> None:
             if lowered in KEY_HEADERS:
                 token = value.strip().partition(" ")[2]  # `Bearer <token>`: the token alone is a key too
                 for key in {value.strip(), token.strip()}:
-                    if len(key) >= MIN_KEY_LENGTH and key != PLACEHOLDER:
+                    if len(key) >= MIN_KEY_LENGTH and key != PLACEHOLDER and not _public(key):
                         register_key(key)
             elif lowered in SECRET_HEADERS:
                 _learn_cookies(value)
@@ -344,6 +344,17 @@ def _learn_secrets(found: dict[str, Any]) -> None:
             kept = cookie.get("value") if isinstance(cookie, dict) else None
             if isinstance(kept, str) and len(kept) >= MIN_KEY_LENGTH:
                 register_secret(kept)
+
+
+@cache
+def _public_prefixes() -> tuple[str, ...]:
+    return contract.prefix("livePublicKey"), contract.prefix("testPublicKey")
+
+
+def _public(key: str) -> bool:
+    """Whether a key sent is one of the account's public keys (a client trying one as its key): not a secret, since
+    every account answer shows it (pubKey), and redacted there it would break the account's table."""
+    return key.startswith(_public_prefixes())
 
 
 def _learn_cookies(value: str) -> None:

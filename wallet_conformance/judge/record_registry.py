@@ -66,8 +66,10 @@ INVARIANTS = {
     CLOSED_WALLETS: "closed wallets move no money",
 }
 FINDER = "records"  # names the registry's findings: their run records are `records::REQ[operation]`
-# The most records the registry learns, a bound on its memory over a very long recording; past it, it still holds
-# the records it knows to the invariants.
+# The most entries each table of the registry holds (records, identifiers, closed wallets, transfers accepted after a
+# close): a bound on its memory over a very long recording or a proxy running for days. Past it, the entry first
+# learnt longest ago is forgotten for each new one (counted in `forgotten`): a contradiction of a forgotten record is
+# not found, every other is.
 MAX_RECORDS = 200_000
 SUCCESS = contract.success_state()
 OWNER = "account"
@@ -205,11 +207,14 @@ class RecordRegistry:
 
     `see(exchange)` takes the next exchange and returns what it contradicts, at most one finding per requirement.
     `compared` counts the views held against an earlier view of the same record (a test that compared none has
-    judged nothing).
+    judged nothing). Each table holds at most `limit` entries, ageing out the oldest (`forgotten` counts them by
+    table).
     """
 
     def __init__(self, limit: int = MAX_RECORDS) -> None:
-        self._limit = limit
+        self.limit = limit
+        self.forgotten: dict[str, int] = {"records": 0, "identifiers": 0, "closed wallets": 0,
+                                          "transfers after a close": 0}
         self._records: dict[tuple[str, str], _Record] = {}
         # An identifier's namespace (and scope) and value -> the publicId of the record that showed it first, and where.
         self._names: dict[tuple[Any, ...], tuple[str, Sighting]] = {}
@@ -243,9 +248,16 @@ class RecordRegistry:
                 self._completed(record, sighting, report)
         if exchange.operation_id in closing() and isinstance(exchange.data, dict):
             public_id = _value(exchange.data.get("publicId"))
-            if isinstance(public_id, str):
-                self._closed.setdefault(public_id, Sighting("data", answer))
+            if isinstance(public_id, str) and public_id not in self._closed:
+                self._make_room(self._closed, "closed wallets")
+                self._closed[public_id] = Sighting("data", answer)
         return list(found.values())
+
+    def _make_room(self, table: dict[Any, Any], name: str) -> None:
+        """Forget the entry of `table` learnt longest ago when it holds `limit` (dicts keep insertion order)."""
+        if len(table) >= self.limit:
+            del table[next(iter(table))]
+            self.forgotten[name] += 1
 
     # ------------------------------------------------------------------ what another business may withhold
 
@@ -288,8 +300,7 @@ class RecordRegistry:
         values = {name: value for name in kind.fixed if (value := _value(record.get(name), name)) is not None}
         known = self._records.get((kind.family, public_id))
         if known is None:
-            if len(self._records) >= self._limit:
-                return
+            self._make_room(self._records, "records")
             known = self._records[(kind.family, public_id)] = _Record(kind)
         else:
             self.compared += 1
@@ -336,8 +347,8 @@ class RecordRegistry:
         key = (*scope, value)
         holder = self._names.get(key)
         if holder is None:
-            if len(self._names) < self._limit:
-                self._names[key] = (public_id, sighting)
+            self._make_room(self._names, "identifiers")
+            self._names[key] = (public_id, sighting)
             return
         first, where = holder
         if first == public_id:
@@ -391,6 +402,7 @@ class RecordRegistry:
         for side in SIDES:
             wallet = body.get(side)
             if isinstance(wallet, str) and wallet in self._closed:
+                self._make_room(self._after_close, "transfers after a close")
                 self._after_close[data["publicId"]] = (wallet, self._closed[wallet], Sighting("data", answer))
                 return
 

@@ -170,15 +170,16 @@ TRAFFIC_COLUMNS = ("exchanges", "judged", "2xx", "4xx", "5xx", "other")
 
 
 def traffic_facts(report: dict[str, Any]) -> list[str]:
-    """What recorded traffic held (--har), in lines above its table; none for an active run."""
+    """What recorded traffic held (--har, the proxy), in lines above its table; none for an active run."""
     traffic = report.get("traffic")
     if not traffic:
         return []
     unmatched = traffic["unmatched"]
     base = f"the base address {traffic['base_url']}" if traffic["base_url"] else "any base address of the document"
-    facts = [f"files: {', '.join(traffic['files']) or 'none'}",
-             f"{traffic['entries']} entries; {traffic['outside']} outside {base}; "
-             f"{unmatched['count']} of no operation of openapi.yaml"]
+    notes = traffic.get("notes") or []  # the proxy's, and a merge's: what was not judged, what is not claimed
+    facts = [f"files: {', '.join(traffic['files']) or 'none'}"] if traffic["files"] or not notes else []
+    facts += [*notes, f"{traffic['entries']} entries; {traffic['outside']} outside {base}; "
+              f"{unmatched['count']} of no operation of openapi.yaml"]
     facts += [f"no operation: {item['file']} entry {item['entry']}: {item['request']} ({item['status']})"
               for item in unmatched["shown"]]
     if unmatched["count"] > len(unmatched["shown"]):

@@ -1,0 +1,446 @@
+"""The validating proxy (`wallet-conformance proxy`): traffic forwarded unchanged, judged on the side by the judge and
+registry `--har` uses, against the bundled reference; and `wallet-conformance merge`."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import random
+import signal
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from selftests.proxy_traffic import caught_up, proxied, served, tour
+from selftests.suite_runs import HAND_WRITTEN, run_in_process, tail
+from selftests.test_hostile_targets import _certificates
+from wallet_conformance import cli
+from wallet_conformance.client import har
+from wallet_conformance.client.redaction import PLACEHOLDER
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.traffic import judged_from_traffic
+from wallet_conformance.proxy.forwarding import ANNOTATION
+from wallet_conformance.proxy.service import Proxy, ProxyConfig
+from wallet_conformance.reference import ReferenceServer
+from wallet_conformance.reference.faults import FAULTS, Fault
+from wallet_conformance.reporting.merged import NOT_CLAIMED, merge
+from wallet_conformance.settings import HAR_FILES_KEPT, PROXY_OPTIONS
+from wallet_conformance.spec import validation
+from wallet_conformance.world import bodies
+
+# Faults one answer or the registry of records shows, across the judge's classes: the envelope, the documented
+# messages, pagination, money, currency and timestamps, the resource tables, one operation's stated form, what an
+# accepted request sent, the parties of a transaction, the invariants between answers, a refusal's envelope.
+FAULTS_SHOWN = (
+    Fault.CONTENT_TYPE_TEXT_ON_BANK_LIST, Fault.SUCCESS_AS_STRING_ON_TRANSFER, Fault.MESSAGE_ON_WALLET_READ,
+    Fault.WRONG_CLOSE_MESSAGE, Fault.WRONG_BANK_LIST_MESSAGE, Fault.PAGINATION_TOTAL_AS_STRING,
+    Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST, Fault.CURRENCY_LOWERCASE_ON_COLLECTION,
+    Fault.TIMESTAMPS_WITHOUT_MILLISECONDS_ON_TRANSACTIONS, Fault.ACCOUNT_WITHOUT_BUSINESS,
+    Fault.BANK_ACCOUNT_WITHOUT_VERSION, Fault.TRANSACTION_WITHOUT_TREF, Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL,
+    Fault.BANK_TRANSFER_NEGATIVE_FEE, Fault.VERIFY_WITHOUT_REQUEST_SRC, Fault.CREATE_WALLET_WITH_ID,
+    Fault.UPDATE_RETURNS_OLD_WEBHOOKS, Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED,
+    Fault.DESTINATION_DATA_IS_SOURCE, Fault.CREDIT_LEG_FROM_ITS_DESTINATION, Fault.WALLET_LIST_NUMBER_REVERSED,
+    Fault.TRANSFER_REFERENCE_REPEATS, Fault.DUPLICATE_REFERENCE_ACCEPTED, Fault.TRANSFER_201,
+    Fault.MALFORMED_JSON_500, Fault.ERROR_SUCCESS_TRUE,
+)
+WRONG_KEY = "sk_live_WRONG_RECOGNISABLE_0123456789"
+# A wrong value for each of the proxy's own options, and the words its one line must hold.
+WRONG = {
+    "--upstream": (["--upstream", "http://127.0.0.1:9/api"], "--upstream must end with the version segment /v1"),
+    "--listen": (["--listen", "8080"], "--listen must be HOST:PORT"),
+    "--listen-anywhere": (["--listen-anywhere=yes"], "--listen-anywhere"),
+    "--report-every": (["--report-every", "0"], "--report-every must be a number of seconds above 0"),
+    "--tally-every": (["--tally-every", "soon"], "--tally-every"),
+    "--annotate": (["--annotate=yes"], "--annotate"),
+    "--har-max-size": (["--har-max-size", "-1"], "--har-max-size must be a number of megabytes above 0"),
+    "--max-records": (["--max-records", "0"], "--max-records must be a whole number above 0"),
+}
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, str]:
+    return {entry["id"]: entry["verdict"] for entry in report["requirements"]}
+
+
+def failed(report: dict[str, Any], levels: tuple[str, ...] = ("MUST", "SHOULD")) -> set[str]:
+    return {entry["id"] for entry in report["requirements"] if entry["verdict"] == "fail" and entry["level"] in levels}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# ------------------------------------------------------------------ the same verdicts as the suite's own run
+
+
+def test_the_suites_active_run_through_the_proxy_gets_the_same_verdicts(pytester):
+    """The hand-written suite run against the reference through the proxy (its --base-url and funding hook the
+    proxy's): every requirement the exchange judge and the registry stand for has the same verdict in the proxy's
+    report as in the run's own, and the proxy judged every exchange of an operation."""
+    with proxied() as (reference, proxy):
+        origin = proxy.base_url.removesuffix("/v1")
+        process, active, _ = run_in_process(
+            pytester, pytester.path / "active", "--base-url", proxy.base_url, "--secret-key", reference.secret_key,
+            "--second-secret-key", reference.second_secret_key, "--funding-url", f"{origin}/sandbox/fund",
+            "--tb=line", *HAND_WRITTEN, paths=("tests",))
+        caught_up(proxy)
+        report = proxy.report()
+    assert active is not None and process.returncode == 0, tail(process)
+    mine, theirs = verdicts(report), verdicts(active)
+    differ = {rid: (theirs[rid], mine[rid]) for rid in judged_from_traffic() if mine[rid] != theirs[rid]}
+    assert not differ, differ
+    assert report["run"]["proxy"]["dropped"] == 0 and report["run"]["exchanges"]["judged"] > 1000
+
+
+# ------------------------------------------------------------------ faults and variants through the proxy
+
+
+@pytest.mark.parametrize("fault", FAULTS_SHOWN, ids=lambda fault: fault.cli_name)
+def test_a_fault_the_traffic_shows_fails_its_requirement_through_the_proxy(fault):
+    """A tour of every operation through the proxy in front of a faulty reference fails the fault's requirement, with
+    the exchange that broke it as evidence and a curl line with the key redacted."""
+    with proxied([fault.cli_name]) as (reference, proxy):
+        with contextlib.suppress(AssertionError):  # a step the fault refused ends the tour: the rest is judged
+            tour(proxy.base_url, reference.secret_key)
+        caught_up(proxy)
+        report = proxy.report()
+    entry = next(entry for entry in report["requirements"] if entry["id"] == fault.requirement_id)
+    assert entry["verdict"] == "fail", (fault.cli_name, failed(report, ("MUST", "SHOULD", "INFO")))
+    curl = entry["evidence"][0]["exchange"]["curl"]
+    assert reference.secret_key not in json.dumps(report) and PLACEHOLDER in curl
+
+
+def test_the_sample_of_faults_spans_the_judges_classes():
+    """The faults above are at least 20, each of a requirement recorded traffic judges, by at least eight rules."""
+    judged = judged_from_traffic()
+    assert len(FAULTS_SHOWN) >= 20 and all(fault.requirement_id in judged for fault in FAULTS_SHOWN)
+    assert len({rule for fault in FAULTS_SHOWN for rule in judged[fault.requirement_id]}) >= 8
+    assert set(FAULTS_SHOWN) <= set(FAULTS.values())
+
+
+def test_the_faithful_reference_with_every_variant_breaks_nothing_through_the_proxy():
+    """Tours through the proxy in front of the reference with every variant at once (every legitimate reading of an
+    open point) fail no MUST or SHOULD requirement."""
+    with proxied(variants=["all"]) as (reference, proxy):
+        tour(proxy.base_url, reference.secret_key, "cf0proxy1")
+        tour(proxy.base_url, reference.secret_key, "cf0proxy2")
+        caught_up(proxy)
+        report = proxy.report()
+    assert not failed(report), [entry["evidence"][:1] for entry in report["requirements"] if entry["verdict"] == "fail"]
+    assert report["outcome"]["verdict"] == "conforms-to-what-the-traffic-showed"
+
+
+# ------------------------------------------------------------------ keys, unreachable and hanging upstreams
+
+
+def test_a_wrong_key_passes_through_is_judged_and_written_nowhere(tmp_path):
+    """Requests with a wrong key and with none are forwarded: the client gets the upstream's 401 byte for byte, the
+    refusals are judged (their envelope held to the refusal rules), and neither key is in any report or the HAR."""
+    with proxied(record_har=tmp_path / "live.har") as (reference, proxy):
+        url = f"{proxy.base_url}/virtual-accounts"
+        through = httpx.get(url, headers={"x-service-key": WRONG_KEY})
+        direct = httpx.get(f"{reference.base_url}/virtual-accounts", headers={"x-service-key": WRONG_KEY})
+        unkeyed = httpx.get(url)
+        httpx.get(url, headers={"x-service-key": reference.secret_key})
+        caught_up(proxy)
+        report, _ = proxy.write(tmp_path / "reports")
+    assert through.status_code == direct.status_code == 401 and through.content == direct.content
+    assert unkeyed.status_code == 401
+    assert verdicts(report)["ERR-08"] == "pass" and report["traffic"]["operations"]["listWallets"]["4xx"] == 2
+    written = [path.read_text() for path in (tmp_path / "reports").iterdir()] + [(tmp_path / "live.har").read_text()]
+    for text in written:
+        assert WRONG_KEY not in text and reference.secret_key not in text
+    assert PLACEHOLDER in written[-1]
+
+
+def test_an_unreachable_upstream_is_answered_502_and_charged_to_nothing():
+    """An upstream whose port is closed: the client gets 502 in the document's envelope; the report counts it apart,
+    judges nothing and says nothing was judged."""
+    upstream = f"http://127.0.0.1:{free_port()}/v1"
+    with Proxy(ProxyConfig(upstream=upstream, listen=("127.0.0.1", 0))) as proxy:
+        answer = httpx.get(f"{proxy.base_url}/transactions/banks", headers={"x-service-key": "sk_test_1234"})
+        report = proxy.report()
+    assert answer.status_code == 502
+    assert answer.json()["meta"] == {"statusCode": 502, "success": False, "message": answer.json()["meta"]["message"]}
+    assert answer.json()["data"] is None and "could not be reached" in answer.json()["meta"]["message"]
+    assert report["run"]["proxy"]["unreachable"] == 1 and report["run"]["exchanges"].get("made", 0) == 0
+    assert not failed(report, ("MUST", "SHOULD", "INFO")) and report["outcome"]["verdict"] == "nothing-judged"
+    assert report["outcome"]["exit_status"] == ExitStatus.NOTHING_JUDGED
+
+
+def test_an_upstream_that_hangs_is_answered_504_after_the_request_timeout():
+    """An upstream that takes the connection and never answers: the client gets 504 in the envelope once the request
+    timeout has passed, counted apart and judged as nothing."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # connections are taken into the backlog and never read
+        upstream = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        with Proxy(ProxyConfig(upstream=upstream, listen=("127.0.0.1", 0), request_timeout=0.5)) as proxy:
+            started = time.monotonic()
+            answer = httpx.get(f"{proxy.base_url}/transactions/banks", timeout=10)
+            waited = time.monotonic() - started
+            report = proxy.report()
+    assert answer.status_code == 504 and answer.json()["meta"]["statusCode"] == 504 and 0.4 < waited < 5
+    assert report["run"]["proxy"]["timed_out"] == 1 and not failed(report, ("MUST", "SHOULD", "INFO"))
+
+
+def test_a_client_that_leaves_mid_body_is_counted_and_forwards_nothing_whole():
+    """A client that sends half its body and disconnects: counted, never judged, no wallet made; the proxy goes on
+    serving the next request."""
+    with proxied() as (reference, proxy):
+        before = len(httpx.get(f"{reference.base_url}/virtual-accounts",
+                               headers={"x-service-key": reference.secret_key}).json()["data"])
+        body = json.dumps(bodies.wallet("cf0leaving")).encode()
+        with socket.create_connection(("127.0.0.1", proxy.port)) as raw:
+            raw.sendall(b"POST /v1/virtual-accounts HTTP/1.1\r\nhost: proxy\r\ncontent-type: application/json\r\n"
+                        + f"x-service-key: {reference.secret_key}\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+                        + body[:len(body) // 2])
+            time.sleep(0.2)
+        deadline = time.monotonic() + 5
+        while not proxy.forwarder.tally.client_disconnects:
+            assert time.monotonic() < deadline, proxy.facts()
+            time.sleep(0.02)
+        after = httpx.get(f"{proxy.base_url}/virtual-accounts", headers={"x-service-key": reference.secret_key})
+        caught_up(proxy)
+        report = proxy.report()
+    assert after.status_code == 200 and len(after.json()["data"]) == before
+    assert report["run"]["proxy"]["client_disconnects"] == 1 and report["run"]["exchanges"]["made"] == 1
+
+
+def test_an_https_upstream_is_verified_with_the_ca_options(tmp_path):
+    """An https upstream signed by a private CA: without --ca-bundle the proxy answers 502 (the certificate is not
+    trusted), with it the answer comes through."""
+
+    async def upstream(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"over tls"})
+
+    ca, cert, key = _certificates(tmp_path)
+    with served(upstream, ssl_certfile=str(cert), ssl_keyfile=str(key)) as origin:
+        for bundle, status in ((None, 502), (str(ca), 200)):
+            with Proxy(ProxyConfig(upstream=f"{origin}/v1", listen=("127.0.0.1", 0), ca_bundle=bundle)) as proxy:
+                answer = httpx.get(f"{proxy.base_url}/transactions/banks")
+            assert answer.status_code == status, (bundle, answer.text)
+    assert answer.text == "over tls"
+
+
+# ------------------------------------------------------------------ bytes unchanged
+
+
+def test_bytes_are_unchanged_under_concurrent_clients():
+    """Twenty clients at once send bodies of every size through the proxy (some past the judge's cap, some streamed in
+    chunks): for every exchange, the request body the upstream received and the answer's body the client got hash the
+    same as what was sent, and the status and the upstream's own headers come back as sent."""
+    sent: dict[str, tuple[str, str]] = {}  # request id -> (hash of the request received, hash of the answer sent)
+
+    async def upstream(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        received = b""
+        while True:
+            message = await receive()
+            received += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = dict(scope["headers"])
+        rng = random.Random(headers[b"x-request-id"])
+        body = rng.randbytes(rng.choice([0, 17, 4096, 300_000, 700_000]))
+        sent[headers[b"x-request-id"].decode()] = (hashlib.sha256(received).hexdigest(),
+                                                   hashlib.sha256(body).hexdigest())
+        chunked = rng.random() < 0.5
+        start = [(b"content-type", b"application/octet-stream"), (b"x-upstream", b"Kept  As-Is")]
+        if not chunked:
+            start.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": 200 + rng.choice([0, 1, 2]), "headers": start})
+        for at in range(0, len(body), 65_536) if chunked else [0]:
+            await send({"type": "http.response.body", "body": body[at:at + 65_536] if chunked else body,
+                        "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    def client(number: int) -> list[tuple[str, str, str, int, str]]:
+        seen = []
+        with httpx.Client(timeout=30) as http:
+            for index in range(10):
+                request_id = f"{number}-{index}"
+                body = random.Random(request_id).randbytes(random.Random(request_id).choice([0, 10, 200_000]))
+                answer = http.post(f"{proxy.base_url}/transactions/transfer", content=body,
+                                   headers={"x-request-id": request_id})
+                seen.append((request_id, hashlib.sha256(body).hexdigest(), hashlib.sha256(answer.content).hexdigest(),
+                             answer.status_code, answer.headers.get("x-upstream", "")))
+        return seen
+
+    with served(upstream) as origin, Proxy(ProxyConfig(upstream=f"{origin}/v1", listen=("127.0.0.1", 0))) as proxy, \
+            ThreadPoolExecutor(20) as pool:
+        results = [item for found in pool.map(client, range(20)) for item in found]
+    assert len(results) == 200 == len(sent)
+    for request_id, request_hash, answer_hash, status, header in results:
+        assert sent[request_id] == (request_hash, answer_hash), request_id
+        assert status in (200, 201, 202) and header == "Kept  As-Is"
+
+
+# ------------------------------------------------------------------ never in the way
+
+
+def test_a_judge_that_falls_behind_drops_and_counts_never_delays():
+    """With the judge held still and room for five waiting exchanges, thirty requests are all answered at once; the
+    exchanges past the queue are dropped, counted, and the report says so."""
+    with proxied(queue_size=5) as (reference, proxy):
+        with proxy.side.lock, httpx.Client(headers={"x-service-key": reference.secret_key}) as client:
+            started = time.monotonic()
+            statuses = {client.get(f"{proxy.base_url}/transactions/banks").status_code for _ in range(30)}
+            took = time.monotonic() - started
+        caught_up(proxy)
+        report = proxy.report()
+    assert statuses == {200} and took < 5
+    assert report["run"]["proxy"]["dropped"] >= 20 and report["run"]["exchanges"]["made"] <= 10
+    assert any("dropped" in note for note in report["traffic"]["notes"])
+
+
+def test_annotate_names_the_requirements_an_answer_broke():
+    """With --annotate, the close answer of a reference that words it wrongly carries x-conformance-broken: SVC-12;
+    an answer that broke nothing carries no such header."""
+    with proxied([Fault.WRONG_CLOSE_MESSAGE.cli_name], annotate=True) as (reference, proxy), \
+            httpx.Client(base_url=proxy.base_url, headers={"x-service-key": reference.secret_key}) as client:
+        made = client.post("/virtual-accounts", json=bodies.wallet("cf0annotate", "primary"))
+        closed = client.delete(f"/virtual-accounts/{made.json()['data']['publicId']}")
+    assert ANNOTATION not in made.headers and closed.headers[ANNOTATION] == "SVC-12"
+
+
+def test_the_registry_forgets_past_its_bound_and_says_how_many():
+    """A proxy whose registry holds two records per table, after a tour: it forgot records, and the report says how
+    many, with the bound."""
+    with proxied(max_records=2) as (reference, proxy):
+        tour(proxy.base_url, reference.secret_key)
+        caught_up(proxy)
+        report = proxy.report()
+    assert report["run"]["proxy"]["forgotten"]["records"] > 0 and report["run"]["proxy"]["registry_bound"] == 2
+    assert any("at most 2 entries per table; forgotten" in note for note in report["traffic"]["notes"])
+
+
+# ------------------------------------------------------------------ the command
+
+
+def stop_soon(after: float, traffic: Any = None) -> threading.Thread:
+    """A thread that runs `traffic`, then sends this process SIGTERM: the proxy's command stops as when an operator
+    stops it."""
+
+    def run() -> None:
+        time.sleep(after)
+        if traffic is not None:
+            traffic()
+        time.sleep(after)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_the_command_prints_breaks_and_tallies_rotates_its_har_and_reports_when_stopped(tmp_path, capsys):
+    """`wallet-conformance proxy` in front of a faulty reference: the first break is printed with its curl line (key
+    redacted), a tally follows, the reports are written while running (--report-every) and on SIGTERM, the HAR is
+    rotated by size, each file a HAR the suite reads back; exit 1; the key is nowhere."""
+    port, written_while_running = free_port(), []
+
+    def traffic() -> None:
+        tour(f"http://127.0.0.1:{port}/v1", reference.secret_key)
+        time.sleep(1.0)
+        written_while_running.append((tmp_path / "reports" / "conformance.json").exists())
+
+    with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as reference:
+        stop_soon(1.5, traffic)
+        status = cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{port}",
+                           "--tally-every", "0.5", "--report-every", "0.5", "--report-dir", str(tmp_path / "reports"),
+                           "--record-har", str(tmp_path / "live.har"), "--har-max-size", "0.02"])
+    output = capsys.readouterr().out
+    assert status == ExitStatus.DOES_NOT_CONFORM and written_while_running == [True], output
+    assert "BROKEN SVC-12 (MUST) on closeWallet" in output and f"x-service-key: {PLACEHOLDER}" in output
+    assert " forwarded, " in output and "requirements " in output
+    files = sorted(tmp_path.glob("live*.har"))
+    assert 2 < len(files) <= 1 + HAR_FILES_KEPT, files
+    entries = [entry for path in files for entry in har.raw_entries(path)]  # each file a whole HAR
+    assert len(entries) >= 15
+    report = json.loads((tmp_path / "reports" / "conformance.json").read_text())
+    assert report["run"]["reproduce"].startswith(f"wallet-conformance proxy --upstream {reference.base_url}")
+    for text in [output, *(path.read_text() for path in [*files, *(tmp_path / "reports").iterdir()])]:
+        assert reference.secret_key not in text
+
+
+def test_the_command_with_no_traffic_ends_nothing_judged(tmp_path, capsys):
+    """Stopped before any client used it, the proxy reports nothing judged, exit 11, and says why."""
+    with ReferenceServer() as reference:
+        stop_soon(0.5)
+        status = cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{free_port()}",
+                           "--report-dir", str(tmp_path)])
+    report = json.loads((tmp_path / "conformance.json").read_text())
+    assert status == ExitStatus.NOTHING_JUDGED and report["outcome"]["reason"].startswith("the proxy forwarded no")
+    assert "NOTHING WAS JUDGED" in capsys.readouterr().out
+
+
+def test_a_listen_address_off_loopback_needs_its_flag(capsys):
+    """`--listen 0.0.0.0:PORT` without --listen-anywhere is refused with one line and exit 4."""
+    status = cli.main(["proxy", "--upstream", "http://127.0.0.1:9/v1", "--listen", "0.0.0.0:8080"])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and "--listen-anywhere" in lines[0], lines
+
+
+def test_every_proxy_option_has_a_wrong_value_here():
+    """The table of wrong values covers every option of the proxy."""
+    assert set(WRONG) == {option.flag for option in PROXY_OPTIONS}
+
+
+@pytest.mark.parametrize("flag", sorted(WRONG))
+def test_a_wrong_value_of_a_proxy_option_is_one_line_and_exit_4(capsys, flag):
+    """Each of the proxy's options given a wrong value: exit 4 and one line naming it."""
+    args, words = WRONG[flag]
+    upstream = [] if flag == "--upstream" else ["--upstream", "http://127.0.0.1:9/v1"]
+    status = cli.main(["proxy", *upstream, *args])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and words in lines[0], lines
+
+
+# ------------------------------------------------------------------ merge
+
+
+def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
+    """Two proxies each seeing half of the traffic, both in front of a third that sees all of it (in front of a
+    faulty reference): `wallet-conformance merge` of the halves' reports gives every requirement the whole's verdict,
+    the same counts of exchanges, and says the invariants across them are not claimed."""
+    with proxied([Fault.WRONG_CLOSE_MESSAGE.cli_name]) as (reference, whole), \
+            Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as first, \
+            Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as second:
+        tour(first.base_url, reference.secret_key, "cf0half1")
+        tour(second.base_url, reference.secret_key, "cf0half2")
+        for proxy in (first, second, whole):
+            caught_up(proxy)
+        for name, proxy in (("first", first), ("second", second)):
+            proxy.write(tmp_path / name)
+        entire = whole.report()
+    status = cli.main(["merge", str(tmp_path / "first" / "conformance.json"),
+                       str(tmp_path / "second" / "conformance.json"), "--report-dir", str(tmp_path / "merged")])
+    merged = json.loads((tmp_path / "merged" / "conformance.json").read_text())
+    assert status == ExitStatus.DOES_NOT_CONFORM and NOT_CLAIMED in capsys.readouterr().out
+    assert verdicts(merged) == verdicts(entire) and verdicts(merged)["SVC-12"] == "fail"
+    assert merged["run"]["exchanges"]["judged"] == entire["run"]["exchanges"]["judged"]
+    assert merged["traffic"]["entries"] == entire["traffic"]["entries"]
+    evidence = next(entry for entry in merged["requirements"] if entry["id"] == "SVC-12")["evidence"][0]
+    assert evidence["exchanges"] == 2
+    assert merge([merged], ["again"])["outcome"]["verdict"] == merged["outcome"]["verdict"]
+    assert NOT_CLAIMED in (tmp_path / "merged" / "conformance.md").read_text()
+    assert validation.problems("conformance-report.json", merged) == []
+    assert validation.problems("conformance-report.json", entire) == []
+
+
+def test_merge_refuses_a_file_that_is_no_report(tmp_path, capsys):
+    """`merge` given a file that is not a conformance.json ends with one line naming it and exit 4."""
+    (tmp_path / "notes.json").write_text('{"hello": 1}')
+    status = cli.main(["merge", str(tmp_path / "notes.json"), "--report-dir", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and "notes.json: not a conformance.json" in lines[0]
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,206 @@
+"""Forwarding: each request sent upstream as the client sent it (method, path, query, headers, body), and the answer
+sent back as the upstream sent it (status, headers, body bytes), streamed. Only the hop-by-hop headers (RFC 9110
+section 7.6.1: Connection and those it names, Keep-Alive, Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade)
+stay on their own hop, and Host names the upstream. An upstream that cannot be reached is answered 502, one that does
+not answer in time 504, in the document's envelope; neither is judged.
+
+The copy for the judge is made as the bytes pass (bodies capped at the client's MAX_BODY) and handed over without
+waiting (side.py); with `annotate`, the answer is held until its exchange is judged, and carries the requirements it
+broke in a header.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from wallet_conformance.client.api import MAX_BODY
+from wallet_conformance.proxy.captured import Captured
+from wallet_conformance.proxy.upstream import TimedOut, Unreachable, Upstream
+from wallet_conformance.spec import contract
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"te", b"trailer", b"transfer-encoding",
+                        b"upgrade", b"host"})
+ANNOTATION = "x-conformance-broken"  # --annotate: the requirements an answer broke, comma-separated
+UNREACHABLE = 502
+TIMED_OUT = 504
+
+
+class ClientGone(Exception):
+    """The client disconnected before its request was whole."""
+
+
+@dataclass
+class Tally:
+    """What the forwarding counted: answers relayed, and those it could not relay (never judged)."""
+
+    forwarded: int = 0
+    unreachable: int = 0  # answered 502: the upstream could not be reached
+    timed_out: int = 0  # answered 504: the upstream did not answer within the request timeout
+    client_disconnects: int = 0  # the client went away mid-request or mid-answer
+    cut_upstream: int = 0  # the upstream broke off mid-answer (the client got what came)
+
+
+def envelope(status: int, message: str) -> bytes:
+    """The document's envelope of a refusal: meta.statusCode, meta.success false, meta.message; data null."""
+    return json.dumps({"meta": {"statusCode": status, "success": False, "message": message}, "data": None}).encode()
+
+
+def _drop_hop_by_hop(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    named = {token.strip().lower() for name, value in headers if name.lower() == b"connection"
+             for token in value.split(b",")}
+    return [(name, value) for name, value in headers if name.lower() not in HOP_BY_HOP and name.lower() not in named]
+
+
+def _text(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    return [(name.decode("latin-1"), value.decode("latin-1")) for name, value in headers]
+
+
+class Forwarder:
+    """The ASGI app of the proxy: forwards to `upstream` (a base URL ending in the version segment) through `client`,
+    hands each whole exchange to `hand_over` (which must not block), and with `annotate` to `judge_now` (awaited) for
+    the requirements it broke."""
+
+    def __init__(self, upstream: str, client: Upstream, hand_over: Callable[[Captured], None],
+                 judge_now: Callable[[Captured], Awaitable[list[str]]] | None = None) -> None:
+        parts = urlsplit(upstream)
+        self.upstream = upstream.rstrip("/")
+        self.version = contract.version_segment()  # /v1: the proxy's paths are the target's under it
+        self.origin_path = self.upstream.removesuffix(self.version)  # where paths outside /v1 go (a sandbox hook)
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self.host = parts.netloc.encode()
+        self.client = client
+        self.hand_over = hand_over
+        self.judge_now = judge_now
+        self.tally = Tally()
+
+    def target(self, path: str, query: bytes) -> str:
+        """The upstream URL of a request to the proxy's `path`: /v1/x goes to UPSTREAM/x."""
+        if path == self.version or path.startswith(self.version + "/"):
+            url = self.upstream + path[len(self.version):]
+        else:
+            url = self.origin_path + path
+        return url + ("?" + query.decode("latin-1") if query else "")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":  # websockets are not this API's
+            return
+        started, clock = time.time(), time.perf_counter()
+        url = self.target(scope.get("raw_path", scope["path"].encode()).decode("latin-1").split("?")[0],
+                          scope.get("query_string", b""))
+        headers = [*_drop_hop_by_hop(list(scope["headers"])), (b"host", self.host)]
+        first = await receive()
+        if first["type"] == "http.disconnect":
+            self.tally.client_disconnects += 1
+            return
+        kept = bytearray(first.get("body", b"")[:MAX_BODY])
+        sizes = [len(first.get("body", b""))]
+        content: bytes | AsyncIterator[bytes]
+        if first.get("more_body"):
+            content = self._rest(first.get("body", b""), receive, kept, sizes)
+            if not any(name.lower() == b"content-length" for name, _ in headers):
+                headers.append((b"transfer-encoding", b"chunked"))  # the client's was chunked: so is this hop
+        else:
+            content = first.get("body", b"")
+            if content and not any(name.lower() == b"content-length" for name, _ in headers):
+                headers.append((b"content-length", str(len(content)).encode()))  # it came chunked, in one piece
+        try:
+            target = url[len(self.origin):].encode("latin-1")  # the path and query as the client wrote them
+            response = await self.client.send(scope["method"].encode(), target, headers, content)
+        except ClientGone:
+            self.tally.client_disconnects += 1
+            return
+        except TimedOut as error:
+            self.tally.timed_out += 1
+            await self._refuse(send, TIMED_OUT, f"the proxy's upstream {self.upstream} did not answer within the "
+                                                f"request timeout ({error})")
+            return
+        except Unreachable as error:
+            self.tally.unreachable += 1
+            await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} could not be reached "
+                                                  f"({error})")
+            return
+        answer_headers = _drop_hop_by_hop(response.headers)
+        body = bytearray()
+        size = 0
+        try:
+            if self.judge_now is None:
+                await send({"type": "http.response.start", "status": response.status, "headers": answer_headers})
+            chunks: list[bytes] = []  # with annotate, the whole answer; else the one chunk not yet sent
+            async for chunk in response.chunks:
+                if len(body) < MAX_BODY:
+                    body += chunk[:MAX_BODY - len(body)]
+                size += len(chunk)
+                if self.judge_now is None and chunks:
+                    # A chunk goes once the next has come: the last one ends the answer after the exchange is
+                    # counted and handed over, so a client holding the whole answer finds it counted.
+                    await send({"type": "http.response.body", "body": chunks.pop(), "more_body": True})
+                chunks.append(chunk)
+        except (Unreachable, TimedOut):
+            self.tally.cut_upstream += 1
+            if self.judge_now is None:
+                await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
+            else:
+                await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} broke off its answer")
+            return
+        finally:
+            await response.chunks.aclose()  # type: ignore[attr-defined]
+        captured = Captured(scope["method"], url, _text(headers), bytes(kept), sizes[0], response.status,
+                            _text(answer_headers), bytes(body), size, started, time.perf_counter() - clock)
+        self.tally.forwarded += 1
+        if self.judge_now is not None:
+            broken = await self.judge_now(captured)
+            annotation = [(ANNOTATION.encode(), ", ".join(broken).encode())] if broken else []
+            await send({"type": "http.response.start", "status": response.status,
+                        "headers": answer_headers + annotation})
+            await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
+        else:
+            self.hand_over(captured)
+            await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
+
+    async def _rest(self, opening: bytes, receive: Receive, kept: bytearray, sizes: list[int]) -> AsyncIterator[bytes]:
+        """The request body as it arrives, copied up to the cap; ClientGone when the client leaves before its end."""
+        yield opening
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise ClientGone
+            chunk = message.get("body", b"")
+            if len(kept) < MAX_BODY:
+                kept += chunk[:MAX_BODY - len(kept)]
+            sizes[0] += len(chunk)
+            if chunk:
+                yield chunk
+            if not message.get("more_body"):
+                return
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """The server's start and end: at the end, the upstream connections are closed on the loop that made them."""
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.client.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    @staticmethod
+    async def _refuse(send: Send, status: int, message: str) -> None:
+        body = envelope(status, message)
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+

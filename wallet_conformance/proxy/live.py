@@ -1,0 +1,41 @@
+"""What the proxy prints while it runs: a line the first time each requirement is broken on an operation, and a tally
+every few seconds. Everything printed is redacted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wallet_conformance.client.redaction import redact
+from wallet_conformance.reporting.judging import Found
+from wallet_conformance.reporting.verdicts import NOT_TESTED, Verdict
+from wallet_conformance.spec.catalogue import catalogue
+
+PREFIX = "wallet-conformance proxy:"
+
+
+def first_break_lines(found: Found) -> list[str]:
+    """The first break of a requirement on an operation: requirement and level, operation, the one-line reason, and
+    the curl line that reproduces the request."""
+    evidence = found.evidence or {}
+    level = catalogue()[found.requirement].level if found.requirement in catalogue().requirements else "?"
+    lines = [f"{PREFIX} BROKEN {found.requirement} ({level}) on {found.operation}: {evidence.get('title', found.rule)}"]
+    curl = (evidence.get("exchange") or {}).get("curl")
+    if curl:
+        lines.append(f"    {curl}")
+    return [redact(line) for line in lines]
+
+
+def tally_line(report: dict[str, Any], facts: dict[str, Any]) -> str:
+    """Exchanges forwarded and judged, requirements passed, failed and untested, what was dropped or not relayed."""
+    counts = {verdict: sum(report["counts"][level][verdict] for level in report["counts"]) for verdict in Verdict}
+    exchanges = report["run"]["exchanges"]
+    line = (f"{PREFIX} {facts['forwarded']} forwarded, {exchanges.get('judged', 0)} judged, {facts['dropped']} "
+            f"dropped; requirements {counts[Verdict.PASS]} passed, {counts[Verdict.FAIL]} failed, "
+            f"{sum(counts[verdict] for verdict in NOT_TESTED)} untested")
+    relayed = [f"{facts[name]} {words}" for name, words in (("unreachable", "unreachable (502)"),
+                                                             ("timed_out", "timed out (504)"),
+                                                             ("client_disconnects", "client disconnects"))
+               if facts.get(name)]
+    return line + (f"; {', '.join(relayed)}" if relayed else "")
+
+

@@ -1,0 +1,244 @@
+"""The proxy as one object: the forwarding app served by uvicorn, the side judge, the live lines, the recording and
+the reports. `serve()` runs it in the calling (main) thread until SIGINT or SIGTERM; `start()` in a thread of its own
+(the self-tests, the benchmark)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from wallet_conformance.client.api import tls_verification
+from wallet_conformance.client.redaction import redact
+from wallet_conformance.proxy import live
+from wallet_conformance.proxy.captured import Captured
+from wallet_conformance.proxy.forwarding import Forwarder
+from wallet_conformance.proxy.recording import RotatingHar
+from wallet_conformance.proxy.side import QUEUE, SideJudge
+from wallet_conformance.proxy.upstream import Upstream
+from wallet_conformance.reporting import gating
+from wallet_conformance.reporting.judging import Found
+from wallet_conformance.reporting.verdicts import Outcome
+from wallet_conformance.reporting.writers import write_all
+from wallet_conformance.settings import BY_FLAG, PROXY_OPTIONS
+
+START_TIMEOUT = 10.0  # seconds the server may take to listen
+DRAIN = 5.0  # seconds the judge may take, when the proxy stops, for the exchanges still waiting
+_PROXY = {option.flag: option for option in PROXY_OPTIONS}
+
+
+@dataclass
+class ProxyConfig:
+    """What a proxy needs: where it forwards and listens, its time bound and TLS, what it prints and writes."""
+
+    upstream: str
+    listen: tuple[str, int] = ("127.0.0.1", 8080)
+    request_timeout: float = BY_FLAG["--request-timeout"].default
+    ca_bundle: str | None = None
+    annotate: bool = False
+    max_records: int = _PROXY["--max-records"].default
+    tally_every: float | None = None  # None: no tally printed
+    report_every: float | None = None
+    report_dir: Path | None = None  # None: reports only when asked (`report()`)
+    record_har: Path | None = None
+    har_max_bytes: int = int(_PROXY["--har-max-size"].default * 1_000_000)
+    gate: gating.Gate = field(default_factory=lambda: gating.Gate(traffic=True))
+    environment: str = BY_FLAG["--environment"].default
+    run: dict[str, Any] = field(default_factory=dict)  # the run's inputs (reproduce, files) for the report
+    say: Callable[[str], None] | None = None  # where live lines go (None: nowhere)
+    queue_size: int = QUEUE  # exchanges waiting for the judge, at most
+
+
+class Proxy:
+    """A validating reverse proxy: `base_url` is where clients send their traffic."""
+
+    def __init__(self, config: ProxyConfig) -> None:
+        self.config = config
+        self.recording = RotatingHar(config.record_har, config.har_max_bytes) if config.record_har else None
+        self.side = SideJudge(config.upstream, config.max_records, self._first_break,
+                              self.recording.add if self.recording else None, config.queue_size)
+        upstream = Upstream(config.upstream, tls_verification(config.ca_bundle), config.request_timeout)
+        self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
+                                   self._judge_now if config.annotate else None)
+        self.socket = _bound(config.listen)
+        self.port = self.socket.getsockname()[1]
+        self._server = _Server(uvicorn.Config(
+            self.forwarder, log_level="warning", access_log=False, lifespan="on", ws="none", http="h11",
+            loop="asyncio", server_header=False, date_header=False, timeout_keep_alive=30))
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="proxy-tally", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host = self.config.listen[0]
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}/v1"
+
+    # ------------------------------------------------------------------ running
+
+    def serve(self) -> None:
+        """Serve in this thread until SIGINT or SIGTERM, then stop judging (a second signal ends the requests under
+        way at once)."""
+
+        def stop(_signal: int, _frame: object) -> None:
+            self._server.force_exit = self._server.should_exit
+            self._server.should_exit = True
+
+        before = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+        self._ticker.start()
+        try:
+            self._server.run(sockets=[self.socket])
+        finally:
+            for number, handler in before.items():
+                signal.signal(number, handler)
+            self._end()
+
+    def start(self) -> Proxy:
+        """Serve in a daemon thread; returns once it listens."""
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.socket]},
+                                        name=f"proxy-{self.port}", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the proxy did not start listening")
+            time.sleep(0.005)
+        self._ticker.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving (the requests under way end first), then stop judging."""
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=START_TIMEOUT)
+        self._end()
+
+    def __enter__(self) -> Proxy:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.stop()
+
+    def _end(self) -> None:
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        self.side.close(DRAIN)
+        if self.recording is not None:
+            with self.side.lock:
+                self.recording.close()
+
+    # ------------------------------------------------------------------ what it tells
+
+    def facts(self) -> dict[str, Any]:
+        """What the proxy counted: forwarded, not relayed (502, 504, disconnects), dropped; the registry's bound and
+        what it forgot."""
+        tally = self.forwarder.tally
+        return {"forwarded": tally.forwarded, "unreachable": tally.unreachable, "timed_out": tally.timed_out,
+                "client_disconnects": tally.client_disconnects, "cut_upstream": tally.cut_upstream,
+                **self.side.facts(), "waiting": self.side.waiting(),
+                **({"har_rotations": self.recording.rotations} if self.recording else {})}
+
+    def report(self) -> dict[str, Any]:
+        """conformance.json's content for what was judged so far."""
+        facts = self.facts()
+        with self.side.lock:
+            report = self.side.session.report(self.config.gate, environment=self.config.environment,
+                                              run={"profile": None, **self.config.run, "proxy": facts})
+        traffic = report["traffic"]
+        traffic["notes"] = notes(facts)
+        if report["outcome"]["verdict"] == Outcome.NOTHING_JUDGED:
+            report["outcome"]["reason"] = nothing_judged(facts, traffic)
+        return report
+
+    def write(self, directory: Path) -> tuple[dict[str, Any], list[Path]]:
+        report = self.report()
+        return report, write_all(report, directory)
+
+    def _first_break(self, found: Found) -> None:
+        if self.config.say is not None:
+            for line in live.first_break_lines(found):
+                self.config.say(line)
+
+    async def _judge_now(self, captured: Captured) -> list[str]:
+        return await asyncio.to_thread(self.side.judge, captured)
+
+    def _tick(self) -> None:
+        """Every tally period, a tally line; every report period, the reports."""
+        config = self.config
+        periods = [period for period in (config.tally_every, config.report_every) if period]
+        if not periods:
+            return
+        step = min(periods)
+        last_tally = last_report = time.monotonic()
+        while not self._stopping.wait(step):
+            now = time.monotonic()
+            try:
+                if config.report_every and config.report_dir and now - last_report >= config.report_every - 0.01:
+                    report, _ = self.write(config.report_dir)
+                    last_report = now
+                else:
+                    report = self.report()
+                if config.tally_every and config.say and now - last_tally >= config.tally_every - 0.01:
+                    config.say(live.tally_line(report, self.facts()))
+                    last_tally = now
+            except Exception as error:  # a report that cannot be written must not stop the proxy
+                print(redact(f"{live.PREFIX} {type(error).__name__}: {error}"), file=sys.stderr)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server without its own signal handling, which raises the signal again once it has stopped: the
+    proxy has its reports to write after that (`Proxy.serve` sets the handlers)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def notes(facts: dict[str, Any]) -> list[str]:
+    """The lines the reports show of the proxy besides the traffic table."""
+    lines = [f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded; {facts['dropped']} not judged "
+             "because the judge was behind (dropped)"]
+    relayed = [f"{facts[name]} {words}" for name, words in (
+        ("unreachable", "answered 502 (upstream unreachable)"), ("timed_out", "answered 504 (upstream timed out)"),
+        ("client_disconnects", "left by their client mid-request"), ("cut_upstream", "cut off by the upstream"))
+        if facts[name]]
+    if relayed:
+        lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))
+    forgotten = {name: count for name, count in facts["forgotten"].items() if count}
+    lines.append(f"registry of records: at most {facts['registry_bound']:,} entries per table; forgotten "
+                 + (", ".join(f"{count:,} {name}" for name, count in forgotten.items()) if forgotten else "none"))
+    return lines
+
+
+def nothing_judged(facts: dict[str, Any], traffic: dict[str, Any]) -> str:
+    """Why the proxy's traffic gave no MUST verdict, in one sentence."""
+    if not facts["forwarded"]:
+        return "the proxy forwarded no exchange (no client sent traffic through it, or the upstream never answered)"
+    judged = sum(row["judged"] for row in traffic["operations"].values())
+    if not judged:
+        return f"no exchange forwarded to {traffic['base_url']} was an operation of the document with a whole answer"
+    return f"{judged} exchange(s) were judged, but none by a rule of a MUST requirement"
+
+
+def _bound(listen: tuple[str, int]) -> socket.socket:
+    """The listening socket, bound now: the port is known (port 0 chooses one) before serving starts."""
+    host, port = listen
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP (reference/server.py).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock

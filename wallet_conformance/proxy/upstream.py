@@ -1,0 +1,182 @@
+"""The proxy's HTTP/1.1 client to the upstream: h11 over asyncio streams, connections kept open and reused last in,
+first out. It does one thing, forward bytes, and so does less per exchange than a general client (a pool's
+bookkeeping, URL and header models): at 50 clients that is most of the proxy's work."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import h11
+
+READ = 65_536  # bytes read from the upstream at a time
+KEPT = 64  # idle connections kept for reuse, at most
+CLOSING = 1.0  # seconds a kept connection may take to close when the proxy stops
+
+
+class Unreachable(Exception):
+    """The upstream could not be reached, or broke the protocol before answering."""
+
+
+class TimedOut(Exception):
+    """The upstream did not answer within the request timeout."""
+
+
+class _Connection:
+    """One TCP (or TLS) connection to the upstream and its h11 state."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.h11 = h11.Connection(h11.CLIENT)
+        self.reused = False
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+@dataclass
+class Answer:
+    """The upstream's answer: status and headers as sent (names lower-cased, as ASGI carries them), and its body as
+    it comes (`chunks`)."""
+
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    chunks: AsyncIterator[bytes]
+
+
+class Upstream:
+    """Connections to one upstream origin (`url`'s scheme, host and port), TLS verified with `verify`."""
+
+    def __init__(self, url: str, verify: ssl.SSLContext, timeout: float) -> None:
+        parts = urlsplit(url)
+        self.host = parts.hostname or ""
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self.ssl = verify if parts.scheme == "https" else None
+        self.timeout = timeout
+        self._idle: list[_Connection] = []
+
+    async def close(self) -> None:
+        """Close the kept connections, waiting briefly for each (a TLS one says goodbye first)."""
+        while self._idle:
+            connection = self._idle.pop()
+            connection.close()
+            with contextlib.suppress(OSError, TimeoutError, ssl.SSLError):
+                async with asyncio.timeout(CLOSING):
+                    await connection.writer.wait_closed()
+
+    async def _connection(self) -> _Connection:
+        while self._idle:
+            connection = self._idle.pop()
+            if not connection.reader.at_eof():
+                connection.reused = True
+                return connection
+            connection.close()
+        writer = None
+        try:
+            async with asyncio.timeout(self.timeout):
+                reader, writer = await asyncio.open_connection(self.host, self.port, limit=READ * 4)
+                if self.ssl is not None:  # TLS after connecting: a refused certificate leaves a socket to close here
+                    await writer.start_tls(self.ssl, server_hostname=self.host)
+        except TimeoutError:
+            if writer is not None:
+                writer.close()
+            raise TimedOut("connect") from None
+        except (OSError, ssl.SSLError) as error:
+            if writer is not None:
+                writer.close()
+            raise Unreachable(f"{type(error).__name__}: {error}") from None
+        return _Connection(reader, writer)
+
+    async def send(self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
+                   body: bytes | AsyncIterator[bytes]) -> Answer:
+        """Send one request and read its answer's head; the body follows through `Answer.chunks`. A reused
+        connection the upstream had closed is replaced once, when the request's body can be sent again."""
+        for attempt in (0, 1):
+            connection = await self._connection()
+            try:
+                return await self._exchange(connection, method, target, headers, body)
+            except _Stale:
+                connection.close()
+                if attempt or not isinstance(body, bytes):
+                    raise Unreachable("the upstream closed a kept connection") from None
+            except BaseException:
+                connection.close()
+                raise
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    async def _exchange(self, connection: _Connection, method: bytes, target: bytes,
+                        headers: list[tuple[bytes, bytes]], body: bytes | AsyncIterator[bytes]) -> Answer:
+        state, writer = connection.h11, connection.writer
+        try:
+            writer.write(state.send(h11.Request(method=method, target=target, headers=headers)))
+            if isinstance(body, bytes):
+                if body:
+                    writer.write(state.send(h11.Data(data=body)))
+            else:
+                async for chunk in body:
+                    writer.write(state.send(h11.Data(data=chunk)))
+                    await writer.drain()
+            writer.write(state.send(h11.EndOfMessage()))
+            await writer.drain()
+        except h11.LocalProtocolError as error:
+            raise Unreachable(f"the request cannot be forwarded: {error}") from None
+        except OSError as error:
+            if connection.reused:
+                raise _Stale from None
+            raise Unreachable(type(error).__name__) from None
+        head = await self._next(connection, first=True)
+        assert isinstance(head, h11.Response)
+        return Answer(head.status_code, list(head.headers), self._chunks(connection))
+
+    async def _next(self, connection: _Connection, first: bool = False) -> h11.Event:
+        """The next event of the answer (informational 1xx answers skipped)."""
+        state = connection.h11
+        while True:
+            try:
+                event = state.next_event()
+            except h11.RemoteProtocolError as error:
+                raise Unreachable(f"the upstream broke HTTP/1.1: {error}") from None
+            if event is h11.NEED_DATA:
+                try:
+                    async with asyncio.timeout(self.timeout):
+                        data = await connection.reader.read(READ)
+                except TimeoutError:
+                    raise TimedOut("read") from None
+                except OSError as error:
+                    if first and connection.reused:
+                        raise _Stale from None
+                    raise Unreachable(type(error).__name__) from None
+                if not data and first and connection.reused and state.their_state is h11.SEND_RESPONSE:
+                    raise _Stale
+                state.receive_data(data)
+                continue
+            if isinstance(event, h11.InformationalResponse):
+                continue
+            return event
+
+    async def _chunks(self, connection: _Connection) -> AsyncIterator[bytes]:
+        """The answer's body as it comes; the connection is kept for the next request when both sides are done."""
+        done = False
+        try:
+            while True:
+                event = await self._next(connection)
+                if isinstance(event, h11.Data):
+                    yield bytes(event.data)
+                elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+                    done = isinstance(event, h11.EndOfMessage)
+                    return
+        finally:
+            state = connection.h11
+            if done and state.our_state is h11.DONE and state.their_state is h11.DONE and len(self._idle) < KEPT:
+                state.start_next_cycle()
+                self._idle.append(connection)
+            else:
+                connection.close()
+
+
+class _Stale(Exception):
+    """A kept connection the upstream had closed before this request."""
