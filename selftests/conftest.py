@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -23,6 +24,11 @@ pytest_plugins = ["pytester"]
 # while httpx keeps the table it maps httpcore's exceptions through (built once, on first use). Imported first
 # inside a run, httpcore would come back as a second copy whose timeouts that table no longer recognises.
 REPORTS = ROOT / "reports"
+
+# The suite's runs inside the self-tests (in this process or started from it) keep to one process unless a self-test
+# gives -n: against the bundled reference a run that gives none is on xdist's `-n auto` (plugin/session.py), which
+# xdist reads from here. The self-tests of that default remove it.
+os.environ.setdefault("PYTEST_XDIST_AUTO_NUM_WORKERS", "0")
 MATRIX_ROWS = REPORTS / "mutation"  # one JSON row per fault, written by test_mutation_matrix.py
 
 

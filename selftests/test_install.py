@@ -84,20 +84,21 @@ def _checkout_state() -> str:
 
 
 @pytest.fixture(scope="module")
-def first_run(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
-    """`wallet-conformance` run from an empty folder against the bundled reference: the folder, and the checkout's
-    state before and after."""
+def first_run(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, str]:
+    """`wallet-conformance` run from an empty folder against the bundled reference, with its defaults (xdist workers):
+    the folder, the checkout's state before and after, and what the run printed."""
     folder = tmp_path_factory.mktemp("anywhere")
     before = _checkout_state()
-    run = _run(["wallet-conformance", "-q", "-n", "2", "--seed", "7", HAND_WRITTEN], folder, _environment(installed))
+    run = _run(["wallet-conformance", "-q", "--seed", "7", HAND_WRITTEN], folder, _environment(installed))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    return folder, before, _checkout_state()
+    return folder, before, _checkout_state(), run.stdout
 
 
 def test_the_installed_command_runs_the_suite_from_any_folder(installed, first_run, tmp_path):
-    """`wallet-conformance` from an empty folder: exit 0 against the bundled reference, reports there, nothing
-    written into the checkout; `--version` shows the document's hash."""
-    folder, before, after = first_run
+    """`wallet-conformance` from an empty folder: exit 0 against the bundled reference, on xdist workers without
+    being asked, reports there, nothing written into the checkout; `--version` shows the document's hash."""
+    folder, before, after, printed = first_run
+    assert "bringing up nodes" in printed, printed[-2000:]
     report = json.loads((folder / "reports" / "conformance.json").read_text())
     assert report["outcome"]["verdict"] == "conforms" and report["target"]["embedded_reference"]
     assert after == before
@@ -223,8 +224,8 @@ def test_plain_pytest_takes_the_options_with_spaces(beside_pytest_base_url, sour
 def test_the_installed_command_shows_short_test_ids(installed, tmp_path):
     """Installed in site-packages, the command's progress lines and failure summary name tests from the suite's folder
     (`tests/test_service.py::...`), not by a path from the working folder into site-packages."""
-    done = _run(["wallet-conformance", "-p", "no:randomly", "--requirement", "SVC-12", "--reference-fault",
-                 "wrong-close-message"], tmp_path, _environment(installed))
+    done = _run(["wallet-conformance", "-n", "0", "-p", "no:randomly", "--requirement", "SVC-12",
+                 "--reference-fault", "wrong-close-message"], tmp_path, _environment(installed))
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert any(line.startswith("tests/test_service.py ") for line in lines), done.stdout

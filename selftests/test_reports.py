@@ -339,7 +339,7 @@ def test_reference_faults_and_variants_are_recorded_in_the_header_and_every_repo
     command = ("wallet-conformance --seed 7 --profile quick --requirement SVC-03 --reference-fault wrong-close-message "
                "--reference-variant close-is-idempotent -k pass")
     assert report["run"]["reference"] == {"faults": ["wrong-close-message"], "variants": ["close-is-idempotent"],
-                                          "settle_delay": 0.2, "latency": 0.0}
+                                          "settle_delay": 0.1, "latency": 0.0}
     assert report["run"]["reproduce"] == command and report["run"]["pytest_selection"] == ["-k", "pass"]
     assert validation.problems("conformance-report.json", report) == []
     switched = "faults wrong-close-message; variants close-is-idempotent"

@@ -297,10 +297,11 @@ OPTIONS: tuple[Option, ...] = (
            env="WALLET_API_SETTLE_TIMEOUT", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
     Option("--quiet-window", "how long balances are watched after a refused transfer, for a movement that must "
-           f"not come (default {QUIET_WINDOW:g}; against the bundled reference, its settle delay + "
+           f"not come (default {QUIET_WINDOW:g}; against the bundled reference without variants, its settle delay + "
            f"{REFERENCE_QUIET_MARGIN:g})", env="WALLET_API_QUIET_WINDOW", convert=float, check=positive_seconds,
            metavar="SECONDS", group="timing",
-           derived=lambda held: quiet_window(held["base_url"], held["reference_settle_delay"])),
+           derived=lambda held: quiet_window(held["base_url"], held["reference_settle_delay"],
+                                             held["reference_variants"])),
     Option("--request-timeout", "timeout of one HTTP request (default {default:g})",
            env="WALLET_API_REQUEST_TIMEOUT", default=10.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
@@ -453,7 +454,7 @@ class Settings:
     funded_wallet: str | None = None
     bank_account: tuple[str, str | None] = (DEFAULT_BANK_ACCOUNT, None)
     settle_timeout: float = default("--settle-timeout")
-    quiet_window: float = QUIET_WINDOW
+    quiet_window: float = None  # type: ignore[assignment]  # None: derived from the target (quiet_window below)
     request_timeout: float = default("--request-timeout")
     test_timeout: float = default("--test-timeout")
     run_budget: float = default("--run-budget")
@@ -485,6 +486,12 @@ class Settings:
     # pytest's own arguments that chose the tests (-k, -m, --deselect, --ignore-glob, --lf, test paths), as they
     # reproduce the choice (plugin/options.py)
     pytest_selection: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        """An option left out whose default follows from the others (`Option.derived`) takes that default."""
+        for option in OPTIONS:
+            if option.derived is not None and getattr(self, option.attribute) is None:
+                object.__setattr__(self, option.attribute, option.derived(vars(self)))
 
     @property
     def embedded(self) -> bool:
@@ -605,15 +612,14 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     har = har_files(held["har_given"])
     if held["har_given"] and values["report_dir"] == default("--report-dir"):
         held["report_dir"] /= HAR_REPORTS  # a --har run's reports never replace an active run's
-    for option in OPTIONS:
-        if held[option.attribute] is None and option.derived is not None:
-            held[option.attribute] = option.derived(held)
     return Settings(**(held | {"seed": seed, "generation_seed": seed, "strict": strict, "har": har}))
 
 
-def quiet_window(base_url: str | None, reference_settle_delay: float) -> float:
-    """--quiet-window when it is not given: against a deployed target QUIET_WINDOW; against the bundled reference,
-    whose movements all land at its settle delay, that delay and a margin for a late settlement."""
+def quiet_window(base_url: str | None, reference_settle_delay: float, reference_variants: Iterable[str]) -> float:
+    """--quiet-window when it is not given: against the bundled reference without variants, whose balances all move
+    at its settle delay, that delay and a margin for a late settlement; else QUIET_WINDOW (a deployed target, and the
+    variants, some of which post a settled transfer's balances later)."""
     if base_url is not None:
         return QUIET_WINDOW
-    return round(reference_settle_delay + REFERENCE_QUIET_MARGIN, 3)
+    after_settlement = round(reference_settle_delay + REFERENCE_QUIET_MARGIN, 3)
+    return max(QUIET_WINDOW, after_settlement) if tuple(reference_variants) else after_settlement
