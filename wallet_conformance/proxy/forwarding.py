@@ -11,6 +11,7 @@ broke in a header.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
@@ -189,7 +190,10 @@ class Forwarder:
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """The server's start and end: at the end, the upstream connections are closed on the loop that made them."""
         while True:
-            message = await receive()
+            try:
+                message = await receive()
+            except asyncio.CancelledError:  # a second signal: the server ends at once, without its shutdown message
+                return
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
