@@ -37,3 +37,4 @@ exc_info
 cert_file
 cert_dir
 nextitem
+pycache_prefix  # sys.pycache_prefix: where the interpreter keeps bytecode (cli._cache_bytecode)

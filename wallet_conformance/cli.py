@@ -252,9 +252,21 @@ def _run(arguments: list[str]) -> int:
     if asked.work_dir:
         rest += ["--work-dir", asked.work_dir]
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(work_dir.absolute() / "hypothesis"))
+    _cache_bytecode(work_dir)
     if asked.help_pytest:
         rest.append("--help")
     return int(pytest.main(pytest_arguments(rest, work_dir), plugins=[CommandLine()]))
+
+
+def _cache_bytecode(work_dir: Path) -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set (as on many CI images), every process of a run (each xdist worker too)
+    would compile and rewrite for pytest's asserts some 500 modules again, a second and a half each: their bytecode
+    is kept in the work folder instead, never beside the sources."""
+    if not sys.dont_write_bytecode and not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return
+    prefix = os.environ.setdefault("PYTHONPYCACHEPREFIX", str(work_dir.absolute() / "pycache"))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode, sys.pycache_prefix = False, prefix
 
 
 if __name__ == "__main__":
