@@ -37,4 +37,5 @@ exc_info
 cert_file
 cert_dir
 nextitem
-pycache_prefix  # sys.pycache_prefix: where the interpreter keeps bytecode (cli._cache_bytecode)
+# The interpreter reads where it keeps bytecode (cli._cache_bytecode).
+_.pycache_prefix
