@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -22,6 +23,10 @@ pytest_plugins = ["pytester"]
 # httpcore is imported here, before any in-process run of the suite: pytester drops the modules a run imported,
 # while httpx keeps the table it maps httpcore's exceptions through (built once, on first use). Imported first
 # inside a run, httpcore would come back as a second copy whose timeouts that table no longer recognises.
+# The suite's runs inside the self-tests are one process unless a test gives -n: with no -n a run against the bundled
+# reference would use the machine's cores, with the reference in a process of its own (plugin/workers.py), where the
+# self-tests patch it in theirs and count on one process's order. Also read by their subprocess runs, which inherit it.
+os.environ.setdefault("PYTEST_XDIST_AUTO_NUM_WORKERS", "0")
 REPORTS = ROOT / "reports"
 MATRIX_ROWS = REPORTS / "mutation"  # one JSON row per fault, written by test_mutation_matrix.py
 

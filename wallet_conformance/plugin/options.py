@@ -128,8 +128,11 @@ def pytest_configure(config: pytest.Config) -> None:
         seed = config.workerinput[WORKER_SEED]
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
     from wallet_conformance.plugin import run  # the suite's plugin: loaded in the suite's runs only
+    from wallet_conformance.plugin.workers import choose_workers
 
-    config.stash[run.RUN] = run.build(config, found, sends_requests=_sends_requests(config))
+    sends = _sends_requests(config)
+    choose_workers(config, found, sends)
+    config.stash[run.RUN] = run.build(config, found, sends_requests=sends)
 
 
 def _sends_requests(config: pytest.Config) -> bool:
