@@ -227,12 +227,15 @@ def split_figures(run: dict[str, Any]) -> dict[str, Any]:
         key = f"group {test['group']}" if test["group"] else node
         chains[key] = chains.get(key, 0.0) + test["seconds"]
     longest = max(chains.items(), key=lambda item: item[1]) if chains else ("-", 0.0)
+    busy: dict[str, float] = {}
+    for test in tests.values():
+        busy[test["worker"]] = busy.get(test["worker"], 0.0) + test["seconds"]
     requests = sum(process["run"]["requests"] for process in processes)
     suite_cpu = sum(process["cpu"] for process in processes) - in_thread
     return {"seconds": run["seconds"], "load": run["load"], "requests": requests,
             "target": sum(process["run"]["target"] for process in processes), "sleeps": sleeps,
             "suite_cpu": suite_cpu, "reference_cpu": reference, "workers": len(processes),
-            "per_exchange": suite_cpu / requests * 1000 if requests else 0.0, "longest_chain": longest,
+            "per_exchange": suite_cpu / requests * 1000 if requests else 0.0, "longest_chain": longest, "busy": busy,
             "tests": tests, "fixtures": fixtures}
 
 
@@ -257,6 +260,8 @@ def split_table(label: str, runs: dict[str, dict[str, Any]]) -> None:
     row("suite CPU per exchange", lambda f: f"{f['per_exchange']:.2f} ms")
     row("request rate (requests / wall)", lambda f: f"{f['requests'] / f['seconds']:.0f} /s")
     row("longest chain", lambda f: f"{f['longest_chain'][1]:.1f} s ({f['longest_chain'][0]})")
+    row("time in tests, per process", lambda f: ", ".join(f"{seconds:.1f}" for _, seconds in sorted(f["busy"].items()))
+        + " s")
     print()
     for name in names:
         figures = runs[name]
