@@ -199,11 +199,13 @@ def split_run(tree: Path, *args: str, server: ReferenceServer | None = None) -> 
                        "PYTHONPATH": str(ROOT / "scripts")}
         cpu = children_cpu()
         load = os.getloadavg()[0]
+        began = time.time()
         seconds = timed([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p",
                          "timing_plugin", "--report-dir", str(Path(scratch) / "reports"), "--work-dir",
                          str(Path(scratch) / "work"), *target, *args], cwd=tree, environment=environment)
         processes = [json.loads(path.read_text()) for path in folder.glob("*.json")]
-    return {"seconds": seconds, "load": load, "processes": processes, "children_cpu": children_cpu() - cpu}
+    return {"seconds": seconds, "load": load, "processes": processes, "children_cpu": children_cpu() - cpu,
+            "began": began}
 
 
 def split_figures(run: dict[str, Any]) -> dict[str, Any]:
@@ -230,12 +232,16 @@ def split_figures(run: dict[str, Any]) -> dict[str, Any]:
     busy: dict[str, float] = {}
     for test in tests.values():
         busy[test["worker"]] = busy.get(test["worker"], 0.0) + test["seconds"]
+    testing = [process["moments"] for process in processes if "first_test" in process.get("moments", {})]
+    first = max((moments["first_test"] for moments in testing), default=run["began"]) - run["began"]
+    last = run["began"] + run["seconds"] - max((moments["last_test"] for moments in testing), default=run["began"])
     requests = sum(process["run"]["requests"] for process in processes)
     suite_cpu = sum(process["cpu"] for process in processes) - in_thread
     return {"seconds": run["seconds"], "load": run["load"], "requests": requests,
             "target": sum(process["run"]["target"] for process in processes), "sleeps": sleeps,
             "suite_cpu": suite_cpu, "reference_cpu": reference, "workers": len(processes),
             "per_exchange": suite_cpu / requests * 1000 if requests else 0.0, "longest_chain": longest, "busy": busy,
+            "to_first_test": first, "after_last_test": last,
             "tests": tests, "fixtures": fixtures}
 
 
@@ -260,6 +266,8 @@ def split_table(label: str, runs: dict[str, dict[str, Any]]) -> None:
     row("suite CPU per exchange", lambda f: f"{f['per_exchange']:.2f} ms")
     row("request rate (requests / wall)", lambda f: f"{f['requests'] / f['seconds']:.0f} /s")
     row("longest chain", lambda f: f"{f['longest_chain'][1]:.1f} s ({f['longest_chain'][0]})")
+    row("from the start to the last process's first test", lambda f: f"{f['to_first_test']:.1f} s")
+    row("from the last test's end to the run's end", lambda f: f"{f['after_last_test']:.1f} s")
     row("time in tests, per process", lambda f: ", ".join(f"{seconds:.1f}" for _, seconds in sorted(f["busy"].items()))
         + " s")
     print()

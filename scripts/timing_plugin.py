@@ -32,9 +32,11 @@ class Tally:
         self.requests = 0
         self.target = 0.0
         self.sleeps: Counter[str] = Counter()
+        self.cpu = 0.0  # of the test's own thread
 
     def as_dict(self) -> dict[str, Any]:
-        return {"requests": self.requests, "target": round(self.target, 4), "sleeps": dict(self.sleeps)}
+        return {"requests": self.requests, "target": round(self.target, 4), "sleeps": dict(self.sleeps),
+                "cpu": round(self.cpu, 4)}
 
 
 RUN = Tally()
@@ -42,6 +44,7 @@ TESTS: dict[str, dict[str, Any]] = {}
 FIXTURES: dict[str, dict[str, Any]] = defaultdict(lambda: {"count": 0, "seconds": 0.0, "requests": 0})
 _current: list[Tally] = []  # the test being run (the run's tally always counts)
 _limits: dict[str, float] = {}
+MOMENTS: dict[str, float] = {}  # time.time() of the process's start, its first test's start, its last test's end
 
 
 def _kind() -> str:
@@ -94,9 +97,19 @@ def _patch_client() -> None:
     ApiClient._send = timed_send  # type: ignore[method-assign]
 
 
+def _process_start() -> float:
+    """When this process started (time.time()), from /proc: before its imports."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    since_boot = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19]) / ticks
+    uptime = float(Path("/proc/uptime").read_text().split()[0])
+    return time.time() - uptime + since_boot
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if FOLDER is None:
         return
+    MOMENTS["start"] = _process_start()
+    MOMENTS["configured"] = time.time()
     time.sleep = _sleep  # type: ignore[assignment]
     _patch_client()
     settings = getattr(config.stash.get(_run_key(), None), "settings", None)
@@ -114,11 +127,14 @@ def _run_key() -> Any:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     tally = Tally()
     _current.append(tally)
-    started = time.perf_counter()
+    MOMENTS.setdefault("first_test", time.time())
+    started, cpu = time.perf_counter(), time.thread_time()
     try:
         return (yield)
     finally:
+        tally.cpu = time.thread_time() - cpu
         _current.remove(tally)
+        MOMENTS["last_test"] = time.time()
         marker = item.get_closest_marker("xdist_group")
         group = (marker.args[0] if marker.args else marker.kwargs.get("name")) if marker else None
         TESTS[item.nodeid.split("@")[0]] = {"seconds": round(time.perf_counter() - started, 4), "group": group,
@@ -164,5 +180,5 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     reference, where = _reference_cpu()
     record = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "cpu": time.process_time(),
               "reference_cpu": reference, "reference_in": where, "run": RUN.as_dict(), "tests": TESTS,
-              "fixtures": dict(FIXTURES)}
+              "moments": MOMENTS, "fixtures": dict(FIXTURES)}
     Path(FOLDER, f"{os.getpid()}.json").write_text(json.dumps(record))
