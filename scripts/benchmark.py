@@ -1,6 +1,16 @@
-"""Measures the suite's speed on this machine and prints a Markdown table for the README.
+"""Measures the suite's speed on this machine and prints Markdown tables for docs/performance.md.
 
     .venv/bin/python scripts/benchmark.py [--rounds 3]
+    .venv/bin/python scripts/benchmark.py --split-only [--compare-with OTHER_CHECKOUT]
+
+Where the time goes (`--split-only` prints only this, and first): the default run (`pytest tests`, no options) and the
+run against the reference 50 ms away with four workers (and serially, for the floor), each with the time split into
+waiting on the target, sleeping in the suite's own waits by kind, and CPU (the suite's processes and the bundled
+reference apart), the suite's CPU per exchange, the longest chain (the xdist group or test one worker must run alone:
+no scheduler beats it), the ten longest tests and fixtures with their requests, and the run's request rate next to a
+plain httpx loop on the same server. scripts/timing_plugin.py collects the figures inside the run's processes.
+`--compare-with` runs every measurement on another checkout of the project too (an export of an older commit, say),
+alternating, so that both are measured under the same load.
 
 What it times (wall clock, best of the rounds):
   - the conformance suite against the bundled reference, serial and with two workers (quick profile),
@@ -29,6 +39,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -47,9 +58,9 @@ def suite_environment() -> dict[str, str]:
     return {**dict(line.split("=", 1) for line in output.split("\0") if "=" in line), "CI": "true"}
 
 
-def timed(command: list[str]) -> float:
+def timed(command: list[str], cwd: Path = ROOT, environment: dict[str, str] | None = None) -> float:
     started = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=False, capture_output=True, env=suite_environment())
+    subprocess.run(command, cwd=cwd, check=False, capture_output=True, env=environment or suite_environment())
     return time.perf_counter() - started
 
 
@@ -173,6 +184,130 @@ def latency_table(latency: float) -> None:
     print(f"| `-n 4`, no latency | {unhindered:.1f} s | | | {unhindered_cpu:.1f} s |")
 
 
+def split_run(tree: Path, *args: str, server: ReferenceServer | None = None) -> dict[str, Any]:
+    """One run of the suite from checkout `tree` with scripts/timing_plugin.py: its wall time, requests and the
+    figures every process of the run wrote. Against `server` when given (as a deployed target), else the default
+    run against the bundled reference."""
+    target: list[str] = []
+    if server is not None:
+        target = ["--base-url", server.base_url, "--secret-key", server.secret_key, "--funding-url",
+                  server.funding_url, "--seed", SEED]
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch) / "timing"
+        folder.mkdir()
+        environment = {**suite_environment(), "BENCHMARK_TIMING_DIR": str(folder),
+                       "PYTHONPATH": str(ROOT / "scripts")}
+        cpu = children_cpu()
+        load = os.getloadavg()[0]
+        began = time.time()
+        seconds = timed([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p",
+                         "timing_plugin", "--report-dir", str(Path(scratch) / "reports"), "--work-dir",
+                         str(Path(scratch) / "work"), *target, *args], cwd=tree, environment=environment)
+        processes = [json.loads(path.read_text()) for path in folder.glob("*.json")]
+    return {"seconds": seconds, "load": load, "processes": processes, "children_cpu": children_cpu() - cpu,
+            "began": began}
+
+
+def split_figures(run: dict[str, Any]) -> dict[str, Any]:
+    """The figures of one split run, added up over its processes."""
+    processes = run["processes"]
+    tests = {node: test for process in processes for node, test in process["tests"].items()}
+    fixtures: dict[str, dict[str, float]] = {}
+    for process in processes:
+        for name, entry in process["fixtures"].items():
+            total = fixtures.setdefault(name, {"count": 0, "seconds": 0.0, "requests": 0})
+            for key in total:
+                total[key] += entry[key]
+    sleeps: dict[str, float] = {}
+    for process in processes:
+        for kind, seconds in process["run"]["sleeps"].items():
+            sleeps[kind] = sleeps.get(kind, 0.0) + seconds
+    in_thread = sum(process["reference_cpu"] for process in processes if process["reference_in"] == "thread")
+    reference = sum(process["reference_cpu"] for process in processes)
+    chains: dict[str, float] = {}
+    for node, test in tests.items():
+        key = f"group {test['group']}" if test["group"] else node
+        chains[key] = chains.get(key, 0.0) + test["seconds"]
+    longest = max(chains.items(), key=lambda item: item[1]) if chains else ("-", 0.0)
+    busy: dict[str, float] = {}
+    for test in tests.values():
+        busy[test["worker"]] = busy.get(test["worker"], 0.0) + test["seconds"]
+    testing = [process["moments"] for process in processes if "first_test" in process.get("moments", {})]
+    first = max((moments["first_test"] for moments in testing), default=run["began"]) - run["began"]
+    last = run["began"] + run["seconds"] - max((moments["last_test"] for moments in testing), default=run["began"])
+    requests = sum(process["run"]["requests"] for process in processes)
+    suite_cpu = sum(process["cpu"] for process in processes) - in_thread
+    return {"seconds": run["seconds"], "load": run["load"], "requests": requests,
+            "target": sum(process["run"]["target"] for process in processes), "sleeps": sleeps,
+            "suite_cpu": suite_cpu, "reference_cpu": reference, "workers": len(processes),
+            "per_exchange": suite_cpu / requests * 1000 if requests else 0.0, "longest_chain": longest, "busy": busy,
+            "to_first_test": first, "after_last_test": last,
+            "tests": tests, "fixtures": fixtures}
+
+
+def split_table(label: str, runs: dict[str, dict[str, Any]]) -> None:
+    """One table of the time split: a column per checkout."""
+    names = list(runs)
+    print(f"**{label}**\n")
+    print("| | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+
+    def row(title: str, value: Any) -> None:
+        print(f"| {title} | " + " | ".join(value(runs[name]) for name in names) + " |")
+
+    row("wall time (load average at start)", lambda f: f"{f['seconds']:.1f} s ({f['load']:.1f})")
+    row("requests", lambda f: f"{f['requests']}")
+    row("waiting on the target (summed over processes)", lambda f: f"{f['target']:.1f} s")
+    kinds = sorted({kind for figures in runs.values() for kind in figures["sleeps"]})
+    for kind in kinds:
+        row(f"sleeping: {kind}", lambda f, kind=kind: f"{f['sleeps'].get(kind, 0.0):.1f} s")
+    row("CPU: the suite's processes", lambda f: f"{f['suite_cpu']:.1f} s ({f['workers']} processes)")
+    row("CPU: the bundled reference", lambda f: f"{f['reference_cpu']:.1f} s")
+    row("suite CPU per exchange", lambda f: f"{f['per_exchange']:.2f} ms")
+    row("request rate (requests / wall)", lambda f: f"{f['requests'] / f['seconds']:.0f} /s")
+    row("longest chain", lambda f: f"{f['longest_chain'][1]:.1f} s ({f['longest_chain'][0]})")
+    row("from the start to the last process's first test", lambda f: f"{f['to_first_test']:.1f} s")
+    row("from the last test's end to the run's end", lambda f: f"{f['after_last_test']:.1f} s")
+    row("time in tests, per process", lambda f: ", ".join(f"{seconds:.1f}" for _, seconds in sorted(f["busy"].items()))
+        + " s")
+    print()
+    for name in names:
+        figures = runs[name]
+        print(f"Ten longest tests, {name}: " + "; ".join(
+            f"{node.split('::')[-1]} {test['seconds']:.2f} s, {test['requests']} requests"
+            for node, test in sorted(figures["tests"].items(), key=lambda item: -item[1]["seconds"])[:10]) + "\n")
+        print(f"Ten longest fixtures (setup time summed over their instances), {name}: " + "; ".join(
+            f"{fixture} {entry['seconds']:.2f} s, {entry['count']:.0f}x, {entry['requests']:.0f} requests"
+            for fixture, entry in sorted(figures["fixtures"].items(), key=lambda item: -item[1]["seconds"])[:10])
+              + "\n")
+
+
+def split(trees: dict[str, Path], latency: float) -> None:
+    """The time split of the default run and of the run `latency` s away (four workers; serially for the floor)."""
+    default = {name: split_figures(split_run(tree)) for name, tree in trees.items()}
+    split_table("The default run (`pytest tests`, no options)", default)
+    _, plain_rate = client_throughput()
+    print(f"A plain keep-alive httpx loop on the reference: {plain_rate:.0f} requests/s; the default run's rate is "
+          + ", ".join(f"{name} {figures['requests'] / figures['seconds'] / plain_rate:.2f}"
+                      for name, figures in default.items()) + " of it.\n")
+    remote: dict[str, dict[str, Any]] = {}
+    serial: dict[str, dict[str, Any]] = {}
+    for name, tree in trees.items():
+        server = ReferenceServer(secret_key="sk_test_benchmark_split", latency=latency)
+        with server:
+            serial[name] = split_figures(split_run(tree, server=server))
+        server = ReferenceServer(secret_key="sk_test_benchmark_split", latency=latency)
+        with server:
+            remote[name] = split_figures(split_run(tree, "-n", "4", server=server))
+    split_table(f"Against the reference {latency * 1000:.0f} ms away, `-n 4`", remote)
+    for name in trees:
+        floor = serial[name]["requests"] * latency / 4
+        print(f"{name}: serial {serial[name]['seconds']:.1f} s for {serial[name]['requests']} requests; `-n 4` "
+              f"{remote[name]['seconds']:.1f} s for {remote[name]['requests']} requests "
+              f"({remote[name]['requests'] / serial[name]['requests'] - 1:+.0%}); the limit (serial requests x RTT / "
+              f"4) {floor:.1f} s: {remote[name]['seconds'] / floor:.2f}x\n")
+
+
 def reference_throughput(requests: int = 500) -> tuple[float, float]:
     """Sequential requests per second: GET /transactions/banks, then POST /virtual-accounts (secondary)."""
     with ReferenceServer() as server, httpx.Client(headers={"x-service-key": server.secret_key}) as http:
@@ -194,8 +329,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.05, help="seconds before each answer (default 0.05)")
     parser.add_argument("--latency-only", action="store_true", help="measure only the remote-like target")
+    parser.add_argument("--split-only", action="store_true", help="measure only where the time goes")
+    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT",
+                        help="measure the time split on this other checkout of the project too")
     arguments = parser.parse_args()
     rounds = arguments.rounds
+    trees = {"this checkout": ROOT}
+    if arguments.compare_with is not None:
+        trees = {"compared": arguments.compare_with.resolve(), **trees}
+    split(trees, arguments.latency)
+    if arguments.split_only:
+        return
     if arguments.latency_only:
         latency_table(arguments.latency)
         return

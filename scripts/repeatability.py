@@ -39,7 +39,7 @@ def main() -> int:
     parser.add_argument("--seed", default="20261123")
     parser.add_argument("--workers", type=int, nargs="*", default=[2, 4], help="xdist worker counts to compare")
     arguments = parser.parse_args()
-    plans = [("serial", ())] * arguments.runs + [(f"-n {n}", ("-n", str(n))) for n in arguments.workers]
+    plans = [("serial", ("-n", "0"))] * arguments.runs + [(f"-n {n}", ("-n", str(n))) for n in arguments.workers]
     first: dict[str, str] | None = None
     first_outcomes: dict[str, str] = {}
     differing_runs = 0

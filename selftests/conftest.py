@@ -27,7 +27,8 @@ REPORTS = ROOT / "reports"
 
 # The suite's runs inside the self-tests (in this process or started from it) keep to one process unless a self-test
 # gives -n: against the bundled reference a run that gives none is on xdist's `-n auto` (plugin/session.py), which
-# xdist reads from here. The self-tests of that default remove it.
+# xdist reads from here (in one process the reference serves from a thread the self-tests can patch, and a run keeps
+# one process's order). The self-tests of that default remove it.
 os.environ.setdefault("PYTEST_XDIST_AUTO_NUM_WORKERS", "0")
 MATRIX_ROWS = REPORTS / "mutation"  # one JSON row per fault, written by test_mutation_matrix.py
 

@@ -154,7 +154,7 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool) -> Ru
     if worker is not None:
         target = Target(**worker[WORKER_TARGET]) if worker.get(WORKER_TARGET) else None
     elif sends_requests:
-        target, server, not_run = _resolve(settings)
+        target, server, not_run = _resolve(settings, own_process=starts_workers(config))
     if target is not None:
         secrets.add_key(target.secret_key)
         secrets.add_key(target.second_secret_key)
@@ -174,12 +174,12 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool) -> Ru
                clients=clients)
 
 
-def _resolve(settings: Settings) -> tuple[Target, Any, NotRun | None]:
-    """The controller's target (the bundled reference started, or the deployed one), and why the run does not start
-    when the preflight stops it or --cleanup is its whole work."""
+def _resolve(settings: Settings, own_process: bool) -> tuple[Target, Any, NotRun | None]:
+    """The controller's target (the bundled reference started, in a process of its own when `own_process`, or the
+    deployed one), and why the run does not start when the preflight stops it or --cleanup is its whole work."""
     server = None
     if settings.embedded:
-        target, server = _start_reference(settings)
+        target, server = _start_reference(settings, own_process)
     else:
         target = configured(settings)
     stop = preflight(target, settings.request_timeout, settings.ca_bundle)
@@ -194,12 +194,17 @@ def _resolve(settings: Settings) -> tuple[Target, Any, NotRun | None]:
     return target, server, None
 
 
-def _start_reference(settings: Settings) -> tuple[Target, Any]:
-    """Start the bundled reference server on a free loopback port; returns the target and the server."""
-    from wallet_conformance.reference import ReferenceServer  # imported late: only runs that need it pay for it
+def _start_reference(settings: Settings, own_process: bool = False) -> tuple[Target, Any]:
+    """Start the bundled reference server on a free loopback port; returns the target and the server. Served to
+    xdist's workers it runs in a process of its own, so that its CPU and the controller's do not share one
+    interpreter; in a run of one process it serves from a thread of it, where self-tests can patch it."""
+    # Imported late: only runs that need it pay for it.
+    from wallet_conformance.reference import ReferenceServer
+    from wallet_conformance.reference.process import ReferenceProcess
 
-    server = ReferenceServer(faults=settings.reference_faults, settle_delay=settings.reference_settle_delay,
-                             variants=settings.reference_variants, latency=settings.reference_latency)
+    kind = ReferenceProcess if own_process else ReferenceServer
+    server = kind(faults=settings.reference_faults, settle_delay=settings.reference_settle_delay,
+                  variants=settings.reference_variants, latency=settings.reference_latency)
     server.start()
     # The reference seeds a second business with its own key (ReferenceServer.second_secret_key) where it has one.
     target = Target(base_url=server.base_url, secret_key=server.secret_key, funding_url=server.funding_url,

@@ -36,11 +36,17 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto` against the bundled reference: two workers per core, at most four (more workers than cores, since
-    the workers mostly wait); xdist's own answer when PYTEST_XDIST_AUTO_NUM_WORKERS says, or for a deployed target."""
-    if os.environ.get(AUTO_WORKERS) or not settings(config).embedded:
+    """`-n auto` against the bundled reference (reference_workers); xdist's own answer when
+    PYTEST_XDIST_AUTO_NUM_WORKERS says, or for a deployed target."""
+    if os.environ.get(AUTO_WORKERS):
         return None
-    return min(MOST_WORKERS, WORKERS_PER_CORE * (os.cpu_count() or 1))
+    return reference_workers(settings(config).embedded, os.cpu_count())
+
+
+def reference_workers(embedded: bool, cores: int | None) -> int | None:
+    """The workers of a run against the bundled reference: two per core, at most four (more workers than cores, since
+    the workers mostly wait); None for a deployed target."""
+    return min(MOST_WORKERS, WORKERS_PER_CORE * (cores or 1)) if embedded else None
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -44,6 +44,11 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--latency", type=float, default=0.0, help="seconds slept before each answer, like a remote target (default 0)"
     )
+    parser.add_argument(
+        "--until-stdin-closes",
+        action="store_true",
+        help="serve until standard input closes (a parent's pipe: the server ends with the process that started it)",
+    )
     parser.add_argument("--list-faults", action="store_true", help="list the faults and exit")
     parser.add_argument("--list-variants", action="store_true", help="list the variants and exit")
     return parser.parse_args(argv)
@@ -85,10 +90,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label + ':':<{width}}{value}")
     sys.stdout.flush()
     try:
-        while True:
-            time.sleep(3600)
+        if arguments.until_stdin_closes:
+            sys.stdin.read()
+        else:
+            while True:
+                time.sleep(3600)
     except KeyboardInterrupt:
-        server.stop()
+        pass
+    server.stop()
     return 0
 
 
