@@ -1,7 +1,7 @@
 """Measures the suite's speed on this machine and prints Markdown tables for docs/performance.md.
 
     .venv/bin/python scripts/benchmark.py [--rounds 3]
-    .venv/bin/python scripts/benchmark.py --split-only [--compare-with OTHER_CHECKOUT]
+    .venv/bin/python scripts/benchmark.py --split-only [--compare-with OTHER_CHECKOUT ...]
 
 Where the time goes (`--split-only` prints only this, and first): the default run (`pytest tests`, no options) and the
 run against the reference 50 ms away with four workers (and serially, for the floor), each with the time split into
@@ -9,8 +9,8 @@ waiting on the target, sleeping in the suite's own waits by kind, and CPU (the s
 reference apart), the suite's CPU per exchange, the longest chain (the xdist group or test one worker must run alone:
 no scheduler beats it), the ten longest tests and fixtures with their requests, and the run's request rate next to a
 plain httpx loop on the same server. scripts/timing_plugin.py collects the figures inside the run's processes.
-`--compare-with` runs every measurement on another checkout of the project too (an export of an older commit, say),
-alternating, so that both are measured under the same load.
+`--compare-with` runs every measurement on other checkouts of the project too (an export of an older commit, say), in
+turn, so that all are measured under the same load.
 
 What it times (wall clock, best of the rounds):
   - the conformance suite against the bundled reference, serial and with two workers (quick profile),
@@ -330,13 +330,11 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds before each answer (default 0.05)")
     parser.add_argument("--latency-only", action="store_true", help="measure only the remote-like target")
     parser.add_argument("--split-only", action="store_true", help="measure only where the time goes")
-    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT",
-                        help="measure the time split on this other checkout of the project too")
+    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT", action="append", default=[],
+                        help="measure the time split on this other checkout of the project too (repeatable)")
     arguments = parser.parse_args()
     rounds = arguments.rounds
-    trees = {"this checkout": ROOT}
-    if arguments.compare_with is not None:
-        trees = {"compared": arguments.compare_with.resolve(), **trees}
+    trees = {**{str(tree): tree.resolve() for tree in arguments.compare_with}, "this checkout": ROOT}
     split(trees, arguments.latency)
     if arguments.split_only:
         return
