@@ -17,6 +17,8 @@ from wallet_conformance.judge.failures import ConformanceFailure
 from wallet_conformance.judge.rules import broken
 from wallet_conformance.spec import contract
 
+JUDGE = "exchange-judge"  # names the exchange judge's findings (their run records: `exchange-judge::REQ[op]`)
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -27,7 +29,7 @@ class Finding:
     requirement: str
     operation_id: str
     failure: ConformanceFailure
-    by: str = "exchange-judge"
+    by: str = JUDGE
 
 
 def judgeable(exchange: Exchange) -> bool:

@@ -3,7 +3,7 @@ records each report's requirements name are read back and joined by name, then j
 any run (reporting/conformance.py). A requirement broken in one report fails; one held to in some and broken in none
 passes. The judges' records add up: the exchanges that broke a rule, those held to it, the traffic table.
 
-What is not claimed: the invariants between answers (RES-79, RES-80, LIM-19, STA-09) were held within each report's
+What is not claimed: the invariants between answers (judge/record_registry.INVARIANTS) were held within each report's
 own exchanges; two answers seen by different proxies were never compared. The merged report says so.
 """
 
@@ -16,16 +16,19 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance.judge.exchanges import JUDGE
+from wallet_conformance.judge.record_registry import FINDER, INVARIANTS
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import FORMAT, build_report, judged_against
-from wallet_conformance.reporting.judging import UNMATCHED_SHOWN
+from wallet_conformance.reporting.judging import HELD_NODEID, UNMATCHED_SHOWN
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.verdicts import Verdict
 from wallet_conformance.spec.catalogue import catalogue
 
-NOT_CLAIMED = ("the invariants between answers (RES-79, RES-80, LIM-19, STA-09) were held within each merged "
-               "report's own exchanges: answers seen by different proxies or runs were never compared")
-JUDGES = ("exchange-judge", "records", "har")  # the judges' records: their messages and evidence count exchanges
+NOT_CLAIMED = (f"the invariants between answers ({', '.join(INVARIANTS)}) were held within each merged report's own "
+               "exchanges: answers seen by different proxies or runs were never compared")
+# The judges' records (their messages and evidence count exchanges), by the first part of their node ids.
+JUDGES = (JUDGE, FINDER, HELD_NODEID.partition("::")[0])
 _COUNTED = re.compile(r"^(\d+) ")  # a judge's record's message starts with its count of exchanges
 _OUTCOMES = ("failed", "error", "passed", "skipped")  # which outcome of one test in two reports wins
 
