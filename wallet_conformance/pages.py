@@ -22,6 +22,8 @@ def _cell(text: str) -> str:
 def _default(option: Option) -> str:
     if option.action == "store_true":
         return "off"
+    if option.derived is not None:
+        return "from the target (see meaning)"
     return "" if option.default is None else f"`{option.default}`"
 
 
