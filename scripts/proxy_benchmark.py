@@ -3,10 +3,11 @@
 - latency: sequential GET /transactions/banks, direct and through the proxy, alternating request by request on two
   keep-alive clients; p50 and p99 of each, and the difference (the latency the proxy adds);
 - throughput: CLIENTS concurrent clients for SECONDS, direct, then through the proxy (asyncio httpx, one connection
-  per client); the judged share under that load comes from the proxy's report (forwarded, judged, dropped);
-- memory: the proxy's judge fed EXCHANGES captured exchanges in this process (a mix of wallets created, read and
-  listed, banks listed and refusals: every created wallet a new record for the registry), the resident size every
-  tenth of the way, so its growth and where it flattens at the registry's bound are seen.
+  per client); the judged share under that load comes from the proxy's reports: the one it wrote (every second) as
+  the load ended (judged so far, waiting), and the one written when it stopped (judged, dropped);
+- memory: a judging process (the proxy's, proxy/side.py) fed EXCHANGES captured exchanges from this one (a mix of
+  wallets created, read and listed, banks listed and refusals: every created wallet a new record for the registry),
+  its resident size every tenth of the way, so its growth and where it flattens at the registry's bound are seen.
 
 The reference and the proxy run as processes of their own (`python -m wallet_conformance.reference`,
 `wallet-conformance proxy`); the load comes from this one. On a 2-core machine the three share the cores: the
@@ -38,10 +39,12 @@ import httpx
 from wallet_conformance.client.redaction import Secrets, activate
 from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.side import SideJudge
+from wallet_conformance.reporting.gating import Gate
 
 PYTHON = sys.executable
 COMMAND = str(Path(sys.executable).with_name("wallet-conformance"))
 READ = "/transactions/banks"
+REPORT_EVERY = 1.0  # seconds between the proxy's reports
 
 
 def free_port() -> int:
@@ -60,6 +63,15 @@ def wait_for(url: str, key: str) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+
+
+def last_report(path: Path) -> dict[str, Any]:
+    """The report the proxy wrote last (read again when caught while it is being written)."""
+    while True:
+        try:
+            return json.loads(path.read_text())
+        except json.JSONDecodeError:
+            time.sleep(0.05)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -105,8 +117,8 @@ def throughput(base: str, key: str, clients: int, seconds: float) -> float:
     return asyncio.run(_load(base, key, clients, seconds)) / seconds
 
 
-def resident_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
+def resident_mb(pid: int | None = None) -> float:
+    for line in Path(f"/proc/{pid or 'self'}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
@@ -147,11 +159,12 @@ def captured(index: int, base: str, key: str) -> Captured:
 
 
 def memory(exchanges: int, max_records: int) -> list[tuple[int, float]]:
-    """The resident size (MB) of this process as the proxy's judge takes `exchanges` exchanges, every tenth."""
+    """The resident size (MB) of a judging process as it takes `exchanges` exchanges, every tenth."""
     activate(Secrets())
     base, key = "https://bench.example/v1", f"test_sk_{secrets.token_hex(20)}"
     judge = SideJudge(base, max_records, size=1_000_000)
-    points = [(0, resident_mb())]
+    judge.report(Gate(traffic=True), "staging", {})  # once it answers, it has started
+    points = [(0, resident_mb(judge.pid))]
     step = max(1, exchanges // 10)
     for index in range(exchanges):
         while judge.waiting() > 1000:  # a proxy's queue is bounded: keep this one short, as a judge keeping up does
@@ -160,8 +173,8 @@ def memory(exchanges: int, max_records: int) -> list[tuple[int, float]]:
         if (index + 1) % step == 0:
             while judge.done < index + 1:  # the judge catches up before each measure
                 time.sleep(0.05)
-            points.append((index + 1, resident_mb()))
-    judge.close(wait=60)
+            points.append((index + 1, resident_mb(judge.pid)))
+    judge.close()
     return points
 
 
@@ -195,7 +208,8 @@ def http(arguments: argparse.Namespace) -> None:
                                   "--secret-key", key, "--settle-delay", "0.2"], stdout=subprocess.DEVNULL)
     direct = f"http://127.0.0.1:{reference_port}/v1"
     proxy = subprocess.Popen([COMMAND, "proxy", "--upstream", direct, "--listen", f"127.0.0.1:{proxy_port}",
-                              "--report-dir", str(reports), "--tally-every", "3600"], stdout=subprocess.DEVNULL)
+                              "--report-dir", str(reports), "--report-every", str(REPORT_EVERY)],
+                             stdout=subprocess.DEVNULL)
     proxied = f"http://127.0.0.1:{proxy_port}/v1"
     try:
         wait_for(direct + READ, key)
@@ -207,6 +221,11 @@ def http(arguments: argparse.Namespace) -> None:
         proxy_rate = throughput(proxied, key, arguments.clients, arguments.seconds)
         print(f"throughput, {arguments.clients} clients: direct {direct_rate:.0f}/s, through the proxy "
               f"{proxy_rate:.0f}/s ({proxy_rate / direct_rate:.0%} of direct)")
+        during = last_report(reports / "conformance.json")  # written at most REPORT_EVERY before the load ended
+        facts = during["run"]["proxy"]
+        judged = during["run"]["exchanges"].get("made", 0)
+        print(f"as the load ended (within {REPORT_EVERY:g} s): {facts['forwarded']} forwarded, {judged} judged, "
+              f"{facts['waiting']} waiting for the judge, {facts['dropped']} dropped")
     finally:
         proxy.send_signal(signal.SIGINT)
         proxy.wait(timeout=60)

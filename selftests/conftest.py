@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import multiprocessing.queues
+import multiprocessing.sharedctypes
+import multiprocessing.synchronize  # noqa: F401
 import os
 import shutil
 from collections.abc import Iterable, Iterator
@@ -23,6 +26,8 @@ pytest_plugins = ["pytester"]
 # httpcore is imported here, before any in-process run of the suite: pytester drops the modules a run imported,
 # while httpx keeps the table it maps httpcore's exceptions through (built once, on first use). Imported first
 # inside a run, httpcore would come back as a second copy whose timeouts that table no longer recognises.
+# multiprocessing's queues, shared values and locks likewise: the proxy's judging process is started with them, and
+# they are pickled by class, which must be the one their module holds.
 REPORTS = ROOT / "reports"
 
 # The suite's runs inside the self-tests (in this process or started from it) keep to one process unless a self-test

@@ -291,7 +291,7 @@ def test_a_judge_that_falls_behind_drops_and_counts_never_delays():
     """With the judge held still and room for five waiting exchanges, thirty requests are all answered at once; the
     exchanges past the queue are dropped, counted, and the report says so."""
     with proxied(queue_size=5) as (reference, proxy):
-        with proxy.side.lock, httpx.Client(headers={"x-service-key": reference.secret_key}) as client:
+        with proxy.side.held(), httpx.Client(headers={"x-service-key": reference.secret_key}) as client:
             started = time.monotonic()
             statuses = {client.get(f"{proxy.base_url}/transactions/banks").status_code for _ in range(30)}
             took = time.monotonic() - started

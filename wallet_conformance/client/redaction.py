@@ -68,6 +68,11 @@ def deactivate(secrets: Secrets) -> None:
         _RUNS.remove(secrets)
 
 
+def active() -> Secrets:
+    """The secrets output is redacted with now (to hand to a process of the run's own)."""
+    return _RUNS[-1]
+
+
 def register_secret(value: str | None) -> None:
     """Remember, for the current run, a value that must never appear in output."""
     _RUNS[-1].add(value)

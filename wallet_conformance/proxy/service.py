@@ -24,11 +24,9 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.proxy import live
 from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.forwarding import Forwarder
-from wallet_conformance.proxy.recording import RotatingHar
 from wallet_conformance.proxy.side import QUEUE, SideJudge
 from wallet_conformance.proxy.upstream import Upstream
 from wallet_conformance.reporting import gating
-from wallet_conformance.reporting.judging import Found
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import BY_FLAG, PROXY_OPTIONS
@@ -65,19 +63,19 @@ class Proxy:
 
     def __init__(self, config: ProxyConfig) -> None:
         self.config = config
-        self.recording = RotatingHar(config.record_har, config.har_max_bytes) if config.record_har else None
-        self.side = SideJudge(config.upstream, config.max_records, self._first_break,
-                              self.recording.add if self.recording else None, config.queue_size)
-        upstream = Upstream(config.upstream, tls_verification(config.ca_bundle), config.request_timeout)
-        self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
-                                   self._judge_now if config.annotate else None)
         self.socket = _bound(config.listen)
         self.port = self.socket.getsockname()[1]
+        upstream = Upstream(config.upstream, tls_verification(config.ca_bundle), config.request_timeout)
+        self.side = SideJudge(config.upstream, config.max_records, self._told, config.record_har,
+                              config.har_max_bytes, config.queue_size, in_the_path=config.annotate)
+        self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
+                                   self._judge_now if config.annotate else None)
         self._server = _Server(uvicorn.Config(
             self.forwarder, log_level="warning", access_log=False, lifespan="on", ws="none", http="h11",
             loop="asyncio", server_header=False, date_header=False, timeout_keep_alive=30))
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._final: dict[str, Any] | None = None  # the report once the proxy has stopped
         self._ticker = threading.Thread(target=self._tick, name="proxy-tally", daemon=True)
 
     @property
@@ -132,13 +130,15 @@ class Proxy:
         self.stop()
 
     def _end(self) -> None:
+        """Stop judging (the exchanges waiting get DRAIN seconds), take the final report, end the judge."""
         if self._stopping.is_set():
             return
         self._stopping.set()
-        self.side.close(DRAIN)
-        if self.recording is not None:
-            with self.side.lock:
-                self.recording.close()
+        try:
+            self.side.finish(DRAIN)
+            self._final = self.report()
+        finally:
+            self.side.close()
 
     # ------------------------------------------------------------------ what it tells
 
@@ -148,15 +148,15 @@ class Proxy:
         tally = self.forwarder.tally
         return {"forwarded": tally.forwarded, "unreachable": tally.unreachable, "timed_out": tally.timed_out,
                 "client_disconnects": tally.client_disconnects, "cut_upstream": tally.cut_upstream,
-                **self.side.facts(), "waiting": self.side.waiting(),
-                **({"har_rotations": self.recording.rotations} if self.recording else {})}
+                **self.side.facts(), "waiting": self.side.waiting()}
 
     def report(self) -> dict[str, Any]:
-        """conformance.json's content for what was judged so far."""
+        """conformance.json's content for what was judged so far (once the proxy has stopped, for all it judged)."""
+        if self._final is not None:
+            return self._final
         facts = self.facts()
-        with self.side.lock:
-            report = self.side.session.report(self.config.gate, environment=self.config.environment,
-                                              run={"profile": None, **self.config.run, "proxy": facts})
+        report = self.side.report(self.config.gate, self.config.environment,
+                                  {"profile": None, **self.config.run, "proxy": facts})
         traffic = report["traffic"]
         traffic["notes"] = notes(facts)
         if report["outcome"]["verdict"] == Outcome.NOTHING_JUDGED:
@@ -167,9 +167,10 @@ class Proxy:
         report = self.report()
         return report, write_all(report, directory)
 
-    def _first_break(self, found: Found) -> None:
+    def _told(self, lines: list[str]) -> None:
+        """The judge's live lines (already redacted there), printed as they come."""
         if self.config.say is not None:
-            for line in live.first_break_lines(found):
+            for line in lines:
                 self.config.say(line)
 
     async def _judge_now(self, captured: Captured) -> list[str]:

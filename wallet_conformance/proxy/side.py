@@ -1,87 +1,286 @@
 """Judging on the side: the exchanges the proxy forwarded, judged by the exchange judge and held to the registry of
-records (reporting/judging.py's JudgingSession, as `--har` judges them) in a thread of their own, fed through a
-bounded queue. A full queue drops the exchange and counts it: the judge falling behind never slows the traffic."""
+records (reporting/judging.py's JudgingSession, as `--har` judges them) in a process of its own, fed through a
+bounded queue.
+
+The judging process yields the CPU to everything else on the machine (Linux's SCHED_IDLE policy; elsewhere the
+lowest nice value), so that under load it is the judge that falls behind, never the traffic: a full queue drops the
+exchange and counts it. With --annotate the judge is in the path of every answer, and runs at the usual priority.
+
+Everything the judging process prints or writes is redacted there, with the proxy's keys and those it learns from
+the traffic; the keys reach it through the pipe that starts it, never a file or a command line."""
 
 from __future__ import annotations
 
-import queue
+import contextlib
+import multiprocessing
+import os
+import signal
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client import har
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.redaction import Secrets, activate, active
 from wallet_conformance.judge.record_registry import RecordRegistry
+from wallet_conformance.proxy import live
 from wallet_conformance.proxy.captured import Captured
-from wallet_conformance.reporting.judging import Found, JudgingSession
+from wallet_conformance.proxy.recording import RotatingHar
+from wallet_conformance.reporting import gating
+from wallet_conformance.reporting.judging import JudgingSession
 
 QUEUE = 10_000  # exchanges waiting for the judge, at most; beyond, they are dropped (counted)
 QUEUE_BYTES = 64 * 1024 * 1024  # and their bodies' bytes at most (a body is kept up to 256 KiB each way)
 SOURCE = "live traffic"  # how a finding's first_seen_in names the proxy's traffic: "live traffic entry 41"
+STARTING = 30.0  # seconds the judging process may take to answer its first request (it imports the judge)
 Key = tuple[str, str, str]  # (judge, requirement, operation)
 
 
-class SideJudge:
-    """One session judging the proxy's exchanges in order, in its thread. `first_break` is told of each requirement
-    and operation the first time an exchange breaks it; `recorded` of each exchange judged (for --record-har)."""
+class JudgeGone(RuntimeError):
+    """The judging process ended before it was told to."""
 
-    def __init__(self, upstream: str, max_records: int, first_break: Callable[[Found], None] | None = None,
-                 recorded: Callable[[Exchange], None] | None = None, size: int = QUEUE) -> None:
-        self.session = JudgingSession(upstream)
-        self.session.judged.records = RecordRegistry(limit=max_records)
-        self.lock = threading.Lock()  # the session's state: the judging thread, a report, an annotation
-        self.dropped = 0
-        self.entries = 0  # exchanges taken by the judge
-        self.queued_bytes = 0  # bytes of the bodies waiting
-        self._bytes_lock = threading.Lock()
-        self.done = 0  # exchanges it has finished with
-        self._queue: queue.Queue[Captured | None] = queue.Queue(maxsize=size)
-        self._first_break = first_break
-        self._recorded = recorded
-        self._told: set[Key] = set()
-        self._thread = threading.Thread(target=self._work, name="proxy-judge", daemon=True)
-        self._thread.start()
+
+def _context() -> multiprocessing.context.BaseContext:
+    """Forkserver where the platform has it: each judging process is forked from a server that imported the judge
+    once, and never from the proxy's own threads. Elsewhere, spawn."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([__name__])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class SideJudge:
+    """The proxy's end of one judging process. `offer` hands it an exchange without waiting; `told` receives the
+    live lines of each requirement and operation the first time an exchange breaks it; with `record_har`, the judged
+    exchanges are written there (rotated past `har_max_bytes`)."""
+
+    def __init__(self, upstream: str, max_records: int, told: Callable[[list[str]], None] | None = None,
+                 record_har: Path | None = None, har_max_bytes: int = 0, size: int = QUEUE,
+                 in_the_path: bool = False) -> None:
+        context = _context()
+        self.dropped = 0  # exchanges not judged: the queue was full, or the proxy stopped before their turn
+        self.offered = 0  # exchanges put on the queue
+        self._offered_bytes = 0
+        self._exchanges = context.Queue(maxsize=size)
+        self._taken = context.Value("q", 0, lock=False)  # bytes of the bodies the judge took off the queue
+        self._done = context.Value("q", 0, lock=False)  # exchanges the judge has finished with
+        self._control, their_control = context.Pipe()
+        lines, their_lines = context.Pipe(duplex=False)
+        self._asking = threading.Lock()  # one request and its answer at a time on the control pipe
+        self._final: dict[str, Any] | None = None  # the judge's facts once it has finished
+        self._process = context.Process(
+            target=_judging, name="proxy-judge", daemon=True,
+            args=(self._exchanges, self._taken, self._done, their_control, their_lines, upstream, max_records,
+                  active(), record_har, har_max_bytes, not in_the_path))
+        self._process.start()
+        their_control.close()
+        their_lines.close()
+        self._listener = threading.Thread(target=_listen, args=(lines, told), name="proxy-judge-lines", daemon=True)
+        self._listener.start()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
+
+    @property
+    def done(self) -> int:
+        """Exchanges the judge has finished with."""
+        return self._done.value
+
+    def waiting(self) -> int:
+        """Exchanges on the queue or being judged."""
+        return 0 if self._final is not None else self.offered - self.done
 
     def offer(self, captured: Captured) -> None:
         """Hand one exchange over without waiting: dropped (counted) when the judge is that far behind."""
         size = len(captured.request_body) + len(captured.response_body)
-        if self.queued_bytes + size > QUEUE_BYTES:
+        if self._final is not None or self._offered_bytes - self._taken.value + size > QUEUE_BYTES:
             self.dropped += 1
             return
         try:
-            self._queue.put_nowait(captured)
-        except queue.Full:
+            self._exchanges.put_nowait(captured)
+        except Exception:  # queue.Full (and a queue closed as the proxy stops)
             self.dropped += 1
             return
-        with self._bytes_lock:
-            self.queued_bytes += size
+        self.offered += 1
+        self._offered_bytes += size
 
     def judge(self, captured: Captured) -> list[str]:
         """Judge one exchange now (--annotate); the requirements it broke, in id order."""
+        return self._ask("judge", captured)
+
+    def report(self, gate: gating.Gate, environment: str, run: dict[str, Any]) -> dict[str, Any]:
+        """conformance.json's content for what was judged so far."""
+        return self._ask("report", gate, environment, run)
+
+    def facts(self) -> dict[str, Any]:
+        """The registry's bound and what it forgot, what was dropped, and the HAR's rotations (for the report)."""
+        found = self._final if self._final is not None else self._ask("facts")
+        return {"dropped": self.dropped, **found}
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Judging paused while the block runs (exchanges queue up, and past the queue are dropped)."""
+        self._ask("hold")
+        try:
+            yield
+        finally:
+            self._ask("release")
+
+    def finish(self, wait: float) -> None:
+        """Stop taking exchanges; judge those waiting for up to `wait` seconds (the rest are counted dropped), and
+        close the HAR. The judge still answers `report` until `close`."""
+        if self._final is not None:
+            return
+        deadline = time.monotonic() + wait
+        with contextlib.suppress(Exception):  # a full queue: the judge is told below to stop where it is
+            self._exchanges.put(None, timeout=max(0.0, deadline - time.monotonic()))
+        while self.done < self.offered and time.monotonic() < deadline and self._process.is_alive():
+            time.sleep(0.01)
+        self._final = self._ask("finish")
+        self.dropped += self.offered - self.done
+
+    def close(self) -> None:
+        """End the judging process (after `finish`, which this calls if it was not)."""
+        if self._process.is_alive():
+            self.finish(0)
+            with contextlib.suppress(JudgeGone):
+                self._ask("close")
+            self._process.join(timeout=STARTING)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._control.close()
+        self._exchanges.cancel_join_thread()  # what the judge never took is dropped (counted by `finish`)
+        self._exchanges.close()
+        self._listener.join(timeout=1)
+
+    def _ask(self, request: str, *arguments: Any) -> Any:
+        with self._asking:
+            try:
+                self._control.send((request, arguments))
+                if not self._control.poll(STARTING):
+                    raise JudgeGone(f"the proxy's judging process did not answer {request!r} "
+                                    f"in {STARTING:g} s")
+                answer, failure = self._control.recv()
+            except (EOFError, OSError):
+                raise JudgeGone(f"the proxy's judging process ended (exit code {self._process.exitcode})") \
+                    from None
+        if failure is not None:
+            raise JudgeGone(f"the proxy's judging process failed on {request!r}: {failure}")
+        return answer
+
+
+def _listen(lines: Connection, told: Callable[[list[str]], None] | None) -> None:
+    """The proxy's thread that prints the judge's live lines as they come."""
+    while True:
+        try:
+            got = lines.recv()
+        except (EOFError, OSError):
+            return
+        if told is not None:
+            told(got)
+
+
+# ------------------------------------------------------------------ the judging process
+
+
+def _yield_the_cpu() -> None:
+    """Run only when nothing else on the machine wants the CPU (as far as the platform allows)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        with contextlib.suppress(AttributeError, OSError):
+            os.nice(19)
+
+
+def _judging(exchanges: Any, taken: Any, done: Any, control: Connection, lines: Connection, upstream: str,
+             max_records: int, secrets: Secrets, record_har: Path | None, har_max_bytes: int, yields: bool) -> None:
+    """The judging process: exchanges off the queue, judged in order in its main thread; the proxy's requests
+    answered in another, between two exchanges."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the proxy, which then finishes this judge
+    if yields:
+        _yield_the_cpu()
+    activate(secrets)
+    judging = _Judging(upstream, max_records, lines, RotatingHar(record_har, har_max_bytes) if record_har else None)
+    answering = threading.Thread(target=judging.answer, args=(control,), name="proxy-judge-control", daemon=True)
+    answering.start()
+    while not judging.finished.is_set() and (captured := exchanges.get()) is not None:
+        taken.value += len(captured.request_body) + len(captured.response_body)
+        with judging.lock:
+            if not judging.finished.is_set():
+                judging.judge(captured)
+                done.value += 1
+    answering.join()  # the process ends when the proxy says close (or goes away)
+
+
+class _Judging:
+    """One session judging the proxy's exchanges, in the judging process."""
+
+    def __init__(self, upstream: str, max_records: int, lines: Connection, recording: RotatingHar | None) -> None:
+        self.session = JudgingSession(upstream)
+        self.session.judged.records = RecordRegistry(limit=max_records)
+        self.lock = threading.RLock()  # the session's state: one exchange, or one request, at a time
+        self.finished = threading.Event()  # no more exchanges are taken
+        self.entries = 0  # exchanges taken by the judge
+        self._lines = lines
+        self._recording = recording
+        self._told: set[Key] = set()
+
+    def answer(self, control: Connection) -> None:
+        """Answer the proxy's requests until it says close, or goes away; then end the process (its main thread may
+        be waiting on the queue)."""
+        while True:
+            try:
+                request, arguments = control.recv()
+            except (EOFError, OSError):
+                os._exit(0)
+            try:
+                control.send((self._answer(request, arguments), None))
+            except Exception as error:  # the proxy raises it as JudgeGone, with this text
+                control.send((None, f"{type(error).__name__}: {error}"))
+            if request == "close":
+                os._exit(0)
+
+    def _answer(self, request: str, arguments: tuple[Any, ...]) -> Any:
+        if request == "hold":
+            self.lock.acquire()
+            return None
+        if request == "release":
+            self.lock.release()
+            return None
+        if request == "close":
+            return None
         with self.lock:
-            before = {key: found.count for key, found in self.session.judged.pending.items()}
-            self._judge(captured)
-            broken = {key[1] for key, found in self.session.judged.pending.items() if found.count > before.get(key, 0)}
+            if request == "judge":
+                return self.judge_now(*arguments)
+            if request == "report":
+                gate, environment, run = arguments
+                return self.session.report(gate, environment=environment, run=run)
+            if request == "finish":
+                self.finished.set()
+                if self._recording is not None:
+                    self._recording.close()
+            if request in ("facts", "finish"):
+                return self.facts()
+        raise ValueError(f"no such request: {request!r}")
+
+    def facts(self) -> dict[str, Any]:
+        records = self.session.judged.records
+        return {"registry_bound": records.limit, "forgotten": dict(records.forgotten),
+                **({"har_rotations": self._recording.rotations} if self._recording else {})}
+
+    def judge_now(self, captured: Captured) -> list[str]:
+        """Judge one exchange (--annotate); the requirements it broke, in id order."""
+        before = {key: found.count for key, found in self.session.judged.pending.items()}
+        self.judge(captured)
+        broken = {key[1] for key, found in self.session.judged.pending.items() if found.count > before.get(key, 0)}
         return sorted(broken)
 
-    def close(self, wait: float) -> None:
-        """Stop taking exchanges; judge those waiting for up to `wait` seconds (the rest are counted dropped)."""
-        self._queue.put(None)
-        self._thread.join(timeout=wait)
-        if self._thread.is_alive():
-            self.dropped += self._queue.qsize()
-
-    def waiting(self) -> int:
-        return self._queue.qsize()
-
-    def _work(self) -> None:
-        while (captured := self._queue.get()) is not None:
-            with self._bytes_lock:
-                self.queued_bytes -= len(captured.request_body) + len(captured.response_body)
-            with self.lock:
-                self._judge(captured)
-
-    def _judge(self, captured: Captured) -> None:
+    def judge(self, captured: Captured) -> None:
         self.entries += 1
         base = self.session.base_url or ""
         exchange = har.exchange(captured.har_entry(), base) if har.in_target(captured.url, base) else None
@@ -90,16 +289,9 @@ class SideJudge:
         self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,
                                       "request": f"{exchange.method} {exchange.url}" if exchange else
                                       f"{captured.method} {captured.url}"})
-        if exchange is not None and self._recorded is not None:
-            self._recorded(exchange)
-        if self._first_break is not None:
-            for key, found in self.session.judged.pending.items():
-                if key not in self._told and found.evidence is not None:
-                    self._told.add(key)
-                    self._first_break(found)
-        self.done += 1
-
-    def facts(self) -> dict[str, Any]:
-        """The registry's bound and what it forgot, and what was dropped (for the report)."""
-        records = self.session.judged.records
-        return {"dropped": self.dropped, "registry_bound": records.limit, "forgotten": dict(records.forgotten)}
+        if exchange is not None and self._recording is not None:
+            self._recording.add(exchange)
+        for key, found in self.session.judged.pending.items():
+            if key not in self._told and found.evidence is not None:
+                self._told.add(key)
+                self._lines.send(live.first_break_lines(found))
