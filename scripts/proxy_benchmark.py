@@ -3,8 +3,10 @@
 - latency: sequential GET /transactions/banks, direct and through the proxy, alternating request by request on two
   keep-alive clients; p50 and p99 of each, and the difference (the latency the proxy adds);
 - throughput: CLIENTS concurrent clients for SECONDS, direct, then through the proxy (asyncio httpx, one connection
-  per client); the judged share under that load comes from the proxy's reports: the one it wrote (every second) as
-  the load ended (judged so far, waiting), and the one written when it stopped (judged, dropped);
+  per client), with the CPU the reference, the proxy (its judging process apart) and the load spent per exchange;
+  the judged share under that load comes from the proxy's reports: the one it wrote (every second) as the load
+  ended (judged so far, waiting, the judge's rate during the load), and the one written when it stopped (judged,
+  dropped);
 - memory: a judging process (the proxy's, proxy/side.py) fed EXCHANGES captured exchanges from this one (a mix of
   wallets created, read and listed, banks listed and refusals: every created wallet a new record for the registry),
   its resident size every tenth of the way, so its growth and where it flattens at the registry's bound are seen.
@@ -112,9 +114,28 @@ async def _load(base: str, key: str, clients: int, seconds: float) -> int:
     return done
 
 
-def throughput(base: str, key: str, clients: int, seconds: float) -> float:
-    """Requests per second that `clients` concurrent clients get."""
-    return asyncio.run(_load(base, key, clients, seconds)) / seconds
+def throughput(base: str, key: str, clients: int, seconds: float, processes: dict[str, int]
+               ) -> tuple[float, dict[str, float]]:
+    """Requests per second that `clients` concurrent clients get, and the CPU seconds each of `processes` (and this
+    one, the load) spent meanwhile."""
+    processes = {**processes, "load": os.getpid()}
+    before = {name: cpu_seconds(pid) for name, pid in processes.items()}
+    rate = asyncio.run(_load(base, key, clients, seconds)) / seconds
+    return rate, {name: cpu_seconds(pid) - before[name] for name, pid in processes.items()}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a process has spent (Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def per_exchange(spent: dict[str, float], exchanges: float) -> str:
+    return ", ".join(f"{name} {seconds / exchanges * 1000:.2f} ms" for name, seconds in spent.items())
+
+
+def judged_in(report: dict[str, Any]) -> int:
+    return report["run"]["exchanges"].get("made", 0)
 
 
 def resident_mb(pid: int | None = None) -> float:
@@ -217,15 +238,22 @@ def http(arguments: argparse.Namespace) -> None:
         found: dict[str, Any] = latency(direct, proxied, key, arguments.requests)
         for name, value in found.items():
             print(f"latency {name}: {value:.2f} ms")
-        direct_rate = throughput(direct, key, arguments.clients, arguments.seconds)
-        proxy_rate = throughput(proxied, key, arguments.clients, arguments.seconds)
+        processes = {"reference": reference.pid, "proxy": proxy.pid}
+        direct_rate, spent = throughput(direct, key, arguments.clients, arguments.seconds, processes)
+        print(f"CPU per exchange, direct: {per_exchange(spent, direct_rate * arguments.seconds)}")
+        time.sleep(REPORT_EVERY * 2)  # a report with every sequential exchange judged
+        before = judged_in(last_report(reports / "conformance.json"))
+        proxy_rate, spent = throughput(proxied, key, arguments.clients, arguments.seconds, processes)
+        print(f"CPU per exchange, through the proxy (its judging process apart): "
+              f"{per_exchange(spent, proxy_rate * arguments.seconds)}")
         print(f"throughput, {arguments.clients} clients: direct {direct_rate:.0f}/s, through the proxy "
               f"{proxy_rate:.0f}/s ({proxy_rate / direct_rate:.0%} of direct)")
         during = last_report(reports / "conformance.json")  # written at most REPORT_EVERY before the load ended
         facts = during["run"]["proxy"]
-        judged = during["run"]["exchanges"].get("made", 0)
+        judged = judged_in(during)
         print(f"as the load ended (within {REPORT_EVERY:g} s): {facts['forwarded']} forwarded, {judged} judged, "
-              f"{facts['waiting']} waiting for the judge, {facts['dropped']} dropped")
+              f"{facts['waiting']} waiting for the judge, {facts['dropped']} dropped; the judge took "
+              f"{(judged - before) / arguments.seconds:.0f} exchanges/s during the load")
     finally:
         proxy.send_signal(signal.SIGINT)
         proxy.wait(timeout=60)
@@ -233,7 +261,7 @@ def http(arguments: argparse.Namespace) -> None:
         reference.wait(timeout=10)
     report = json.loads((reports / "conformance.json").read_text())
     facts = report["run"]["proxy"]
-    judged = report["run"]["exchanges"].get("made", 0)
+    judged = judged_in(report)
     print(f"judged under load: {judged} of {facts['forwarded']} forwarded ({judged / max(1, facts['forwarded']):.0%});"
           f" dropped {facts['dropped']}")
     print(f"load average after the HTTP runs: {os.getloadavg()}")
