@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -300,6 +301,42 @@ def test_a_judge_that_falls_behind_drops_and_counts_never_delays():
     assert statuses == {200} and took < 5
     assert report["run"]["proxy"]["dropped"] >= 20 and report["run"]["exchanges"]["made"] <= 10
     assert any("dropped" in note for note in report["traffic"]["notes"])
+
+
+def test_the_judge_runs_only_on_idle_cpu_and_in_the_path_at_the_usual_priority():
+    """The judging process is a process of its own, under SCHED_IDLE (Linux): the traffic runs first. With
+    --annotate, where every answer waits for it, it keeps the usual policy."""
+    if not hasattr(os, "SCHED_IDLE"):
+        pytest.skip("SCHED_IDLE is Linux's")
+    with proxied() as (_, proxy), proxied(annotate=True) as (_, annotating):
+        assert proxy.side.pid not in (None, os.getpid())
+        proxy.side.facts(), annotating.side.facts()  # answered: each has set its priority before
+        assert os.sched_getscheduler(proxy.side.pid) == os.SCHED_IDLE
+        assert os.sched_getscheduler(annotating.side.pid) == os.sched_getscheduler(0)
+
+
+def test_a_judge_that_dies_stops_no_traffic_and_the_command_ends_with_no_verdict(tmp_path, capsys):
+    """The judging process killed while the proxy runs: requests are still answered; stopped, the command writes no
+    report, says why in one line, and exits 6 (its results cannot be trusted), never 0."""
+    port, statuses = free_port(), []
+
+    def traffic() -> None:
+        for child in multiprocessing.active_children():
+            if child.name == "proxy-judge":
+                os.kill(child.pid, signal.SIGKILL)
+                child.join(timeout=5)
+        with httpx.Client(headers={"x-service-key": reference.secret_key}) as client:
+            statuses.extend(client.get(f"http://127.0.0.1:{port}/v1/transactions/banks").status_code
+                            for _ in range(20))
+
+    with ReferenceServer() as reference:
+        stop_soon(1.0, traffic)
+        status = cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{port}",
+                           "--report-dir", str(tmp_path)])
+    error = capsys.readouterr().err
+    assert set(statuses) == {200} and len(statuses) == 20
+    assert status == ExitStatus.SUITE_ERROR and error.count("judging process ended") == 1, error
+    assert not (tmp_path / "conformance.json").exists()
 
 
 def test_annotate_names_the_requirements_an_answer_broke():

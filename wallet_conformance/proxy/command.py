@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
+from wallet_conformance.proxy.side import JudgeGone
 from wallet_conformance.reporting import terminal
 from wallet_conformance.reporting.conformance import exit_status, gate_for, run_inputs
 from wallet_conformance.reporting.gating import GateError
@@ -132,7 +133,11 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
         say(redact(f"{PROGRAM} {COMMAND}: forwarding {proxy.base_url} to {config.upstream}; reports to "
                    f"{config.report_dir} when stopped (Ctrl-C)"))
         proxy.serve()
-        report, written = proxy.write(Path(config.report_dir or "."))
+        try:
+            report, written = proxy.write(Path(config.report_dir or "."))
+        except JudgeGone as error:  # nothing it judged can be reported: no verdict, never a pass
+            print(redact(f"ERROR: {error}; no report was written"), file=sys.stderr)
+            return int(ExitStatus.SUITE_ERROR)
         for line in terminal.summary(report, written):
             say(line)
         return exit_status(report)
