@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
 import json
-import multiprocessing.queues
-import multiprocessing.sharedctypes
-import multiprocessing.synchronize  # noqa: F401
 import os
 import shutil
 from collections.abc import Iterable, Iterator
@@ -26,8 +24,12 @@ pytest_plugins = ["pytester"]
 # httpcore is imported here, before any in-process run of the suite: pytester drops the modules a run imported,
 # while httpx keeps the table it maps httpcore's exceptions through (built once, on first use). Imported first
 # inside a run, httpcore would come back as a second copy whose timeouts that table no longer recognises.
-# multiprocessing's queues, shared values and locks likewise: the proxy's judging process is started with them, and
-# they are pickled by class, which must be the one their module holds.
+# The parts of multiprocessing that start the proxy's judging process likewise: its queue, shared values and locks are
+# pickled by class, which must be the one their module holds, and the forkserver and the resource tracker are one
+# per process (a second copy starts a second tracker, which then cannot unregister the first one's semaphores).
+for _part in ("forkserver", "heap", "popen_fork", "popen_forkserver", "queues", "resource_tracker", "sharedctypes",
+              "spawn", "synchronize"):
+    importlib.import_module(f"multiprocessing.{_part}")
 REPORTS = ROOT / "reports"
 
 # The suite's runs inside the self-tests (in this process or started from it) keep to one process unless a self-test
