@@ -27,6 +27,7 @@ from wallet_conformance.client import har
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import judged_from_traffic
+from wallet_conformance.proxy import service, side
 from wallet_conformance.proxy.forwarding import ANNOTATION
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.reference import ReferenceServer
@@ -337,6 +338,23 @@ def test_a_judge_that_dies_stops_no_traffic_and_the_command_ends_with_no_verdict
     assert set(statuses) == {200} and len(statuses) == 20
     assert status == ExitStatus.SUITE_ERROR and error.count("judging process ended") == 1, error
     assert not (tmp_path / "conformance.json").exists()
+
+
+def test_a_judge_that_stops_answering_never_holds_the_proxy_from_stopping(monkeypatch):
+    """The judging process frozen (SIGSTOP): the proxy still answers, stops within the judge's time to finish, and
+    its report says the judge is gone instead of giving a verdict."""
+    monkeypatch.setattr(side, "ENDING", 1.0)
+    monkeypatch.setattr(service, "DRAIN", 0.5)
+    with proxied() as (reference, proxy):
+        proxy.side.facts()  # started
+        os.kill(proxy.side.pid, signal.SIGSTOP)
+        status = httpx.get(f"{proxy.base_url}/transactions/banks",
+                           headers={"x-service-key": reference.secret_key}).status_code
+        started = time.monotonic()
+    took = time.monotonic() - started
+    assert status == 200 and took < 10, took
+    with pytest.raises(side.JudgeGone, match="did not answer 'finish' within 1 s"):
+        proxy.report()
 
 
 def test_annotate_names_the_requirements_an_answer_broke():

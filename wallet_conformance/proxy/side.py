@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
@@ -34,7 +35,8 @@ from wallet_conformance.reporting.judging import JudgingSession
 QUEUE = 10_000  # exchanges waiting for the judge, at most; beyond, they are dropped (counted)
 QUEUE_BYTES = 64 * 1024 * 1024  # and their bodies' bytes at most (a body is kept up to 256 KiB each way)
 SOURCE = "live traffic"  # how a finding's first_seen_in names the proxy's traffic: "live traffic entry 41"
-STARTING = 30.0  # seconds the judging process may take to answer its first request (it imports the judge)
+ENDING = 30.0  # seconds the judging process may take to finish, or to end, once told to
+LOOKING = 0.5  # seconds between two looks at whether the judging process is alive, while it has not answered
 Key = tuple[str, str, str]  # (judge, requirement, operation)
 
 
@@ -71,6 +73,7 @@ class SideJudge:
         lines, their_lines = context.Pipe(duplex=False)
         self._asking = threading.Lock()  # one request and its answer at a time on the control pipe
         self._final: dict[str, Any] | None = None  # the judge's facts once it has finished
+        self._gone: str | None = None  # why the judge no longer answers
         self._process = context.Process(
             target=_judging, name="proxy-judge", daemon=True,
             args=(self._exchanges, self._taken, self._done, their_control, their_lines, upstream, max_records,
@@ -102,7 +105,7 @@ class SideJudge:
             return
         try:
             self._exchanges.put_nowait(captured)
-        except Exception:  # queue.Full (and a queue closed as the proxy stops)
+        except (queue.Full, ValueError):  # ValueError: the queue closed as the proxy stops
             self.dropped += 1
             return
         self.offered += 1
@@ -135,21 +138,23 @@ class SideJudge:
         close the HAR. The judge still answers `report` until `close`."""
         if self._final is not None:
             return
+        if self._process.pid is not None:  # the traffic has stopped: the judge's turn, where the platform allows it
+            with contextlib.suppress(AttributeError, OSError):
+                os.sched_setscheduler(self._process.pid, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined]
         deadline = time.monotonic() + wait
-        with contextlib.suppress(Exception):  # a full queue: the judge is told below to stop where it is
+        with contextlib.suppress(queue.Full):  # the judge is told below to stop where it is
             self._exchanges.put(None, timeout=max(0.0, deadline - time.monotonic()))
         while self.done < self.offered and time.monotonic() < deadline and self._process.is_alive():
             time.sleep(0.01)
-        self._final = self._ask("finish")
+        self._final = self._ask("finish", within=ENDING)
         self.dropped += self.offered - self.done
 
     def close(self) -> None:
         """End the judging process (after `finish`, which this calls if it was not)."""
-        if self._process.is_alive():
+        with contextlib.suppress(JudgeGone):
             self.finish(0)
-            with contextlib.suppress(JudgeGone):
-                self._ask("close")
-            self._process.join(timeout=STARTING)
+            self._ask("close", within=ENDING)
+        self._process.join(timeout=ENDING)
         if self._process.is_alive():
             self._process.kill()
             self._process.join()
@@ -158,17 +163,28 @@ class SideJudge:
         self._exchanges.close()
         self._listener.join(timeout=1)
 
-    def _ask(self, request: str, *arguments: Any) -> Any:
+    def _ask(self, request: str, *arguments: Any, within: float | None = None) -> Any:
+        """The judge's answer to one request. It may take what the spare CPU allows (the judge's priority is idle);
+        given `within` seconds and not answered by then, the judge is ended (an answer given up on would otherwise be
+        read as the next request's)."""
+        deadline = None if within is None else time.monotonic() + within
         with self._asking:
+            if self._gone is not None:
+                raise JudgeGone(self._gone)
             try:
                 self._control.send((request, arguments))
-                if not self._control.poll(STARTING):
-                    raise JudgeGone(f"the proxy's judging process did not answer {request!r} "
-                                    f"in {STARTING:g} s")
+                while not self._control.poll(LOOKING):
+                    if not self._process.is_alive():
+                        raise EOFError
+                    if deadline is not None and time.monotonic() > deadline:
+                        self._process.kill()
+                        self._gone = (f"the proxy's judging process did not answer {request!r} within {within:g} s, "
+                                      "and was ended")
+                        raise JudgeGone(self._gone)
                 answer, failure = self._control.recv()
             except (EOFError, OSError):
-                raise JudgeGone(f"the proxy's judging process ended (exit code {self._process.exitcode})") \
-                    from None
+                self._gone = f"the proxy's judging process ended (exit code {self._process.exitcode})"
+                raise JudgeGone(self._gone) from None
         if failure is not None:
             raise JudgeGone(f"the proxy's judging process failed on {request!r}: {failure}")
         return answer
