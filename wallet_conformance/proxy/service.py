@@ -1,6 +1,6 @@
-"""The proxy as one object: the forwarding app served by uvicorn, the side judge, the live lines, the recording and
-the reports. `serve()` runs it in the calling (main) thread until SIGINT or SIGTERM; `start()` in a thread of its own
-(the self-tests, the benchmark)."""
+"""The proxy as one object: the forwarding app served by uvicorn, the side judge (a process of its own, which also
+keeps --record-har), the live lines and the reports. `serve()` runs it in the calling (main) thread until SIGINT or
+SIGTERM; `start()` in a thread of its own (the self-tests, the benchmark)."""
 
 from __future__ import annotations
 
