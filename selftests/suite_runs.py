@@ -94,6 +94,7 @@ addopts = -p no:cacheprovider
 """
 HEADER = """
 import pytest
+from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import ConformanceFailure
 """
 

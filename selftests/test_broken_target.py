@@ -55,15 +55,17 @@ def test_call(api, n):
 
 def test_run_stops_when_the_target_stops_answering(pytester):
     """Once the target is taken as down, the run stops after the current test instead of trying every test."""
-    result, report = run(pytester, DOWN)
+    result, report = run(pytester, DOWN, "-rs")
     output = result.stdout.str()
     assert "the target stopped answering" in output
-    result.assert_outcomes(failed=MAX_TRANSPORT_FAILURES)
-    # A target that gives no answer judges nothing: its requirement is blocked (never a pass); the run stopped early
-    # because the target is failing, and the report says why.
+    # A target that gives no answer judges nothing: the tests could not judge (skipped, never FAILED), their
+    # requirement is blocked (never a pass); the run stopped early, and says so and why everywhere.
+    result.assert_outcomes(skipped=MAX_TRANSPORT_FAILURES)
     assert report is not None and report["outcome"]["must_failed"] == []
     verdict = next(entry["verdict"] for entry in report["requirements"] if entry["id"] == "SVC-03")
     assert verdict == "blocked" and result.ret == ExitStatus.TARGET_FAILING
+    assert report["outcome"]["verdict"] == "stopped-early" and report["outcome"]["exit_status"] == result.ret
     assert "stopped answering" in report["stopped"]["reason"]
-    # pytest's own settings (--tb, -r) stay the user's: it lists each failure before the stop by its first line.
-    result.stdout.fnmatch_lines(["*short test summary info*", "FAILED *test_call?0? - a setup step failed*"])
+    # pytest's own settings (--tb, -r) stay the user's: -rs lists each test blocked before the stop by its first line.
+    result.stdout.fnmatch_lines(["*short test summary info*", "SKIPPED *blocked: a setup step failed*"])
+    assert result.stdout.lines[-1] == "wallet-conformance: STOPPED EARLY: no verdict on the target; exit status 9"

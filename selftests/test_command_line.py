@@ -42,6 +42,8 @@ WRONG = {
     "--seed": (["--seed", "seven"], "--seed"),
     "--profile": (["--profile", "fast"], "--profile"),
     "--requirement": (["--requirement", "NOPE-01"], "--requirement NOPE-01: no such requirement"),
+    "--part": (["--part", "money"], "--part money: no such part of the document; the parts are service"),
+    "--level": (["--level", "MAY"], "--level MAY: no such level; the levels are MUST, SHOULD, INFO"),
     "--allow-writes": (["--allow-writes=yes"], "--allow-writes"),
     "--allow-money-movement": (["--allow-money-movement=yes"], "--allow-money-movement"),
     "--max-amount": (["--max-amount", "-100"], "--max-amount must be a number of kobo above 0"),
@@ -61,6 +63,8 @@ ELSEWHERE = {
     "an unknown option": (["--base-urll", "http://127.0.0.1:9/v1"], "unrecognized arguments: --base-urll"),
     "an environment variable": ([], "WALLET_API_SETTLE_TIMEOUT (for --settle-timeout) must be a float"),
     "the catalogue's part": (["--list-requirements", "--part", "money"], "--part money: no such part"),
+    "parts and levels that choose nothing": (["--part", "versioning", "--level", "SHOULD"],
+                                              "--part and --level together choose no requirement"),
 }
 
 

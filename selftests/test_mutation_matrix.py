@@ -19,7 +19,6 @@ from selftests.suite_runs import (
     tail,
 )
 from wallet_conformance.reference.faults import COLLATERAL, FAULTS
-from wallet_conformance.reporting.conformance import verdict
 from wallet_conformance.reporting.judging import recorded_session
 from wallet_conformance.reporting.mutation import failed_beyond, killing_tests
 from wallet_conformance.settings import Settings
@@ -89,8 +88,8 @@ def passive_verdict(recording: Path, requirement: str) -> str:
     """The verdict the run's recording, judged as recorded traffic (--har), gives the fault's requirement."""
     if not recording.exists():
         return "untested"
-    records = recorded_session(Settings(har_given=(str(recording),), har=(recording,))).records()
-    return verdict(catalogue()[requirement], [record for record in records if requirement in record.requirements])[0]
+    report = recorded_session(Settings(har_given=(str(recording),), har=(recording,))).report()
+    return next(entry["verdict"] for entry in report["requirements"] if entry["id"] == requirement)
 
 
 def test_an_inbound_credit_not_called_external_is_not_judged_by_the_external_sources_sentences(pytester):

@@ -60,6 +60,7 @@ def test_two():
 @pytest.mark.requirement("SVC-03")
 def test_pass():
     """Passes."""
+    checks.holds(True, "held", True, True)
 
 @pytest.mark.requirement("SVC-04")
 def test_skip():
@@ -90,6 +91,7 @@ MUST_HOLDS = '''
 @pytest.mark.requirement("SVC-03")
 def test_must_holds():
     """A MUST requirement held."""
+    checks.holds(True, "held", True, True)
 '''
 
 
@@ -133,18 +135,20 @@ def test_a_run_that_judged_no_must_requirement_judged_nothing(pytester, source, 
 
 
 def test_requirement_option_selects_tests(pytester):
-    """--requirement runs only the tests naming that requirement and reports only it."""
-    result, report = run(pytester, LEVELS, "--requirement", "SVC-03")
+    """--requirement runs only the tests naming that requirement (in any letter case); the others are not selected,
+    and the run conforms on the selection, never as a whole."""
+    result, report = run(pytester, LEVELS, "--requirement", "svc-03")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*1 passed*5 deselected*"])
-    assert [entry["id"] for entry in report["requirements"]] == ["SVC-03"]
+    assert {entry["id"] for entry in report["requirements"] if entry["verdict"] != "not-selected"} == {"SVC-03"}
+    assert report["outcome"]["verdict"] == "conforms-on-the-selection" and not report["outcome"]["complete"]
 
 
 @pytest.mark.parametrize(("args", "message"), [
     (("--base-url", "http://127.0.0.1:1/v1"), "*no --secret-key*"),
     (("--base-url", "http://127.0.0.1:1/v2", "--secret-key", "k-1234"), "*must end with the version segment /v1*"),
     (("--base-url", "ftp://example.invalid/v1", "--secret-key", "k-1234"), "*must be an http(s) URL*"),
-    (("--environment", "prod"), "*invalid choice*"),
+    (("--environment", "prod"), "*--environment must be staging or production, got 'prod'*"),
     (("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1"),
      "*--second-secret-key*3 characters long*"),
     (("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1234"),
@@ -155,9 +159,12 @@ def test_requirement_option_selects_tests(pytester):
     (("--har", "pytest.ini", "--reference-fault", "wrong-close-message"), "*--reference-fault needs an active run*"),
 ])
 def test_bad_configuration_stops_the_run(pytester, args, message):
-    """Bad configuration stops the run before any test with one clear message."""
+    """Bad configuration stops the run before any test with one clear message, and the reports of that stop replace
+    the folder's: exit 4, no verdict, the message as the reason."""
     result, report = run(pytester, '@pytest.mark.requirement("SVC-03")\ndef test_x():\n    """x."""\n', *args)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR and report is None
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and report is not None
+    assert (report["outcome"]["verdict"], report["outcome"]["exit_status"]) == ("usage-error", 4)
+    assert fnmatch.fnmatch(report["stopped"]["reason"], message) and not report["outcome"]["conforms"]
     result.stderr.fnmatch_lines([message])
 
 

@@ -35,7 +35,8 @@ from wallet_conformance.spec.catalogue import catalogue
 
 
 def verdicts(report: dict) -> dict[str, str]:
-    return {entry["id"]: entry["verdict"] for entry in report["requirements"]}
+    """The verdicts of the requirements the run looked at (those a selection left out are not-selected)."""
+    return {entry["id"]: entry["verdict"] for entry in report["requirements"] if entry["verdict"] != "not-selected"}
 
 
 def entry(report: dict, requirement_id: str) -> dict:
@@ -58,9 +59,10 @@ def test_unnamed():
 
 
 def test_setup_error_fails_its_own_requirement_and_blocks_the_others(pytester):
-    """A refused setup step fails only the requirement it exercises, the others blocked; the terminal shows why."""
-    result, report = run(pytester, SETUP, *[f"--requirement={rid}" for rid in
-                                            ("RES-40", "SVC-05", "SVC-06", "SVC-07", "SVC-08")])
+    """A refused setup step fails only the requirement it exercises, the others blocked; the terminal shows why. A
+    test whose refused step exercises no requirement judged nothing: pytest shows it skipped, never FAILED."""
+    result, report = run(pytester, SETUP, "-rs", *[f"--requirement={rid}" for rid in
+                                                  ("RES-40", "SVC-05", "SVC-06", "SVC-07", "SVC-08")])
     found = verdicts(report)
     assert found == {"RES-40": "fail", "SVC-05": "blocked", "SVC-06": "blocked", "SVC-07": "blocked",
                      "SVC-08": "blocked"}
@@ -73,7 +75,8 @@ def test_setup_error_fails_its_own_requirement_and_blocks_the_others(pytester):
     result.stdout.fnmatch_lines(["*MUST requirements NOT tested (4)*", "*SVC-07, SVC-08 ?blocked? *stopped answering*"])
     assert validation.problems("conformance-report.json", report) == []
     # The terminal tells the refusal, not the traceback that raised it.
-    result.stdout.fnmatch_lines(["a setup step failed: the target stopped answering"])
+    result.stdout.fnmatch_lines(["SKIPPED *test_sample.py:* blocked: a setup step failed: the target stopped *"])
+    result.assert_outcomes(failed=1, skipped=1)
     assert "raise TargetError" not in result.stdout.str()
 
 
@@ -143,6 +146,7 @@ def test_typo():
 @pytest.mark.requirement("SVC-03")
 def test_pass():
     """Passes."""
+    checks.holds(True, "held", True, True)
 '''
 
 
@@ -165,6 +169,7 @@ COMPLETE = '''
 @pytest.mark.requirement("SVC-03")
 def test_pass():
     """Passes."""
+    checks.holds(True, "held", True, True)
 
 @pytest.mark.requirement("SVC-05")
 def test_skip():
@@ -187,9 +192,13 @@ def test_untested_must_requirements_are_named_and_can_fail_the_run(pytester):
     for option in ("--require-complete", "--strict"):
         gated, report = run(pytester, COMPLETE, *selection, option)
         assert gated.ret == ExitStatus.INCOMPLETE == 7, option
-        assert report["outcome"]["verdict"] == "incomplete" and report["outcome"]["gate"]["failing"] == ["SVC-05"]
-    only_pass, report = run(pytester, COMPLETE, "--requirement", "SVC-03", "--require-complete")
-    assert only_pass.ret == 0 and report["outcome"]["verdict"] == "conforms"
+        assert report["outcome"]["verdict"] == "incomplete" and "SVC-05" in report["outcome"]["gate"]["failing"]
+    only_pass, report = run(pytester, COMPLETE, "--requirement", "SVC-03")
+    assert only_pass.ret == 0 and report["outcome"]["verdict"] == "conforms-on-the-selection"
+    # A gate that asks for completeness fails a selection: its other MUST requirements were not selected.
+    gated, report = run(pytester, COMPLETE, "--requirement", "SVC-03", "--require-complete")
+    assert gated.ret == ExitStatus.INCOMPLETE and report["outcome"]["verdict"] == "incomplete"
+    assert len(report["outcome"]["gate"]["failing"]) == report["outcome"]["selection"]["must_in_catalogue"] - 1
 
 
 def test_bad_waiver_file_stops_the_run_with_one_message(pytester):
@@ -204,7 +213,7 @@ def test_bad_waiver_file_stops_the_run_with_one_message(pytester):
   expires: soon
 """)
     result, report = run(pytester, COMPLETE, "--waivers", "waivers.yaml")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR and report is None
+    assert result.ret == pytest.ExitCode.USAGE_ERROR and report["outcome"]["verdict"] == "usage-error"
     result.stderr.fnmatch_lines(["*--waivers waivers.yaml:*", "*waiver 1 (NOPE-01): no such requirement*",
                                  "*waiver 2 (SVC-03): missing owner*", "*expires must be a date*"])
 
@@ -232,7 +241,7 @@ def sample_report(**gate: object) -> dict:
     records = [
         TestRecord("tests/test_a.py::test_close", ("SVC-12",), outcome="failed", failed_requirements=("SVC-12",),
                    message="[SVC-12] meta.message", evidence=[evidence]),
-        TestRecord("tests/test_a.py::test_ok", ("SVC-03",)),
+        TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 1}),
         TestRecord("tests/test_a.py::test_info", ("ERR-04",), observations=[{"requirement": "ERR-04", "status": 404}]),
         TestRecord("tests/test_a.py::test_skip", ("SVC-05",), outcome="skipped", message="no funding configured"),
     ]
@@ -407,10 +416,10 @@ def test_the_reproduce_command_of_a_report_gives_the_same_verdicts(pytester, tmp
     assert (tmp_path / "again" / "conformance.json").exists(), tail(again)
     repeated = json.loads((tmp_path / "again" / "conformance.json").read_text())
     assert verdicts(repeated) == verdicts(first) == {"SVC-12": "fail"}, tail(again)
-    tests = [[test["nodeid"] for test in report["requirements"][0]["tests"]] for report in (first, repeated)]
+    tests = [[test["nodeid"] for test in entry(report, "SVC-12")["tests"]] for report in (first, repeated)]
     assert tests[0] == tests[1] and all(nodeid.startswith((module, "exchange-judge::")) for nodeid in tests[0])
     assert again.returncode == 1 and repeated["run"]["reproduce"] == first["run"]["reproduce"]
-    received = {report["requirements"][0]["evidence"][0]["received"] for report in (first, repeated)}
+    received = {entry(report, "SVC-12")["evidence"][0]["received"] for report in (first, repeated)}
     assert received == {"VirtualAccount successfully closed"}
     _, without_fault, _ = run_in_process(pytester, tmp_path / "seed-only", *selection, paths=(module,))
     assert verdicts(without_fault) == {"SVC-12": "pass"}

@@ -114,8 +114,7 @@ def test_account_total_count_is_what_the_pages_hold(api, resources, query):
     listing = account_queries.read(api, resources, query)
     if not listing.first.ok:
         pytest.skip(f"GET /accounts?{query} was refused (HTTP {listing.first.status}; END-05..END-08 judge that)")
-    for problem in page_checks.count_problems(listing, f"GET /accounts ({query})"):
-        checks.fail(*problem)
+    checks.no_problem(page_checks.count_problems(listing, f"GET /accounts ({query})"))
 
 
 @pytest.mark.requirement("END-07")
@@ -380,9 +379,9 @@ def test_verify_no_longer_answers_pending_once_the_list_shows_a_transfer_settled
     # Verify once it stopped saying pending; else its last answer, still pending after --settle-timeout.
     verified = money.settled_or_none(resources, sent["reference"], must_settle=None, look=look) or api.exchanges[-1]
     status = verified.data.get("status") if isinstance(verified.data, dict) else None
-    if status == contract.pending_state():
-        checks.fail("verify shows the transfer as the transaction list did", f"a status other than {status!r} (the "
-                    f"list showed {listed.get('status')!r})", status, verified, also=(page,))
+    checks.holds(status != contract.pending_state(), "verify shows the transfer as the transaction list did",
+                 f"a status other than {status!r} (the list showed {listed.get('status')!r})", status, verified,
+                 also=(page,))
 
 
 @pytest.mark.requirement("END-31")

@@ -43,9 +43,8 @@ def test_primary_wallets_up_to_the_limit_are_accepted(primary_run):
         if not exchange.ok and primary_run.closed_counted:
             pytest.skip(f"primary wallet number {number} by the suite's count was refused (HTTP {exchange.status}): "
                         f"primary wallets the run closed still hold places (see LIM-03; {primary_run.context()})")
-        if not exchange.ok:
-            checks.fail(f"primary wallet number {number} of at most {primary_run.limit} is accepted", "a 2xx status",
-                        exchange.status, exchange, detail=primary_run.context())
+        checks.holds(exchange.ok, f"primary wallet number {number} of at most {primary_run.limit} is accepted",
+                     "a 2xx status", exchange.status, exchange, detail=primary_run.context())
 
 
 @pytest.mark.account_wide
@@ -60,8 +59,8 @@ def test_primary_wallet_beyond_the_limit_is_refused(primary_run):
             pytest.skip(f"primary wallet number {primary_run.limit + 1} by the suite's count was accepted, but the "
                         f"wallet list then showed {listed.count} open primary wallets ({listed.note}): another "
                         "client of the account, another run of the suite perhaps, closed some meanwhile")
-        checks.fail(f"primary wallet number {primary_run.limit + 1} is refused", "a status outside 2xx",
-                    primary_run.extra.status, primary_run.extra, detail=primary_run.context())
+    checks.holds(not primary_run.extra.ok, f"primary wallet number {primary_run.limit + 1} is refused",
+                 "a status outside 2xx", primary_run.extra.status, primary_run.extra, detail=primary_run.context())
 
 
 @pytest.mark.account_wide
@@ -79,11 +78,10 @@ def test_primary_wallets_asked_for_at_once_stay_within_the_limit(primary_run):
                     f"left were opened, but the wallet list then showed {listed.count} open primary wallets "
                     f"({listed.note}): another client of the account, another run of the suite perhaps, closed some "
                     "meanwhile")
-    if len(opened) > free:
-        checks.fail(f"of {primary_limit.BURST} primary wallets asked for at once with {free} place(s) left under the "
-                    f"limit, at most {free} are opened", f"at most {free}", len(opened), opened[-1],
-                    detail=f"in race {primary_run.races}; the wallet list then showed {listed.count} open primary "
-                           f"wallets ({listed.note})")
+    shown = f"; the wallet list then showed {listed.count} open primary wallets ({listed.note})" if listed else ""
+    checks.holds(len(opened) <= free, f"of {primary_limit.BURST} primary wallets asked for at once with {free} "
+                 f"place(s) left under the limit, at most {free} are opened", f"at most {free}", len(opened),
+                 opened[-1] if opened else None, detail=f"in race {primary_run.races}{shown}")
 
 
 @pytest.mark.account_wide
@@ -104,9 +102,8 @@ def test_closing_a_primary_wallet_frees_its_place(primary_run):
         raise TargetError(f"could not close a primary wallet to free its place\n"
                           f"{primary_run.freed.describe() if primary_run.freed else ''}", primary_run.freed,
                           requirement=contract.acceptance_requirement("closeWallet"))
-    if not primary_run.refilled.ok:
-        checks.fail("a primary wallet is accepted after one of the limit was closed", "a 2xx status",
-                    primary_run.refilled.status, primary_run.refilled, detail=primary_run.context())
+    checks.holds(primary_run.refilled.ok, "a primary wallet is accepted after one of the limit was closed",
+                 "a 2xx status", primary_run.refilled.status, primary_run.refilled, detail=primary_run.context())
 
 
 @pytest.mark.account_wide
@@ -122,9 +119,8 @@ def test_primary_wallet_needs_no_email_or_mobile(primary_run):
     if not exchange.ok and (control is None or not control.ok):
         pytest.skip(f"the primary wallet without emailAddress and mobile was refused (HTTP {exchange.status}), and so "
                     f"was the one with them sent next: no place to judge it by ({primary_run.context()})")
-    if not exchange.ok:
-        checks.fail("a primary wallet without emailAddress and mobile is accepted", "a 2xx status", exchange.status,
-                    exchange, detail=primary_run.context())
+    checks.holds(exchange.ok, "a primary wallet without emailAddress and mobile is accepted", "a 2xx status",
+                 exchange.status, exchange, detail=primary_run.context())
 
 
 # ------------------------------------------------------------------ secondary wallets
@@ -326,5 +322,4 @@ def test_default_page_size_is_the_observed_one(samples, operation_id):
 def test_page_holds_no_more_than_per_page(api, resources, operation_id):
     """A list page holds at most perPage entries and totalCount counts at least them."""
     page = page_checks.sized_page(long_lists.first_page(api, resources, operation_id))
-    for problem in page_checks.size_problems(page):
-        checks.fail(*problem)
+    checks.no_problem(page_checks.size_problems(page))

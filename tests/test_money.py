@@ -34,9 +34,8 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
     """An inbound payment raises the wallet balance by the paid amount, less any fee or levy its transactions record."""
     amount = contract.minimum_amount("transfer")
     paid = money.inbound_payment(resources, wallet["publicId"], amount)
-    if not paid.credited:
-        checks.fail("an accepted inbound payment raises the wallet balance by its amount", paid.before + amount,
-                    paid.after, paid.payment, detail=paid.note)
+    checks.holds(paid.credited, "an accepted inbound payment raises the wallet balance by its amount",
+                 paid.before + amount, paid.after, paid.payment, detail=paid.note)
     # Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the
     # transactions say why.
     if paid.rise != amount:
@@ -49,10 +48,10 @@ def test_payments_at_once_are_all_credited(resources):
     target = CreditTarget.paid_once(resources)
     for _ in range(ROUNDS):
         race = target.race(RACERS)
-        if race.final != race.expected:
-            checks.fail("each inbound payment made at once with others raises the balance as one payment alone does",
-                        race.expected, race.final, resources.last_read(target.public_id),
-                        also=(*race.before_read, race.accepted[-1]), detail=race.summary)
+        checks.holds(race.final == race.expected,
+                     "each inbound payment made at once with others raises the balance as one payment alone does",
+                     race.expected, race.final, resources.last_read(target.public_id),
+                     also=(*race.before_read, *race.accepted[-1:]), detail=race.summary)
 
 
 # ------------------------------------------------------------------ SVC-25 wallet-to-wallet

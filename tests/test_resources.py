@@ -299,8 +299,8 @@ def test_collection_account_without_reference_gets_one(samples):
     data, exchange = resource_samples.collection_account(samples)
     assert "reference" not in exchange.request_body
     reference = data.get("reference")
-    if not isinstance(reference, str) or not reference.strip():
-        checks.fail("data.reference is a generated string", "a non-empty string", reference, exchange)
+    checks.holds(isinstance(reference, str) and bool(reference.strip()), "data.reference is a generated string",
+                 "a non-empty string", reference, exchange)
 
 
 @pytest.mark.requirement("RES-34")

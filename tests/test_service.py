@@ -159,8 +159,7 @@ def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list)
     if pages is None:
         pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads of its first pages; other "
                     "clients of the account may be adding or closing wallets): not judged")
-    for problem in page_checks.numbering_problems(pages, scheme):
-        checks.fail(*problem)
+    checks.no_problem(page_checks.numbering_problems(pages, scheme))
     for exchange in pages:
         shown = lists.pagination(exchange)
         total, per_page = shown.get("totalCount"), shown.get("perPage")
@@ -177,8 +176,8 @@ def test_total_count_leaves_out_the_closed_wallets_the_list_leaves_out(api, reso
         pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads; other clients of the "
                     "account may be adding or closing wallets): not judged")
     shown = "listed, as a target may list one" if after.listed else "left out of the list"
-    for problem in page_checks.count_problems(after.walk, "the wallet list"):
-        checks.fail(*problem, detail=f"the wallet {after.public_id}, closed just before, is {shown}")
+    checks.no_problem(page_checks.count_problems(after.walk, "the wallet list"),
+                      detail=f"the wallet {after.public_id}, closed just before, is {shown}")
 
 
 @pytest.mark.requirement("SVC-19")

@@ -7,6 +7,7 @@ no target it starts the bundled reference. Its own options (settings.COMMAND_OPT
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import re
@@ -19,7 +20,8 @@ from typing import Any, NoReturn
 import pytest
 
 from wallet_conformance.reporting import terminal
-from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, suite_version
+from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, stop_report, suite_version
+from wallet_conformance.reporting.endings import usage_error
 from wallet_conformance.reporting.gating import GateError
 from wallet_conformance.reporting.merged import MergeError, load, merge
 from wallet_conformance.reporting.recorded import judge_recorded
@@ -35,9 +37,10 @@ from wallet_conformance.settings import (
     Settings,
     argument,
     read,
+    report_folder,
     value_of,
 )
-from wallet_conformance.spec.catalogue import LEVELS, catalogue
+from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import PYTEST_CONFIG, ROOT, TESTS
 
 HELP_WIDTH = 100
@@ -56,14 +59,15 @@ def version() -> str:
     return "\n".join(lines)
 
 
-def requirements(part: str | None, level: str | None) -> str:
-    """The catalogue's requirements, one line each: id, level, title (of one part, or one level, when asked)."""
-    known = catalogue()
-    if part is not None and part not in known.sections:
-        raise UsageMistake(f"--part {part}: no such part; the parts are {', '.join(known.sections)}")
-    chosen = [requirement for requirement in known
-              if (part is None or requirement.section == part) and (level is None or requirement.level == level)]
-    return "\n".join(f"{requirement.id:<8} {requirement.level:<6} {requirement.title}" for requirement in chosen)
+def requirements(parts: list[str], levels: list[str]) -> str:
+    """The catalogue's requirements, one line each: id, level, title (of the parts, or the levels, asked), the parts
+    and levels checked as a run's --part and --level are."""
+    try:
+        chosen = Settings(parts=BY_FLAG["--part"].held(parts), levels=BY_FLAG["--level"].held(levels)).chosen
+    except ConfigError as error:
+        raise UsageMistake(str(error)) from None
+    return "\n".join(f"{requirement.id:<8} {requirement.level:<6} {requirement.title}" for requirement in catalogue()
+                     if chosen is None or requirement.id in chosen)
 
 
 def _usage(option: Option) -> str:
@@ -119,11 +123,13 @@ class CommandLine:
         parser.prog = PROGRAM
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_cmdline_parse(self) -> Generator[None, Any, Any]:
+    def pytest_cmdline_parse(self, args: list[str]) -> Generator[None, Any, Any]:
         try:
             return (yield)
         except pytest.UsageError as error:
-            raise pytest.UsageError(one_line(str(error))) from None
+            message = one_line(str(error))
+            stopped(args, message)
+            raise pytest.UsageError(message) from None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -152,21 +158,60 @@ class _OwnParser(argparse.ArgumentParser):
         raise UsageMistake(message)
 
 
+def _suite_options(arguments: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """The suite's options among `arguments` (by dest, the environment and the defaults applied), and the others."""
+    parser = _OwnParser(prog=PROGRAM, add_help=False, allow_abbrev=False)
+    for option in OPTIONS:
+        parser.add_argument(option.flag, **argument(option))
+    given, others = parser.parse_known_args(arguments)
+    try:
+        return {option.dest: value_of(option, getattr(given, option.dest), os.environ) for option in OPTIONS}, others
+    except ConfigError as error:
+        raise UsageMistake(str(error)) from None
+
+
+def runs_the_suite(arguments: list[str]) -> bool:
+    """Whether the command runs the suite (not a listing, --version, --help, the proxy or merge)."""
+    if arguments[:1] in (["proxy"], ["merge"]):
+        return False
+    try:
+        asked, _ = _own_parser().parse_known_args(arguments)
+    except UsageMistake:
+        return True
+    return not any((asked.help, asked.version, asked.list_requirements, asked.list_faults, asked.list_variants,
+                    asked.help_pytest))
+
+
+def stopped(arguments: list[str], message: str) -> None:
+    """A run stopped by a mistake in its options: where the options that name the report folder are right, the
+    reports of that stop replace the folder's, so that no earlier run's verdict is left there."""
+    try:
+        values, _ = _suite_options(arguments)
+        folder = report_folder(values)
+    except (UsageMistake, ConfigError):
+        return
+    with contextlib.suppress(OSError):
+        write_all(stop_report(usage_error(message), Settings(report_dir=folder)), folder)
+
+
 def _own_parser() -> argparse.ArgumentParser:
     own = _OwnParser(prog=PROGRAM, add_help=False, allow_abbrev=False)
     for flag in ("--version", "--list-requirements", "--list-faults", "--list-variants", "--help-pytest"):
         own.add_argument(flag, action="store_true")
     own.add_argument("-h", "--help", action="store_true")
     own.add_argument("--work-dir")
-    own.add_argument("--part")
-    own.add_argument("--level", choices=LEVELS)
+    own.add_argument("--part", action="append", default=[])
+    own.add_argument("--level", action="append", default=[])
     return own
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _run(list(sys.argv[1:] if argv is None else argv))
+        return _run(arguments)
     except UsageMistake as mistake:
+        if runs_the_suite(arguments):
+            stopped(arguments, str(mistake))
         print(f"ERROR: {mistake}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)
     except BrokenPipeError:  # the output piped into `head`: what it wanted was written
@@ -178,14 +223,11 @@ def recorded_traffic(arguments: list[str]) -> int | None:
     """`--har` given only the suite's options: the recorded traffic judged and reported without a pytest session
     (reporting/judging.py), with the header, the reports, the summary and the exit status a pytest run gives. None
     when other arguments (pytest's) need pytest."""
-    parser = _OwnParser(prog=PROGRAM, add_help=False, allow_abbrev=False)
-    for option in OPTIONS:
-        parser.add_argument(option.flag, **argument(option))
-    given, others = parser.parse_known_args(arguments)
-    if others or not value_of(BY_FLAG["--har"], given.har, os.environ):
+    values, others = _suite_options(arguments)
+    if others or not values[BY_FLAG["--har"].dest]:
         return None
     try:
-        settings = read({option.dest: value_of(option, getattr(given, option.dest), os.environ) for option in OPTIONS})
+        settings = read(values)
         gate = gate_for(settings)
     except (ConfigError, GateError) as error:
         raise UsageMistake(str(error)) from None
@@ -240,9 +282,8 @@ def _run(arguments: list[str]) -> int:
 
         print(list_faults() if asked.list_faults else list_variants())
         return 0
-    for flag, value in (("--part", asked.part), ("--level", asked.level)):
-        if value is not None:
-            rest += [flag, value]  # not the catalogue's listing: they are for pytest, which refuses them
+    for flag, values in (("--part", asked.part), ("--level", asked.level)):
+        rest += [word for value in values for word in (flag, value)]  # not the catalogue's listing: a run's choice
     if not asked.help_pytest:
         judged = recorded_traffic([*rest, *(["--work-dir", asked.work_dir] if asked.work_dir else [])])
         if judged is not None:

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from wallet_conformance.spec import contract
+from wallet_conformance.spec.catalogue import LEVELS, catalogue
 
 PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py); the command reproducing a run
 HAR_REPORTS = "har"  # a --har run's reports: reports/har/ unless --report-dir says otherwise
@@ -237,6 +238,34 @@ def pem_file(option: Option, value: str) -> str:
     return value
 
 
+def requirement_ids(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
+    """Ids of the catalogue, in any letter case (`ver-01`), as the catalogue writes them."""
+    known = catalogue()
+    unknown = [name for name in given if name.upper() not in known]
+    if unknown:
+        raise ConfigError(f"{option.flag} {', '.join(unknown)}: no such requirement in requirements.yaml; "
+                          f"`{PROGRAM} --list-requirements` lists them")
+    return tuple(dict.fromkeys(name.upper() for name in given))
+
+
+def parts(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
+    """Parts of the document, as the catalogue names them (`limits`), in any letter case."""
+    known = catalogue().sections
+    unknown = [name for name in given if name.lower() not in known]
+    if unknown:
+        raise ConfigError(f"{option.flag} {', '.join(unknown)}: no such part of the document; the parts are "
+                          f"{', '.join(known)}")
+    return tuple(dict.fromkeys(name.lower() for name in given))
+
+
+def levels(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
+    """Levels of requirements (MUST, SHOULD, INFO), in any letter case."""
+    unknown = [name for name in given if name.upper() not in LEVELS]
+    if unknown:
+        raise ConfigError(f"{option.flag} {', '.join(unknown)}: no such level; the levels are {', '.join(LEVELS)}")
+    return tuple(dict.fromkeys(name.upper() for name in given))
+
+
 def files_or_folders(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
     """Paths of files or folders that exist, as given (`har_files` finds the files they stand for)."""
     for name in given:
@@ -332,8 +361,13 @@ OPTIONS: tuple[Option, ...] = (
            group="run", reproduce="active"),
     Option("--profile", "budget of the generated tests: quick (default) or thorough", env="WALLET_API_PROFILE",
            default="quick", check=choice(), choices=("quick", "thorough"), group="run", reproduce="active"),
-    Option("--requirement", "run only the tests of this requirement (repeatable)", action="append",
-           metavar="ID", group="run", setting="requirements"),
+    Option("--requirement", "run only the tests of this requirement (repeatable; any letter case)", action="append",
+           check=requirement_ids, metavar="ID", group="run", setting="requirements"),
+    Option("--part", "run only the tests of the requirements of this part of the document (repeatable): "
+           f"{', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
+           setting="parts"),
+    Option("--level", f"run only the tests of the requirements of this level (repeatable): {', '.join(LEVELS)}",
+           action="append", check=levels, metavar="LEVEL", group="run", setting="levels"),
     Option("--allow-writes", "allow creating and changing records in production", action="store_true",
            group="safety"),
     Option("--allow-money-movement", "allow transfers in production (also needs --allow-writes)",
@@ -426,8 +460,8 @@ def argument(option: Option) -> dict[str, Any]:
         keywords["type"] = option.convert
     if option.metavar:
         keywords["metavar"] = option.metavar
-    if option.choices:
-        keywords["choices"] = list(option.choices)
+    if option.choices:  # checked by the option's own `check`, as every value is: one message, one place
+        keywords["metavar"] = "{" + ",".join(option.choices) + "}"
     return keywords
 
 
@@ -468,7 +502,9 @@ class Settings:
     generation_seed: int = 0  # the seed of the generated tests: --hypothesis-seed when given, else `seed`
     profile: str = default("--profile")
     strict: bool = False
-    requirements: tuple[str, ...] = ()
+    requirements: tuple[str, ...] = ()  # --requirement, as the catalogue writes the ids
+    parts: tuple[str, ...] = ()
+    levels: tuple[str, ...] = ()
     allow_writes: bool = False
     allow_money_movement: bool = False
     max_amount: int | None = None  # None: the default budget of the environment (world/safety.py)
@@ -492,6 +528,23 @@ class Settings:
         for option in OPTIONS:
             if option.derived is not None and getattr(self, option.attribute) is None:
                 object.__setattr__(self, option.attribute, option.derived(vars(self)))
+
+    @property
+    def chosen(self) -> frozenset[str] | None:
+        """The requirements --requirement, --part and --level choose (each one given narrows the choice); None when
+        none is given: the whole catalogue."""
+        if not (self.requirements or self.parts or self.levels):
+            return None
+        return frozenset(requirement.id for requirement in catalogue()
+                         if (not self.requirements or requirement.id in self.requirements)
+                         and (not self.parts or requirement.section in self.parts)
+                         and (not self.levels or requirement.level in self.levels))
+
+    @property
+    def choice_words(self) -> tuple[str, ...]:
+        """The options that chose the requirements, as a command gives them (`--part limits --level MUST`)."""
+        return tuple(word for flag, values in (("--requirement", self.requirements), ("--part", self.parts),
+                                                ("--level", self.levels)) for value in values for word in (flag, value))
 
     @property
     def embedded(self) -> bool:
@@ -591,11 +644,25 @@ def _across(held: Mapping[str, Any]) -> None:
         flag = BY_FLAG["--secret-key" if key else "--second-secret-key"].named
         raise ConfigError(f"{flag} is given but no {BY_FLAG['--base-url'].named}: say which target the key is for "
                           "(without both, the suite runs against the bundled reference and needs no key)")
+    chosen = [option for option in ("--requirement", "--part", "--level") if given[option]]
+    if len(chosen) > 1 and not Settings(requirements=given["--requirement"], parts=given["--part"],
+                                        levels=given["--level"]).chosen:
+        raise ConfigError(f"{' and '.join(chosen)} together choose no requirement: each narrows the others' choice")
     for flag in ("--reference-fault", "--reference-latency", "--reference-variant"):
         if given[flag] and given["--base-url"]:
             raise ConfigError(f"{flag} applies to the bundled reference only; drop --base-url")
     if given["--cleanup"] and not given["--base-url"]:
         raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
+
+
+def report_folder(values: Mapping[str, Any]) -> Path:
+    """Where a run given these values (by dest, defaults applied) writes its reports: --report-dir, and for a --har
+    run given none, its folder `har/` there, so that its reports never replace an active run's; a ConfigError when
+    --report-dir itself is wrong."""
+    given = values.get("report_dir") or default("--report-dir")
+    folder = BY_FLAG["--report-dir"].held(given)
+    recorded = values.get(BY_FLAG["--har"].dest)
+    return folder / HAR_REPORTS if recorded and given == default("--report-dir") else folder
 
 
 def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
@@ -610,8 +677,7 @@ def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
     _across(held)
     seed = held["seed"] if held["seed"] is not None else secrets.randbelow(2**32)
     har = har_files(held["har_given"])
-    if held["har_given"] and values["report_dir"] == default("--report-dir"):
-        held["report_dir"] /= HAR_REPORTS  # a --har run's reports never replace an active run's
+    held["report_dir"] = report_folder(values)
     return Settings(**(held | {"seed": seed, "generation_seed": seed, "strict": strict, "har": har}))
 
 

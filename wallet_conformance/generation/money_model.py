@@ -167,9 +167,11 @@ class MoneyMachine(RuleBasedStateMachine):
         return ConformanceFailure(failure.requirement, failure.title, failure.expected, failure.received,
                                   failure.exchange, detail=detail, also=failure.also)
 
-    def fail(self, requirement: str, title: str, expected: Any, received: Any,
-             exchange: Exchange | None = None, *, also: tuple[Exchange, ...] = (), detail: str | None = None) -> None:
-        raise self.annotated(ConformanceFailure(requirement, title, expected, received, exchange, detail, also))
+    def holds(self, requirement: str, condition: bool, title: str, expected: Any, received: Any,
+              exchange: Exchange | None = None, *, also: tuple[Exchange, ...] = (), detail: str | None = None) -> None:
+        """What the model expects holds (checks.holds); its failure carries the whole sequence of calls."""
+        self.check(checks.holds, condition, title, expected, received, exchange, also=also, detail=detail,
+                   requirement=requirement)
 
     def balance(self, wallet: str) -> Any:
         return self.read(wallet)[0]
@@ -187,9 +189,9 @@ class MoneyMachine(RuleBasedStateMachine):
         for wallet in wallets:
             if wallet in self.balances:
                 value, read = self.read(wallet)
-                if value != self.balances[wallet]:
-                    self.fail(requirement, f"a refused {refused.operation_id} leaves the balance of {wallet} as it was",
-                              self.balances[wallet], value, read, also=(self.agreed[wallet], refused))
+                self.holds(requirement, value == self.balances[wallet],
+                           f"a refused {refused.operation_id} leaves the balance of {wallet} as it was",
+                           self.balances[wallet], value, read, also=(self.agreed[wallet], refused))
                 self.agreed[wallet] = read
 
     def moved(self, wallet: str | None, kind: str, exchange: Exchange | None) -> None:
@@ -350,8 +352,8 @@ class MoneyMachine(RuleBasedStateMachine):
             return
         data = exchange.data if isinstance(exchange.data, dict) else {}
         reference, fee, actual = data.get("reference"), data.get("fee"), data.get("actualAmount")
-        if reference in self.context.references:
-            self.fail("END-28", "every transfer gets a reference of its own", "a new reference", reference, exchange)
+        self.holds("END-28", reference not in self.context.references, "every transfer gets a reference of its own",
+                   "a new reference", reference, exchange)
         self.context.references.add(reference)
         if isinstance(fee, int):
             self.context.fees[kind].add(fee)
@@ -405,12 +407,12 @@ class MoneyMachine(RuleBasedStateMachine):
             note("the answer shows the destination wallet, not a collection account (END-20): its reference unread")
             return
         reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
-        if kind == "none" and (not isinstance(reference, str) or not reference):
-            self.fail("RES-33", "a collection account made without a reference gets a generated one",
-                      "a generated reference", reference, exchange)
-        if reference in self.context.collection_references:
-            self.fail("RES-33" if kind == "none" else "LIM-19", "collection references never repeat",
-                      "a new reference", reference, exchange)
+        if kind == "none":
+            self.holds("RES-33", isinstance(reference, str) and bool(reference),
+                       "a collection account made without a reference gets a generated one", "a generated reference",
+                       reference, exchange)
+        self.holds("RES-33" if kind == "none" else "LIM-19", reference not in self.context.collection_references,
+                   "collection references never repeat", "a new reference", reference, exchange)
         if isinstance(reference, str):
             self.context.collection_references.add(reference)
             self.collection_references.append(reference)
@@ -496,12 +498,11 @@ class MoneyMachine(RuleBasedStateMachine):
                              f"({self.balances})")
         for wallet, (value, read) in seen.items():
             moves = self.moves.get(wallet, [])
-            if value != self.balances[wallet]:
-                shown = [self.agreed[wallet], *(move.exchange for move in moves if move.exchange is not None)]
-                self.fail(balance_requirement(moves), f"the balance of {wallet} after settlement is the model's",
-                          self.balances[wallet], value, read, also=tuple({id(each): each for each in shown}.values()),
-                          detail="movements since it last agreed: " + ("; ".join(move.line for move in moves)
-                                                                      or "none"))
+            shown = [self.agreed[wallet], *(move.exchange for move in moves if move.exchange is not None)]
+            self.holds(balance_requirement(moves), value == self.balances[wallet],
+                       f"the balance of {wallet} after settlement is the model's", self.balances[wallet], value, read,
+                       also=tuple({id(each): each for each in shown}.values()),
+                       detail="movements since it last agreed: " + ("; ".join(move.line for move in moves) or "none"))
             self.moves[wallet], self.agreed[wallet] = [], read
         self.compare_list({wallet: value for wallet, (value, _) in seen.items()})
 
@@ -512,9 +513,10 @@ class MoneyMachine(RuleBasedStateMachine):
         listed = {lists.identity(item): item for item in walk.entries}
         for wallet, value in seen.items():
             entry = listed.get(wallet)
-            if isinstance(entry, dict) and entry.get("balance") != value:
-                self.fail("END-14", f"the wallet list shows {wallet} with the balance of its single read", value,
-                          entry.get("balance"), walk.exchanges[-1])
+            if isinstance(entry, dict):
+                self.holds("END-14", entry.get("balance") == value,
+                           f"the wallet list shows {wallet} with the balance of its single read", value,
+                           entry.get("balance"), walk.exchanges[-1])
 
     @invariant()
     def nothing_below_zero(self) -> None:
@@ -523,15 +525,16 @@ class MoneyMachine(RuleBasedStateMachine):
         for wallet in sorted(self.touched):
             if wallet in self.balances:
                 value = self.balance(wallet)
-                if isinstance(value, int) and value < 0:
-                    self.fail("SVC-27", f"the balance of {wallet} never goes below zero", ">= 0", value,
-                              self.api.exchanges[-1])
+                if isinstance(value, int):
+                    self.holds("SVC-27", value >= 0, f"the balance of {wallet} never goes below zero", ">= 0", value,
+                               self.api.exchanges[-1])
         self.touched.clear()
 
     @invariant()
     def primary_limit_holds(self) -> None:
-        if len(self.primaries) > PRIMARY_LIMIT:
-            self.fail("LIM-01", "no more than five open primary wallets", PRIMARY_LIMIT, len(self.primaries))
+        if self.primaries:
+            self.holds("LIM-01", len(self.primaries) <= PRIMARY_LIMIT, "no more than five open primary wallets",
+                       PRIMARY_LIMIT, len(self.primaries))
 
     def teardown(self) -> None:
         """Settle, compare, then close what the program opened (primary places are account-wide).
@@ -554,11 +557,12 @@ class MoneyMachine(RuleBasedStateMachine):
                     walk = lists.walk(self.api, "listWallets", lists.discover(self.api, "listWallets"),
                                        lists.LARGE_PAGE)
                     entries = len({str(lists.identity(entry)) for entry in walk.entries})
-                    if walk.total is not None and entries > walk.total:
-                        self.fail("LIM-21", "the wallet list's totalCount moves with the wallets created",
-                                  f"at least {entries}, the wallets the list holds (it said {total} before, having "
-                                  f"held {self.listed_before}, and the program opened {opened})", walk.total,
-                                  walk.exchanges[0])
+                    if walk.total is not None:
+                        self.holds("LIM-21", entries <= walk.total,
+                                   "the wallet list's totalCount moves with the wallets created",
+                                   f"at least {entries}, the wallets the list holds (it said {total} before, having "
+                                   f"held {self.listed_before}, and the program opened {opened})", walk.total,
+                                   walk.exchanges[0])
         finally:
             self.context.lengths.append(self.step_count)
             for wallet in list(self.balances):

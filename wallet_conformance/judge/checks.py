@@ -21,6 +21,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.failures import ConformanceFailure, check, requirement_of
@@ -40,6 +41,24 @@ def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = N
     """Raise the one failure type, attributed to `requirement` (default: the calling test's own); `also`, the other
     exchanges that show it (the earlier state a comparison read)."""
     raise ConformanceFailure(requirement_of(requirement), title, expected, received, exchange, detail, also)
+
+
+@check
+def holds(condition: bool, title: str, expected: Any, received: Any, exchange: Exchange | None = None, *,
+          detail: str | None = None, also: tuple[Exchange, ...] = (), requirement: str | None = None) -> None:
+    """What the test worked out holds (a balance as the model has it, a list as its pages hold it): the check of a
+    comparison no other check makes. Else the failure, as `fail` gives it."""
+    if not condition:
+        fail(title, expected, received, exchange, detail=detail, requirement=requirement, also=also)
+
+
+@check
+def no_problem(problems: Iterable[tuple[str, Any, Any, Exchange | None]], *, detail: str | None = None,
+               requirement: str | None = None) -> None:
+    """The test found nothing wrong: of what it found (each a title, expected, received and the exchange, as
+    world/page_checks.py gives a list's problems), the first is the failure."""
+    for title, expected, received, exchange in problems:
+        fail(title, expected, received, exchange, detail=detail, requirement=requirement)
 
 
 # ------------------------------------------------------------------ statuses
@@ -69,11 +88,13 @@ def no_server_error(exchange: Exchange, *, requirement: str | None = None) -> No
 @check
 def answered(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The request got an answer, a success or a refusal: an HTTP status from 100 to 599 (RFC 9110 section 15). A
-    request left without any answer never reaches a check: the client raises Unanswered, which fails ERR-09
+    request the client found left without an answer is an exchange of status 0 (`Exchange.unanswered`), what the
+    client saw instead in its notes; met anywhere else, the client's Unanswered fails ERR-09 too
     (failures.UnansweredFailure)."""
     if not 100 <= exchange.status <= 599:
-        fail(f"{exchange.method} is answered with an HTTP status", "a status from 100 to 599", exchange.status,
-             exchange, requirement=requirement)
+        fail(f"{exchange.method} {urlsplit(exchange.url).path} is answered with an HTTP status",
+             "a status from 100 to 599", "; ".join(exchange.retries) or f"status {exchange.status}", exchange,
+             requirement=requirement)
 
 
 @check

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.failures import ConformanceFailure
-from wallet_conformance.judge.rules import broken
+from wallet_conformance.judge.rules import held_and_broken
 from wallet_conformance.spec import contract
 
 JUDGE = "exchange-judge"  # names the exchange judge's findings (their run records: `exchange-judge::REQ[op]`)
@@ -43,7 +43,14 @@ def judge(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[Fi
     """Every rule of the registry that judges this exchange and that it breaks ([] when it keeps them all, or
     cannot be judged). `withheld`: the places where the answer shows another account's wallet, which may be null,
     absent or masked there (the registry of records names them, `RecordRegistry.withheld`)."""
+    return held_to(exchange, withheld)[1]
+
+
+def held_to(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> tuple[set[str], list[Finding]]:
+    """The requirements a rule of the registry held on this exchange, and every rule it broke (`judge`); nothing for
+    an exchange that cannot be judged."""
     if not judgeable(exchange):
-        return []
-    return [Finding(rule.name, requirement, exchange.operation_id, failure)
-            for rule, requirement, failure in broken(exchange, withheld)]
+        return set(), []
+    held, broken = held_and_broken(exchange, withheld)
+    return ({requirement for _, requirement in held},
+            [Finding(rule.name, requirement, exchange.operation_id, failure) for rule, requirement, failure in broken])

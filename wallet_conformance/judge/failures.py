@@ -9,7 +9,9 @@
   requirement that every request is answered; the plugin makes it of the error a test stopped on (`judged_silences`).
 
 A check's requirement defaults to the running test's own: the plugin sets `DECLARED` to the ids of the
-test's `requirement` markers while the test's setup and call run (see `requirement_of`).
+test's `requirement` markers while the test's setup and call run (see `requirement_of`). Each call of a check that
+returns holds its requirement: the plugin counts them for the test (`holding`), and a requirement passes only where
+some check held it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import unittest
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,6 +32,10 @@ from wallet_conformance.spec import contract
 
 # The requirement ids the running test declares; None outside a conformance test (library use, self-tests).
 DECLARED: ContextVar[tuple[str, ...] | None] = ContextVar("wallet_conformance_declared", default=None)
+# The checks that held while the running test's setup and call ran, by requirement; None outside a test, and while the
+# exchange judge runs its rules (judge/rules.py counts what they hold on each exchange itself).
+HELD: ContextVar[Counter[str] | None] = ContextVar("wallet_conformance_held", default=None)
+_IN_CHECK: ContextVar[bool] = ContextVar("wallet_conformance_in_check", default=False)
 
 
 class SuiteError(Exception):
@@ -74,13 +81,35 @@ def requirement_of(requirement: str | None) -> str:
     return requirement
 
 
+@contextmanager
+def holding(held: Counter[str]) -> Iterator[Counter[str]]:
+    """While the block runs, every check that holds counts one for its requirement in `held`."""
+    token = HELD.set(held)
+    try:
+        yield held
+    finally:
+        HELD.reset(token)
+
+
 def check(function: Callable[..., Any]) -> Callable[..., Any]:
     """Marks a check: its `requirement=` is resolved (and validated) on every call, passing or failing, so a
-    typo in an id is a SuiteError at once rather than a surprise on the day the check fails."""
+    typo in an id is a SuiteError at once rather than a surprise on the day the check fails. A call that returns
+    held its requirement (`holding` counts it); one check calling another holds once."""
 
     @functools.wraps(function)
     def run(*args: Any, requirement: str | None = None, **kwargs: Any) -> Any:
-        return function(*args, requirement=requirement_of(requirement), **kwargs)
+        requirement = requirement_of(requirement)
+        if _IN_CHECK.get():
+            return function(*args, requirement=requirement, **kwargs)
+        token = _IN_CHECK.set(True)
+        try:
+            result = function(*args, requirement=requirement, **kwargs)
+        finally:
+            _IN_CHECK.reset(token)
+        held = HELD.get()
+        if held is not None:
+            held[requirement] += 1
+        return result
 
     return run
 

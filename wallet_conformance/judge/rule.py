@@ -33,6 +33,7 @@ class Rule:
     when: When
     requirements: tuple[str, ...]
     check: Callable[[Exchange, str], Any]
+    where: Callable[[Exchange], bool] | None = None  # which of the `when` answers it judges at all
 
     def requirement_for(self, operation_id: str) -> str | None:
         """The requirement this rule holds on `operation_id`: the first of its requirements whose catalogue scope
@@ -44,11 +45,14 @@ class Rule:
         return None
 
     def judges(self, exchange: Exchange) -> bool:
+        """Whether the rule judges this answer: one of the kind `when` says, which `where` takes."""
         if self.when == "success":
-            return exchange.ok
-        if self.when == "client-error":
-            return 400 <= exchange.status < 500
-        return not exchange.ok
+            kind = exchange.ok
+        elif self.when == "client-error":
+            kind = 400 <= exchange.status < 500
+        else:
+            kind = not exchange.ok
+        return kind and (self.where is None or self.where(exchange))
 
 
 _DECLARED: list[Rule] = []
@@ -74,11 +78,10 @@ def rule(*requirements: str, when: When, name: str, args: tuple[Any, ...] = (),
 
     def declare(check: Check) -> Check:
         def run(exchange: Exchange, requirement: str) -> None:
-            if where is None or where(exchange):
-                check(exchange, *args, requirement=requirement)
+            check(exchange, *args, requirement=requirement)
 
         for standing in [(requirement,) for requirement in kept] if each else [kept]:
-            _DECLARED.append(Rule(name, when, standing, run))
+            _DECLARED.append(Rule(name, when, standing, run, where))
         return check
 
     return declare

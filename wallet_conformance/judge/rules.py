@@ -35,7 +35,7 @@ from wallet_conformance.client.api import Exchange
 
 # The modules that declare rules, imported for their declarations (the ones of this module follow).
 from wallet_conformance.judge import answer_forms, checks, envelope, parties, request_rules  # noqa: F401
-from wallet_conformance.judge.failures import DECLARED, CannotJudge, ConformanceFailure
+from wallet_conformance.judge.failures import DECLARED, HELD, CannotJudge, ConformanceFailure
 from wallet_conformance.judge.rule import Rule, When, declared_rules, rule
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -157,53 +157,67 @@ def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client
     return list(dict.fromkeys(requirement for _, requirement in applying(operation_id, when)))
 
 
-# What `broken` found of the exchanges it judged last, per thread (the newest last): the exchange judge judges each
-# exchange as the client logs it, and a generated test asks again of its answer right after. Held by identity (an
+# What `held_and_broken` found of the exchanges it judged last, per thread (the newest last): the exchange judge judges
+# each exchange as the client logs it, and a generated test asks again of its answer right after. Held by identity (an
 # Exchange is mutable, so not hashable) with the exchange itself, so that no other exchange can take its id while it
 # is held; one asked of again after it left is judged again, to the same findings.
 REMEMBERED = 16
 _remembered = threading.local()
+Held = list[tuple[Rule, str]]
+Broken = list[tuple[Rule, str, ConformanceFailure]]
 
 
-def _judged_before(exchange: Exchange) -> list[tuple[Rule, str, ConformanceFailure]] | None:
-    for held, found in getattr(_remembered, "found", ()):
-        if held is exchange:
+def _judged_before(exchange: Exchange) -> tuple[Held, Broken] | None:
+    for kept, found in getattr(_remembered, "found", ()):
+        if kept is exchange:
             return found
     return None
 
 
-def _remember(exchange: Exchange, found: list[tuple[Rule, str, ConformanceFailure]]) -> None:
+def _remember(exchange: Exchange, found: tuple[Held, Broken]) -> None:
     if not hasattr(_remembered, "found"):
         _remembered.found = deque(maxlen=REMEMBERED)
     _remembered.found.append((exchange, found))
 
 
-def broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[tuple[Rule, str, ConformanceFailure]]:
-    """Every rule of the registry that judges this answer and that it breaks, with the requirement it holds and
-    the failure, in the registry's order; `withheld`, the places where another account's wallet's name, number and
-    balance may be withheld. Worked out once per exchange (the exchange judge and the generated tests both ask)
-    where nothing is withheld."""
+def held_and_broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> tuple[Held, Broken]:
+    """Every rule of the registry that judges this answer, in the registry's order, each with the requirement it
+    holds: those the answer kept, and those it broke with their failure (a rule whose check could not judge the answer,
+    CannotJudge, is in neither); `withheld`, the places where another account's wallet's name, number and balance may
+    be withheld. Worked out once per exchange (the exchange judge and the generated tests both ask) where nothing is
+    withheld."""
     if not withheld:
         before = _judged_before(exchange)
         if before is not None:
             return before
-    found = []
-    declared, shown = DECLARED.set(None), WITHHELD.set(withheld)  # each rule holds its own requirement
+    held: Held = []
+    broken: Broken = []
+    # Each rule holds its own requirement, and what it holds is counted here, not as the running test's checks.
+    declared, shown, counted = DECLARED.set(None), WITHHELD.set(withheld), HELD.set(None)
     try:
-        for held, requirement in applying(exchange.operation_id):
-            if held.judges(exchange):
+        for rule_held, requirement in applying(exchange.operation_id):
+            if rule_held.judges(exchange):
                 try:
-                    held.check(exchange, requirement)
+                    rule_held.check(exchange, requirement)
                 except ConformanceFailure as failure:
-                    found.append((held, requirement, failure))
+                    broken.append((rule_held, requirement, failure))
                 except CannotJudge:
                     pass  # the answer breaks another rule's statement first (data of another shape, say)
+                else:
+                    held.append((rule_held, requirement))
     finally:
         DECLARED.reset(declared)
         WITHHELD.reset(shown)
+        HELD.reset(counted)
     if not withheld:
-        _remember(exchange, found)
-    return found
+        _remember(exchange, (held, broken))
+    return held, broken
+
+
+def broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> Broken:
+    """Every rule of the registry that judges this answer and that it breaks, with the requirement it holds and
+    the failure, in the registry's order (`held_and_broken`)."""
+    return held_and_broken(exchange, withheld)[1]
 
 
 def judge_answer(exchange: Exchange, when: tuple[When, ...] = ("success", "client-error", "not-success")) -> None:

@@ -37,12 +37,9 @@ def _in_scope(requirement: str, operation_id: str) -> bool:
     return "all" in scope or operation_id in scope
 
 
-def put_to_the_test(exchange: Exchange) -> set[str]:
-    """The requirements one exchange is held to: the rules that judge its answer, and the invariants that take its
-    records (empty for an exchange that cannot be judged)."""
-    if not judgeable(exchange):
+def invariants_taking(exchange: Exchange) -> set[str]:
+    """The invariants between answers (judge/record_registry.py) one exchange is held to: those whose scope takes the
+    operation of an exchange that shows records (none for one that cannot be judged)."""
+    if not judgeable(exchange) or not shows_records(exchange):
         return set()
-    held = {requirement for rule, requirement in rules.applying(str(exchange.operation_id)) if rule.judges(exchange)}
-    if shows_records(exchange):
-        held.update(requirement for requirement in INVARIANTS if _in_scope(requirement, str(exchange.operation_id)))
-    return held
+    return {requirement for requirement in INVARIANTS if _in_scope(requirement, str(exchange.operation_id))}

@@ -110,9 +110,8 @@ def _operation_param(item: pytest.Item) -> str | None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     known = catalogue()
-    selected = state(config).settings.requirements
-    problems = [f"--requirement {rid}: no such requirement in requirements.yaml" for rid in selected
-                if rid not in known]
+    chosen = state(config).settings.chosen  # --requirement, --part, --level: checked when the options were read
+    problems: list[str] = []
     keep, drop = [], []
     for item in items:
         if not is_conformance_item(item):
@@ -131,7 +130,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             # Under xdist the tests of one operation share a worker, so its session samples (a success, the
             # requests without a key) are made once, not once per worker: fewer requests to a remote target.
             item.add_marker(pytest.mark.xdist_group(f"{OPERATION_GROUP}{operation}"))
-        (keep if not selected or set(ids) & set(selected) else drop).append(item)
+        (keep if chosen is None or set(ids) & chosen else drop).append(item)
     if len(problems) == 1:
         raise pytest.UsageError(problems[0])
     if problems:
@@ -141,6 +140,21 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         items[:] = keep
     if config.option.collectonly and not is_worker(config):
         write_collection(items, state(config).settings.report_dir)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """An xdist worker: the requirements its tests declare (every worker collects the same tests), for the controller,
+    which collects none, to tell a requirement not selected from one not reached (plugin/recording.py)."""
+    path = state(session.config).selection_file
+    if is_worker(session.config) and path is not None:
+        temporary = path.with_name(f"{path.name}.{session.config.workerinput['workerid']}")
+        temporary.write_text(json.dumps(sorted(declared(session.items))), encoding="utf-8")
+        temporary.replace(path)
+
+
+def declared(items: list[pytest.Item]) -> set[str]:
+    """The requirements a run's conformance tests declare."""
+    return {rid for item in items if is_conformance_item(item) for rid in requirement_ids(item)}
 
 
 def write_collection(items: list[pytest.Item], directory: Path) -> Path:

@@ -9,7 +9,6 @@ done to the suite's own failure reports, just before pytest lists them; pytest's
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import asdict
 from typing import Any
 
 import pytest
@@ -58,28 +57,25 @@ class EarlyStop:
                 report.sections = [section for section in report.sections if section[0] != EXCHANGES_SECTION]
         return (yield)
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """--cleanup's message (it writes no report); after an early stop, the tests that failed before it (the
+        report's summary, plugin/recording.py, tells the stop)."""
         run = state(self.config)
-        if run.not_run is not None:
+        if run.not_run is not None and run.not_run.stop is None:
             failed = run.not_run.status != ExitStatus.GATE_PASSES
             terminalreporter.write_line(f"{run.not_run.message}\n(exit status {run.not_run.status})", red=failed,
                                         bold=failed)
-        stopped = run.stops.stopped
-        if stopped is not None:
+        if run.stops.stopped is not None:
             failed = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
             if failed:
                 terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
                                             f"the first: {self.first_failure}")
-            terminalreporter.write_line(f"The run stopped early: {stopped.reason} "
-                                        f"(exit status {stopped.status}).", red=True, bold=True)
 
 
 def add_to_report(report: dict[str, Any], stops: Stops) -> None:
-    """What the report says of the early stop (`stopped`, and its exit status) and of the 429s the run met: LIM-23
-    (rate limits: not shown) observes every one, whichever test met it."""
-    if stops.stopped is not None:
-        report["stopped"] = asdict(stops.stopped)
-        report["outcome"]["exit_status"] = stops.stopped.status
+    """What the report says of the 429s the run met: LIM-23 (rate limits: not shown) observes every one, whichever
+    test met it."""
     entry = next((e for e in report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
     met = stops.rate_limited
     if entry is None or not met:

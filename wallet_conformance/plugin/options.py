@@ -8,20 +8,35 @@ rest of the plugin (its fixtures and hooks) comes with the suite's tests (their 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import zlib
 from dataclasses import replace
 from importlib import metadata
-from typing import Any
+from pathlib import Path
+from typing import Any, NoReturn
 
 import pytest
 
-from wallet_conformance.settings import OPTIONS, PROGRAM, ConfigError, Settings, argument, read, value_of
+from wallet_conformance.reporting.conformance import gate_for
+from wallet_conformance.reporting.endings import unfinished, usage_error
+from wallet_conformance.reporting.gating import GateError
+from wallet_conformance.settings import (
+    OPTIONS,
+    PROGRAM,
+    ConfigError,
+    Settings,
+    argument,
+    read,
+    report_folder,
+    value_of,
+)
 
 GROUP = "wallet-conformance"
 SUITE = "wallet_conformance.plugin"  # the plugin's name as the suite's conftest (or `-p`) loads it
 BASE_URL_PLUGIN, BASE_URL_MODULE = "base_url", "pytest_base_url.plugin"  # pytest-base-url's entry point and module
 WORKER_SEED = "wallet_conformance_seed"  # the run's seed, which the controller hands every xdist worker
+SETTINGS = pytest.StashKey[Settings]()
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -50,8 +65,12 @@ def base_url_plugin(pluginmanager: pytest.PytestPluginManager) -> bool:
 
 
 def settings(config: pytest.Config) -> Settings:
-    """The options' values (the command line, else the environment, else the declared default), checked; bad
-    configuration is a UsageError with one message naming the option (exit 4)."""
+    """The options' values (the command line, else the environment, else the declared default), checked once; bad
+    configuration is a UsageError with one message naming the option (exit 4), and a conformance run writes the
+    reports of that stop where its report folder can be read (no earlier run's verdict is left there)."""
+    found = config.stash.get(SETTINGS, None)
+    if found is not None:
+        return found
     values: dict[str, Any] = {}
     try:
         for option in OPTIONS:
@@ -60,20 +79,46 @@ def settings(config: pytest.Config) -> Settings:
                 value = config.getini("base_url") or None  # pytest-base-url's ini, after PYTEST_BASE_URL and ours
             values[option.dest] = value
         found = read(values, strict=bool(config.getini("strict")))
+        _reference_names(found)
     except ConfigError as error:
-        raise pytest.UsageError(str(error)) from None
-    if found.reference_faults or found.reference_variants:  # the reference package imports its server: only then
-        from wallet_conformance.reference.faults import FAULTS
-        from wallet_conformance.reference.variants import ALL, VARIANTS
+        _usage_error(config, str(error), _folder(values))
+    found = replace(found, generation_seed=_generation_seed(config, found.seed), pytest_selection=_selection(config))
+    config.stash[SETTINGS] = found
+    return found
 
-        for flag, given, known, listing in (("--reference-fault", found.reference_faults, FAULTS, "--list-faults"),
-                                            ("--reference-variant", found.reference_variants, {ALL, *VARIANTS},
-                                             "--list-variants")):
-            unknown = sorted(set(given) - set(known))
-            if unknown:
-                raise pytest.UsageError(f"{flag} {', '.join(unknown)}: no such name; `{PROGRAM} {listing}` lists "
-                                        "them")
-    return replace(found, generation_seed=_generation_seed(config, found.seed), pytest_selection=_selection(config))
+
+def _reference_names(found: Settings) -> None:
+    """The bundled reference's faults and variants given are names it has."""
+    if not (found.reference_faults or found.reference_variants):  # the reference package imports its server
+        return
+    from wallet_conformance.reference.faults import FAULTS
+    from wallet_conformance.reference.variants import ALL, VARIANTS
+
+    for flag, given, known, listing in (("--reference-fault", found.reference_faults, FAULTS, "--list-faults"),
+                                        ("--reference-variant", found.reference_variants, {ALL, *VARIANTS},
+                                         "--list-variants")):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise ConfigError(f"{flag} {', '.join(unknown)}: no such name; `{PROGRAM} {listing}` lists them")
+
+
+def _folder(values: dict[str, Any]) -> Path | None:
+    """Where the run's reports go, when the options that say so are right."""
+    try:
+        return report_folder(values)
+    except ConfigError:
+        return None
+
+
+def _usage_error(config: pytest.Config, message: str, folder: Path | None) -> NoReturn:
+    """Stop on a mistake in the options: in a conformance run that is not a worker, the reports of that stop replace
+    the report folder's (`folder`, when the options that name it are right), then the one-line UsageError."""
+    if folder is not None and not is_worker(config) and sends_requests(config):
+        from wallet_conformance.plugin.recording import write_stop  # the suite's plugin: loaded in its runs only
+
+        with contextlib.suppress(OSError):
+            write_stop(Settings(report_dir=folder), usage_error(message))
+    raise pytest.UsageError(message) from None
 
 
 def _selection(config: pytest.Config) -> tuple[str, ...]:
@@ -124,12 +169,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "account_wide: uses an account-wide limit; runs in one xdist group")
     config.addinivalue_line("markers", "money: moves money; needs a funding URL or a funded wallet")
     found = settings(config)
-    if hasattr(config, "workerinput"):  # an xdist worker: the controller's seed (a random one is drawn per process)
+    if is_worker(config):  # an xdist worker: the controller's seed (a random one is drawn per process)
         seed = config.workerinput[WORKER_SEED]
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
-    from wallet_conformance.plugin import run  # the suite's plugin: loaded in the suite's runs only
+    from wallet_conformance.plugin import interruption, run  # the suite's plugin: loaded in the suite's runs only
+    from wallet_conformance.plugin.recording import write_stop
 
-    config.stash[run.RUN] = run.build(config, found, sends_requests=sends_requests(config))
+    sending = sends_requests(config)
+    gate = None
+    if not is_worker(config):
+        try:
+            gate = gate_for(found)  # waivers and baseline: checked before anything starts
+        except GateError as error:
+            _usage_error(config, str(error), found.report_dir)
+        if sending and not found.cleanup and not found.passive:
+            write_stop(found, unfinished(), gate)  # replaced when the run ends, however it ends
+    if sending:
+        interruption.of(config).install()
+    config.stash[run.RUN] = run.build(config, found, sends_requests=sending, gate=gate)
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
 
 
 def sends_requests(config: pytest.Config) -> bool:

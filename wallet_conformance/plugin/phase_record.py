@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.plugin.run import Stopped
+from wallet_conformance.judge.failures import SuiteError
+from wallet_conformance.plugin.collection import requirement_ids
+from wallet_conformance.reporting.endings import Stop
 from wallet_conformance.reporting.evidence import Classified
 from wallet_conformance.reporting.judging import Counts, Found
 
@@ -28,19 +30,23 @@ OBSERVATIONS = pytest.StashKey[list[dict[str, Any]]]()
 @dataclass
 class PhaseRecord:
     """What one phase of a conformance test found: the test's requirements, how its error counts, what it observed,
-    the 429s it met, what the exchange judge found meanwhile, and whether the run stops after it."""
+    the checks that held, the 429s it met, what the exchange judge found meanwhile, and whether the run stops after
+    it."""
 
     requirements: tuple[str, ...]  # the ids the test declares
     error: Classified | None = None  # how the phase's error counts (failed checks, a refused step, a suite error)
     observations: list[dict[str, Any]] = field(default_factory=list)  # the call phase's: the test's observations
+    held: dict[str, int] = field(default_factory=dict)  # the call phase's: the test's checks that held, by requirement
     rate_limited: list[dict[str, Any]] = field(default_factory=list)  # the call phase's: its 429 answers
     findings: list[Found] = field(default_factory=list)  # the exchange judge's, since the last report
     exchanges: Counts | None = None  # exchanges made and judged since the last report, when any
-    stopped: Stopped | None = None  # the run stops after this phase, and why
+    stopped: Stop | None = None  # the run stops after this phase, and why
 
     def to_dict(self) -> dict[str, Any]:
         """The record as plain data (dicts, lists, tuples, strings, numbers), as xdist sends it."""
-        return asdict(self)
+        data = asdict(self)
+        data["stopped"] = None if self.stopped is None else self.stopped.to_dict()  # its outcome as a plain string
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PhaseRecord:
@@ -51,10 +57,11 @@ class PhaseRecord:
             error=None if error is None else Classified(**{**error, "failed_requirements": tuple(
                 error["failed_requirements"])}),
             observations=list(data.get("observations", ())),
+            held=dict(data.get("held", {})),
             rate_limited=list(data.get("rate_limited", ())),
             findings=[Found(**finding) for finding in data.get("findings", ())],
             exchanges=None if data.get("exchanges") is None else Counts(**data["exchanges"]),
-            stopped=None if data.get("stopped") is None else Stopped(**data["stopped"]),
+            stopped=None if data.get("stopped") is None else Stop.from_dict(data["stopped"]),
         )
 
 
@@ -69,7 +76,12 @@ def of(report: pytest.TestReport) -> PhaseRecord | None:
 
 
 def observe(item: pytest.Item, requirement: str, facts: dict[str, Any]) -> None:
-    """Keep an observation of an INFO requirement for the test's record (its call phase carries them)."""
+    """Keep an observation of a requirement the test declares for the test's record (its call phase carries them);
+    one of another requirement is the suite's error, as a check naming it would be."""
+    declared = requirement_ids(item)
+    if requirement not in declared:
+        raise SuiteError(f"an observation names requirement {requirement!r}, which the test does not declare (it "
+                         f"declares {', '.join(declared) or 'none'})")
     item.stash.setdefault(OBSERVATIONS, []).append({"requirement": requirement, **facts})
 
 

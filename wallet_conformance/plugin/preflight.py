@@ -4,11 +4,11 @@ exit status. No hooks here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError, Unanswered
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.reporting.endings import Stop
+from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 
@@ -23,12 +23,9 @@ def preflight_reads() -> tuple[str, ...]:
     return (*unpaged, *catalogue()[WALLET_LIST].operations)
 
 
-@dataclass(frozen=True)
-class Stop:
+def _stop(message: str, status: ExitStatus) -> Stop:
     """Why the run cannot go on, and its exit status."""
-
-    message: str
-    status: int
+    return Stop(Outcome.STOPPED_AT_PREFLIGHT, message, int(status))
 
 
 def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> Stop | None:
@@ -46,7 +43,7 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
             except Unanswered:  # one read silent while the target answers others: a finding of the tests (ERR-09)
                 continue
             except TargetError as error:
-                return Stop(f"the target at {target.base_url} cannot be reached: {error}", ExitStatus.CANNOT_RUN)
+                return _stop(f"the target at {target.base_url} cannot be reached: {error}", ExitStatus.CANNOT_RUN)
             stop = _judge(exchange, target.base_url)
             if stop is not None and stop.status == ExitStatus.CANNOT_RUN:
                 return stop
@@ -60,11 +57,11 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
 def _judge(exchange: Exchange, base_url: str) -> Stop | None:
     what = f"{exchange.method} {exchange.url}"
     if exchange.status in (401, 403):
-        return Stop(f"the target refused the secret key ({what} answered {exchange.status}): check --secret-key. "
-                    "If the key is right, the target breaks AUTH-04.", ExitStatus.CANNOT_RUN)
+        return _stop(f"the target refused the secret key ({what} answered {exchange.status}): check --secret-key. "
+                     "If the key is right, the target breaks AUTH-04.", ExitStatus.CANNOT_RUN)
     if exchange.status >= 500:
-        return Stop(f"the target is failing: {what} answered {exchange.status}. Nothing can be tested until it "
-                    f"answers its read operations.\n{_excerpt(exchange)}", ExitStatus.TARGET_FAILING)
+        return _stop(f"the target is failing: {what} answered {exchange.status}. Nothing can be tested until it "
+                     f"answers its read operations.\n{_excerpt(exchange)}", ExitStatus.TARGET_FAILING)
     content_type = exchange.header("content-type") or "no content type"
     envelope = exchange.json if isinstance(exchange.json, dict) else {}
     problem = None
@@ -83,9 +80,9 @@ def _judge(exchange: Exchange, base_url: str) -> Stop | None:
         problem = f"answered JSON labelled {content_type!r}, not application/json"
     if problem is None:
         return None
-    return Stop(f"the target does not answer JSON envelopes: {what} {problem}. Is --base-url right (it must be "
-                f"the API's base address, ending in /v1: {base_url})? No test was run.\n{_excerpt(exchange)}",
-                ExitStatus.NOT_THE_PROTOCOL)
+    return _stop(f"the target does not answer JSON envelopes: {what} {problem}. Is --base-url right (it must be "
+                 f"the API's base address, ending in /v1: {base_url})? No test was run.\n{_excerpt(exchange)}",
+                 ExitStatus.NOT_THE_PROTOCOL)
 
 
 def _excerpt(exchange: Exchange) -> str:

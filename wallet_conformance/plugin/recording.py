@@ -1,24 +1,43 @@
 """One record per conformance test, kept on the controlling process, and at the end of the run the report (every
-format) and the exit status: decided here and nowhere else, from the run that never started, the early stop, or the
-report's gate (waivers, baseline, --strict, --require-complete)."""
+format) and the exit status: decided here and nowhere else, however the run ends. The report tells the ending
+(reporting/gating.py `apply` decides it): the run that never started (its preflight), an interruption (SIGINT,
+SIGTERM: plugin/interruption.py), the early stop, an internal error, the selection the run made, or the gate
+(waivers, baseline, --strict, --require-complete) of a run that completed; the process exits with the status the
+report gives.
+
+Before anything starts, the controlling process replaces the reports of an earlier run with those of a run that has
+not finished (`unfinished`), so that a run killed or crashed never leaves an earlier verdict behind.
+"""
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.plugin import allure_labels, early_stop, exchange_judging, phase_record
-from wallet_conformance.plugin.collection import plain_nodeid, runs_conformance
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.exchanges import JUDGE
+from wallet_conformance.judge.record_registry import FINDER
+from wallet_conformance.plugin import allure_labels, early_stop, exchange_judging, interruption, phase_record
+from wallet_conformance.plugin.collection import declared, plain_nodeid, runs_conformance
 from wallet_conformance.plugin.run import Run, is_worker, state
-from wallet_conformance.reporting import gating, terminal
-from wallet_conformance.reporting.conformance import build_report, exit_status, gate_for, run_inputs
+from wallet_conformance.reporting import endings, terminal
+from wallet_conformance.reporting.conformance import build_report, exit_status, run_inputs, stop_report
+from wallet_conformance.reporting.endings import Selection, Stop
 from wallet_conformance.reporting.evidence import Classified
+from wallet_conformance.reporting.judging import add_held
 from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
+from wallet_conformance.settings import Settings
 from wallet_conformance.spec.catalogue import catalogue
+
+UNFINISHED_TEST = "not reached: the run ended while this test ran"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -26,18 +45,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Recorder(config), "wallet-conformance-recorder")
 
 
-def final_status(status: int, run: Run) -> int:
-    """The run's exit status: a run that ended before its first test has its own (an unreachable target, files that
-    are not HAR, --cleanup); a run that stopped early the stop's; else the report's gate decides, unless pytest's own
-    status says the run did not finish (interrupted, an internal error, a usage error)."""
-    if run.not_run is not None:
-        return run.not_run.status
-    if run.stops.stopped is not None:
-        return run.stops.stopped.status
-    if run.tally.report is not None and status in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED,
-                                                   pytest.ExitCode.NO_TESTS_COLLECTED):
-        return exit_status(run.tally.report)
-    return status
+def write_stop(settings: Settings, stop: Stop, gate: Any = None, started: float | None = None) -> list[Path]:
+    """Replace the reports in the run's report folder with those of a run that stopped before it judged anything (or
+    has not finished): no earlier run's verdict is left there."""
+    return write_all(stop_report(stop, settings, gate, started), settings.report_dir)
 
 
 def _skip_reason(report: pytest.TestReport) -> str | None:
@@ -50,15 +61,13 @@ class Recorder:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.started = time.time()
-        self.gate = self._gate(config)
+        self.declared: set[str] | None = None  # what the run's tests declare, once collected in this process
+        self.collected = 0
 
-    @staticmethod
-    def _gate(config: pytest.Config) -> gating.Gate:
-        """Waivers and baseline, read and checked before any test runs: a bad one stops the run with one message."""
-        try:
-            return gate_for(state(config).settings)
-        except gating.GateError as error:
-            raise pytest.UsageError(str(error)) from None
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """A run of one process collects its tests here; an xdist run's workers write what theirs declare."""
+        self.declared = declared(session.items)
+        self.collected = len(session.items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         phase = phase_record.of(report)
@@ -67,16 +76,17 @@ class Recorder:
         tally = state(self.config).tally
         exchange_judging.merge(tally.records, phase.findings)
         tally.exchanges = exchange_judging.add_counts(tally.exchanges, phase.exchanges)
+        add_held(tally.held, phase.exchanges)
         nodeid = plain_nodeid(report.nodeid)
         record = tally.records.get(nodeid)
-        if record is None:
-            record = tally.records[nodeid] = TestRecord(nodeid=nodeid, requirements=phase.requirements)
+        if record is None:  # a test passes once its call has
+            record = tally.records[nodeid] = TestRecord(nodeid=nodeid, requirements=phase.requirements,
+                                                        outcome="skipped", message=UNFINISHED_TEST)
         record.duration += report.duration
         record.observations.extend(phase.observations)  # the call phase's record carries them
-        if report.skipped:
-            record.outcome = "skipped"
-            record.message = redact(_skip_reason(report) or "skipped")
-        elif report.failed:
+        for requirement, count in phase.held.items():
+            record.held[requirement] = record.held.get(requirement, 0) + count
+        if phase.error is not None or report.failed:  # a test blocked by a refused step is shown skipped, too
             error = phase.error or Classified()
             record.outcome = "failed" if report.when == "call" else "error"
             record.failed_requirements = error.failed_requirements
@@ -84,31 +94,109 @@ class Recorder:
             record.setup_requirement = error.setup_requirement
             record.suite_error = bool(error.suite_error)
             record.evidence = list(error.evidence)
-            record.message = redact(str(report.longrepr))[:4000]
+            record.message = redact(_skip_reason(report) if report.skipped else str(report.longrepr))[:4000]
+        elif report.skipped:
+            record.outcome = "skipped"
+            record.message = redact(_skip_reason(report) or "skipped")
+        elif report.when == "call":
+            record.outcome, record.message = "passed", None
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
+        """After the run's end (the end-of-run cleanup, xdist's workers shut down): the report, whatever ended the run,
+        and the process's exit status, the report's. A second interrupt during that end stops it there, and the run
+        is reported interrupted; from the first line of the reports on, a signal changes nothing (it is too late)."""
+        again = None
+        try:
+            yield
+        except KeyboardInterrupt:
+            again = "the end-of-run cleanup was interrupted too: what the run made may be left on the target " \
+                    "(--cleanup closes it)"
+            exitstatus = pytest.ExitCode.INTERRUPTED
         run = state(self.config)
-        # A conformance run reports even when it judged nothing (every test deselected or skipped).
-        if run.not_run is None and not self.config.option.collectonly and (
-                run.tally.records or runs_conformance(self.config)):
-            self._report(run)
-        session.exitstatus = final_status(session.exitstatus, run)
+        stopping = interruption.of(self.config)
+        with stopping.final():
+            if runs_conformance(self.config) and not self.config.option.collectonly and (
+                    run.not_run is None or run.not_run.stop is not None):
+                self._report(run, self._stop(run, session, exitstatus, again))
+        session.exitstatus = self._status(run, session.exitstatus)
 
-    def _report(self, run: Run) -> None:
+    def _stop(self, run: Run, session: pytest.Session, exitstatus: int, again: str | None) -> Stop | None:
+        """Why the run did not complete, when it did not: its preflight, the suite's early stop, an interruption
+        (a signal, or pytest's own), an internal error or a usage error of pytest's."""
+        if run.not_run is not None:
+            return run.not_run.stop
+        if run.stops.stopped is not None:
+            return run.stops.stopped
+        signals = interruption.of(self.config).reason()
+        if signals is not None or exitstatus == pytest.ExitCode.INTERRUPTED:
+            where = self._progress(run, session)
+            how = signals or "pytest stopped"  # a KeyboardInterrupt no signal of this process raised
+            return endings.interrupted("; ".join(filter(None, [f"{how} {where}", again])))
+        if exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+            return Stop(Outcome.SUITE_ERROR, f"the run stopped on an internal error {self._progress(run, session)} "
+                                             "(INTERNALERROR above)", int(ExitStatus.INTERNAL_ERROR))
+        if exitstatus == pytest.ExitCode.USAGE_ERROR:
+            return endings.usage_error("a usage error stopped the run (the ERROR line above)")
+        return None
+
+    def _progress(self, run: Run, session: pytest.Session) -> str:
+        """How far the run got: `after 49 of 1043 tests`, or before its first."""
+        done = sum(nodeid.partition("::")[0] not in (JUDGE, FINDER) and record.message != UNFINISHED_TEST
+                   for nodeid, record in run.tally.records.items())
+        collected = session.testscollected or self.collected
+        if not done:
+            return "before its first test ended" if collected else "before its tests were collected"
+        return f"after {done} of {collected} tests" if collected else f"after {done} tests"
+
+    def _selection(self, run: Run) -> Selection | None:
+        """What part of the suite the run chose, and the requirements it holds: those its tests declare, and those
+        its exchanges were found breaking (the exchange judge holds every exchange to every rule); of the ids chosen
+        by --requirement, --part and --level only. None for a run of the whole suite."""
+        settings = run.settings
+        words = (*settings.choice_words, *settings.pytest_selection)
+        if not words:
+            return None
+        declared = self.declared if self.declared is not None else self._declared_by_workers()
+        chosen = settings.chosen
+        if declared is None:
+            return Selection.of(words, chosen)
+        broken = {rid for record in run.tally.records.values() for rid in record.requirements if record.fails(rid)}
+        found = declared | broken
+        return Selection.of(words, found if chosen is None else found & chosen)
+
+    def _declared_by_workers(self) -> set[str] | None:
+        path = state(self.config).selection_file
+        try:
+            return set(json.loads(path.read_text(encoding="utf-8"))) if path is not None else None
+        except (OSError, ValueError):
+            return None  # the run ended before a worker collected its tests
+
+    def _report(self, run: Run, stop: Stop | None) -> None:
         """The report, built once from the run's records and what ended the run, written in every format."""
         settings, tally = run.settings, run.tally
         target = run.target.public() if run.target else {"base_url": settings.base_url}
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
         tally.report = build_report(list(tally.records.values()), catalogue(), target=target,
                                     environment=settings.environment, seed=settings.seed, strict=settings.strict,
-                                    selected=settings.requirements, gate=self.gate,
+                                    selected=tuple(sorted(settings.chosen or ())), gate=run.gate,
                                     run={"started_at": started, "duration": round(time.time() - self.started, 2),
                                          "profile": settings.profile, "exchanges": tally.exchanges,
-                                         **run_inputs(settings)})
+                                         **run_inputs(settings)},
+                                    exchanges_held=tally.held, stop=stop, selection=self._selection(run))
         early_stop.add_to_report(tally.report, run.stops)
         tally.written = write_all(tally.report, settings.report_dir)
         allure_labels.scrub(self.config)
+
+    @staticmethod
+    def _status(run: Run, status: int) -> int:
+        """The process's exit status: the report's; --cleanup's own, which writes none; pytest's where no report was
+        written (--collect-only, a run of other tests)."""
+        if run.tally.report is not None:
+            return exit_status(run.tally.report)
+        if run.not_run is not None:
+            return run.not_run.status
+        return status
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tally = state(self.config).tally
@@ -117,3 +205,17 @@ class Recorder:
         terminalreporter.section("wallet conformance")
         for line in terminal.summary(tally.report, tally.written):
             terminalreporter.write_line(line)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """The run's last line, after pytest's own: its outcome and exit status, as the reports give them; and a signal
+        that came too late to change them."""
+        report = state(config).tally.report
+        writer = config.pluginmanager.get_plugin("terminalreporter")
+        if report is None or writer is None:
+            return
+        late = interruption.of(config).late
+        if late:
+            writer.write_line(f"({', '.join(late)} received once the run had ended and its reports were being "
+                              "written: too late to change its ending)")
+        writer.write_line(terminal.last_line(report), bold=True)

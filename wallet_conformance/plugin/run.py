@@ -26,10 +26,12 @@ from wallet_conformance.client import har
 from wallet_conformance.client.api import ApiClient, Bound, Exchange
 from wallet_conformance.client.redaction import Secrets, activate, redact
 from wallet_conformance.client.target import Target, configured
-from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.plugin.preflight import preflight
+from wallet_conformance.reporting.endings import Stop
+from wallet_conformance.reporting.gating import Gate
 from wallet_conformance.reporting.judging import Judged
 from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.settings import Settings
 from wallet_conformance.world import bodies
 from wallet_conformance.world.resources import WalletList
@@ -44,24 +46,18 @@ RUN = pytest.StashKey["Run"]()
 WORKER_TARGET = "wallet_conformance_target"
 WORKER_LEDGER = "wallet_conformance_money_ledger"
 WORKER_PARTS = "wallet_conformance_har_parts"
+WORKER_SELECTION = "wallet_conformance_selection"
 
 
 @dataclass(frozen=True)
 class NotRun:
     """Why the run ended before its first test (an unreachable target, a target that does not speak the protocol,
-    --cleanup's own report): the one message the terminal shows, and the exit status."""
+    --cleanup's own report): the one message the terminal shows, and the exit status; `stop`, the preflight's stop the
+    reports tell (None for --cleanup, which writes none)."""
 
     message: str
     status: int
-
-
-@dataclass(frozen=True)
-class Stopped:
-    """Why the run stopped early, decided after a test's phase (plugin/running.py): the target stopped answering or is
-    failing, or the run used up its budget; and the exit status it ends with. conformance.json's `stopped`."""
-
-    reason: str
-    status: int = int(ExitStatus.TARGET_FAILING)
+    stop: Stop | None = None
 
 
 @dataclass
@@ -71,6 +67,7 @@ class Tally:
 
     records: dict[str, TestRecord] = field(default_factory=dict)
     exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
+    held: dict[str, int] = field(default_factory=dict)  # by requirement, the exchanges a rule or an invariant held
     report: dict[str, Any] | None = None
     written: list[Path] = field(default_factory=list)
 
@@ -79,7 +76,7 @@ class Tally:
 class Stops:
     """What the controlling process learns of an early stop and of the 429s met (plugin/early_stop.py fills it in)."""
 
-    stopped: Stopped | None = None
+    stopped: Stop | None = None
     rate_limited: list[dict[str, Any]] = field(default_factory=list)  # each 429 met, with its test
 
 
@@ -115,9 +112,11 @@ class Run:
     har_parts: Path | None = None  # --record-har: the folder of the processes' part files
     recorder: har.PartWriter | None = None  # --record-har: this process's part file, when it runs tests
     ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard)
+    selection_file: Path | None = None  # where an xdist run's workers write the requirements their tests declare
     clients: Clients | None = None  # in a process that runs tests against a target
     tally: Tally = field(default_factory=Tally)
     stops: Stops = field(default_factory=Stops)
+    gate: Gate = field(default_factory=Gate)  # the waivers and baseline, read and checked before anything started
 
     def close(self) -> None:
         """The run ended: its clients and its part file closed, the reference it started stopped."""
@@ -142,9 +141,9 @@ def starts_workers(config: pytest.Config) -> bool:
     return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
 
 
-def build(config: pytest.Config, settings: Settings, sends_requests: bool) -> Run:
-    """The run of this process, from its settings; `sends_requests` when it will run tests against a target (not
-    --help, --collect-only, nor a run of other tests)."""
+def build(config: pytest.Config, settings: Settings, sends_requests: bool, gate: Gate | None = None) -> Run:
+    """The run of this process, from its settings and gate; `sends_requests` when it will run tests against a target
+    (not --help, --collect-only, nor a run of other tests)."""
     secrets = Secrets()
     activate(secrets)  # until the run is closed (plugin/session.py)
     secrets.add_key(settings.secret_key)
@@ -161,6 +160,7 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool) -> Ru
     if not_run is not None:
         config.option.dist, config.option.tx = "no", []  # a run that cannot start starts no worker
     ledger = _ledger(config, settings) if target is not None and not_run is None else None
+    selection_file = _selection_file(config, settings) if target is not None and not_run is None else None
     parts = _har_parts(config, settings)
     runs_tests = target is not None and not_run is None and (worker is not None or not starts_workers(config))
     judged = Judged()
@@ -171,7 +171,7 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool) -> Ru
     clients = _clients(settings, target, bound, ledger, judged, recorder) if runs_tests and target else None
     return Run(settings=settings, secrets=secrets, started=time.monotonic(), bound=bound, target=target,
                server=server, not_run=not_run, judged=judged, har_parts=parts, recorder=recorder, ledger=ledger,
-               clients=clients)
+               clients=clients, gate=gate or Gate(), selection_file=selection_file)
 
 
 def _resolve(settings: Settings, own_process: bool) -> tuple[Target, Any, NotRun | None]:
@@ -184,8 +184,10 @@ def _resolve(settings: Settings, own_process: bool) -> tuple[Target, Any, NotRun
         target = configured(settings)
     stop = preflight(target, settings.request_timeout, settings.ca_bundle)
     if stop is not None:
-        message = f"cleanup not done: {stop.message}" if settings.cleanup else stop.message
-        return target, server, NotRun(redact(message), stop.status)
+        message = redact(f"cleanup not done: {stop.reason}" if settings.cleanup else stop.reason)
+        status = int(stop.status or 0)
+        told = None if settings.cleanup else Stop(Outcome.STOPPED_AT_PREFLIGHT, message, status)
+        return target, server, NotRun(message, status, told)
     if settings.cleanup:
         from wallet_conformance.world.cleanup import clean_up  # imported late: only --cleanup runs need it
 
@@ -224,6 +226,18 @@ def _ledger(config: pytest.Config, settings: Settings) -> Path | None:
     handle, name = tempfile.mkstemp(prefix="money-spent-", dir=settings.work_dir)
     os.close(handle)
     return Path(name)
+
+
+def _selection_file(config: pytest.Config, settings: Settings) -> Path | None:
+    """Where an xdist run's workers write the requirements their tests declare: named by the controller when it starts
+    workers, handed to each; None in a run of one process (its controller collects the tests itself)."""
+    if is_worker(config):
+        name = config.workerinput.get(WORKER_SELECTION)
+        return Path(name) if name else None
+    if not starts_workers(config):
+        return None
+    settings.work_dir.mkdir(parents=True, exist_ok=True)
+    return settings.work_dir / f"selection-{os.getpid()}-{time.monotonic_ns()}.json"
 
 
 def _har_parts(config: pytest.Config, settings: Settings) -> Path | None:

@@ -7,6 +7,7 @@ target is shown by its evidence, a suite error by its traceback too."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Generator
 from typing import Any
 
@@ -14,25 +15,28 @@ import pytest
 
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.judge.failures import CannotJudge, declared, judged_silences
+from wallet_conformance.judge.failures import CannotJudge, declared, holding, judged_silences
 from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
-from wallet_conformance.plugin.run import Run, Stopped, state
+from wallet_conformance.plugin.run import Run, state
 from wallet_conformance.reporting import evidence
+from wallet_conformance.reporting.endings import stopped_early
 from wallet_conformance.world.safety import NotAllowed
 
 EXCHANGES_SHOWN = 3  # a failure's report section shows the test's last exchanges
 EXCHANGES_SECTION = "exchanges (last of this test)"
 TEST_START = pytest.StashKey[int]()
 RATE_LIMITS_START = pytest.StashKey[int]()
+HELD = pytest.StashKey[Counter[str]]()  # the checks of the test that held, by requirement
 
 
 def _run_declared(item: pytest.Item) -> Generator[None, Any, Any]:
-    """Runs one phase of a conformance test with its declared ids as the checks' default requirement; the guard's
-    NotAllowed and a check's CannotJudge become a skip with their reason, here and nowhere else."""
+    """Runs one phase of a conformance test with its declared ids as the checks' default requirement, counting the
+    checks that hold; the guard's NotAllowed and a check's CannotJudge become a skip with their reason, here and
+    nowhere else."""
     if not is_conformance_item(item):
         return (yield)
-    with declared(requirement_ids(item)):
+    with declared(requirement_ids(item)), holding(item.stash.setdefault(HELD, Counter())):
         try:
             return (yield)
         except (NotAllowed, CannotJudge) as reason:
@@ -116,16 +120,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if recent:
             report.sections.append((EXCHANGES_SECTION,
                                     "\n\n".join(exchange.describe() for exchange in recent)))
+        if classified.blocked:
+            # A test that could not judge is no failure: pytest shows it skipped, its reason the refused step.
+            first = str(call.excinfo.value).strip().splitlines() or [call.excinfo.typename]
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), (item.location[1] or 0) + 1, f"blocked: a setup step failed: {first[0]}")
     if call.when == "call":
         allure_labels.attach_exchanges(made)
     if report.when == "call":
         record.observations = phase_record.observations(item)
+        record.held = dict(item.stash.get(HELD, {}))
         if client is not None:
             record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
     record.findings, record.exchanges = exchange_judging.found(run.judged)
     reason = _why_stop(run)
     if reason is not None and not item.session.shouldstop:
-        record.stopped = Stopped(reason)  # the controlling process reads it in the record (plugin/early_stop.py)
+        record.stopped = stopped_early(reason)  # the controlling process reads it in the record (plugin/early_stop.py)
         item.session.shouldstop = reason
     phase_record.attach(report, record)
     if report.longrepr is not None:

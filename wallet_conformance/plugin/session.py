@@ -13,9 +13,18 @@ import pytest
 
 from wallet_conformance.client.redaction import deactivate
 from wallet_conformance.generation import profiles
+from wallet_conformance.plugin import interruption
 from wallet_conformance.plugin.collection import runs_conformance
 from wallet_conformance.plugin.options import WORKER_SEED, sends_requests, settings
-from wallet_conformance.plugin.run import RUN, WORKER_LEDGER, WORKER_PARTS, WORKER_TARGET, is_worker, state
+from wallet_conformance.plugin.run import (
+    RUN,
+    WORKER_LEDGER,
+    WORKER_PARTS,
+    WORKER_SELECTION,
+    WORKER_TARGET,
+    is_worker,
+    state,
+)
 from wallet_conformance.reporting import terminal
 
 WORKERS_PER_CORE, MOST_WORKERS = 2, 4  # against the bundled reference (docs/performance.md: where the time goes)
@@ -84,6 +93,8 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[WORKER_TARGET] = run.target.to_dict()
     if run.har_parts is not None:
         node.workerinput[WORKER_PARTS] = str(run.har_parts)
+    if run.selection_file is not None:
+        node.workerinput[WORKER_SELECTION] = str(run.selection_file)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -92,10 +103,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     # not here: a run inside another process (the self-tests' in-process runs) leaves that process's garbage
     # collection alone.
     atexit.register(gc.freeze)
+    interruption.of(config).restore()
     run = config.stash.get(RUN, None)
     if run is None:
         return
     run.close()
     deactivate(run.secrets)
-    if run.ledger is not None and not is_worker(config):  # the controller made it
-        run.ledger.unlink(missing_ok=True)
+    if not is_worker(config):  # the controller named them
+        for made in (run.ledger, run.selection_file):
+            if made is not None:
+                made.unlink(missing_ok=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import metadata
@@ -16,22 +17,29 @@ from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client.redaction import redact
+from wallet_conformance.judge.traffic import judged_from_traffic
 from wallet_conformance.reporting import gating
+from wallet_conformance.reporting.endings import Selection, Stop
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.verdicts import Outcome, Verdict
 from wallet_conformance.settings import OPTIONS, Settings, command_line, reproduction
-from wallet_conformance.spec.catalogue import LEVELS, Catalogue, Requirement
+from wallet_conformance.spec.catalogue import LEVELS, Catalogue, Requirement, catalogue
 from wallet_conformance.spec.files import CATALOGUE, DOCUMENT, OPENAPI, SCHEMAS
 
 FORMAT = "wallet-conformance-report/1"
 FILE_NAME = "conformance.json"
+GENERATED = "tests/generated/"  # the generated tests' node ids start here
 
 
-def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[Verdict, str | None]:
-    """The verdict of one requirement from the records of the tests that name it, with its reason.
+def verdict(requirement: Requirement, records: list[TestRecord], held: int = 0,
+            not_reached: str | None = None) -> tuple[Verdict, str | None]:
+    """The verdict of one requirement from the records of the tests that name it, with its reason; `held`, how many
+    checks and exchanges held it in the run; `not_reached`, the reason of a requirement no test reached (the run did
+    not complete).
 
     A failure wins over everything; then a suite error (a test of this requirement could not be trusted:
-    never a pass); then a pass; then blocked (a setup step the target refused), skipped, not reached.
+    never a pass); then a pass, where a test of it passed and something held it; then blocked (a setup step the
+    target refused), skipped, not reached, and untested: a test passed but held nothing, or no test ran.
     """
     failing = [record for record in records if record.fails(requirement.id)]
     suite = [record for record in records if record.stopped and record.suite_error]
@@ -47,7 +55,7 @@ def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[Verdic
             return Verdict.OBSERVED, reason
     elif failing:
         return Verdict.FAIL, _cause(failing[0], requirement.id)
-    elif passing:
+    elif passing and held:
         return Verdict.PASS, None
     if blocked:
         step = f" (the step exercises {blocked[0].setup_requirement})" if blocked[0].setup_requirement else ""
@@ -56,7 +64,22 @@ def verdict(requirement: Requirement, records: list[TestRecord]) -> tuple[Verdic
         return Verdict.SKIP, _first_line(skipped[0].message)
     if stopped:
         return Verdict.SKIP, f"not reached: {stopped[0].nodeid} stopped at {', '.join(stopped[0].failed_requirements)}"
-    return Verdict.UNTESTED, None
+    if passing:
+        return Verdict.UNTESTED, nothing_held(requirement, passing)
+    return Verdict.UNTESTED, not_reached
+
+
+def nothing_held(requirement: Requirement, passing: list[TestRecord]) -> str:
+    """Why a requirement whose tests passed is untested: no check of theirs held it, and no exchange of the run was
+    held to a rule that stands for it."""
+    tests = f"{len(passing)} test(s) of it passed ({passing[0].nodeid}{', ...' if len(passing) > 1 else ''})"
+    rules = judged_from_traffic().get(requirement.id)
+    if all(record.nodeid.startswith(GENERATED) for record in passing):
+        tests += ", every generated request refused or none of the kind it judges"
+    if rules:
+        return (f"nothing held it: {tests}, but no check held it and no exchange of the run was of the kind its rules "
+                f"judge ({', '.join(rules)})")
+    return f"nothing held it: {tests}, but no check of them held it"
 
 
 def _cause(record: TestRecord, requirement_id: str) -> str | None:
@@ -106,8 +129,6 @@ def suite_version() -> str:
 
 def gate_for(settings: Settings) -> gating.Gate:
     """The run's gate: its waivers and baseline read and checked (a GateError says what is wrong with either)."""
-    from wallet_conformance.spec.catalogue import catalogue
-
     waivers = gating.load_waivers(settings.waivers, catalogue()) if settings.waivers else ()
     baseline = (gating.load_baseline(settings.baseline, judged_against()["requirements.yaml"], FORMAT)
                 if settings.baseline else None)
@@ -143,13 +164,21 @@ def run_inputs(settings: Settings) -> dict[str, Any]:
 def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target: dict[str, Any],
                  environment: str, seed: int, strict: bool, selected: tuple[str, ...] = (),
                  gate: gating.Gate | None = None, run: dict[str, Any] | None = None,
-                 untested: Mapping[str, str] | None = None, traffic: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The whole report. `selected` (from --requirement) limits the entries to those requirements.
+                 untested: Mapping[str, str] | None = None, traffic: dict[str, Any] | None = None,
+                 exchanges_held: Mapping[str, int] | None = None, stop: Stop | None = None,
+                 selection: Selection | None = None) -> dict[str, Any]:
+    """The whole report: one entry per requirement of the catalogue.
 
     `run` carries the run's facts that are not results: started_at, duration, profile. `untested` gives the reason of
-    a requirement no test judged, where there is one to give; `traffic`, what recorded traffic held (--har).
+    a requirement no test judged, where there is one to give; `traffic`, what recorded traffic held (--har);
+    `exchanges_held`, how many exchanges the exchange judge and the registry of records held each requirement on;
+    `stop`, why the run did not complete; `selection`, what part of the suite it chose (`selected`: the requirements
+    chosen by id, a selection of those); a requirement outside it is not selected.
     """
     gate = gate or gating.Gate(strict=strict)
+    if selection is None and selected:
+        selection = Selection.of([word for rid in selected for word in ("--requirement", rid)], selected)
+    exchanges_held = exchanges_held or {}
     records = list(records)
     by_requirement: dict[str, list[TestRecord]] = {requirement.id: [] for requirement in catalogue}
     for record in records:
@@ -162,12 +191,20 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
     counts: dict[str, dict[Verdict, int]] = {level: dict.fromkeys(Verdict, 0) for level in LEVELS}
     by_section: dict[str, dict[str, dict[Verdict, int]]] = {
         section: {level: dict.fromkeys(Verdict, 0) for level in LEVELS} for section in catalogue.sections}
+    chosen = selection.requirements if selection is not None else None
+    left_out = f"not selected: the run chose {selection.words}" if selection is not None else ""
     for requirement in catalogue:
-        if selected and requirement.id not in selected:
-            continue
         covering = by_requirement[requirement.id]
-        result, reason = verdict(requirement, covering)
-        if result == Verdict.UNTESTED and untested:
+        checks_held = sum(record.held.get(requirement.id, 0) for record in covering)
+        held = {"checks": checks_held, "exchanges": exchanges_held.get(requirement.id, 0)}
+        if chosen is not None and requirement.id not in chosen:
+            covering = []
+            held = {"checks": 0, "exchanges": 0}
+            result, reason = Verdict.NOT_SELECTED, left_out
+        else:
+            result, reason = verdict(requirement, covering, sum(held.values()),
+                                     stop.not_reached if stop is not None else None)
+        if result == Verdict.UNTESTED and reason is None and untested:
             reason = untested.get(requirement.id)
         counts[requirement.level][result] += 1
         by_section[requirement.section][requirement.level][result] += 1
@@ -183,6 +220,7 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
             "reason": reason,
             "evidence": [item for record in covering for item in record.evidence_for(requirement.id)][:5],
             "observations": observations,
+            "held": held,
             "tests": [
                 {"nodeid": record.nodeid, "outcome": record.outcome,
                  "failed": record.fails(requirement.id),
@@ -190,15 +228,18 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
                  "attributed": record.fails(requirement.id) and requirement.id in record.failed_requirements,
                  "blocked": record.blocks(requirement.id),
                  "suite_error": record.stopped and record.suite_error,
+                 "held": record.held.get(requirement.id, 0),
                  "message": record.message if (record.fails(requirement.id) or record.blocks(requirement.id)
                                                or record.suite_error or record.outcome == "skipped") else None}
                 for record in covering
             ],
         })
-    outcome = gating.apply(entries, gate)
+    outcome = gating.apply(entries, gate, stop, selection)
     if outcome["verdict"] == Outcome.NOTHING_JUDGED:
         outcome["reason"] = _nothing_judged(records, traffic)
-    extra = {"traffic": traffic} if traffic is not None else {}
+    extra: dict[str, Any] = {"traffic": traffic} if traffic is not None else {}
+    if stop is not None:
+        extra["stopped"] = stop.to_dict()
     return {
         "format": FORMAT,
         "suite_version": suite_version(),
@@ -216,6 +257,23 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
         "requirements": entries,
         **extra,
     }
+
+
+def stop_report(stop: Stop, settings: Settings | None = None, gate: gating.Gate | None = None,
+                started: float | None = None) -> dict[str, Any]:
+    """The report of a run that stopped before it judged anything (a usage error, its preflight), or of one that has
+    not finished (written when it starts, replaced when it ends): every requirement not reached, the stop its outcome.
+    `settings`: what the run was given, where it could be read (not for a mistake in the options themselves)."""
+    settings = settings or Settings()
+    target = {"base_url": settings.base_url, "funding_url": settings.funding_url,
+              "embedded_reference": settings.embedded and not settings.passive}
+    run: dict[str, Any] = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started or time.time())),
+                           "duration": round(time.time() - started, 2) if started else 0.0,
+                           "profile": settings.profile}
+    if stop.outcome != Outcome.USAGE_ERROR:
+        run.update(run_inputs(settings))
+    return build_report([], catalogue(), target=target, environment=settings.environment, seed=settings.seed,
+                        strict=settings.strict, selected=settings.requirements, gate=gate, run=run, stop=stop)
 
 
 def _nothing_judged(records: list[TestRecord], traffic: dict[str, Any] | None) -> str:

@@ -44,6 +44,13 @@ class Classified:
     suite_error: str | None = None  # why the error is the suite's own, not the target's
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def blocked(self) -> bool:
+        """Whether the error judged nothing: a refused setup step that exercises no requirement kept the test from
+        judging (never a failure of the test, in any report)."""
+        return self.setup_error and not self.failed_requirements and self.setup_requirement is None and \
+            self.suite_error is None
+
 
 def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
     """What a test's error says of the test's requirements (`declared`).

@@ -9,7 +9,11 @@
 - a baseline (an earlier conformance.json of the same catalogue) keeps failures it already had from
   failing the run: only new breakage does;
 - a run in which no MUST requirement passed or failed (every test deselected or skipped, recorded traffic of which
-  no exchange was judged) judged nothing: it never conforms, and has its own exit status.
+  no exchange was judged) judged nothing: it never conforms, and has its own exit status;
+- a run that did not complete (interrupted, stopped early, stopped at its preflight, a usage error: its
+  endings.Stop) ends as its stop, with the stop's exit status, whatever its verdicts: it never conforms in any form;
+- a run that chose part of the suite (an endings.Selection) conforms at most on the selection, and is never
+  complete: with --require-complete, its MUST requirements not selected fail the run.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from typing import Any
 import yaml
 
 from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.reporting.verdicts import JUDGED, NOT_TESTED, Outcome, Verdict
+from wallet_conformance.reporting.endings import Selection, Stop
+from wallet_conformance.reporting.verdicts import ENDED_EARLY, JUDGED, NOT_TESTED, Outcome, Verdict
 from wallet_conformance.spec.catalogue import Catalogue
 
 WAIVER_FIELDS = ("id", "reason", "owner", "expires")
@@ -142,8 +147,10 @@ def load_baseline(path: Path, catalogue_hash: str, report_format: str) -> dict[s
     return baseline
 
 
-def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
-    """The run's outcome from the requirement entries: its verdict, what fails the run, and the exit status.
+def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
+          selection: Selection | None = None) -> dict[str, Any]:
+    """The run's outcome from the requirement entries, how it ended (`stop`: it did not complete) and what it chose
+    (`selection`): its verdict, what fails the run, and the exit status. The one place these are decided.
 
     Marks waived entries (`entry["waiver"]`) as a side effect, so every format shows them.
     """
@@ -151,10 +158,14 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
     before = _baseline_verdicts(gate.baseline)
     failing_levels = gate.gated_levels
     must_failed, should_failed, not_tested, gating, waived, known, suite_errors = [], [], [], [], [], [], []
+    must_selected = must_total = 0
     for entry in entries:
         rid, level, result = entry["id"], entry["level"], entry["verdict"]
         waiver = waivers.get(rid)
         entry["waiver"] = waiver.to_dict(gate.today) if waiver else None
+        if level == "MUST":
+            must_total += 1
+            must_selected += result != Verdict.NOT_SELECTED
         if result == Verdict.FAIL and level == "MUST":
             must_failed.append(rid)
         if result == Verdict.FAIL and level == "SHOULD":
@@ -164,7 +175,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
         if level == "MUST" and result in NOT_TESTED:
             not_tested.append({"id": rid, "verdict": result, "reason": entry["reason"]})
         counts = (result == Verdict.FAIL and level in failing_levels) or (
-            gate.complete_required and level == "MUST" and result in NOT_TESTED)
+            gate.complete_required and level == "MUST" and (result in NOT_TESTED or result == Verdict.NOT_SELECTED))
         if not counts:
             continue
         if waiver and not waiver.expired(gate.today):
@@ -176,7 +187,10 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
     fixed = [e["id"] for e in entries if e["verdict"] == Verdict.PASS and (before or {}).get(e["id"]) == Verdict.FAIL]
     failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == Verdict.FAIL for e in entries)]
     verdict: Outcome
-    if suite_errors:
+    status: int | None
+    if stop is not None:
+        verdict, status = stop.outcome, stop.status
+    elif suite_errors:
         verdict, status = Outcome.SUITE_ERROR, ExitStatus.SUITE_ERROR
     elif failed_now:
         verdict, status = Outcome.DOES_NOT_CONFORM, ExitStatus.DOES_NOT_CONFORM
@@ -190,16 +204,20 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
         verdict, status = Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED, ExitStatus.GATE_PASSES
     elif not_tested:
         verdict, status = Outcome.CONFORMS_TO_WHAT_WAS_TESTED, ExitStatus.GATE_PASSES
+    elif selection is not None:
+        verdict, status = Outcome.CONFORMS_ON_THE_SELECTION, ExitStatus.GATE_PASSES
     else:
         verdict, status = Outcome.CONFORMS, ExitStatus.GATE_PASSES
     return {
         "verdict": verdict,
-        "conforms": not must_failed and not suite_errors and verdict != Outcome.NOTHING_JUDGED,
-        "complete": not not_tested,
+        "conforms": not must_failed and not suite_errors and verdict not in (Outcome.NOTHING_JUDGED, *ENDED_EARLY),
+        "complete": not not_tested and selection is None and stop is None,
         "must_failed": must_failed,
         "should_failed": should_failed,
         "must_not_tested": not_tested,
         "suite_errors": suite_errors,
+        "selection": None if selection is None else {
+            "by": list(selection.by), "must_selected": must_selected, "must_in_catalogue": must_total},
         "gate": {
             "strict": gate.strict,
             "require_complete": gate.complete_required,
@@ -212,13 +230,14 @@ def apply(entries: list[dict[str, Any]], gate: Gate) -> dict[str, Any]:
                 "new_failures": failed_now,
             },
         },
-        "exit_status": int(status),
+        "exit_status": None if status is None else int(status),
     }
 
 
 def _already(before: str | None, now: str) -> bool:
     """Whether the baseline already had this: the same failure, or the same requirement not tested."""
-    return before == now == Verdict.FAIL or (before in NOT_TESTED and now in NOT_TESTED)
+    untested = (*NOT_TESTED, Verdict.NOT_SELECTED)
+    return before == now == Verdict.FAIL or (before in untested and now in untested)
 
 
 def _baseline_verdicts(baseline: dict[str, Any] | None) -> dict[str, str] | None:

@@ -29,9 +29,9 @@ from typing import Any
 from wallet_conformance.client import har
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.client.redaction import redact
-from wallet_conformance.judge.exchanges import judge, judgeable
+from wallet_conformance.judge.exchanges import held_to, judgeable
 from wallet_conformance.judge.record_registry import RecordRegistry
-from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic, put_to_the_test
+from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, invariants_taking, judged_from_traffic
 from wallet_conformance.reporting import evidence, gating
 from wallet_conformance.reporting.conformance import build_report, run_inputs
 from wallet_conformance.reporting.results import TestRecord
@@ -61,13 +61,14 @@ class Found:
 
 @dataclass
 class Counts:
-    """The exchanges one judge took and held to every rule, and those it failed on itself (with the first such
-    error), since it was last asked."""
+    """The exchanges one judge took and judged, those it failed on itself (with the first such error), and by
+    requirement the exchanges a rule or an invariant held it on, since it was last asked."""
 
     made: int = 0
     judged: int = 0
     judge_errors: int = 0
     first_judge_error: str | None = None
+    held: dict[str, int] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.made or self.judged or self.judge_errors)
@@ -85,27 +86,32 @@ class Judged:
     errors: int = 0  # exchanges the judge itself failed on (a bug of the suite: counted, shown in the report)
     first_error: str | None = None
     pending: dict[tuple[str, str, str], Found] = field(default_factory=dict)
+    held: dict[str, int] = field(default_factory=dict)  # by requirement: the exchanges held to it since last asked
     _seen: set[tuple[str, str, str]] = field(default_factory=set)
     _counted: tuple[int, int, int] = (0, 0, 0)
     _lock: threading.Lock = field(default_factory=threading.Lock)  # the end-of-run sweep sends from threads
 
-    def take(self, exchange: Exchange) -> None:
+    def take(self, exchange: Exchange) -> set[str]:
         """Judge one exchange, and hold it to the records seen before it; keep what it broke, once per judge,
-        requirement and operation with a count."""
+        requirement and operation with a count; the requirements it was held to (a rule or an invariant judged
+        it), which it may also have broken."""
         try:
             with self._lock:  # the registry is one state, and the end-of-run sweep sends from threads
                 withheld = self.records.withheld(exchange)
-            findings = judge(exchange, withheld)
+            held, findings = held_to(exchange, withheld)
             with self._lock:
                 findings += self.records.see(exchange, self.current)
+            held |= invariants_taking(exchange)
         except Exception as error:  # the judge's own bug must not stop the test that made the exchange
             with self._lock:
                 self.errors += 1
                 self.first_error = self.first_error or f"{exchange.operation_id}: {type(error).__name__}: {error}"
-            return
+            return set()
         with self._lock:
             self.made += 1
             self.judged += judgeable(exchange)
+            for requirement in held:
+                self.held[requirement] = self.held.get(requirement, 0) + 1
             for finding in findings:
                 key = (finding.by, finding.requirement, finding.operation_id)
                 entry = self.pending.setdefault(key, Found(finding.by, finding.requirement, finding.operation_id))
@@ -114,14 +120,15 @@ class Judged:
                     self._seen.add(key)
                     entry.rule, entry.seen_in = finding.rule, self.current
                     entry.evidence = evidence.error_evidence(finding.failure)
+        return held
 
     def found(self) -> tuple[list[Found], Counts]:
         """What was found, and the exchanges counted, since the last time it was asked."""
         with self._lock:
             findings, self.pending = list(self.pending.values()), {}
             made, judged, errors = self._counted
-            counts = Counts(self.made - made, self.judged - judged, self.errors - errors)
-            self._counted = (self.made, self.judged, self.errors)
+            counts = Counts(self.made - made, self.judged - judged, self.errors - errors, held=self.held)
+            self._counted, self.held = (self.made, self.judged, self.errors), {}
         if counts.judge_errors:
             counts.first_judge_error = self.first_error
         return findings, counts
@@ -134,6 +141,12 @@ def add_counts(total: dict[str, Any], counts: Counts | None) -> dict[str, Any]:
              "judge_errors": total.get("judge_errors", 0) + counts.judge_errors}
     first = total.get("first_judge_error") or counts.first_judge_error
     return {**added, **({"first_judge_error": first} if first else {})}
+
+
+def add_held(total: dict[str, int], counts: Counts | None) -> None:
+    """The exchanges held to each requirement in the run, with one report's added."""
+    for requirement, count in (counts.held if counts else {}).items():
+        total[requirement] = total.get(requirement, 0) + count
 
 
 def merge(records: dict[str, TestRecord], findings: list[Found]) -> None:
@@ -226,6 +239,7 @@ class JudgingSession:
         self.traffic = Traffic(list(files or ()), redact(base_url) if base_url else None)
         self._records: dict[str, TestRecord] = {}
         self._counts: dict[str, Any] = {}
+        self._held: dict[str, int] = {}
         self.started = time.time()
 
     def judge(self, exchange: Exchange | None, where: Mapping[str, Any] | None = None) -> set[str]:
@@ -236,8 +250,7 @@ class JudgingSession:
         if exchange is not None and exchange.operation_id is not None:
             self.judged.current = " entry ".join(str(where[k]) for k in ("file", "entry") if k in where) or \
                 f"exchange {self.traffic.entries + 1}"
-            held = put_to_the_test(exchange)
-            self.judged.take(exchange)
+            held = self.judged.take(exchange)
         if exchange is not None and "request" not in where:
             where["request"] = f"{exchange.method} {exchange.url}"
         self.traffic.count(exchange, held, where)
@@ -249,6 +262,7 @@ class JudgingSession:
         findings, counts = self.judged.found()
         merge(self._records, findings)
         self._counts = add_counts(self._counts, counts)
+        add_held(self._held, counts)
         held = {}
         for (requirement, operation), count in sorted(self.traffic.held.items()):
             nodeid = HELD_NODEID.format(requirement=requirement, operation=operation)
@@ -271,7 +285,7 @@ class JudgingSession:
                             environment=environment, seed=seed, strict=gate.strict, selected=selected, gate=gate,
                             run={"started_at": started, "duration": round(time.time() - self.started, 2),
                                  "exchanges": self._counts, **(run or {})},
-                            untested=untested_reasons(), traffic=self.traffic.report())
+                            untested=untested_reasons(), traffic=self.traffic.report(), exchanges_held=self._held)
 
     def write(self, directory: Path, report: dict[str, Any] | None = None) -> list[Path]:
         """Write every report of the session (or of `report`) into `directory`."""

@@ -66,6 +66,8 @@ def records(report: dict[str, Any]) -> dict[str, TestRecord]:
             record.requirements += (entry["id"],)
             record.message = record.message or test.get("message")
             record.suite_error = record.suite_error or test["suite_error"]
+            if test.get("held"):
+                record.held[entry["id"]] = test["held"]
             if test["failed"]:
                 record.failed_requirements += (entry["id"],)
                 share = entry["evidence"] if len(failing) == 1 else entry["evidence"][failing.index(test):][:1]
@@ -96,6 +98,8 @@ def _join(first: TestRecord, other: TestRecord) -> None:
     first.setup_error = first.setup_error or other.setup_error
     first.suite_error = first.suite_error or other.suite_error
     first.observations += other.observations
+    for requirement, count in other.held.items():
+        first.held[requirement] = first.held.get(requirement, 0) + count
 
 
 def _traffic(reports: list[dict[str, Any]], names: list[str]) -> dict[str, Any] | None:
@@ -135,6 +139,12 @@ def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | N
                 joined[nodeid] = record
     untested = {entry["id"]: entry["reason"] for report in reports for entry in report["requirements"]
                 if entry["verdict"] == Verdict.UNTESTED and entry["reason"]}
+    held: dict[str, int] = {}
+    for report in reports:
+        for entry in report["requirements"]:
+            count = (entry.get("held") or {}).get("exchanges", 0)
+            if count:
+                held[entry["id"]] = held.get(entry["id"], 0) + count
     traffic = _traffic(reports, names)
     gate = dataclasses.replace(gate or gating.Gate(), traffic=traffic is not None)
     exchanges: dict[str, int] = {}
@@ -150,4 +160,4 @@ def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | N
                              "duration": max((report["run"].get("duration") or 0) for report in reports),
                              "profile": None, "exchanges": exchanges,
                              "merged": {"reports": names, "not_claimed": NOT_CLAIMED}},
-                        untested=untested, traffic=traffic)
+                        untested=untested, traffic=traffic, exchanges_held=held)

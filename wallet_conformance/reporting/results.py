@@ -32,6 +32,9 @@ class TestRecord:
     setup_requirement: str | None = None  # the requirement that setup step exercises, when it names one
     suite_error: bool = False  # stopped by an error of the suite itself, not of the target
     evidence: list[dict[str, Any]] = field(default_factory=list)  # one entry per failed check, redacted
+    # The calls of a check that held, by the requirement each held (judge/failures.py `check`): a test that passed
+    # holds only the requirements some check of it held.
+    held: dict[str, int] = field(default_factory=dict)
 
     __test__ = False  # not a pytest test class
 

@@ -10,9 +10,17 @@ from typing import Any
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import run_inputs
+from wallet_conformance.reporting.endings import NOT_REACHED
 from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
-from wallet_conformance.reporting.writers import TRAFFIC_COLUMNS, run_rows, traffic_facts, traffic_rows
-from wallet_conformance.settings import Settings
+from wallet_conformance.reporting.writers import (
+    TRAFFIC_COLUMNS,
+    VERDICT_WORDS,
+    judged_any,
+    run_rows,
+    traffic_facts,
+    traffic_rows,
+)
+from wallet_conformance.settings import Settings, command_line
 from wallet_conformance.spec.catalogue import LEVELS
 
 HEADLINES = {
@@ -28,6 +36,15 @@ HEADLINES = {
     Outcome.SUITE_ERROR: "SUITE ERROR: the suite itself is wrong (see above); these results cannot be trusted.",
     Outcome.NOTHING_JUDGED: "NOTHING WAS JUDGED: no MUST requirement passed or failed, so this run says nothing of "
                             "the target.",
+    Outcome.CONFORMS_ON_THE_SELECTION: "The target conforms ON THE SELECTION: every MUST requirement the selection "
+                                       "held was tested and passed; the others were not selected.",
+    Outcome.INTERRUPTED: "INTERRUPTED: the run did not finish, so it says nothing of the target as a whole; the "
+                         "verdicts judge only what ran, and the requirements it had not reached are not reached.",
+    Outcome.STOPPED_EARLY: "STOPPED EARLY: the suite stopped the run, so it says nothing of the target as a whole; "
+                           "the verdicts judge only what ran.",
+    Outcome.STOPPED_AT_PREFLIGHT: "STOPPED AT THE PREFLIGHT: no test ran, so this run says nothing of the target.",
+    Outcome.USAGE_ERROR: "USAGE ERROR: nothing started, so this run says nothing of the target.",
+    Outcome.UNFINISHED: "UNFINISHED: the run never wrote its ending.",
 }
 
 
@@ -46,8 +63,8 @@ def header_lines(settings: Settings) -> list[str]:
             if on]
     if gate:
         lines.append(f"gate: {' '.join(gate)}")
-    if settings.requirements:
-        lines.append(f"selected: {', '.join(settings.requirements)}")
+    if settings.choice_words:
+        lines.append(f"selected: {' '.join(settings.choice_words)}")
     lines += [f"{name}: {value}" for name, value in run_rows(run_inputs(settings))]
     return [redact(f"wallet-conformance: {line}") for line in lines]
 
@@ -67,7 +84,7 @@ def table(report: dict[str, Any]) -> list[str]:
              f"{'':{name_width}} " + " ".join(f"{'ok/fail/skip':>12}" for _ in LEVELS)]
     for section, title in report["sections"].items():
         counts = report["counts_by_section"][section]
-        if not any(sum(counts[level].values()) for level in LEVELS):
+        if not judged_any(counts):
             continue
         lines.append(f"{section + ' ' + title:{name_width}} "
                      + " ".join(f"{_cell(counts[level]):>12}" for level in LEVELS))
@@ -80,7 +97,8 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     entries = {entry["id"]: entry for entry in report["requirements"]}
     outcome = report["outcome"]
     gate = outcome["gate"]
-    lines = table(report)
+    judged = any(entry["verdict"] not in (*NOT_TESTED, Verdict.NOT_SELECTED) for entry in report["requirements"])
+    lines = table(report) if judged or not report.get("stopped") else []
     rows = traffic_rows(report)
     if report.get("traffic"):
         lines.append("recorded traffic: " + "; ".join(traffic_facts(report)[:2]))
@@ -103,7 +121,9 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
         for item in outcome["must_not_tested"]:
             grouped.setdefault((item["verdict"], item["reason"] or "no test ran for"), []).append(item["id"])
         for (verdict, reason), ids in sorted(grouped.items(), key=lambda group: group[0][0] == Verdict.UNTESTED):
-            if verdict == Verdict.UNTESTED:
+            if report.get("stopped") and reason == NOT_REACHED.get(report["stopped"]["outcome"]):
+                lines.append(f"  {reason}: {len(ids)} (listed in conformance.json)")
+            elif verdict == Verdict.UNTESTED:
                 lines.extend(textwrap.wrap(f"{reason}: {', '.join(ids)}", width=110, initial_indent="  ",
                                            subsequent_indent="    "))
             else:
@@ -122,22 +142,38 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     if exchanges.get("judge_errors"):
         lines.append(f"SUITE ERROR: the exchange judge failed on {exchanges['judge_errors']} exchange(s), which it "
                      f"did not judge; the first: {exchanges.get('first_judge_error')}")
+    if exchanges.get("made"):
+        lines.append(f"exchanges: {exchanges['made']} made, {exchanges['judged']} judged by the exchange judge")
+    if written:
+        folder = Path(written[0]).parent
+        lines.append(f"Reports in {folder}: {', '.join(Path(path).name for path in written)}")
+    lines.append(HEADLINES[outcome["verdict"]])
+    selection = outcome.get("selection")
+    if selection:
+        lines.append(f"  selection {command_line(selection['by'])}: {selection['must_selected']} of the catalogue's "
+                     f"{selection['must_in_catalogue']} MUST requirements selected, the others not selected")
     if report.get("stopped"):
-        lines.append(f"The run STOPPED EARLY: {report['stopped']['reason']}. The verdicts judge only what ran.")
-    else:
-        lines.append(HEADLINES[outcome["verdict"]])
+        lines.append(f"  {report['stopped']['reason']}")
     if outcome.get("reason"):
         lines.append(f"  {outcome['reason']}")
     if outcome["verdict"] == Outcome.DOES_NOT_CONFORM and outcome["exit_status"] == 0:
         lines.append("The gate passes: every failure is waived or already in the baseline.")
-    lines.append(f"exit status {outcome['exit_status']}"
-                 + (f": gated by {', '.join(gate['failing'])}" if gate["failing"] else "")
-                 + (f" ({exchanges['judged']} of {exchanges['made']} exchanges held to every rule one answer can "
-                    "break)" if exchanges.get("made") else ""))
-    if written:
-        folder = Path(written[0]).parent
-        lines.append(f"Reports in {folder}: {', '.join(Path(path).name for path in written)}")
+    lines.append(exit_line(report))
     return lines
+
+
+def exit_line(report: dict[str, Any]) -> str:
+    """The exit status the report gives, with what fails the run."""
+    outcome = report["outcome"]
+    failing = outcome["gate"]["failing"]
+    if outcome["exit_status"] is None:
+        return "exit status: none yet (the run had not ended)"
+    return f"exit status {outcome['exit_status']}" + (f": gated by {', '.join(failing)}" if failing else "")
+
+
+def last_line(report: dict[str, Any]) -> str:
+    """The last line of a run's output, after pytest's own: its outcome and its exit status."""
+    return f"wallet-conformance: {VERDICT_WORDS[report['outcome']['verdict']]}; {exit_line(report)}"
 
 
 def _ids(ids: Sequence[str]) -> str:

@@ -27,7 +27,7 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import write_report
 from wallet_conformance.reporting.evidence import evidence_lines
-from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
+from wallet_conformance.reporting.verdicts import ENDED_EARLY, NOT_TESTED, Outcome, Verdict
 from wallet_conformance.settings import OPTIONS, command_line
 from wallet_conformance.spec.catalogue import LEVELS, anchor
 from wallet_conformance.spec.files import REQUIREMENTS_PAGE
@@ -44,6 +44,12 @@ VERDICT_WORDS = {
     Outcome.INCOMPLETE: "incomplete: MUST requirements not tested",
     Outcome.SUITE_ERROR: "SUITE ERROR: results cannot be trusted",
     Outcome.NOTHING_JUDGED: "NOTHING WAS JUDGED: no verdict on the target",
+    Outcome.CONFORMS_ON_THE_SELECTION: "conforms on the selection",
+    Outcome.INTERRUPTED: "INTERRUPTED: no verdict on the target",
+    Outcome.STOPPED_EARLY: "STOPPED EARLY: no verdict on the target",
+    Outcome.STOPPED_AT_PREFLIGHT: "STOPPED AT THE PREFLIGHT: no verdict on the target",
+    Outcome.USAGE_ERROR: "USAGE ERROR: no verdict on the target",
+    Outcome.UNFINISHED: "UNFINISHED: the run never wrote its ending",
 }
 
 _VOLATILE: list[tuple[re.Pattern[str], str]] = [
@@ -84,8 +90,9 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
     if target.get("embedded_reference"):
         where += " (the bundled reference)"
     judged = report["judged_against"]
+    status = "no exit status yet" if outcome["exit_status"] is None else f"exit status {outcome['exit_status']}"
     rows = [
-        ("verdict", f"{VERDICT_WORDS[outcome['verdict']]} (exit status {outcome['exit_status']})"
+        ("verdict", f"{VERDICT_WORDS[outcome['verdict']]} ({status})"
                     + (f": {outcome['reason']}" if outcome.get("reason") else "")),
         ("target", mask(where)),
         ("environment", report["environment"]),
@@ -95,8 +102,13 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
         ("suite", f"wallet-conformance {report['suite_version']}; "
                   + ", ".join(f"{name} {digest[:19]}" for name, digest in judged.items())),
     ]
-    if report["selected"]:
-        rows.append(("selected", ", ".join(report["selected"])))
+    if report.get("stopped"):
+        rows.insert(1, ("stopped", report["stopped"]["reason"]))
+    selection = outcome.get("selection")
+    if selection:
+        rows.append(("selection", f"{command_line(selection['by'])}: {selection['must_selected']} of the catalogue's "
+                                  f"{selection['must_in_catalogue']} MUST requirements selected, the others not "
+                                  "selected"))
     rows += run_rows(report["run"])
     rows.extend(("ALARM", alarm) for alarm in alarms(report))
     return rows
@@ -162,8 +174,21 @@ def groups(report: dict[str, Any]) -> list[tuple[str, str, list[dict[str, Any]]]
         ("not-tested", "Not tested: blocked, skipped, untested (with reasons)", pick(NOT_TESTED)),
         ("observations", "Observations (the document says 'not shown': facts, not failures)",
          pick((Verdict.OBSERVED,))),
-        ("passes", "Passes", pick((Verdict.PASS,))),
+        ("passes", "Passes (held by checks of the tests, and by exchanges of the run)", pick((Verdict.PASS,))),
+        (str(Verdict.NOT_SELECTED), "Not selected (the run chose part of the suite)", pick((Verdict.NOT_SELECTED,))),
     ]
+
+
+def judged_any(counts: dict[str, dict[str, int]]) -> bool:
+    """Whether a part of the document has a requirement the run did not leave out (a row of the tables)."""
+    return any(count for level in LEVELS for verdict, count in counts[level].items()
+               if verdict != Verdict.NOT_SELECTED)
+
+
+def held_words(entry: dict[str, Any]) -> str:
+    """How many checks and exchanges held a requirement: `3 checks, 120 exchanges`."""
+    held = entry.get("held") or {}
+    return f"{held.get('checks', 0)} checks, {held.get('exchanges', 0)} exchanges"
 
 
 TRAFFIC_COLUMNS = ("exchanges", "judged", "2xx", "4xx", "5xx", "other")
@@ -265,7 +290,7 @@ def markdown(report: dict[str, Any]) -> str:
               "|---|" + "---|" * len(LEVELS)]
     for section, title in report["sections"].items():
         counts = report["counts_by_section"][section]
-        if any(sum(counts[level].values()) for level in LEVELS):
+        if judged_any(counts):
             cells = [", ".join(f"{n} {v}" for v, n in _cell_counts(counts[level])) or "-" for level in LEVELS]
             lines.append(f"| {title} | " + " | ".join(cells) + " |")
     totals = [", ".join(f"{n} {v}" for v, n in _cell_counts(report["counts"][level])) or "-" for level in LEVELS]
@@ -279,9 +304,12 @@ def markdown(report: dict[str, Any]) -> str:
         if not entries:
             continue
         lines += ["", f"## {title} ({len(entries)})", ""]
-        if title == "Passes":
-            lines += ["| id | level | requirement |", "|---|---|---|"]
-            lines += [f"| {e['id']} | {e['level']} | {_md(e['title'])} |" for e in entries]
+        if entries[0]["verdict"] == Verdict.PASS:
+            lines += ["| id | level | requirement | held by |", "|---|---|---|---|"]
+            lines += [f"| {e['id']} | {e['level']} | {_md(e['title'])} | {held_words(e)} |" for e in entries]
+            continue
+        if entries[0]["verdict"] == Verdict.NOT_SELECTED:
+            lines += [f"{entries[0]['reason']}: {', '.join(e['id'] for e in entries)}"]
             continue
         for entry in entries:
             lines += _markdown_entry(entry)
@@ -358,14 +386,14 @@ pre{background:#f5f5f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-br
 .waiver{background:#e8e0ff;padding:.2em .5em;border-radius:4px}.muted{color:#666}
 """).substitute(
     conforming=_rules(".v-{}", ((Outcome.CONFORMS,), "background:#d8f5d8"),
-                      ((Outcome.CONFORMS_TO_WHAT_WAS_TESTED, Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED),
-                       "background:#fff3c4")),
-    failing=_rules(".v-{}", ((Outcome.DOES_NOT_CONFORM, Outcome.SUITE_ERROR, Outcome.NOTHING_JUDGED),
+                      ((Outcome.CONFORMS_ON_THE_SELECTION, Outcome.CONFORMS_TO_WHAT_WAS_TESTED,
+                        Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED), "background:#fff3c4")),
+    failing=_rules(".v-{}", ((Outcome.DOES_NOT_CONFORM, Outcome.SUITE_ERROR, Outcome.NOTHING_JUDGED, *ENDED_EARLY),
                              "background:#ffd6d6"), ((Outcome.INCOMPLETE,), "background:#ffe2b8")),
     badges=_rules(".b-{}", ((Verdict.PASS, Verdict.OBSERVED), "background:#d8f5d8"),
                   ((Verdict.FAIL, Verdict.SUITE_ERROR), "background:#ffb3b3;font-weight:700")),
     not_tested=_rules(".b-{}", ((Verdict.BLOCKED, Verdict.SKIP), "background:#fff0b3"),
-                      ((Verdict.UNTESTED,), "background:#eee")),
+                      ((Verdict.UNTESTED, Verdict.NOT_SELECTED), "background:#eee")),
     entries=_rules(".req.{}", ((Verdict.FAIL, Verdict.SUITE_ERROR), "border-left-color:#d33"),
                    ((Verdict.BLOCKED, Verdict.SKIP, Verdict.UNTESTED), "border-left-color:#e6b800")),
     observed=_rules(".req.{}", ((Verdict.OBSERVED,), "border-left-color:#4a90d9")),
@@ -409,9 +437,12 @@ def html_page(report: dict[str, Any], catalogue_page: str | None = None) -> str:
         parts.append(f'<h2 id="{group}">{_h(title)} ({len(entries)})</h2>')
         if group == "passes":
             parts.append("<details><summary>show the passed requirements</summary><table>")
-            parts += [f"<tr><td>{_h(e['id'])}</td><td>{_h(e['level'])}</td><td>{_h(e['title'])}</td></tr>"
-                      for e in entries]
+            parts += [f"<tr><td>{_h(e['id'])}</td><td>{_h(e['level'])}</td><td>{_h(e['title'])}</td>"
+                      f"<td>{_h(held_words(e))}</td></tr>" for e in entries]
             parts.append("</table></details>")
+            continue
+        if group == Verdict.NOT_SELECTED:
+            parts.append(f"<p>{_h(entries[0]['reason'])}: {_h(', '.join(e['id'] for e in entries))}</p>")
             continue
         parts += [_html_entry(entry, catalogue_page) for entry in entries]
     parts.append("</body></html>")
@@ -429,7 +460,7 @@ def _html_table(report: dict[str, Any]) -> list[str]:
 
     for section, title in report["sections"].items():
         counts = report["counts_by_section"][section]
-        if any(sum(counts[level].values()) for level in LEVELS):
+        if judged_any(counts):
             parts.append(f"<tr><td>{_h(title)}</td>"
                          + "".join(f"<td>{cell(counts[level])}</td>" for level in LEVELS) + "</tr>")
     parts.append("<tr><th>all</th>" + "".join(f"<td>{cell(report['counts'][level])}</td>" for level in LEVELS)
@@ -489,13 +520,27 @@ def junit(report: dict[str, Any]) -> str:
     """One <testcase> per requirement, named `<ID> [<LEVEL>] <title>`, grouped in one <testsuite> per part.
 
     fail: <failure> (a waived one too, its message says so); suite error: <error>; blocked, skipped,
-    untested: <skipped> with the reason; pass and observed: passed (observations in system-out).
+    untested: <skipped> with the reason; pass and observed: passed (observations in system-out). A requirement a
+    selection left out is no case: the run did not look at it.
+    A run that did not complete leads with a test suite of one case, `the run`, an <error> saying how it ended, so
+    that a CI's test view is never green for it.
     """
     root = ET.Element("testsuites", name="wallet-conformance")
+    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    stopped = report.get("stopped")
+    if stopped:
+        outcome = report["outcome"]
+        suite = ET.SubElement(root, "testsuite", name="the run", tests="1", failures="0", errors="1", skipped="0")
+        case = ET.SubElement(suite, "testcase", classname="wallet_conformance.run", name="the run", time="0")
+        status = "no exit status yet" if outcome["exit_status"] is None else f"exit status {outcome['exit_status']}"
+        ET.SubElement(case, "error", message=f"{VERDICT_WORDS[outcome['verdict']]} ({status}): "
+                                              f"{stopped['reason']}").text = stopped["reason"]
+        totals["tests"] += 1
+        totals["errors"] += 1
     by_section: dict[str, list[dict[str, Any]]] = {}
     for entry in report["requirements"]:
-        by_section.setdefault(entry["section"], []).append(entry)
-    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+        if entry["verdict"] != Verdict.NOT_SELECTED:
+            by_section.setdefault(entry["section"], []).append(entry)
     for section, entries in by_section.items():
         suite = ET.SubElement(root, "testsuite", name=f"{section}: {report['sections'].get(section, section)}")
         counts = dict.fromkeys(totals, 0)

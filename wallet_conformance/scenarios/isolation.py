@@ -147,9 +147,9 @@ def not_disclosed(exchange: Exchange, record: dict[str, Any], words: str, *, req
     refusal."""
     if exchange.ok:
         shown = sorted(value for value in _values(exchange.data) if value in set(record.values()))
-        if shown:
-            checks.fail(f"{words}: another account's record is not shown", "a refusal, or nothing of that record",
-                        f"HTTP {exchange.status} showing {shown}", exchange, requirement=requirement)
+        checks.holds(not shown, f"{words}: another account's record is not shown",
+                     "a refusal, or nothing of that record", f"HTTP {exchange.status} showing {shown}", exchange,
+                     requirement=requirement)
         return
     checks.refused(exchange, words, requirement=requirement)
 
@@ -248,12 +248,12 @@ def owner_records_listed(sides: Direction, operation_id: str) -> Sighting:
 
 def none_listed(sighting: Sighting, words: str, *, requirement: str) -> None:
     """The list showed none of the owner's records; a list read only in part that showed none cannot be judged."""
-    if sighting.found:
-        checks.fail(f"{words}: the list holds none of another business's records", f"no entry with {sighting.sought}",
-                    sighting.found[0], sighting.listing.exchanges[-1], requirement=requirement)
-    if not sighting.listing.complete:
+    if not sighting.found and not sighting.listing.complete:
         raise CannotJudge(f"the list was read only in part ({sighting.listing.note}): another business's record may "
                           "lie further")
+    checks.holds(not sighting.found, f"{words}: the list holds none of another business's records",
+                 f"no entry with {sighting.sought}", sighting.found[:1], sighting.listing.exchanges[-1],
+                 requirement=requirement)
 
 
 # ------------------------------------------------------------------ accounts updated with another account's key

@@ -41,7 +41,7 @@ from typing import Any
 
 from wallet_conformance.client.api import ApiClient, Exchange, TargetError
 from wallet_conformance.judge import checks
-from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.judge.failures import CannotJudge, check
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.polling import poll
@@ -284,11 +284,11 @@ def refused_without_debit(resources: Resources, exchange: Exchange, before: dict
     now, _ = _balances(resources, before, lambda now: any(now[wallet] != held for wallet, held in before.items()),
                        resources.settings.quiet_window if watch else 0)
     moved = {wallet: value for wallet, value in now.items() if value != before[wallet]}
-    if moved:
-        checks.fail("a refused transfer changes no balance", before, moved, exchange,
-                    requirement=unmoved or requirement, also=(*shown_before, *reads(resources, moved)))
+    checks.holds(not moved, "a refused transfer changes no balance", before, moved, exchange,
+                 requirement=unmoved or requirement, also=(*shown_before, *reads(resources, moved)))
 
 
+@check
 def never_completes(resources: Resources, exchange: Exchange, before: dict[str, int], title: str, why: str, *,
                     seen: Callable[..., None] | None = None, requirement: str | None = None) -> None:
     """A transfer that must not happen (`title`: "a transfer from a closed wallet") moves no money, whether the
@@ -368,7 +368,9 @@ def shortfall_explained(entries: list[Any], wallet: dict[str, Any], amount: int,
                for fee in [fee for fee in fees if type(fee) is int and fee >= 0] or [0])
 
 
-def shortfall_accounted_for(api: ApiClient, wallet: dict[str, Any], paid: Funding) -> None:
+@check
+def shortfall_accounted_for(api: ApiClient, wallet: dict[str, Any], paid: Funding, *,
+                            requirement: str | None = None) -> None:
     """An inbound payment that raised the balance by less than its amount is explained by the transactions.
 
     Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the transactions
@@ -389,7 +391,7 @@ def shortfall_accounted_for(api: ApiClient, wallet: dict[str, Any], paid: Fundin
         checks.fail(f"a payment of {amount} kobo raises the balance by {amount}, or by {amount} less the fee or the "
                     f"charges the transactions record", paid.before + amount, paid.after, read.exchanges[-1],
                     detail=f"the balance rose by {rise}; no fee on the credit nor debit out of the wallet explains "
-                           f"it ({read.note})")
+                           f"it ({read.note})", requirement=requirement)
 
 
 # ------------------------------------------------------------------ a transfer's credit leg
@@ -409,7 +411,9 @@ def listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[s
     return next((entry for entry in listing.entries if is_credit_to(entry, destination, amount)), None), listing
 
 
-def credit_leg_recorded(api: ApiClient, resources: Resources, reference: str, destination: str, amount: int) -> None:
+@check
+def credit_leg_recorded(api: ApiClient, resources: Resources, reference: str, destination: str, amount: int, *,
+                        requirement: str | None = None) -> None:
     """A wallet-to-wallet transfer of `amount` to `destination`, once settled (`settled_or_skip`), leaves the
     destination's credit leg: the verified debit's meta.credit is a credit of `amount` to `destination`, or GET
     /transactions lists one.
@@ -431,7 +435,8 @@ def credit_leg_recorded(api: ApiClient, resources: Resources, reference: str, de
                           f"could be read of GET /transactions ({searched.note})")
     checks.fail("a settled transfer leaves a credit leg for the destination",
                 f"meta.credit on the verified debit, or a credit to {destination} of {amount} in GET /transactions",
-                f"meta.credit {credit!r}; no such credit in {searched.note}", resources.verify(reference))
+                f"meta.credit {credit!r}; no such credit in {searched.note}", resources.verify(reference),
+                requirement=requirement)
 
 
 # ------------------------------------------------------------------ sources of transfers

@@ -1,7 +1,7 @@
 """What is wrong with the pages of a list: the checks of a page's size, of numbered pages, and of a whole walk.
 
 Each check returns its problems, one `Problem` (title, expected, received, exchange) each, the document's fact
-first; an empty list is pages that hold. The tests fail on the first (`checks.fail(*problem)`), and a read that
+first; an empty list is pages that hold. The tests fail on the first (`checks.no_problem(problems)`), and a read that
 shows none is also how `lists.judgeable` knows a read it may judge at once.
 """
 
@@ -20,6 +20,7 @@ NAMED = 5
 # the last is full, current is the page number, no item on two pages), and that a page holds no more than perPage.
 PAGES = "SVC-30"
 PAGE_SIZE = "LIM-21"
+WALK_REQUIREMENTS = (PAGES, PAGE_SIZE)  # what a walk of a whole list judges (walk_problems)
 
 
 class Problem(NamedTuple):
