@@ -124,7 +124,7 @@ def _fixture_name(prefix: str, *parts: str) -> str:
 def _invalid_fixture(case: str) -> Any:
     @pytest.fixture(scope="session", name=_fixture_name("invalid", case))
     def made(request: pytest.FixtureRequest) -> Exchange:
-        return bad_requests.ALL_CASES[case](request.getfixturevalue)
+        return bad_requests.answer(request.getfixturevalue, case)
 
     return made
 
@@ -134,9 +134,10 @@ for _case in bad_requests.ALL_CASES:
 
 
 @pytest.fixture
-def invalid(request: pytest.FixtureRequest) -> Callable[[str], Exchange]:
-    """`invalid(case)`: the exchange of one invalid request of ALL_CASES, sent once per run."""
-    return lambda case: request.getfixturevalue(_fixture_name("invalid", case))
+def invalid(request: pytest.FixtureRequest) -> bad_requests.Invalid:
+    """`invalid(case)`: the answer to one request of ALL_CASES, sent once per run; `invalid.answer(case)`, whether or
+    not it got one."""
+    return bad_requests.Invalid(lambda case: request.getfixturevalue(_fixture_name("invalid", case)))
 
 
 # ------------------------------------------------------------------ body fields sent wrong, once per run

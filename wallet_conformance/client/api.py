@@ -88,10 +88,14 @@ class Silence:
     sent: int  # how many copies were sent: 2, or 1 where a second could be applied as well (contract.sent_once)
     alive: str  # the cheap read that was answered meanwhile
     padding: int = 0  # spaces sent after the JSON body (Exchange.padding)
+    closed: bool = False  # the connection was closed (or reset) without an answer, rather than left waiting
 
     @property
     def summary(self) -> str:
         """What the client saw: how long it waited, on how many copies."""
+        if self.closed:
+            return "the connection was closed without an answer" + (
+                " (twice)" if self.sent > 1 else " (sent once: a second copy could be applied as well as the first)")
         if self.sent > 1:
             return f"no answer within {self.waited:g} s (twice)"
         return (f"no answer within {self.waited:g} s (sent once and waited on twice as long: a second copy could be "
@@ -119,6 +123,16 @@ class _NoAnswer(TargetError):
     """No full answer within the request's wait (a timeout of the target's own, not the test's bound)."""
 
 
+class _Closed(_NoAnswer):
+    """The connection was closed or reset after the request was sent, without an answer (or with bytes that are no
+    HTTP answer): no answer, as a silence is, only sooner."""
+
+
+# The transport errors of a request sent on an open connection that got no answer; a connection that could not be
+# opened (httpx.ConnectError) is a target that cannot be reached, not one operation left unanswered.
+_CLOSED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+
+
 @dataclass
 class Exchange:
     """One request and its response, with secrets already replaced."""
@@ -139,6 +153,18 @@ class Exchange:
     # `request_body` holds the body without them.
     padding: int = 0
     _parsed: Any = field(default=None, repr=False)
+
+    @classmethod
+    def unanswered(cls, silence: Silence) -> Exchange:
+        """A request the target left without an answer, as an exchange: status 0, as HAR writes a request that got no
+        response, and what the client saw instead of one (`answered`: whether an exchange got an answer)."""
+        return cls(None, silence.method, silence.url, silence.request_headers, silence.request_body, 0, [], "",
+                   silence.waited, retries=[f"{silence.summary}; meanwhile {silence.alive}"], padding=silence.padding)
+
+    @property
+    def answered(self) -> bool:
+        """Whether the request got an answer: an HTTP status (a request left unanswered has none: `unanswered`)."""
+        return self.status > 0
 
     @property
     def truncated(self) -> bool:
@@ -451,8 +477,9 @@ class ApiClient:
             return self._patiently(method, url, query, sent_headers, payload, body, operation_id, wait, copies)
         except _NoAnswer as unanswered:
             alive = self._alive(operation_id or "", f"{unanswered} ({'twice' if copies > 1 else 'sent once'})")
+            closed = isinstance(unanswered, _Closed)
         silence = Silence(method, redact(url), redact_headers(list(sent_headers.items())), _redact_body(body),
-                          self.timeout, wait, copies, alive, padding)
+                          self.timeout, wait, copies, alive, padding, closed)
         self.unanswered[request_key] = silence
         raise Unanswered(silence)
 
@@ -462,11 +489,13 @@ class ApiClient:
         if `copies` allows (a single slow answer may be a hiccup); raises _NoAnswer when the last copy got none."""
         try:
             return self._send(method, url, query, sent_headers, payload, body, operation_id, wait)
-        except _NoAnswer:
+        except _NoAnswer as first:
             if copies < 2:
                 raise
+            why = "the connection closed without an answer" if isinstance(first, _Closed) else \
+                f"no answer within {wait:g} s"
         exchange = self._send(method, url, query, sent_headers, payload, body, operation_id, wait)
-        exchange.retries.append(f"no answer within {wait:g} s: sent again, the same request")
+        exchange.retries.append(f"{why}: sent again, the same request")
         return exchange
 
     def _alive(self, silent: str, unanswered: str) -> str:
@@ -518,8 +547,8 @@ class ApiClient:
                             f"(--request-timeout; {type(error).__name__})") from None
         except httpx.HTTPError as error:
             self.transport_failures += 1
-            raise TargetError(f"{method} {redact(url)} failed: {type(error).__name__}: "
-                              f"{redact(str(error))}{_tls_hint(error)}") from None
+            failed = f"{method} {redact(url)} failed: {type(error).__name__}: {redact(str(error))}{_tls_hint(error)}"
+            raise (_Closed if isinstance(error, _CLOSED) else TargetError)(failed) from None
         self.transport_failures = 0
         self.recent_statuses.append(response.status_code)
         elapsed = time.perf_counter() - started

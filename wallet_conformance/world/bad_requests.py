@@ -10,7 +10,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from wallet_conformance.client.api import DEFAULT, Exchange
+from wallet_conformance.client.api import DEFAULT, Exchange, Unanswered
+from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bodies, money
 from wallet_conformance.world.resources import Resources
@@ -182,6 +183,34 @@ PROBE_CASES: dict[str, Request] = {
     "large-body-createWallet": _large_wallet_body,
 }
 ALL_CASES = {**INPUT_CASES, **KEY_CASES, **PROBE_CASES}
+
+
+def answer(get: Fixtures, case: str) -> Exchange:
+    """The exchange of one request of ALL_CASES, or, where the target left it without an answer, that silence as an
+    exchange of status 0 (`Exchange.unanswered`): the answer the requirement that every request is answered judges."""
+    try:
+        return ALL_CASES[case](get)
+    except Unanswered as unanswered:
+        return Exchange.unanswered(unanswered.silence)
+
+
+class Invalid:
+    """The test's view of the requests of ALL_CASES, each made once per run (`get(case)`: its session fixture):
+    `invalid(case)` is its answer, which a test of what an answer says needs (a request left unanswered: it cannot
+    judge); `invalid.answer(case)`, whatever came back, for the test of whether an answer came at all."""
+
+    def __init__(self, get: Fixtures) -> None:
+        self._get = get
+
+    def answer(self, case: str) -> Exchange:
+        return self._get(case)
+
+    def __call__(self, case: str) -> Exchange:
+        exchange = self.answer(case)
+        if not exchange.answered:
+            raise CannotJudge(f"{case} got no answer ({'; '.join(exchange.retries)}): nothing to judge here; the "
+                              "requirement that every request is answered judges it")
+        return exchange
 
 
 MISSING = "missing"
