@@ -13,7 +13,7 @@ from http import HTTPStatus
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.base import BaseHTTPMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -82,9 +82,15 @@ def create_app(service: Service) -> Starlette:
         refused.headers.update(error.headers or {})
         return error_response(refused, service)
 
+    async def on_client_gone(request: Request, error: Exception) -> Response:
+        """A client gone before its request was read whole (a run interrupted): nothing was done, and no one to
+        answer (the answer goes nowhere), rather than a traceback in the server's log."""
+        return Response(status_code=HTTPStatus.BAD_REQUEST)
+
     app = Starlette(
         routes=[*routes(service.faults), *sandbox.routes()],
-        exception_handlers={ApiError: on_api_error, HTTPException: on_http_error, Page: on_page},
+        exception_handlers={ApiError: on_api_error, HTTPException: on_http_error, Page: on_page,
+                            ClientDisconnect: on_client_gone},
     )
     if len(service.variants):
 
