@@ -13,7 +13,7 @@
 - a run that did not complete (interrupted, stopped early, stopped at its preflight, a usage error: its
   endings.Stop) ends as its stop, with the stop's exit status, whatever its verdicts: it never conforms in any form;
 - a run that chose part of the suite (an endings.Selection) conforms at most on the selection, and is never
-  complete: with --require-complete, its MUST requirements not selected fail the run.
+  complete: --require-complete fails it (the selection, not each requirement it left out).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import yaml
 
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting.endings import Selection, Stop
-from wallet_conformance.reporting.verdicts import ENDED_EARLY, JUDGED, NOT_TESTED, Outcome, Verdict
+from wallet_conformance.reporting.verdicts import JUDGED, NOT_TESTED, Outcome, Verdict
 from wallet_conformance.spec.catalogue import Catalogue
 
 WAIVER_FIELDS = ("id", "reason", "owner", "expires")
@@ -175,7 +175,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         if level == "MUST" and result in NOT_TESTED:
             not_tested.append({"id": rid, "verdict": result, "reason": entry["reason"]})
         counts = (result == Verdict.FAIL and level in failing_levels) or (
-            gate.complete_required and level == "MUST" and (result in NOT_TESTED or result == Verdict.NOT_SELECTED))
+            gate.complete_required and level == "MUST" and result in NOT_TESTED)
         if not counts:
             continue
         if waiver and not waiver.expired(gate.today):
@@ -196,7 +196,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         verdict, status = Outcome.DOES_NOT_CONFORM, ExitStatus.DOES_NOT_CONFORM
     elif not any(entry["level"] == "MUST" and entry["verdict"] in JUDGED for entry in entries):
         verdict, status = Outcome.NOTHING_JUDGED, ExitStatus.NOTHING_JUDGED
-    elif gating:
+    elif gating or (gate.complete_required and selection is not None):
         verdict, status = Outcome.INCOMPLETE, ExitStatus.INCOMPLETE
     elif must_failed:
         verdict, status = Outcome.DOES_NOT_CONFORM, ExitStatus.GATE_PASSES  # every failure waived or in the baseline
@@ -208,9 +208,14 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         verdict, status = Outcome.CONFORMS_ON_THE_SELECTION, ExitStatus.GATE_PASSES
     else:
         verdict, status = Outcome.CONFORMS, ExitStatus.GATE_PASSES
+    reason = {}
+    if verdict == Outcome.INCOMPLETE and selection is not None:
+        reason = {"reason": f"the run chose part of the suite ({' '.join(selection.by)}), and the gate asks for the "
+                            "whole (--require-complete)"}
     return {
+        **reason,
         "verdict": verdict,
-        "conforms": not must_failed and not suite_errors and verdict not in (Outcome.NOTHING_JUDGED, *ENDED_EARLY),
+        "conforms": stop is None and not must_failed and not suite_errors and verdict != Outcome.NOTHING_JUDGED,
         "complete": not not_tested and selection is None and stop is None,
         "must_failed": must_failed,
         "should_failed": should_failed,
@@ -236,8 +241,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
 
 def _already(before: str | None, now: str) -> bool:
     """Whether the baseline already had this: the same failure, or the same requirement not tested."""
-    untested = (*NOT_TESTED, Verdict.NOT_SELECTED)
-    return before == now == Verdict.FAIL or (before in untested and now in untested)
+    return before == now == Verdict.FAIL or (before in NOT_TESTED and now in NOT_TESTED)
 
 
 def _baseline_verdicts(baseline: dict[str, Any] | None) -> dict[str, str] | None:
