@@ -31,6 +31,7 @@ from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.banks import UNKNOWN_ACCOUNT_NUMBER
 from wallet_conformance.spec.files import ROOT
 from wallet_conformance.world import bodies
+from wallet_conformance.world.bad_requests import LARGE_BODY_PADDING
 
 KEY = "sk_test_hostile_selftest_5c1d"
 MAX_SECONDS = 120
@@ -243,6 +244,31 @@ def test_a_path_no_operation_has_left_unanswered_fails_err_09():
             client.probe("GET", "/no-such-operation")
         client.close()
     assert judged_silences(silent.value).requirement == "ERR-09" and len(behave.held) == 2 and not client.target_down
+
+
+def test_a_connection_closed_on_the_large_body_fails_err_09_and_blocks_no_test(reference, tmp_path, pytester):
+    """A target that closes the connection on the mebibyte body probe and answers the rest (a plain Node.js server
+    refusing the body so): the closed connection is the probe's answer, ERR-09 fails with it as evidence; the probe's
+    envelope tests cannot judge it and skip; no test fails on a setup step, and the run does not conform."""
+
+    def behave(request: Request) -> Any:
+        large = request.method == "POST" and len(request.body) > LARGE_BODY_PADDING
+        return RESET if large and request.path.startswith("/v1/virtual-accounts") else None
+
+    with Hostile(behave, upstream=reference) as hostile:
+        process, report, _ = run_in_process(
+            pytester, tmp_path / "report", *QUICK_SETTLEMENT, "--base-url", hostile.base_url, "--secret-key", KEY,
+            "--funding-url", hostile.funding_url, "-k", "large", "-rfs", paths=("tests/test_errors.py",))
+    assert report is not None and process.returncode == ExitStatus.DOES_NOT_CONFORM, process.stdout[-3000:]
+    entries = {entry["id"]: entry for entry in report["requirements"]}
+    assert entries["ERR-09"]["verdict"] == "fail", entries["ERR-09"]
+    assert "the connection was closed without an answer" in entries["ERR-09"]["evidence"][0]["received"]
+    assert report["outcome"]["must_failed"] == ["ERR-09"]
+    for requirement in ("ERR-06", "ERR-07", "ERR-08"):  # SHOULD: no answer to judge, never blocked by ERR-09
+        assert entries[requirement]["verdict"] == "skip" and "got no answer" in entries[requirement]["reason"]
+    failed = [line for line in process.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1 and "test_an_invalid_request_is_answered" in failed[0], failed
+    assert "a setup step failed" not in process.stdout
 
 
 def test_a_transfer_left_unanswered_is_never_sent_twice():

@@ -32,9 +32,13 @@ from wallet_conformance.proxy.forwarding import ANNOTATION
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, Fault
+from wallet_conformance.reporting import endings
+from wallet_conformance.reporting.conformance import build_report
 from wallet_conformance.reporting.merged import NOT_CLAIMED, merge
+from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.settings import HAR_FILES_KEPT, PROXY_OPTIONS
 from wallet_conformance.spec import validation
+from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies
 
 # Faults one answer or the registry of records shows, across the judge's classes: the envelope, the documented
@@ -490,6 +494,25 @@ def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
     assert NOT_CLAIMED in (tmp_path / "merged" / "conformance.md").read_text()
     assert validation.problems("conformance-report.json", merged) == []
     assert validation.problems("conformance-report.json", entire) == []
+
+
+def test_a_merge_holds_what_its_reports_held_and_ends_as_a_run_that_did_not_complete():
+    """A requirement passes in a merge only where some merged report held it, and a merge of a run that did not
+    complete (interrupted) ends as that run did: never "conforms"."""
+    passed = TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 2})
+    held = build_report([passed], catalogue(), target={"base_url": None}, environment="staging", seed=1,
+                        strict=False)
+    nothing = build_report([TestRecord("tests/test_a.py::test_ok", ("SVC-03",))], catalogue(),
+                           target={"base_url": None}, environment="staging", seed=1, strict=False,
+                           stop=endings.interrupted("interrupted (SIGINT) after 1 of 9 tests"))
+    joined = merge([held, nothing], ["first", "second"])
+    entry = next(entry for entry in joined["requirements"] if entry["id"] == "SVC-03")
+    assert entry["verdict"] == "pass" and entry["held"] == {"checks": 2, "exchanges": 0}
+    alone = merge([nothing], ["second"])
+    assert next(entry for entry in alone["requirements"] if entry["id"] == "SVC-03")["verdict"] == "untested"
+    assert joined["outcome"]["verdict"] == "interrupted" and not joined["outcome"]["conforms"]
+    assert joined["stopped"]["reason"] == "second: interrupted (SIGINT) after 1 of 9 tests"
+    assert validation.problems("conformance-report.json", joined) == []
 
 
 def test_merge_refuses_a_file_that_is_no_report(tmp_path, capsys):

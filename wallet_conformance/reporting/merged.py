@@ -20,9 +20,10 @@ from wallet_conformance.judge.exchanges import JUDGE
 from wallet_conformance.judge.record_registry import FINDER, INVARIANTS
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import FORMAT, build_report, judged_against
+from wallet_conformance.reporting.endings import Stop
 from wallet_conformance.reporting.judging import HELD_NODEID, UNMATCHED_SHOWN
 from wallet_conformance.reporting.results import TestRecord
-from wallet_conformance.reporting.verdicts import Verdict
+from wallet_conformance.reporting.verdicts import Outcome, Verdict
 from wallet_conformance.spec.catalogue import catalogue
 
 NOT_CLAIMED = (f"the invariants between answers ({', '.join(INVARIANTS)}) were held within each merged report's own "
@@ -153,6 +154,13 @@ def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | N
             if isinstance(count, int):
                 exchanges[name] = exchanges.get(name, 0) + count
     started = sorted(report["run"]["started_at"] for report in reports if report["run"].get("started_at"))
+    # A run that did not complete leaves the whole unfinished: the merge ends as the first such run did.
+    stopped = [(name, report["stopped"]) for name, report in zip(names, reports, strict=True) if report.get("stopped")]
+    stop = None
+    if stopped:
+        name, first = stopped[0]
+        stop = Stop(Outcome(first.get("outcome", Outcome.STOPPED_EARLY)), f"{name}: {first['reason']}",
+                    first["status"])
     bases = {report["target"].get("base_url") for report in reports}
     return build_report(joined.values(), catalogue(), target={"base_url": bases.pop() if len(bases) == 1 else None},
                         environment=reports[0]["environment"], seed=0, strict=gate.strict, gate=gate,
@@ -160,4 +168,4 @@ def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | N
                              "duration": max((report["run"].get("duration") or 0) for report in reports),
                              "profile": None, "exchanges": exchanges,
                              "merged": {"reports": names, "not_claimed": NOT_CLAIMED}},
-                        untested=untested, traffic=traffic, exchanges_held=held)
+                        untested=untested, traffic=traffic, exchanges_held=held, stop=stop)

@@ -6,29 +6,31 @@ from __future__ import annotations
 
 from wallet_conformance.client import har
 from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
-from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting import gating, terminal
-from wallet_conformance.reporting.conformance import exit_status
+from wallet_conformance.reporting.conformance import exit_status, stop_report
+from wallet_conformance.reporting.endings import unfinished, usage_error
 from wallet_conformance.reporting.judging import recorded_report
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import Settings
 
 
 def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
-    """Judge the recorded traffic of `settings.har`, print and write what was found; returns the exit status."""
+    """Judge the recorded traffic of `settings.har`, print and write what was found; returns the exit status. The
+    reports of an earlier run are replaced first (by those of a run not finished), and a file that is not a HAR
+    stops the run as a usage error, whose reports say so."""
     secrets = Secrets()  # the run's: the keys given (a CI's WALLET_API_SECRET_KEY) and those the files carry
     activate(secrets)
     try:
         secrets.add_key(settings.secret_key)
         secrets.add_key(settings.second_secret_key)
         print("\n".join(terminal.header_lines(settings)))
+        write_all(stop_report(unfinished(), settings, gate), settings.report_dir)
         try:
             report = recorded_report(settings, gate)
         except har.HarError as error:
-            print(f"{redact(str(error))}\n(exit status {ExitStatus.CANNOT_RUN})")
-            return int(ExitStatus.CANNOT_RUN)
+            report = stop_report(usage_error(redact(str(error))), settings, gate)
         written = write_all(report, settings.report_dir)
-        print("\n".join(terminal.summary(report, written)))
+        print("\n".join([*terminal.summary(report, written), terminal.last_line(report)]))
         return exit_status(report)
     finally:
         deactivate(secrets)
