@@ -230,6 +230,39 @@ def test_check_naming_an_undeclared_requirement_is_a_suite_error(pytester):
     assert attributed["SVC-18"] == [True]  # the check named no id: it failed the test's own requirement
 
 
+HELD = '''
+from wallet_conformance.judge import checks
+
+@pytest.mark.requirement("SVC-03")
+def test_holds():
+    """A check holds SVC-03, twice."""
+    checks.holds(True, "held", True, True)
+    checks.equals(1, 1, "one is one")
+
+@pytest.mark.requirement("SVC-05")
+def test_checks_nothing():
+    """Passes without a check: holds nothing."""
+
+@pytest.mark.requirement("ERR-04")
+def test_observes_another_requirement(observe):
+    """An observation of a requirement the test does not declare."""
+    observe("ERR-10", status=418)
+'''
+
+
+def test_a_pass_is_something_held(pytester):
+    """A requirement passes only where a check of its test held it (the calls are counted); a test that checked
+    nothing passes nothing: its requirement is untested, with the reason. An observation of an id the test does not
+    declare is the suite's error, as a check naming it is."""
+    result, report = run(pytester, HELD, "-n", "0")
+    entries = {entry["id"]: entry for entry in report["requirements"]}
+    assert entries["SVC-03"]["verdict"] == "pass" and entries["SVC-03"]["held"]["checks"] == 2
+    assert entries["SVC-05"]["verdict"] == "untested", entries["SVC-05"]
+    assert entries["SVC-05"]["reason"].startswith("nothing held it: 1 test(s) of it passed")
+    assert entries["ERR-04"]["verdict"] == "suite-error" and "ERR-10" in entries["ERR-04"]["reason"]
+    assert result.ret == 6 and validation.problems("conformance-report.json", report) == []
+
+
 # A frame of the suite's own checks in a traceback (the failure below is raised in judge/envelope.py).
 SUITE_FRAME = "wallet_conformance/judge/"
 

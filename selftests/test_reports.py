@@ -107,6 +107,19 @@ def test_a_silence_the_client_raised_is_judged_inside_a_group_with_its_notes():
     assert judged_silences(other) is other and judged_silences(failure) is failure
 
 
+def test_a_generated_test_that_held_nothing_passes_nothing():
+    """A generated test declares every rule of its operation: where no exchange of the run was held to a rule of a
+    requirement (every generated request refused, say), its passing leaves that requirement untested, saying so;
+    one exchange held to it makes the pass."""
+    generated = TestRecord("tests/generated/test_schemathesis.py::test_generated[createWallet]", ("SVC-12", "RES-20"))
+    report = build_report([generated], catalogue(), target={"base_url": None}, environment="staging", seed=1,
+                          strict=False, exchanges_held={"RES-20": 3})
+    assert entry(report, "RES-20")["verdict"] == "pass" and entry(report, "RES-20")["held"]["exchanges"] == 3
+    untested = entry(report, "SVC-12")
+    assert untested["verdict"] == "untested" and "every generated request refused" in untested["reason"]
+    assert "no exchange of the run was of the kind its rules judge (meta.message words)" in untested["reason"]
+
+
 def test_an_error_is_told_by_its_class_not_by_its_name():
     """An exception merely named like the suite's TargetError is one no check raised: a suite error, not a refused
     setup step; the suite's own TargetError is the refusal."""
