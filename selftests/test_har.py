@@ -221,13 +221,13 @@ def test_a_key_in_a_har_appears_in_no_report(pytester, tmp_path):
     '[1, 2, 3]',
 ], ids=["truncated", "not-json", "no-entries", "entry-without-url", "not-an-object"])
 def test_a_file_that_is_not_a_har_ends_with_one_message(pytester, tmp_path, content):
-    """A truncated, malformed or non-HAR file stops the run with exit 4 and one message naming it, no traceback and
-    no report."""
+    """A truncated, malformed or non-HAR file stops the run with exit 4 and one message naming it, no traceback; the
+    reports say that stop (a usage error), never a verdict."""
     path = tmp_path / "bad.har"
     path.write_text(content)
     process, report = judged(pytester, pytester.path / "out", "--har", str(path))
     assert process.returncode == ExitStatus.CANNOT_RUN, tail(process)
-    assert report is None
+    assert report is not None and report["outcome"]["verdict"] == "usage-error" and not report["outcome"]["conforms"]
     output = process.stdout + process.stderr
     assert output.count(f"{path}: ") == 1 and "Traceback" not in output and "Exit:" not in output, output
 
@@ -271,7 +271,7 @@ def test_entries_of_two_targets_need_a_base_url(pytester, tmp_path):
     folder.mkdir()
     har_file(folder / "both.har", entries)
     process, report = judged(pytester, pytester.path / "out", "--har", str(folder))
-    assert process.returncode == ExitStatus.CANNOT_RUN and report is None
+    assert process.returncode == ExitStatus.CANNOT_RUN and report["outcome"]["verdict"] == "usage-error"
     assert "https://one.example/v1" in process.stdout + process.stderr
     process, report = judged(pytester, pytester.path / "out", "--har", str(folder), "--base-url",
                              "https://two.example/api/v1")
@@ -398,7 +398,8 @@ def test_the_command_judges_recorded_traffic_without_a_pytest_session(pytester, 
     assert plugin_report is not None and verdicts(report) == verdicts(plugin_report)
     (tmp_path / "bad.har").write_text("not a HAR")
     assert cli.main(["--har", str(tmp_path / "bad.har"), "--report-dir", str(tmp_path / "bad")]) == 4
-    assert capsys.readouterr().out.count("bad.har: not a HAR file") == 1 and not (tmp_path / "bad").exists()
+    assert capsys.readouterr().out.count("bad.har: not a HAR file") == 1
+    assert json.loads((tmp_path / "bad" / "conformance.json").read_text())["outcome"]["exit_status"] == 4
 
 
 def test_a_key_given_to_the_command_never_reaches_its_har_reports(tmp_path, capsys, monkeypatch):

@@ -1,5 +1,6 @@
-"""On the controlling process: why the run stopped early or never started (its one message, and what the report says
-of a stop), and the 429s met (LIM-23). The exit status is decided in one place, plugin/recording.py.
+"""On the controlling process: the early stop a test's phase decided (plugin/running.py), --cleanup's own message, and
+the 429s met (LIM-23). How the run ended, its reports and its exit status are decided in one place,
+plugin/recording.py (reporting/gating.py `apply`).
 
 The failures before an early stop are the target failing, not findings: the terminal says so in a few lines, and
 shows each of those failures by its first line, without its evidence and exchanges (the report keeps them). That is

@@ -18,9 +18,6 @@ from typing import Any, NoReturn
 
 import pytest
 
-from wallet_conformance.reporting.conformance import gate_for
-from wallet_conformance.reporting.endings import unfinished, usage_error
-from wallet_conformance.reporting.gating import GateError
 from wallet_conformance.settings import (
     OPTIONS,
     PROGRAM,
@@ -113,9 +110,12 @@ def _folder(values: dict[str, Any]) -> Path | None:
 def _usage_error(config: pytest.Config, message: str, folder: Path | None) -> NoReturn:
     """Stop on a mistake in the options: in a conformance run that is not a worker, the reports of that stop replace
     the report folder's (`folder`, when the options that name it are right), then the one-line UsageError."""
-    if folder is not None and not is_worker(config) and sends_requests(config):
-        from wallet_conformance.plugin.recording import write_stop  # the suite's plugin: loaded in its runs only
+    # The suite's plugin and reports: imported in its runs only (this module is loaded by every pytest).
+    from wallet_conformance.plugin.recording import write_stop
+    from wallet_conformance.plugin.run import is_worker
+    from wallet_conformance.reporting.endings import usage_error
 
+    if folder is not None and not is_worker(config) and sends_requests(config):
         with contextlib.suppress(OSError):
             write_stop(Settings(report_dir=folder), usage_error(message))
     raise pytest.UsageError(message) from None
@@ -168,16 +168,21 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "this test checks")
     config.addinivalue_line("markers", "account_wide: uses an account-wide limit; runs in one xdist group")
     config.addinivalue_line("markers", "money: moves money; needs a funding URL or a funded wallet")
+    # The suite's plugin and reports: imported in the suite's runs only.
+    from wallet_conformance.plugin import interruption, run
+    from wallet_conformance.plugin.recording import write_stop
+    from wallet_conformance.reporting.conformance import gate_for
+    from wallet_conformance.reporting.endings import unfinished
+    from wallet_conformance.reporting.gating import GateError
+
     found = settings(config)
-    if is_worker(config):  # an xdist worker: the controller's seed (a random one is drawn per process)
+    if run.is_worker(config):  # an xdist worker: the controller's seed (a random one is drawn per process)
         seed = config.workerinput[WORKER_SEED]
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
-    from wallet_conformance.plugin import interruption, run  # the suite's plugin: loaded in the suite's runs only
-    from wallet_conformance.plugin.recording import write_stop
 
     sending = sends_requests(config)
     gate = None
-    if not is_worker(config):
+    if not run.is_worker(config):
         try:
             gate = gate_for(found)  # waivers and baseline: checked before anything starts
         except GateError as error:
@@ -187,10 +192,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if sending:
         interruption.of(config).install()
     config.stash[run.RUN] = run.build(config, found, sends_requests=sending, gate=gate)
-
-
-def is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
 
 
 def sends_requests(config: pytest.Config) -> bool:
