@@ -321,8 +321,8 @@ def test_the_judge_runs_only_on_idle_cpu_and_in_the_path_at_the_usual_priority()
 
 
 def test_a_judge_that_dies_stops_no_traffic_and_the_command_ends_with_no_verdict(tmp_path, capsys):
-    """The judging process killed while the proxy runs: requests are still answered; stopped, the command writes no
-    report, says why in one line, and exits 6 (its results cannot be trusted), never 0."""
+    """The judging process killed while the proxy runs: requests are still answered; stopped, the command's reports
+    say the suite erred and give no verdict, it says why in one line, and exits 6 (its results cannot be trusted)."""
     port, statuses = free_port(), []
 
     def traffic() -> None:
@@ -341,7 +341,9 @@ def test_a_judge_that_dies_stops_no_traffic_and_the_command_ends_with_no_verdict
     error = capsys.readouterr().err
     assert set(statuses) == {200} and len(statuses) == 20
     assert status == ExitStatus.SUITE_ERROR and error.count("judging process ended") == 1, error
-    assert not (tmp_path / "conformance.json").exists()
+    report = json.loads((tmp_path / "conformance.json").read_text())
+    assert (report["outcome"]["verdict"], report["outcome"]["exit_status"]) == ("suite-error", 6)
+    assert "judging process ended" in report["stopped"]["reason"] and not report["outcome"]["conforms"]
 
 
 def test_a_judge_that_stops_answering_never_holds_the_proxy_from_stopping(monkeypatch):
@@ -410,7 +412,8 @@ def test_the_command_prints_breaks_and_tallies_rotates_its_har_and_reports_when_
     def traffic() -> None:
         tour(f"http://127.0.0.1:{port}/v1", reference.secret_key)
         time.sleep(1.0)
-        written_while_running.append((tmp_path / "reports" / "conformance.json").exists())
+        running = json.loads((tmp_path / "reports" / "conformance.json").read_text())  # the proxy's, not its start's
+        written_while_running.append(running["outcome"]["verdict"] != "unfinished")
 
     with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as reference:
         stop_soon(1.5, traffic)

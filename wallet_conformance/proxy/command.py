@@ -17,8 +17,11 @@ from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.proxy.side import JudgeGone
 from wallet_conformance.reporting import terminal
-from wallet_conformance.reporting.conformance import exit_status, gate_for, run_inputs
+from wallet_conformance.reporting.conformance import exit_status, gate_for, run_inputs, stop_report
+from wallet_conformance.reporting.endings import Stop, unfinished
 from wallet_conformance.reporting.gating import GateError
+from wallet_conformance.reporting.verdicts import Outcome
+from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import (
     BY_FLAG,
     LOOPBACK,
@@ -132,11 +135,16 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
             return int(ExitStatus.CANNOT_RUN)
         say(redact(f"{PROGRAM} {COMMAND}: forwarding {proxy.base_url} to {config.upstream}; reports to "
                    f"{config.report_dir} when stopped (Ctrl-C)"))
+        folder = Path(config.report_dir or ".")
+        # Until the proxy's end replaces them, its reports say it has not finished: never an earlier proxy's verdict.
+        write_all(stop_report(unfinished(), settings, config.gate, inputs=config.run), folder)
         proxy.serve()
         try:
-            report, written = proxy.write(Path(config.report_dir or "."))
+            report, written = proxy.write(folder)
         except JudgeGone as error:  # nothing it judged can be reported: no verdict, never a pass
-            print(redact(f"ERROR: {error}; no report was written"), file=sys.stderr)
+            gone = Stop(Outcome.SUITE_ERROR, f"{error}: what it judged is lost", int(ExitStatus.SUITE_ERROR))
+            write_all(stop_report(gone, settings, config.gate, inputs=config.run), folder)
+            print(redact(f"ERROR: {error}; the reports say so, and give no verdict"), file=sys.stderr)
             return int(ExitStatus.SUITE_ERROR)
         for line in terminal.summary(report, written):
             say(line)
