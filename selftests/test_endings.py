@@ -29,6 +29,7 @@ from selftests.hostile import Answer, Hostile
 from selftests.interrupter import PLAN
 from selftests.suite_runs import RUN_TIMEOUT
 from wallet_conformance import cli
+from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting.terminal import last_line
 from wallet_conformance.reporting.verdicts import ENDED_EARLY, Outcome
 from wallet_conformance.reporting.writers import VERDICT_WORDS
@@ -119,6 +120,30 @@ def html_target() -> Iterator[str]:
         yield hostile.base_url
 
 
+THROTTLED = Answer(429, '{"meta": {"statusCode": 429, "success": false}, "data": null}', headers={"retry-after": "30"})
+# A test reading the account list, which a throttling target answers 429 and asks a wait longer than a run may take.
+READS_ACCOUNTS = '''
+import pytest
+
+from wallet_conformance.judge import checks
+
+
+@pytest.mark.requirement("END-01")
+@pytest.mark.parametrize("n", range(3))
+def test_list_accounts(api, n):
+    """Reads the account list."""
+    checks.accepted(api.call("listAccounts"), "the account list")
+'''
+
+
+@contextmanager
+def throttling() -> Iterator[str]:
+    """A target that answers its account list 429 with Retry-After 30 s, the rest as the reference does."""
+    with ReferenceServer(secret_key=KEY) as reference, \
+            Hostile(lambda request: THROTTLED if "/accounts" in request.path else None, upstream=reference) as hostile:
+        yield hostile.base_url
+
+
 @contextmanager
 def unreachable() -> Iterator[str]:
     yield f"http://127.0.0.1:{closed_port()}/v1"
@@ -150,6 +175,9 @@ ENDINGS = {
     "an internal error": Ending(("-n", "0"), Outcome.SUITE_ERROR, 3, conftest=BROKEN_HOOK, reason="internal error"),
     "stopped early: the target stopped answering": Ending(("-n", "0"), Outcome.STOPPED_EARLY, 9, source=TARGET_DOWN,
                                                           reason="the target stopped answering"),
+    "stopped early: rate limited past --rate-limit-wait": Ending(("--secret-key", KEY, "-n", "0"),
+                                                                Outcome.STOPPED_EARLY, 9, source=READS_ACCOUNTS,
+                                                                target=throttling, reason="answering 429"),
     "stopped at the preflight: unreachable": Ending(("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 4,
                                                     target=unreachable, reason="cannot be reached"),
     "stopped at the preflight: not the protocol": Ending(("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 8,

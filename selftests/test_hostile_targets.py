@@ -24,7 +24,7 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
-from wallet_conformance.client.api import ApiClient, Bound, ExchangeLog, TargetError, Unanswered
+from wallet_conformance.client.api import ApiClient, Bound, ExchangeLog, RateLimited, TargetError, Unanswered
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import judged_silences
 from wallet_conformance.reference import ReferenceServer
@@ -478,7 +478,8 @@ def test_the_exchange_log_keeps_only_the_newest_but_counts_all():
 
 
 def test_rate_limiting_is_waited_out_within_bounds():
-    """429 with Retry-After is retried after the asked wait, shown in the evidence; beyond the cap it is the answer."""
+    """429 with Retry-After is retried after the asked wait, shown in the evidence; beyond the cap the request is
+    RateLimited: a throttled answer is not judged."""
     asked: dict[str, int] = {}
 
     def throttle(request: Request) -> Answer:
@@ -496,8 +497,10 @@ def test_rate_limiting_is_waited_out_within_bounds():
         assert exchange.status == 200 and len(exchange.retries) == 2 and time.perf_counter() - started >= 0.4
         assert "answered 429" in exchange.describe()
         started = time.perf_counter()
-        refused = client.call("listWallets")  # asks 30 s, more than one wait may take: no wait, the 429 stands
-        assert refused.status == 429 and not refused.retries and time.perf_counter() - started < 1
+        with pytest.raises(RateLimited) as throttled:  # asks 30 s, more than one wait may take: no wait, no verdict
+            client.call("listWallets")
+        assert throttled.value.exchange.status == 429 and not throttled.value.exchange.retries
+        assert time.perf_counter() - started < 1
         assert client.rate_limited[-1]["gave_up"] and client.rate_limit_wait == pytest.approx(4.6, abs=0.01)
         client.close()
 

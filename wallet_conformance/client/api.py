@@ -119,6 +119,11 @@ class Unanswered(TargetError):
                                    if again else "") + f"; meanwhile {silence.alive}"))
 
 
+class RateLimited(TargetError):
+    """A 429 the client could not wait out (--rate-limit-wait, Retry-After beyond its bounds): the test cannot judge
+    a throttled answer, and the run stops after it (plugin/running.py)."""
+
+
 class _NoAnswer(TargetError):
     """No full answer within the request's wait (a timeout of the target's own, not the test's bound)."""
 
@@ -457,6 +462,11 @@ class ApiClient:
         exchange.retries = [*retries, *exchange.retries]
         exchange.padding = padding
         self.exchanges.append(exchange)
+        if exchange.status == 429 and self.rate_limited and self.rate_limited[-1]["gave_up"]:
+            raise RateLimited(f"{method} {redact(url)} answered 429 (rate limited; Retry-After "
+                              f"{exchange.header('retry-after') or '-'}) past what the run may wait (--rate-limit-wait:"
+                              f" {self.rate_limit_wait:g} s left, at most {RATE_LIMIT_MAX_PAUSE:g} s a wait, "
+                              f"{RATE_LIMIT_RETRIES} times): a throttled answer is not judged", exchange)
         return exchange
 
     def _answer(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],

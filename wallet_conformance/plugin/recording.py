@@ -30,6 +30,7 @@ from wallet_conformance.reporting import endings, terminal
 from wallet_conformance.reporting.conformance import build_report, exit_status, run_inputs, stop_report
 from wallet_conformance.reporting.endings import Selection, Stop
 from wallet_conformance.reporting.evidence import Classified
+from wallet_conformance.reporting.gating import Gate
 from wallet_conformance.reporting.judging import add_held
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.verdicts import Outcome
@@ -45,10 +46,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Recorder(config), "wallet-conformance-recorder")
 
 
-def write_stop(settings: Settings, stop: Stop, gate: Any = None, started: float | None = None) -> list[Path]:
+def write_stop(settings: Settings, stop: Stop, gate: Gate | None = None) -> list[Path]:
     """Replace the reports in the run's report folder with those of a run that stopped before it judged anything (or
     has not finished): no earlier run's verdict is left there."""
-    return write_all(stop_report(stop, settings, gate, started), settings.report_dir)
+    return write_all(stop_report(stop, settings, gate), settings.report_dir)
 
 
 def _skip_reason(report: pytest.TestReport) -> str | None:

@@ -168,6 +168,10 @@ def _why_stop(run: Run) -> str | None:
         if client.target_failing:
             return (f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} "
                     "answers were 5xx; the run stops here rather than fail every test on it")
+        if any(entry["gave_up"] for entry in client.rate_limited):
+            return ("the target kept answering 429 (rate limited) past what the run may wait (--rate-limit-wait "
+                    f"{run.settings.rate_limit_wait:g} s in all): the run stops here rather than judge throttled "
+                    "answers")
     if time.monotonic() - run.started > run.settings.run_budget:
         return f"the run used up its budget (--run-budget {run.settings.run_budget:g} s): it stops with what it has"
     return None

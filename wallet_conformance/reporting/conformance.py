@@ -260,7 +260,7 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
 
 
 def stop_report(stop: Stop, settings: Settings | None = None, gate: gating.Gate | None = None,
-                started: float | None = None, inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The report of a run that stopped before it judged anything (a usage error, its preflight), or of one that has
     not finished (written when it starts, replaced when it ends): every requirement not reached, the stop its outcome.
     `settings`: what the run was given, where it could be read (not for a mistake in the options themselves);
@@ -268,13 +268,13 @@ def stop_report(stop: Stop, settings: Settings | None = None, gate: gating.Gate 
     settings = settings or Settings()
     target = {"base_url": settings.base_url, "funding_url": settings.funding_url,
               "embedded_reference": settings.embedded and not settings.passive}
-    run: dict[str, Any] = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started or time.time())),
-                           "duration": round(time.time() - started, 2) if started else 0.0,
+    run: dict[str, Any] = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "duration": 0.0,
                            "profile": settings.profile}
     if stop.outcome != Outcome.USAGE_ERROR:
         run.update(inputs if inputs is not None else run_inputs(settings))
     return build_report([], catalogue(), target=target, environment=settings.environment, seed=settings.seed,
-                        strict=settings.strict, selected=settings.requirements, gate=gate, run=run, stop=stop)
+                        strict=settings.strict, selected=tuple(sorted(settings.chosen or ())), gate=gate, run=run,
+                        stop=stop)
 
 
 def _nothing_judged(records: list[TestRecord], traffic: dict[str, Any] | None) -> str:
