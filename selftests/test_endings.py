@@ -28,6 +28,7 @@ import pytest
 from selftests.hostile import Answer, Hostile
 from selftests.interrupter import PLAN
 from selftests.suite_runs import RUN_TIMEOUT
+from selftests.test_broken_target import DOWN
 from wallet_conformance import cli
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting.terminal import last_line
@@ -79,22 +80,7 @@ def test_a_bug_of_the_suite():
     raise KeyError("a bug of the suite")
 '''
 # Every request finds nobody: the suite takes the target as down and stops the run early.
-TARGET_DOWN = '''
-import socket
-
-import pytest
-
-with socket.socket() as _probe:
-    _probe.bind(("127.0.0.1", 0))
-    CLOSED = _probe.getsockname()[1]  # bound, never listening: connections are refused
-
-
-@pytest.mark.requirement("SVC-03")
-@pytest.mark.parametrize("n", range(12))
-def test_call(api, n):
-    """Each call finds nobody."""
-    api.request("GET", f"http://127.0.0.1:{CLOSED}/v1/transactions/banks", absolute=True)
-'''
+TARGET_DOWN = "import pytest\n" + DOWN
 BROKEN_HOOK = '''
 def pytest_collection_modifyitems(items):
     raise RuntimeError("a plugin's own bug")
