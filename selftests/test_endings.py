@@ -131,6 +131,13 @@ def throttling() -> Iterator[str]:
 
 
 @contextmanager
+def another_key() -> Iterator[str]:
+    """A target whose account's key is not the run's: it refuses the run's key."""
+    with ReferenceServer(secret_key=f"{KEY}-of-another-account") as reference:
+        yield reference.base_url
+
+
+@contextmanager
 def unreachable() -> Iterator[str]:
     yield f"http://127.0.0.1:{closed_port()}/v1"
 
@@ -166,6 +173,8 @@ ENDINGS = {
                                                                 target=throttling, reason="answering 429"),
     "stopped at the preflight: unreachable": Ending(("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 4,
                                                     target=unreachable, reason="cannot be reached"),
+    "stopped at the preflight: a refused key": Ending(("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 4,
+                                                      target=another_key, reason="the target refused the secret key"),
     "stopped at the preflight: not the protocol": Ending(("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 8,
                                                          target=html_target, reason="does not answer JSON envelopes"),
     "interrupted during collection": Ending(("-n", "0"), Outcome.INTERRUPTED, 2, "collection:SIGINT",
