@@ -132,8 +132,11 @@ def http_url(option: Option, value: str) -> str:
 
 def base_url(option: Option, value: str) -> str:
     """The target's base address: an http(s) URL ending in the document's version segment (a trailing slash
-    dropped)."""
+    dropped), without credentials (they would be shown in every report, and sent in the proxy's Host header)."""
     value = http_url(option, value.rstrip("/"))
+    if "@" in urlparse(value).netloc:
+        raise ConfigError(f"{option.flag} carries credentials (user:password@host): they would be written in every "
+                          "report and line of output; the suite authenticates with the secret key alone")
     if not value.endswith(contract.version_segment()):
         raise ConfigError(f"{option.flag} must end with the version segment {contract.version_segment()} "
                           f"(the document's base address), got {value!r}")

@@ -34,6 +34,7 @@ HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"te"
 ANNOTATION = "x-conformance-broken"  # --annotate: the requirements an answer broke, comma-separated
 UNREACHABLE = 502
 TIMED_OUT = 504
+REFUSED = 400  # a request the proxy will not forward: not an origin-form request of this API, or ambiguously framed
 
 
 class ClientGone(Exception):
@@ -49,6 +50,7 @@ class Tally:
     timed_out: int = 0  # answered 504: the upstream did not answer within the request timeout
     client_disconnects: int = 0  # the client went away mid-request or mid-answer
     cut_upstream: int = 0  # the upstream broke off mid-answer (the client got what came)
+    refused: int = 0  # answered 400 by the proxy itself: not forwarded (refused())
 
 
 def envelope(status: int, message: str) -> bytes:
@@ -60,6 +62,21 @@ def _drop_hop_by_hop(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, by
     named = {token.strip().lower() for name, value in headers if name.lower() == b"connection"
              for token in value.split(b",")}
     return [(name, value) for name, value in headers if name.lower() not in HOP_BY_HOP and name.lower() not in named]
+
+
+def refused(scope: Scope) -> str | None:
+    """Why a request is not forwarded, or None: only an origin-form request (a path, as a client of the API writes
+    it) goes upstream, never CONNECT nor an absolute-form (`http://host/...`), authority-form (`host:443`) or
+    asterisk-form (`*`) target, nor a path that a server could take for another host (`//host/...`); and never a
+    request framed two ways, Content-Length beside Transfer-Encoding (RFC 9112 section 6.3), which the upstream might
+    read otherwise than the proxy did."""
+    raw = scope.get("raw_path") or scope["path"].encode()
+    if scope["method"] == "CONNECT" or not raw.startswith(b"/") or raw.startswith(b"//"):
+        return f"the proxy forwards a path of the API only, not {scope['method']} {raw.decode('latin-1')[:100]!r}"
+    names = {name.lower() for name, _ in scope["headers"]}
+    if b"content-length" in names and b"transfer-encoding" in names:
+        return "a request framed by both Content-Length and Transfer-Encoding is not forwarded (RFC 9112 section 6.3)"
+    return None
 
 
 def _text(headers: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
@@ -78,7 +95,7 @@ class Forwarder:
         self.version = contract.version_segment()  # /v1: the proxy's paths are the target's under it
         self.origin_path = self.upstream.removesuffix(self.version)  # where paths outside /v1 go (a sandbox hook)
         self.origin = f"{parts.scheme}://{parts.netloc}"
-        self.host = parts.netloc.encode()
+        self.host = (parts.hostname or "").encode() + (f":{parts.port}".encode() if parts.port else b"")
         self.client = client
         self.hand_over = hand_over
         self.judge_now = judge_now
@@ -99,6 +116,11 @@ class Forwarder:
         if scope["type"] != "http":  # websockets are not this API's
             return
         started, clock = time.time(), time.perf_counter()
+        refusal = refused(scope)
+        if refusal is not None:
+            self.tally.refused += 1
+            await self._refuse(send, REFUSED, refusal)
+            return
         url = self.target(scope.get("raw_path", scope["path"].encode()).decode("latin-1").split("?")[0],
                           scope.get("query_string", b""))
         headers = [*_drop_hop_by_hop(list(scope["headers"])), (b"host", self.host)]

@@ -150,6 +150,7 @@ class Proxy:
         tally = self.forwarder.tally
         return {"forwarded": tally.forwarded, "unreachable": tally.unreachable, "timed_out": tally.timed_out,
                 "client_disconnects": tally.client_disconnects, "cut_upstream": tally.cut_upstream,
+                "refused": tally.refused,
                 **self.side.facts(), "waiting": self.side.waiting()}
 
     def report(self) -> dict[str, Any]:
@@ -216,7 +217,8 @@ def notes(facts: dict[str, Any]) -> list[str]:
              "because the judge was behind (dropped)"]
     relayed = [f"{facts[name]} {words}" for name, words in (
         ("unreachable", "answered 502 (upstream unreachable)"), ("timed_out", "answered 504 (upstream timed out)"),
-        ("client_disconnects", "left by their client mid-request"), ("cut_upstream", "cut off by the upstream"))
+        ("client_disconnects", "left by their client mid-request"), ("cut_upstream", "cut off by the upstream"),
+        ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"))
         if facts[name]]
     if relayed:
         lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))

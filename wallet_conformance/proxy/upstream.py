@@ -1,6 +1,14 @@
 """The proxy's HTTP/1.1 client to the upstream: h11 over asyncio streams, connections kept open and reused last in,
 first out. It does one thing, forward bytes, and so does less per exchange than a general client (a pool's
-bookkeeping, URL and header models): at 50 clients that is most of the proxy's work."""
+bookkeeping, URL and header models): at 50 clients that is most of the proxy's work.
+
+In front of a payment API, what it must never do comes first:
+- a request is sent once: none is sent again, whatever happened to it once its first byte was written (a kept
+  connection the upstream closed meanwhile is found before anything is written on it, and replaced);
+- a connection is kept for the next request only when its answer ended cleanly: h11 saw the whole message on both
+  sides and nothing after it (no stray bytes: more than the Content-Length said, a body after a HEAD, 204 or 304);
+  otherwise those bytes could become another client's answer.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +24,7 @@ import h11
 READ = 65_536  # bytes read from the upstream at a time
 KEPT = 64  # idle connections kept for reuse, at most
 CLOSING = 1.0  # seconds a kept connection may take to close when the proxy stops
+ONCE = "the request was sent once and is not sent again"
 
 
 class Unreachable(Exception):
@@ -32,10 +41,21 @@ class _Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
         self.h11 = h11.Connection(h11.CLIENT)
-        self.reused = False
 
     def close(self) -> None:
         self.writer.close()
+
+    async def quiet(self) -> bool:
+        """Whether a kept connection may carry the next request: the upstream has not closed it, and nothing came on
+        it since its last answer (read without waiting: a byte there would be the start of someone else's answer)."""
+        if self.reader.at_eof():
+            return False
+        try:
+            async with asyncio.timeout(0):
+                await self.reader.read(1)  # returns at once when anything (or the end) is there
+        except TimeoutError:
+            return True
+        return False
 
 
 @dataclass
@@ -69,10 +89,11 @@ class Upstream:
                     await connection.writer.wait_closed()
 
     async def _connection(self) -> _Connection:
+        """A kept connection that is quiet, else a new one: a request is never written on a connection the upstream
+        closed, so none ever needs to be sent again."""
         while self._idle:
             connection = self._idle.pop()
-            if not connection.reader.at_eof():
-                connection.reused = True
+            if await connection.quiet():
                 return connection
             connection.close()
         writer = None
@@ -93,20 +114,15 @@ class Upstream:
 
     async def send(self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
                    body: bytes | AsyncIterator[bytes]) -> Answer:
-        """Send one request and read its answer's head; the body follows through `Answer.chunks`. A reused
-        connection the upstream had closed is replaced once, when the request's body can be sent again."""
-        for attempt in (0, 1):
-            connection = await self._connection()
-            try:
-                return await self._exchange(connection, method, target, headers, body)
-            except _Stale:
-                connection.close()
-                if attempt or not isinstance(body, bytes):
-                    raise Unreachable("the upstream closed a kept connection") from None
-            except BaseException:
-                connection.close()
-                raise
-        raise AssertionError("unreachable")  # the loop returns or raises
+        """Send one request, once, and read its answer's head; the body follows through `Answer.chunks`. Whatever
+        happens once it is written (the connection closed, reset, no answer) is the upstream's answer to it: never a
+        reason to send it again, since the upstream may have applied it (a transfer)."""
+        connection = await self._connection()
+        try:
+            return await self._exchange(connection, method, target, headers, body)
+        except BaseException:
+            connection.close()
+            raise
 
     async def _exchange(self, connection: _Connection, method: bytes, target: bytes,
                         headers: list[tuple[bytes, bytes]], body: bytes | AsyncIterator[bytes]) -> Answer:
@@ -125,14 +141,12 @@ class Upstream:
         except h11.LocalProtocolError as error:
             raise Unreachable(f"the request cannot be forwarded: {error}") from None
         except OSError as error:
-            if connection.reused:
-                raise _Stale from None
-            raise Unreachable(type(error).__name__) from None
-        head = await self._next(connection, first=True)
+            raise Unreachable(f"{type(error).__name__} while sending the request; {ONCE}") from None
+        head = await self._next(connection)
         assert isinstance(head, h11.Response)
         return Answer(head.status_code, list(head.headers), self._chunks(connection))
 
-    async def _next(self, connection: _Connection, first: bool = False) -> h11.Event:
+    async def _next(self, connection: _Connection) -> h11.Event:
         """The next event of the answer (informational 1xx answers skipped)."""
         state = connection.h11
         while True:
@@ -147,11 +161,9 @@ class Upstream:
                 except TimeoutError:
                     raise TimedOut("read") from None
                 except OSError as error:
-                    if first and connection.reused:
-                        raise _Stale from None
-                    raise Unreachable(type(error).__name__) from None
-                if not data and first and connection.reused and state.their_state is h11.SEND_RESPONSE:
-                    raise _Stale
+                    raise Unreachable(f"{type(error).__name__} {ONCE}") from None
+                if not data and state.their_state is h11.SEND_RESPONSE:
+                    raise Unreachable(f"the upstream closed the connection without answering; {ONCE}")
                 state.receive_data(data)
                 continue
             if isinstance(event, h11.InformationalResponse):
@@ -171,12 +183,10 @@ class Upstream:
                     return
         finally:
             state = connection.h11
-            if done and state.our_state is h11.DONE and state.their_state is h11.DONE and len(self._idle) < KEPT:
+            clean = done and state.our_state is h11.DONE and state.their_state is h11.DONE and \
+                not state.trailing_data[0] and not state.trailing_data[1]
+            if clean and len(self._idle) < KEPT:
                 state.start_next_cycle()
                 self._idle.append(connection)
             else:
                 connection.close()
-
-
-class _Stale(Exception):
-    """A kept connection the upstream had closed before this request."""
