@@ -7,13 +7,20 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 
+from selftests.proxy_traffic import caught_up, proxied
 from selftests.raw_http import CLOSE, DEADLINE, RawUpstream, Received, answer, exchange
 from wallet_conformance import cli
+from wallet_conformance.client import har
+from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.proxy import side
+from wallet_conformance.proxy.captured import Captured
+from wallet_conformance.proxy.recording import RotatingHar
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 
 KEY = "sk_test_proxy_hostile_51a9"
@@ -107,3 +114,60 @@ def test_the_upstream_gets_its_own_host_and_credentials_in_the_upstream_url_are_
     status = cli.main(["proxy", "--upstream", "http://svc:S3cretPassw0rd@127.0.0.1:9/v1"])
     error = capsys.readouterr().err
     assert status == ExitStatus.CANNOT_RUN and "carries credentials" in error and "S3cretPassw0rd" not in error
+
+
+# ------------------------------------------------------------------ a judge no input can kill
+
+
+def test_a_body_nested_deeper_than_a_parser_goes_costs_no_verdict():
+    """A wallet creation whose body is 50,000 `[` then 50,000 `]`: forwarded as it is, judged as text, and the
+    judging goes on to the next exchange; the report has a verdict, never the judge's death."""
+    nested = b"[" * 50_000 + b"]" * 50_000
+    with proxied() as (reference, proxy), httpx.Client(base_url=proxy.base_url, timeout=DEADLINE,
+                                                        headers={"x-service-key": reference.secret_key}) as client:
+        client.post("/virtual-accounts", content=nested, headers={"content-type": "application/json"})
+        assert client.get("/transactions/banks").status_code == 200
+        caught_up(proxy)
+        report = proxy.report()
+    assert report["run"]["exchanges"]["made"] == 2 and report["outcome"]["verdict"] != "suite-error", report["run"]
+
+
+def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkeypatch):
+    """Whatever one exchange makes the judge fail on (a bug of the suite, anything), it is that exchange's: counted
+    as one it could not judge, with the error, and the judging goes on; a recording that cannot be written (a full
+    disk) stops, says why, and the judging goes on."""
+
+    class Lines:
+        def send(self, lines: object) -> None:
+            pass
+
+    judging = side._Judging("http://127.0.0.1:9/v1", 1_000, Lines(), RotatingHar(Path("/dev/full"), 1 << 30))
+    banks = b'{"meta": {"statusCode": 200, "success": true}, "data": []}'
+    good = Captured("GET", "http://127.0.0.1:9/v1/transactions/banks", [], b"", 0, 200,
+                    [("content-type", "application/json")], banks, len(banks), time.time(), 0.001)
+    real = har.exchange
+    monkeypatch.setattr(har, "exchange", lambda *args: (_ for _ in ()).throw(RuntimeError("a bug")))
+    judging.judge(good)
+    monkeypatch.setattr(har, "exchange", real)
+    for _ in range(200):  # enough to fill the recording's buffer: /dev/full refuses it
+        judging.judge(good)
+    counts = judging.session.judged.found()[1]
+    assert counts.judge_errors == 1 and "RuntimeError: a bug" in counts.first_judge_error
+    assert counts.made == 200 and "the recording stopped" in judging.facts()["recording_stopped"]
+
+
+def test_keys_a_client_chooses_never_rewrite_a_report_or_a_har(tmp_path):
+    """Clients sending `": "`, `http` or `data` as their key: none is learnt as a secret (they have no key's form), so
+    the reports keep their words and URLs and the HAR stays JSON; a key of a key's form is learnt and redacted."""
+    real = "sk_live_0123456789abcdef0123"
+    with proxied(record_har=tmp_path / "live.har") as (_, proxy):
+        for key in ('": "', "http", "data", real):
+            httpx.get(f"{proxy.base_url}/transactions/banks?echo={key}", headers={"x-service-key": key},
+                      timeout=DEADLINE)
+        caught_up(proxy)
+        report, written = proxy.write(tmp_path / "reports")
+    assert json.loads((tmp_path / "live.har").read_text())["log"]["entries"]
+    texts = [path.read_text() for path in written]
+    assert all(real not in text for text in texts) and f"{PLACEHOLDER}://" not in texts[0]
+    assert f"meta and {PLACEHOLDER}" not in "\n".join(texts)
+    assert report["run"]["proxy"]["keys_learnt"] == 1 and report["run"]["proxy"]["keys_not_learnt"] >= 3

@@ -25,15 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 
 from wallet_conformance.client.api import MAX_BODY, Exchange
-from wallet_conformance.client.redaction import (
-    PLACEHOLDER,
-    SECRET_HEADERS,
-    redact,
-    redact_headers,
-    register_key,
-    register_secret,
-)
-from wallet_conformance.settings import MIN_KEY_LENGTH
+from wallet_conformance.client.redaction import PLACEHOLDER, SECRET_HEADERS, learn, redact, redact_headers
 from wallet_conformance.spec import contract
 
 VERSION = "1.2"
@@ -336,14 +328,14 @@ def _learn_secrets(found: dict[str, Any]) -> None:
             if lowered in KEY_HEADERS:
                 token = value.strip().partition(" ")[2]  # `Bearer <token>`: the token alone is a key too
                 for key in {value.strip(), token.strip()}:
-                    if len(key) >= MIN_KEY_LENGTH and key != PLACEHOLDER and not _public(key):
-                        register_key(key)
+                    if key and key != PLACEHOLDER and not _public(key):
+                        learn(key)
             elif lowered in SECRET_HEADERS:
                 _learn_cookies(value)
         for cookie in part.get("cookies") or ():
             kept = cookie.get("value") if isinstance(cookie, dict) else None
-            if isinstance(kept, str) and len(kept) >= MIN_KEY_LENGTH:
-                register_secret(kept)
+            if isinstance(kept, str) and kept:
+                learn(kept)
 
 
 @cache
@@ -358,12 +350,10 @@ def _public(key: str) -> bool:
 
 
 def _learn_cookies(value: str) -> None:
-    if len(value) >= MIN_KEY_LENGTH:
-        register_secret(value)
     for pair in value.split(";"):
         _, _, cookie = pair.partition("=")
-        if len(cookie.strip()) >= MIN_KEY_LENGTH:
-            register_secret(cookie.strip())
+        if cookie.strip():
+            learn(cookie.strip())
 
 
 def _request_body(request: dict[str, Any]) -> Any:
@@ -374,7 +364,7 @@ def _request_body(request: dict[str, Any]) -> Any:
     text = redact(text)
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than a parser goes: judged as text
         return text
 
 

@@ -6,12 +6,18 @@ so a new report or log line cannot leak a key it never received.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from wallet_conformance.client.near_copies import every_near_copy
 from wallet_conformance.settings import MIN_KEY_LENGTH
 
 PLACEHOLDER = "<SECRET_KEY>"
+# What a key carried by traffic (not given to the run) must look like to be learnt: long enough, and of the characters
+# keys and tokens are made of, so that no client-chosen value (`http`, `data`, `": "`) can make redaction rewrite the
+# words or the structure of a report or a HAR; and how many such keys a run learns (the others are counted).
+LEARNABLE = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
+LEARNT_AT_MOST = 1_000
 SECRET_HEADERS = frozenset({"x-service-key", "authorization", "proxy-authorization", "cookie", "set-cookie",
                             "x-wallet-signature"})
 
@@ -22,6 +28,20 @@ class Secrets:
     def __init__(self) -> None:
         self._values: set[str] = set()
         self._longest_first: tuple[str, ...] = ()
+        self.learnt = 0  # keys learnt from traffic
+        self.not_learnt = 0  # keys of the traffic past LEARNT_AT_MOST, or not of a key's form
+
+    def learn(self, value: str) -> None:
+        """A key the traffic carries (a key header's value, a token, a cookie): remembered when it has a key's form
+        (LEARNABLE) and the run has learnt fewer than LEARNT_AT_MOST; else counted. Its header is redacted by name
+        whatever it holds."""
+        if value in self._values:
+            return
+        if not LEARNABLE.fullmatch(value) or self.learnt >= LEARNT_AT_MOST:
+            self.not_learnt += 1
+            return
+        self.learnt += 1
+        self.add(value)
 
     def add(self, value: str | None) -> None:
         """Remember a value that must never appear in output (shorter than MIN_KEY_LENGTH: refused)."""
@@ -81,6 +101,11 @@ def register_secret(value: str | None) -> None:
 def register_key(value: str | None) -> None:
     """Remember, for the current run, a secret key and its near-copies (Secrets.add_key)."""
     _RUNS[-1].add_key(value)
+
+
+def learn(value: str) -> None:
+    """Remember, for the current run, a key the traffic carries, where it has a key's form (Secrets.learn)."""
+    _RUNS[-1].learn(value)
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

@@ -222,6 +222,12 @@ def notes(facts: dict[str, Any]) -> list[str]:
         if facts[name]]
     if relayed:
         lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))
+    if facts.get("keys_not_learnt"):
+        lines.append(f"keys the traffic carried: {facts['keys_learnt']} learnt (redacted wherever they appear), "
+                     f"{facts['keys_not_learnt']} not (not of a key's form, or past the bound): their headers are "
+                     "redacted by name")
+    if facts.get("recording_stopped"):
+        lines.append(facts["recording_stopped"])
     forgotten = {name: count for name, count in facts["forgotten"].items() if count}
     lines.append(f"registry of records: at most {facts['registry_bound']:,} entries per table; forgotten "
                  + (", ".join(f"{count:,} {name}" for name, count in forgotten.items()) if forgotten else "none"))

@@ -251,6 +251,7 @@ class _Judging:
         self._lines = lines
         self._recording = recording
         self._told: set[Key] = set()
+        self.recording_stopped: str | None = None  # why --record-har stopped, when it did
 
     def answer(self, control: Connection) -> None:
         """Answer the proxy's requests until it says close, or goes away; then end the process (its main thread may
@@ -291,9 +292,11 @@ class _Judging:
         raise ValueError(f"no such request: {request!r}")
 
     def facts(self) -> dict[str, Any]:
-        records = self.session.judged.records
+        records, secrets = self.session.judged.records, active()
         return {"registry_bound": records.limit, "forgotten": dict(records.forgotten),
-                **({"har_rotations": self._recording.rotations} if self._recording else {})}
+                "keys_learnt": secrets.learnt, "keys_not_learnt": secrets.not_learnt,
+                **({"har_rotations": self._recording.rotations} if self._recording else {}),
+                **({"recording_stopped": self.recording_stopped} if self.recording_stopped else {})}
 
     def judge_now(self, captured: Captured) -> list[str]:
         """Judge one exchange (--annotate); the requirements it broke, in id order."""
@@ -303,16 +306,30 @@ class _Judging:
         return sorted(broken)
 
     def judge(self, captured: Captured) -> None:
+        """Judge one exchange, and record it. Nothing one exchange holds can end the judging: an exchange the judge
+        fails on (a body nested deeper than a parser goes, any bug of the suite) is counted as one it could not
+        judge, with the first such error, in the report; a recording that cannot be written (a full disk) stops,
+        and the report says why."""
         self.entries += 1
         base = self.session.base_url or ""
-        exchange = har.exchange(captured.har_entry(), base) if har.in_target(captured.url, base) else None
-        if exchange is not None:
-            exchange.started = captured.started
-        self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,
-                                      "request": f"{exchange.method} {exchange.url}" if exchange else
-                                      f"{captured.method} {captured.url}"})
+        try:
+            exchange = har.exchange(captured.har_entry(), base) if har.in_target(captured.url, base) else None
+            if exchange is not None:
+                exchange.started = captured.started
+            self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,
+                                          "request": f"{exchange.method} {exchange.url}" if exchange else
+                                          f"{captured.method} {captured.url}"})
+        except Exception as error:  # this exchange alone: the judging goes on
+            self.session.judged.failed_on(f"{captured.method} {captured.url}", error)
+            return
         if exchange is not None and self._recording is not None:
-            self._recording.add(exchange)
+            try:
+                self._recording.add(exchange)
+            except OSError as error:
+                self.recording_stopped = redact(f"the recording stopped at exchange {self.entries}: {error}")
+                with contextlib.suppress(OSError):
+                    self._recording.close()
+                self._recording = None
         for key, found in self.session.judged.pending.items():
             if key not in self._told and found.evidence is not None:
                 self._told.add(key)

@@ -103,9 +103,7 @@ class Judged:
                 findings += self.records.see(exchange, self.current)
             held |= invariants_taking(exchange)
         except Exception as error:  # the judge's own bug must not stop the test that made the exchange
-            with self._lock:
-                self.errors += 1
-                self.first_error = self.first_error or f"{exchange.operation_id}: {type(error).__name__}: {error}"
+            self.failed_on(str(exchange.operation_id), error)
             return set()
         with self._lock:
             self.made += 1
@@ -121,6 +119,12 @@ class Judged:
                     entry.rule, entry.seen_in = finding.rule, self.current
                     entry.evidence = evidence.error_evidence(finding.failure)
         return held
+
+    def failed_on(self, what: str, error: Exception) -> None:
+        """Count an exchange the judge could not judge (it failed on it), with the first such error."""
+        with self._lock:
+            self.errors += 1
+            self.first_error = self.first_error or redact(f"{what}: {type(error).__name__}: {str(error)[:200]}")
 
     def found(self) -> tuple[list[Found], Counts]:
         """What was found, and the exchanges counted, since the last time it was asked."""
