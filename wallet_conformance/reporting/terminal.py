@@ -140,8 +140,8 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     lines.extend(alarms(report))
     exchanges = report["run"].get("exchanges") or {}
     if exchanges.get("judge_errors"):
-        lines.append(f"COULD NOT JUDGE {exchanges['judge_errors']} exchange(s): the exchange judge failed on them (a bug "
-                     f"of the suite, or input no parser takes); the first: {exchanges.get('first_judge_error')}")
+        lines.append(f"COULD NOT JUDGE {exchanges['judge_errors']} exchange(s): the exchange judge failed on them (a "
+                     f"bug of the suite, or input no parser takes); the first: {exchanges.get('first_judge_error')}")
     if exchanges.get("made"):
         lines.append(f"exchanges: {exchanges['made']} made, {exchanges['judged']} judged by the exchange judge")
     if written:
