@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 CLOSE = b""  # a script's answer: close the connection without answering
@@ -33,9 +33,10 @@ def answer(status: int, body: bytes, *headers: str) -> bytes:
 
 @dataclass
 class RawUpstream:
-    """A keep-alive upstream on a raw socket: `script(request)` gives the bytes to answer (CLOSE: hang up)."""
+    """A keep-alive upstream on a raw socket: `script(request)` gives the bytes to answer (CLOSE: hang up), or an
+    iterable of them, sent one by one as it gives them (a trickle)."""
 
-    script: Callable[[Received], bytes]
+    script: Callable[[Received], bytes | Iterable[bytes]]
     received: list[Received] = field(default_factory=list)
     _server: socket.socket = field(init=False)
     _connections: int = 0
@@ -95,7 +96,11 @@ class RawUpstream:
                 reply = self.script(request)
                 if reply == CLOSE:
                     return
-                connection.sendall(reply)
+                try:
+                    for chunk in [reply] if isinstance(reply, bytes) else reply:
+                        connection.sendall(chunk)
+                except OSError:  # the proxy hung up: what it read, it read
+                    return
 
 
 def exchange(port: int, data: bytes, *, until: bytes | None = None) -> bytes:

@@ -67,6 +67,9 @@ WRONG = {
     "--annotate": (["--annotate=yes"], "--annotate"),
     "--har-max-size": (["--har-max-size", "-1"], "--har-max-size must be a number of megabytes above 0"),
     "--max-records": (["--max-records", "0"], "--max-records must be a whole number above 0"),
+    "--client-timeout": (["--client-timeout", "0"], "--client-timeout must be a number of seconds above 0"),
+    "--max-header-size": (["--max-header-size", "-1"], "--max-header-size must be a whole number above 0"),
+    "--max-connections": (["--max-connections", "0"], "--max-connections must be a whole number above 0"),
 }
 
 

@@ -6,7 +6,9 @@ goes upstream, and every case ends within a deadline."""
 from __future__ import annotations
 
 import json
+import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -171,3 +173,95 @@ def test_keys_a_client_chooses_never_rewrite_a_report_or_a_har(tmp_path):
     assert all(real not in text for text in texts) and f"{PLACEHOLDER}://" not in texts[0]
     assert f"meta and {PLACEHOLDER}" not in "\n".join(texts)
     assert report["run"]["proxy"]["keys_learnt"] == 1 and report["run"]["proxy"]["keys_not_learnt"] >= 3
+
+
+# ------------------------------------------------------------------ bounded in every direction
+
+CLIENT_TIMEOUT = 1.0
+
+
+def bounded_proxy(upstream_url: str, **bounds: object) -> Proxy:
+    """A proxy whose client bounds are short, so each case ends in seconds."""
+    return Proxy(ProxyConfig(upstream=upstream_url, listen=("127.0.0.1", 0), request_timeout=2,
+                             client_timeout=CLIENT_TIMEOUT, **bounds))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("sent", "status"), [
+    pytest.param(None, None, id="a-silent-connection"),
+    pytest.param(b"GET /v1/transactions/banks HTTP/1.1\r\nhost: x\r\n", b"HTTP/1.1 408", id="a-head-never-ended"),
+    pytest.param(b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{\"amo",
+                 b"HTTP/1.1 408", id="a-body-never-ended"),
+])
+def test_a_client_that_sends_too_slowly_is_closed_within_the_client_timeout(sent, status):
+    """A connection that sends nothing, a head that never ends (a byte now and then, slowloris), a body that stops:
+    closed within --client-timeout (408 where a request had begun), never left open."""
+    with RawUpstream(own) as upstream, bounded_proxy(upstream.base_url) as proxy:
+        started = time.monotonic()
+        reply = exchange(proxy.port, sent or b"")
+        took = time.monotonic() - started
+    assert took < CLIENT_TIMEOUT * 3, took
+    assert (reply[:12] == status) if status else reply == b"", reply[:200]
+
+
+def test_a_head_a_byte_at_a_time_is_bounded_by_its_size_and_its_time():
+    """A head that keeps coming a byte at a time past the header limit is answered 431; the proxy serves the next
+    client meanwhile."""
+    with RawUpstream(own) as upstream, bounded_proxy(upstream.base_url, max_header_size=512) as proxy:
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE) as slow:
+            slow.sendall(b"GET /v1/transactions/banks HTTP/1.1\r\nhost: x\r\n")
+            for _ in range(600):
+                try:
+                    slow.sendall(b"x")
+                except OSError:
+                    break
+            reply = slow.recv(4096)
+        fine = httpx.get(f"{proxy.base_url}/transactions/banks", headers={"x-service-key": KEY}, timeout=DEADLINE)
+    assert reply.startswith(b"HTTP/1.1 431") and fine.status_code == 200, reply[:200]
+
+
+def test_past_the_connection_limit_a_client_is_answered_503_at_once():
+    """With --max-connections 3 held by idle clients, a fourth connection is answered 503 and closed: descriptors
+    never run out."""
+    with RawUpstream(own) as upstream, bounded_proxy(upstream.base_url, max_connections=3) as proxy:
+        held = [socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE) for _ in range(3)]
+        time.sleep(0.1)
+        try:
+            reply = exchange(proxy.port, b"")
+        finally:
+            for connection in held:
+                connection.close()
+    assert reply.startswith(b"HTTP/1.1 503"), reply[:200]
+
+
+def trickle(request: Received) -> Iterator[bytes]:
+    """An answer's head, then a byte every quarter of a second, for ten seconds: no single read waits long."""
+    yield b"HTTP/1.1 200 X\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n"
+    for _ in range(40):
+        time.sleep(0.25)
+        yield b" "
+
+
+def test_an_upstream_that_trickles_its_answer_is_bounded_by_the_request_timeout():
+    """An upstream that sends its answer's head, then a byte now and then: the client's answer ends within
+    --request-timeout (2 s) of the request, cut and counted, never held for the trickle's ten seconds."""
+    with RawUpstream(trickle) as upstream, bounded_proxy(upstream.base_url) as proxy:
+        started = time.monotonic()
+        replies = [exchange(proxy.port, b"GET /v1/transactions/banks HTTP/1.1\r\nhost: x\r\n\r\n") for _ in (1, 2)]
+        took = time.monotonic() - started
+        cut = proxy.forwarder.tally.cut_upstream
+    assert took < 2 * 2 + 1 and cut == 2, (took, cut)
+    assert all(reply.startswith(b"HTTP/1.1 200") and len(reply.split(b"\r\n\r\n", 1)[1]) < 1000 for reply in replies)
+
+
+def test_a_client_that_hangs_up_ends_its_upstream_download():
+    """A client that hangs up while the upstream trickles its answer: the proxy stops reading from the upstream at
+    once (the upstream's writes fail), counts the client gone, and judges nothing of it."""
+    with RawUpstream(trickle) as upstream, bounded_proxy(upstream.base_url) as proxy:
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE) as client:
+            client.sendall(b"GET /v1/transactions/banks HTTP/1.1\r\nhost: x\r\n\r\n")
+            assert client.recv(4096).startswith(b"HTTP/1.1 200")
+        deadline = time.monotonic() + 1.5
+        while not proxy.forwarder.tally.client_disconnects and time.monotonic() < deadline:
+            time.sleep(0.05)
+        gone = proxy.forwarder.tally.client_disconnects
+    assert gone == 1 and proxy.forwarder.tally.forwarded == 0

@@ -451,6 +451,15 @@ PROXY_OPTIONS: tuple[Option, ...] = (
     Option("--max-records", "the registry of records' bound per table: past it, the records learnt longest ago are "
            "forgotten, and counted in the report (default {default}: about 100 MB once full)", default=50_000,
            convert=int, check=positive_count, metavar="N", group="proxy"),
+    Option("--client-timeout", "seconds a client has for a request's head (from its connection or its last answer: "
+           "idle keep-alive connections too) and for its body; past them 408, and the connection closes (default "
+           "{default:g})", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS", group="proxy"),
+    Option("--max-header-size", "bytes a request's head may take, however they arrive; more is answered 431 "
+           "(default {default})", default=32_768, convert=int, check=positive_count, metavar="BYTES",
+           group="proxy"),
+    Option("--max-connections", "client connections open at once; one more is answered 503 and closed, so "
+           "descriptors never run out (default {default})", default=512, convert=int, check=positive_count,
+           metavar="N", group="proxy"),
 )
 
 

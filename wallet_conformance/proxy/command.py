@@ -99,6 +99,8 @@ def configure(arguments: list[str], environ: dict[str, str]) -> tuple[ProxyConfi
     config = ProxyConfig(upstream=values["--upstream"], listen=(host, port),
                          request_timeout=values["--request-timeout"], ca_bundle=values["--ca-bundle"],
                          annotate=values["--annotate"], max_records=values["--max-records"],
+                         client_timeout=values["--client-timeout"], max_header_size=values["--max-header-size"],
+                         max_connections=values["--max-connections"],
                          tally_every=values["--tally-every"], report_every=values["--report-every"],
                          report_dir=report_dir, record_har=values["--record-har"],
                          har_max_bytes=int(values["--har-max-size"] * 1_000_000), gate=gate,

@@ -12,6 +12,7 @@ broke in a header.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
@@ -21,7 +22,7 @@ from urllib.parse import urlsplit
 
 from wallet_conformance.client.api import MAX_BODY
 from wallet_conformance.proxy.captured import Captured
-from wallet_conformance.proxy.upstream import TimedOut, Unreachable, Upstream
+from wallet_conformance.proxy.upstream import Answer, TimedOut, Unreachable, Upstream
 from wallet_conformance.spec import contract
 
 Scope = MutableMapping[str, Any]
@@ -35,10 +36,26 @@ ANNOTATION = "x-conformance-broken"  # --annotate: the requirements an answer br
 UNREACHABLE = 502
 TIMED_OUT = 504
 REFUSED = 400  # a request the proxy will not forward: not an origin-form request of this API, or ambiguously framed
+CLIENT_TIMED_OUT = 408  # the client did not send its request within --client-timeout
 
 
 class ClientGone(Exception):
     """The client disconnected before its request was whole."""
+
+
+class ClientTimedOut(Exception):
+    """The client did not send its request's body within the client timeout."""
+
+
+class AnswerCut(Exception):
+    """The upstream broke off an answer already under way: the client's connection is closed on it, so that the client
+    sees it cut, as it was (an answer ended early would read as whole)."""
+
+
+async def _until_gone(receive: Receive) -> None:
+    """Returns once the client has gone (or its answer is complete: uvicorn then says the same)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 @dataclass
@@ -51,6 +68,7 @@ class Tally:
     client_disconnects: int = 0  # the client went away mid-request or mid-answer
     cut_upstream: int = 0  # the upstream broke off mid-answer (the client got what came)
     refused: int = 0  # answered 400 by the proxy itself: not forwarded (refused())
+    client_timeouts: int = 0  # answered 408: the client's body did not arrive within --client-timeout
 
 
 def envelope(status: int, message: str) -> bytes:
@@ -89,7 +107,8 @@ class Forwarder:
     the requirements it broke."""
 
     def __init__(self, upstream: str, client: Upstream, hand_over: Callable[[Captured], None],
-                 judge_now: Callable[[Captured], Awaitable[list[str]]] | None = None) -> None:
+                 judge_now: Callable[[Captured], Awaitable[list[str]]] | None = None,
+                 client_timeout: float = 30.0) -> None:
         parts = urlsplit(upstream)
         self.upstream = upstream.rstrip("/")
         self.version = contract.version_segment()  # /v1: the proxy's paths are the target's under it
@@ -99,6 +118,7 @@ class Forwarder:
         self.client = client
         self.hand_over = hand_over
         self.judge_now = judge_now
+        self.client_timeout = client_timeout
         self.tally = Tally()
 
     def target(self, path: str, query: bytes) -> str:
@@ -124,7 +144,11 @@ class Forwarder:
         url = self.target(scope.get("raw_path", scope["path"].encode()).decode("latin-1").split("?")[0],
                           scope.get("query_string", b""))
         headers = [*_drop_hop_by_hop(list(scope["headers"])), (b"host", self.host)]
-        first = await receive()
+        try:
+            first = await self._received(receive)
+        except ClientTimedOut:
+            await self._timed_out_client(send)
+            return
         if first["type"] == "http.disconnect":
             self.tally.client_disconnects += 1
             return
@@ -139,22 +163,48 @@ class Forwarder:
             content = first.get("body", b"")
             if content and not any(name.lower() == b"content-length" for name, _ in headers):
                 headers.append((b"content-length", str(len(content)).encode()))  # it came chunked, in one piece
+        # --request-timeout bounds the whole upstream exchange: the upload, the answer's head and its body.
+        deadline = asyncio.get_running_loop().time() + self.client.timeout
         try:
             target = url[len(self.origin):].encode("latin-1")  # the path and query as the client wrote them
-            response = await self.client.send(scope["method"].encode(), target, headers, content)
+            async with asyncio.timeout_at(deadline):
+                response = await self.client.send(scope["method"].encode(), target, headers, content)
         except ClientGone:
             self.tally.client_disconnects += 1
             return
-        except TimedOut as error:
+        except ClientTimedOut:
+            await self._timed_out_client(send)
+            return
+        except (TimedOut, TimeoutError) as error:
             self.tally.timed_out += 1
             await self._refuse(send, TIMED_OUT, f"the proxy's upstream {self.upstream} did not answer within the "
-                                                f"request timeout ({error})")
+                                                f"request timeout ({error or 'the whole exchange'})")
             return
         except Unreachable as error:
             self.tally.unreachable += 1
             await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} could not be reached "
                                                   f"({error})")
             return
+        # The answer is relayed while the client is watched: a client that hangs up ends the upstream download.
+        relaying = asyncio.ensure_future(self._relay(scope, url, headers, bytes(kept), sizes[0], response, send,
+                                                     started, clock, deadline))
+        gone = asyncio.ensure_future(_until_gone(receive))
+        try:
+            await asyncio.wait({relaying, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if not relaying.done():
+            relaying.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await relaying
+            self.tally.client_disconnects += 1
+            return
+        relaying.result()
+
+    async def _relay(self, scope: Scope, url: str, headers: list[tuple[bytes, bytes]], kept: bytes, size_sent: int,
+                     response: Answer, send: Send, started: float, clock: float, deadline: float) -> None:
+        """The upstream's answer, sent on to the client as it comes (with annotate, once judged), and the exchange
+        handed to the judge; an answer the upstream breaks off, or does not end by the deadline, is cut."""
         answer_headers = _drop_hop_by_hop(response.headers)
         body = bytearray()
         size = 0
@@ -162,25 +212,26 @@ class Forwarder:
             if self.judge_now is None:
                 await send({"type": "http.response.start", "status": response.status, "headers": answer_headers})
             chunks: list[bytes] = []  # with annotate, the whole answer; else the one chunk not yet sent
-            async for chunk in response.chunks:
-                if len(body) < MAX_BODY:
-                    body += chunk[:MAX_BODY - len(body)]
-                size += len(chunk)
-                if self.judge_now is None and chunks:
-                    # A chunk goes once the next has come: the last one ends the answer after the exchange is
-                    # counted and handed over, so a client holding the whole answer finds it counted.
-                    await send({"type": "http.response.body", "body": chunks.pop(), "more_body": True})
-                chunks.append(chunk)
-        except (Unreachable, TimedOut):
+            async with asyncio.timeout_at(deadline):
+                async for chunk in response.chunks:
+                    if len(body) < MAX_BODY:
+                        body += chunk[:MAX_BODY - len(body)]
+                    size += len(chunk)
+                    if self.judge_now is None and chunks:
+                        # A chunk goes once the next has come: the last one ends the answer after the exchange is
+                        # counted and handed over, so a client holding the whole answer finds it counted.
+                        await send({"type": "http.response.body", "body": chunks.pop(), "more_body": True})
+                    chunks.append(chunk)
+        except (Unreachable, TimedOut, TimeoutError):
             self.tally.cut_upstream += 1
             if self.judge_now is None:
-                await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
-            else:
-                await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} broke off its answer")
+                await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": True})
+                raise AnswerCut from None  # uvicorn closes the connection (service.py keeps it out of the log)
+            await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} broke off its answer")
             return
         finally:
             await response.chunks.aclose()  # type: ignore[attr-defined]
-        captured = Captured(scope["method"], url, _text(headers), bytes(kept), sizes[0], response.status,
+        captured = Captured(scope["method"], url, _text(headers), kept, size_sent, response.status,
                             _text(answer_headers), bytes(body), size, started, time.perf_counter() - clock)
         self.tally.forwarded += 1
         if self.judge_now is not None:
@@ -193,11 +244,25 @@ class Forwarder:
             self.hand_over(captured)
             await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
 
+    async def _received(self, receive: Receive) -> Message:
+        """The client's next message, within the client timeout (ClientTimedOut past it)."""
+        try:
+            async with asyncio.timeout(self.client_timeout):
+                return await receive()
+        except TimeoutError:
+            raise ClientTimedOut from None
+
+    async def _timed_out_client(self, send: Send) -> None:
+        self.tally.client_timeouts += 1
+        await self._refuse(send, CLIENT_TIMED_OUT, f"the request's body did not arrive within {self.client_timeout:g} "
+                                                   "s (--client-timeout)")
+
     async def _rest(self, opening: bytes, receive: Receive, kept: bytearray, sizes: list[int]) -> AsyncIterator[bytes]:
-        """The request body as it arrives, copied up to the cap; ClientGone when the client leaves before its end."""
+        """The request body as it arrives, copied up to the cap; ClientGone when the client leaves before its end,
+        ClientTimedOut when it stops sending for the client timeout."""
         yield opening
         while True:
-            message = await receive()
+            message = await self._received(receive)
             if message["type"] == "http.disconnect":
                 raise ClientGone
             chunk = message.get("body", b"")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 import socket
 import sys
@@ -23,7 +24,8 @@ from wallet_conformance.client.api import tls_verification
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.proxy import live
 from wallet_conformance.proxy.captured import Captured
-from wallet_conformance.proxy.forwarding import Forwarder
+from wallet_conformance.proxy.forwarding import AnswerCut, Forwarder
+from wallet_conformance.proxy.serving import Bounds, bounded
 from wallet_conformance.proxy.side import QUEUE, JudgeGone, SideJudge
 from wallet_conformance.proxy.upstream import Upstream
 from wallet_conformance.reporting import gating
@@ -46,6 +48,9 @@ class ProxyConfig:
     ca_bundle: str | None = None
     annotate: bool = False
     max_records: int = _PROXY["--max-records"].default
+    client_timeout: float = _PROXY["--client-timeout"].default
+    max_header_size: int = _PROXY["--max-header-size"].default
+    max_connections: int = _PROXY["--max-connections"].default
     tally_every: float | None = None  # None: no tally printed
     report_every: float | None = None
     report_dir: Path | None = None  # None: reports only when asked (`report()`)
@@ -69,10 +74,12 @@ class Proxy:
         self.side = SideJudge(config.upstream, config.max_records, self._told, config.record_har,
                               config.har_max_bytes, config.queue_size, in_the_path=config.annotate)
         self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
-                                   self._judge_now if config.annotate else None)
+                                   self._judge_now if config.annotate else None, config.client_timeout)
+        bounds = Bounds(config.client_timeout, config.max_header_size, config.max_connections)
         self._server = _Server(uvicorn.Config(
-            self.forwarder, log_level="warning", access_log=False, lifespan="on", ws="none", http="h11",
-            loop="asyncio", server_header=False, date_header=False, timeout_keep_alive=30))
+            self.forwarder, log_level="warning", access_log=False, lifespan="on", ws="none", http=bounded(bounds),
+            loop="asyncio", server_header=False, date_header=False, timeout_keep_alive=config.client_timeout,
+            h11_max_incomplete_event_size=2 * config.max_header_size))
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._final: dict[str, Any] | None = None  # the report once the proxy has stopped
@@ -150,7 +157,7 @@ class Proxy:
         tally = self.forwarder.tally
         return {"forwarded": tally.forwarded, "unreachable": tally.unreachable, "timed_out": tally.timed_out,
                 "client_disconnects": tally.client_disconnects, "cut_upstream": tally.cut_upstream,
-                "refused": tally.refused,
+                "refused": tally.refused, "client_timeouts": tally.client_timeouts,
                 **self.side.facts(), "waiting": self.side.waiting()}
 
     def report(self) -> dict[str, Any]:
@@ -211,6 +218,14 @@ class _Server(uvicorn.Server):
         yield
 
 
+def _not_a_cut(record: logging.LogRecord) -> bool:
+    """uvicorn's log without the answers the upstream cut, which the proxy counts (forwarding.AnswerCut)."""
+    return not (record.exc_info and isinstance(record.exc_info[1], AnswerCut))
+
+
+logging.getLogger("uvicorn.error").addFilter(_not_a_cut)
+
+
 def notes(facts: dict[str, Any]) -> list[str]:
     """The lines the reports show of the proxy besides the traffic table."""
     lines = [f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded; {facts['dropped']} not judged "
@@ -218,7 +233,8 @@ def notes(facts: dict[str, Any]) -> list[str]:
     relayed = [f"{facts[name]} {words}" for name, words in (
         ("unreachable", "answered 502 (upstream unreachable)"), ("timed_out", "answered 504 (upstream timed out)"),
         ("client_disconnects", "left by their client mid-request"), ("cut_upstream", "cut off by the upstream"),
-        ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"))
+        ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"),
+        ("client_timeouts", "answered 408 (the client's body did not come within --client-timeout)"))
         if facts[name]]
     if relayed:
         lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))

@@ -1,0 +1,107 @@
+"""The proxy's side facing its clients: uvicorn's h11 protocol, bounded as a proxy in front of a payment API must be,
+as nginx bounds its clients (client_header_timeout, keepalive_timeout, large_client_header_buffers,
+worker_connections):
+
+- a request's head arrives whole within the client timeout of the connection's opening or of its last answer, else
+  the connection is closed, with a 408 where a head had begun (an idle keep-alive connection closes quietly);
+- a head larger than the header limit is answered 431, however its bytes arrive (a byte at a time too);
+- past the connection limit, a new connection is answered 503 and closed at once: descriptors never run out.
+
+A request body's own time bound is the forwarding's, which reads it (forwarding.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from http import HTTPStatus
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from wallet_conformance.proxy.forwarding import envelope
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What a client may take: seconds for a request's head (and its body, forwarding.py), bytes of a head, open
+    connections at once."""
+
+    client_timeout: float
+    header_bytes: int
+    connections: int
+
+
+def bounded(bounds: Bounds) -> type[H11Protocol]:
+    """uvicorn's h11 protocol class with these bounds (uvicorn's Config takes the class as `http`)."""
+    return type("BoundedH11Protocol", (_Bounded,), {"bounds": bounds})
+
+
+class _Bounded(H11Protocol):
+    bounds: Bounds
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._head_timer: asyncio.TimerHandle | None = None
+        if len(self.connections) > self.bounds.connections:
+            self._refuse(HTTPStatus.SERVICE_UNAVAILABLE, f"the proxy serves at most {self.bounds.connections} "
+                                                         "connections at once (--max-connections)")
+            return
+        self._await_a_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_waiting()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        waiting = self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
+        if waiting and self._head_too_large(data):
+            self._refuse(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, f"a request's head is at most "
+                                                                     f"{self.bounds.header_bytes} bytes "
+                                                                     "(--max-header-size)")
+            return
+        super().data_received(data)
+
+    def _head_too_large(self, data: bytes) -> bool:
+        """Whether the head being received (what came before `data`, and `data`) passes the header limit: its end
+        comes past the limit, or has not come within it. A body after the head does not count."""
+        limit = self.bounds.header_bytes
+        pending = self.conn.trailing_data[0] + data[:limit + 4]  # what came before is within the limit, or refused
+        end = pending.find(b"\r\n\r\n")
+        return end > limit if end >= 0 else len(pending) > limit
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._stop_waiting()  # a whole head came: the request's own bounds take over
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._await_a_head()
+
+    def _await_a_head(self) -> None:
+        self._stop_waiting()
+        self._head_timer = self.loop.call_later(self.bounds.client_timeout, self._head_timed_out)
+
+    def _stop_waiting(self) -> None:
+        if getattr(self, "_head_timer", None) is not None:
+            self._head_timer.cancel()  # type: ignore[union-attr]
+            self._head_timer = None
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing() or (self.cycle is not None and not self.cycle.response_complete):
+            return
+        if self.conn.trailing_data[0]:  # a head had begun
+            self._refuse(HTTPStatus.REQUEST_TIMEOUT, f"a request's head must arrive within "
+                                                     f"{self.bounds.client_timeout:g} s (--client-timeout)")
+        else:
+            self.transport.close()
+
+    def _refuse(self, status: HTTPStatus, message: str) -> None:
+        """Answer `status` in the document's envelope and close the connection, whatever h11 thinks of it."""
+        body = envelope(status, message)
+        self.transport.write(f"HTTP/1.1 {status.value} {status.phrase}\r\ncontent-type: application/json\r\n"
+                             f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode() + body)
+        self.transport.close()
