@@ -24,6 +24,7 @@ from wallet_conformance.proxy import side
 from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.recording import RotatingHar
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
+from wallet_conformance.reporting.conformance import write_whole
 
 KEY = "sk_test_proxy_hostile_51a9"
 TRANSFER = b'{"source":"vba-1","destination":"vba-2","amount":10000,"currency":"NGN","narration":"x"}'
@@ -265,3 +266,31 @@ def test_a_client_that_hangs_up_ends_its_upstream_download():
             time.sleep(0.05)
         gone = proxy.forwarder.tally.client_disconnects
     assert gone == 1 and proxy.forwarder.tally.forwarded == 0
+
+
+# ------------------------------------------------------------------ its own failures are never verdicts
+
+
+def test_a_folder_where_nothing_can_be_written_stops_the_proxy_at_once(capsys):
+    """A report folder or a recording where nothing can be written is found before anything is served: one line,
+    exit 4, never a traceback at the end and the status of "does not conform"."""
+    for option in ("--report-dir", "--record-har"):
+        path = "/dev/full/reports" if option == "--report-dir" else "/dev/full/live.har"
+        status = cli.main(["proxy", "--upstream", "http://127.0.0.1:9/v1", option, path])
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and "cannot be written there" in lines[0], lines
+
+
+def test_a_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    """A write that fails (a full disk) leaves the report that was there as it was, and no part of the new one."""
+    path = tmp_path / "conformance.json"
+    path.write_text("the earlier report")
+
+    def full(self: Path, *args: object, **kwargs: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(OSError):
+        write_whole(path, "the new report")
+    monkeypatch.undo()
+    assert path.read_text() == "the earlier report" and [item.name for item in tmp_path.iterdir()] == [path.name]

@@ -20,3 +20,4 @@ class ExitStatus(IntEnum):
     TARGET_FAILING = 9  # the target answers 5xx, stopped answering mid-run, or the run used up --run-budget
     CLEANUP_LEFT_OVER = 10  # --cleanup could not close or restore something
     NOTHING_JUDGED = 11  # no MUST requirement passed or failed: every test deselected or skipped, no exchange judged
+    REPORTS_NOT_WRITTEN = 12  # the run ended, but its reports could not be written (a full or read-only disk)

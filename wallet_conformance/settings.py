@@ -667,6 +667,11 @@ def _across(held: Mapping[str, Any]) -> None:
         raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
 
 
+def unwritable(folder: Path, error: OSError) -> str:
+    """The one line of a run whose reports cannot be written where they go."""
+    return f"--report-dir {folder}: the reports cannot be written there ({error.strerror or error})"
+
+
 def report_folder(values: Mapping[str, Any]) -> Path:
     """Where a run given these values (by dest, defaults applied) writes its reports: --report-dir, and for a --har
     run given none, its folder `har/` there, so that its reports never replace an active run's; a ConfigError when

@@ -26,6 +26,7 @@ from wallet_conformance.settings import (
     argument,
     read,
     report_folder,
+    unwritable,
     value_of,
 )
 
@@ -188,7 +189,10 @@ def pytest_configure(config: pytest.Config) -> None:
         except GateError as error:
             _usage_error(config, str(error), found.report_dir)
         if sending and not found.cleanup and not found.passive:
-            write_stop(found, unfinished(), gate)  # replaced when the run ends, however it ends
+            try:
+                write_stop(found, unfinished(), gate)  # replaced when the run ends, however it ends
+            except OSError as error:  # checked before anything starts: a run whose reports cannot be written
+                _usage_error(config, unwritable(found.report_dir, error), None)
     if sending:
         interruption.of(config).install()
     config.stash[run.RUN] = run.build(config, found, sends_requests=sending, gate=gate)

@@ -35,7 +35,7 @@ from wallet_conformance.reporting.judging import add_held
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
-from wallet_conformance.settings import Settings
+from wallet_conformance.settings import Settings, unwritable
 from wallet_conformance.spec.catalogue import catalogue
 
 UNFINISHED_TEST = "not reached: the run ended while this test ran"
@@ -186,7 +186,11 @@ class Recorder:
                                          **run_inputs(settings)},
                                     exchanges_held=tally.held, stop=stop, selection=self._selection(run))
         early_stop.add_to_report(tally.report, run.stops)
-        tally.written = write_all(tally.report, settings.report_dir)
+        try:
+            tally.written = write_all(tally.report, settings.report_dir)
+        except OSError as error:  # a full or read-only disk: said, with its own exit status, never a verdict's
+            tally.report["outcome"]["exit_status"] = int(ExitStatus.REPORTS_NOT_WRITTEN)
+            tally.report["outcome"]["reason"] = unwritable(settings.report_dir, error)
         allure_labels.scrub(self.config)
 
     @staticmethod

@@ -4,6 +4,7 @@ served until SIGINT or SIGTERM, then the reports written and the exit status of 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
@@ -34,6 +35,7 @@ from wallet_conformance.settings import (
     Settings,
     argument,
     command_line,
+    unwritable,
     value_of,
 )
 
@@ -108,6 +110,20 @@ def configure(arguments: list[str], environ: dict[str, str]) -> tuple[ProxyConfi
     return config, settings
 
 
+def writable(folder: Path, record_har: Path | None) -> None:
+    """The reports' folder and the recording's can be written, before anything is served (a Mistake says which not)."""
+    for flag, where in (("--report-dir", folder), ("--record-har", record_har.parent if record_har else None)):
+        if where is None:
+            continue
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            probe = where / f".{PROGRAM}-can-write"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            raise Mistake(f"{flag} {where}: cannot be written there ({error.strerror or error})") from None
+
+
 def _held(option: Option, given: Any, environ: dict[str, str]) -> Any:
     return option.held(value_of(option, given, environ))
 
@@ -131,23 +147,29 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
             config, settings = configure(arguments, dict(os.environ))
             secrets.add_key(settings.secret_key)
             secrets.add_key(settings.second_secret_key)
+            folder = Path(config.report_dir or ".")
+            writable(folder, config.record_har)
+            # Until the proxy's end replaces them, its reports say it has not finished: never an earlier proxy's
+            # verdict.
+            write_all(stop_report(unfinished(), settings, config.gate, inputs=config.run), folder)
             proxy = Proxy(dataclasses.replace(config, say=say))
         except (Mistake, OSError) as error:  # OSError: the address is taken, or not this machine's
             print(redact(f"ERROR: {error}"), file=sys.stderr)
             return int(ExitStatus.CANNOT_RUN)
         say(redact(f"{PROGRAM} {COMMAND}: forwarding {proxy.base_url} to {config.upstream}; reports to "
                    f"{config.report_dir} when stopped (Ctrl-C)"))
-        folder = Path(config.report_dir or ".")
-        # Until the proxy's end replaces them, its reports say it has not finished: never an earlier proxy's verdict.
-        write_all(stop_report(unfinished(), settings, config.gate, inputs=config.run), folder)
         proxy.serve()
         try:
             report, written = proxy.write(folder)
         except JudgeGone as error:  # nothing it judged can be reported: no verdict, never a pass
             gone = Stop(Outcome.SUITE_ERROR, f"{error}: what it judged is lost", int(ExitStatus.SUITE_ERROR))
-            write_all(stop_report(gone, settings, config.gate, inputs=config.run), folder)
+            with contextlib.suppress(OSError):
+                write_all(stop_report(gone, settings, config.gate, inputs=config.run), folder)
             print(redact(f"ERROR: {error}; the reports say so, and give no verdict"), file=sys.stderr)
             return int(ExitStatus.SUITE_ERROR)
+        except OSError as error:  # a full or read-only disk at the end: its own status, never a verdict's
+            print(redact(f"ERROR: {unwritable(folder, error)}"), file=sys.stderr)
+            return int(ExitStatus.REPORTS_NOT_WRITTEN)
         for line in terminal.summary(report, written):
             say(line)
         return exit_status(report)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Iterable, Mapping
 from functools import cache
@@ -309,5 +310,17 @@ def write_report(report: dict[str, Any], directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / FILE_NAME
     # Observations come from redacted exchanges; redacting the whole text again covers anything a test recorded.
-    path.write_text(redact(json.dumps(report, indent=2, sort_keys=False)) + "\n", encoding="utf-8")
+    write_whole(path, redact(json.dumps(report, indent=2, sort_keys=False)) + "\n")
     return path
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write `path` whole or not at all: into a file beside it, renamed over it once written, so that a full disk or
+    an interruption never leaves a report cut short (an OSError says why it was not written)."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)
+        raise

@@ -4,14 +4,17 @@ plain `pytest --har` (plugin/passive.py) both run it."""
 
 from __future__ import annotations
 
+import sys
+
 from wallet_conformance.client import har
 from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
+from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting import gating, terminal
 from wallet_conformance.reporting.conformance import exit_status, stop_report
 from wallet_conformance.reporting.endings import unfinished, usage_error
 from wallet_conformance.reporting.judging import recorded_report
 from wallet_conformance.reporting.writers import write_all
-from wallet_conformance.settings import Settings
+from wallet_conformance.settings import Settings, unwritable
 
 
 def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
@@ -24,12 +27,21 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
         secrets.add_key(settings.secret_key)
         secrets.add_key(settings.second_secret_key)
         print("\n".join(terminal.header_lines(settings)))
-        write_all(stop_report(unfinished(), settings, gate), settings.report_dir)
+        try:
+            write_all(stop_report(unfinished(), settings, gate), settings.report_dir)
+        except OSError as error:
+            print(f"ERROR: {unwritable(settings.report_dir, error)}", file=sys.stderr)
+            return int(ExitStatus.CANNOT_RUN)
         try:
             report = recorded_report(settings, gate)
         except har.HarError as error:
             report = stop_report(usage_error(redact(str(error))), settings, gate)
-        written = write_all(report, settings.report_dir)
+        try:
+            written = write_all(report, settings.report_dir)
+        except OSError as error:
+            written = []
+            report["outcome"]["exit_status"] = int(ExitStatus.REPORTS_NOT_WRITTEN)
+            report["outcome"]["reason"] = unwritable(settings.report_dir, error)
         print("\n".join([*terminal.summary(report, written), terminal.last_line(report)]))
         return exit_status(report)
     finally:

@@ -25,7 +25,7 @@ from typing import Any
 
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.reporting.alarms import alarms
-from wallet_conformance.reporting.conformance import write_report
+from wallet_conformance.reporting.conformance import write_report, write_whole
 from wallet_conformance.reporting.evidence import evidence_lines
 from wallet_conformance.reporting.verdicts import ENDED_EARLY, NOT_TESTED, Outcome, Verdict
 from wallet_conformance.settings import OPTIONS, command_line
@@ -75,7 +75,7 @@ def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
     for name, render in ((MARKDOWN, markdown), (HTML, partial(html_page, catalogue_page=catalogue_page)),
                          (JUNIT, junit)):
         path = directory / name
-        path.write_text(redact(render(report)), encoding="utf-8")
+        write_whole(path, redact(render(report)))
         paths.append(path)
     return paths
 
