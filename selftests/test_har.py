@@ -416,3 +416,23 @@ def test_a_key_given_to_the_command_never_reaches_its_har_reports(tmp_path, caps
     written = [file.read_text() for file in (tmp_path / "out").iterdir()]
     assert len(written) == 4 and all(key not in text for text in written) and key not in capsys.readouterr().out
     assert any(PLACEHOLDER in text for text in written)
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["masked", "kept"])
+def test_recorded_personal_data_is_masked_in_the_reports_unless_kept(tmp_path, capsys, keep):
+    """A recorded wallet read whose answer breaks a rule (meta.success a string), its evidence quoting the answer: the
+    reports and the terminal hold the holder's name and account number masked (ten digits stay ten digits), unless
+    --keep-personal-data."""
+    wallet = {"publicId": "vba-00000001", "accountName": "Chiamaka Eze", "accountNumber": "9100000123"}
+    path = har_file(tmp_path / "read.har", [har_entry("GET", "https://api.example/v1/virtual-accounts/vba-00000001",
+                                                      200, {"meta": {"statusCode": 200, "success": "true"},
+                                                            "data": wallet})])
+    status = cli.main(["--har", str(path), "--report-dir", str(tmp_path / "out"),
+                       *(["--keep-personal-data"] if keep else [])])
+    kept = [capsys.readouterr().out, *(item.read_text() for item in (tmp_path / "out").iterdir())]
+    assert status == ExitStatus.DOES_NOT_CONFORM
+    for value in (wallet["accountName"], wallet["accountNumber"]):
+        assert any(value in text for text in kept) == keep, value
+    report = json.loads((tmp_path / "out" / "conformance.json").read_text())
+    quoted = next(entry for entry in report["requirements"] if entry["id"] == "SVC-06")["evidence"][0]
+    assert re.search(r'\\"accountNumber\\": \\"\d{10}\\"', json.dumps(quoted["exchange"]["response"])), quoted

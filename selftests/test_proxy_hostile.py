@@ -6,6 +6,7 @@ goes upstream, and every case ends within a deadline."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ import pytest
 
 from selftests.proxy_traffic import caught_up, proxied
 from selftests.raw_http import CLOSE, DEADLINE, RawUpstream, Received, answer, exchange
+from selftests.test_proxy import free_port, stop_soon
 from wallet_conformance import cli
 from wallet_conformance.client import har
 from wallet_conformance.client.redaction import PLACEHOLDER
@@ -24,6 +26,8 @@ from wallet_conformance.proxy import side
 from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.recording import RotatingHar
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
+from wallet_conformance.reference import ReferenceServer
+from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reporting.conformance import write_whole
 
 KEY = "sk_test_proxy_hostile_51a9"
@@ -294,3 +298,51 @@ def test_a_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
         write_whole(path, "the new report")
     monkeypatch.undo()
     assert path.read_text() == "the earlier report" and [item.name for item in tmp_path.iterdir()] == [path.name]
+
+
+# ------------------------------------------------------------------ personal data
+
+
+CUSTOMER = {"accountName": "Adaeze Okonkwo", "emailAddress": "adaeze.okonkwo@example.com",
+            "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["masked", "kept"])
+def test_personal_data_is_masked_in_everything_the_proxy_keeps(keep, tmp_path, capsys):
+    """A customer's wallet made and closed through the proxy in front of a reference whose close answer breaks SVC-12
+    (its evidence quotes the answer): the customer's name, e-mail address, phone number and account number appear in
+    no report, live line or HAR, each masked in its format (an account number stays ten digits); with
+    --keep-personal-data they are kept. The client got the values as they are."""
+    port = free_port()
+    seen: dict[str, str] = {}
+
+    def traffic() -> None:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}/v1", timeout=DEADLINE,
+                          headers={"x-service-key": reference.secret_key}) as client:
+            made = client.post("/virtual-accounts", json={**CUSTOMER, "category": "secondary", "currency": "NGN"})
+            seen.update(made.json()["data"])
+            client.delete(f"/virtual-accounts/{seen['publicId']}")
+
+    with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as reference:
+        stop_soon(1.0, traffic)
+        cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{port}", "--report-dir",
+                  str(tmp_path / "reports"), "--record-har", str(tmp_path / "live.har"),
+                  *(["--keep-personal-data"] if keep else [])])
+    printed = capsys.readouterr().out
+    recorded = (tmp_path / "live.har").read_text()
+    kept = [printed, recorded, *(path.read_text() for path in (tmp_path / "reports").iterdir())]
+    personal = [CUSTOMER["accountName"], CUSTOMER["emailAddress"], CUSTOMER["mobile"]["phoneNumber"],
+                seen["accountNumber"]]
+    assert seen["accountName"] == CUSTOMER["accountName"] and "BROKEN SVC-12" in printed
+    for value in personal:
+        assert (value in recorded) == keep, value  # the HAR holds every exchange: each value is in it, or masked
+        assert keep or not any(value in text for text in kept), value
+    if not keep:
+        entries = json.loads(recorded)["log"]["entries"]
+        made = next(entry for entry in entries if entry["request"]["method"] == "POST")
+        sent = json.loads(made["request"]["postData"]["text"])
+        answered = json.loads(made["response"]["content"]["text"])
+        number = answered["data"]["accountNumber"]
+        assert re.fullmatch(r"\d{10}", number) and number != seen["accountNumber"], number
+        assert re.fullmatch(r"[a-z]{6}\.[a-z]{7}@[a-z]{7}\.[a-z]{3}", sent["emailAddress"]), sent["emailAddress"]
+        assert any(number in text for text in kept[2:]), number  # the same mask for the same value, everywhere

@@ -388,6 +388,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: every *.har in it) and send "
            "nothing: no target, no test; the base URL, when given, chooses the target's entries", action="append",
            check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
+    Option("--keep-personal-data", "with --har (and in the proxy): keep the values of personal fields (names, account "
+           "numbers, e-mail addresses, phone numbers) in the reports and recordings, where they are masked by default",
+           action="store_true", group="run"),
     Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
            "where the client cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
            group="run", reproduce="never"),
@@ -411,7 +414,7 @@ PROXY_REPORTS = "proxy"  # the proxy's reports: reports/proxy/ unless --report-d
 # The options of the suite the proxy takes too: the keys (redacted wherever they appear), the target's TLS and time
 # bound, where the reports and the recording go, the gate.
 PROXY_SHARED = ("--secret-key", "--second-secret-key", "--environment", "--ca-bundle", "--request-timeout",
-                "--report-dir", "--record-har", "--waivers", "--baseline", "--require-complete")
+                "--report-dir", "--record-har", "--waivers", "--baseline", "--require-complete", "--keep-personal-data")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
@@ -526,6 +529,7 @@ class Settings:
     cleanup: bool = False
     har_given: tuple[str, ...] = ()  # --har as given (files and folders); none: an active run
     har: tuple[Path, ...] = ()  # the recorded files to judge (folders expanded)
+    keep_personal_data: bool = False  # --har and the proxy: personal fields kept in outputs, not masked
     record_har: Path | None = None
     reference_faults: tuple[str, ...] = ()
     reference_variants: tuple[str, ...] = ()

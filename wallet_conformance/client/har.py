@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 
 from wallet_conformance.client.api import MAX_BODY, Exchange
-from wallet_conformance.client.redaction import PLACEHOLDER, SECRET_HEADERS, learn, redact, redact_headers
+from wallet_conformance.client.redaction import PLACEHOLDER, SECRET_HEADERS, conceal, learn, redact, redact_headers
 from wallet_conformance.spec import contract
 
 VERSION = "1.2"
@@ -105,7 +105,7 @@ class PartWriter:
         if self._file is None:
             return
         found = entry(exchange)
-        self._file.write(found["startedDateTime"] + "\t" + redact(json.dumps(found)) + "\n")
+        self._file.write(found["startedDateTime"] + "\t" + conceal(json.dumps(found)) + "\n")
         self._file.flush()
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 
 from wallet_conformance.client.near_copies import every_near_copy
+from wallet_conformance.client.personal import Masking
 from wallet_conformance.settings import MIN_KEY_LENGTH
 
 PLACEHOLDER = "<SECRET_KEY>"
@@ -25,9 +26,10 @@ class Secrets:
     """The secret values of one run (its keys, their near-copies, the keys recorded traffic carries), longest first,
     so that a key is replaced whole before any shorter secret inside it."""
 
-    def __init__(self) -> None:
+    def __init__(self, masking: Masking | None = None) -> None:
         self._values: set[str] = set()
         self._longest_first: tuple[str, ...] = ()
+        self.masking = masking  # personal data masked in outputs (the proxy, --har), or kept (None)
         self.learnt = 0  # keys learnt from traffic
         self.not_learnt = 0  # keys of the traffic past LEARNT_AT_MOST, or not of a key's form
 
@@ -106,6 +108,14 @@ def register_key(value: str | None) -> None:
 def learn(value: str) -> None:
     """Remember, for the current run, a key the traffic carries, where it has a key's form (Secrets.learn)."""
     _RUNS[-1].learn(value)
+
+
+def conceal(text: str) -> str:
+    """What the run writes or prints of `text`: redacted, and its personal data masked where the run masks it
+    (personal.py). Only outputs: the judges see what was sent and answered."""
+    secrets = _RUNS[-1]
+    text = secrets.redact(text)
+    return secrets.masking.mask(text) if secrets.masking is not None else text
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

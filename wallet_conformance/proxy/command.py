@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
-from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
+from wallet_conformance.client.personal import Masking
+from wallet_conformance.client.redaction import Secrets, activate, conceal, deactivate, redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.proxy.side import JudgeGone
@@ -89,7 +90,8 @@ def configure(arguments: list[str], environ: dict[str, str]) -> tuple[ProxyConfi
                         second_secret_key=values["--second-secret-key"], environment=values["--environment"],
                         ca_bundle=values["--ca-bundle"], request_timeout=values["--request-timeout"],
                         report_dir=report_dir, record_har=values["--record-har"], waivers=values["--waivers"],
-                        baseline=values["--baseline"], require_complete=values["--require-complete"])
+                        baseline=values["--baseline"], require_complete=values["--require-complete"],
+                        keep_personal_data=values["--keep-personal-data"])
     try:
         gate = dataclasses.replace(gate_for(settings), traffic=True)
     except GateError as error:
@@ -145,6 +147,7 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
     try:
         try:
             config, settings = configure(arguments, dict(os.environ))
+            secrets.masking = None if settings.keep_personal_data else Masking()
             secrets.add_key(settings.secret_key)
             secrets.add_key(settings.second_secret_key)
             folder = Path(config.report_dir or ".")
@@ -171,7 +174,7 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
             print(redact(f"ERROR: {unwritable(folder, error)}"), file=sys.stderr)
             return int(ExitStatus.REPORTS_NOT_WRITTEN)
         for line in terminal.summary(report, written):
-            say(line)
+            say(conceal(line))
         return exit_status(report)
     finally:
         deactivate(secrets)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import conceal
 from wallet_conformance.reporting.judging import Found
 from wallet_conformance.reporting.verdicts import NOT_TESTED, Verdict
 from wallet_conformance.spec.catalogue import catalogue
@@ -22,7 +22,7 @@ def first_break_lines(found: Found) -> list[str]:
     curl = (evidence.get("exchange") or {}).get("curl")
     if curl:
         lines.append(f"    {curl}")
-    return [redact(line) for line in lines]
+    return [conceal(line) for line in lines]
 
 
 def tally_line(report: dict[str, Any], facts: dict[str, Any]) -> str:

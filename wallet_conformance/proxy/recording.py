@@ -10,7 +10,7 @@ from typing import IO
 
 from wallet_conformance.client import har
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import conceal
 from wallet_conformance.settings import HAR_FILES_KEPT, PROGRAM
 
 CREATOR = {"name": f"{PROGRAM} proxy", "version": "1"}
@@ -32,7 +32,7 @@ class RotatingHar:
         if self._file is None:
             self._open()
         assert self._file is not None
-        text = ("" if not self._entries else ",\n") + redact(json.dumps(har.entry(exchange)))
+        text = ("" if not self._entries else ",\n") + conceal(json.dumps(har.entry(exchange)))
         self._file.write(text)
         self._entries += 1
         self._size += len(text)

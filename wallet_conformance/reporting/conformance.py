@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import conceal
 from wallet_conformance.judge.traffic import judged_from_traffic
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.endings import Selection, Stop
@@ -310,7 +310,7 @@ def write_report(report: dict[str, Any], directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / FILE_NAME
     # Observations come from redacted exchanges; redacting the whole text again covers anything a test recorded.
-    write_whole(path, redact(json.dumps(report, indent=2, sort_keys=False)) + "\n")
+    write_whole(path, conceal(json.dumps(report, indent=2, sort_keys=False)) + "\n")
     return path
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import sys
 
 from wallet_conformance.client import har
-from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
+from wallet_conformance.client.personal import Masking
+from wallet_conformance.client.redaction import Secrets, activate, conceal, deactivate, redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting import gating, terminal
 from wallet_conformance.reporting.conformance import exit_status, stop_report
@@ -21,7 +22,8 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
     """Judge the recorded traffic of `settings.har`, print and write what was found; returns the exit status. The
     reports of an earlier run are replaced first (by those of a run not finished), and a file that is not a HAR
     stops the run as a usage error, whose reports say so."""
-    secrets = Secrets()  # the run's: the keys given (a CI's WALLET_API_SECRET_KEY) and those the files carry
+    # The run's: the keys given (a CI's WALLET_API_SECRET_KEY), those the files carry, the masks of personal data.
+    secrets = Secrets(None if settings.keep_personal_data else Masking())
     activate(secrets)
     try:
         secrets.add_key(settings.secret_key)
@@ -42,7 +44,7 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
             written = []
             report["outcome"]["exit_status"] = int(ExitStatus.REPORTS_NOT_WRITTEN)
             report["outcome"]["reason"] = unwritable(settings.report_dir, error)
-        print("\n".join([*terminal.summary(report, written), terminal.last_line(report)]))
+        print(conceal("\n".join([*terminal.summary(report, written), terminal.last_line(report)])))
         return exit_status(report)
     finally:
         deactivate(secrets)

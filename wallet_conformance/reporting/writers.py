@@ -23,7 +23,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import conceal
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import write_report, write_whole
 from wallet_conformance.reporting.evidence import evidence_lines
@@ -75,7 +75,7 @@ def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
     for name, render in ((MARKDOWN, markdown), (HTML, partial(html_page, catalogue_page=catalogue_page)),
                          (JUNIT, junit)):
         path = directory / name
-        write_whole(path, redact(render(report)))
+        write_whole(path, conceal(render(report)))
         paths.append(path)
     return paths
 
