@@ -5,9 +5,13 @@ goes upstream, and every case ends within a deadline."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import signal
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -270,6 +274,70 @@ def test_a_client_that_hangs_up_ends_its_upstream_download():
             time.sleep(0.05)
         gone = proxy.forwarder.tally.client_disconnects
     assert gone == 1 and proxy.forwarder.tally.forwarded == 0
+
+
+def whole_answer(connection: socket.socket) -> bytes:
+    """One answer read from `connection`: its head and as many body bytes as its Content-Length says (what came by
+    DEADLINE, or by the connection's close)."""
+    received, deadline = b"", time.monotonic() + DEADLINE
+    while time.monotonic() < deadline:
+        head, _, body = received.partition(b"\r\n\r\n")
+        length = re.search(rb"content-length: *(\d+)", head, re.IGNORECASE)
+        if length and len(body) >= int(length[1]):
+            break
+        connection.settimeout(max(0.01, deadline - time.monotonic()))
+        chunk = connection.recv(65536)
+        if not chunk:
+            break
+        received += chunk
+    return received
+
+
+def test_a_proxy_stopped_at_once_tells_each_client_what_became_of_its_request(tmp_path):
+    """A second Ctrl-C with a transfer sent upstream and unanswered, and another request's body still arriving: the
+    first client gets a 502 envelope saying its request went upstream once and may have been acted on, the second a 503
+    envelope saying it was not forwarded; the report counts both, never "forwarded 0" as if nothing had gone."""
+    release, port, replies = threading.Event(), free_port(), {}
+
+    def held(request: Received) -> Iterator[bytes]:
+        release.wait(DEADLINE)
+        yield own(request)
+
+    def traffic() -> None:
+        deadline = time.monotonic() + DEADLINE
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+        with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as sent, \
+                socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as arriving:
+            sent.sendall(b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                         b"content-length: %d\r\n\r\n%s" % (len(TRANSFER), TRANSFER))
+            while not upstream.received and time.monotonic() < deadline:
+                time.sleep(0.02)
+            arriving.sendall(b"POST /v1/virtual-accounts HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
+            for _ in (1, 2):
+                time.sleep(0.3)
+                os.kill(os.getpid(), signal.SIGINT)
+            replies["sent"], replies["arriving"] = whole_answer(sent), whole_answer(arriving)
+
+    with RawUpstream(held) as upstream:
+        thread = threading.Thread(target=traffic, daemon=True)
+        thread.start()
+        try:
+            status = cli.main(["proxy", "--upstream", upstream.base_url, "--listen", f"127.0.0.1:{port}",
+                               "--report-dir", str(tmp_path)])
+            thread.join(DEADLINE)
+        finally:
+            release.set()
+    report = json.loads((tmp_path / "conformance.json").read_text())
+    facts = report["run"]["proxy"]
+    assert replies["sent"].startswith(b"HTTP/1.1 502") and b"sent upstream once" in replies["sent"], replies
+    assert replies["arriving"].startswith(b"HTTP/1.1 503") and b"not forwarded" in replies["arriving"], replies
+    assert json.loads(replies["sent"].split(b"\r\n\r\n", 1)[1])["meta"]["statusCode"] == 502
+    assert (facts["stopped_sent"], facts["stopped_not_sent"], facts["forwarded"]) == (1, 1, 0), facts
+    assert status == ExitStatus.NOTHING_JUDGED and "1 request(s) sent upstream" in report["outcome"]["reason"]
+    assert [request.method for request in upstream.received] == ["POST"]
 
 
 # ------------------------------------------------------------------ its own failures are never verdicts

@@ -37,6 +37,7 @@ UNREACHABLE = 502
 TIMED_OUT = 504
 REFUSED = 400  # a request the proxy will not forward: not an origin-form request of this API, or ambiguously framed
 CLIENT_TIMED_OUT = 408  # the client did not send its request within --client-timeout
+STOPPED = 503  # the proxy was stopped at once (a second signal) before the request went upstream
 
 
 class ClientGone(Exception):
@@ -69,6 +70,16 @@ class Tally:
     cut_upstream: int = 0  # the upstream broke off mid-answer (the client got what came)
     refused: int = 0  # answered 400 by the proxy itself: not forwarded (refused())
     client_timeouts: int = 0  # answered 408: the client's body did not arrive within --client-timeout
+    stopped_not_sent: int = 0  # answered 503: the proxy was stopped at once before sending it upstream
+    stopped_sent: int = 0  # sent upstream, its answer not relayed whole: the proxy was stopped at once
+
+
+@dataclass
+class _Progress:
+    """How far one request went: what its client is told if the proxy is stopped at once under it."""
+
+    sent: bool = False  # the upstream may have received all of it
+    answering: bool = False  # the answer's head has gone to the client
 
 
 def envelope(status: int, message: str) -> bytes:
@@ -135,6 +146,18 @@ class Forwarder:
             return
         if scope["type"] != "http":  # websockets are not this API's
             return
+        progress = _Progress()
+
+        async def watched(message: Message) -> None:
+            progress.answering = progress.answering or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._forward(scope, receive, watched, progress)
+        except asyncio.CancelledError:  # a second signal: the server ends at once, with this request under way
+            await self._stopped(send, progress)
+
+    async def _forward(self, scope: Scope, receive: Receive, send: Send, progress: _Progress) -> None:
         started, clock = time.time(), time.perf_counter()
         refusal = refused(scope)
         if refusal is not None:
@@ -156,7 +179,7 @@ class Forwarder:
         sizes = [len(first.get("body", b""))]
         content: bytes | AsyncIterator[bytes]
         if first.get("more_body"):
-            content = self._rest(first.get("body", b""), receive, kept, sizes)
+            content = self._rest(first.get("body", b""), receive, kept, sizes, progress)
             if not any(name.lower() == b"content-length" for name, _ in headers):
                 headers.append((b"transfer-encoding", b"chunked"))  # the client's was chunked: so is this hop
         else:
@@ -167,6 +190,7 @@ class Forwarder:
         deadline = asyncio.get_running_loop().time() + self.client.timeout
         try:
             target = url[len(self.origin):].encode("latin-1")  # the path and query as the client wrote them
+            progress.sent = not first.get("more_body")  # else once its last chunk goes (_rest)
             async with asyncio.timeout_at(deadline):
                 response = await self.client.send(scope["method"].encode(), target, headers, content)
         except ClientGone:
@@ -191,6 +215,10 @@ class Forwarder:
         gone = asyncio.ensure_future(_until_gone(receive))
         try:
             await asyncio.wait({relaying, gone}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            relaying.cancel()
+            await asyncio.wait({relaying})
+            raise
         finally:
             gone.cancel()
         if not relaying.done():
@@ -244,6 +272,22 @@ class Forwarder:
             self.hand_over(captured)
             await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
 
+    async def _stopped(self, send: Send, progress: _Progress) -> None:
+        """The client of a request under way when the proxy is stopped at once is told what became of it: never sent
+        upstream (503), or sent and not answered (502: the upstream may have acted on it); an answer already under way
+        is cut. Counted either way: a request that went upstream is never reported as not forwarded."""
+        asyncio.current_task().uncancel()  # type: ignore[union-attr]  # this task ends here, having told its client
+        if not progress.sent:
+            self.tally.stopped_not_sent += 1
+            await self._refuse(send, STOPPED, "the proxy was stopped before this request was sent upstream whole: it "
+                                              "was not forwarded")
+            return
+        self.tally.stopped_sent += 1
+        if progress.answering:
+            raise AnswerCut
+        await self._refuse(send, UNREACHABLE, "the proxy was stopped before the upstream's answer was relayed: the "
+                                              "request was sent upstream once, and may have been acted on")
+
     async def _received(self, receive: Receive) -> Message:
         """The client's next message, within the client timeout (ClientTimedOut past it)."""
         try:
@@ -257,9 +301,11 @@ class Forwarder:
         await self._refuse(send, CLIENT_TIMED_OUT, f"the request's body did not arrive within {self.client_timeout:g} "
                                                    "s (--client-timeout)")
 
-    async def _rest(self, opening: bytes, receive: Receive, kept: bytearray, sizes: list[int]) -> AsyncIterator[bytes]:
+    async def _rest(self, opening: bytes, receive: Receive, kept: bytearray, sizes: list[int],
+                    progress: _Progress) -> AsyncIterator[bytes]:
         """The request body as it arrives, copied up to the cap; ClientGone when the client leaves before its end,
-        ClientTimedOut when it stops sending for the client timeout."""
+        ClientTimedOut when it stops sending for the client timeout. The request counts as sent once its last chunk
+        goes: before, the upstream holds a part of a request, which no server acts on."""
         yield opening
         while True:
             message = await self._received(receive)
@@ -269,9 +315,10 @@ class Forwarder:
             if len(kept) < MAX_BODY:
                 kept += chunk[:MAX_BODY - len(kept)]
             sizes[0] += len(chunk)
+            progress.sent = not message.get("more_body")
             if chunk:
                 yield chunk
-            if not message.get("more_body"):
+            if progress.sent:
                 return
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:

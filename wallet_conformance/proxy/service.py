@@ -158,6 +158,7 @@ class Proxy:
         return {"forwarded": tally.forwarded, "unreachable": tally.unreachable, "timed_out": tally.timed_out,
                 "client_disconnects": tally.client_disconnects, "cut_upstream": tally.cut_upstream,
                 "refused": tally.refused, "client_timeouts": tally.client_timeouts,
+                "stopped_not_sent": tally.stopped_not_sent, "stopped_sent": tally.stopped_sent,
                 **self.side.facts(), "waiting": self.side.waiting()}
 
     def report(self) -> dict[str, Any]:
@@ -228,13 +229,16 @@ logging.getLogger("uvicorn.error").addFilter(_not_a_cut)
 
 def notes(facts: dict[str, Any]) -> list[str]:
     """The lines the reports show of the proxy besides the traffic table."""
-    lines = [f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded; {facts['dropped']} not judged "
-             "because the judge was behind (dropped)"]
+    lines = [f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded and relayed whole; "
+             f"{facts['dropped']} not judged because the judge was behind (dropped)"]
     relayed = [f"{facts[name]} {words}" for name, words in (
         ("unreachable", "answered 502 (upstream unreachable)"), ("timed_out", "answered 504 (upstream timed out)"),
         ("client_disconnects", "left by their client mid-request"), ("cut_upstream", "cut off by the upstream"),
         ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"),
-        ("client_timeouts", "answered 408 (the client's body did not come within --client-timeout)"))
+        ("client_timeouts", "answered 408 (the client's body did not come within --client-timeout)"),
+        ("stopped_not_sent", "answered 503, not forwarded: the proxy was stopped at once (a second signal)"),
+        ("stopped_sent", "sent upstream but not relayed whole: the proxy was stopped at once (a second signal); the "
+                         "upstream may have acted on them"))
         if facts[name]]
     if relayed:
         lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))
@@ -252,6 +256,9 @@ def notes(facts: dict[str, Any]) -> list[str]:
 
 def nothing_judged(facts: dict[str, Any], traffic: dict[str, Any]) -> str:
     """Why the proxy's traffic gave no MUST verdict, in one sentence."""
+    if not facts["forwarded"] and facts.get("stopped_sent"):
+        return (f"the proxy was stopped at once (a second signal) with {facts['stopped_sent']} request(s) sent "
+                "upstream whose answers it had not relayed, and no exchange relayed whole")
     if not facts["forwarded"]:
         return "the proxy forwarded no exchange (no client sent traffic through it, or the upstream never answered)"
     judged = sum(row["judged"] for row in traffic["operations"].values())
