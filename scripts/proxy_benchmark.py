@@ -7,6 +7,8 @@
   the judged share under that load comes from the proxy's reports: the one it wrote (every second) as the load
   ended (judged so far, waiting, the judge's rate during the load), and the one written when it stopped (judged,
   dropped);
+- masking: what masking personal data costs on a text the size of a proxy's report (personal.py), with no value
+  remembered and with as many as it remembers (every report the proxy writes goes through it);
 - memory: a judging process (the proxy's, proxy/side.py) fed EXCHANGES captured exchanges from this one (a mix of
   wallets created, read and listed, banks listed and refusals: every created wallet a new record for the registry),
   its resident size every tenth of the way, so its growth and where it flattens at the registry's bound are seen.
@@ -38,6 +40,7 @@ from typing import Any
 
 import httpx
 
+from wallet_conformance.client.personal import REMEMBERED, Masking
 from wallet_conformance.client.redaction import Secrets, activate
 from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.side import SideJudge
@@ -179,6 +182,23 @@ def captured(index: int, base: str, key: str) -> Captured:
                     len(sent), status, [("content-type", "application/json")], text, len(text), time.time(), 0.002)
 
 
+def masking_cost() -> list[tuple[int, float]]:
+    """Milliseconds to mask a 250 KB report-like text (wallets quoted in evidence, banks), with no value remembered
+    and with REMEMBERED of them."""
+    answers = [captured(index, "https://bench.example/v1", "key").response_body.decode() for index in range(100)]
+    text = (json.dumps(answers) * 30)[:250_000]
+    found = []
+    masking = Masking()
+    for remembered in (0, REMEMBERED):
+        for index in range(remembered):
+            masking.mask(json.dumps({"accountName": f"bench wallet {index}", "accountNumber": f"{index:010d}"}))
+        started = time.perf_counter()
+        for _ in range(10):
+            masking.mask(text)
+        found.append((len(masking.values), (time.perf_counter() - started) * 100))
+    return found
+
+
 def memory(exchanges: int, max_records: int) -> list[tuple[int, float]]:
     """The resident size (MB) of a judging process as it takes `exchanges` exchanges, every tenth."""
     activate(Secrets())
@@ -210,6 +230,8 @@ def main() -> None:
     arguments = parser.parse_args()
     if not arguments.memory_only:
         http(arguments)
+    for remembered, milliseconds in masking_cost():
+        print(f"masking a 250 KB report, {remembered:,} values remembered: {milliseconds:.1f} ms")
     started = time.perf_counter()
     points = memory(arguments.exchanges, arguments.max_records)
     took = time.perf_counter() - started

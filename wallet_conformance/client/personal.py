@@ -29,7 +29,11 @@ REMEMBERED = 10_000  # values remembered so, at most
 _VALUE = re.compile(
     r'(?P<q>\\*)"(?P<field>' + "|".join(FIELDS) + r')(?P=q)"(?P<colon>\s*:\s*)'
     r'(?:(?P=q)"(?P<text>(?:[^"\\]|\\+u[0-9a-fA-F]{4})*)(?P=q)"|(?P<number>-?\d+))')
-_CLASSES = (string.digits, string.ascii_lowercase, string.ascii_uppercase)
+_KIND = {character: kind for kind in (string.digits, string.ascii_lowercase, string.ascii_uppercase)
+         for character in kind}  # what a character is replaced by one of
+
+
+_TOKEN = re.compile(r"[^\W_]+")  # a run of letters and digits: how a remembered value is looked for
 
 
 @dataclass(frozen=True)
@@ -37,34 +41,54 @@ class Masking:
     """The masks of one run: a random salt, carried to the run's other processes with its secrets."""
 
     salt: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
-    seen: set[str] = field(default_factory=set, repr=False, compare=False)
+    # The values remembered from personal fields, by their first run of letters and digits, then by where that run
+    # starts in the value and the value's length: a text is searched for them in one walk over its runs, each run
+    # looked up by its few shapes, in time that grows with the text and not with the number of values remembered.
+    remembered: dict[str, dict[tuple[int, int], set[str]]] = field(default_factory=dict, repr=False, compare=False)
+    values: set[str] = field(default_factory=set, repr=False, compare=False)  # the same values, to count them
+    masks: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # each value's, once made
 
     def mask(self, text: str) -> str:
         """`text` (JSON, a JSON document quoted in another, a curl line...) with each personal field's value masked,
         and every value of SHORTEST characters or more seen in such a field (here or before) wherever it appears: a
         check's expected and received value quote the field without its name."""
-        for found in _VALUE.finditer(text):
-            value = found["text"] if found["text"] is not None else found["number"]
-            if len(value) >= SHORTEST and len(self.seen) < REMEMBERED:
-                self.seen.add(value)
-        text = _VALUE.sub(self._masked, text)
-        present = [value for value in self.seen if value in text]
-        if not present:
+        if any(name in text for name in FIELDS):
+            for found in _VALUE.finditer(text):
+                self._remember(found["text"] if found["text"] is not None else found["number"])
+            text = _VALUE.sub(self._masked, text)
+        if not self.values or not self.remembered.keys() & set(_TOKEN.findall(text)):
             return text
-        anywhere = re.compile("|".join(re.escape(value) for value in sorted(present, key=len, reverse=True)))
-        return anywhere.sub(lambda found: self.value(found[0]), text)
+        pieces, done = [], 0
+        for run in _TOKEN.finditer(text):
+            shapes = self.remembered.get(run[0], {})
+            for (offset, length), values in sorted(shapes.items(), key=lambda shape: -shape[0][1]):
+                start, end = run.start() - offset, run.start() - offset + length
+                whole = not (text[end - 1:end + 1].isalnum() and end < len(text))  # not the start of a longer run
+                if start >= done and whole and text[start:end] in values:
+                    pieces += [text[done:start], self.value(text[start:end])]
+                    done = end
+                    break
+        return "".join(pieces) + text[done:]
+
+    def _remember(self, value: str) -> None:
+        first = _TOKEN.search(value)
+        if len(value) >= SHORTEST and first and value not in self.values and len(self.values) < REMEMBERED:
+            self.values.add(value)
+            self.remembered.setdefault(first[0], {}).setdefault((first.start(), len(value)), set()).add(value)
 
     def value(self, value: str) -> str:
         """One value's mask: each digit, lower- and upper-case letter replaced by one of its kind, the same for the
         same value; every other character kept."""
-        stream = hmac.new(self.salt, value.encode(), hashlib.sha256).digest()
-        while len(stream) < len(value):
-            stream += hashlib.sha256(stream).digest()
-        masked = []
-        for character, byte in zip(value, stream, strict=False):
-            kind = next((kind for kind in _CLASSES if character in kind), None)
-            masked.append(kind[byte % len(kind)] if kind else character)
-        return "".join(masked)
+        masked = self.masks.get(value)
+        if masked is None:
+            stream = hmac.new(self.salt, value.encode(), hashlib.sha256).digest()
+            while len(stream) < len(value):
+                stream += hashlib.sha256(stream).digest()
+            masked = "".join(_KIND[character][byte % len(_KIND[character])] if character in _KIND else character
+                             for character, byte in zip(value, stream, strict=False))
+            if len(self.masks) < 2 * REMEMBERED:
+                self.masks[value] = masked
+        return masked
 
     def _masked(self, found: re.Match[str]) -> str:
         quote = found["q"] + '"'
