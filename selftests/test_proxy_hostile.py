@@ -262,6 +262,39 @@ def test_an_upstream_that_trickles_its_answer_is_bounded_by_the_request_timeout(
     assert all(reply.startswith(b"HTTP/1.1 200") and len(reply.split(b"\r\n\r\n", 1)[1]) < 1000 for reply in replies)
 
 
+def test_an_upstream_that_reads_only_the_head_of_an_upload_is_bounded_by_the_request_timeout():
+    """A 20 MB POST to an upstream that reads its head and nothing more: the client is answered 504 within
+    --request-timeout (2 s) of its request, never held while the upload waits on the upstream."""
+    held: list[socket.socket] = []
+    size = 20_000_000
+
+    def head_only(server: socket.socket) -> None:
+        connection, _ = server.accept()
+        connection.recv(1024)  # the head, and not a byte more
+        held.append(connection)
+
+    def upload(client: socket.socket) -> None:
+        with contextlib.suppress(OSError):  # the proxy closes the connection once it has answered
+            client.sendall(b" " * size)
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        threading.Thread(target=head_only, args=(server,), daemon=True).start()
+        upstream = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+        with bounded_proxy(upstream) as proxy, \
+                socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE) as client:
+            client.sendall(b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-type: application/json"
+                           b"\r\ncontent-length: %d\r\n\r\n" % size)
+            started = time.monotonic()
+            threading.Thread(target=upload, args=(client,), daemon=True).start()
+            reply = whole_answer(client)
+            took = time.monotonic() - started
+            timed_out = proxy.forwarder.tally.timed_out
+        for connection in held:
+            connection.close()
+    assert reply.startswith(b"HTTP/1.1 504") and timed_out == 1, reply[:200]
+    assert took < 2 + 1.5, took
+
+
 def test_a_client_that_hangs_up_ends_its_upstream_download():
     """A client that hangs up while the upstream trickles its answer: the proxy stops reading from the upstream at
     once (the upstream's writes fail), counts the client gone, and judges nothing of it."""

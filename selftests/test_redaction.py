@@ -6,7 +6,14 @@ from selftests.suite_runs import run_suite, tail
 from selftests.tenants import reference_with_second_key
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.client.curl import curl_command
-from wallet_conformance.client.redaction import PLACEHOLDER, redact, redact_headers, register_secret
+from wallet_conformance.client.redaction import (
+    LEARNT_AT_MOST,
+    PLACEHOLDER,
+    Secrets,
+    redact,
+    redact_headers,
+    register_secret,
+)
 from wallet_conformance.reference import ReferenceServer
 
 KEY = "sk_test_selftest_do_not_leak_5f3a9c"
@@ -17,6 +24,20 @@ def test_registered_secret_is_replaced_everywhere_in_text():
     """A registered key is replaced by the placeholder wherever it appears."""
     register_secret(KEY)
     assert redact(f"key={KEY}; again {KEY}") == f"key={PLACEHOLDER}; again {PLACEHOLDER}"
+
+
+def test_keys_learnt_from_traffic_are_bounded_and_counted():
+    """10,000 distinct keys a client sends: the first LEARNT_AT_MOST are learnt and redacted wherever they appear,
+    the rest counted and never learnt, so redacting costs the same after them; words that have no key's form (`http`,
+    `": "`) are counted and never replace anything."""
+    secrets = Secrets()
+    for index in range(10_000):
+        secrets.learn(f"sk_live_{index:020d}")
+    for word in ("http", '": "', "data"):
+        secrets.learn(word)
+    assert (secrets.learnt, secrets.not_learnt) == (LEARNT_AT_MOST, 10_000 - LEARNT_AT_MOST + 3)
+    first, past = f"sk_live_{0:020d}", f"sk_live_{9_999:020d}"
+    assert secrets.redact(f"http://x {first} {past}") == f"http://x {PLACEHOLDER} {past}"
 
 
 def test_key_header_and_curl_line_never_show_the_key():

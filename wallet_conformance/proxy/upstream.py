@@ -43,7 +43,8 @@ class _Connection:
         self.h11 = h11.Connection(h11.CLIENT)
 
     def close(self) -> None:
-        self.writer.close()
+        """Close at once, dropping what was not written: an upstream that stopped reading must not hold the socket."""
+        self.writer.transport.abort()
 
     async def quiet(self) -> bool:
         """Whether a kept connection may carry the next request: the upstream has not closed it, and nothing came on
@@ -83,7 +84,7 @@ class Upstream:
         """Close the kept connections, waiting briefly for each (a TLS one says goodbye first)."""
         while self._idle:
             connection = self._idle.pop()
-            connection.close()
+            connection.writer.close()  # an idle connection has nothing left to write: closed politely
             with contextlib.suppress(OSError, TimeoutError, ssl.SSLError):
                 async with asyncio.timeout(CLOSING):
                     await connection.writer.wait_closed()
