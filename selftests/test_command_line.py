@@ -53,6 +53,7 @@ WRONG = {
     "--har": (["--har", "no-such.har"], "--har no-such.har: no such file or folder"),
     "--record-har": (["--record-har", "."], "--record-har .: a folder is there"),
     "--keep-personal-data": (["--keep-personal-data=yes"], "--keep-personal-data"),
+    "--mask-personal-data": (["--mask-personal-data=yes"], "--mask-personal-data"),
     "--cleanup": (["--cleanup=yes"], "--cleanup"),
     "--reference-fault": (["--reference-fault", "no-such-fault"], "wallet-conformance --list-faults"),
     "--reference-variant": (["--reference-variant", "no-such-variant"], "wallet-conformance --list-variants"),

@@ -388,9 +388,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: every *.har in it) and send "
            "nothing: no target, no test; the base URL, when given, chooses the target's entries", action="append",
            check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
-    Option("--keep-personal-data", "with --har (and in the proxy): keep the values of personal fields (names, account "
-           "numbers, e-mail addresses, phone numbers) in the reports and recordings, where they are masked by default",
-           action="store_true", group="run"),
+    Option("--keep-personal-data", "with --har and in the proxy: keep personal fields (names, account numbers, "
+           "e-mail addresses, phone numbers) in every output, where they are masked by default", action="store_true",
+           group="run"),
+    Option("--mask-personal-data", "in a run against a target: mask personal fields in every output, as --har and "
+           "the proxy do", action="store_true", group="run"),
     Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
            "where the client cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
            group="run", reproduce="never"),
@@ -530,6 +532,7 @@ class Settings:
     har_given: tuple[str, ...] = ()  # --har as given (files and folders); none: an active run
     har: tuple[Path, ...] = ()  # the recorded files to judge (folders expanded)
     keep_personal_data: bool = False  # --har and the proxy: personal fields kept in outputs, not masked
+    mask_personal_data: bool = False  # a run against a target: personal fields masked in outputs, not kept
     record_har: Path | None = None
     reference_faults: tuple[str, ...] = ()
     reference_variants: tuple[str, ...] = ()

@@ -24,6 +24,7 @@ FIELDS = ("accountName", "emailAddress", "email", "phoneNumber", "accountNumber"
           "bvn", "address", "firstName", "lastName", "customerName", "beneficiaryName")
 SHORTEST = 5  # a value seen in a personal field is masked wherever else it appears (a check's expected, received) too
 REMEMBERED = 10_000  # values remembered so, at most
+MASKS_KEPT = 100_000  # masks kept, made once and known again (a text masked twice keeps them), at most
 # A field's name and value in JSON text, also inside a JSON string (a body an evidence quotes: every quote then comes
 # after as many backslashes as the name's quotes do): a string value, or a number.
 _VALUE = re.compile(
@@ -47,6 +48,8 @@ class Masking:
     remembered: dict[str, dict[tuple[int, int], set[str]]] = field(default_factory=dict, repr=False, compare=False)
     values: set[str] = field(default_factory=set, repr=False, compare=False)  # the same values, to count them
     masks: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # each value's, once made
+    # The masks made: a text masked twice (a line of a report that is masked again when written) keeps its masks.
+    made: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def mask(self, text: str) -> str:
         """`text` (JSON, a JSON document quoted in another, a curl line...) with each personal field's value masked,
@@ -72,7 +75,8 @@ class Masking:
 
     def _remember(self, value: str) -> None:
         first = _TOKEN.search(value)
-        if len(value) >= SHORTEST and first and value not in self.values and len(self.values) < REMEMBERED:
+        if len(value) >= SHORTEST and first and value not in self.values and value not in self.made and \
+                len(self.values) < REMEMBERED:
             self.values.add(value)
             self.remembered.setdefault(first[0], {}).setdefault((first.start(), len(value)), set()).add(value)
 
@@ -81,13 +85,16 @@ class Masking:
         same value; every other character kept."""
         masked = self.masks.get(value)
         if masked is None:
+            if value in self.made:
+                return value
             stream = hmac.new(self.salt, value.encode(), hashlib.sha256).digest()
             while len(stream) < len(value):
                 stream += hashlib.sha256(stream).digest()
             masked = "".join(_KIND[character][byte % len(_KIND[character])] if character in _KIND else character
                              for character, byte in zip(value, stream, strict=False))
-            if len(self.masks) < 2 * REMEMBERED:
+            if len(self.masks) < MASKS_KEPT:
                 self.masks[value] = masked
+                self.made.add(masked)
         return masked
 
     def _masked(self, found: re.Match[str]) -> str:

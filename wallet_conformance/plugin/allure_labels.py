@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import conceal, redact
 from wallet_conformance.reporting.evidence import evidence_lines
 from wallet_conformance.spec.catalogue import Requirement
 
@@ -54,7 +54,8 @@ def attach_exchanges(exchanges: Sequence[Any]) -> None:
 
 
 def scrub(config: pytest.Config) -> None:
-    """Last line of defence: no Allure result or attachment of the run keeps a secret (a traceback may hold one)."""
+    """Last line of defence: no Allure result or attachment of the run keeps a secret (a traceback may hold one); the
+    personal data of a run that masks it is masked here, once, in the controlling process."""
     directory = getattr(config.option, "allure_report_dir", None)
     if not directory or not Path(directory).is_dir():
         return
@@ -63,7 +64,7 @@ def scrub(config: pytest.Config) -> None:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        clean = redact(text)
+        clean = conceal(text)
         if clean != text:
             path.write_text(clean, encoding="utf-8")
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import conceal, redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.exchanges import JUDGE
 from wallet_conformance.judge.record_registry import FINDER
@@ -56,6 +56,16 @@ def _skip_reason(report: pytest.TestReport) -> str | None:
     if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
         return str(report.longrepr[2]).removeprefix("Skipped: ")
     return str(report.longrepr) if report.longrepr else None
+
+
+def _concealed(report: pytest.TestReport) -> None:
+    """What pytest shows of a failure (its text and sections), with personal data masked where the run masks it: here,
+    once the record has taken the text as it is (the reports mask it when written)."""
+    if report.longrepr is not None:
+        text = str(report.longrepr)
+        if conceal(text) != text:
+            report.longrepr = conceal(text)
+    report.sections = [(title, conceal(content)) for title, content in report.sections]
 
 
 class Recorder:
@@ -96,6 +106,7 @@ class Recorder:
             record.suite_error = bool(error.suite_error)
             record.evidence = list(error.evidence)
             record.message = redact(_skip_reason(report) if report.skipped else str(report.longrepr))[:4000]
+            _concealed(report)
         elif report.skipped:
             record.outcome = "skipped"
             record.message = redact(_skip_reason(report) or "skipped")

@@ -24,6 +24,7 @@ import pytest
 
 from wallet_conformance.client import har
 from wallet_conformance.client.api import ApiClient, Bound, Exchange
+from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, redact
 from wallet_conformance.client.target import Target, configured
 from wallet_conformance.plugin.preflight import preflight
@@ -47,6 +48,7 @@ WORKER_TARGET = "wallet_conformance_target"
 WORKER_LEDGER = "wallet_conformance_money_ledger"
 WORKER_PARTS = "wallet_conformance_har_parts"
 WORKER_SELECTION = "wallet_conformance_selection"
+WORKER_MASKING = "wallet_conformance_masking"  # the salt of --mask-personal-data: one value, one mask in every process
 
 
 @dataclass(frozen=True)
@@ -144,11 +146,15 @@ def starts_workers(config: pytest.Config) -> bool:
 def build(config: pytest.Config, settings: Settings, sends_requests: bool, gate: Gate | None = None) -> Run:
     """The run of this process, from its settings and gate; `sends_requests` when it will run tests against a target
     (not --help, --collect-only, nor a run of other tests)."""
-    secrets = Secrets()
+    worker = config.workerinput if is_worker(config) else None
+    if worker is not None:
+        masking = Masking(bytes.fromhex(worker[WORKER_MASKING])) if worker.get(WORKER_MASKING) else None
+    else:
+        masking = Masking() if settings.mask_personal_data else None
+    secrets = Secrets(masking)
     activate(secrets)  # until the run is closed (plugin/session.py)
     secrets.add_key(settings.secret_key)
     secrets.add_key(settings.second_secret_key)
-    worker = config.workerinput if is_worker(config) else None
     target, server, not_run = None, None, None
     if worker is not None:
         target = Target(**worker[WORKER_TARGET]) if worker.get(WORKER_TARGET) else None

@@ -19,6 +19,7 @@ from wallet_conformance.plugin.options import WORKER_SEED, sends_requests, setti
 from wallet_conformance.plugin.run import (
     RUN,
     WORKER_LEDGER,
+    WORKER_MASKING,
     WORKER_PARTS,
     WORKER_SELECTION,
     WORKER_TARGET,
@@ -95,6 +96,8 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[WORKER_PARTS] = str(run.har_parts)
     if run.selection_file is not None:
         node.workerinput[WORKER_SELECTION] = str(run.selection_file)
+    if run.secrets.masking is not None:
+        node.workerinput[WORKER_MASKING] = run.secrets.masking.salt.hex()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

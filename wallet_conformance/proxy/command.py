@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from wallet_conformance.client.personal import Masking
-from wallet_conformance.client.redaction import Secrets, activate, conceal, deactivate, redact
+from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.proxy.side import JudgeGone
@@ -174,7 +174,7 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
             print(redact(f"ERROR: {unwritable(folder, error)}"), file=sys.stderr)
             return int(ExitStatus.REPORTS_NOT_WRITTEN)
         for line in terminal.summary(report, written):
-            say(conceal(line))
+            say(line)
         return exit_status(report)
     finally:
         deactivate(secrets)

@@ -8,7 +8,7 @@ import sys
 
 from wallet_conformance.client import har
 from wallet_conformance.client.personal import Masking
-from wallet_conformance.client.redaction import Secrets, activate, conceal, deactivate, redact
+from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting import gating, terminal
 from wallet_conformance.reporting.conformance import exit_status, stop_report
@@ -44,7 +44,7 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
             written = []
             report["outcome"]["exit_status"] = int(ExitStatus.REPORTS_NOT_WRITTEN)
             report["outcome"]["reason"] = unwritable(settings.report_dir, error)
-        print(conceal("\n".join([*terminal.summary(report, written), terminal.last_line(report)])))
+        print("\n".join([*terminal.summary(report, written), terminal.last_line(report)]))
         return exit_status(report)
     finally:
         deactivate(secrets)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import conceal
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import run_inputs
 from wallet_conformance.reporting.endings import NOT_REACHED
@@ -66,7 +66,7 @@ def header_lines(settings: Settings) -> list[str]:
     if settings.choice_words:
         lines.append(f"selected: {' '.join(settings.choice_words)}")
     lines += [f"{name}: {value}" for name, value in run_rows(run_inputs(settings))]
-    return [redact(f"wallet-conformance: {line}") for line in lines]
+    return [conceal(f"wallet-conformance: {line}") for line in lines]
 
 
 def _cell(counts: dict[str, int]) -> str:
