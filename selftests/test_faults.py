@@ -451,12 +451,18 @@ def other_business_lists_transactions(c: ReferenceClient) -> list[str]:
     return [t["reference"] for t in data(as_other_business(c, "GET", "/transactions"))]
 
 
-def other_accounts_updated(c: ReferenceClient) -> list[int]:
-    """The statuses of PATCHes of another account of the business, and of the second business's account."""
-    others = [account["publicId"] for account in c.data("GET", "/accounts")[1:]]
-    others += [account["publicId"] for account in data(as_other_business(c, "GET", "/accounts"))]
+def sibling_accounts_updated(c: ReferenceClient) -> list[int]:
+    """The statuses of PATCHes of the other accounts of the key's business."""
     hooks = {"webhooks": ["http://127.0.0.1:9/hook"]}
-    return [c.call("PATCH", f"/accounts/{public_id}", json=hooks).status_code for public_id in others]
+    return [c.call("PATCH", f"/accounts/{account['publicId']}", json=hooks).status_code
+            for account in c.data("GET", "/accounts")[1:]]
+
+
+def other_business_account_updated(c: ReferenceClient) -> list[int]:
+    """The statuses of PATCHes of the second business's accounts."""
+    hooks = {"webhooks": ["http://127.0.0.1:9/hook"]}
+    return [c.call("PATCH", f"/accounts/{account['publicId']}", json=hooks).status_code
+            for account in data(as_other_business(c, "GET", "/accounts"))]
 
 
 def created_at_sent(c: ReferenceClient) -> str:
@@ -508,6 +514,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.PAGINATION_TOTAL_AS_STRING: lambda c: meta(wallet_list(c))["pagination"]["totalCount"],
     Fault.TOTAL_COUNTS_CLOSED_WALLETS: total_after_a_close,
     Fault.PAGINATION_ZERO_BASED: lambda c: meta(accounts(c))["pagination"]["current"],
+    Fault.CURRENT_ALWAYS_ONE: lambda c: meta(accounts(c, page="2", perPage="1"))["pagination"]["current"],
     Fault.VALIDATE_DATA_ARRAY: lambda c: type(data(some_account(c))).__name__,
     Fault.DATA_OBJECT_ON_WALLET_LIST: lambda c: type(data(wallet_list(c))).__name__,
     Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST: lambda c: data(wallet_list(c))[0]["balance"],
@@ -532,7 +539,6 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.SOURCE_BALANCE_WRITTEN_BACK_STALE: transfers_at_once_debited,
     Fault.REFUSED_TRANSFER_STILL_DEBITS: refused_transfer_balance,
     Fault.CREDIT_READ_THEN_WRITTEN: payments_released_together,
-    Fault.NO_CREDIT_LEG: lambda c: "credit" in settled_transfer(c)[0]["meta"],
     Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED: lambda c: collection(c, amount=str(MINIMUM)).status_code,
     # Resources and their fields
     Fault.WALLET_PREFIX_VA: lambda c: c.wallet()["publicId"],
@@ -574,6 +580,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.LISTED_BANK_DESTINATION_TYPE: listed_bank_transfer,
     Fault.CLIENT_TRANSACTION_MISSING: lambda c: "clientTransaction" in inbound_credit(c),
     Fault.ACTUAL_AMOUNT_EXCLUDES_FEE: lambda c: data(bank_transfer(c))["actualAmount"],
+    Fault.CREDIT_LEG_ACTUAL_AMOUNT_ZERO: lambda c: inbound_credit(c)["meta"]["credit"]["actualAmount"],
     Fault.ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER: top_tier_bank_transfer_sums,
     Fault.CLIENT_TRANSACTION_FEE_ZERO: lambda c: data(bank_transfer(c))["clientTransaction"]["fee"],
     Fault.CURRENCY_PAIR_DASH: lambda c: data(transfer(c))["currencyPair"],
@@ -670,7 +677,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.OTHER_ACCOUNT_WALLET_BANK_TRANSFERS: lambda c: other_business_sends(c, to_bank=True),
     Fault.OTHER_ACCOUNT_TRANSACTION_VERIFIABLE: other_business_verifies,
     Fault.OTHER_BUSINESS_TRANSACTIONS_LISTED: other_business_lists_transactions,
-    Fault.OTHER_ACCOUNT_UPDATABLE: other_accounts_updated,
+    Fault.OTHER_BUSINESS_ACCOUNT_UPDATABLE: other_business_account_updated,
+    Fault.SIBLING_ACCOUNT_UPDATABLE: sibling_accounts_updated,
     Fault.SERVER_OWNED_FIELD_OVERWRITTEN: created_at_sent,
     # Errors
     Fault.COLLECTION_CREATED_200: lambda c: collection(c).status_code,
@@ -717,7 +725,6 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.DUPLICATE_REFERENCE_ACCEPTED: duplicate_reference,
     Fault.REFERENCE_UNIQUE_PER_WALLET: reference_on_another_wallet,
     Fault.REFERENCE_CHECKED_THEN_STORED: references_released_together,
-    Fault.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Fault.PAGE_OVERFLOWS_PER_PAGE: lambda c: len(data(accounts(c, perPage="2"))),
     Fault.FRACTIONAL_AMOUNT_ACCEPTED: lambda c: transfer(c, amount=MINIMUM + 0.5).status_code,
     Fault.TRANSFER_OTHER_CURRENCY_ACCEPTED: lambda c: transfer(c, currency="USD").status_code,

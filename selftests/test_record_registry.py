@@ -137,6 +137,29 @@ def test_a_collection_reference_two_collection_accounts_of_one_account_show_is_c
     assert [finding.requirement for finding in findings(*created)] == ["LIM-19"]
 
 
+
+def test_an_account_number_is_held_to_one_open_record_at_a_time():
+    """RES-79: a number two open virtual accounts show is caught; one shown again after its wallet closed, or after
+    its collection account expired, names the new record alone."""
+    def collection(number: int, account_number: str, created: str, expiration: str) -> dict[str, Any]:
+        return {"publicId": f"{WALLET}c{number:07d}", "accountNumber": account_number, "account": MINE,
+                "live": False, "reference": f"order-{number}", "createdAt": created, "expiration": expiration}
+
+    first = answer("createCollectionAccount", collection(1, "9300000001", "2026-01-01T10:00:00.000Z",
+                                                         "2026-01-01T10:10:00.000Z"), 201)
+    while_open = answer("createCollectionAccount", collection(2, "9300000001", "2026-01-01T10:05:00.000Z",
+                                                              "2026-01-01T10:15:00.000Z"), 201)
+    once_expired = answer("createCollectionAccount", collection(3, "9300000001", "2026-01-01T10:20:00.000Z",
+                                                                "2026-01-01T10:30:00.000Z"), 201)
+    assert [finding.requirement for finding in findings(first, while_open)] == ["RES-79"]
+    assert findings(first, once_expired) == []
+    closed, successor = wallet(1), wallet(2)
+    successor["accountNumber"] = closed["accountNumber"]
+    close = answer("closeWallet", {"publicId": closed["publicId"], "accountNumber": closed["accountNumber"]})
+    assert [finding.requirement for finding in findings(answer("getWallet", closed), answer("getWallet", successor))] \
+        == ["RES-79"]
+    assert findings(answer("getWallet", closed), close, answer("getWallet", successor)) == []
+
 def test_refusals_cut_bodies_and_text_show_no_record():
     """A refusal, a body the client cut and an answer that is not JSON are not taken."""
     read = wallet(1)

@@ -129,6 +129,23 @@ def settled_status(c: ReferenceClient) -> str:
     return status
 
 
+def settled_credit_leg(c: ReferenceClient) -> bool:
+    """Whether a settled wallet transfer's verify shows a credit leg in meta."""
+    sent = data(transfer(c))
+    c.settle()
+    deadline = time.monotonic() + SETTLE_WAIT
+    while (verified := c.data("GET", f"/transactions/{sent['reference']}/verify"))["status"] == "pending":
+        assert time.monotonic() < deadline, "the transfer did not settle"
+        time.sleep(0.05)
+    return "credit" in verified["meta"]
+
+
+def verify_in_other_case(c: ReferenceClient) -> int:
+    """The status of a verify of a transfer's reference written in the other letter case."""
+    reference = data(transfer(c))["reference"]
+    return c.call("GET", f"/transactions/{reference.swapcase()}/verify").status_code
+
+
 def balances_before_settlement(c: ReferenceClient) -> tuple[int, int]:
     """Source and destination balances right after a transfer is accepted (nothing settled yet)."""
     source, destination = wallets(c, 3 * MINIMUM)
@@ -336,6 +353,12 @@ SCENARIOS: dict[Variant, Scenario] = {
     ),
     Variant.NARRATION_REQUIRED: without_narration,
     Variant.CUSTOMERS_UNIQUE: one_customer_twice,
+    Variant.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
+    Variant.VERIFY_ANY_CASE: verify_in_other_case,
+    Variant.NO_CREDIT_LEG: settled_credit_leg,
+    Variant.RESERVED_WEBHOOK_HOSTS_REFUSED: lambda c: update_webhooks(c, ["https://hooks.conformance.invalid/"])
+    .status_code,
+    Variant.BANK_CURRENCY_NUMERIC: lambda c: c.data("GET", "/transactions/banks")[0]["currency"],
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from wallet_conformance.judge import checks
 from wallet_conformance.scenarios import account_changes, webhook_deliveries
-from wallet_conformance.world import accounts
+from wallet_conformance.world import accounts, bodies
 
 # ------------------------------------------------------------------ EVT-01
 
@@ -18,9 +18,10 @@ from wallet_conformance.world import accounts
 @pytest.mark.requirement("EVT-01")
 def test_webhooks_set_by_update_are_read_back(api, resources, run_id):
     """Webhooks set with PATCH /accounts/{accountId} are the account's webhooks in a later GET /accounts."""
-    added = [f"https://{run_id}.conformance.invalid/hook", f"https://{run_id}.conformance.invalid/hook/second"]
+    public_url = resources.settings.webhook_public_url
+    added = [bodies.webhook_url(run_id, path, public_url) for path in ("hook", "hook/second")]
     with account_changes.webhooks_added(api, resources, added) as change:
-        checks.accepted(change.update, "PATCH /accounts/{accountId} with webhooks")
+        checks.accepted(account_changes.taken(change.update), "PATCH /accounts/{accountId} with webhooks")
         public_id = accounts.account_id(change.account)
         read, exchange = accounts.listed_account(api, resources, public_id)
         if read is None:

@@ -98,14 +98,14 @@ def test_other_account_is_not_updated(sides, observe):
     isolation.update_refused_and_unchanged(update, requirement="AUTH-16")
 
 
-@pytest.mark.requirement("AUTH-16", "AUTH-19")
+@pytest.mark.requirement("AUTH-21", "AUTH-19")
 def test_other_accounts_of_the_list_are_not_updated(api, resources, observe):
     """PATCH of every other account the key's GET /accounts lists is refused, and their webhooks stay as they were."""
     updates = isolation.other_accounts_updated(api, resources)
     observe("AUTH-19", operation="updateAccount", of="the other accounts the key's list shows",
             statuses=sorted({update.exchange.status for update in updates}))
     for update in updates:
-        isolation.update_refused_and_unchanged(update, requirement="AUTH-16")
+        isolation.update_refused_and_unchanged(update, requirement="AUTH-21")
 
 
 @pytest.mark.requirement("AUTH-17")

@@ -308,13 +308,14 @@ def test_one_reference_sent_at_once_opens_one_collection_account(api, run_id, de
 
 @pytest.mark.requirement("LIM-20")
 @pytest.mark.parametrize("operation_id", PAGED)
-def test_default_page_size_is_the_observed_one(samples, operation_id):
-    """The first page of a list asked for without paging parameters reports perPage 10."""
+def test_default_page_size_is_observed(samples, observe, operation_id):
+    """The perPage of a list's first page asked for without paging parameters is recorded (10 observed)."""
     exchange = samples(operation_id)
     if not lists.has_pagination(exchange):
         pytest.skip(f"{operation_id} carries no meta.pagination (see SVC-16)")
-    checks.equals(lists.pagination(exchange).get("perPage"), contract.default_page_size(),
-                  "meta.pagination.perPage of the first page is the observed page size", exchange)
+    per_page = lists.pagination(exchange).get("perPage")
+    observe("LIM-20", operation=operation_id, per_page=per_page,
+            the_observed_one=per_page == contract.default_page_size())
 
 
 @pytest.mark.requirement("LIM-21")

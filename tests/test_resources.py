@@ -655,7 +655,8 @@ def test_credit_leg_names_the_source(transactions):
 @pytest.mark.requirement("RES-85")
 def test_observe_the_revision_across_an_update(api, resources, run_id, observe):
     """Records the account's __v before an update that changes its webhooks, in the update's answer, and after it."""
-    added = [f"https://{run_id}.conformance.invalid/webhooks/{secrets.token_hex(3)}/revision"]
+    added = [bodies.webhook_url(run_id, f"webhooks/{secrets.token_hex(3)}/revision",
+                                resources.settings.webhook_public_url)]
     seen = account_changes.revisions_across_a_change(api, resources, added)
     observe("RES-85", status=seen.update.status, before=seen.before, answered=seen.answered,
             listed_after=seen.listed_after, moved=seen.listed_after != seen.before)

@@ -3,7 +3,7 @@
 import pytest
 
 from wallet_conformance.judge import checks, envelope
-from wallet_conformance.scenarios import closed_wallets, long_lists
+from wallet_conformance.scenarios import account_queries, closed_wallets, long_lists
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import lists, page_checks
@@ -14,6 +14,7 @@ MESSAGE_ABSENT = catalogue()[contract.MESSAGE_ABSENT].operations
 PAGED = contract.paginated_operations()
 SINGLE_RECORD = catalogue()[contract.SINGLE_RECORD].operations
 LISTS = catalogue()["SVC-20"].operations
+ACCOUNT_QUERIES = account_queries.queries()
 # The most reads of the wallet list's first pages in search of two alike (lists.judgeable).
 READ_AGAIN = 4
 PAGES_READ = 3  # the first pages of the wallet list whose numbering and overlaps are judged
@@ -145,7 +146,7 @@ def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
                       f"a page before the last holds meta.pagination.perPage ({per_page}) entries", exchange)
 
 
-@pytest.mark.requirement("SVC-30")
+@pytest.mark.requirement("SVC-30", "SVC-32")
 @pytest.mark.xdist_group("long-wallet-list")  # under xdist, one worker makes the module's long list
 def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list):
     """Under the paging parameters the target honours, page k says current k, is full, and shares no wallet."""
@@ -159,7 +160,9 @@ def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list)
     if pages is None:
         pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads of its first pages; other "
                     "clients of the account may be adding or closing wallets): not judged")
-    checks.no_problem(page_checks.numbering_problems(pages, scheme))
+    problems = page_checks.numbering_problems(pages, scheme)
+    for judged in (page_checks.CURRENT, page_checks.PAGES):
+        checks.no_problem([problem for requirement, problem in problems if requirement == judged], requirement=judged)
     for exchange in pages:
         shown = lists.pagination(exchange)
         total, per_page = shown.get("totalCount"), shown.get("perPage")
@@ -178,6 +181,16 @@ def test_total_count_leaves_out_the_closed_wallets_the_list_leaves_out(api, reso
     shown = "listed, as a target may list one" if after.listed else "left out of the list"
     checks.no_problem(page_checks.count_problems(after.walk, "the wallet list"),
                       detail=f"the wallet {after.public_id}, closed just before, is {shown}")
+
+
+@pytest.mark.requirement("SVC-30")
+@pytest.mark.parametrize("query", ACCOUNT_QUERIES, ids=str)
+def test_account_total_count_is_what_the_pages_hold(api, resources, query):
+    """GET /accounts, unfiltered and under each filter, answers as totalCount the number of accounts its pages hold."""
+    listing = account_queries.read(api, resources, query)
+    if not listing.first.ok:
+        pytest.skip(f"GET /accounts?{query} was refused (HTTP {listing.first.status}; END-05..END-08 judge that)")
+    checks.no_problem(page_checks.count_problems(listing, f"GET /accounts ({query})"))
 
 
 @pytest.mark.requirement("SVC-19")
@@ -203,11 +216,23 @@ def test_money_is_integer_kobo(samples, operation_id):
 
 
 @pytest.mark.requirement("SVC-22")
-@pytest.mark.parametrize("operation_id", OPERATIONS)
+@pytest.mark.parametrize("operation_id", catalogue()["SVC-22"].operations)
 def test_currency_is_ngn(samples, operation_id):
-    """Every currency field is NGN."""
+    """Every currency field whose table row gives NGN (a wallet's, a collection account's, a transaction's) is NGN."""
     if not checks.currencies_are_ngn(samples(operation_id)):
-        pytest.skip(f"the {operation_id} response holds no currency field: nothing to check here")
+        pytest.skip(f"the {operation_id} response holds no currency field its table gives NGN: nothing to check here")
+
+
+@pytest.mark.requirement("SVC-33")
+@pytest.mark.parametrize("operation_id", catalogue()["SVC-33"].operations)
+def test_currencies_given_no_value_are_observed(samples, observe, operation_id):
+    """What the currency fields the document gives no value hold (a bank's, a bank account's, meta.rate's) is
+    recorded."""
+    shown = checks.other_currencies(samples(operation_id))
+    if not shown:
+        pytest.skip(f"the {operation_id} response holds no currency field the document gives no value")
+    observe("SVC-33", operation=operation_id, values=sorted({str(value) for value in shown.values()}),
+            fields=sorted({path.split(".", 1)[-1] for path in shown})[:10])
 
 
 @pytest.mark.requirement("SVC-23")

@@ -4,7 +4,7 @@ category or party type, a webhook that is no URL), each in an otherwise valid re
 them from openapi.yaml).
 
 What each gets, and the level it rests on:
-- a value that is no valid value of its field, however read: refused with a 4xx, under the rule it breaks (LIM-09
+- a value that is no valid value of its field, however read: refused (no 2xx), under the rule it breaks (LIM-09
   category, LIM-22 whole kobo, LIM-24 NGN, LIM-25 party types, EVT-03 URLs: SHOULD; LIM-06 e-mail, END-22 the
   wallet collected into: MUST; anything else ERR-05, SHOULD);
 - a value that spells a valid one in another JSON type (a numeric string, a number for a string, one URL for the
@@ -47,7 +47,7 @@ SHOWN_PARAMS = [pytest.param(operation_id, requirement, marks=_marks(operation_i
 
 @pytest.mark.parametrize(("operation_id", "case"), REFUSED)
 def test_a_value_of_no_valid_reading_is_refused(sent_wrong, operation_id, case):
-    """A body field sent in a value that is no valid value of the field, however read, is refused with a 4xx."""
+    """A body field sent in a value that is no valid value of the field, however read, is refused (no 2xx)."""
     outcome = sent_wrong(operation_id)[case]
     checks.refused(outcome.answer, f"{case}: {outcome.case.field} sent as {outcome.value!r}")
 

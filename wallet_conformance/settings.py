@@ -383,7 +383,9 @@ OPTIONS: tuple[Option, ...] = (
            metavar="FILE", group="target"),
     Option("--webhook-listen", "listen for webhook deliveries there during the run (INFO)", check=host_and_port,
            metavar="HOST:PORT", group="run"),
-    Option("--webhook-public-url", "the URL the target should deliver to, when it differs from the listener's",
+    Option("--webhook-public-url", "the URL the target should deliver to, when it differs from the listener's; "
+           "also the base of the webhook URLs the update tests set (else a reserved .invalid host, which a target "
+           "may refuse)",
            check=absolute_url, metavar="URL", group="run"),
     Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: every *.har in it) and send "
            "nothing: no target, no test; the base URL, when given, chooses the target's entries", action="append",

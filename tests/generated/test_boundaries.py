@@ -1,4 +1,4 @@
-"""Boundary properties: around every documented limit, accepted on one side and refused with a 4xx on the other.
+"""Boundary properties: around every documented limit, accepted on one side and refused (no 2xx) on the other.
 
 Each property draws its values with Hypothesis (strategies in wallet_conformance/generation/strategies.py); the
 minimal failing example is printed with the exchange that broke the rule and its curl line.
@@ -29,7 +29,7 @@ RANGE_TOP = 550_000
 
 @pytest.mark.requirement("LIM-10", "LIM-11")
 def test_transfer_amount_around_the_minimum(api, resources, generation, request):
-    """A wallet-to-wallet transfer below the minimum is refused with a 4xx; one at or above it is accepted."""
+    """A wallet-to-wallet transfer below the minimum is refused (no 2xx); one at or above it is accepted."""
     purse, destination = money.Purse(resources, "transfer"), resources.wallet()["publicId"]
 
     @given(amount=strategies.amounts(MINIMUM))
@@ -48,7 +48,7 @@ def test_transfer_amount_around_the_minimum(api, resources, generation, request)
 
 @pytest.mark.requirement("LIM-12", "LIM-13")
 def test_bank_transfer_amount_around_the_minimum(api, resources, generation, request):
-    """A bank transfer below the minimum is refused with a 4xx; one at or above it is accepted."""
+    """A bank transfer below the minimum is refused (no 2xx); one at or above it is accepted."""
     purse = money.Purse(resources, "bankTransfer")
     number, code = resources.external_account()
 

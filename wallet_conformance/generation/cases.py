@@ -136,12 +136,12 @@ def judge(exchange: Exchange, problems: list[Problem], must_accept: str | None, 
         raise ConformanceFailure(KEY_ACCEPTED, "the account's secret key is accepted", "not 401", exchange.status,
                                  exchange, detail="the run's own key was refused: every other verdict would lie")
     if exchange.status >= 500:
-        checks.refused(exchange, requirement="ERR-05", why="a generated request")
+        checks.refused_with_4xx(exchange, requirement="ERR-05", why="a generated request")
     if problems:
         requirement = invalid_input_requirement(exchange.operation_id, problems)
         if requirement is not None and exchange.ok:
             listing = "; ".join(f"{problem.where}: {problem.message}" for problem in problems[:4])
-            raise ConformanceFailure(requirement, "an invalid request is refused with a 4xx", "a status in 400..499",
+            raise ConformanceFailure(requirement, "an invalid request is not accepted", checks.NOT_ACCEPTED,
                                      exchange.status, exchange, detail=f"invalid: {listing}")
     elif must_accept is not None:
         checks.accepted(exchange, requirement=must_accept, why=f"a valid {exchange.operation_id} request")

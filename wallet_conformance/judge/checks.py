@@ -9,7 +9,7 @@ The convention, for every check here and in envelope.py:
    several, is a SuiteError: a bug of the suite, reported loudly, never a skip or a pass.
 3. A check returns the value it validated (the data object, the array, the pagination, the matched value)
    or nothing; never something else.
-4. The title states the document's fact, in one wording per fact ("refused with a 4xx: ...").
+4. The title states the document's fact, in one wording per fact ("not accepted: ...").
 5. A membership is `contains(container, item, title)`, which says what was looked for and where it was not.
 
 Hand-written tests call these; the generated tests register the same functions with Schemathesis.
@@ -34,6 +34,8 @@ TIMESTAMP_FIELDS = frozenset({"createdAt", "updatedAt", "lastUpdated", "expirati
 # ISO 8601 in UTC with milliseconds, as the document states; read from schemas/common.json.
 TIMESTAMP = re.compile(contract.schema("common.json")["$defs"]["timestamp"]["pattern"])
 CURRENCY = contract.currency()
+# What a refusal is, where the document leaves failure statuses 'not shown': any answer but a success.
+NOT_ACCEPTED = "an answer that is no success (no 2xx)"
 
 
 def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = None, *, detail: str | None = None,
@@ -99,9 +101,16 @@ def answered(exchange: Exchange, *, requirement: str | None = None) -> None:
 
 @check
 def refused(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
-    """The target refused the client's input with a 4xx: a 2xx accepted it, a 5xx is a server error, not a refusal."""
-    if exchange.ok:
-        fail(f"refused with a 4xx: {why}", "a status in 400..499", exchange.status, exchange, requirement=requirement)
+    """The target did not accept the client's input: no 2xx (and an answer). Which status refuses it is not shown
+    ("Error response shape, failure status codes and error codes: not shown"), so any answer but a success is a
+    refusal here; a 5xx is ERR-05's failure, which the exchange judge holds every answer to, and no other's."""
+    if exchange.status < 300:
+        fail(f"not accepted: {why}", NOT_ACCEPTED, exchange.status, exchange, requirement=requirement)
+
+
+@check
+def refused_with_4xx(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
+    """ERR-05: invalid input is refused with a 4xx; a 2xx accepted it, a 5xx is the server failing (RFC 9110)."""
     if not 400 <= exchange.status < 500:
         fail(f"refused with a 4xx: {why}", "a status in 400..499", exchange.status, exchange,
              detail="a status outside 4xx is no refusal of the input (a 5xx is the server failing)",
@@ -248,12 +257,94 @@ def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None)
                         "an integer", requirement, null_allowed=True)
 
 
+# The operations answering a record whose table gives `currency` the value NGN (the Wallet, the Collection account and
+# the Transaction); a Bank's and a Bank account's `currency`, and meta.rate's, have no value in the document.
+_WALLET_OPERATIONS = frozenset({"createWallet", "listWallets", "getWallet", "createCollectionAccount"})
+_TRANSACTION_OPERATIONS = frozenset({"listTransactions", "verifyTransaction", "transfer", "bankTransfer"})
+
+
+def _ngn_currencies(exchange: Exchange) -> dict[str, Any]:
+    """The currency fields of data whose table row gives NGN, by path: a Wallet's or Collection account's `currency`; a
+    Transaction's, its credit leg's, and the copies of a wallet's in sourceData and destinationData (of a party whose
+    type is `VirtualAccount`)."""
+    operation = exchange.operation_id
+    if operation not in _WALLET_OPERATIONS | _TRANSACTION_OPERATIONS:
+        return {}
+    data = exchange.data
+    records = [(f"data[{index}]", record) for index, record in enumerate(data)] if isinstance(data, list) \
+        else [("data", data)]
+    found: dict[str, Any] = {}
+    for path, record in records:
+        if not isinstance(record, dict):
+            continue
+        legs = [(path, record)]
+        meta = record.get("meta")
+        if operation in _TRANSACTION_OPERATIONS and isinstance(meta, dict) and isinstance(meta.get("credit"), dict):
+            legs.append((f"{path}.meta.credit", meta["credit"]))
+        for where, leg in legs:
+            if "currency" in leg:
+                found[f"{where}.currency"] = leg["currency"]
+            for side in ("source", "destination") if operation in _TRANSACTION_OPERATIONS else ():
+                party = leg.get(f"{side}Data")
+                if leg.get(f"{side}Type") == "VirtualAccount" and isinstance(party, dict) and "currency" in party:
+                    found[f"{where}.{side}Data.currency"] = party["currency"]
+    return found
+
+
+def _transactions_and_legs(exchange: Exchange) -> list[tuple[str, dict[str, Any]]]:
+    """Every Transaction of a transaction operation's data, and the credit leg of each, by path."""
+    if exchange.operation_id not in _TRANSACTION_OPERATIONS:
+        return []
+    data = exchange.data
+    records = [(f"data[{index}]", record) for index, record in enumerate(data)] if isinstance(data, list) \
+        else [("data", data)]
+    found = []
+    for path, record in records:
+        if isinstance(record, dict):
+            found.append((path, record))
+            meta = record.get("meta")
+            if isinstance(meta, dict) and isinstance(meta.get("credit"), dict):
+                found.append((f"{path}.meta.credit", meta["credit"]))
+    return found
+
+
+@rule("RES-65", when="success", name="actualAmount is amount plus fee")
+@check
+def actual_amount_is_amount_plus_fee(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
+    """Every Transaction of data, debit or credit, and every credit leg, shows actualAmount equal to amount plus fee
+    (amount when fee is 0); one whose three fields are not all integers is not judged here (SVC-21 judges types).
+    Returns the actualAmounts it validated, by path."""
+    held = {}
+    for path, leg in _transactions_and_legs(exchange):
+        amount, fee, actual = leg.get("amount"), leg.get("fee"), leg.get("actualAmount")
+        if not all(type(value) is int for value in (amount, fee, actual)):
+            continue
+        if actual != amount + fee:
+            fail("actualAmount is amount plus fee", amount + fee,
+                 f"{path}.actualAmount = {actual} (amount {amount}, fee {fee})", exchange, requirement=requirement)
+        held[f"{path}.actualAmount"] = actual
+    return held
+
+
 @rule("SVC-22", when="success", name="currency NGN")
 @check
 def currencies_are_ngn(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
-    """Every currency field of data is NGN; returns the fields it validated, by path."""
-    return _every_field(exchange, CURRENCY_FIELDS, lambda value: value == CURRENCY, f"every currency is {CURRENCY}",
-                        CURRENCY, requirement, null_allowed=False)
+    """Every currency field whose table row gives NGN is NGN (`_ngn_currencies`); returns those it validated, by path.
+    A currency field the document gives no value is observed (`other_currencies`), never judged here."""
+    found = _ngn_currencies(exchange)
+    for path, value in found.items():
+        if value != CURRENCY:
+            fail(f"the currency the table gives is {CURRENCY}", CURRENCY, f"{path} = {value!r}", exchange,
+                 requirement=requirement)
+    return found
+
+
+def other_currencies(exchange: Exchange) -> dict[str, Any]:
+    """The currency fields of data the document gives no value (a Bank's, a Bank account's, meta.rate's, an external
+    source's), by path: what the target shows there, to observe."""
+    bound = _ngn_currencies(exchange)
+    return {f"{path}.{key}": value for path, key, value in _walked_fields(exchange)
+            if key in CURRENCY_FIELDS and f"{path}.{key}" not in bound}
 
 
 def _is_timestamp(value: Any) -> bool:
@@ -280,11 +371,11 @@ def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None)
 
 def value_rule_finds(name: str | None, value: Any) -> bool:
     """Whether a value rule of every answer finds a field `name` holding `value` wrong: a money field not an integer
-    (SVC-21), a currency not NGN (SVC-22), a timestamp not UTC with milliseconds (SVC-23)."""
+    (SVC-21), a currency not NGN where the table gives NGN (SVC-22), a timestamp not UTC with milliseconds (SVC-23)."""
     if name in MONEY_FIELDS:
         return value is not None and type(value) is not int
     if name in CURRENCY_FIELDS:
-        return value != CURRENCY
+        return value != CURRENCY  # a field held to NGN (a schema's const); other currency fields are only strings
     if name in TIMESTAMP_FIELDS:
         return value is not None and not _is_timestamp(value)
     return False
@@ -295,4 +386,5 @@ def schema_problems(instance: Any, schema_file: str, pointer: str = "") -> list[
     (`value_rule_finds`): that rule judges it on every answer, under its own requirement; its absence stays here."""
     return [problem for problem in validation.problems(schema_file, instance, pointer)
             if problem.keyword == "required"
+            or (validation.field_name(problem.path) in CURRENCY_FIELDS and problem.keyword != "const")
             or not value_rule_finds(validation.field_name(problem.path), validation.value_at(instance, problem.path))]

@@ -178,7 +178,8 @@ class UnansweredFailure(Unanswered):
     def __init__(self, silence: Silence, again: bool = False) -> None:
         super().__init__(silence, again)
         self.requirement = contract.ANSWERED
-        self.title = f"{silence.method} {urlsplit(silence.url).path} got no answer while the target answered others"
+        self.title = (f"{silence.method} {urlsplit(silence.url).path} got no answer within {silence.timeout:g} s "
+                      "(--request-timeout) while the target answered others")
         self.expected = f"an answer, a success or a refusal, within {silence.timeout:g} s (--request-timeout)"
         self.received = silence.summary + (
             "; not waited on again: the same request went unanswered earlier in the run" if again else "")

@@ -5,9 +5,11 @@ fingerprint, never a body: the record's kind, the identifiers and fixed values s
 part of which answer) that first showed each. An answer that contradicts an earlier one is a finding; its failure
 shows the contradicting exchange and names the earlier view it contradicts.
 
-- RES-79: an identifier names one record. No two records share a publicId, an `_id` (of one kind), the accountNumber
-  of a wallet or collection account (one namespace: both are virtual accounts, with one prefix), or, within an
-  account and mode, a transaction's reference.
+- RES-79: an identifier names one record. No two records share a publicId, an `_id` (of one kind), or, within an
+  account and mode, a transaction's reference; no two wallets or collection accounts open at the same time share an
+  accountNumber (one namespace: both are virtual accounts, with one prefix). A number shown first by a wallet the
+  registry saw closed, or by a collection account whose expiration is before the new record's createdAt, may name a
+  record made after (collection accounts are short-lived; their later life is not shown).
 - RES-80: a record shows the same identity in every answer that shows it: a wallet, collection account or account
   its accountNumber, `_id` and owner (`account`, `business`); a transaction its reference, `_id`, amount, source and
   destination; a wallet and a bank account, as a transaction of their own account shows them, their accountNumber.
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -162,6 +165,17 @@ class _Record:
 AMOUNTS = frozenset({"amount"})  # the fixed values the document types as integers; every other one is a string
 
 
+def _instant(value: Any) -> datetime | None:
+    """A timestamp of an answer as an aware instant; None when it is no ISO 8601 timestamp with its offset."""
+    if not isinstance(value, str):
+        return None
+    try:
+        instant = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return instant if instant.tzinfo is not None else None
+
+
 def _value(value: Any, name: str = "") -> Any:
     """An identifier or amount worth comparing, in the type the document gives the field `name`: an integer for an
     amount, a non-empty string for any other (an accountNumber shown as a number is the field requirements' matter,
@@ -214,11 +228,12 @@ class RecordRegistry:
     def __init__(self, limit: int = MAX_RECORDS) -> None:
         self.limit = limit
         self.forgotten: dict[str, int] = {"records": 0, "identifiers": 0, "closed wallets": 0,
-                                          "transfers after a close": 0}
+                                          "transfers after a close": 0, "expirations": 0}
         self._records: dict[tuple[str, str], _Record] = {}
         # An identifier's namespace (and scope) and value -> the publicId of the record that showed it first, and where.
         self._names: dict[tuple[Any, ...], tuple[str, Sighting]] = {}
         self._closed: dict[str, Sighting] = {}  # wallets an answer showed closed, and that answer
+        self._expires: dict[str, datetime] = {}  # collection accounts, by publicId -> their expiration
         # Transfers accepted after the close of one of their wallets: their publicId -> the wallet, its close, the
         # acceptance.
         self._after_close: dict[str, tuple[str, Sighting, Sighting]] = {}
@@ -315,8 +330,14 @@ class RecordRegistry:
         # Only the identity the record first showed names it: a view contradicting it is RES-80's finding above, and
         # whichever record the contradicting value names besides is no second finding.
         kept = {name: value for name, value in values.items() if known.values.get(name) == value}
+        if kind is COLLECTION_ACCOUNT and (expiration := _instant(record.get("expiration"))) is not None:
+            self._make_room(self._expires, "expirations")
+            self._expires[public_id] = expiration
         for name, namespace in kind.unique:
             if name in kept and not _its_parents(kind, record, name):
+                if namespace == NUMBERS and self._ended(namespace, kept[name], _instant(record.get("createdAt"))):
+                    self._names[(namespace, kept[name])] = (public_id, sighting)  # the number passed to a new record
+                    continue
                 self._named((namespace,), kept[name], name, public_id, kind, sighting, IDENTIFIERS, report)
         owner, mode = _scope(record)
         for name, requirement in kind.per_account:
@@ -341,6 +362,18 @@ class RecordRegistry:
                    f"{known.seen[name]}", f"a {kind.name} with {name} {value!r} in {sighting.where} of this answer")
 
     # ------------------------------------------------------------------ one identifier, one record (RES-79, LIM-19)
+
+    def _ended(self, namespace: str, number: Any, created: datetime | None) -> bool:
+        """Whether the record that first showed the accountNumber `number` was no longer open when a record created at
+        `created` showed it: a wallet the registry saw closed, or a collection account expired before then."""
+        holder = self._names.get((namespace, number))
+        if holder is None:
+            return False
+        first = holder[0]
+        if first in self._closed:
+            return True
+        expiration = self._expires.get(first)
+        return expiration is not None and created is not None and expiration <= created
 
     def _named(self, scope: tuple[Any, ...], value: Any, name: str, public_id: str, kind: Kind, sighting: Sighting,
                requirement: str, report: Report) -> None:

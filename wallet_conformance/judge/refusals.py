@@ -3,6 +3,7 @@ look at, and where an error code may sit in one."""
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 from wallet_conformance.client.api import Exchange
@@ -18,6 +19,18 @@ def refusal(exchange: Exchange, case: str) -> Exchange:
     if exchange.ok:
         raise CannotJudge(f"the target accepted {case} (HTTP {exchange.status}): no error response to look at")
     return exchange
+
+
+def of_an_operation(exchange: Exchange) -> bool:
+    """Whether the answer is a documented operation's own (ERR-06, MUST): not one to a request no operation serves (a
+    path no operation has, a method a path does not declare), nor a 413, the refusal of a body's size that a gateway
+    or framework in front of the service answers (ERR-10, SHOULD)."""
+    return exchange.operation_id is not None and exchange.status != HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+
+
+def of_a_probe(exchange: Exchange) -> bool:
+    """Whether the answer is to a request no operation serves, or a body-size refusal (see `of_an_operation`)."""
+    return not of_an_operation(exchange)
 
 
 def has_meta(exchange: Exchange) -> bool:

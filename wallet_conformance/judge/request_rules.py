@@ -259,7 +259,7 @@ def accepted_within_limits(exchange: Exchange, *, requirement: str | None = None
     found = exchange_problems(exchange)
     if exchange.ok and found and invalid_input_requirement(exchange.operation_id, found) == requirement:
         listing = "; ".join(f"{problem.where}: {problem.message}" for problem in found[:4])
-        checks.fail("an invalid request is refused with a 4xx", "a status in 400..499", exchange.status, exchange,
+        checks.fail("an invalid request is not accepted", checks.NOT_ACCEPTED, exchange.status, exchange,
                     detail=f"accepted although invalid: {listing}", requirement=requirement)
 
 
@@ -404,7 +404,7 @@ def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> No
 @check
 def verified_reference(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The transaction a verify answers with has the reference of the path. One whose reference the path's only
-    begins, or spells in another letter case, is END-42's matter: such a text may name no transaction at all."""
+    begins is END-42's matter, one it spells in another letter case END-54's: such a text may name no transaction."""
     asked = path_parameters(exchange).get("reference")
     data = exchange.data
     answered = data.get("reference") if isinstance(data, dict) else None

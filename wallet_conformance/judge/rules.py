@@ -34,7 +34,7 @@ from typing import Any
 from wallet_conformance.client.api import Exchange
 
 # The modules that declare rules, imported for their declarations (the ones of this module follow).
-from wallet_conformance.judge import answer_forms, checks, envelope, parties, request_rules  # noqa: F401
+from wallet_conformance.judge import answer_forms, checks, envelope, parties, refusals, request_rules  # noqa: F401
 from wallet_conformance.judge.failures import DECLARED, HELD, CannotJudge, ConformanceFailure
 from wallet_conformance.judge.rule import Rule, When, declared_rules, rule
 from wallet_conformance.spec import contract, validation
@@ -49,10 +49,11 @@ _REQUIRED = re.compile(r"""^['"](?P<name>[^'"]+)['"] is a required property""")
 # ------------------------------------------------------------------ the resource tables and the refusal schema
 
 
-@rule("ERR-06", when="not-success", name="response schema")
+@rule("ERR-06", when="not-success", name="response schema", where=refusals.of_an_operation)
+@rule("ERR-10", when="not-success", name="response schema", where=refusals.of_a_probe)
 def _response_schema(exchange: Exchange, requirement: str) -> None:
-    """The answer holds the schema openapi.yaml gives its operation and status: a refusal is an envelope (SHOULD)."""
-    why = "a refusal is an envelope (SHOULD)"
+    """The answer holds the schema openapi.yaml gives its operation and status: a refusal is an envelope."""
+    why = "a refusal is an envelope"
     if not exchange.is_json:
         checks.fail("the answer is a JSON envelope", "a JSON body", "a body that is not JSON", exchange,
                     detail=why, requirement=requirement)
@@ -111,7 +112,7 @@ ORDER = (
     # Success answers: the envelope, its meta, the documented status and message, and the values of data.
     "json envelope", "meta.statusCode", "meta.success boolean", "meta.success true", "meta.message string",
     "meta.message presence", "meta.message words", "meta.pagination presence", "meta.pagination fields",
-    "success status", "money in kobo", "currency NGN", "timestamps",
+    "success status", "money in kobo", "actualAmount is amount plus fee", "currency NGN", "timestamps",
     # Refusals: an envelope repeating its status with success false.
     "error envelope", "error meta.statusCode", "error meta.success false",
     # What was sent: an accepted request keeps the documented limits, and its answer carries what was sent.

@@ -1,4 +1,5 @@
-"""What some variants add to every API answer beyond the document: fields, meta, headers, charset.
+"""What some variants change in every API answer: fields, meta, headers and charset beyond the document, and values
+the document leaves open (a bank's currency).
 
 app.py runs `dressed` over each answer under /v1 when any variant is on.
 """
@@ -29,6 +30,15 @@ OBJECT_KINDS = (
 )
 
 
+ISO_NUMERIC_NAIRA = "566"  # ISO 4217's numeric code of the naira
+
+
+def _records(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records of an envelope's data: its entries, or the one record."""
+    data = body.get("data")
+    return [record for record in (data if isinstance(data, list) else [data]) if isinstance(record, dict)]
+
+
 def _each_string(value: Any, change: Callable[[str], str]) -> Any:
     if isinstance(value, dict):
         return {name: _each_string(item, change) for name, item in value.items()}
@@ -54,6 +64,10 @@ async def dressed(request: Request, response: Response, variants: VariantSet) ->
             for record in records:
                 if kind and isinstance(record, dict):
                     record["object"] = kind
+        if variants.on(Variant.BANK_CURRENCY_NUMERIC) and request.url.path == "/v1/transactions/banks":
+            for record in _records(body):
+                if "currency" in record:
+                    record["currency"] = ISO_NUMERIC_NAIRA
         if variants.on(Variant.EXTRA_META):
             body["meta"] |= {"requestId": secrets.token_hex(8), "timestamp": serialize.timestamp(now())}
         if variants.on(Variant.TIMESTAMPS_UTC_OFFSET):

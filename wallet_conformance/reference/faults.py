@@ -37,6 +37,7 @@ class Fault(Switch):
     TOTAL_COUNTS_CLOSED_WALLETS = ("SVC-30", "The wallet list's totalCount also counts the closed wallets it leaves "
                                              "out.")
     PAGINATION_ZERO_BASED = ("SVC-18", "pagination.current is one less than the page number: 0 on the first page.")
+    CURRENT_ALWAYS_ONE = ("SVC-32", "pagination.current is 1 on every page.")
     VALIDATE_DATA_ARRAY = ("SVC-19", "Validate-account answers data as a one-element array.")
     DATA_OBJECT_ON_WALLET_LIST = ("SVC-20", 'The wallet list\'s data is an object {"items": [...]}.')
     BALANCE_IN_NAIRA_ON_WALLET_LIST = ("SVC-21", "Wallet list entries show balance in naira (a float).")
@@ -62,7 +63,6 @@ class Fault(Switch):
                                                "amount from the source.")
     CREDIT_READ_THEN_WRITTEN = ("SVC-24", "An inbound payment's new balance is read, then written a loop turn later: "
                                           "of two in one turn, one is lost.")
-    NO_CREDIT_LEG = ("SVC-29", "Settlement credits the balance but records no credit leg.")
     AMOUNT_STRING_ACCEPTED_AND_ECHOED = ("SVC-21", "A collection account's amount sent as a string is accepted, kept "
                                                    "and shown as that string.")
     # Resources and their fields.
@@ -107,6 +107,7 @@ class Fault(Switch):
     LISTED_BANK_DESTINATION_TYPE = ("RES-63", "Listed bank transfers have destinationType `bank_account`.")
     CLIENT_TRANSACTION_MISSING = ("RES-64", "Transactions lack clientTransaction.")
     ACTUAL_AMOUNT_EXCLUDES_FEE = ("RES-65", "Bank-transfer responses show actualAmount equal to amount.")
+    CREDIT_LEG_ACTUAL_AMOUNT_ZERO = ("RES-65", "A credit leg (meta.credit) shows actualAmount 0.")
     ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER = ("RES-65", "Bank transfers in the top fee tier (above 5,000,000 kobo) "
                                                        "show actualAmount equal to amount (the fee is still debited).")
     CLIENT_TRANSACTION_FEE_ZERO = ("RES-66", "Bank transfers show clientTransaction.fee 0 (fee stays right).")
@@ -149,7 +150,7 @@ class Fault(Switch):
     UNMATCHED_NAME_LISTS_ALL = ("END-06", "GET /accounts?name= that matches no account lists every account.")
     ACCOUNTS_ISDEFAULT_FILTER_IGNORED = ("END-07", "GET /accounts ignores the isDefault filter.")
     ACCOUNTS_LIVE_FILTER_REJECTED = ("END-08", "GET /accounts?live= is answered 400.")
-    ACCOUNT_TOTAL_IGNORES_FILTERS = ("END-46", "GET /accounts with a filter answers the unfiltered list's totalCount.")
+    ACCOUNT_TOTAL_IGNORES_FILTERS = ("SVC-30", "GET /accounts with a filter answers the unfiltered list's totalCount.")
     CREATE_WALLET_WITH_ID = ("END-10", "The create-wallet response carries _id.")
     CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY = ("END-11", "The create response says category primary whatever was asked.")
     WALLET_NAME_FROM_ACCOUNT = ("END-12", "A created wallet is named after the account, not as requested.")
@@ -215,18 +216,25 @@ class Fault(Switch):
     OTHER_ACCOUNT_TRANSACTION_VERIFIABLE = ("AUTH-14", "Verify finds another account's transaction.")
     OTHER_BUSINESS_TRANSACTIONS_LISTED = ("AUTH-15", "GET /transactions also lists other accounts' and businesses' "
                                                      "transactions.")
-    OTHER_ACCOUNT_UPDATABLE = ("AUTH-16", "PATCH /accounts/{accountId} updates another account, of this business or "
-                                          "another.")
+    OTHER_BUSINESS_ACCOUNT_UPDATABLE = ("AUTH-16", "PATCH /accounts/{accountId} updates another business's account.")
+    SIBLING_ACCOUNT_UPDATABLE = ("AUTH-21", "PATCH /accounts/{accountId} updates another account of the key's own "
+                                            "business.")
     SERVER_OWNED_FIELD_OVERWRITTEN = ("AUTH-20", "An update's `createdAt` (a timestamp) is applied to the account.")
     # Errors.
     COLLECTION_CREATED_200 = ("ERR-02", "Create collection account answers 200.")
     TRANSFER_201 = ("ERR-01", "A wallet transfer answers 201.")
     SUCCESS_FALSE_ON_BANK_LIST = ("ERR-03", "The bank list carries meta.success false.")
     MALFORMED_JSON_500 = ("ERR-05", "A body that is not JSON is answered 500.")
+    # Input outside a stated limit refused with a 5xx: not accepted, so the limit holds; the 5xx is ERR-05's alone.
+    INVALID_EMAIL_500 = ("ERR-05", "A secondary wallet with an invalid emailAddress is answered 500.")
+    AMOUNT_BELOW_MINIMUM_500 = ("ERR-05", "A wallet transfer below the minimum amount is answered 500.")
+    EXPIRE_IN_OUT_OF_RANGE_500 = ("ERR-05", "A collection account with expireIn out of range below the lower bound is "
+                                            "answered 500.")
+    SHORT_REFERENCE_500 = ("ERR-05", "A collection reference shorter than the minimum is answered 500.")
     PLAIN_ERROR_BODY = ("ERR-06", 'Errors are {"error": message} without envelope.')
-    UNKNOWN_PATH_HTML_PAGE = ("ERR-06", "A path under /v1 that no operation has is answered 404 with an HTML page.")
-    WRONG_METHOD_TEXT_PAGE = ("ERR-06", "A method a path does not serve is answered 405 with a text/plain line.")
-    LARGE_BODY_HTML_PAGE = ("ERR-06", "A request body over 100 KiB is answered 413 with an HTML page (Express's "
+    UNKNOWN_PATH_HTML_PAGE = ("ERR-10", "A path under /v1 that no operation has is answered 404 with an HTML page.")
+    WRONG_METHOD_TEXT_PAGE = ("ERR-10", "A method a path does not serve is answered 405 with a text/plain line.")
+    LARGE_BODY_HTML_PAGE = ("ERR-10", "A request body over 100 KiB is answered 413 with an HTML page (Express's "
                                       "default body limit and error page).")
     ERROR_STATUS_CODE_200_IN_META = ("ERR-07", "Error envelopes carry meta.statusCode 200.")
     ERROR_SUCCESS_TRUE = ("ERR-08", "Error envelopes carry meta.success true.")
@@ -260,17 +268,11 @@ class Fault(Switch):
     REFERENCE_UNIQUE_PER_WALLET = ("LIM-19", "A collection reference is unique per wallet only; another may reuse it.")
     REFERENCE_CHECKED_THEN_STORED = ("LIM-19", "A collection reference's uniqueness check and the account's insert "
                                                "are one event-loop turn apart.")
-    PAGE_SIZE_20 = ("LIM-20", "The default page size is 20.")
     PAGE_OVERFLOWS_PER_PAGE = ("LIM-21", "List pages return every entry while reporting the default perPage.")
     PAGES_OVERLAP = ("SVC-30", "Each page after the first repeats the last entry of the page before.")
     SMALL_PAGES_OVERLAP = ("SVC-30", "Under a small page size, each page repeats the last entry of the one before.")
     TOTAL_SHRINKS_PAST_FIRST_PAGE = ("SVC-30", "Past the first page, totalCount counts the entries from that page on.")
     PER_PAGE_NOT_PAGE_SIZE = ("SVC-30", "Pages hold half of meta.pagination.perPage entries (5 by default).")
-    INVALID_EMAIL_500 = ("LIM-06", "A secondary wallet with an invalid emailAddress is answered 500.")
-    AMOUNT_BELOW_MINIMUM_500 = ("LIM-10", "A wallet transfer below the minimum amount is answered 500.")
-    EXPIRE_IN_OUT_OF_RANGE_500 = ("LIM-14", "A collection account with expireIn out of range below the lower bound is "
-                                            "answered 500.")
-    SHORT_REFERENCE_500 = ("LIM-17", "A collection reference shorter than the minimum is answered 500.")
     FRACTIONAL_AMOUNT_ACCEPTED = ("LIM-22", "Fractional kobo amounts on wallet transfers are accepted (rounded down).")
     TRANSFER_OTHER_CURRENCY_ACCEPTED = ("LIM-24", "A wallet transfer in a currency other than NGN is accepted (and "
                                                   "moves naira).")
@@ -325,16 +327,12 @@ COLLATERAL: dict[Fault, dict[str, str]] = {
                   "reference.",
     },
     Fault.PAGINATION_ZERO_BASED: {
-        "SVC-30": "Pages numbered from 0 say, on every page, a current one less than the page number (SVC-18 states "
-                  "the first page is 1, SVC-30 that current is the page number).",
+        "SVC-32": "Pages numbered from 0 say, on every page, a current one less than the page number (SVC-18 says "
+                  "the first page is 1, SVC-32 that current is the page number).",
     },
     Fault.PAGE_OVERFLOWS_PER_PAGE: {
         "SVC-30": "Every page holding every entry, each entry is on every page: no item is on one page only.",
     },
-    **{fault: {"ERR-05": "A 5xx answered to input outside a stated limit is no refusal of it: invalid input got a 5xx, "
-                         "not a 4xx."}
-       for fault in (Fault.INVALID_EMAIL_500, Fault.AMOUNT_BELOW_MINIMUM_500, Fault.EXPIRE_IN_OUT_OF_RANGE_500,
-                     Fault.SHORT_REFERENCE_500)},
     Fault.INBOUND_CREDIT_LEG_WITHOUT_LINK_FIELDS: {
         "RES-60": "A Transaction has every field the document lists for it at every depth (schemas/transaction.json), "
                   "the inbound credit leg's auth, account and linkRef among them.",

@@ -274,7 +274,7 @@ class Ledger:
             transaction.held = False
             self._move(transaction.source, -transaction.actual_amount, settling=True)  # type: ignore[arg-type]
         destination = transaction.destination
-        if isinstance(destination, Wallet) and transaction.credit is None:
+        if isinstance(destination, Wallet) and not transaction.credited:
             self._credit(transaction, destination, settling=True)
         self._tell("transfer.settled", transaction)
 
@@ -286,7 +286,8 @@ class Ledger:
             self.write_balance(destination, seen + credited)  # a balance read at acceptance, written back now
         else:
             self._move(destination, credited, settling=settling)
-        if self.faults.on(Fault.NO_CREDIT_LEG):
+        debit.credited = True
+        if self.variants.on(Variant.NO_CREDIT_LEG):
             return
         number = self._next_transaction_number()
         debit.credit = self._record(

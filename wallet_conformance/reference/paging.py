@@ -56,7 +56,7 @@ def paginate(
     if unknown and variants.on(Variant.STRICT_QUERY):
         raise Refusal.INVALID_QUERY.error(field=unknown[0], problem="is not a parameter of this list")
 
-    default_size = 20 if faults.on(Fault.PAGE_SIZE_20) else contract.default_page_size()
+    default_size = 20 if variants.on(Variant.PAGE_SIZE_20) else contract.default_page_size()
     capped = variants.on(Variant.PER_PAGE_CAPPED)
     maximum = LIMITED_PER_PAGE if variants.on(Variant.PER_PAGE_LIMITED) else MAX_PER_PAGE
     per_page = _whole(request, size_name, default_size, maximum=None if capped else maximum)
@@ -76,6 +76,8 @@ def paginate(
         start -= 1
     entries = list(items) if faults.on(Fault.PAGE_OVERFLOWS_PER_PAGE) else list(items[start : start + size])
     current = page - 1 if faults.on(Fault.PAGINATION_ZERO_BASED) else page
+    if faults.on(Fault.CURRENT_ALWAYS_ONE):
+        current = 1
     total = len(entries) if faults.on(Fault.TOTAL_COUNT_IS_PAGE_SIZE) else len(items)
     if faults.on(Fault.TOTAL_SHRINKS_PAST_FIRST_PAGE):
         total -= start

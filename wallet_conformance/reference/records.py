@@ -206,7 +206,9 @@ class Transaction:
     updated_at: datetime
     is_third_party: bool
     name_enquiry_ref: str | None = None
-    # The destination's credit leg, once a wallet-to-wallet transfer has credited it.
+    # Whether a wallet-to-wallet transfer has credited its destination, and the credit leg it recorded (none under a
+    # variant).
+    credited: bool = False
     credit: Transaction | None = None
     # Accepted without moving money yet: the source is debited at settlement (a variant).
     held: bool = False

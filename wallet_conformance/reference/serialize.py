@@ -363,7 +363,7 @@ def _credit_leg(credit: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
         "destinationData": _party(credit.destination, credit, stamp, faults),
         "amount": credit.amount,
         "currency": CURRENCY,
-        "actualAmount": credit.actual_amount,
+        "actualAmount": 0 if faults.on(Fault.CREDIT_LEG_ACTUAL_AMOUNT_ZERO) else credit.actual_amount,
         "fee": credit.fee,
         "narration": credit.narration,
         "balance": credit.balance,

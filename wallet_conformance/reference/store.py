@@ -182,15 +182,18 @@ class Store:
             listed.reverse()
         return listed
 
-    def account_to_update(self, caller: Credential, public_id: str, *, any_account: bool = False) -> Account:
-        """The account the caller's key may change: its own (any account at all, `any_account`). Another account of
-        the caller's business is refused 403 (not found, under a variant); another business's is not found."""
+    def account_to_update(self, caller: Credential, public_id: str, *, sibling: bool = False,
+                          other_business: bool = False) -> Account:
+        """The account the caller's key may change: its own (faults widen it: another account of its business,
+        `sibling`; another business's, `other_business`). Another account of the caller's business is refused 403 (not
+        found, under a variant); another business's is not found."""
         for account in self.accounts:
             if account.public_id != public_id:
                 continue
-            if account is caller.account or any_account:
+            same_business = account.business == caller.account.business
+            if account is caller.account or (sibling if same_business else other_business):
                 return account
-            if account.business == caller.account.business and not self.variants.on(Variant.OTHER_ACCOUNT_UPDATE_404):
+            if same_business and not self.variants.on(Variant.OTHER_ACCOUNT_UPDATE_404):
                 raise Refusal.FORBIDDEN.error(what="Account", key=public_id)
             break
         raise Refusal.NOT_FOUND.error(what="Account", key=public_id)
@@ -211,12 +214,16 @@ class Store:
         *,
         any_account: bool,
         by_prefix: bool,
+        any_case: bool = False,
     ) -> Owned:
         """The record of `records` (all of the caller's mode) whose identifier is exactly `wanted`, if the caller's
-        account owns it (whichever account does, `any_account`). `by_prefix`: failing an exact match, the first in
+        account owns it (whichever account does, `any_account`). `any_case`: failing an exact match, one whose
+        identifier is `wanted` in another letter case. `by_prefix`: failing those, the first in
         list order whose identifier starts with `wanted`. Another account's record is not found, as an unknown one is
         (refused 403 under a variant)."""
         named = [record for record in records if identifier(record) == wanted]
+        if not named and any_case:
+            named = [record for record in records if identifier(record).casefold() == wanted.casefold()]
         if not named and by_prefix:
             named = self.newest_first([record for record in records if identifier(record).startswith(wanted)],
                                       key=lambda record: record.number)
@@ -509,12 +516,14 @@ class Store:
         by_public_id: bool = False,
         any_account: bool = False,
         by_prefix: bool = False,
+        any_case: bool = False,
     ) -> Transaction:
         """One of the caller's transactions, by its exact reference (by its publicId, `by_public_id`, under a fault).
-        Faults widen the lookup: any account's transaction of the caller's mode, a reference's prefix."""
+        Faults widen the lookup: any account's transaction of the caller's mode, a reference's prefix; a variant
+        matches the reference in any letter case (`any_case`)."""
         in_mode = [t for t in self.transactions if t.live == caller.live]
         identifier: Callable[[Transaction], str] = (
             (lambda t: t.public_id) if by_public_id else (lambda t: t.reference)
         )
         return self._owned(caller, in_mode, identifier, wanted, "Transaction", any_account=any_account,
-                           by_prefix=by_prefix)
+                           by_prefix=by_prefix, any_case=any_case)

@@ -60,6 +60,10 @@ CUSTOMERS = (
 TRANSFER_DESTINATION = "| destination | string | publicId of the receiving wallet |"
 COLLECTION_DESTINATION = "| destination | string | yes | publicId of the receiving wallet |"
 BODIES = "Requests that have a body are JSON, sent with the header `Content-Type: application/json`."
+PAGE_SIZE = "| Page size | list responses | `perPage` 10 observed |"
+VERIFY = "Returns one transaction. `reference` is the transaction's `reference`."
+CREDIT_LEG = "`meta` of a transaction may hold:"
+BANK_CURRENCY = "| currency | string | |"
 REQUIRED_FIELDS = (
     "Whether accountName and currency are required when creating a wallet, and whether narration is required "
     "on transfers: not shown."
@@ -81,6 +85,7 @@ class Variant(Switch):
     PAGING_OFFSET_LIMIT = (PAGING, "Lists are paged by `offset` and `limit` (current = offset / limit + 1).")
     PER_PAGE_CAPPED = (PAGING, "A page size above 20 is clamped to 20 (and pagination.perPage says 20).")
     PER_PAGE_LIMITED = (PAGING, "A page size above 50 is refused with 400 (\"must be at most 50\").")
+    PAGE_SIZE_20 = (PAGE_SIZE, "Lists asked without a page size hold 20 entries a page (perPage 20).")
     # List order.
     LISTS_OLDEST_FIRST = (TRANSACTION_LIST, "Wallets and transactions are listed oldest first.")
     ACCOUNTS_NEWEST_FIRST = (ACCOUNT_LIST, "Accounts are listed newest first (the default account last).")
@@ -114,6 +119,11 @@ class Variant(Switch):
     BANK_TRANSFER_FEE_ABOVE_MINIMUM = (
         BANK_TRANSFER_FEE, "Bank transfers cost a flat fee of 150 naira, more than the minimum transfer itself."
     )
+    # What a record shows where the document leaves it open.
+    VERIFY_ANY_CASE = (VERIFY, "Verify matches a reference in any letter case.")
+    NO_CREDIT_LEG = (CREDIT_LEG, "Settlement credits the destination but records no credit leg (no meta.credit, no "
+                                 "credit transaction).")
+    BANK_CURRENCY_NUMERIC = (BANK_CURRENCY, "A bank's currency is the ISO 4217 numeric code `566`.")
     # Extra fields and headers.
     EXTRA_FIELDS = (INTERNAL_FIELDS, 'Every record carries extra fields ("object", and "status" on wallets).')
     REVISION_KEPT_ON_UPDATE = (INTERNAL_FIELDS, "An update that changes an account leaves its `__v` as it was.")
@@ -128,6 +138,9 @@ class Variant(Switch):
     WEBHOOK_BARE_TRANSACTION = (EVENTS, "Deliveries are the bare Transaction, signed in `x-signature`.")
     WEBHOOK_URLS_CHECKED = (WEBHOOKS, "An update whose webhooks are not all http(s) URLs is refused (ftp:// say).")
     WEBHOOKS_SORTED = (WEBHOOKS, "An account keeps its webhooks sorted, not in the order the update sent them.")
+    RESERVED_WEBHOOK_HOSTS_REFUSED = (
+        EVENTS, "An update whose webhooks name a reserved host (.invalid, .test, .example, localhost) is refused (400)."
+    )
     # Sandbox.
     FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives a quarter of a second later.")
     INBOUND_PAYMENT_FEE = (

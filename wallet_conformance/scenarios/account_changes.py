@@ -26,6 +26,15 @@ class WebhooksAdded:
     sent: list[str]
 
 
+def taken(update: Exchange) -> Exchange:
+    """The update of the suite's webhook URLs, which the target took; the test cannot judge one it refused with a 4xx:
+    which URLs a target takes as webhooks is not shown (many refuse reserved or private hosts)."""
+    if 400 <= update.status < 500:
+        raise CannotJudge(f"the target refused the suite's webhook URLs (HTTP {update.status}); which URLs it takes is "
+                          "not shown: give --webhook-public-url with an address it accepts")
+    return update
+
+
 @contextmanager
 def webhooks_added(api: ApiClient, resources: Resources, added: list[str]) -> Iterator[WebhooksAdded]:
     """Adds `added` to the own account's webhooks for the block (the lock held throughout), then puts the original

@@ -1,5 +1,5 @@
 """The queries of GET /accounts: unfiltered, and under each filter openapi.yaml gives it, each list read to its end
-(what its totalCount says of those pages is END-46); and a name no account holds (END-06).
+(what its totalCount says of those pages is SVC-30's); and a name no account holds (END-06).
 
 The document shows the filters (`name`, `isDefault`, `live`) but not how a name matches: exactly, by prefix or
 substring, ignoring case. A name no listed name holds in any letter case, one word with no separator, matches no

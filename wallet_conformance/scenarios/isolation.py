@@ -141,10 +141,10 @@ def _values(node: Any) -> set[Any]:
 
 
 def not_disclosed(exchange: Exchange, record: dict[str, Any], words: str, *, requirement: str) -> None:
-    """The intruder's read of the owner's `record` (its identifiers, by name) showed nothing of it: refused with a
-    4xx, or answered with a 2xx whose data shows none of its identifiers (another record, or none: what a read of a
-    record the key cannot reach should answer is not this requirement's matter, END-16, END-17, END-30). A 5xx is no
-    refusal."""
+    """The intruder's read of the owner's `record` (its identifiers, by name) showed nothing of it: refused (no
+    2xx), or answered with a 2xx whose data shows none of its identifiers (another record, or none: what a read of a
+    record the key cannot reach should answer is not this requirement's matter, END-16, END-17, END-30). A 5xx is
+    ERR-05's failure as well."""
     if exchange.ok:
         shown = sorted(value for value in _values(exchange.data) if value in set(record.values()))
         checks.holds(not shown, f"{words}: another account's record is not shown",
@@ -202,7 +202,7 @@ def debit_attempt(sides: Direction, operation_id: str) -> Debit:
 
 
 def refused_without_debit(sides: Direction, debit: Debit, *, requirement: str) -> None:
-    """The intruder's transfer was refused with a 4xx, and the owner's wallet kept its balance (read by its owner)."""
+    """The intruder's transfer was refused (no 2xx), and the owner's wallet kept its balance (read by its owner)."""
     money.refused_without_debit(sides.owner.resources, debit.exchange, debit.before,
                                 f"{debit.exchange.operation_id} by {sides.words}", requirement=requirement)
 
@@ -329,7 +329,7 @@ def _restore_webhooks(api: ApiClient, resources: Resources, before: dict[str, An
 
 
 def update_refused_and_unchanged(update: AccountUpdate, *, requirement: str) -> None:
-    """The update was refused with a 4xx, or answered with another account than the one in its path (it reached an
+    """The update was refused (no 2xx), or answered with another account than the one in its path (it reached an
     account of the key's own: what an update of an account it cannot reach should answer is END-04's matter), and the
     account's webhooks read back as they were."""
     if not update.reached_another():

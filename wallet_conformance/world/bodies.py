@@ -125,6 +125,18 @@ def validation(account_number: str, bank_code: str, **overrides: Any) -> dict[st
     return body
 
 
+# The host of the suite's webhook URLs when no --webhook-public-url is given: a reserved name (RFC 2606), which no one
+# receives at, under the run's id.
+WEBHOOK_HOST = "conformance.invalid"
+
+
+def webhook_url(run_id: str, path: str, public_url: str | None = None) -> str:
+    """A webhook URL the suite sets: under --webhook-public-url when given (an address the target takes), else under
+    a reserved host of the run's own."""
+    base = public_url.rstrip("/") if public_url else f"https://{run_id}.{WEBHOOK_HOST}"
+    return f"{base}/{path}"
+
+
 def account_update(webhooks: list[str], **overrides: Any) -> dict[str, Any]:
     """The body of PATCH /accounts/{accountId}: the webhooks (the field the document shows an update set)."""
     body: dict[str, Any] = {"webhooks": webhooks}

@@ -1,7 +1,7 @@
 """Key handling probed on every operation: a valid request, one the target accepts with the secret key (the same
 records, bodies and funding as the samples), sent with the key in another form.
 
-Refused (a 4xx, never a 2xx, and a transfer moves no money):
+Refused (no 2xx, and a transfer moves no money):
 - AUTH-02: a near-copy of the key in `x-service-key` (client/near_copies.py: its letters in the other case, all
   but its last character, its last character changed, a character more) and an empty value;
 - AUTH-01: the key only where the document does not put it: in query parameters under the names a server might
@@ -147,7 +147,7 @@ def with_public_key(get: Fixtures, operation_id: str, mode: str) -> Probe:
 
 
 def refused_moving_nothing(resources: Resources, probe: Probe) -> None:
-    """The probe was refused with a 4xx and, a transfer, left every balance it touched as it was when read right
+    """The probe was refused (no 2xx) and, a transfer, left every balance it touched as it was when read right
     after the answer.
 
     Not watched for --quiet-window, as the refused transfers of the money tests are: a target that takes a form of

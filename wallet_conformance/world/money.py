@@ -21,11 +21,11 @@ question a test asks, and when to use which:
   per poll until it moved from a value after a settlement (within --settle-timeout, or --quiet-window when the
   status word is another), reached an expected value, or held still for --quiet-window; it never skips nor fails:
   past its time it gives what it read last.
-- Did a transfer that must not happen move money? `refused_without_debit` (refused with a 4xx, and nothing
+- Did a transfer that must not happen move money? `refused_without_debit` (refused, no 2xx, and nothing
   moved after), `never_completes` (refused at once, or accepted and failed later: either way nothing moved).
 - Where did money go? `pays_into`, `pays_from`: whether a listed transaction pays into or out of a wallet;
   `is_credit_to`, `listed_credit`: a credit to a wallet, and one found in GET /transactions.
-- Did a settled transfer leave its credit leg? `credit_leg_recorded` (meta.credit, or a listed credit).
+- Where does a settled transfer show its credit leg? `credit_leg_shown` (meta.credit, a listed credit, or neither).
 - What did an inbound payment do? `inbound_payment` (a `Funding`: the payment, whether it was credited, the
   rise). A rise short of the amount: `shortfall_explained` (a fee on the credit, or debits out of the wallet,
   account for it), `shortfall_accounted_for` (the verdict, reading the transactions until they explain it).
@@ -276,9 +276,9 @@ def reads(resources: Resources, wallets: dict[str, int]) -> tuple[Exchange, ...]
 
 def refused_without_debit(resources: Resources, exchange: Exchange, before: dict[str, int], why: str, *,
                           watch: bool = True, requirement: str | None = None, unmoved: str | None = None) -> None:
-    """The transfer was refused with a 4xx (`requirement`), and no balance of `before` moved afterwards (`unmoved`,
-    by default the same; within --quiet-window; read once, at once, without `watch`). `before` was read just before
-    the transfer: a failure shows those reads and the ones after beside the refusal."""
+    """The transfer was refused, answered with no 2xx (`requirement`), and no balance of `before` moved afterwards
+    (`unmoved`, by default the same; within --quiet-window; read once, at once, without `watch`). `before` was read
+    just before the transfer: a failure shows those reads and the ones after beside the refusal."""
     shown_before = reads(resources, before)
     checks.refused(exchange, why, requirement=requirement)
     now, _ = _balances(resources, before, lambda now: any(now[wallet] != held for wallet, held in before.items()),
@@ -295,8 +295,8 @@ def never_completes(resources: Resources, exchange: Exchange, before: dict[str, 
     target refuses it at once or accepts it and fails it later: which of the two is not shown ("Transitions
     between transaction statuses: not shown"), as for a transfer the balance cannot cover.
 
-    Refused: a 4xx, after which no balance of `before` moves. Accepted: it never reaches the completed status,
-    and every balance of `before` is back at its value within --settle-timeout; the test cannot judge its end if
+    Refused: any answer but a 2xx, after which no balance of `before` moves. Accepted: it never reaches the completed
+    status, and every balance of `before` is back at its value within --settle-timeout; the test cannot judge its end if
     it is still pending then. `seen` gets how the target read it before it is judged (an observation).
     """
     record = seen or (lambda **_: None)
@@ -411,32 +411,21 @@ def listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[s
     return next((entry for entry in listing.entries if is_credit_to(entry, destination, amount)), None), listing
 
 
-@check
-def credit_leg_recorded(api: ApiClient, resources: Resources, reference: str, destination: str, amount: int, *,
-                        requirement: str | None = None) -> None:
-    """A wallet-to-wallet transfer of `amount` to `destination`, once settled (`settled_or_skip`), leaves the
-    destination's credit leg: the verified debit's meta.credit is a credit of `amount` to `destination`, or GET
-    /transactions lists one.
-
-    Neither shows: the test cannot judge a transfer that did not complete (`skip_unless_completed`), nor a list it
-    could not read far enough; otherwise it fails, showing the debit verified again.
-    """
+def credit_leg_shown(api: ApiClient, resources: Resources, reference: str, destination: str,
+                     amount: int) -> dict[str, Any]:
+    """Where a wallet-to-wallet transfer of `amount` to `destination`, once settled (`settled_or_skip`), shows the
+    destination's credit leg: in the verified debit's meta.credit, as a credit GET /transactions lists, or neither
+    (meta "may hold" it: an observation). The test cannot judge a transfer that did not complete."""
     done = settled_or_skip(resources, reference)
     meta = done.get("meta") if isinstance(done.get("meta"), dict) else {}
     credit = meta.get("credit")
-    if isinstance(credit, dict) and credit.get("destination") == destination and credit.get("amount") == amount:
-        return
+    in_meta = isinstance(credit, dict) and credit.get("destination") == destination and credit.get("amount") == amount
+    if in_meta:
+        return {"in_meta_credit": True}
     listed, searched = listed_credit(api, destination, amount)
-    if listed is not None:
-        return
-    skip_unless_completed(done, resources.balance(destination) != 0)
-    if not searched.complete:
-        raise CannotJudge(f"meta.credit {credit!r} shows no credit leg, and no credit to {destination} is in what "
-                          f"could be read of GET /transactions ({searched.note})")
-    checks.fail("a settled transfer leaves a credit leg for the destination",
-                f"meta.credit on the verified debit, or a credit to {destination} of {amount} in GET /transactions",
-                f"meta.credit {credit!r}; no such credit in {searched.note}", resources.verify(reference),
-                requirement=requirement)
+    if listed is None:
+        skip_unless_completed(done, resources.balance(destination) != 0)
+    return {"in_meta_credit": False, "listed_credit": listed is not None, "list_read": searched.note}
 
 
 # ------------------------------------------------------------------ sources of transfers

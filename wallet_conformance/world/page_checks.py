@@ -17,10 +17,11 @@ from wallet_conformance.world import lists
 # Entries named in a problem's received value: enough to find them, not the whole list.
 NAMED = 5
 # Who owns what of a walk's pages: what the pages and their totals mean (totalCount counts every item, a page before
-# the last is full, current is the page number, no item on two pages), and that a page holds no more than perPage.
+# the last is full, no item on two pages), that current is the page number, and that a page holds no more than perPage.
 PAGES = "SVC-30"
+CURRENT = "SVC-32"
 PAGE_SIZE = "LIM-21"
-WALK_REQUIREMENTS = (PAGES, PAGE_SIZE)  # what a walk of a whole list judges (walk_problems)
+WALK_REQUIREMENTS = (PAGES, CURRENT, PAGE_SIZE)  # what a walk of a whole list judges (walk_problems)
 
 
 class Problem(NamedTuple):
@@ -89,32 +90,34 @@ def count_problems(listing: lists.Listing, query: str) -> list[Problem]:
                     len(listing.entries), listing.total, first)]
 
 
-def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[Problem]:
-    """What is wrong with pages 1 to n of the wallet list read under `scheme`: each is a 2xx list, says its number
-    in `current`, holds perPage entries or what remains of totalCount, and shares no wallet with another. A page
-    holding more than perPage is left to the page size's check (LIM-21)."""
-    wrong: list[Problem] = []
+def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[tuple[str, Problem]]:
+    """What is wrong with pages 1 to n of the wallet list read under `scheme`, each with the requirement it breaks:
+    each is a 2xx list, holds perPage entries or what remains of totalCount, and shares no wallet with another
+    (PAGES), and says its number in `current` (CURRENT). A page holding more than perPage is left to the page size's
+    check (LIM-21)."""
+    wrong: list[tuple[str, Problem]] = []
     seen: dict[str, int] = {}
     for number, exchange in enumerate(pages, start=1):
         if not 200 <= exchange.status < 300 or not isinstance(exchange.data, list):
-            wrong.append(Problem(f"page {number} of the wallet list under {scheme} is a 2xx list",
-                                 "2xx with a data array", f"HTTP {exchange.status}", exchange))
+            wrong.append((PAGES, Problem(f"page {number} of the wallet list under {scheme} is a 2xx list",
+                                         "2xx with a data array", f"HTTP {exchange.status}", exchange)))
             continue
         shown = lists.pagination(exchange)
         if shown.get("current") != number:
-            wrong.append(Problem(f"meta.pagination.current is the page number asked ({scheme})", number,
-                                 shown.get("current"), exchange))
+            wrong.append((CURRENT, Problem(f"meta.pagination.current is the page number asked ({scheme})", number,
+                                           shown.get("current"), exchange)))
         total, per_page = shown.get("totalCount"), shown.get("perPage")
         if type(total) is int and type(per_page) is int and per_page >= 1:
             expected = max(0, min(per_page, total - (number - 1) * per_page))
             if len(exchange.data) != expected and len(exchange.data) <= per_page:
-                wrong.append(Problem(f"page {number} holds perPage ({per_page}) entries, or what remains of "
-                                     f"totalCount ({total})", expected, len(exchange.data), exchange))
+                wrong.append((PAGES, Problem(f"page {number} holds perPage ({per_page}) entries, or what remains of "
+                                             f"totalCount ({total})", expected, len(exchange.data), exchange)))
         for entry in exchange.data:
             public_id = entry.get("publicId") if isinstance(entry, dict) else None
             if public_id in seen:
-                wrong.append(Problem("no wallet is listed on two pages", f"{public_id} on page {seen[public_id]} only",
-                                     f"{public_id} on pages {seen[public_id]} and {number}", exchange))
+                wrong.append((PAGES, Problem("no wallet is listed on two pages",
+                                             f"{public_id} on page {seen[public_id]} only",
+                                             f"{public_id} on pages {seen[public_id]} and {number}", exchange)))
             if isinstance(public_id, str):
                 seen[public_id] = number
     return wrong
@@ -126,7 +129,8 @@ def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
     size), each with the requirement it breaks: pages overlap, totalCount differs between pages, pages not the last
     hold fewer than perPage, perPage is more than the size asked, `current` is not the page number (under a
     page-number scheme), and, when the walk is `whole` (totalCount fits in the pages walked), the pages do not hold
-    totalCount entries and every wallet of `created` (PAGES); a page holds more than perPage (PAGE_SIZE). Each problem
+    totalCount entries and every wallet of `created` (PAGES, but current: CURRENT); a page holds more than perPage
+    (PAGE_SIZE). Each problem
     names the list and its scheme, and shows the walk's last page."""
     where, last = f"{walk.operation_id} under {walk.scheme}", walk.exchanges[-1]
     wrong: list[tuple[str, str, Any, Any]] = []
@@ -156,6 +160,6 @@ def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
             wrong.append((PAGE_SIZE, f"page {index + 1} holds at most perPage entries", per_page, len(data)))
         current = lists.pagination(page).get("current")
         if walk.scheme and walk.scheme.position == "page" and current != index + 1:
-            wrong.append((PAGES, f"current of page {index + 1} is the page number", index + 1, current))
+            wrong.append((CURRENT, f"current of page {index + 1} is the page number", index + 1, current))
     return [(requirement, Problem(f"{where}: {what}", expected, received, last))
             for requirement, what, expected, received in wrong]

@@ -54,7 +54,7 @@ PLACEHOLDERS = Ids("cf00000000", f"{contract.prefix('walletId')}00000001", f"{co
 
 def added_webhook(run_id: str) -> str:
     """The URL a valid update adds to the own account's webhooks."""
-    return f"https://{run_id}.conformance.invalid/hook"
+    return bodies.webhook_url(run_id, "hook")
 
 
 def valid_body(operation_id: str, ids: Ids) -> dict[str, Any]:
@@ -171,7 +171,7 @@ class WrongValue:
             return valid + 0.5
         if self.kind == OTHER_VALUE:
             return OTHER_VALUES.get(self.path[LAST], f"not-{self.allowed[0]}")
-        return f"{run_id}.conformance.invalid/hook"  # NOT_A_URL
+        return f"{run_id}.{bodies.WEBHOOK_HOST}/hook"  # NOT_A_URL
 
     def body(self, ids: Ids) -> dict[str, Any]:
         """A valid body of the operation with this field, and only it, sent wrong."""

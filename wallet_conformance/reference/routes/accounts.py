@@ -36,11 +36,22 @@ def _timestamp(value: object) -> datetime | None:
     return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+# Hosts no one can receive at (RFC 2606, RFC 6761): a server may refuse them as webhooks.
+RESERVED_HOSTS = ("localhost", ".invalid", ".test", ".example", ".localhost")
+
+
+def _reserved(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return any(host == name.lstrip(".") or host.endswith(name) for name in RESERVED_HOSTS)
+
+
 def _webhooks(call: Call, body: fields.Body) -> list[str]:
     """The webhooks of an update: URLs (http(s) ones under a variant), sorted under another."""
     webhooks = fields.webhooks(body, urls_checked=not call.faults.on(Fault.NON_URL_WEBHOOK_ACCEPTED))
     if call.variants.on(Variant.WEBHOOK_URLS_CHECKED) and not all(_absolute_url(url) for url in webhooks):
         raise invalid("webhooks", "must hold absolute http(s) URLs")
+    if call.variants.on(Variant.RESERVED_WEBHOOK_HOSTS_REFUSED) and any(_reserved(url) for url in webhooks):
+        raise invalid("webhooks", "must not name a reserved host")
     if call.variants.on(Variant.WEBHOOKS_SORTED):
         webhooks = sorted(webhooks)
     return webhooks
@@ -49,9 +60,10 @@ def _webhooks(call: Call, body: fields.Body) -> list[str]:
 @operation("updateAccount")
 async def update_account(request: Request, call: Call) -> Response:
     # Only the key's own account: another of its business is refused, another business's is not found.
-    anyone = call.faults.on(Fault.OTHER_ACCOUNT_UPDATABLE)
     try:
-        account = call.store.account_to_update(call.caller, request.path_params["accountId"], any_account=anyone)
+        account = call.store.account_to_update(
+            call.caller, request.path_params["accountId"], sibling=call.faults.on(Fault.SIBLING_ACCOUNT_UPDATABLE),
+            other_business=call.faults.on(Fault.OTHER_BUSINESS_ACCOUNT_UPDATABLE))
     except ApiError as error:
         if error.refusal is not Refusal.NOT_FOUND or not call.faults.on(Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED):
             raise

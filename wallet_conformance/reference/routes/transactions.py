@@ -50,6 +50,7 @@ async def verify_transaction(request: Request, call: Call) -> Response:
             by_public_id=faults.on(Fault.VERIFY_BY_PUBLIC_ID),
             any_account=faults.on(Fault.OTHER_ACCOUNT_TRANSACTION_VERIFIABLE),
             by_prefix=faults.on(Fault.VERIFY_BY_PREFIX),
+            any_case=call.variants.on(Variant.VERIFY_ANY_CASE),
         )
     except ApiError:
         if not call.faults.on(Fault.UNKNOWN_REFERENCE_200):
