@@ -122,6 +122,26 @@ def inbound_credit(c: ReferenceClient) -> dict[str, Any]:
     return c.data("GET", "/transactions")[0]
 
 
+def listed_transfer(c: ReferenceClient) -> dict[str, Any] | None:
+    """A wallet transfer just made, as GET /transactions lists it (None when it does not)."""
+    reference = data(transfer(c))["reference"]
+    return next((entry for entry in c.data("GET", "/transactions", params={"perPage": "100"})
+                 if entry["reference"] == reference), None)
+
+
+def listed_wallet_ids(c: ReferenceClient) -> list[str]:
+    return [entry["publicId"] for entry in c.data("GET", "/virtual-accounts", params={"perPage": "100"})]
+
+
+def paid_into_a_collection_account(c: ReferenceClient) -> int:
+    """The balance of a new wallet after a payment into a collection account made for it (another wallet first)."""
+    c.wallet()
+    wallet = c.wallet()["publicId"]
+    account = data(c.call("POST", "/collection-accounts", json=collection_body(wallet)))
+    c.fund(account["publicId"], 12345)
+    return c.balance(wallet)
+
+
 def meta(response: httpx.Response) -> dict[str, Any]:
     return response.json()["meta"]
 
@@ -585,6 +605,12 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.CLIENT_TRANSACTION_FEE_ZERO: lambda c: data(bank_transfer(c))["clientTransaction"]["fee"],
     Fault.CURRENCY_PAIR_DASH: lambda c: data(transfer(c))["currencyPair"],
     Fault.TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER: lambda c: data(transfer(c))["destination"],
+    Fault.CURRENCY_PAIR_FOREIGN_SOURCE: lambda c: data(transfer(c))["currencyPair"],
+    Fault.LISTED_DESTINATION_IS_ACCOUNT_NUMBER: lambda c: listed_transfer(c)["destination"],
+    Fault.WALLET_LISTED_A_MINUTE_LATE: lambda c: c.wallet()["publicId"] in listed_wallet_ids(c),
+    Fault.TRANSACTION_LISTED_A_MINUTE_LATE: lambda c: listed_transfer(c) is not None,
+    Fault.COLLECTION_ACCOUNT_IS_BUSINESS: lambda c: data(collection(c))["account"],
+    Fault.COLLECTION_COLLECTS_INTO_OLDEST_WALLET: paid_into_a_collection_account,
     Fault.DESTINATION_DATA_ID_STRING: lambda c: type(data(transfer(c))["destinationData"]["id"]).__name__,
     Fault.EXTERNAL_SOURCE_WITHOUT_SESSION: lambda c: "sessionId" in inbound_credit(c)["sourceData"],
     Fault.RATE_AS_STRING: lambda c: inbound_credit(c)["meta"]["rate"]["rate"],

@@ -150,6 +150,33 @@ def test_account_live_filter(api, live):
 # ------------------------------------------------------------------ wallets
 
 
+@pytest.mark.requirement("END-56")
+def test_a_wallet_just_created_is_listed(api, resources):
+    """GET /virtual-accounts, read page after page, lists a wallet the key just created (within --settle-timeout)."""
+    public_id = resources.wallet()["publicId"]
+    listed, read = lists.listed_within(api, "listWallets", lambda entry: isinstance(entry, dict) and entry.get(
+        "publicId") == public_id, resources.settings.settle_timeout)
+    if listed is None and not read.complete:
+        raise CannotJudge(f"{public_id} is not in what could be read of the wallet list ({read.note})")
+    checks.holds(listed is not None, "the wallet list lists a wallet just created", f"{public_id} listed",
+                 f"not in {read.note}", read.exchanges[-1])
+
+
+# Forms a country code may take in mobile.isoCode: ISO 3166 alpha-2 and alpha-3, and the dialling code, bare and with +.
+COUNTRY_CODES = ("NG", "NGA", "234", "+234")
+
+
+@pytest.mark.requirement("END-58")
+def test_country_code_forms_are_observed(resources, run_id, observe):
+    """Which forms of a country code a secondary wallet's mobile.isoCode takes is recorded."""
+    taken = {}
+    for code in COUNTRY_CODES:
+        body = bodies.wallet(run_id, "secondary")
+        body["mobile"]["isoCode"] = code
+        taken[code] = resources.create_wallet(body).status
+    observe("END-58", statuses=taken)
+
+
 @pytest.mark.requirement("END-10")
 def test_create_wallet_returns_a_wallet_without_internal_id(samples):
     """POST /virtual-accounts answers with the new Wallet, without `_id`."""
@@ -316,6 +343,22 @@ def test_bank_list_has_no_pagination(samples):
 # ------------------------------------------------------------------ transactions
 
 
+@pytest.mark.money
+@pytest.mark.requirement("END-57")
+def test_a_transfer_just_accepted_is_listed(api, resources):
+    """GET /transactions, read page after page, lists a wallet-to-wallet transfer just accepted (within
+    --settle-timeout)."""
+    source = resources.funded_wallet(money.funding("transfer"))["publicId"]
+    exchange = api.call("transfer", json_body=bodies.transfer(source, resources.wallet()["publicId"]))
+    reference = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")["reference"]
+    listed, read = lists.listed_within(api, "listTransactions", lambda entry: isinstance(entry, dict) and entry.get(
+        "reference") == reference, resources.settings.settle_timeout)
+    if listed is None and not read.complete:
+        raise CannotJudge(f"{reference} is not in what could be read of the transaction list ({read.note})")
+    checks.holds(listed is not None, "the transaction list lists a transfer just accepted", f"{reference} listed",
+                 f"not in {read.note}", read.exchanges[-1], also=(exchange,))
+
+
 @pytest.mark.requirement("END-27")
 def test_transaction_list_is_paged_transactions(samples):
     """GET /transactions answers an array of Transaction with meta.pagination."""
@@ -459,6 +502,32 @@ def test_bank_transfer_to_a_validated_account_is_accepted(api, resources):
     source = resources.funded_wallet(money.funding("bankTransfer", amount))  # room for the fee
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source["publicId"], number, code, amount))
     checks.accepted(exchange, f"a funded bank transfer of {amount} kobo to a validated account")
+
+
+@pytest.mark.money
+@pytest.mark.requirement("END-55")
+def test_a_payment_into_a_collection_account_credits_its_wallet(api, resources, run_id):
+    """A payment into a collection account raises the balance of the wallet it was made for, by the amount less
+    any fee its transactions record, and that wallet's transactions show the credit."""
+    wallet = resources.wallet()
+    created = api.call("createCollectionAccount", json_body=bodies.collection_account(run_id, wallet["publicId"]))
+    collection = resources.require(created, "create a collection account")
+    amount = contract.minimum_amount("transfer")
+    paid = resources.pay_into_collection_account(collection, wallet["publicId"], amount)
+    checks.holds(paid.credited, "a payment into a collection account credits the wallet it collects into",
+                 f"the balance of {wallet['publicId']} above {paid.before}", paid.after, paid.payment,
+                 detail=paid.note, also=money.reads(resources, {wallet["publicId"]: paid.before}))
+    if paid.rise != amount:
+        money.shortfall_accounted_for(api, wallet, paid)
+    # The credit is of the amount paid, or of what the wallet got (a fee on the credit): either shows the payment.
+    listed, searched = money.listed_credit(api, wallet["publicId"], amount)
+    if listed is None and paid.rise != amount:
+        listed, searched = money.listed_credit(api, wallet["publicId"], paid.rise)
+    if listed is None and not searched.complete:
+        raise CannotJudge(f"no credit to {wallet['publicId']} in what could be read of GET /transactions "
+                          f"({searched.note})")
+    checks.holds(listed is not None, "the wallet's transactions show the payment into its collection account",
+                 f"a credit to {wallet['publicId']} of {amount}", f"none in {searched.note}", searched.first)
 
 
 @pytest.mark.requirement("END-42")

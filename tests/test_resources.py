@@ -30,7 +30,8 @@ from wallet_conformance.scenarios.transaction_samples import (
 )
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.world import bodies
+from wallet_conformance.world import bodies, lists
+from wallet_conformance.world.resources import is_account
 
 # Its transaction fixtures (a settled transfer, an inbound credit, the list after them) are module-scoped and
 # asked for by name as tests need them: under xdist its tests share a worker, which makes them once.
@@ -352,6 +353,24 @@ def test_collection_account_has_requested_name_and_its_own_number(samples):
     if not isinstance(own, str) or own in (samples.wallet().get("accountNumber"), data.get("parentAccountNumber")):
         checks.fail("data.accountNumber is the collection account's own number",
                     "a number other than the destination wallet's", own, exchange)
+
+
+@pytest.mark.requirement("RES-86")
+@pytest.mark.parametrize("operation_id", catalogue()["RES-86"].operations)
+def test_the_owning_account_is_the_keys_listed_account(samples, api, resources, operation_id):
+    """A new wallet's and a new collection account's `account` is the key's own account, one GET /accounts lists to
+    the key (by its _id or id)."""
+    exchange = samples(operation_id)
+    owner = envelope.data_is_object(exchange).get("account")
+    own = resources.own_account_id()
+    checks.equals(owner, own, f"the {operation_id} answer's account is the key's own account (the one its wallets "
+                  "name)", exchange)
+    listing = lists.read(api, "listAccounts", until=lambda entries: any(is_account(entry, own) for entry in entries))
+    if not any(is_account(entry, own) for entry in listing.entries):
+        if not listing.complete:
+            raise CannotJudge(f"the account {own} is not in what could be read of GET /accounts ({listing.note})")
+        checks.fail("the owning account is one GET /accounts lists to the key", f"an account with _id {own}",
+                    f"none in {listing.note}", listing.first)
 
 
 # ------------------------------------------------------------------ Bank account (RES-40 .. RES-42)

@@ -17,7 +17,7 @@ from wallet_conformance.world.resources import Resources
 ATTEMPTS = 4
 
 
-@pytest.mark.requirement("END-39", "LIM-21", "SVC-30", "SVC-32")
+@pytest.mark.requirement("END-39", "LIM-21", "SVC-30", "SVC-32", "END-56")
 @pytest.mark.parametrize("operation_id", contract.paginated_operations())
 def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resources: Resources, generation: Any,
                                      observe: Any) -> None:

@@ -204,6 +204,46 @@ def inbound_leg_holds_its_fields(where: str, transaction: dict[str, Any], exchan
     return 1
 
 
+@rule("RES-68", when="success", name="parties named by publicId")
+@check
+def parties_named_by_public_id(exchange: Exchange, *, requirement: str | None = None) -> int:
+    """Every transaction an answer shows names a wallet (`VirtualAccount`) and a bank account (`BankAccount`) in its
+    `source` and `destination` by a publicId of that kind (its prefix). An External source's is RES-04's matter, a
+    type the document does not give the type's requirement's, and the credit leg's parties RES-83's and RES-84's.
+    Returns how many it judged."""
+    judged = 0
+    for where, transaction in transactions_of(exchange):
+        for side in SIDES:
+            kind = transaction.get(f"{side}Type")
+            if kind in (VIRTUAL_ACCOUNT, BANK_ACCOUNT) and side in transaction:
+                checks.has_prefix(transaction[side], PARTY_IDS[kind], exchange, f"{where}.{side}",
+                                  requirement=requirement)
+                judged += 1
+    return judged
+
+
+@rule("RES-67", when="success", name="currency pair of the parties")
+@check
+def currency_pair_of_the_parties(exchange: Exchange, *, requirement: str | None = None) -> int:
+    """Every transaction an answer shows whose currencyPair has the form `AAA/BBB` names, on each side of the slash,
+    the currency its sourceData and destinationData show (where they show one as a string). The form itself is the
+    test of RES-67's. Returns how many halves it judged."""
+    judged = 0
+    for where, transaction in transactions_of(exchange):
+        pair = transaction.get("currencyPair")
+        if not isinstance(pair, str) or pair.count("/") != 1:
+            continue
+        for side, half in zip(SIDES, pair.split("/"), strict=True):
+            data = transaction.get(f"{side}Data")
+            shown = data.get("currency") if isinstance(data, dict) else None
+            if isinstance(shown, str):
+                judged += 1
+                if half != shown:
+                    checks.fail(f"{where}.currencyPair names the {side}'s currency on its {side} side", shown, pair,
+                                exchange, detail=f"{where}.{side}Data.currency is {shown!r}", requirement=requirement)
+    return judged
+
+
 @rule("RES-81", when="success", name="inbound credit leg")
 @check
 def inbound_legs_hold_their_fields(exchange: Exchange, *, requirement: str | None = None) -> None:

@@ -117,7 +117,8 @@ ORDER = (
     "error envelope", "error meta.statusCode", "error meta.success false",
     # What was sent: an accepted request keeps the documented limits, and its answer carries what was sent.
     "accepted request within the limits", "what was sent comes back", "the operation's stated form",
-    "inbound credit leg", "the parties repeated alike", "verify answers the path's reference",
+    "inbound credit leg", "parties named by publicId", "currency pair of the parties",
+    "the parties repeated alike", "verify answers the path's reference",
     "expiration after expireIn",
     # Any answer: no 5xx (SHOULD); success bodies labelled JSON (SHOULD); the schemas of openapi.yaml.
     "no server error", "content type", "resource table", "response schema",

@@ -112,7 +112,10 @@ class Fault(Switch):
                                                        "show actualAmount equal to amount (the fee is still debited).")
     CLIENT_TRANSACTION_FEE_ZERO = ("RES-66", "Bank transfers show clientTransaction.fee 0 (fee stays right).")
     CURRENCY_PAIR_DASH = ("RES-67", "currencyPair is written `NGN-NGN`.")
+    CURRENCY_PAIR_FOREIGN_SOURCE = ("RES-67", "currencyPair reads `USD/NGN` where both parties are naira.")
     TRANSFER_DESTINATION_IS_ACCOUNT_NUMBER = ("RES-68", "A transfer's destination is the wallet's accountNumber.")
+    LISTED_DESTINATION_IS_ACCOUNT_NUMBER = ("RES-68", "GET /transactions names a wallet destination by its "
+                                                      "accountNumber.")
     DESTINATION_DATA_ID_STRING = ("RES-69", "destinationData.id is a string.")
     EXTERNAL_SOURCE_WITHOUT_SESSION = ("RES-70", "External sourceData lacks sessionId.")
     RATE_AS_STRING = ("RES-71", 'meta.rate.rate is the string "1.00".')
@@ -150,6 +153,14 @@ class Fault(Switch):
     UNMATCHED_NAME_LISTS_ALL = ("END-06", "GET /accounts?name= that matches no account lists every account.")
     ACCOUNTS_ISDEFAULT_FILTER_IGNORED = ("END-07", "GET /accounts ignores the isDefault filter.")
     ACCOUNTS_LIVE_FILTER_REJECTED = ("END-08", "GET /accounts?live= is answered 400.")
+    WALLET_LISTED_A_MINUTE_LATE = ("END-56", "GET /virtual-accounts lists a wallet only a minute after its creation.")
+    TRANSACTION_LISTED_A_MINUTE_LATE = ("END-57", "GET /transactions lists a transaction only a minute after its "
+                                                  "creation.")
+    COLLECTION_ACCOUNT_IS_BUSINESS = ("RES-86", "A collection account's `account` is the id of its business, not of "
+                                                "its account.")
+    COLLECTION_COLLECTS_INTO_OLDEST_WALLET = ("END-55", "A collection account collects its payments into the "
+                                                        "account's oldest open wallet, whichever wallet it was made "
+                                                        "for (its answer still names that one).")
     ACCOUNT_TOTAL_IGNORES_FILTERS = ("SVC-30", "GET /accounts with a filter answers the unfiltered list's totalCount.")
     CREATE_WALLET_WITH_ID = ("END-10", "The create-wallet response carries _id.")
     CREATE_WALLET_CATEGORY_ALWAYS_PRIMARY = ("END-11", "The create response says category primary whatever was asked.")

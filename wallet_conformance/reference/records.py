@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from wallet_conformance.reference.banks import Bank
@@ -31,6 +31,10 @@ SANDBOX_SENDER_ACCOUNT_NUMBER = "0123456789"
 
 Category = Literal["primary", "secondary"]
 Entry = Literal["debit", "credit"]
+
+
+# How long after its creation a list shows a record, under the faults that list records late.
+LISTED_LATE = timedelta(minutes=1)
 
 
 def now() -> datetime:
@@ -142,6 +146,7 @@ class CollectionAccount:
     updated_at: datetime
     active: bool
     status: str = PENDING
+    collects_into: Wallet | None = None  # the wallet a payment into it credits
 
 
 @dataclass

@@ -3,6 +3,7 @@
     POST /sandbox/fund        {"walletId": <wallet publicId>, "amount": 50000}  (or "accountNumber" instead of
                               "walletId"; optional "narration") records an inbound payment from an
                               external bank: a `success` credit with sourceType External. 200, data: the credit.
+                              A collection account's publicId or accountNumber pays the wallet it collects into.
     POST /sandbox/settle      settles every pending transfer now; {"reference": "..."} settles one.
                               200, data: the transfers settled by this call.
     POST /sandbox/reset       forgets every record (same keys, same faults): a fresh, deterministic start.
@@ -67,10 +68,13 @@ async def fund(request: Request, service: Service) -> Any:
     body = await fields.json_body(request, NO_FAULTS)
     amount = fields.kobo(body, "amount", minimum=1)
     narration = fields.text(body, "narration", required=False, default="Sandbox inbound payment") or ""
+    store = service.store
     if fields.present(body, "walletId"):
-        wallet = service.store.find_wallet_anywhere(fields.required_text(body, "walletId"))
+        public_id = fields.required_text(body, "walletId")
+        wallet = store.collecting_wallet(public_id=public_id) or store.find_wallet_anywhere(public_id)
     elif fields.present(body, "accountNumber"):
-        wallet = service.store.find_wallet_by_number(fields.account_number(body))
+        number = fields.account_number(body)
+        wallet = store.collecting_wallet(account_number=number) or store.find_wallet_by_number(number)
     else:
         raise Refusal.INVALID_FIELD.error(field="walletId", problem="walletId or accountNumber is required")
     if service.variants.on(Variant.FUNDING_DELAYED):

@@ -129,7 +129,7 @@ def closed_wallet(record: Wallet) -> Json:
 def collection_account(record: CollectionAccount, faults: FaultSet) -> Json:
     body: Json = {
         "publicId": record.public_id,
-        "account": record.account.id,
+        "account": record.account.business if faults.on(Fault.COLLECTION_ACCOUNT_IS_BUSINESS) else record.account.id,
         "reference": record.reference,
         "parentAccountNumber": (
             record.account_number if faults.on(Fault.COLLECTION_PARENT_IS_OWN_NUMBER) else record.parent_account_number
@@ -266,7 +266,7 @@ def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) 
         "status": record.status,
         "processor": PROCESSOR,
         "meta": _meta(record, stamp, faults, verify=verify),
-        "currencyPair": f"{CURRENCY}-{CURRENCY}" if faults.on(Fault.CURRENCY_PAIR_DASH) else f"{CURRENCY}/{CURRENCY}",
+        "currencyPair": _currency_pair(faults),
         "batchId": None,
         "metadata": {},
         "createdAt": stamp(record.created_at),
@@ -277,6 +277,12 @@ def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) 
     if faults.on(Fault.TRANSACTION_WITHOUT_TREF):
         del body["tRef"]
     return body
+
+
+def _currency_pair(faults: FaultSet) -> str:
+    if faults.on(Fault.CURRENCY_PAIR_DASH):
+        return f"{CURRENCY}-{CURRENCY}"
+    return f"USD/{CURRENCY}" if faults.on(Fault.CURRENCY_PAIR_FOREIGN_SOURCE) else f"{CURRENCY}/{CURRENCY}"
 
 
 def _party(party: Wallet | BankAccount | ExternalSource, record: Transaction, stamp: Stamp, faults: FaultSet) -> Json:

@@ -305,6 +305,17 @@ class Store:
                 return wallet
         raise Refusal.NOT_FOUND.error(what="VirtualAccount", key=public_id)
 
+    def collecting_wallet(self, *, public_id: str | None = None, account_number: str | None = None) -> Wallet | None:
+        """The open wallet a collection account (named by its publicId or its accountNumber) collects into; None
+        when no collection account is so named."""
+        for collection in self.collection_accounts:
+            if public_id in (None, collection.public_id) and account_number in (None, collection.account_number):
+                wallet = collection.collects_into
+                if wallet is None or not wallet.open:
+                    raise Refusal.NOT_FOUND.error(what="VirtualAccount", key=collection.parent_account_number)
+                return wallet
+        return None
+
     def primary_limit(self) -> int:
         limit = contract.primary_wallet_limit()
         if self.faults.on(Fault.SIXTH_PRIMARY_ACCEPTED):
@@ -425,7 +436,11 @@ class Store:
             created_at=created,
             updated_at=created,
             active=not self.faults.on(Fault.COLLECTION_INACTIVE),
+            collects_into=destination,
         )
+        if destination is not None and self.faults.on(Fault.COLLECTION_COLLECTS_INTO_OLDEST_WALLET):
+            collection.collects_into = next((wallet for wallet in self.wallets if wallet.account is caller.account
+                                             and wallet.live == caller.live and wallet.open), destination)
         self.collection_accounts.append(collection)
         return collection
 

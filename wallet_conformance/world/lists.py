@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wallet_conformance.client.api import MAX_BODY, ApiClient, Exchange
+from wallet_conformance.world.polling import poll
 
 # The most pages read of one list: a guard against a target whose pages never end.
 MAX_PAGES = 50
@@ -215,6 +216,20 @@ class Listing:
         self.entries.extend(_listed(exchange))
         self.complete = self.total is not None and len(self.entries) >= self.total
         return _listed(exchange)
+
+
+def listed_within(api: ApiClient, operation_id: str, shows: Callable[[Any], bool],
+                  timeout: float) -> tuple[Any, Listing]:
+    """The first entry of the list that `shows` holds for, read page after page (`read`) and read again until it
+    appears or `timeout` seconds pass (a list may lag behind a creation: how soon it shows one is not stated); the
+    entry is None when it did not appear. Returns it with the last read."""
+    reads: list[Listing] = []
+
+    def found() -> Any:
+        reads.append(read(api, operation_id, until=lambda entries: any(map(shows, entries))))
+        return next(filter(shows, reads[-1].entries), None)
+
+    return poll(found, timeout), reads[-1]
 
 
 def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] | None = None,

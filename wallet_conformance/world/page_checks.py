@@ -21,7 +21,8 @@ NAMED = 5
 PAGES = "SVC-30"
 CURRENT = "SVC-32"
 PAGE_SIZE = "LIM-21"
-WALK_REQUIREMENTS = (PAGES, CURRENT, PAGE_SIZE)  # what a walk of a whole list judges (walk_problems)
+LISTED = "END-56"  # the wallet list lists the wallets the key made
+WALK_REQUIREMENTS = (PAGES, CURRENT, PAGE_SIZE, LISTED)  # what a walk of a whole list judges (walk_problems)
 
 
 class Problem(NamedTuple):
@@ -129,8 +130,8 @@ def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
     size), each with the requirement it breaks: pages overlap, totalCount differs between pages, pages not the last
     hold fewer than perPage, perPage is more than the size asked, `current` is not the page number (under a
     page-number scheme), and, when the walk is `whole` (totalCount fits in the pages walked), the pages do not hold
-    totalCount entries and every wallet of `created` (PAGES, but current: CURRENT); a page holds more than perPage
-    (PAGE_SIZE). Each problem
+    totalCount entries (PAGES, but current: CURRENT) and every wallet of `created` (LISTED); a page holds more than
+    perPage (PAGE_SIZE). Each problem
     names the list and its scheme, and shows the walk's last page."""
     where, last = f"{walk.operation_id} under {walk.scheme}", walk.exchanges[-1]
     wrong: list[tuple[str, str, Any, Any]] = []
@@ -147,7 +148,7 @@ def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
         wrong.append((PAGES, "the pages together hold totalCount entries", next(iter(totals)), len(ids)))
     missing = sorted(set(created) - set(ids)) if whole else []
     if missing:
-        wrong.append((PAGES, "the pages hold every wallet the run created", "all listed",
+        wrong.append((LISTED, "the pages hold every wallet the run created", "all listed",
                       f"missing: {missing[:NAMED]}"))
     for index, page in enumerate(walk.exchanges):
         per_page = lists.pagination(page).get("perPage")

@@ -345,6 +345,28 @@ class Resources:
         return self.api.request("POST", self.target.funding_url, absolute=True,
                                 json_body={"walletId": public_id, "amount": amount})
 
+    def pay_into_collection_account(self, collection: dict[str, Any], wallet_id: str, amount: int) -> Funding:
+        """Pay `amount` kobo into a collection account through the funding hook (its publicId as walletId, and its
+        accountNumber, for a hook that pays account numbers) and wait for the balance of `wallet_id`, the wallet it
+        collects into, to rise. The test cannot judge without a funding hook, nor where the hook does not take a
+        collection account (it pays wallets only)."""
+        self.skip_without_inbound_payments()
+        self.guard.require_money_movement()
+        self.guard.spend(amount)
+        before = self.balance(wallet_id)
+        payment = self.api.request("POST", self.target.funding_url, absolute=True, json_body={
+            "walletId": collection.get("publicId"), "accountNumber": collection.get("accountNumber"), "amount": amount})
+        if not payment.ok:
+            raise CannotJudge(f"the funding hook did not take a payment into a collection account (HTTP "
+                              f"{payment.status}): it pays wallets only, so what a collection account collects "
+                              "cannot be seen")
+        risen = poll(lambda: [balance] if (balance := self.balance(wallet_id)) > before else None,
+                     self.settings.settle_timeout)
+        after = risen[0] if risen else self.balance(wallet_id)
+        return Funding(wallet_id, amount, payment, before, after, credited=bool(risen),
+                       note="" if risen else f"the balance of {wallet_id} stayed {after} for "
+                                             f"{self.settings.settle_timeout:g} s (--settle-timeout)")
+
     def require_taken(self, funding: Funding) -> Funding:
         """The funding, once the target took its payment; a payment it refused is a setup error (the run cannot
         fund wallets), naming the requirement of the transfer when the money came from --funded-wallet."""

@@ -14,7 +14,7 @@ from wallet_conformance.reference.errors import ApiError, crash
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.paging import paginate
-from wallet_conformance.reference.records import CURRENCY, PENDING, SUCCESS, Transaction, Wallet
+from wallet_conformance.reference.records import CURRENCY, LISTED_LATE, PENDING, SUCCESS, Transaction, Wallet, now
 from wallet_conformance.reference.routes.banks import listed_bank
 from wallet_conformance.reference.service import Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
@@ -27,12 +27,19 @@ RACE_PAUSE = 0.05  # seconds awaited between a transfer's balance check and its 
 @operation("listTransactions")
 async def list_transactions(request: Request, call: Call) -> Response:
     everyone = call.faults.on(Fault.OTHER_BUSINESS_TRANSACTIONS_LISTED)
-    page, pagination = paginate(request, call.store.transactions_of(call.caller, every_account=everyone), call)
+    listed = call.store.transactions_of(call.caller, every_account=everyone)
+    if call.faults.on(Fault.TRANSACTION_LISTED_A_MINUTE_LATE):
+        listed = [transaction for transaction in listed if now() - transaction.created_at >= LISTED_LATE]
+    page, pagination = paginate(request, listed, call)
     data: list[Any] = [serialize.transaction(transaction, call.faults) for transaction in page]
     if call.faults.on(Fault.LISTED_BANK_DESTINATION_TYPE):
         for entry in data:
             if entry["destinationType"] == "BankAccount":
                 entry["destinationType"] = "bank_account"
+    if call.faults.on(Fault.LISTED_DESTINATION_IS_ACCOUNT_NUMBER):
+        for entry in data:
+            if entry["destinationType"] == "VirtualAccount":
+                entry["destination"] = entry["destinationData"].get("accountNumber")
     if call.faults.on(Fault.TRANSACTIONS_LIST_OF_REFERENCES):
         data = [transaction.reference for transaction in page]
     if call.faults.on(Fault.PAGINATION_MISSING_ON_TRANSACTIONS):

@@ -12,7 +12,7 @@ from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, Refusal, crash, invalid
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.paging import paginate
-from wallet_conformance.reference.records import CURRENCY, Wallet
+from wallet_conformance.reference.records import CURRENCY, LISTED_LATE, Wallet, now
 from wallet_conformance.reference.service import DOCUMENTED, Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
 
@@ -82,6 +82,8 @@ async def create_wallet(request: Request, call: Call) -> Response:
 @operation("listWallets")
 async def list_wallets(request: Request, call: Call) -> Response:
     listed = call.store.wallets_of(call.caller, include_closed=call.variants.on(Variant.CLOSED_WALLET_LISTED))
+    if call.faults.on(Fault.WALLET_LISTED_A_MINUTE_LATE):
+        listed = [wallet for wallet in listed if now() - wallet.created_at >= LISTED_LATE]
     page, pagination = paginate(request, listed, call)
     if call.faults.on(Fault.TOTAL_COUNTS_CLOSED_WALLETS):
         pagination["totalCount"] = len(call.store.wallets_of(call.caller, include_closed=True))
