@@ -248,7 +248,11 @@ def test_recorded_traffic_of_which_nothing_is_judged_is_no_verdict(pytester, tmp
     if case == "outside-the-base-url":
         given = [str(har_file(folder / "one.har", entries)), "--base-url", "https://staging.example.com/v1"]
     elif case == "no-must-rule":
-        given = [str(har_file(folder / "one.har", entries))]
+        # A body too large for the service, refused 413 before any operation reads it: only the SHOULD rules of what
+        # answers a probe judge it (ERR-10, ERR-07, ERR-08).
+        too_large = {"meta": {"statusCode": 413, "success": False, "message": "too large"}, "data": None}
+        probe = [har_entry("POST", "https://one.example/v1/virtual-accounts", 413, too_large, sent={})]
+        given = [str(har_file(folder / "one.har", probe))]
     elif case == "empty-har":
         given = [str(har_file(folder / "empty.har", []))]
     else:

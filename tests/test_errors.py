@@ -72,8 +72,7 @@ def test_invalid_input_is_a_client_error(invalid, case):
     pytest.param(case, marks=pytest.mark.requirement("ERR-10" if case in PROBE_CASES else "ERR-06"))
     for case in ALL_CASES])
 def test_error_is_an_envelope(invalid, case):
-    """An error response is a JSON object holding meta and data: a documented operation's (ERR-06), and what answers
-    a request no operation serves (ERR-10)."""
+    """An error response is a JSON object holding meta and data (ERR-06; what answers a probe, ERR-10)."""
     envelope.json_envelope(refusals.refusal(invalid(case), case))
 
 

@@ -179,8 +179,7 @@ def test_concurrent_transfers_never_overdraw(resources, operation_id):
 
 @pytest.mark.requirement("SVC-29")
 def test_a_settled_transfers_credit_leg_is_observed(api, resources, observe):
-    """Where a settled wallet-to-wallet transfer shows the destination's credit leg (meta.credit, a listed credit, or
-    neither) is recorded."""
+    """Where a settled wallet transfer shows the destination's credit leg (meta.credit, a listed credit) is recorded."""
     amount = contract.minimum_amount("transfer")
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     destination = resources.wallet()["publicId"]

@@ -358,8 +358,7 @@ def test_collection_account_has_requested_name_and_its_own_number(samples):
 @pytest.mark.requirement("RES-86")
 @pytest.mark.parametrize("operation_id", catalogue()["RES-86"].operations)
 def test_the_owning_account_is_the_keys_listed_account(samples, api, resources, operation_id):
-    """A new wallet's and a new collection account's `account` is the key's own account, one GET /accounts lists to
-    the key (by its _id or id)."""
+    """A new wallet's and collection account's `account` is the key's own account, one GET /accounts lists."""
     exchange = samples(operation_id)
     owner = envelope.data_is_object(exchange).get("account")
     own = resources.own_account_id()

@@ -226,8 +226,7 @@ def test_currency_is_ngn(samples, operation_id):
 @pytest.mark.requirement("SVC-33")
 @pytest.mark.parametrize("operation_id", catalogue()["SVC-33"].operations)
 def test_currencies_given_no_value_are_observed(samples, observe, operation_id):
-    """What the currency fields the document gives no value hold (a bank's, a bank account's, meta.rate's) is
-    recorded."""
+    """What the currency fields the document gives no value hold (a bank's, a bank account's, rate's) is recorded."""
     shown = checks.other_currencies(samples(operation_id))
     if not shown:
         pytest.skip(f"the {operation_id} response holds no currency field the document gives no value")

@@ -27,6 +27,7 @@ from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.failures import ConformanceFailure, check, requirement_of
 from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract, validation
+from wallet_conformance.spec.catalogue import catalogue
 
 MONEY_FIELDS = frozenset({"amount", "balance", "fee", "actualAmount", "convertedAmount"})
 CURRENCY_FIELDS = frozenset({"currency", "sourceCurrency", "destinationCurrency"})
@@ -258,9 +259,10 @@ def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None)
 
 
 # The operations answering a record whose table gives `currency` the value NGN (the Wallet, the Collection account and
-# the Transaction); a Bank's and a Bank account's `currency`, and meta.rate's, have no value in the document.
-_WALLET_OPERATIONS = frozenset({"createWallet", "listWallets", "getWallet", "createCollectionAccount"})
-_TRANSACTION_OPERATIONS = frozenset({"listTransactions", "verifyTransaction", "transfer", "bankTransfer"})
+# the Transaction: SVC-22's), and of those the ones answering Transactions (the Transaction's table, RES-60); a Bank's
+# and a Bank account's `currency`, and meta.rate's, have no value in the document.
+_NGN_OPERATIONS = frozenset(catalogue()["SVC-22"].operations)
+_TRANSACTION_OPERATIONS = frozenset(catalogue()["RES-60"].operations)
 
 
 def _ngn_currencies(exchange: Exchange) -> dict[str, Any]:
@@ -268,7 +270,7 @@ def _ngn_currencies(exchange: Exchange) -> dict[str, Any]:
     Transaction's, its credit leg's, and the copies of a wallet's in sourceData and destinationData (of a party whose
     type is `VirtualAccount`)."""
     operation = exchange.operation_id
-    if operation not in _WALLET_OPERATIONS | _TRANSACTION_OPERATIONS:
+    if operation not in _NGN_OPERATIONS:
         return {}
     data = exchange.data
     records = [(f"data[{index}]", record) for index, record in enumerate(data)] if isinstance(data, list) \

@@ -13,7 +13,7 @@ from typing import Any
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.checks import conforms, fail
 from wallet_conformance.judge.failures import CannotJudge, check
-from wallet_conformance.judge.refusals import has_meta, of_a_probe, of_an_operation
+from wallet_conformance.judge.refusals import has_meta, of_an_operation
 from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -24,7 +24,6 @@ META = "#/$defs/meta/properties"
 
 
 @rule("ERR-06", when="client-error", name="error envelope", where=of_an_operation)
-@rule("ERR-10", when="client-error", name="error envelope", where=of_a_probe)
 @rule("SVC-03", when="success", name="json envelope")
 @check
 def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:

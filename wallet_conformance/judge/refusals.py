@@ -24,13 +24,9 @@ def refusal(exchange: Exchange, case: str) -> Exchange:
 def of_an_operation(exchange: Exchange) -> bool:
     """Whether the answer is a documented operation's own (ERR-06, MUST): not one to a request no operation serves (a
     path no operation has, a method a path does not declare), nor a 413, the refusal of a body's size that a gateway
-    or framework in front of the service answers (ERR-10, SHOULD)."""
+    or framework in front of the service answers (ERR-10, SHOULD: its tests judge those, world/bad_requests.py's
+    probes; the exchange judge holds only answers of an operation)."""
     return exchange.operation_id is not None and exchange.status != HTTPStatus.REQUEST_ENTITY_TOO_LARGE
-
-
-def of_a_probe(exchange: Exchange) -> bool:
-    """Whether the answer is to a request no operation serves, or a body-size refusal (see `of_an_operation`)."""
-    return not of_an_operation(exchange)
 
 
 def has_meta(exchange: Exchange) -> bool:

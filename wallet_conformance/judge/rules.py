@@ -50,7 +50,6 @@ _REQUIRED = re.compile(r"""^['"](?P<name>[^'"]+)['"] is a required property""")
 
 
 @rule("ERR-06", when="not-success", name="response schema", where=refusals.of_an_operation)
-@rule("ERR-10", when="not-success", name="response schema", where=refusals.of_a_probe)
 def _response_schema(exchange: Exchange, requirement: str) -> None:
     """The answer holds the schema openapi.yaml gives its operation and status: a refusal is an envelope."""
     why = "a refusal is an envelope"
