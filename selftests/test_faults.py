@@ -736,6 +736,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     # Events
     Fault.WEBHOOKS_NOT_PERSISTED: persisted_webhooks,
     Fault.NON_URL_WEBHOOK_ACCEPTED: lambda c: update(c, ["hooks.conformance.invalid/events"]).status_code,
+    # Issue 43, classes an implementation in another language got past (B).
+    Fault.TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT: lambda c: data(transfer(c, amount=MINIMUM + 1))["actualAmount"],
 }
 
 

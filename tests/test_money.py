@@ -220,6 +220,14 @@ def test_actual_amount_at_every_magnitude(bank_magnitudes, wallet_magnitudes):
 
 
 @pytest.mark.xdist_group("magnitudes")
+@pytest.mark.requirement("SVC-21")
+def test_amounts_with_kobo_come_back_whole(bank_magnitudes, wallet_magnitudes):
+    """Both transfers of an amount with kobo, at every order of magnitude, show every amount as an integer of kobo."""
+    for walk in (bank_magnitudes, wallet_magnitudes):
+        amount_range.kobo_points_whole(walk)
+
+
+@pytest.mark.xdist_group("magnitudes")
 @pytest.mark.requirement("SVC-26")
 def test_bank_transfers_debit_actual_amount_at_every_magnitude(bank_magnitudes):
     """A settled bank transfer of every order of magnitude debits its source by actualAmount."""

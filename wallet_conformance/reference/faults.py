@@ -279,6 +279,11 @@ class Fault(Switch):
     # Events.
     WEBHOOKS_NOT_PERSISTED = ("EVT-01", "The update answers with the new webhooks but the account keeps the old ones.")
     NON_URL_WEBHOOK_ACCEPTED = ("EVT-03", "An update's webhooks that are no URLs (no scheme) are accepted and held.")
+    # Issue 43, classes an implementation in another language got past (B).
+    TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT = ("SVC-21", "A wallet transfer's actualAmount is worked out through its "
+                                                        "amount in naira held as a 32-bit float: exact for whole "
+                                                        "naira, fractional for an amount with kobo (10001 shows "
+                                                        "10001.000213623047).")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id
