@@ -738,6 +738,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.NON_URL_WEBHOOK_ACCEPTED: lambda c: update(c, ["hooks.conformance.invalid/events"]).status_code,
     # Issue 43, classes an implementation in another language got past (B).
     Fault.TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT: lambda c: data(transfer(c, amount=MINIMUM + 1))["actualAmount"],
+    Fault.BALANCE_WRAPS_AT_32_BITS: lambda c: c.balance(c.fund(c.wallet()["publicId"], 2**31)["destination"]),
 }
 
 

@@ -284,6 +284,8 @@ class Fault(Switch):
                                                         "amount in naira held as a 32-bit float: exact for whole "
                                                         "naira, fractional for an amount with kobo (10001 shows "
                                                         "10001.000213623047).")
+    BALANCE_WRAPS_AT_32_BITS = ("SVC-24", "A wallet's balance is kept in a signed 32-bit integer: past 2,147,483,647 "
+                                          "kobo it wraps below zero.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id
