@@ -739,6 +739,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     # Issue 43, classes an implementation in another language got past (B).
     Fault.TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT: lambda c: data(transfer(c, amount=MINIMUM + 1))["actualAmount"],
     Fault.BALANCE_WRAPS_AT_32_BITS: lambda c: c.balance(c.fund(c.wallet()["publicId"], 2**31)["destination"]),
+    Fault.BANK_TRANSFER_ANSWER_DROPS_NARRATION: lambda c: data(bank_transfer(c))["narration"],
 }
 
 

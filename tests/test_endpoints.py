@@ -416,6 +416,16 @@ def test_bank_transfer_fee_is_a_non_negative_integer(samples):
     answer_forms.fee_of_a_bank_transfer(exchange)
 
 
+@pytest.mark.requirement("END-70")
+@pytest.mark.parametrize("operation_id", catalogue()["END-70"].operations)
+def test_transfer_answer_carries_the_narration_sent(samples, operation_id):
+    """A transfer and a bank transfer are answered with the narration they were sent."""
+    exchange = samples(operation_id)
+    data = envelope.data_is_object(exchange)
+    checks.equals(data.get("narration"), exchange.request_body["narration"], "data.narration is the one sent",
+                  exchange)
+
+
 @pytest.mark.requirement("END-35")
 def test_bank_transfer_goes_to_the_requested_account(samples):
     """A bank transfer's destinationData names the requested accountNumber and bankCode."""

@@ -286,6 +286,8 @@ class Fault(Switch):
                                                         "10001.000213623047).")
     BALANCE_WRAPS_AT_32_BITS = ("SVC-24", "A wallet's balance is kept in a signed 32-bit integer: past 2,147,483,647 "
                                           "kobo it wraps below zero.")
+    BANK_TRANSFER_ANSWER_DROPS_NARRATION = ("END-70", 'A bank transfer is answered with narration "" (the transaction '
+                                                      "keeps the one sent: verify and the list show it).")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

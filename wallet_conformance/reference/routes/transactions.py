@@ -206,4 +206,6 @@ async def bank_transfer(request: Request, call: Call) -> Response:
         data["destinationType"] = "VirtualAccount"
     if faults.on(Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED):
         data["destinationData"]["accountNumber"] = account_number[::-1]
+    if faults.on(Fault.BANK_TRANSFER_ANSWER_DROPS_NARRATION):
+        data["narration"] = ""
     return reply(*_transfer_reply(call, "bankTransfer", data))
