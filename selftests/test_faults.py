@@ -740,6 +740,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT: lambda c: data(transfer(c, amount=MINIMUM + 1))["actualAmount"],
     Fault.BALANCE_WRAPS_AT_32_BITS: lambda c: c.balance(c.fund(c.wallet()["publicId"], 2**31)["destination"]),
     Fault.BANK_TRANSFER_ANSWER_DROPS_NARRATION: lambda c: data(bank_transfer(c))["narration"],
+    Fault.ACCOUNTS_LIVE_FALSE_FILTERED_AS_TRUE: lambda c: len(data(accounts(c, live="false"))),
 }
 
 

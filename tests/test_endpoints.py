@@ -145,6 +145,18 @@ def test_default_account_is_found_by_the_filter(api, resources):
                     where="data[].publicId")
 
 
+@pytest.mark.requirement("END-07")
+def test_is_default_filter_lists_each_account_under_one_value(api, resources):
+    """GET /accounts?isDefault=true and =false, read whole, hold only matching accounts and none in common."""
+    account_queries.values_apart(account_queries.split(api, resources, "isDefault"), requirement="END-07")
+
+
+@pytest.mark.requirement("END-08")
+def test_live_filter_lists_each_account_under_one_value(api, resources):
+    """GET /accounts?live=true and =false, read whole, share no account unless both list every account."""
+    account_queries.values_apart(account_queries.split(api, resources, "live"), requirement="END-08")
+
+
 @pytest.mark.requirement("END-08")
 @pytest.mark.parametrize("live", (True, False))
 def test_account_live_filter(api, live):

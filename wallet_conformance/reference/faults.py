@@ -288,6 +288,8 @@ class Fault(Switch):
                                           "kobo it wraps below zero.")
     BANK_TRANSFER_ANSWER_DROPS_NARRATION = ("END-70", 'A bank transfer is answered with narration "" (the transaction '
                                                       "keeps the one sent: verify and the list show it).")
+    ACCOUNTS_LIVE_FALSE_FILTERED_AS_TRUE = ("END-08", "GET /accounts?live= keeps the accounts holding a live key, "
+                                                      "whatever the value: live=false lists what live=true lists.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id
