@@ -485,6 +485,24 @@ def read_a_prefix(c: ReferenceClient) -> int:
     return c.call("GET", f"/virtual-accounts/{c.wallet()['publicId'][:-1]}").status_code
 
 
+def other_business_wallet_listed(c: ReferenceClient) -> bool:
+    """Whether GET /virtual-accounts?category=secondary lists a wallet of the second business."""
+    theirs = as_other_business(c, "POST", "/virtual-accounts", json=wallet_body("secondary")).json()["data"]
+    listed = data(c.call("GET", "/virtual-accounts", params={"category": "secondary", "perPage": "100"}))
+    return any(entry["publicId"] == theirs["publicId"] for entry in listed)
+
+
+def paid_by_other_business(c: ReferenceClient) -> list[str]:
+    """The entries GET /transactions lists after the second business paid into the first's wallet."""
+    theirs = as_other_business(c, "POST", "/virtual-accounts", json=wallet_body("secondary")).json()["data"]
+    c.fund(theirs["publicId"], 3 * MINIMUM)
+    sent = as_other_business(c, "POST", "/transactions/transfer",
+                             json=transfer_body(theirs["publicId"], c.wallet()["publicId"]))
+    assert sent.status_code == 200, sent.text
+    c.settle()
+    return sorted(entry["entry"] for entry in data(c.call("GET", "/transactions")))
+
+
 # Each fault, and what a client observes of it: the observation differs from the faithful reference's.
 SCENARIOS: dict[Fault, Scenario] = {
     # What the service does
@@ -741,6 +759,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.BALANCE_WRAPS_AT_32_BITS: lambda c: c.balance(c.fund(c.wallet()["publicId"], 2**31)["destination"]),
     Fault.BANK_TRANSFER_ANSWER_DROPS_NARRATION: lambda c: data(bank_transfer(c))["narration"],
     Fault.ACCOUNTS_LIVE_FALSE_FILTERED_AS_TRUE: lambda c: len(data(accounts(c, live="false"))),
+    Fault.WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES: other_business_wallet_listed,
+    Fault.PAYERS_DEBIT_LISTED_TO_PAYEE: paid_by_other_business,
 }
 
 

@@ -290,6 +290,11 @@ class Fault(Switch):
                                                       "keeps the one sent: verify and the list show it).")
     ACCOUNTS_LIVE_FALSE_FILTERED_AS_TRUE = ("END-08", "GET /accounts?live= keeps the accounts holding a live key, "
                                                       "whatever the value: live=false lists what live=true lists.")
+    WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES = ("AUTH-15", "GET /virtual-accounts?category= lists the open wallets of "
+                                                           "that category of every account and business.")
+    PAYERS_DEBIT_LISTED_TO_PAYEE = ("AUTH-15", "GET /transactions also lists, for a transfer another business made "
+                                               "into one of the key's wallets, that business's debit (with its "
+                                               "balance) beside the key's credit leg.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

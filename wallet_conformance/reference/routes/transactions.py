@@ -27,7 +27,14 @@ RACE_PAUSE = 0.05  # seconds awaited between a transfer's balance check and its 
 @operation("listTransactions")
 async def list_transactions(request: Request, call: Call) -> Response:
     everyone = call.faults.on(Fault.OTHER_BUSINESS_TRANSACTIONS_LISTED)
-    page, pagination = paginate(request, call.store.transactions_of(call.caller, every_account=everyone), call)
+    listed = call.store.transactions_of(call.caller, every_account=everyone)
+    if call.faults.on(Fault.PAYERS_DEBIT_LISTED_TO_PAYEE):
+        # Another account's debits into the caller's wallets, beside their credit legs, as one query over both parties.
+        paid_in = [t for t in call.store.transactions if t.entry == "debit" and t.live == call.caller.live
+                   and isinstance(t.destination, Wallet) and t.destination.account is call.caller.account
+                   and t.account is not call.caller.account]
+        listed = call.store.newest_first([*listed, *paid_in], key=lambda transaction: transaction.number)
+    page, pagination = paginate(request, listed, call)
     data: list[Any] = [serialize.transaction(transaction, call.faults) for transaction in page]
     if call.faults.on(Fault.LISTED_BANK_DESTINATION_TYPE):
         for entry in data:
