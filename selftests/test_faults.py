@@ -485,6 +485,13 @@ def read_a_prefix(c: ReferenceClient) -> int:
     return c.call("GET", f"/virtual-accounts/{c.wallet()['publicId'][:-1]}").status_code
 
 
+def closed_wallet(c: ReferenceClient) -> str:
+    """The publicId of a wallet of the first business, closed."""
+    wallet = c.wallet()["publicId"]
+    c.data("DELETE", f"/virtual-accounts/{wallet}")
+    return wallet
+
+
 def other_business_wallet_listed(c: ReferenceClient) -> bool:
     """Whether GET /virtual-accounts?category=secondary lists a wallet of the second business."""
     theirs = as_other_business(c, "POST", "/virtual-accounts", json=wallet_body("secondary")).json()["data"]
@@ -761,6 +768,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.ACCOUNTS_LIVE_FALSE_FILTERED_AS_TRUE: lambda c: len(data(accounts(c, live="false"))),
     Fault.WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES: other_business_wallet_listed,
     Fault.PAYERS_DEBIT_LISTED_TO_PAYEE: paid_by_other_business,
+    Fault.COLLECTION_INTO_CLOSED_WALLET_ACCEPTED: lambda c: collection(c, destination=closed_wallet(c)).status_code,
 }
 
 

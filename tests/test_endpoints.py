@@ -12,7 +12,7 @@ from wallet_conformance.client import near_copies
 from wallet_conformance.judge import answer_forms, checks, envelope, filters, identifiers, records
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.observations import field_shown
-from wallet_conformance.scenarios import account_changes, account_queries, list_probes, transfer_pairs
+from wallet_conformance.scenarios import account_changes, account_queries, closed_wallets, list_probes, transfer_pairs
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, controls, lists, money, page_checks
@@ -426,6 +426,15 @@ def test_bank_transfer_fee_is_a_non_negative_integer(samples):
     exchange = samples("bankTransfer")
     envelope.data_is_object(exchange)
     answer_forms.fee_of_a_bank_transfer(exchange)
+
+
+@pytest.mark.requirement("END-71")
+def test_collection_account_for_a_closed_wallet_is_refused(api, resources, run_id):
+    """A collection account for a wallet the caller closed is refused: a closed wallet takes no payment."""
+    wallet = resources.wallet()["publicId"]
+    closed_wallets.closed(resources, wallet)
+    exchange = api.call("createCollectionAccount", json_body=bodies.collection_account(run_id, wallet))
+    checks.refused(exchange, f"a collection account for the closed wallet {wallet}")
 
 
 @pytest.mark.requirement("END-70")

@@ -295,6 +295,8 @@ class Fault(Switch):
     PAYERS_DEBIT_LISTED_TO_PAYEE = ("AUTH-15", "GET /transactions also lists, for a transfer another business made "
                                                "into one of the key's wallets, that business's debit (with its "
                                                "balance) beside the key's credit leg.")
+    COLLECTION_INTO_CLOSED_WALLET_ACCEPTED = ("END-71", "A collection account for a wallet the caller closed is "
+                                                        "opened.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id
