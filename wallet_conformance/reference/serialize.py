@@ -219,7 +219,7 @@ def _actual_amount(record: Transaction, wallet_to_wallet: bool, faults: FaultSet
     if record.entry == "debit" and wallet_to_wallet and faults.on(Fault.TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT):
         naira = struct.unpack("f", struct.pack("f", record.amount / 100))[0]
         actual = naira * 100 + record.fee
-        return int(actual) if actual.is_integer() else actual  # written as JSON numbers are: 10000, not 10000.0
+        return int(actual) if actual.is_integer() else actual  # written as JSON numbers are: 12300, not 12300.0
     return record.actual_amount
 
 

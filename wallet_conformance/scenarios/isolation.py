@@ -377,15 +377,21 @@ def settled_payment_seen(sides: Direction, exchange: Exchange) -> dict[str, Any]
 
 # ------------------------------------------------------------------ the owner's records in filtered lists
 
-# The filters tried on each list, each given the value the owner's record holds, so that a filter looking past the
-# key's own records finds it: the documented ones of GET /accounts (openapi.yaml), and for the wallet and transaction
-# lists, whose filters are not shown (END-15), fields of their records a target may well filter on. A target that
-# ignores a filter answers the unfiltered list, which is judged alike; one that refuses it shows nothing to judge.
-LIST_FILTERS: dict[str, tuple[str, ...]] = {
-    "listWallets": ("category", "live", "accountNumber", "publicId"),
-    "listTransactions": ("entry", "status", "reference", "source", "destination"),
-    "listAccounts": tuple(contract.query_parameters("listAccounts")),
-}
+# Fields of the wallet and transaction records a target may well filter its lists on, though the document shows no
+# filter of those lists (END-15).
+WALLET_FILTERS = ("category", "live", "accountNumber", "publicId")
+TRANSACTION_FILTERS = ("entry", "status", "reference", "source", "destination")
+
+
+def list_filters(operation_id: str) -> tuple[str, ...]:
+    """The filters tried on a list, each given the value the owner's record holds, so that a filter looking past the
+    key's own records finds it: the documented ones of GET /accounts (openapi.yaml), else the fields above. A target
+    that ignores a filter answers the unfiltered list, which is judged alike; one that refuses it shows nothing."""
+    if operation_id == "listWallets":
+        return WALLET_FILTERS
+    if operation_id == "listTransactions":
+        return TRANSACTION_FILTERS
+    return tuple(contract.query_parameters(operation_id))
 
 
 def _owner_record(sides: Direction, operation_id: str) -> dict[str, Any]:
@@ -401,19 +407,20 @@ def _owner_record(sides: Direction, operation_id: str) -> dict[str, Any]:
 
 
 def owner_records_filtered(sides: Direction, operation_id: str) -> list[Sighting]:
-    """The intruder's list `operation_id` under each filter of LIST_FILTERS given the owner's record's value, each read
-    page after page for that record; the filters the target refused are left out, and the test cannot judge when it
-    refused them all or the record holds none of their fields."""
+    """The intruder's list `operation_id` under each filter of `list_filters` given the owner's record's value, each
+    read page after page for that record; the filters the target refused are left out, and the test cannot judge when
+    it refused them all or the record holds none of their fields."""
     sides.other_business()
     sought, record = _sought(sides, operation_id), _owner_record(sides, operation_id)
 
     def shows(entry: Any) -> bool:
         return isinstance(entry, dict) and any(entry.get(name) == value for name, value in sought.items())
 
-    filters = {name: record[name] for name in LIST_FILTERS[operation_id] if isinstance(record.get(name), str | bool)}
+    tried = list_filters(operation_id)
+    filters = {name: record[name] for name in tried if isinstance(record.get(name), str | bool)}
     if not filters:
         raise CannotJudge(f"the record of {sides.owner.name} holds none of the fields tried as filters "
-                          f"({', '.join(LIST_FILTERS[operation_id])})")
+                          f"({', '.join(tried)})")
     sightings = []
     for name, value in filters.items():
         held = sides.intruder.resources.wallet_list_still() if operation_id == "listWallets" else nullcontext()
