@@ -43,7 +43,7 @@ PINNED_IDS = [
     "END-12", "END-13", "END-14", "END-15", "END-16", "END-17", "END-18", "END-20", "END-21", "END-22",
     "END-23", "END-25", "END-26", "END-27", "END-28", "END-29", "END-30", "END-31", "END-32", "END-33",
     "END-34", "END-35", "END-36", "END-37", "END-38", "END-39", "END-40", "END-41", "END-42", "END-43", "END-44",
-    "END-45", "END-53", "END-54", "END-55", "END-56", "END-57", "END-58",
+    "END-45", "END-53", "END-54", "END-55", "END-56", "END-57", "END-58", "END-70", "END-71",
     "ERR-01", "ERR-02", "ERR-03", "ERR-04", "ERR-05", "ERR-06", "ERR-07", "ERR-08", "ERR-09", "ERR-10",
     "EVT-01", "EVT-02", "EVT-03",
     "LIM-01", "LIM-02", "LIM-03", "LIM-04", "LIM-05", "LIM-06", "LIM-07", "LIM-08", "LIM-09", "LIM-10",

@@ -511,6 +511,31 @@ def read_a_prefix(c: ReferenceClient) -> int:
     return c.call("GET", f"/virtual-accounts/{c.wallet()['publicId'][:-1]}").status_code
 
 
+def closed_wallet(c: ReferenceClient) -> str:
+    """The publicId of a wallet of the first business, closed."""
+    wallet = c.wallet()["publicId"]
+    c.data("DELETE", f"/virtual-accounts/{wallet}")
+    return wallet
+
+
+def other_business_wallet_listed(c: ReferenceClient) -> bool:
+    """Whether GET /virtual-accounts?category=secondary lists a wallet of the second business."""
+    theirs = as_other_business(c, "POST", "/virtual-accounts", json=wallet_body("secondary")).json()["data"]
+    listed = data(c.call("GET", "/virtual-accounts", params={"category": "secondary", "perPage": "100"}))
+    return any(entry["publicId"] == theirs["publicId"] for entry in listed)
+
+
+def paid_by_other_business(c: ReferenceClient) -> list[str]:
+    """The entries GET /transactions lists after the second business paid into the first's wallet."""
+    theirs = as_other_business(c, "POST", "/virtual-accounts", json=wallet_body("secondary")).json()["data"]
+    c.fund(theirs["publicId"], 3 * MINIMUM)
+    sent = as_other_business(c, "POST", "/transactions/transfer",
+                             json=transfer_body(theirs["publicId"], c.wallet()["publicId"]))
+    assert sent.status_code == 200, sent.text
+    c.settle()
+    return sorted(entry["entry"] for entry in data(c.call("GET", "/transactions")))
+
+
 # Each fault, and what a client observes of it: the observation differs from the faithful reference's.
 SCENARIOS: dict[Fault, Scenario] = {
     # What the service does
@@ -769,6 +794,14 @@ SCENARIOS: dict[Fault, Scenario] = {
     # Events
     Fault.WEBHOOKS_NOT_PERSISTED: persisted_webhooks,
     Fault.NON_URL_WEBHOOK_ACCEPTED: lambda c: update(c, ["hooks.conformance.invalid/events"]).status_code,
+    # Issue 43, classes an implementation in another language got past (B).
+    Fault.TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT: lambda c: data(transfer(c, amount=MINIMUM + 1))["actualAmount"],
+    Fault.BALANCE_WRAPS_AT_32_BITS: lambda c: c.balance(c.fund(c.wallet()["publicId"], 2**31)["destination"]),
+    Fault.BANK_TRANSFER_ANSWER_DROPS_NARRATION: lambda c: data(bank_transfer(c))["narration"],
+    Fault.ACCOUNTS_LIVE_FALSE_FILTERED_AS_TRUE: lambda c: len(data(accounts(c, live="false"))),
+    Fault.WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES: other_business_wallet_listed,
+    Fault.PAYERS_DEBIT_LISTED_TO_PAYEE: paid_by_other_business,
+    Fault.COLLECTION_INTO_CLOSED_WALLET_ACCEPTED: lambda c: collection(c, destination=closed_wallet(c)).status_code,
 }
 
 

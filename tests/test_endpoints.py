@@ -12,7 +12,7 @@ from wallet_conformance.client import near_copies
 from wallet_conformance.judge import answer_forms, checks, envelope, filters, identifiers, records
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.observations import field_shown
-from wallet_conformance.scenarios import account_changes, account_queries, list_probes, transfer_pairs
+from wallet_conformance.scenarios import account_changes, account_queries, closed_wallets, list_probes, transfer_pairs
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, controls, lists, money
@@ -133,6 +133,18 @@ def test_default_account_is_found_by_the_filter(api, resources):
     listed = [entry.get("publicId") for _, entry in envelope.entries(exchange, allow_empty=True)]
     checks.contains(listed, defaults[0], "the default account is listed by isDefault=true", exchange,
                     where="data[].publicId")
+
+
+@pytest.mark.requirement("END-07")
+def test_is_default_filter_lists_each_account_under_one_value(api, resources):
+    """GET /accounts?isDefault=true and =false, read whole, hold only matching accounts and none in common."""
+    account_queries.values_apart(account_queries.split(api, resources, "isDefault"), requirement="END-07")
+
+
+@pytest.mark.requirement("END-08")
+def test_live_filter_lists_each_account_under_one_value(api, resources):
+    """GET /accounts?live=true and =false, read whole, share no account unless both list every account."""
+    account_queries.values_apart(account_queries.split(api, resources, "live"), requirement="END-08")
 
 
 @pytest.mark.requirement("END-08")
@@ -446,6 +458,25 @@ def test_bank_transfer_fee_is_a_non_negative_integer(samples):
     exchange = samples("bankTransfer")
     envelope.data_is_object(exchange)
     answer_forms.fee_of_a_bank_transfer(exchange)
+
+
+@pytest.mark.requirement("END-71")
+def test_collection_account_for_a_closed_wallet_is_refused(api, resources, run_id):
+    """A collection account for a wallet the caller closed is refused: a closed wallet takes no payment."""
+    wallet = resources.wallet()["publicId"]
+    closed_wallets.closed(resources, wallet)
+    exchange = api.call("createCollectionAccount", json_body=bodies.collection_account(run_id, wallet))
+    checks.refused(exchange, f"a collection account for the closed wallet {wallet}")
+
+
+@pytest.mark.requirement("END-70")
+@pytest.mark.parametrize("operation_id", catalogue()["END-70"].operations)
+def test_transfer_answer_carries_the_narration_sent(samples, operation_id):
+    """A transfer and a bank transfer are answered with the narration they were sent."""
+    exchange = samples(operation_id)
+    data = envelope.data_is_object(exchange)
+    checks.equals(data.get("narration"), exchange.request_body["narration"], "data.narration is the one sent",
+                  exchange)
 
 
 @pytest.mark.requirement("END-35")

@@ -90,6 +90,23 @@ def test_other_business_records_are_not_listed(sides, listed):
     isolation.none_listed(sighting, f"{listed} with the key of {sides.intruder.name}", requirement="AUTH-15")
 
 
+@pytest.mark.requirement("AUTH-15")
+@pytest.mark.parametrize("listed", LISTS)
+def test_other_business_records_are_not_listed_under_a_filter(sides, listed):
+    """A key's lists, under each filter given the values of another business's record, hold none of its records."""
+    for sighting in isolation.owner_records_filtered(sides, listed):
+        isolation.none_listed(sighting, f"{listed} under {sighting.sought['filter']} with the key of "
+                                        f"{sides.intruder.name}", requirement="AUTH-15")
+
+
+@pytest.mark.requirement("AUTH-15")
+def test_payers_debit_is_not_listed_to_the_payee(sides):
+    """A transfer another business made into the key's wallet is not listed to the key as that business's debit."""
+    sighting = isolation.payer_debit_listed(sides)
+    isolation.none_listed(sighting, f"listTransactions with the key of {sides.intruder.name}, after "
+                                    f"{sides.owner.name} paid into its wallet", requirement="AUTH-15")
+
+
 @pytest.mark.requirement("AUTH-16", "AUTH-19")
 def test_other_account_is_not_updated(sides, observe):
     """PATCH /accounts/{accountId} of another business's account is refused, and its webhooks stay as they were."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from wallet_conformance.judge import balances, checks
-from wallet_conformance.scenarios import amount_range
+from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.scenarios import amount_range, large_balance
 from wallet_conformance.scenarios.amount_range import Magnitudes, MagnitudeWalk
 from wallet_conformance.scenarios.credit_race import CreditTarget
 from wallet_conformance.scenarios.transfer_race import Alone, TransferRace
@@ -18,6 +19,7 @@ from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, money
 from wallet_conformance.world.concurrency import RACERS, ROUNDS
+from wallet_conformance.world.resources import Funding
 
 pytestmark = pytest.mark.money
 
@@ -52,6 +54,29 @@ def test_payments_at_once_are_all_credited(resources):
                      "each inbound payment made at once with others raises the balance as one payment alone does",
                      race.expected, race.final, resources.last_read(target.public_id),
                      also=(*race.before_read, *race.accepted[-1:]), detail=race.summary)
+
+
+@pytest.mark.requirement("SVC-24")
+def test_payment_past_32_bits_is_credited_whole(api, resources):
+    """A payment past 2^31 kobo raises the balance by its amount, and its credit shows it and that balance whole."""
+    paid = large_balance.pay_past_32_bits(resources)
+    public_id = paid.wallet["publicId"]
+    if paid.after != paid.before + paid.amount:
+        # Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the
+        # transactions say why; a balance that wrapped below zero, or any other, does not.
+        money.shortfall_accounted_for(api, paid.wallet, Funding(public_id, paid.amount, paid.payment, paid.before,
+                                                                paid.after, credited=paid.after > paid.before))
+    credit = paid.credit
+    if credit is None:
+        raise CannotJudge(f"no credit into {public_id} was found in GET /transactions ({paid.listing.note}): its "
+                          "amount and balance were not read back")
+    amount, fee, balance = credit.get("amount"), credit.get("fee"), credit.get("balance")
+    whole = type(amount) is int and (amount == paid.amount or (type(fee) is int and amount + fee == paid.amount))
+    checks.holds(whole and type(balance) is int and balance >= amount,
+                 f"the credit of a {paid.amount} kobo payment shows its amount (less any fee it records) and a balance "
+                 "of at least that amount, as integers of kobo",
+                 f"amount {paid.amount} (or less by its fee), balance at least that", f"amount {amount!r}, fee "
+                 f"{fee!r}, balance {balance!r}", paid.listing.exchanges[-1], also=(paid.payment,))
 
 
 # ------------------------------------------------------------------ SVC-25 wallet-to-wallet
@@ -217,6 +242,14 @@ def test_actual_amount_at_every_magnitude(bank_magnitudes, wallet_magnitudes):
     """At every order of magnitude, up to the top fee tier, both transfers answer actualAmount as amount plus fee."""
     for walk in (bank_magnitudes, wallet_magnitudes):
         amount_range.actual_of_every_point(walk)
+
+
+@pytest.mark.xdist_group("magnitudes")
+@pytest.mark.requirement("SVC-21")
+def test_amounts_with_kobo_come_back_whole(bank_magnitudes, wallet_magnitudes):
+    """Both transfers of an amount with kobo, at every order of magnitude, show every amount as an integer of kobo."""
+    for walk in (bank_magnitudes, wallet_magnitudes):
+        amount_range.kobo_points_whole(walk)
 
 
 @pytest.mark.xdist_group("magnitudes")

@@ -322,16 +322,18 @@ def test_collection_account_amount_is_the_requested_one(samples):
 
 
 # Collection amounts from a hundred kobo to a hundred million naira: a target that keeps small amounts right and
-# large ones wrong (naira for kobo above some amount, say) shows it only at the large ones.
+# large ones wrong (naira for kobo above some amount, say) shows it only at the large ones. Then amounts with kobo
+# (ending in 01, 99 and 50): one worked out in naira as a float may come back fractional only there.
 COLLECTION_MAGNITUDES = tuple(10 ** exponent for exponent in range(2, 11, 2))
+COLLECTION_AMOUNTS = (*COLLECTION_MAGNITUDES, 10**4 + 1, 10**6 + 99, 10**8 + 50)
 
 
 @pytest.mark.requirement("RES-35")
 def test_collection_account_amount_is_kept_at_every_magnitude(api, samples, run_id):
-    """Collection accounts of amounts across every order of magnitude each carry the amount requested."""
+    """Collection accounts of amounts across every order of magnitude, some with kobo, carry the amount requested."""
     destination = samples.wallet()["publicId"]
     kept = 0
-    for amount in COLLECTION_MAGNITUDES:
+    for amount in COLLECTION_AMOUNTS:
         exchange = api.call("createCollectionAccount",
                             json_body=bodies.collection_account(run_id, destination, amount=amount))
         if not exchange.ok:
@@ -340,7 +342,7 @@ def test_collection_account_amount_is_kept_at_every_magnitude(api, samples, run_
                       "data.amount is the requested amount", exchange)
         kept += 1
     if not kept:
-        raise CannotJudge(f"no collection account of {', '.join(map(str, COLLECTION_MAGNITUDES))} kobo was accepted")
+        raise CannotJudge(f"no collection account of {', '.join(map(str, COLLECTION_AMOUNTS))} kobo was accepted")
 
 
 @pytest.mark.requirement("RES-36")

@@ -302,9 +302,10 @@ COMMAND_OPTIONS = (
 # The money budget of a run without --max-amount, in kobo: 50,000 naira where the money is real (production) or drawn
 # from a wallet the run was given (--funded-wallet). Where a funding hook makes it (staging, the bundled reference):
 # what the magnitude walks take to pass a fee table topping out at 50,000 naira by a decade (about 4,200,000 naira for
-# both walks, scenarios/amount_range.py) and the rest of the run, with room to spare.
+# both walks, scenarios/amount_range.py) and the rest of the run, with room to spare, and one payment past 2^31 kobo
+# (about 21,474,837 naira, scenarios/large_balance.py).
 MONEY_BUDGET = 5_000_000
-HOOK_MONEY_BUDGET = 1_000_000_000
+HOOK_MONEY_BUDGET = 4_000_000_000
 
 OPTIONS: tuple[Option, ...] = (
     Option("--base-url", "base URL of the implementation, ending in /v1 (default: start the bundled reference "

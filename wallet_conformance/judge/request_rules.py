@@ -291,14 +291,14 @@ SHOWN: dict[tuple[str, str], Shown] = {
     ("bankTransfer", "source"): Shown("source", "RES-68", "RES-68"),
     ("bankTransfer", "amount"): Shown("amount", contract.MONEY_INTEGERS),
     ("bankTransfer", "currency"): Shown("currency", "SVC-22"),
-    ("bankTransfer", "narration"): Shown("narration", "RES-60"),
+    ("bankTransfer", "narration"): Shown("narration", "RES-60", "END-70"),
     ("transfer", "source"): Shown("source", "RES-68", "RES-68"),
     ("transfer", "destination"): Shown("destination", "RES-68", "RES-68"),
     ("transfer", "sourceType"): Shown("sourceType", "LIM-25"),
     ("transfer", "destinationType"): Shown("destinationType", "END-32"),
     ("transfer", "amount"): Shown("amount", contract.MONEY_INTEGERS),
     ("transfer", "currency"): Shown("currency", "SVC-22"),
-    ("transfer", "narration"): Shown("narration", "RES-60"),
+    ("transfer", "narration"): Shown("narration", "RES-60", "END-70"),
     ("updateAccount", "webhooks"): Shown("webhooks", "RES-13", "END-02", valued_by="EVT-03"),
 }
 # Where the answer to a transfer repeats the wallets it named beyond `source` and `destination`: the parties' data

@@ -292,6 +292,24 @@ class Fault(Switch):
     # Events.
     WEBHOOKS_NOT_PERSISTED = ("EVT-01", "The update answers with the new webhooks but the account keeps the old ones.")
     NON_URL_WEBHOOK_ACCEPTED = ("EVT-03", "An update's webhooks that are no URLs (no scheme) are accepted and held.")
+    # Issue 43, classes an implementation in another language got past (B).
+    TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT = ("SVC-21", "A wallet transfer's actualAmount is worked out through its "
+                                                        "amount in naira held as a 32-bit float: exact for whole "
+                                                        "naira, fractional for an amount with kobo (10001 shows "
+                                                        "10001.000213623047).")
+    BALANCE_WRAPS_AT_32_BITS = ("SVC-24", "A wallet's balance is kept in a signed 32-bit integer: past 2,147,483,647 "
+                                          "kobo it wraps below zero.")
+    BANK_TRANSFER_ANSWER_DROPS_NARRATION = ("END-70", 'A bank transfer is answered with narration "" (the transaction '
+                                                      "keeps the one sent: verify and the list show it).")
+    ACCOUNTS_LIVE_FALSE_FILTERED_AS_TRUE = ("END-08", "GET /accounts?live= keeps the accounts holding a live key, "
+                                                      "whatever the value: live=false lists what live=true lists.")
+    WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES = ("AUTH-15", "GET /virtual-accounts?category= lists the open wallets of "
+                                                           "that category of every account and business.")
+    PAYERS_DEBIT_LISTED_TO_PAYEE = ("AUTH-15", "GET /transactions also lists, for a transfer another business made "
+                                               "into one of the key's wallets, that business's debit (with its "
+                                               "balance) beside the key's credit leg.")
+    COLLECTION_INTO_CLOSED_WALLET_ACCEPTED = ("END-71", "A collection account for a wallet the caller closed is "
+                                                        "opened.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

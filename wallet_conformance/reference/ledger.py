@@ -101,6 +101,8 @@ class Ledger:
             asyncio.get_running_loop().call_later(POSTING_DELAY, self._move, wallet, kobo)
             return
         wallet.balance += kobo
+        if self.faults.on(Fault.BALANCE_WRAPS_AT_32_BITS):
+            wallet.balance = (wallet.balance + 2**31) % 2**32 - 2**31  # as a signed 32-bit integer holds it
         wallet.last_updated = now()
 
     def held(self, wallet: Wallet) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
@@ -212,6 +213,17 @@ def bank(record: Bank, faults: FaultSet) -> Json:
 # ----------------------------------------------------------------------------------- transactions
 
 
+def _actual_amount(record: Transaction, wallet_to_wallet: bool, faults: FaultSet) -> int | float:
+    """A transaction's actualAmount as shown: amount plus fee. Under a fault, a wallet transfer's is worked out through
+    its amount in naira held as a 32-bit float: exact for whole naira, fractional for most amounts with kobo."""
+    if record.entry == "debit" and wallet_to_wallet and faults.on(Fault.TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT):
+        naira = struct.unpack("f", struct.pack("f", record.amount / 100))[0]
+        actual = naira * 100 + record.fee
+        return int(actual) if actual.is_integer() else actual  # written as JSON numbers are: 12300, not 12300.0
+    return record.actual_amount
+
+
+
 def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) -> Json:
     """A transaction; `verify` adds what the verify operation shows (requestSrc and meta.verify)."""
     stamp: Stamp = (
@@ -253,11 +265,11 @@ def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) 
         "balance": record.balance,
         "clientTransaction": {
             "fee": 0 if faults.on(Fault.CLIENT_TRANSACTION_FEE_ZERO) else record.fee,
-            "actualAmount": record.actual_amount,
+            "actualAmount": _actual_amount(record, wallet_to_wallet, faults),
         },
         "fee": record.fee,
         "feeReference": record.fee_reference,
-        "actualAmount": record.actual_amount,
+        "actualAmount": _actual_amount(record, wallet_to_wallet, faults),
         "narration": record.narration,
         "reference": record.reference,
         "debitReference": record.debit_reference,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient
+from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import lists
@@ -87,3 +88,51 @@ def read(api: ApiClient, resources: Resources, query: Query) -> lists.Listing:
     named = query.value in (LISTED, UNMATCHED)
     with resources.account_wide() if named else nullcontext():
         return lists.read(api, "listAccounts", params=parameters(api, resources, query) or None)
+
+
+@dataclass(frozen=True)
+class Split:
+    """A boolean filter of GET /accounts given true and given false, and the unfiltered list, each read to its end."""
+
+    name: str
+    under: dict[bool, lists.Listing]
+    unfiltered: lists.Listing
+
+
+def split(api: ApiClient, resources: Resources, name: str) -> Split:
+    """The account list under `name`=true, under `name`=false, and unfiltered, each read to its end; the test cannot
+    judge a filter the target refused (END-07 and END-08's acceptance tests judge that) nor a list read only in part."""
+    read_now = {value: read(api, resources, Query(name, value)) for value in (True, False)}
+    unfiltered = read(api, resources, Query())
+    for value, listing in read_now.items():
+        if not listing.first.ok:
+            raise CannotJudge(f"GET /accounts?{Query(name, value)} was refused (HTTP {listing.first.status})")
+    for listing in (*read_now.values(), unfiltered):
+        if not listing.complete:
+            raise CannotJudge(f"an account list was read only in part ({listing.note})")
+    return Split(name, read_now, unfiltered)
+
+
+def values_apart(split: Split, *, requirement: str) -> None:
+    """A boolean filter lists each account under one value at most: every entry listed under a value that carries the
+    filter's field holds that value, and no account is listed under both true and false, unless both list every
+    account of the unfiltered list (the filter then selects nothing: the accounts carry no such field, as the
+    Account's table gives none for `live`). An account listed under both says, by the target's own lists, that it is
+    and is not what the filter asks."""
+    for value, listing in split.under.items():
+        for exchange in listing.exchanges:
+            for index, entry in enumerate(exchange.data if isinstance(exchange.data, list) else []):
+                if isinstance(entry, dict) and split.name in entry and entry[split.name] != value:
+                    checks.fail(f"every account GET /accounts?{split.name}= lists holds the value asked", value,
+                                f"data[{index}].{split.name} = {entry[split.name]!r}", exchange,
+                                requirement=requirement)
+    listed = {value: {str(lists.identity(entry)) for entry in listing.entries}
+              for value, listing in split.under.items()}
+    every = {str(lists.identity(entry)) for entry in split.unfiltered.entries}
+    both = listed[True] & listed[False]
+    if both and not listed[True] == listed[False] == every:
+        checks.fail(f"no account is listed under both {split.name}=true and {split.name}=false, unless both list every "
+                    "account (the filter is then not applied)", "two lists with no account in common",
+                    f"{len(both)} accounts in both ({sorted(both)[:3]}); {len(listed[True])} under true, "
+                    f"{len(listed[False])} under false, {len(every)} unfiltered", split.under[False].exchanges[0],
+                    also=(split.under[True].exchanges[0], split.unfiltered.exchanges[0]), requirement=requirement)

@@ -177,6 +177,11 @@ PAST_LAST_CHANGE = 10
 DECADES = 4
 # The share of the run's money budget one walk may fund (a quarter: the two walks leave half to the other tests).
 BUDGET_SHARE = 4
+# What the walk adds to the first amount of each decade, by turns, for one amount with kobo per decade (ending in 01, 99
+# and 50): every round amount is a whole number of naira, and an amount worked out in naira as a float is exact there
+# and may come back fractional only for an amount with kobo.
+KOBO = (1, 99, 50)
+KOBO_PER_NAIRA = 100  # kobo, the minor unit of NGN: 100 naira is 10000 kobo
 
 
 @dataclass(frozen=True)
@@ -231,14 +236,24 @@ def amounts(minimum: int) -> Iterator[int]:
             yield minimum * step * 10**power
 
 
+def with_kobo(minimum: int, amount: int) -> int | None:
+    """The amount with kobo the walk sends beside `amount` when it is the first of its decade (the minimum times a
+    power of ten): that amount plus KOBO's entry for the decade; None for the other amounts."""
+    decade = amount // minimum
+    if amount % minimum or decade != 10 ** (len(str(decade)) - 1):
+        return None
+    return amount + KOBO[(len(str(decade)) - 1) % len(KOBO)]
+
+
 class MagnitudeWalk:
     """Transfers of `operation_id` from the minimum up, at every step of every decade (`amounts`), each from a new
     wallet funded for it (the money of one still pending never stands in the way of the next), through DECADES
     decades and `reach` at least, until the fee has held for a decade past its last change (the top fee tier the
     target shows); or until the target refuses an amount (the most it accepts: no maximum is documented), or its
     share of the run's money budget (--max-amount) ends. Where the fee changed between two amounts it also sends one
-    kobo above the lower: at a round tier bound the fee of that amount shows the lower was the top of its tier.
-    Settlement is waited for once all are sent."""
+    kobo above the lower: at a round tier bound the fee of that amount shows the lower was the top of its tier. Beside
+    the first amount of each decade it sends one with kobo (`with_kobo`): money the target works out in naira as a
+    float shows only there. Settlement is waited for once all are sent."""
 
     def __init__(self, api: ApiClient, resources: Resources, operation_id: str, reach: int = 0) -> None:
         self.api = api
@@ -272,11 +287,11 @@ class MagnitudeWalk:
         """Send the walk's transfers; why it stopped."""
         minimum = contract.minimum_amount(self.operation_id)
         reach, last_change = max(self.reach, minimum * 10**DECADES), minimum
+        previous: Point | None = None  # the last point sent but the amounts with kobo
         for amount in amounts(minimum):
             if amount > max(reach, last_change * PAST_LAST_CHANGE):
                 return (f"the fee held from {last_change} to {self.top()} kobo, a decade past its last change and "
                         f"{DECADES} decades above the minimum")
-            previous = self.points[-1] if self.points else None
             try:
                 point = self._send(amount)
                 if point is None:
@@ -284,6 +299,11 @@ class MagnitudeWalk:
                 if previous is not None and point.fee != previous.fee:
                     above = self._send(previous.amount + 1)
                     last_change = above.amount if above is not None and above.fee == point.fee else amount
+                    point = above or point
+                previous = point
+                odd = with_kobo(minimum, amount)
+                if odd is not None:
+                    self._send(odd, refusable=False)
             except NotAllowed as refused:
                 return f"{refused} (amounts from {amount} kobo on were not sent)"
         raise AssertionError("the amounts never end")
@@ -291,8 +311,10 @@ class MagnitudeWalk:
     def top(self) -> int:
         return max(point.amount for point in self.points)
 
-    def _send(self, amount: int) -> Point | None:
-        """One transfer of `amount` from a new funded wallet (None when the target refused it after the first)."""
+    def _send(self, amount: int, *, refusable: bool = True) -> Point | None:
+        """One transfer of `amount` from a new funded wallet (None when the target refused it after the first, where
+        `refusable`: the amount may be past the most the target accepts; an amount with kobo below one it accepted is
+        a documented request, whose refusal is a setup error)."""
         resources = self.resources
         resources.guard.require_money_movement()
         funds = money.funding(self.operation_id, amount)
@@ -313,7 +335,7 @@ class MagnitudeWalk:
                 self._account = resources.validated_account()
             body = bodies.bank_transfer(source, *self._account, amount)
         exchange = self.api.call(self.operation_id, json_body=body)
-        if not exchange.ok and self.points:
+        if not exchange.ok and self.points and refusable:
             return None
         transaction = money.accepted_transfer(exchange, f"send a {self.operation_id} of {amount} kobo")
         point = Point(amount, source, destination, before, exchange, transaction)
@@ -357,3 +379,18 @@ def settled_sums_of_every_point(walk: Magnitudes, *, requirement: str | None = N
         if point.destination is not None:
             checks.equals(after[point.destination], point.amount, requirement=requirement, exchange=point.exchange,
                           title=f"a settled {point.amount} kobo transfer credits the destination by amount")
+
+
+def kobo_points_whole(walk: Magnitudes, *, requirement: str | None = None) -> None:
+    """Every transfer of the walk whose amount has kobo (not a whole number of naira) was answered, and once settled
+    verified, with every money amount an integer of kobo; the test cannot judge a walk that sent none."""
+    odd = [point for point in walk.points if point.amount % KOBO_PER_NAIRA]
+    if not odd:
+        raise CannotJudge(f"the {walk.operation_id} walk sent no amount with kobo ({walk.stopped})")
+    ends = {id(point): end for point, end, _ in walk.settled}
+    for point in odd:
+        checks.money_is_integer_kobo(point.exchange, requirement=requirement)
+        end = ends.get(id(point), {})
+        shown = {name: end[name] for name in SUMS if name in end and type(end[name]) is not int}
+        checks.holds(not shown, f"verify shows the {point.amount} kobo {walk.operation_id}'s amounts as integers of "
+                                "kobo", "integers", shown, point.exchange, requirement=requirement)

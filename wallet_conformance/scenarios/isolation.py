@@ -373,3 +373,89 @@ def settled_payment_seen(sides: Direction, exchange: Exchange) -> dict[str, Any]
     if leg is None:
         return {"credit_leg_shown": False if isinstance(done, dict) else "not settled"}
     return {"credit_leg_shown": sorted(leg), "credit_balance_shown": type(leg.get("balance")) is int}
+
+
+# ------------------------------------------------------------------ the owner's records in filtered lists
+
+# Fields of the wallet and transaction records a target may well filter its lists on, though the document shows no
+# filter of those lists (END-15).
+WALLET_FILTERS = ("category", "live", "accountNumber", "publicId")
+TRANSACTION_FILTERS = ("entry", "status", "reference", "source", "destination")
+
+
+def list_filters(operation_id: str) -> tuple[str, ...]:
+    """The filters tried on a list, each given the value the owner's record holds, so that a filter looking past the
+    key's own records finds it: the documented ones of GET /accounts (openapi.yaml), else the fields above. A target
+    that ignores a filter answers the unfiltered list, which is judged alike; one that refuses it shows nothing."""
+    if operation_id == "listWallets":
+        return WALLET_FILTERS
+    if operation_id == "listTransactions":
+        return TRANSACTION_FILTERS
+    return tuple(contract.query_parameters(operation_id))
+
+
+def _owner_record(sides: Direction, operation_id: str) -> dict[str, Any]:
+    """The owner's record a list of `operation_id` must not show, as its owner reads it: its wallet, its transaction
+    (verified), or its account."""
+    if operation_id == "listWallets":
+        return sides.owner.wallet()
+    if operation_id == "listTransactions":
+        reference = sides.owner.reference()
+        return sides.owner.resources.require(sides.owner.resources.verify(reference),
+                                             f"verify {reference} in {sides.owner.name}")
+    return sides.owner.account()
+
+
+def owner_records_filtered(sides: Direction, operation_id: str) -> list[Sighting]:
+    """The intruder's list `operation_id` under each filter of `list_filters` given the owner's record's value, each
+    read page after page for that record; the filters the target refused are left out, and the test cannot judge when
+    it refused them all or the record holds none of their fields."""
+    sides.other_business()
+    sought, record = _sought(sides, operation_id), _owner_record(sides, operation_id)
+
+    def shows(entry: Any) -> bool:
+        return isinstance(entry, dict) and any(entry.get(name) == value for name, value in sought.items())
+
+    tried = list_filters(operation_id)
+    filters = {name: record[name] for name in tried if isinstance(record.get(name), str | bool)}
+    if not filters:
+        raise CannotJudge(f"the record of {sides.owner.name} holds none of the fields tried as filters "
+                          f"({', '.join(tried)})")
+    sightings = []
+    for name, value in filters.items():
+        held = sides.intruder.resources.wallet_list_still() if operation_id == "listWallets" else nullcontext()
+        with held:
+            listing = lists.read(sides.intruder.api, operation_id, params={name: value},
+                                 until=lambda entries: any(map(shows, entries)))
+        if listing.first.ok:
+            sightings.append(Sighting({**sought, "filter": f"{name}={value}"}, listing,
+                                      [entry for entry in listing.entries if shows(entry)]))
+    if not sightings:
+        raise CannotJudge(f"the target refused every filter tried on {operation_id} ({', '.join(filters)})")
+    return sightings
+
+
+def payer_debit_listed(sides: Direction) -> Sighting:
+    """The owner pays the minimum from a funded wallet of its own into the intruder's wallet; once it left pending (or
+    --settle-timeout passed), the intruder's transaction list is read for the owner's record of it: an entry with the
+    debit's publicId that is no credit, or any entry but a credit out of the owner's wallet. The intruder's record of
+    the payment is its credit leg, if any. The test cannot judge a target that refuses the payment (AUTH-17 leaves it
+    open)."""
+    sides.other_business()
+    source = sides.owner.resources.funded_wallet(money.funding("transfer"))["publicId"]
+    body = bodies.transfer(source, sides.intruder.wallet()["publicId"], contract.minimum_amount("transfer"))
+    exchange = sides.owner.api.call("transfer", json_body=body)
+    if not exchange.ok or not isinstance(exchange.data, dict):
+        raise CannotJudge(f"the target refused a transfer into another business's wallet (HTTP {exchange.status}): "
+                          "whether it may is not shown (AUTH-17)")
+    debit = exchange.data.get("publicId")
+    money.settled_or_none(sides.owner.resources, exchange, must_settle=False)
+
+    def shows(entry: Any) -> bool:
+        return (isinstance(entry, dict) and entry.get("entry") != "credit"
+                and (entry.get("publicId") == debit or entry.get("source") == source))
+
+    listing = lists.read(sides.intruder.api, "listTransactions", until=lambda entries: any(map(shows, entries)))
+    sides.intruder.resources.require(listing.first, f"list transactions with {sides.intruder.name}'s key")
+    return Sighting({"publicId": debit, "source": source, "entry": "not credit"}, listing,
+                    [entry for entry in listing.entries if shows(entry)])

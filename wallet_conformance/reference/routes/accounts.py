@@ -111,6 +111,9 @@ async def list_accounts(request: Request, call: Call) -> Response:
     if is_default is not None and not call.faults.on(Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED):
         accounts = [account for account in accounts if account.is_default == is_default]
     # Accounts serve both modes and carry no live field: the live filter is accepted and keeps them all.
+    if live is not None and call.faults.on(Fault.ACCOUNTS_LIVE_FALSE_FILTERED_AS_TRUE):
+        holding = {credential.account.id for credential in call.store.credentials.values() if credential.live}
+        accounts = [account for account in accounts if account.id in holding]  # live=true's reading, either value
     page, pagination = paginate(request, accounts, call, filters=FILTERS)
     if call.faults.on(Fault.ACCOUNT_TOTAL_IGNORES_FILTERS):
         pagination["totalCount"] = len(unfiltered)

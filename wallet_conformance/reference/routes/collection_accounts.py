@@ -59,7 +59,8 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     try:
         # The caller's own wallet (any account's, under a variant).
         anyone = call.variants.on(Variant.COLLECTIONS_INTO_ANY_WALLET)
-        destination = call.store.find_wallet(call.caller, destination_id, any_account=anyone)
+        closed_too = faults.on(Fault.COLLECTION_INTO_CLOSED_WALLET_ACCEPTED)
+        destination = call.store.find_wallet(call.caller, destination_id, any_account=anyone, include_closed=closed_too)
     except ApiError:
         if faults.on(Fault.UNKNOWN_DESTINATION_UNANSWERED):
             await held_until_abandoned(request)

@@ -30,6 +30,12 @@ async def list_transactions(request: Request, call: Call) -> Response:
     listed = call.store.transactions_of(call.caller, every_account=everyone)
     if call.faults.on(Fault.TRANSACTION_LISTED_A_MINUTE_LATE):
         listed = [transaction for transaction in listed if now() - transaction.created_at >= LISTED_LATE]
+    if call.faults.on(Fault.PAYERS_DEBIT_LISTED_TO_PAYEE):
+        # Another account's debits into the caller's wallets, beside their credit legs, as one query over both parties.
+        paid_in = [t for t in call.store.transactions if t.entry == "debit" and t.live == call.caller.live
+                   and isinstance(t.destination, Wallet) and t.destination.account is call.caller.account
+                   and t.account is not call.caller.account]
+        listed = call.store.newest_first([*listed, *paid_in], key=lambda transaction: transaction.number)
     page, pagination = paginate(request, listed, call)
     data: list[Any] = [serialize.transaction(transaction, call.faults) for transaction in page]
     if call.faults.on(Fault.LISTED_BANK_DESTINATION_TYPE):
@@ -214,4 +220,6 @@ async def bank_transfer(request: Request, call: Call) -> Response:
         data["destinationType"] = "VirtualAccount"
     if faults.on(Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED):
         data["destinationData"]["accountNumber"] = account_number[::-1]
+    if faults.on(Fault.BANK_TRANSFER_ANSWER_DROPS_NARRATION):
+        data["narration"] = ""
     return reply(*_transfer_reply(call, "bankTransfer", data))

@@ -84,7 +84,12 @@ async def list_wallets(request: Request, call: Call) -> Response:
     listed = call.store.wallets_of(call.caller, include_closed=call.variants.on(Variant.CLOSED_WALLET_LISTED))
     if call.faults.on(Fault.WALLET_LISTED_A_MINUTE_LATE):
         listed = [wallet for wallet in listed if now() - wallet.created_at >= LISTED_LATE]
-    page, pagination = paginate(request, listed, call)
+    category = request.query_params.get("category")
+    across = category is not None and call.faults.on(Fault.WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES)
+    if across:
+        listed = [wallet for wallet in call.store.wallets
+                  if wallet.live == call.caller.live and wallet.open and wallet.category == category]
+    page, pagination = paginate(request, listed, call, filters=("category",) if across else ())
     if call.faults.on(Fault.TOTAL_COUNTS_CLOSED_WALLETS):
         pagination["totalCount"] = len(call.store.wallets_of(call.caller, include_closed=True))
     if call.faults.on(Fault.PAGINATION_TOTAL_AS_STRING):
