@@ -736,6 +736,10 @@ SCENARIOS: dict[Fault, Scenario] = {
     # Events
     Fault.WEBHOOKS_NOT_PERSISTED: persisted_webhooks,
     Fault.NON_URL_WEBHOOK_ACCEPTED: lambda c: update(c, ["hooks.conformance.invalid/events"]).status_code,
+    # Issue 43, classes an implementation in another language got past (A).
+    Fault.EMPTY_WALLET_LIST_DATA_NULL: lambda c: data(c.call("GET", "/virtual-accounts", params={"page": "1000"})),
+    Fault.EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION: lambda c: "pagination" in meta(
+        c.call("GET", "/transactions", params={"page": "1000"})),
 }
 
 

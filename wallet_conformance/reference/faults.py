@@ -279,6 +279,10 @@ class Fault(Switch):
     # Events.
     WEBHOOKS_NOT_PERSISTED = ("EVT-01", "The update answers with the new webhooks but the account keeps the old ones.")
     NON_URL_WEBHOOK_ACCEPTED = ("EVT-03", "An update's webhooks that are no URLs (no scheme) are accepted and held.")
+    # Issue 43, classes an implementation in another language got past (A).
+    EMPTY_WALLET_LIST_DATA_NULL = ("SVC-20", "A wallet list page with no entries answers data null.")
+    EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION = ("SVC-16", "A transaction list page with no entries carries no "
+                                                           "meta.pagination.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

@@ -98,6 +98,8 @@ async def list_wallets(request: Request, call: Call) -> Response:
         data = [entry["publicId"] for entry in data]
     if call.faults.on(Fault.DATA_OBJECT_ON_WALLET_LIST):
         data = {"items": data}
+    if not page and call.faults.on(Fault.EMPTY_WALLET_LIST_DATA_NULL):
+        data = None
     return reply(*envelope(call, "listWallets", data, pagination=pagination))
 
 
