@@ -485,6 +485,14 @@ def read_a_prefix(c: ReferenceClient) -> int:
     return c.call("GET", f"/virtual-accounts/{c.wallet()['publicId'][:-1]}").status_code
 
 
+def answer_for_null_mobile(c: ReferenceClient) -> int | str:
+    """The status of a primary wallet's creation whose mobile is null, or `no answer` within a second."""
+    try:
+        return c.call("POST", "/virtual-accounts", json={"category": "primary", "mobile": None}, timeout=1).status_code
+    except httpx.TimeoutException:
+        return "no answer"
+
+
 # Each fault, and what a client observes of it: the observation differs from the faithful reference's.
 SCENARIOS: dict[Fault, Scenario] = {
     # What the service does
@@ -740,6 +748,8 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.EMPTY_WALLET_LIST_DATA_NULL: lambda c: data(c.call("GET", "/virtual-accounts", params={"page": "1000"})),
     Fault.EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION: lambda c: "pagination" in meta(
         c.call("GET", "/transactions", params={"page": "1000"})),
+    Fault.NULL_MOBILE_UNANSWERED: answer_for_null_mobile,
+    Fault.NULL_WEBHOOK_500: lambda c: update(c, ["http://127.0.0.1:9/new", None]).status_code,
 }
 
 

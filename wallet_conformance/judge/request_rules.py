@@ -54,12 +54,13 @@ class Problem:
 
 
 def _without_nulls(body: Any) -> Any:
-    """The body with every null-valued property left out: a target may read `"mobile": null` as no mobile at
-    all (the document does not say), so a null is judged as the property's absence, never as a wrong type."""
+    """The body with every null-valued property and every null item of an array left out: a target may read
+    `"mobile": null` as no mobile at all, and `[url, null]` as `[url]` (the document does not say), so a null is
+    judged as the value's absence, never as a wrong type."""
     if isinstance(body, dict):
         return {name: _without_nulls(value) for name, value in body.items() if value is not None}
     if isinstance(body, list):
-        return [_without_nulls(item) for item in body]
+        return [_without_nulls(item) for item in body if item is not None]
     return body
 
 

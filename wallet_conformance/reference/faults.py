@@ -283,6 +283,9 @@ class Fault(Switch):
     EMPTY_WALLET_LIST_DATA_NULL = ("SVC-20", "A wallet list page with no entries answers data null.")
     EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION = ("SVC-16", "A transaction list page with no entries carries no "
                                                            "meta.pagination.")
+    NULL_MOBILE_UNANSWERED = ("ERR-09", "A primary wallet's creation whose mobile is null gets no answer: held until "
+                                        "the client gives up.")
+    NULL_WEBHOOK_500 = ("ERR-05", "An update whose webhooks hold a null item is answered 500.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

@@ -1,11 +1,12 @@
-"""Body fields sent wrong: every documented field of every request body, in another JSON type than its own or outside
-its documented values, each in an otherwise valid body.
+"""Body fields sent wrong: every documented field of every request body, in another JSON type than its own, outside
+its documented values, or null (the field, and the last item of an array), each in an otherwise valid body.
 
 The fields, their JSON types, their allowed values and which of them are URLs are read from the request schemas of
 openapi.yaml (money fields by their names, judge/checks.py); only the wrong values themselves are made up here. What
 a target must do with each is judged by the tests (tests/test_wrong_values.py) through `refusal_requirement`: the
 requirement a 2xx to the case breaks, or None when the value spells a valid one of its own type (END-44 observes how
-the target read it).
+the target read it). A null is judged as the value's absence (request_rules): refused where the field is required,
+and every null case is held to an answer (ERR-09).
 """
 
 from __future__ import annotations
@@ -28,7 +29,11 @@ ITEM_FOR_ARRAY = "string-for-array"  # one URL for a list of URLs
 FRACTION_FOR_INTEGER = "fraction-for-integer"  # 10000.5 kobo: money is integers in kobo
 OTHER_VALUE = "other-value"  # USD for NGN
 NOT_A_URL = "not-a-url"  # a host and a path, without a scheme
+NULL = "null"  # null for the field's value, or for the last item of an array
 VALUE_KINDS = (OTHER_VALUE, NOT_A_URL)  # the field's own JSON type, a value outside its documented ones
+# Fields never sent null: a wallet whose category is null may be opened as a primary one, whose places only the
+# account-wide tests may take.
+NOT_SENT_NULL = {("createWallet", ("category",))}
 LAST = -1  # in a path: the item the valid body adds last to a list (the own account's webhooks come first)
 
 # Values outside a field's documented ones: another value the document gives the same field elsewhere (a
@@ -116,9 +121,9 @@ def _fields(node: dict[str, Any], path: tuple[Any, ...]) -> Iterator[tuple[tuple
 
 
 def _kinds(name: Any, schema: dict[str, Any]) -> list[str]:
-    """The wrong kinds a field of this schema is sent in."""
-    kinds = {"number": [STRING_FOR_NUMBER], "string": [NUMBER_FOR_STRING], "array": [ITEM_FOR_ARRAY]}.get(
-        schema.get("type"), [])
+    """The wrong kinds a field of this schema is sent in: null for every field (an array's item too)."""
+    by_type = {"number": [STRING_FOR_NUMBER], "string": [NUMBER_FOR_STRING], "array": [ITEM_FOR_ARRAY]}
+    kinds = [NULL, *by_type.get(schema.get("type"), [])]
     if schema.get("type") == "number" and name in MONEY_FIELDS:
         kinds.append(FRACTION_FOR_INTEGER)
     if "enum" in schema:
@@ -169,6 +174,8 @@ class WrongValue:
             return valid[LAST]
         if self.kind == FRACTION_FOR_INTEGER:
             return valid + 0.5
+        if self.kind == NULL:
+            return None
         if self.kind == OTHER_VALUE:
             return OTHER_VALUES.get(self.path[LAST], f"not-{self.allowed[0]}")
         return f"{run_id}.conformance.invalid/hook"  # NOT_A_URL
@@ -200,6 +207,8 @@ def cases() -> dict[str, WrongValue]:
     for operation_id in contract.write_operations():
         for path, schema in _fields(_request_schema(operation_id), ()):
             for kind in _kinds(path[LAST], schema):
+                if kind == NULL and (operation_id, path) in NOT_SENT_NULL:
+                    continue
                 case = WrongValue(operation_id, path, kind, tuple(schema.get("enum", ())))
                 found[case.name] = case
     return found
