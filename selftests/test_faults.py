@@ -493,6 +493,14 @@ def answer_for_null_mobile(c: ReferenceClient) -> int | str:
         return "no answer"
 
 
+def amount_sent_with_an_exponent(c: ReferenceClient) -> Any:
+    """The amount of a collection account whose amount is sent written `1e4`."""
+    text = json.dumps(collection_body(c.wallet()["publicId"]) | {"amount": 0}).replace('"amount": 0', '"amount": 1e4')
+    response = c.http.post(c.server.base_url + "/collection-accounts", content=text,
+                           headers={"x-service-key": c.key, "content-type": "application/json"})
+    return response.json()["data"]["amount"]
+
+
 # Each fault, and what a client observes of it: the observation differs from the faithful reference's.
 SCENARIOS: dict[Fault, Scenario] = {
     # What the service does
@@ -750,6 +758,9 @@ SCENARIOS: dict[Fault, Scenario] = {
         c.call("GET", "/transactions", params={"page": "1000"})),
     Fault.NULL_MOBILE_UNANSWERED: answer_for_null_mobile,
     Fault.NULL_WEBHOOK_500: lambda c: update(c, ["http://127.0.0.1:9/new", None]).status_code,
+    Fault.COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED: lambda c: collection(c, amount=MINIMUM + 0.5).status_code,
+    Fault.COLLECTION_FLOAT_AMOUNT_KEPT: lambda c: type(data(collection(c, amount=float(MINIMUM)))["amount"]).__name__,
+    Fault.EXPONENT_AMOUNT_READ_AS_MANTISSA: amount_sent_with_an_exponent,
 }
 
 

@@ -8,8 +8,9 @@ What each gets, and the level it rests on:
   category, LIM-22 whole kobo, LIM-24 NGN, LIM-25 party types, EVT-03 URLs: SHOULD; LIM-06 e-mail, END-22 the
   wallet collected into: MUST; anything else ERR-05, SHOULD);
 - a value that spells a valid one in another JSON type (a numeric string, a number for a string, one URL for the
-  list): refused, or read as that value; which is observed (END-44, INFO), and what was read is held to the echo
-  requirements by the exchange judge (an amount string read as another number fails RES-35);
+  list), or a whole number in another spelling (10000.0, 1e4: one JSON number, RFC 8259): refused, or read as that
+  value; which is observed (END-44, INFO), and what was read is held to the echo requirements by the exchange judge
+  (an amount string, or 1e4, read as another number fails RES-35);
 - null, for each field and for an array's last item: answered (ERR-09, MUST: never a connection closed or left
   waiting), read as the value's absence (refused where the field is required, under the rule a field left out breaks);
   a 5xx fails ERR-05 and a refusal out of the envelope ERR-06, as the exchange judge holds every answer;
@@ -79,7 +80,7 @@ def test_a_primary_wallet_with_a_null_contact_is_answered(resources, field):
 
 @pytest.mark.parametrize(("operation_id", "case"), READABLE)
 def test_a_value_in_another_json_type_is_refused_or_read(sent_wrong, observe, operation_id, case):
-    """How a value written in another JSON type that spells a valid one is taken: refused, or read (and as what)."""
+    """How a value in another JSON type or spelling that denotes a valid one is taken: refused, or read (as what)."""
     outcome = sent_wrong(operation_id)[case]
     shown = SHOWN.get((operation_id, outcome.case.field))
     observe("END-44", case=case, sent=outcome.value, status=outcome.answer.status,

@@ -286,6 +286,12 @@ class Fault(Switch):
     NULL_MOBILE_UNANSWERED = ("ERR-09", "A primary wallet's creation whose mobile is null gets no answer: held until "
                                         "the client gives up.")
     NULL_WEBHOOK_500 = ("ERR-05", "An update whose webhooks hold a null item is answered 500.")
+    COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED = ("LIM-22", "A collection account's fractional amount is accepted (rounded "
+                                                       "down).")
+    COLLECTION_FLOAT_AMOUNT_KEPT = ("SVC-21", "A collection account's amount sent as a whole float (10000.0) is kept "
+                                              "and shown as that float.")
+    EXPONENT_AMOUNT_READ_AS_MANTISSA = ("RES-35", "A collection account's amount written with an exponent (1e4) is "
+                                                  "read as the digits before the `e` (1).")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

@@ -21,7 +21,16 @@ from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bodies
 from wallet_conformance.world.bad_requests import Fixtures
 from wallet_conformance.world.resources import Resources
-from wallet_conformance.world.wrong_values import LAST, PLACEHOLDERS, Ids, WrongValue, cases, names_an_external_account
+from wallet_conformance.world.wrong_values import (
+    LAST,
+    PLACEHOLDERS,
+    Ids,
+    WrongValue,
+    as_parsed,
+    cases,
+    names_an_external_account,
+    spelled_text,
+)
 
 
 @dataclass(frozen=True)
@@ -85,12 +94,15 @@ def _sender(get: Fixtures, operation_id: str) -> Callable[[WrongValue], Outcome]
         else:
             made = ids
         body = case.body(made)
+        spelled = spelled_text(body)  # a number in a spelling of its own (1e4), sent as that text
         answer = _answer(operation_id, lambda: resources.create_wallet(body) if operation_id == "createWallet"
+                         else api.call(operation_id, content=spelled) if spelled is not None
                          else api.call(operation_id, json_body=body))
         if purse is not None:
             purse.after(answer)
         read = _read_back(api, answer)
-        return Outcome(case, _at_path(body, case.path), answer, read, read.data if read is not None else None)
+        return Outcome(case, _at_path(as_parsed(body), case.path), answer, read,
+                       read.data if read is not None else None)
 
     return send
 

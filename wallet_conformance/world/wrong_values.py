@@ -30,6 +30,10 @@ FRACTION_FOR_INTEGER = "fraction-for-integer"  # 10000.5 kobo: money is integers
 OTHER_VALUE = "other-value"  # USD for NGN
 NOT_A_URL = "not-a-url"  # a host and a path, without a scheme
 NULL = "null"  # null for the field's value, or for the last item of an array
+# The same JSON number in another spelling (RFC 8259 section 6 has one number type): read as the value, or refused by
+# a parser typed to integers; never another number.
+FLOAT_FOR_INTEGER = "float-for-integer"  # 10000.0 for 10000
+EXPONENT_FOR_INTEGER = "exponent-for-integer"  # 1e4 for 10000
 VALUE_KINDS = (OTHER_VALUE, NOT_A_URL)  # the field's own JSON type, a value outside its documented ones
 # Fields never sent null: a wallet whose category is null may be opened as a primary one, whose places only the
 # account-wide tests may take.
@@ -122,7 +126,8 @@ def _fields(node: dict[str, Any], path: tuple[Any, ...]) -> Iterator[tuple[tuple
 
 def _kinds(name: Any, schema: dict[str, Any]) -> list[str]:
     """The wrong kinds a field of this schema is sent in: null for every field (an array's item too)."""
-    by_type = {"number": [STRING_FOR_NUMBER], "string": [NUMBER_FOR_STRING], "array": [ITEM_FOR_ARRAY]}
+    by_type = {"number": [STRING_FOR_NUMBER, FLOAT_FOR_INTEGER, EXPONENT_FOR_INTEGER], "string": [NUMBER_FOR_STRING],
+               "array": [ITEM_FOR_ARRAY]}
     kinds = [NULL, *by_type.get(schema.get("type"), [])]
     if schema.get("type") == "number" and name in MONEY_FIELDS:
         kinds.append(FRACTION_FOR_INTEGER)
@@ -176,6 +181,10 @@ class WrongValue:
             return valid + 0.5
         if self.kind == NULL:
             return None
+        if self.kind == FLOAT_FOR_INTEGER:
+            return float(valid)
+        if self.kind == EXPONENT_FOR_INTEGER:
+            return Spelled(exponent_form(valid))
         if self.kind == OTHER_VALUE:
             return OTHER_VALUES.get(self.path[LAST], f"not-{self.allowed[0]}")
         return f"{run_id}.conformance.invalid/hook"  # NOT_A_URL
@@ -189,6 +198,58 @@ class WrongValue:
             container = container[part]
         container[last] = self.value(container[last] if _holds(container, last) else None, ids.run_id)
         return body
+
+
+@dataclass(frozen=True)
+class Spelled:
+    """A JSON number sent in the spelling `text` (`1e4`), which json.dumps does not write for any Python number."""
+
+    text: str
+
+    @property
+    def number(self) -> Any:
+        """The number as a JSON parser reads it (1e4: the float 10000.0)."""
+        return json.loads(self.text)
+
+
+def exponent_form(value: int) -> str:
+    """An integer written with an exponent and no trailing zeros (10000: `1e4`; 12345: `12345e0`)."""
+    exponent = 0
+    while value and value % 10 == 0:
+        value, exponent = value // 10, exponent + 1
+    return f"{value}e{exponent}"
+
+
+# What stands for a Spelled number in the text json.dumps writes, before the spelling takes its place.
+_SPELLED = "\u0000spelled\u0000"
+
+
+def spelled_text(body: Any) -> str | None:
+    """The JSON text of a body holding Spelled numbers, each in its spelling; None when it holds none."""
+    spellings: list[str] = []
+
+    def placed(node: Any) -> Any:
+        if isinstance(node, Spelled):
+            spellings.append(node.text)
+            return _SPELLED
+        if isinstance(node, dict):
+            return {name: placed(value) for name, value in node.items()}
+        if isinstance(node, list):
+            return [placed(item) for item in node]
+        return node
+
+    text = json.dumps(placed(body))
+    if not spellings:
+        return None
+    for spelling in spellings:
+        text = text.replace(json.dumps(_SPELLED), spelling, 1)
+    return text
+
+
+def as_parsed(body: Any) -> Any:
+    """The body as the target's JSON parser reads it (each Spelled number as its number)."""
+    text = spelled_text(body)
+    return body if text is None else json.loads(text)
 
 
 def _holds(container: Any, key: Any) -> bool:
@@ -217,5 +278,5 @@ def cases() -> dict[str, WrongValue]:
 def refusal_requirement(case: WrongValue, ids: Ids = PLACEHOLDERS) -> str | None:
     """The requirement a 2xx to the case breaks (invalid input, read as the target may read it); None when the wrong
     value spells a valid one of the field's type ("10000" for 10000), which a target may read so (END-44)."""
-    problems = request_rules.body_problems(case.operation_id, case.body(ids))[1]
+    problems = request_rules.body_problems(case.operation_id, as_parsed(case.body(ids)))[1]
     return request_rules.invalid_input_requirement(case.operation_id, problems)

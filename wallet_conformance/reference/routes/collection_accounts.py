@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from http import HTTPStatus
 
 from starlette.requests import Request
@@ -18,6 +19,9 @@ from wallet_conformance.reference.variants import Variant
 from wallet_conformance.reference.withholding import withheld
 from wallet_conformance.spec import contract
 
+# An amount written with an exponent in the raw body (`"amount": 1e4`), its digits before the `e`.
+EXPONENT_AMOUNT = re.compile(r'"amount"\s*:\s*(?P<digits>[0-9]+)[eE]')
+
 
 @operation("createCollectionAccount")
 async def create_collection_account(request: Request, call: Call) -> Response:
@@ -26,11 +30,18 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     destination_id = fields.required_text(body, "destination")
     name_required = not faults.on(Fault.COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME)
     account_name = fields.text(body, "accountName", required=name_required)
-    amount: int | str
-    if isinstance(body.get("amount"), str) and faults.on(Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED):
-        amount = body["amount"]  # kept as the string it was sent as
+    amount: int | float | str
+    sent = body.get("amount")
+    mantissa = EXPONENT_AMOUNT.search((await request.body()).decode(errors="replace"))
+    if isinstance(sent, str) and faults.on(Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED):
+        amount = sent  # kept as the string it was sent as
+    elif isinstance(sent, float) and sent.is_integer() and faults.on(Fault.COLLECTION_FLOAT_AMOUNT_KEPT):
+        amount = sent  # kept as the float it was sent as
+    elif mantissa is not None and faults.on(Fault.EXPONENT_AMOUNT_READ_AS_MANTISSA):
+        amount = int(mantissa["digits"])  # read as a parser that stops at the `e` reads it
     else:
-        amount = fields.kobo(body, "amount", minimum=1, numeric_strings=call.numeric_strings)
+        amount = fields.kobo(body, "amount", minimum=1, numeric_strings=call.numeric_strings,
+                             round_fractions_down=faults.on(Fault.COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED))
     expire_in = fields.seconds(body, "expireIn", numeric_strings=call.numeric_strings)
     lower, upper = contract.expire_in_bounds()
     if faults.on(Fault.EXPIRE_IN_LOWER_BOUND_OFF):
