@@ -292,6 +292,10 @@ class Fault(Switch):
                                               "and shown as that float.")
     EXPONENT_AMOUNT_READ_AS_MANTISSA = ("RES-35", "A collection account's amount written with an exponent (1e4) is "
                                                   "read as the digits before the `e` (1).")
+    REFERENCE_LENGTH_IN_BYTES = ("LIM-17", "A collection reference's length is counted in UTF-8 bytes, not "
+                                           "characters.")
+    REFERENCE_LENGTH_IN_UTF16_UNITS = ("LIM-17", "A collection reference's length is counted in UTF-16 code units "
+                                                 "(JavaScript's `length`): a character past U+FFFF counts twice.")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

@@ -61,7 +61,12 @@ async def create_collection_account(request: Request, call: Call) -> Response:
         shortest -= 1
     if faults.on(Fault.REFERENCE_MIN_LENGTH_6):
         shortest += 1
-    if reference is not None and len(reference) < shortest:
+    length = len(reference or "")
+    if reference is not None and faults.on(Fault.REFERENCE_LENGTH_IN_BYTES):
+        length = len(reference.encode())
+    if reference is not None and faults.on(Fault.REFERENCE_LENGTH_IN_UTF16_UNITS):
+        length = len(reference.encode("utf-16-le")) // 2
+    if reference is not None and length < shortest:
         if faults.on(Fault.SHORT_REFERENCE_500):
             raise crash()
         raise invalid("reference", f"must be at least {shortest} characters")
