@@ -762,6 +762,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.COLLECTION_FLOAT_AMOUNT_KEPT: lambda c: type(data(collection(c, amount=float(MINIMUM)))["amount"]).__name__,
     Fault.EXPONENT_AMOUNT_READ_AS_MANTISSA: amount_sent_with_an_exponent,
     Fault.REFERENCE_LENGTH_IN_BYTES: lambda c: collection(c, reference="\u00e9" * (REFERENCE_MIN - 1)).status_code,
+    Fault.NAMES_MATCHED_IGNORING_CASE: lambda c: collection(c, drop=("amount",), AMOUNT=MINIMUM).status_code,
     Fault.REFERENCE_LENGTH_IN_UTF16_UNITS: lambda c: collection(c, reference="\U00020000" * (REFERENCE_MIN - 1)
                                                                 ).status_code,
 }

@@ -14,6 +14,9 @@ What each gets, and the level it rests on:
 - null, for each field and for an array's last item: answered (ERR-09, MUST: never a connection closed or left
   waiting), read as the value's absence (refused where the field is required, under the rule a field left out breaks);
   a 5xx fails ERR-05 and a refusal out of the envelope ERR-06, as the exchange judge holds every answer;
+- a required field's name in upper case (`AMOUNT`), its value valid: the body lacks the field, as JSON compares names
+  code unit by code unit (RFC 8259, section 8.3), so it is refused; ERR-05 (SHOULD), not the MUST of a field left
+  out, since the document does not say names are case-sensitive and some frameworks match them ignoring case;
 - accepted either way, never kept as sent: neither the answer nor a later read shows the field with the wrong value
   as sent, under the requirement that gives the field its type or values (SVC-21 kobo integers, SVC-22 NGN, RES-13
   webhooks an array, EVT-03 of URLs, RES-26 the two categories, END-32 destinationType, LIM-25 sourceType, the
@@ -28,7 +31,7 @@ from wallet_conformance.judge import checks
 from wallet_conformance.judge.request_rules import SHOWN, at
 from wallet_conformance.scenarios.wrong_values import primary_with_null, shows_as_sent
 from wallet_conformance.spec import contract
-from wallet_conformance.world.wrong_values import NULL, cases, refusal_requirement
+from wallet_conformance.world.wrong_values import NULL, VALID_VALUE_KINDS, cases, refusal_requirement
 
 CASES = cases()
 REFUSAL = {name: refusal_requirement(case) for name, case in CASES.items()}
@@ -46,9 +49,10 @@ READABLE = [pytest.param(case.operation_id, name, marks=_marks(case.operation_id
 NULLS = [pytest.param(case.operation_id, name, marks=_marks(case.operation_id, "ERR-09"), id=name)
          for name, case in CASES.items() if case.kind == NULL]
 # (operation, the requirement a field sent wrong breaks when shown as sent): each judges the accepted cases it rules
-# (a null accepted is the field's absence: the record's table judges what the record shows instead).
+# (a null accepted is the field's absence, and a name in another case carries a valid value: the record's table and
+# the echo rules judge what the record shows instead).
 SHOWN_BY = sorted({(case.operation_id, case.shown_by) for case in CASES.values()
-                   if case.shown_by and case.kind != NULL})
+                   if case.shown_by and case.kind not in VALID_VALUE_KINDS})
 SHOWN_PARAMS = [pytest.param(operation_id, requirement, marks=_marks(operation_id, requirement),
                              id=f"{operation_id}-{requirement}") for operation_id, requirement in SHOWN_BY]
 
@@ -92,7 +96,8 @@ def test_a_value_in_another_json_type_is_refused_or_read(sent_wrong, observe, op
 def test_an_accepted_wrong_value_is_never_shown_as_sent(sent_wrong, operation_id, requirement_id):
     """Accepted, a field sent wrong is never shown as sent (same JSON type and value) in the answer or a later read."""
     accepted = [outcome for outcome in sent_wrong(operation_id).values()
-                if outcome.answer.ok and outcome.case.shown_by == requirement_id and outcome.case.kind != NULL]
+                if outcome.answer.ok and outcome.case.shown_by == requirement_id
+                and outcome.case.kind not in VALID_VALUE_KINDS]
     if not accepted:
         pytest.skip(f"the target refused every {operation_id} request with a field sent wrong that {requirement_id} "
                     "rules")

@@ -296,6 +296,8 @@ class Fault(Switch):
                                            "characters.")
     REFERENCE_LENGTH_IN_UTF16_UNITS = ("LIM-17", "A collection reference's length is counted in UTF-16 code units "
                                                  "(JavaScript's `length`): a character past U+FFFF counts twice.")
+    NAMES_MATCHED_IGNORING_CASE = ("ERR-05", "A collection account's body field names are matched ignoring letter "
+                                             "case (`AMOUNT` is taken for `amount`).")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

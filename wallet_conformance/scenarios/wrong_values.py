@@ -101,7 +101,7 @@ def _sender(get: Fixtures, operation_id: str) -> Callable[[WrongValue], Outcome]
         if purse is not None:
             purse.after(answer)
         read = _read_back(api, answer)
-        return Outcome(case, _at_path(as_parsed(body), case.path), answer, read,
+        return Outcome(case, _at_path(as_parsed(body), case.sent_path), answer, read,
                        read.data if read is not None else None)
 
     return send
@@ -179,7 +179,7 @@ def _account_updates(get: Fixtures, own: list[WrongValue]) -> dict[str, Outcome]
                 answer = _answer("updateAccount",
                                  partial(api.call, "updateAccount", {"accountId": public_id}, json_body=body))
                 record, read = accounts.listed_account(api, resources, public_id) if answer.ok else (None, None)
-                found[case.name] = Outcome(case, _at_path(body, case.path), answer, read, record)
+                found[case.name] = Outcome(case, _at_path(body, case.sent_path), answer, read, record)
         finally:
             if any(outcome.answer.ok for outcome in found.values()):
                 restored = api.call("updateAccount", {"accountId": public_id},

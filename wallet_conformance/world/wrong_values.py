@@ -34,6 +34,12 @@ NULL = "null"  # null for the field's value, or for the last item of an array
 # a parser typed to integers; never another number.
 FLOAT_FOR_INTEGER = "float-for-integer"  # 10000.0 for 10000
 EXPONENT_FOR_INTEGER = "exponent-for-integer"  # 1e4 for 10000
+# A required field's name in upper case (`AMOUNT` for `amount`), its value valid: JSON compares member names code unit
+# by code unit (RFC 8259 section 8.3), so the body lacks the field; some frameworks match names ignoring case.
+NAME_IN_OTHER_CASE = "name-in-other-case"
+# Kinds whose value is no wrong value to be shown as sent: a null is the value's absence, a name in another case
+# carries a valid value.
+VALID_VALUE_KINDS = (NULL, NAME_IN_OTHER_CASE)
 VALUE_KINDS = (OTHER_VALUE, NOT_A_URL)  # the field's own JSON type, a value outside its documented ones
 # Fields never sent null: a wallet whose category is null may be opened as a primary one, whose places only the
 # account-wide tests may take.
@@ -135,6 +141,8 @@ def _kinds(name: Any, schema: dict[str, Any]) -> list[str]:
         kinds.append(OTHER_VALUE)
     if schema.get("format") == "uri":
         kinds.append(NOT_A_URL)
+    if not isinstance(name, str) or not name.isupper():
+        kinds.append(NAME_IN_OTHER_CASE)
     return kinds
 
 
@@ -189,9 +197,17 @@ class WrongValue:
             return OTHER_VALUES.get(self.path[LAST], f"not-{self.allowed[0]}")
         return f"{run_id}.conformance.invalid/hook"  # NOT_A_URL
 
+    @property
+    def sent_path(self) -> tuple[Any, ...]:
+        """Where the body carries the field (under its name in upper case, for a name in another case)."""
+        return (self.field.upper(),) if self.kind == NAME_IN_OTHER_CASE else self.path
+
     def body(self, ids: Ids) -> dict[str, Any]:
         """A valid body of the operation with this field, and only it, sent wrong."""
         body = valid_body(self.operation_id, ids)
+        if self.kind == NAME_IN_OTHER_CASE:
+            body[self.field.upper()] = body.pop(self.field)
+            return body
         *container_path, last = self.path
         container: Any = body
         for part in container_path:
@@ -270,9 +286,18 @@ def cases() -> dict[str, WrongValue]:
             for kind in _kinds(path[LAST], schema):
                 if kind == NULL and (operation_id, path) in NOT_SENT_NULL:
                     continue
+                if kind == NAME_IN_OTHER_CASE and (len(path) > 1 or path[0] not in _present(operation_id)):
+                    continue  # only a field the valid body carries, at the top level
                 case = WrongValue(operation_id, path, kind, tuple(schema.get("enum", ())))
+                if kind == NAME_IN_OTHER_CASE and refusal_requirement(case) is None:
+                    continue  # a body without the field is valid: nothing tells whether the name was taken
                 found[case.name] = case
     return found
+
+
+def _present(operation_id: str) -> set[str]:
+    """The top-level fields a valid body of the operation carries."""
+    return set(valid_body(operation_id, PLACEHOLDERS))
 
 
 def refusal_requirement(case: WrongValue, ids: Ids = PLACEHOLDERS) -> str | None:

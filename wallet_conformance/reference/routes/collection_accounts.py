@@ -19,6 +19,8 @@ from wallet_conformance.reference.variants import Variant
 from wallet_conformance.reference.withholding import withheld
 from wallet_conformance.spec import contract
 
+# The body's fields, by their names in lower case.
+BODY_FIELDS = {name.lower(): name for name in ("destination", "accountName", "amount", "expireIn", "reference")}
 # An amount written with an exponent in the raw body (`"amount": 1e4`), its digits before the `e`.
 EXPONENT_AMOUNT = re.compile(r'"amount"\s*:\s*(?P<digits>[0-9]+)[eE]')
 
@@ -27,6 +29,8 @@ EXPONENT_AMOUNT = re.compile(r'"amount"\s*:\s*(?P<digits>[0-9]+)[eE]')
 async def create_collection_account(request: Request, call: Call) -> Response:
     body = await fields.json_body(request, call.faults)
     faults = call.faults
+    if faults.on(Fault.NAMES_MATCHED_IGNORING_CASE):
+        body = {BODY_FIELDS.get(name.lower(), name): value for name, value in body.items()}
     destination_id = fields.required_text(body, "destination")
     name_required = not faults.on(Fault.COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME)
     account_name = fields.text(body, "accountName", required=name_required)
