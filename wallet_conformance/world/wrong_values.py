@@ -222,11 +222,6 @@ class Spelled:
 
     text: str
 
-    @property
-    def number(self) -> Any:
-        """The number as a JSON parser reads it (1e4: the float 10000.0)."""
-        return json.loads(self.text)
-
 
 def exponent_form(value: int) -> str:
     """An integer written with an exponent and no trailing zeros (10000: `1e4`; 12345: `12345e0`)."""
