@@ -269,6 +269,19 @@ def first_pages(api: ApiClient, operation_id: str, scheme: Scheme, count: int) -
     return [first, *(api.call(operation_id, params=scheme.params(page, size, stride)) for page in range(2, count + 1))]
 
 
+def empty_page(api: ApiClient, operation_id: str) -> Exchange | str:
+    """A page of a list that should hold no entry: its first page when that holds none, else a page past its end
+    under the paging the target honours (`past_the_end`); or why none can be asked for."""
+    first = api.call(operation_id)
+    if not first.ok or not (isinstance(first.data, list) and first.data):
+        return first
+    scheme = discover(api, operation_id)
+    if scheme is None:
+        return (f"no paging parameters the suite tried ({tried()}) selected page 2 of {operation_id}; the document "
+                "does not show which do, so no page past its end can be asked for")
+    return past_the_end(api, operation_id, scheme)
+
+
 def past_the_end(api: ApiClient, operation_id: str, scheme: Scheme) -> Exchange | str:
     """A page of a list under `scheme` well past its end (PAST_THE_END pages beyond the last page its first page's
     totalCount and perPage give, at the target's own page size), or why none can be asked for (a first page without
