@@ -536,6 +536,22 @@ def paid_by_other_business(c: ReferenceClient) -> list[str]:
     return sorted(entry["entry"] for entry in data(c.call("GET", "/transactions")))
 
 
+def answer_for_null_mobile(c: ReferenceClient) -> int | str:
+    """The status of a primary wallet's creation whose mobile is null, or `no answer` within a second."""
+    try:
+        return c.call("POST", "/virtual-accounts", json={"category": "primary", "mobile": None}, timeout=1).status_code
+    except httpx.TimeoutException:
+        return "no answer"
+
+
+def amount_sent_with_an_exponent(c: ReferenceClient) -> Any:
+    """The amount of a collection account whose amount is sent written `1e4`."""
+    text = json.dumps(collection_body(c.wallet()["publicId"]) | {"amount": 0}).replace('"amount": 0', '"amount": 1e4')
+    response = c.http.post(c.server.base_url + "/collection-accounts", content=text,
+                           headers={"x-service-key": c.key, "content-type": "application/json"})
+    return response.json()["data"]["amount"]
+
+
 # Each fault, and what a client observes of it: the observation differs from the faithful reference's.
 SCENARIOS: dict[Fault, Scenario] = {
     # What the service does
@@ -802,6 +818,19 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES: other_business_wallet_listed,
     Fault.PAYERS_DEBIT_LISTED_TO_PAYEE: paid_by_other_business,
     Fault.COLLECTION_INTO_CLOSED_WALLET_ACCEPTED: lambda c: collection(c, destination=closed_wallet(c)).status_code,
+    # Issue 43, classes an implementation in another language got past (A).
+    Fault.EMPTY_WALLET_LIST_DATA_NULL: lambda c: data(c.call("GET", "/virtual-accounts", params={"page": "1000"})),
+    Fault.EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION: lambda c: "pagination" in meta(
+        c.call("GET", "/transactions", params={"page": "1000"})),
+    Fault.NULL_MOBILE_UNANSWERED: answer_for_null_mobile,
+    Fault.NULL_WEBHOOK_500: lambda c: update(c, ["http://127.0.0.1:9/new", None]).status_code,
+    Fault.COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED: lambda c: collection(c, amount=MINIMUM + 0.5).status_code,
+    Fault.COLLECTION_FLOAT_AMOUNT_KEPT: lambda c: type(data(collection(c, amount=float(MINIMUM)))["amount"]).__name__,
+    Fault.EXPONENT_AMOUNT_READ_AS_MANTISSA: amount_sent_with_an_exponent,
+    Fault.REFERENCE_LENGTH_IN_BYTES: lambda c: collection(c, reference="\u00e9" * (REFERENCE_MIN - 1)).status_code,
+    Fault.NAMES_MATCHED_IGNORING_CASE: lambda c: collection(c, drop=("amount",), AMOUNT=MINIMUM).status_code,
+    Fault.REFERENCE_LENGTH_IN_UTF16_UNITS: lambda c: collection(c, reference="\U00020000" * (REFERENCE_MIN - 1)
+                                                                ).status_code,
 }
 
 

@@ -267,6 +267,17 @@ def test_reference_shorter_than_the_minimum_is_refused(api, run_id, destination)
     checks.refused(exchange, f"reference {reference!r} ({len(reference)} characters)")
 
 
+@pytest.mark.requirement("LIM-17")
+@pytest.mark.parametrize("alphabet", list(bodies.MULTI_BYTE))
+def test_reference_of_multi_byte_characters_shorter_than_the_minimum_is_refused(api, run_id, destination, alphabet):
+    """A reference one character short of the minimum, of characters UTF-8 writes in several bytes, is refused."""
+    reference = bodies.multi_byte_reference(contract.reference_min_length() - 1, alphabet)
+    body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
+    exchange = api.call("createCollectionAccount", json_body=body)
+    checks.refused(exchange, f"reference {reference!r} ({len(reference)} characters, {len(reference.encode())} bytes "
+                             f"in UTF-8, {len(reference.encode('utf-16-le')) // 2} UTF-16 code units)")
+
+
 @pytest.mark.requirement("LIM-18")
 def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destination):
     """A collection account whose new reference has exactly the minimum length is accepted."""

@@ -207,6 +207,25 @@ def test_list_data_is_array(samples, operation_id):
     envelope.data_is_array(samples(operation_id))
 
 
+@pytest.mark.requirement("SVC-16", "SVC-20")
+@pytest.mark.parametrize("client", ["api", "second_api"], ids=["own", "second-business"])
+@pytest.mark.parametrize("operation_id", PAGED)
+def test_an_empty_page_keeps_the_shape_of_a_list(request, operation_id, client):
+    """An empty list, or a page past its end (own, second business's), is still an array with meta.pagination."""
+    api = request.getfixturevalue(client)
+    page = lists.empty_page(api, operation_id)
+    if isinstance(page, str):
+        pytest.skip(page)
+    if not page.ok:
+        pytest.skip(f"{operation_id} {page.url} was refused (HTTP {page.status}): the document does not say what a "
+                    "page past a list's end answers, and no empty page was seen")
+    if isinstance(page.data, list) and page.data:
+        pytest.skip(f"a page of {operation_id} past its end still held {len(page.data)} entries: the target clamps "
+                    "the page number, and no empty page was seen")
+    envelope.data_is_array(page, requirement="SVC-20")
+    envelope.pagination_presence(page, requirement="SVC-16")
+
+
 @pytest.mark.requirement("SVC-21")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_money_is_integer_kobo(samples, operation_id):

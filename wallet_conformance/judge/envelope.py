@@ -188,6 +188,14 @@ def data_is_object(exchange: Exchange, *, requirement: str | None = None) -> dic
     return exchange.data
 
 
+def holds_data(exchange: Exchange) -> bool:
+    """Whether the body is a JSON object holding `data` (null included): what data is can be read (a body without
+    it is the envelope's failure, SVC-03)."""
+    body = exchange.json if exchange.is_json else None
+    return isinstance(body, dict) and "data" in body
+
+
+@rule(LIST_DATA, when="success", name="list data array", where=holds_data)
 @check
 def data_is_array(exchange: Exchange, *, requirement: str | None = None) -> list[Any]:
     """data is an array on a list response (envelope.json#/$defs/paged and unpaged-list)."""

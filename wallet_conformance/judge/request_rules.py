@@ -54,12 +54,13 @@ class Problem:
 
 
 def _without_nulls(body: Any) -> Any:
-    """The body with every null-valued property left out: a target may read `"mobile": null` as no mobile at
-    all (the document does not say), so a null is judged as the property's absence, never as a wrong type."""
+    """The body with every null-valued property and every null item of an array left out: a target may read
+    `"mobile": null` as no mobile at all, and `[url, null]` as `[url]` (the document does not say), so a null is
+    judged as the value's absence, never as a wrong type."""
     if isinstance(body, dict):
         return {name: _without_nulls(value) for name, value in body.items() if value is not None}
     if isinstance(body, list):
-        return [_without_nulls(item) for item in body]
+        return [_without_nulls(item) for item in body if item is not None]
     return body
 
 
@@ -120,6 +121,18 @@ def _contact_of_a_wallet_not_secondary(operation_id: str, body: Any, where: str)
     return operation_id == "createWallet" and not secondary and where.startswith(("body.emailAddress", "body.mobile"))
 
 
+# The keyword of a required field missing while the body carries its name in another letter case (`AMOUNT`): JSON
+# compares names code unit by code unit (RFC 8259, section 8.3), so the field is missing, but some frameworks (ASP.NET
+# Core's web defaults) match names ignoring case and the document does not say they are case-sensitive: ERR-05
+# (SHOULD), not the MUST of a field left out.
+NAME_CASE = "required-name-in-another-case"
+
+
+def _named_in_another_case(instance: Any, missing: list[str]) -> bool:
+    names = {name.lower() for name in instance} if isinstance(instance, dict) else set()
+    return any(name.lower() in names for name in missing)
+
+
 def body_problems(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
     """The body read leniently (`read_leniently`), and every way the body sent breaks its schema."""
     read, found = read_leniently(operation_id, _without_nulls(body))
@@ -127,10 +140,13 @@ def body_problems(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
         where = ".".join(["body", *(str(part) for part in error.absolute_path)])
         if _contact_of_a_wallet_not_secondary(operation_id, read, where):
             continue
+        keyword = str(error.validator)
         if error.validator == "required":
             missing = re.findall(r"'([^']+)' is a required property", error.message)
             where = ".".join([where, *missing])
-        found.append(Problem(where, str(error.validator), error.message))
+            if _named_in_another_case(error.instance, missing):
+                keyword = NAME_CASE
+        found.append(Problem(where, keyword, error.message))
     return read, found
 
 

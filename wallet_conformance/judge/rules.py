@@ -111,6 +111,7 @@ ORDER = (
     # Success answers: the envelope, its meta, the documented status and message, and the values of data.
     "json envelope", "meta.statusCode", "meta.success boolean", "meta.success true", "meta.message string",
     "meta.message presence", "meta.message words", "meta.pagination presence", "meta.pagination fields",
+    "list data array",
     "success status", "money in kobo", "actualAmount is amount plus fee", "currency NGN", "timestamps",
     # Refusals: an envelope repeating its status with success false.
     "error envelope", "error meta.statusCode", "error meta.success false",

@@ -310,6 +310,25 @@ class Fault(Switch):
                                                "balance) beside the key's credit leg.")
     COLLECTION_INTO_CLOSED_WALLET_ACCEPTED = ("END-71", "A collection account for a wallet the caller closed is "
                                                         "opened.")
+    # Issue 43, classes an implementation in another language got past (A).
+    EMPTY_WALLET_LIST_DATA_NULL = ("SVC-20", "A wallet list page with no entries answers data null.")
+    EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION = ("SVC-16", "A transaction list page with no entries carries no "
+                                                           "meta.pagination.")
+    NULL_MOBILE_UNANSWERED = ("ERR-09", "A primary wallet's creation whose mobile is null gets no answer: held until "
+                                        "the client gives up.")
+    NULL_WEBHOOK_500 = ("ERR-05", "An update whose webhooks hold a null item is answered 500.")
+    COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED = ("LIM-22", "A collection account's fractional amount is accepted (rounded "
+                                                       "down).")
+    COLLECTION_FLOAT_AMOUNT_KEPT = ("SVC-21", "A collection account's amount sent as a whole float (10000.0) is kept "
+                                              "and shown as that float.")
+    EXPONENT_AMOUNT_READ_AS_MANTISSA = ("RES-35", "A collection account's amount written with an exponent (1e4) is "
+                                                  "read as the digits before the `e` (1).")
+    REFERENCE_LENGTH_IN_BYTES = ("LIM-17", "A collection reference's length is counted in UTF-8 bytes, not "
+                                           "characters.")
+    REFERENCE_LENGTH_IN_UTF16_UNITS = ("LIM-17", "A collection reference's length is counted in UTF-16 code units "
+                                                 "(JavaScript's `length`): a character past U+FFFF counts twice.")
+    NAMES_MATCHED_IGNORING_CASE = ("ERR-05", "A collection account's body field names are matched ignoring letter "
+                                             "case (`AMOUNT` is taken for `amount`).")
 
     def __init__(self, requirement_id: str, description: str) -> None:
         self.requirement_id = requirement_id

@@ -5,21 +5,32 @@ the account update one hold of the account lock, its webhooks put back at the en
 
 - What a case was answered, and shows: `Outcome` (`shown`: the record in the answer and in the later read).
 - Whether a record shows the wrong value as it was sent: `shows_as_sent`.
+- A primary wallet's contact fields sent null (the primary places are account-wide): `primary_with_null`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient, Exchange, Unanswered
 from wallet_conformance.judge.request_rules import SHOWN, at
 from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bodies
 from wallet_conformance.world.bad_requests import Fixtures
 from wallet_conformance.world.resources import Resources
-from wallet_conformance.world.wrong_values import LAST, PLACEHOLDERS, Ids, WrongValue, cases, names_an_external_account
+from wallet_conformance.world.wrong_values import (
+    LAST,
+    PLACEHOLDERS,
+    Ids,
+    WrongValue,
+    as_parsed,
+    cases,
+    names_an_external_account,
+    spelled_text,
+)
 
 
 @dataclass(frozen=True)
@@ -83,14 +94,40 @@ def _sender(get: Fixtures, operation_id: str) -> Callable[[WrongValue], Outcome]
         else:
             made = ids
         body = case.body(made)
-        answer = (resources.create_wallet(body) if operation_id == "createWallet"
-                  else api.call(operation_id, json_body=body))
+        spelled = spelled_text(body)  # a number in a spelling of its own (1e4), sent as that text
+        answer = _answer(operation_id, lambda: resources.create_wallet(body) if operation_id == "createWallet"
+                         else api.call(operation_id, content=spelled) if spelled is not None
+                         else api.call(operation_id, json_body=body))
         if purse is not None:
             purse.after(answer)
         read = _read_back(api, answer)
-        return Outcome(case, _at_path(body, case.path), answer, read, read.data if read is not None else None)
+        return Outcome(case, _at_path(as_parsed(body), case.sent_path), answer, read,
+                       read.data if read is not None else None)
 
     return send
+
+
+def _answer(operation_id: str, send: Callable[[], Exchange]) -> Exchange:
+    """The answer to a request of `operation_id`, or, when the target left it without one, an exchange of status 0
+    (`Exchange.unanswered`), which the requirement that every request is answered judges (one case's silence is
+    not the others')."""
+    try:
+        return send()
+    except Unanswered as unanswered:
+        exchange = Exchange.unanswered(unanswered.silence)
+        exchange.operation_id = operation_id
+        return exchange
+
+
+def primary_with_null(resources: Resources, field: str) -> Exchange:
+    """The answer to a primary wallet's creation whose `field` (emailAddress or mobile, which only a secondary wallet
+    requires) is null; a wallet it makes is closed at once. Called under the account lock (primary places)."""
+    answer = _answer("createWallet", partial(resources.create_wallet,
+                                             bodies.wallet(resources.run_id, "primary", **{field: None})))
+    made = answer.data if answer.ok else None
+    if isinstance(made, dict) and isinstance(made.get("publicId"), str):
+        resources.close_wallet(made["publicId"])
+    return answer
 
 
 def _ids(get: Fixtures, operation_id: str) -> Ids:
@@ -139,9 +176,10 @@ def _account_updates(get: Fixtures, own: list[WrongValue]) -> dict[str, Outcome]
         try:
             for case in own:
                 body = case.body(ids)
-                answer = api.call("updateAccount", {"accountId": public_id}, json_body=body)
+                answer = _answer("updateAccount",
+                                 partial(api.call, "updateAccount", {"accountId": public_id}, json_body=body))
                 record, read = accounts.listed_account(api, resources, public_id) if answer.ok else (None, None)
-                found[case.name] = Outcome(case, _at_path(body, case.path), answer, read, record)
+                found[case.name] = Outcome(case, _at_path(body, case.sent_path), answer, read, record)
         finally:
             if any(outcome.answer.ok for outcome in found.values()):
                 restored = api.call("updateAccount", {"accountId": public_id},

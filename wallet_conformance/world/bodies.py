@@ -98,6 +98,19 @@ def collection_reference(length: int) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()[-length:]
 
 
+# Alphabets of characters UTF-8 writes in two, three and four bytes (Cyrillic letters, CJK ideographs, and CJK
+# Extension B ideographs, which lie outside the Basic Multilingual Plane: two UTF-16 code units each). A length counted
+# in bytes or in UTF-16 code units, not in characters, takes strings of them for longer ones.
+MULTI_BYTE = {"two-byte": (0x0410, 0x044F), "three-byte": (0x4E00, 0x9FFF), "four-byte": (0x20000, 0x2A6DF)}
+
+
+def multi_byte_reference(length: int, alphabet: str) -> str:
+    """A collection account reference of exactly `length` characters of one MULTI_BYTE alphabet, drawn at random (a
+    target that wrongly took one holds it as used)."""
+    low, high = MULTI_BYTE[alphabet]
+    return "".join(chr(low + secrets.randbelow(high - low + 1)) for _ in range(length))
+
+
 def transfer(source: str, destination: str, amount: int | None = None, **overrides: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
         "source": source, "sourceType": "VirtualAccount", "destination": destination,

@@ -23,6 +23,9 @@ from wallet_conformance.world.polling import poll
 MAX_PAGES = 50
 # The page size discovery asks for: small, so a list of a few entries has a page 2.
 SMALL_PAGE = 2
+# How many pages past the last one a page past a list's end is asked for: entries other clients add meanwhile (a
+# few) cannot reach it.
+PAST_THE_END = 10
 # The page size asked for when a whole list is wanted in few requests (a target may clamp it, or refuse it: then
 # the walk asks for half as many, down to the target's own page size).
 LARGE_PAGE = 100
@@ -279,6 +282,31 @@ def first_pages(api: ApiClient, operation_id: str, scheme: Scheme, count: int) -
     first = api.call(operation_id, params=scheme.params(1, size))
     stride = held(first, size)
     return [first, *(api.call(operation_id, params=scheme.params(page, size, stride)) for page in range(2, count + 1))]
+
+
+def empty_page(api: ApiClient, operation_id: str) -> Exchange | str:
+    """A page of a list that should hold no entry: its first page when that holds none, else a page past its end
+    under the paging the target honours (`past_the_end`); or why none can be asked for."""
+    first = api.call(operation_id)
+    if not first.ok or not (isinstance(first.data, list) and first.data):
+        return first
+    scheme = discover(api, operation_id)
+    if scheme is None:
+        return (f"no paging parameters the suite tried ({tried()}) selected page 2 of {operation_id}; the document "
+                "does not show which do, so no page past its end can be asked for")
+    return past_the_end(api, operation_id, scheme)
+
+
+def past_the_end(api: ApiClient, operation_id: str, scheme: Scheme) -> Exchange | str:
+    """A page of a list under `scheme` well past its end (PAST_THE_END pages beyond the last page its first page's
+    totalCount and perPage give, at the target's own page size), or why none can be asked for (a first page without
+    integer totalCount and perPage, or refused)."""
+    first = api.call(operation_id, params=scheme.params(1, None))
+    total, per_page = pagination(first).get("totalCount"), pagination(first).get("perPage")
+    if not first.ok or type(total) is not int or type(per_page) is not int or per_page < 1:
+        return (f"page 1 of {operation_id} under {scheme} answered HTTP {first.status} with totalCount {total!r} and "
+                f"perPage {per_page!r}: where its end lies cannot be told")
+    return api.call(operation_id, params=scheme.params(total // per_page + PAST_THE_END, None, per_page))
 
 
 def pages_seen(pages: list[Exchange]) -> list[tuple[Any, ...]]:

@@ -477,6 +477,6 @@ class SharedPurse:
         return body, watched
 
     def after(self, exchange: Exchange) -> None:
-        """Forget the wallets of an accepted transfer: it may still be settling."""
-        if exchange.ok and exchange.operation_id is not None:
+        """Forget the wallets of a transfer accepted, or left without an answer: it may still be settling."""
+        if (exchange.ok or not exchange.answered) and exchange.operation_id is not None:
             self._held.pop(exchange.operation_id, None)

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from wallet_conformance.reference import fields, serialize
-from wallet_conformance.reference.errors import ApiError, Refusal, invalid
+from wallet_conformance.reference.errors import ApiError, Refusal, crash, invalid
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.service import DOCUMENTED, Call, envelope, operation, reply
@@ -47,6 +47,8 @@ def _reserved(url: str) -> bool:
 
 def _webhooks(call: Call, body: fields.Body) -> list[str]:
     """The webhooks of an update: URLs (http(s) ones under a variant), sorted under another."""
+    if isinstance(body.get("webhooks"), list) and None in body["webhooks"] and call.faults.on(Fault.NULL_WEBHOOK_500):
+        raise crash()
     webhooks = fields.webhooks(body, urls_checked=not call.faults.on(Fault.NON_URL_WEBHOOK_ACCEPTED))
     if call.variants.on(Variant.WEBHOOK_URLS_CHECKED) and not all(_absolute_url(url) for url in webhooks):
         raise invalid("webhooks", "must hold absolute http(s) URLs")

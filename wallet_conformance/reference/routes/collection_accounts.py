@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from http import HTTPStatus
 
 from starlette.requests import Request
@@ -18,19 +19,33 @@ from wallet_conformance.reference.variants import Variant
 from wallet_conformance.reference.withholding import withheld
 from wallet_conformance.spec import contract
 
+# The body's fields, by their names in lower case.
+BODY_FIELDS = {name.lower(): name for name in ("destination", "accountName", "amount", "expireIn", "reference")}
+# An amount written with an exponent in the raw body (`"amount": 1e4`), its digits before the `e`.
+EXPONENT_AMOUNT = re.compile(r'"amount"\s*:\s*(?P<digits>[0-9]+)[eE]')
+
 
 @operation("createCollectionAccount")
 async def create_collection_account(request: Request, call: Call) -> Response:
     body = await fields.json_body(request, call.faults)
     faults = call.faults
+    if faults.on(Fault.NAMES_MATCHED_IGNORING_CASE):
+        body = {BODY_FIELDS.get(name.lower(), name): value for name, value in body.items()}
     destination_id = fields.required_text(body, "destination")
     name_required = not faults.on(Fault.COLLECTION_ACCEPTS_MISSING_ACCOUNT_NAME)
     account_name = fields.text(body, "accountName", required=name_required)
-    amount: int | str
-    if isinstance(body.get("amount"), str) and faults.on(Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED):
-        amount = body["amount"]  # kept as the string it was sent as
+    amount: int | float | str
+    sent = body.get("amount")
+    mantissa = EXPONENT_AMOUNT.search((await request.body()).decode(errors="replace"))
+    if isinstance(sent, str) and faults.on(Fault.AMOUNT_STRING_ACCEPTED_AND_ECHOED):
+        amount = sent  # kept as the string it was sent as
+    elif isinstance(sent, float) and sent.is_integer() and faults.on(Fault.COLLECTION_FLOAT_AMOUNT_KEPT):
+        amount = sent  # kept as the float it was sent as
+    elif mantissa is not None and faults.on(Fault.EXPONENT_AMOUNT_READ_AS_MANTISSA):
+        amount = int(mantissa["digits"])  # read as a parser that stops at the `e` reads it
     else:
-        amount = fields.kobo(body, "amount", minimum=1, numeric_strings=call.numeric_strings)
+        amount = fields.kobo(body, "amount", minimum=1, numeric_strings=call.numeric_strings,
+                             round_fractions_down=faults.on(Fault.COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED))
     expire_in = fields.seconds(body, "expireIn", numeric_strings=call.numeric_strings)
     lower, upper = contract.expire_in_bounds()
     if faults.on(Fault.EXPIRE_IN_LOWER_BOUND_OFF):
@@ -50,7 +65,12 @@ async def create_collection_account(request: Request, call: Call) -> Response:
         shortest -= 1
     if faults.on(Fault.REFERENCE_MIN_LENGTH_6):
         shortest += 1
-    if reference is not None and len(reference) < shortest:
+    length = len(reference or "")
+    if reference is not None and faults.on(Fault.REFERENCE_LENGTH_IN_BYTES):
+        length = len(reference.encode())
+    if reference is not None and faults.on(Fault.REFERENCE_LENGTH_IN_UTF16_UNITS):
+        length = len(reference.encode("utf-16-le")) // 2
+    if reference is not None and length < shortest:
         if faults.on(Fault.SHORT_REFERENCE_500):
             raise crash()
         raise invalid("reference", f"must be at least {shortest} characters")

@@ -50,6 +50,8 @@ async def list_transactions(request: Request, call: Call) -> Response:
         data = [transaction.reference for transaction in page]
     if call.faults.on(Fault.PAGINATION_MISSING_ON_TRANSACTIONS):
         pagination = None
+    if not page and call.faults.on(Fault.EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION):
+        pagination = None
     return reply(*envelope(call, "listTransactions", withheld(call, data), pagination=pagination))
 
 

@@ -11,6 +11,7 @@ from starlette.responses import Response
 from wallet_conformance.reference import fields, serialize
 from wallet_conformance.reference.errors import ApiError, Refusal, crash, invalid
 from wallet_conformance.reference.faults import Fault, FaultSet
+from wallet_conformance.reference.latency import held_until_abandoned
 from wallet_conformance.reference.paging import paginate
 from wallet_conformance.reference.records import CURRENCY, LISTED_LATE, Wallet, now
 from wallet_conformance.reference.service import DOCUMENTED, Call, envelope, operation, reply
@@ -35,6 +36,9 @@ async def create_wallet(request: Request, call: Call) -> Response:
     body = await fields.json_body(request, call.faults)
     faults = call.faults
     category = fields.required_text(body, "category")
+    if category == "primary" and "mobile" in body and body["mobile"] is None and \
+            faults.on(Fault.NULL_MOBILE_UNANSWERED):
+        await held_until_abandoned(request)
     if category not in CATEGORIES:
         if not faults.on(Fault.UNKNOWN_CATEGORY_ACCEPTED):
             raise invalid("category", f"must be one of {', '.join(CATEGORIES)}")
@@ -105,6 +109,8 @@ async def list_wallets(request: Request, call: Call) -> Response:
         data = [entry["publicId"] for entry in data]
     if call.faults.on(Fault.DATA_OBJECT_ON_WALLET_LIST):
         data = {"items": data}
+    if not page and call.faults.on(Fault.EMPTY_WALLET_LIST_DATA_NULL):
+        data = None
     return reply(*envelope(call, "listWallets", data, pagination=pagination))
 
 
