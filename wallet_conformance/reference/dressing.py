@@ -64,7 +64,7 @@ async def dressed(request: Request, response: Response, variants: VariantSet) ->
             for record in records:
                 if kind and isinstance(record, dict):
                     record["object"] = kind
-        if variants.on(Variant.BANK_CURRENCY_NUMERIC) and request.url.path == "/v1/transactions/banks":
+        if request.url.path == "/v1/transactions/banks" and variants.on(Variant.BANK_CURRENCY_NUMERIC):
             for record in _records(body):
                 if "currency" in record:
                     record["currency"] = ISO_NUMERIC_NAIRA
