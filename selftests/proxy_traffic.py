@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from wallet_conformance.client.redaction import Secrets, activate, deactivate
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.settings import DEFAULT_BANK_ACCOUNT
@@ -22,10 +23,16 @@ WAIT = 30.0  # seconds the side judge may take to catch up with a tour (it runs 
 @contextmanager
 def proxied(faults: Iterable[str] = (), variants: Iterable[str] = (), **config: Any
             ) -> Iterator[tuple[ReferenceServer, Proxy]]:
-    """The reference (with `faults` and `variants`) and a proxy in front of it, on free loopback ports."""
-    with ReferenceServer(faults=list(faults), variants=list(variants), settle_delay=SETTLE_DELAY) as reference, \
-            Proxy(ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0), **config)) as proxy:
-        yield reference, proxy
+    """The reference (with `faults` and `variants`) and a proxy in front of it, on free loopback ports; the proxy's
+    secrets its own, as `wallet-conformance proxy` makes them (no key an earlier run of this process learnt)."""
+    secrets = Secrets()
+    activate(secrets)
+    try:
+        with ReferenceServer(faults=list(faults), variants=list(variants), settle_delay=SETTLE_DELAY) as reference, \
+                Proxy(ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0), **config)) as proxy:
+            yield reference, proxy
+    finally:
+        deactivate(secrets)
 
 
 def caught_up(proxy: Proxy) -> None:
