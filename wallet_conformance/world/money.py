@@ -460,8 +460,7 @@ class SharedPurse:
         if operation_id not in self._held:
             source = resources.funded_wallet(funding(operation_id))["publicId"]
             destination = resources.wallet()["publicId"] if operation_id == "transfer" else None
-            for public_id in filter(None, (source, destination)):
-                balance_or_last(resources, public_id, still=True)  # a levy may post a moment after the funding
+            balance_or_last(resources, source, still=True)  # a levy may post a moment after the funding
             self._held[operation_id] = (source, destination)
         return self._held[operation_id]
 
