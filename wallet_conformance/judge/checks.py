@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.judge.failures import ConformanceFailure, check, requirement_of
+from wallet_conformance.judge.failures import CannotJudge, ConformanceFailure, check, requirement_of
 from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -35,8 +35,10 @@ TIMESTAMP_FIELDS = frozenset({"createdAt", "updatedAt", "lastUpdated", "expirati
 # ISO 8601 in UTC with milliseconds, as the document states; read from schemas/common.json.
 TIMESTAMP = re.compile(contract.schema("common.json")["$defs"]["timestamp"]["pattern"])
 CURRENCY = contract.currency()
-# What a refusal is, where the document leaves failure statuses 'not shown': any answer but a success.
+# What a refusal is, where the document leaves failure statuses 'not shown': any answer but a success; but a gateway's
+# or an unavailable server's (RFC 9110 sections 15.6.3-15.6.5), which did not take the request up at all.
 NOT_ACCEPTED = "an answer that is no success (no 2xx)"
+UNAVAILABLE = frozenset({502, 503, 504})
 
 
 def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = None, *, detail: str | None = None,
@@ -104,9 +106,13 @@ def answered(exchange: Exchange, *, requirement: str | None = None) -> None:
 def refused(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
     """The target did not accept the client's input: no 2xx (and an answer). Which status refuses it is not shown
     ("Error response shape, failure status codes and error codes: not shown"), so any answer but a success is a
-    refusal here; a 5xx is ERR-05's failure, which the exchange judge holds every answer to, and no other's."""
+    refusal here; a 5xx is ERR-05's failure, which the exchange judge holds every answer to, and no other's. A 502,
+    503 or 504 (UNAVAILABLE) says the request was not taken up at all: the test cannot judge the input by it."""
     if exchange.status < 300:
         fail(f"not accepted: {why}", NOT_ACCEPTED, exchange.status, exchange, requirement=requirement)
+    if exchange.status in UNAVAILABLE:
+        raise CannotJudge(f"{why}: the target was unavailable (HTTP {exchange.status}), which says nothing of the "
+                          "input (ERR-05 judges the 5xx)")
 
 
 @check
