@@ -810,7 +810,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     # Events
     Fault.WEBHOOKS_NOT_PERSISTED: persisted_webhooks,
     Fault.NON_URL_WEBHOOK_ACCEPTED: lambda c: update(c, ["hooks.conformance.invalid/events"]).status_code,
-    # Issue 43, classes an implementation in another language got past (B).
+    # Money, echoes, boolean filters and isolation through lists, as implementations in other languages break them.
     Fault.TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT: lambda c: data(transfer(c, amount=MINIMUM + 1))["actualAmount"],
     Fault.BALANCE_WRAPS_AT_32_BITS: lambda c: c.balance(c.fund(c.wallet()["publicId"], 2**31)["destination"]),
     Fault.BANK_TRANSFER_ANSWER_DROPS_NARRATION: lambda c: data(bank_transfer(c))["narration"],
@@ -818,7 +818,7 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES: other_business_wallet_listed,
     Fault.PAYERS_DEBIT_LISTED_TO_PAYEE: paid_by_other_business,
     Fault.COLLECTION_INTO_CLOSED_WALLET_ACCEPTED: lambda c: collection(c, destination=closed_wallet(c)).status_code,
-    # Issue 43, classes an implementation in another language got past (A).
+    # Empty lists, nulls, numbers in other spellings, lengths in characters and member names' case.
     Fault.EMPTY_WALLET_LIST_DATA_NULL: lambda c: data(c.call("GET", "/virtual-accounts", params={"page": "1000"})),
     Fault.EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION: lambda c: "pagination" in meta(
         c.call("GET", "/transactions", params={"page": "1000"})),

@@ -225,15 +225,18 @@ def parties_named_by_public_id(exchange: Exchange, *, requirement: str | None = 
 @rule("RES-67", when="success", name="currency pair of the parties")
 @check
 def currency_pair_of_the_parties(exchange: Exchange, *, requirement: str | None = None) -> int:
-    """Every transaction an answer shows whose currencyPair has the form `AAA/BBB` names, on each side of the slash,
-    the currency its sourceData and destinationData show (where they show one as a string). The form itself is the
-    test of RES-67's. Returns how many halves it judged."""
+    """Every transaction an answer shows whose currencyPair has the form `AAA/BBB` names, on the side of a wallet
+    party, the currency its sourceData or destinationData shows (a wallet's, whose table gives it NGN). Another party's
+    currency has no value in the document, and may be written in another code than the pair's (566 for NGN): not
+    judged. The form itself is the test of RES-67's. Returns how many halves it judged."""
     judged = 0
     for where, transaction in transactions_of(exchange):
         pair = transaction.get("currencyPair")
         if not isinstance(pair, str) or pair.count("/") != 1:
             continue
         for side, half in zip(SIDES, pair.split("/"), strict=True):
+            if transaction.get(f"{side}Type") != VIRTUAL_ACCOUNT:
+                continue
             data = transaction.get(f"{side}Data")
             shown = data.get("currency") if isinstance(data, dict) else None
             if isinstance(shown, str):

@@ -292,7 +292,7 @@ class Fault(Switch):
     # Events.
     WEBHOOKS_NOT_PERSISTED = ("EVT-01", "The update answers with the new webhooks but the account keeps the old ones.")
     NON_URL_WEBHOOK_ACCEPTED = ("EVT-03", "An update's webhooks that are no URLs (no scheme) are accepted and held.")
-    # Issue 43, classes an implementation in another language got past (B).
+    # Money, echoes, boolean filters and isolation through lists, as implementations in other languages break them.
     TRANSFER_ACTUAL_AMOUNT_VIA_NAIRA_FLOAT = ("SVC-21", "A wallet transfer's actualAmount is worked out through its "
                                                         "amount in naira held as a 32-bit float: exact for whole "
                                                         "naira, fractional for an amount with kobo (10001 shows "
@@ -310,7 +310,7 @@ class Fault(Switch):
                                                "balance) beside the key's credit leg.")
     COLLECTION_INTO_CLOSED_WALLET_ACCEPTED = ("END-71", "A collection account for a wallet the caller closed is "
                                                         "opened.")
-    # Issue 43, classes an implementation in another language got past (A).
+    # Empty lists, nulls, numbers in other spellings, lengths in characters and member names' case.
     EMPTY_WALLET_LIST_DATA_NULL = ("SVC-20", "A wallet list page with no entries answers data null.")
     EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION = ("SVC-16", "A transaction list page with no entries carries no "
                                                            "meta.pagination.")
