@@ -33,7 +33,8 @@ class Generation:
         if not shrink:
             more["phases"] = [hypothesis.Phase.explicit, hypothesis.Phase.generate]
         seed = profiles.test_seed(self.seed, profiles.test_name(request.node))
-        profiles.run(test, seed, profiles.hypothesis_settings(max_examples, **more))
+        profiles.run(test, seed, profiles.hypothesis_settings(max_examples, **more),
+                     each_example=request.getfixturevalue("api").exchanges.mark_example)
 
     def settings(self, max_examples: int, **more: Any) -> hypothesis.settings:
         return profiles.hypothesis_settings(max_examples, **more)

@@ -19,8 +19,10 @@ from typing import Any
 import httpx
 
 from wallet_conformance.client.curl import curl_command
+from wallet_conformance.client.near_copies import key_template
 from wallet_conformance.client.plain_transport import PlainTransport
 from wallet_conformance.client.redaction import redact, redact_headers
+from wallet_conformance.settings import BY_FLAG
 from wallet_conformance.spec import contract
 
 KEY_HEADER = "x-service-key"
@@ -37,6 +39,10 @@ SERVER_ERRORS_FAILING = 16
 MAX_BODY = 256 * 1024
 # How many exchanges the client keeps in memory (the newest); older ones are dropped, their count kept.
 KEPT_EXCHANGES = 200
+MADE_KEPT = 20_000  # records whose making a client remembers for replays (ExchangeLog.made)
+# Where a replay reads each key from: the variables the options read it from.
+KEY_VARIABLE = BY_FLAG["--secret-key"].env
+SECOND_KEY_VARIABLE = BY_FLAG["--second-secret-key"].env
 # Rate limiting (429): the most retries of one request, the longest single wait, and the default of
 # the run's total waiting (--rate-limit-wait).
 RATE_LIMIT_RETRIES = 3
@@ -157,6 +163,11 @@ class Exchange:
     # Spaces sent after the JSON body (JSON's insignificant whitespace: a large body that parses as a small one);
     # `request_body` holds the body without them.
     padding: int = 0
+    # Where the request carried the client's key or a near-copy of it, for a replay: its parts ("url", "body",
+    # "header:<name>") with each appearance marked by its form (near_copies.key_template), other secrets redacted;
+    # and the environment variable of the key that client holds.
+    keyed: dict[str, str] = field(default_factory=dict, repr=False)
+    key_variable: str | None = None
     _parsed: Any = field(default=None, repr=False)
 
     @classmethod
@@ -247,13 +258,39 @@ class ExchangeLog:
         self._count = 0
         self._lock = threading.Lock()  # the end-of-run sweep sends from several threads
         self.observer = observer  # sees every exchange (the run's exchange judge, the HAR recorder)
+        # For a failing test's replay (client/replay.py): where the current example of a property test began, the
+        # exchange that made each record (by the identifiers its answer gave), and the funding hook's calls by the
+        # wallet or account number they paid; at most MADE_KEPT records.
+        self.example_start = 0
+        self.made: dict[str, Exchange] = {}
+        self.payments: dict[str, list[Exchange]] = {}
 
     def append(self, exchange: Exchange) -> None:
         with self._lock:
             self._items.append(exchange)
             self._count += 1
+            if exchange.method == "POST" and exchange.ok and len(self.made) < MADE_KEPT:
+                self._remember(exchange)
         if self.observer is not None:
             self.observer(exchange)
+
+    def _remember(self, exchange: Exchange) -> None:
+        body = exchange.request_body
+        if exchange.operation_id is None and isinstance(body, dict):  # the funding hook
+            for name in ("walletId", "accountNumber"):
+                if isinstance(body.get(name), str):
+                    self.payments.setdefault(body[name], []).append(exchange)
+            return
+        data = exchange.data
+        if isinstance(data, dict):
+            sent = json.dumps(body) if body is not None else ""
+            for name in ("publicId", "accountNumber"):
+                if isinstance(data.get(name), str) and data[name] not in sent:  # one the target assigned
+                    self.made.setdefault(data[name], exchange)
+
+    def mark_example(self) -> None:
+        """A property test's example begins: a failure's replay starts here (or at its test's start, if later)."""
+        self.example_start = self._count
 
     def __len__(self) -> int:
         return self._count
@@ -326,6 +363,8 @@ class ApiClient:
         key's client, so a test's evidence shows both keys' requests in order)."""
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
+        # The environment variable a replay reads this client's key from (client/replay.py).
+        self.key_variable = SECOND_KEY_VARIABLE if shares_log_of is not None else KEY_VARIABLE
         self._guard = guard
         self.timeout = timeout
         self.transport_failures = 0
@@ -461,6 +500,8 @@ class ApiClient:
             time.sleep(pause)
         exchange.retries = [*retries, *exchange.retries]
         exchange.padding = padding
+        exchange.keyed = self._keyed(str(httpx.URL(url, params=query)), sent_headers, payload, padding)
+        exchange.key_variable = self.key_variable
         self.exchanges.append(exchange)
         if exchange.status == 429 and self.rate_limited and self.rate_limited[-1]["gave_up"]:
             raise RateLimited(f"{method} {redact(url)} answered 429 (rate limited; Retry-After "
@@ -576,6 +617,18 @@ class ApiClient:
             size=size if size > len(kept) else None,
             started=sent_at,
         )
+
+    def _keyed(self, url: str, headers: dict[str, str], payload: bytes | None, padding: int) -> dict[str, str]:
+        """The parts of a request that carry this client's key, each with the key's appearances marked (Exchange)."""
+        parts = {"url": url, **{f"header:{name}": value for name, value in headers.items()}}
+        if payload is not None:
+            parts["body"] = payload[:len(payload) - padding].decode("utf-8", errors="replace")
+        keyed = {}
+        for part, text in parts.items():
+            marked = key_template(text, self._key)
+            if marked is not None:
+                keyed[part] = redact(marked)
+        return keyed
 
     def _held_back(self, payload: bytes | None, headers: dict[str, str]) -> tuple[Any, dict[str, str]]:
         """The body to send and the headers to send it with: the payload as it is, or, when this thread holds a gate

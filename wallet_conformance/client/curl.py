@@ -9,14 +9,14 @@ from typing import Any
 from wallet_conformance.client.redaction import redact, redact_headers
 
 # Headers httpx adds by itself; curl sends its own.
-_NOISE = frozenset({"host", "accept-encoding", "connection", "user-agent", "content-length", "accept"})
+NOISE = frozenset({"host", "accept-encoding", "connection", "user-agent", "content-length", "accept"})
 
 
 def curl_command(method: str, url: str, headers: list[tuple[str, str]], body: Any = None, padding: int = 0) -> str:
     """The curl line; a body followed by `padding` spaces is written by printf and piped in, not spelled out."""
     parts = ["curl", "-sS", "-X", method.upper(), redact(url)]
     for name, value in redact_headers(headers):
-        if name.lower() not in _NOISE:
+        if name.lower() not in NOISE:
             parts += ["-H", f"{name}: {value}"]
     if body is None:
         return shlex.join(parts)

@@ -8,7 +8,9 @@ a key's near-copies out of the output as it keeps the key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from functools import cache
 
 OTHER_CASE = "other-case"
 PREFIX = "prefix"
@@ -61,3 +63,22 @@ def near_copy(value: str, kind: str) -> str | None:
 def every_near_copy(value: str) -> list[str]:
     """Every near-copy the value has."""
     return [copy for kind in NEAR_COPIES if (copy := near_copy(value, kind)) is not None]
+
+
+KEY_MARK = "\x00"  # a key's place in a replay's template: KEY_MARK + the form's name ("" for the key) + KEY_MARK
+
+
+def key_template(text: str, key: str) -> str | None:
+    """`text` with each appearance of `key` or one of its near-copies replaced by a mark naming its form (the longest
+    form first where one holds another); None when none appears. A replay sends the form of its own key there."""
+    if prefix(key) not in text and (other_case(key) or key) not in text:
+        return None  # every form holds the prefix or is the other case: the common case costs two searches
+    pattern, names = _forms(key)
+    return pattern.sub(lambda match: KEY_MARK + names[match.group()] + KEY_MARK, text)
+
+
+@cache
+def _forms(key: str) -> tuple[re.Pattern[str], dict[str, str]]:
+    forms = sorted([("", key), *((kind, copy) for kind in NEAR_COPIES if (copy := near_copy(key, kind)))],
+                   key=lambda pair: len(pair[1]), reverse=True)
+    return re.compile("|".join(re.escape(value) for _, value in forms)), {value: kind for kind, value in forms}

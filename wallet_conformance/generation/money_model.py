@@ -121,6 +121,7 @@ class MoneyMachine(RuleBasedStateMachine):
         super().__init__()
         self.context = context
         self.api, self.resources = context.api, context.resources
+        self.api.exchanges.mark_example()  # a failure's replay starts with the program that showed it
         self.made: list[str] = []  # every wallet the program created, open or closed, in the order made
         self.balances: dict[str, int] = {}  # open wallets of this program: the balance once all is settled
         self.primaries: set[str] = set()

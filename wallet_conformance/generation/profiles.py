@@ -77,8 +77,19 @@ def hypothesis_settings(max_examples: int, **more: Any) -> hypothesis.settings:
     )
 
 
-def run(test: Callable[..., None], seed: int, settings: hypothesis.settings) -> None:
-    """Run a `@given` test function with an explicit seed and settings; a failing example shows what it drew."""
+def run(test: Callable[..., None], seed: int, settings: hypothesis.settings,
+        each_example: Callable[[], None] | None = None) -> None:
+    """Run a `@given` test function with an explicit seed and settings; a failing example shows what it drew.
+    `each_example` is called as each example begins (Hypothesis' documented `inner_test` hook): a failure's replay
+    starts at the last one, the shrunk example Hypothesis runs again to report it."""
+    if each_example is not None:
+        inner = test.hypothesis.inner_test  # type: ignore[attr-defined]
+
+        def example(*args: Any, **kwargs: Any) -> None:
+            each_example()
+            inner(*args, **kwargs)
+
+        test.hypothesis.inner_test = example  # type: ignore[attr-defined]
     # Hypothesis' own printer of a failing example's arguments, put back: Schemathesis (its pytest plugin as it loads,
     # `as_strategy` when first called) swaps it once per process for one that prints nothing, for the speed of its own
     # runner, which the suite does not use; every argument then printed empty (`property_(amount=,)`).

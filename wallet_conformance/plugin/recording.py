@@ -105,6 +105,7 @@ class Recorder:
             record.setup_requirement = error.setup_requirement
             record.suite_error = bool(error.suite_error)
             record.evidence = list(error.evidence)
+            record.replay = error.replay
             record.message = redact(_skip_reason(report) if report.skipped else str(report.longrepr))[:4000]
             _concealed(report)
         elif report.skipped:

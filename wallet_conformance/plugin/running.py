@@ -16,11 +16,12 @@ import pytest
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.judge.failures import CannotJudge, declared, holding, judged_silences
-from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record
+from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record, replays
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
 from wallet_conformance.plugin.run import Run, state
 from wallet_conformance.reporting import evidence
 from wallet_conformance.reporting.endings import stopped_early
+from wallet_conformance.reporting.judging import NODEID
 from wallet_conformance.world.safety import NotAllowed
 
 EXCHANGES_SHOWN = 3  # a failure's report section shows the test's last exchanges
@@ -115,6 +116,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
                 if "compared_with" not in item_evidence:
                     item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
+        if client is not None and run.target is not None and classified.failed_requirements:
+            classified.replay = replays.replay(
+                run.target, client, replays.test_exchanges(client, item.stash.get(TEST_START, 0)),
+                classified.evidence, plain_nodeid(item.nodeid), classified.failed_requirements)
         record.error = classified
         allure_labels.attach_evidence(classified.evidence)
         if recent:
@@ -133,6 +138,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if client is not None:
             record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
     record.findings, record.exchanges = exchange_judging.found(run.judged)
+    if client is not None and run.target is not None:
+        for finding in record.findings:  # the first time a judge tells of a requirement and operation
+            if finding.evidence is not None:
+                finding.replay = replays.replay(
+                    run.target, client, made, [finding.evidence],
+                    NODEID.format(by=finding.by, requirement=finding.requirement, operation=finding.operation),
+                    [finding.requirement], note=f"the exchange judge's rule {finding.rule!r}, during {finding.seen_in}")
     reason = _why_stop(run)
     if reason is not None and not item.session.shouldstop:
         record.stopped = stopped_early(reason)  # the controlling process reads it in the record (plugin/early_stop.py)

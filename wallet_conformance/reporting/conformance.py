@@ -231,7 +231,8 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
                  "suite_error": record.stopped and record.suite_error,
                  "held": record.held.get(requirement.id, 0),
                  "message": record.message if (record.fails(requirement.id) or record.blocks(requirement.id)
-                                               or record.suite_error or record.outcome == "skipped") else None}
+                                               or record.suite_error or record.outcome == "skipped") else None,
+                 "replay": record.replay if record.fails(requirement.id) else None}
                 for record in covering
             ],
         })

@@ -43,6 +43,7 @@ class Classified:
     setup_requirement: str | None = None
     suite_error: str | None = None  # why the error is the suite's own, not the target's
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    replay: str | None = None  # a failure's replay script (client/replay.py)
 
     @property
     def blocked(self) -> bool:

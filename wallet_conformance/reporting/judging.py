@@ -57,6 +57,7 @@ class Found:
     rule: str | None = None
     seen_in: str | None = None
     evidence: dict[str, Any] | None = None
+    replay: str | None = None  # the replay of the exchange that broke it first (client/replay.py)
 
 
 @dataclass
@@ -166,6 +167,7 @@ def merge(records: dict[str, TestRecord], findings: list[Found]) -> None:
         if not record.evidence:  # each process sends the evidence with its first finding of a requirement
             record.evidence = [{**(finding.evidence or {}), "requirement": requirement, "rule": finding.rule,
                                 "first_seen_in": finding.seen_in, "exchanges": 0}]
+            record.replay = finding.replay
         first = record.evidence[0]
         first["exchanges"] += finding.count
         record.message = (f"{first['exchanges']} exchange(s) of {finding.operation} broke the rule "

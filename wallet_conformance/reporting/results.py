@@ -35,6 +35,7 @@ class TestRecord:
     # The calls of a check that held, by the requirement each held (judge/failures.py `check`): a test that passed
     # holds only the requirements some check of it held.
     held: dict[str, int] = field(default_factory=dict)
+    replay: str | None = None  # a failure's replay: a bash script of the requests that showed it (client/replay.py)
 
     __test__ = False  # not a pytest test class
 

@@ -36,6 +36,7 @@ MARKDOWN = "conformance.md"
 HTML = "conformance.html"
 JUNIT = "junit.xml"
 EVIDENCE_SHOWN = 3
+REPLAYS_SHOWN = 3  # the replays a requirement's entry shows (conformance.json keeps every failing test's)
 VERDICT_WORDS = {
     Outcome.CONFORMS: "conforms",
     Outcome.CONFORMS_TO_WHAT_WAS_TESTED: "conforms to what could be tested",
@@ -265,6 +266,7 @@ class EntryView:
     evidence: list[tuple[dict[str, Any], list[tuple[dict[str, Any], bool]]]]  # item, [(exchange, compared with)]
     tests: list[str]  # the first tests that cover it
     more_tests: bool  # more tests than those shown
+    replays: list[tuple[str, str]]  # (test, script): the replay of each test that failed it (client/replay.py)
 
 
 def entry_view(entry: dict[str, Any]) -> EntryView:
@@ -280,7 +282,8 @@ def entry_view(entry: dict[str, Any]) -> EntryView:
         reason=entry["reason"] if entry["reason"] and entry["verdict"] != Verdict.FAIL else None,
         observations=[json.dumps({key: value for key, value in observation.items() if key != "requirement"},
                                  sort_keys=True, default=str) for observation in entry["observations"]],
-        evidence=evidence, tests=tests[:5], more_tests=len(tests) > 5)
+        evidence=evidence, tests=tests[:5], more_tests=len(tests) > 5,
+        replays=[(test["nodeid"], test["replay"]) for test in entry["tests"] if test.get("replay")][:REPLAYS_SHOWN])
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -313,7 +316,7 @@ def markdown(report: dict[str, Any]) -> str:
             continue
         for entry in entries:
             lines += _markdown_entry(entry)
-    return mask("\n".join(lines)) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def _markdown_gate(report: dict[str, Any]) -> list[str]:
@@ -343,6 +346,9 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
             lines.append(f"- response: {exchange['status']} {_code(exchange['response'])}")
             lines += ["", "Reproduce with:", "", "```sh", exchange["curl"], "```"]
         lines.append("")
+    for nodeid, script in view.replays:
+        lines += [f"<details><summary>Replay of <code>{html.escape(nodeid)}</code> (bash; curl, python3)</summary>",
+                  "", "```sh", script.rstrip("\n"), "```", "", "</details>", ""]
     if view.tests:
         lines += ["Tests: " + ", ".join(f"`{test}`" for test in view.tests) + (" ..." if view.more_tests else ""), ""]
     return lines
@@ -583,4 +589,6 @@ def _evidence_text(entry: dict[str, Any]) -> str:
         lines += [item["title"], *evidence_lines(item)]
     if not entry["evidence"]:
         lines += [test["message"] for test in entry["tests"] if test["message"]][:1]
+    for nodeid, script in entry_view(entry).replays:
+        lines += ["", f"Replay of {nodeid}:", script]
     return "\n".join(lines)

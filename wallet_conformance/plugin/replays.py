@@ -1,0 +1,60 @@
+"""The replay of a failure (client/replay.py), made in the process that ran the test, from the exchanges it kept: the
+test's requests (of a property test, those of the example it failed on last: the shrunk one), preceded by the making
+of the records it was given by earlier tests (their creation and their funding), ending with the answers that showed
+the failure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.replay import request_text, script, steps_of
+from wallet_conformance.client.target import Target
+from wallet_conformance.reporting.evidence import exchange_evidence
+
+_WORD = re.compile(r"[A-Za-z0-9_.@-]{4,}")  # an identifier a request may carry
+
+
+def test_exchanges(client: ApiClient, test_start: int) -> list[Exchange]:
+    """The exchanges a failure of the test replays: since the test began, or since its last example began."""
+    return client.exchanges[max(test_start, client.exchanges.example_start):]
+
+
+def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evidence: Sequence[dict[str, Any]],
+           test: str, failed: Sequence[str], note: str | None = None) -> str | None:
+    """The replay script of a failure shown by `evidence` among `exchanges` (None when there is none to replay); a
+    failure shown by an exchange judge's finding replays up to that exchange."""
+    shown = [item for entry in evidence for item in (entry.get("exchange"), *entry.get("compared_with", ())) if item]
+    failing = {index for index, exchange in enumerate(exchanges) if exchange_evidence(exchange) in shown}
+    if not exchanges:
+        return None
+    if failing:
+        exchanges = exchanges[:max(failing) + 1]
+    given = _given(client, exchanges)
+    steps = steps_of([*given, *exchanges], failing={len(given) + index for index in failing}, given=len(given))
+    return script(steps, test=test, failed=failed, base_url=target.base_url, funding_url=target.funding_url,
+                  note=note)
+
+
+def _given(client: ApiClient, exchanges: Sequence[Exchange]) -> list[Exchange]:
+    """The exchanges that made the records `exchanges` use but did not make (earlier tests made them), and that paid
+    into them, in the order they were sent; the records those needed too."""
+    inside = {id(exchange) for exchange in exchanges}
+    log = client.exchanges
+    given: dict[int, Exchange] = {}
+    pending = list(exchanges)
+    while pending:
+        exchange = pending.pop()
+        for word in set(_WORD.findall(request_text(exchange))):
+            for earlier in [*([log.made[word]] if word in log.made else []), *log.payments.get(word, ())]:
+                if id(earlier) not in inside and id(earlier) not in given and _before(earlier, exchanges[0]):
+                    given[id(earlier)] = earlier
+                    pending.append(earlier)
+    return sorted(given.values(), key=lambda exchange: exchange.started or 0.0)
+
+
+def _before(earlier: Exchange, first: Exchange) -> bool:
+    return earlier.started is None or first.started is None or earlier.started <= first.started
+
