@@ -1,12 +1,11 @@
 """Release gating end to end: the suite against the reference with two faults on, in every report format,
 with waivers, expired waivers and baselines; no key in anything written; the HTML page in a real browser;
-`--lf` with the cache inside reports/."""
+`--lf` with the cache in the work folder."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from selftests.browser import FLAGS, NO_BROWSER, chromium
 from selftests.suite_runs import HAND_WRITTEN, RUN_TIMEOUT, run_suite, tail
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.reference import ReferenceServer
@@ -28,8 +28,6 @@ SELECTION = (*(arg for rid in (*BROKEN, PASSING) for arg in ("--requirement", ri
              *HAND_WRITTEN)
 FAULT_ARGS = tuple(arg for fault in FAULTS for arg in ("--reference-fault", fault))
 KEY = "sk_test_reports_gate_do_not_leak_7c1e5a"
-BROWSER_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
 
 def verdicts(report: dict) -> dict[str, str]:
@@ -139,18 +137,14 @@ def test_baseline_where_they_passed_fails_the_run(tmp_path):
     assert fixed.returncode == 0 and fixed_report["outcome"]["gate"]["baseline"]["fixed"] == BROKEN
 
 
-def browser() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def test_html_report_shows_the_table_and_the_evidence_in_a_browser(failing, tmp_path):
     """conformance.html, opened from file:// in headless Chromium, shows the summary table and a failing
     requirement's evidence (expected, received, the curl line)."""
-    command = browser()
+    command = chromium()
     if command is None:
-        pytest.skip("no Chromium installed (apt-get install chromium): the HTML report was not opened in a browser")
+        pytest.skip(NO_BROWSER)
     page = (failing[0] / "conformance.html").as_uri()
-    flags = (*BROWSER_FLAGS, f"--user-data-dir={tmp_path / 'profile'}")
+    flags = ("--headless", *FLAGS, f"--user-data-dir={tmp_path / 'profile'}")
     dom = subprocess.run([command, *flags, "--dump-dom", page], capture_output=True, text=True, timeout=120,
                          check=False)
     assert dom.returncode == 0, dom.stderr[-2000:]
