@@ -157,7 +157,7 @@ def test_html_report_shows_the_table_and_the_evidence_in_a_browser(failing, tmp_
     assert shot.exists() and shot.stat().st_size > 10_000, "the page rendered nothing"
 
 
-def test_last_failed_reruns_only_the_failures_with_the_cache_in_reports(tmp_path):
+def test_last_failed_reruns_only_the_failures_with_the_cache_in_the_work_folder(tmp_path):
     """`--lf` works: the pytest cache is on, and by default it lives in the work folder, not with the reports."""
     assert tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["cache_dir"] \
         .startswith(".wallet-conformance/")

@@ -5,7 +5,6 @@ off, the search and the filters by part, level and verdict."""
 from __future__ import annotations
 
 import html
-import time
 from html.parser import HTMLParser
 from typing import Any, ClassVar
 
@@ -149,7 +148,6 @@ def test_the_search_and_the_filters_show_the_requirements_they_choose_in_a_brows
 
     unfolded = sorted(e["id"] for e in entries if e["verdict"] in ("fail", "skip", "observed"))
     requested: list[str] = []
-    started = time.monotonic()
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=list(FLAGS))
         try:
@@ -197,4 +195,3 @@ def test_the_search_and_the_filters_show_the_requirements_they_choose_in_a_brows
         finally:
             browser.close()
     assert requested == [address], "the page asked for something besides itself"
-    assert time.monotonic() - started < 60

@@ -461,7 +461,7 @@ def _html_filters(report: dict[str, Any], named: dict[str, str]) -> str:
 
 
 def _data(entry: dict[str, Any]) -> str:
-    """The attributes the filters compare, and the id a link or a search finds."""
+    """The attributes of a requirement's element that the filters compare (html_assets.SCRIPT)."""
     return (f'data-part="{_h(entry["section"])}" data-level="{_h(entry["level"])}" '
             f'data-verdict="{_h(entry["verdict"])}"')
 
