@@ -1,12 +1,11 @@
 """Release gating end to end: the suite against the reference with two faults on, in every report format,
 with waivers, expired waivers and baselines; no key in anything written; the HTML page in a real browser;
-`--lf` with the cache inside reports/."""
+`--lf` with the cache in the work folder."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from selftests.browser import FLAGS, NO_BROWSER, chromium
 from selftests.suite_runs import HAND_WRITTEN, RUN_TIMEOUT, run_suite, tail
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.reference import ReferenceServer
@@ -28,8 +28,6 @@ SELECTION = (*(arg for rid in (*BROKEN, PASSING) for arg in ("--requirement", ri
              *HAND_WRITTEN)
 FAULT_ARGS = tuple(arg for fault in FAULTS for arg in ("--reference-fault", fault))
 KEY = "sk_test_reports_gate_do_not_leak_7c1e5a"
-BROWSER_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync")
 
 
 def verdicts(report: dict) -> dict[str, str]:
@@ -63,7 +61,7 @@ def test_two_faults_fail_exactly_their_requirements_in_every_format(failing):
     failures = md.split("## Failures (2)")[1].split("\n## ")[0]
     assert all(f"### {rid} · MUST · fail" in failures for rid in BROKEN) and failures.count("Reproduce with") >= 2
     page = (directory / "conformance.html").read_text()
-    assert all(f'<div class="req fail" id="{rid}">' in page for rid in BROKEN) and PASSING in page
+    assert all(f'<div class="req fail" id="{rid}" ' in page for rid in BROKEN) and PASSING in page
     cases = {case.get("name").split()[0]: case for case in ET.parse(directory / "junit.xml").getroot().iter("testcase")}
     assert {rid for rid, case in cases.items() if case.find("failure") is not None} == set(BROKEN)
     assert all("Reproduce with" in cases[rid].find("failure").text for rid in BROKEN)
@@ -139,18 +137,14 @@ def test_baseline_where_they_passed_fails_the_run(tmp_path):
     assert fixed.returncode == 0 and fixed_report["outcome"]["gate"]["baseline"]["fixed"] == BROKEN
 
 
-def browser() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def test_html_report_shows_the_table_and_the_evidence_in_a_browser(failing, tmp_path):
     """conformance.html, opened from file:// in headless Chromium, shows the summary table and a failing
     requirement's evidence (expected, received, the curl line)."""
-    command = browser()
+    command = chromium()
     if command is None:
-        pytest.skip("no Chromium installed (apt-get install chromium): the HTML report was not opened in a browser")
+        pytest.skip(NO_BROWSER)
     page = (failing[0] / "conformance.html").as_uri()
-    flags = (*BROWSER_FLAGS, f"--user-data-dir={tmp_path / 'profile'}")
+    flags = ("--headless", *FLAGS, f"--user-data-dir={tmp_path / 'profile'}")
     dom = subprocess.run([command, *flags, "--dump-dom", page], capture_output=True, text=True, timeout=120,
                          check=False)
     assert dom.returncode == 0, dom.stderr[-2000:]
@@ -163,7 +157,7 @@ def test_html_report_shows_the_table_and_the_evidence_in_a_browser(failing, tmp_
     assert shot.exists() and shot.stat().st_size > 10_000, "the page rendered nothing"
 
 
-def test_last_failed_reruns_only_the_failures_with_the_cache_in_reports(tmp_path):
+def test_last_failed_reruns_only_the_failures_with_the_cache_in_the_work_folder(tmp_path):
     """`--lf` works: the pytest cache is on, and by default it lives in the work folder, not with the reports."""
     assert tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["cache_dir"] \
         .startswith(".wallet-conformance/")

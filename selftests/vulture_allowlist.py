@@ -23,6 +23,10 @@ _.INTERNAL_ERROR
 _.NO_TESTS_COLLECTED
 # httpx calls a transport's handle_request.
 _.handle_request
+# html.parser calls a parser's handlers (selftests/test_html_report.py reads a page with one).
+_.handle_starttag
+_.handle_endtag
+_.handle_data
 # The state machine's teardown, called by Hypothesis.
 _.teardown
 # Hypothesis' printer of a failing example calls an argument's _repr_pretty_.

@@ -2,7 +2,9 @@
 
 - conformance.json: the source (reporting/conformance.py, schemas/conformance-report.json);
 - conformance.md and conformance.html: for people; volatile values (loopback ports, timings,
-  timestamps, run ids, uuids) masked so two reports of the same behaviour diff cleanly;
+  timestamps, run ids, uuids) masked so two reports of the same behaviour diff cleanly (a test's replay excepted: it
+  is a script to run); the HTML is one file that links to no other, its style and filtering script inline
+  (reporting/html_assets.py);
 - junit.xml: one test case per requirement, named by its id, for CI dashboards.
 
 The Allure results are written during the run by allure-pytest (plugin/allure_labels.py).
@@ -12,25 +14,21 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import StrEnum
-from functools import partial
 from pathlib import Path
-from string import Template
 from typing import Any
 
 from wallet_conformance.client.redaction import conceal
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import write_report, write_whole
 from wallet_conformance.reporting.evidence import evidence_lines
-from wallet_conformance.reporting.verdicts import ENDED_EARLY, NOT_TESTED, Outcome, Verdict
+from wallet_conformance.reporting.html_assets import SCRIPT, STYLE
+from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
 from wallet_conformance.settings import OPTIONS, command_line
-from wallet_conformance.spec.catalogue import LEVELS, anchor
-from wallet_conformance.spec.files import REQUIREMENTS_PAGE
+from wallet_conformance.spec.catalogue import LEVELS
 
 MARKDOWN = "conformance.md"
 HTML = "conformance.html"
@@ -72,9 +70,7 @@ def mask(text: str) -> str:
 def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
     """Write every format into `directory`; conformance.json first. Returns the paths written."""
     paths = [write_report(report, directory)]
-    catalogue_page = Path(os.path.relpath(REQUIREMENTS_PAGE, directory.resolve())).as_posix()
-    for name, render in ((MARKDOWN, markdown), (HTML, partial(html_page, catalogue_page=catalogue_page)),
-                         (JUNIT, junit)):
+    for name, render in ((MARKDOWN, markdown), (HTML, html_page), (JUNIT, junit)):
         path = directory / name
         write_whole(path, conceal(render(report)))
         paths.append(path)
@@ -366,112 +362,82 @@ def _code(text: str) -> str:
 
 # ------------------------------------------------------------------ HTML
 
-def _rules(selector: str, *rules: tuple[tuple[StrEnum, ...], str]) -> str:
-    """CSS rules for the classes named after verdicts or outcomes: `selector` holds `{}` for each member's value."""
-    return "".join(",".join(selector.format(member) for member in members) + "{" + declarations + "}"
-                   for members, declarations in rules)
-
-
-STYLE = Template("""
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:1.5em;
-color:#1d1d1f;background:#fff}
-h1{font-size:1.6em;margin:.2em 0 .6em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.8em}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.3em .6em;text-align:left;
-vertical-align:top}th{background:#f5f5f7}
-.verdict{font-size:1.2em;font-weight:700;padding:.4em .8em;border-radius:6px;display:inline-block}
-$conforming
-$failing
-.b{display:inline-block;border-radius:4px;padding:0 .4em;margin:0 .15em .15em 0;font-size:.9em;white-space:nowrap}
-$badges
-$not_tested
-.req{border:1px solid #ddd;border-left:6px solid #bbb;border-radius:4px;padding:.6em 1em;margin:.8em 0}
-$entries
-$observed.req h3{margin:.1em 0 .4em;font-size:1.05em}
-blockquote{margin:.4em 0;padding:.2em .8em;border-left:3px solid #ccc;color:#444;background:#fafafa}
-pre{background:#f5f5f7;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.3em 0}
-.waiver{background:#e8e0ff;padding:.2em .5em;border-radius:4px}.muted{color:#666}
-""").substitute(
-    conforming=_rules(".v-{}", ((Outcome.CONFORMS,), "background:#d8f5d8"),
-                      ((Outcome.CONFORMS_ON_THE_SELECTION, Outcome.CONFORMS_TO_WHAT_WAS_TESTED,
-                        Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED), "background:#fff3c4")),
-    failing=_rules(".v-{}", ((Outcome.DOES_NOT_CONFORM, Outcome.SUITE_ERROR, Outcome.NOTHING_JUDGED, *ENDED_EARLY),
-                             "background:#ffd6d6"), ((Outcome.INCOMPLETE,), "background:#ffe2b8")),
-    badges=_rules(".b-{}", ((Verdict.PASS, Verdict.OBSERVED), "background:#d8f5d8"),
-                  ((Verdict.FAIL, Verdict.SUITE_ERROR), "background:#ffb3b3;font-weight:700")),
-    not_tested=_rules(".b-{}", ((Verdict.BLOCKED, Verdict.SKIP), "background:#fff0b3"),
-                      ((Verdict.UNTESTED, Verdict.NOT_SELECTED), "background:#eee")),
-    entries=_rules(".req.{}", ((Verdict.FAIL, Verdict.SUITE_ERROR), "border-left-color:#d33"),
-                   ((Verdict.BLOCKED, Verdict.SKIP, Verdict.UNTESTED), "border-left-color:#e6b800")),
-    observed=_rules(".req.{}", ((Verdict.OBSERVED,), "border-left-color:#4a90d9")),
-)
-
 
 def _h(text: Any) -> str:
     """Masked (volatile values), then escaped."""
     return html.escape(mask(str(text)), quote=True)
 
 
-def html_page(report: dict[str, Any], catalogue_page: str | None = None) -> str:
-    """A self-contained page (inline style, no script, no network) that opens from file://; each requirement id links
-    to its entry in `catalogue_page` (docs/requirements.md, relative to where the page is written) when given."""
+REPLAY_LABEL = "Replay (bash; needs curl and python3):"
+
+
+def part_names(report: dict[str, Any]) -> dict[str, str]:
+    """Each part of the document as the HTML names it, numbered in the document's order: `§2 Resources and ...`."""
+    return {section: f"§{number} {title}" for number, (section, title) in enumerate(report["sections"].items(), 1)}
+
+
+def html_page(report: dict[str, Any]) -> str:
+    """One self-contained page (inline style and script, no link to another file, no network) that opens from
+    file://: each requirement with its part of the document and the document's words, a search box and filters by
+    part, level and verdict; with scripts off, everything shows."""
     outcome = report["outcome"]
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             "<title>Wallet Service API conformance report</title>", f"<style>{STYLE}</style></head><body>",
-             "<h1>Wallet Service API conformance report</h1>",
-             f'<p><span class="verdict v-{_h(outcome["verdict"])}" id="verdict">'
-             f'{_h(VERDICT_WORDS[outcome["verdict"]])}</span></p>',
-             '<table id="header">']
+    named = part_names(report)
+    page = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            "<title>Wallet Service API conformance report</title>", f"<style>{STYLE}</style></head><body>",
+            "<h1>Wallet Service API conformance report</h1>",
+            f'<p><span class="verdict v-{_h(outcome["verdict"])}" id="verdict">'
+            f'{_h(VERDICT_WORDS[outcome["verdict"]])}</span></p>',
+            '<table id="header">']
     rows = header(report)
-    parts += [f"<tr><th>{_h(name)}</th><td>{_h(value)}</td></tr>" for name, value in rows]
+    page += [f"<tr><th>{_h(name)}</th><td>{_h(value)}</td></tr>" for name, value in rows]
     run = report["run"]  # the one volatile row, kept: a person wants to know when it ran
-    parts.append(f"<tr><th>run</th><td>started {html.escape(str(run.get('started_at') or '-'))}, "
-                 f"took {html.escape(str(run.get('duration')))} s</td></tr>")
-    parts.append("</table>")
-    parts += _html_table(report)
-    parts += _html_gate(report)
+    page.append(f"<tr><th>run</th><td>started {html.escape(str(run.get('started_at') or '-'))}, "
+                f"took {html.escape(str(run.get('duration')))} s</td></tr>")
+    page.append("</table>")
+    page += _html_table(report, named)
+    page += _html_gate(report)
     if report.get("traffic"):
-        parts += ['<h2 id="traffic">Recorded traffic</h2>',
-                  "<ul>" + "".join(f"<li>{_h(fact)}</li>" for fact in traffic_facts(report)) + "</ul>",
-                  '<table id="traffic-table"><tr><th>operation</th>'
-                  + "".join(f"<th>{_h(column)}</th>" for column in TRAFFIC_COLUMNS) + "</tr>"]
-        parts += ["<tr>" + "".join(f"<td>{_h(cell)}</td>" for cell in row) + "</tr>" for row in traffic_rows(report)]
-        parts.append("</table>")
+        page += ['<h2 id="traffic">Recorded traffic</h2>',
+                 "<ul>" + "".join(f"<li>{_h(fact)}</li>" for fact in traffic_facts(report)) + "</ul>",
+                 '<table id="traffic-table"><tr><th>operation</th>'
+                 + "".join(f"<th>{_h(column)}</th>" for column in TRAFFIC_COLUMNS) + "</tr>"]
+        page += ["<tr>" + "".join(f"<td>{_h(cell)}</td>" for cell in row) + "</tr>" for row in traffic_rows(report)]
+        page.append("</table>")
+    page.append(_html_filters(report, named))
     for group, title, entries in groups(report):
         if not entries:
             continue
-        parts.append(f'<h2 id="{group}">{_h(title)} ({len(entries)})</h2>')
+        page.append(f'<section class="group"><h2 id="{group}">{_h(title)} ({len(entries)})</h2>')
         if group == "passes":
-            parts.append("<details><summary>show the passed requirements</summary><table>")
-            parts += [f"<tr><td>{_h(e['id'])}</td><td>{_h(e['level'])}</td><td>{_h(e['title'])}</td>"
-                      f"<td>{_h(held_words(e))}</td></tr>" for e in entries]
-            parts.append("</table></details>")
-            continue
-        if group == Verdict.NOT_SELECTED:
-            parts.append(f"<p>{_h(entries[0]['reason'])}: {_h(', '.join(e['id'] for e in entries))}</p>")
-            continue
-        parts += [_html_entry(entry, catalogue_page) for entry in entries]
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+            page.append(_html_rows("show the passed requirements", entries, named))
+        elif group == Verdict.NOT_SELECTED:
+            page += [f"<p>{_h(entries[0]['reason'])}</p>",
+                     _html_rows("show the requirements not selected", entries, named)]
+        else:
+            page += [_html_entry(entry, named) for entry in entries]
+        page.append("</section>")
+    page += [f"<script>{SCRIPT}</script>", "</body></html>"]
+    return "\n".join(page) + "\n"
 
 
-def _html_table(report: dict[str, Any]) -> list[str]:
-    parts = ['<h2 id="summary">By part of the document</h2>', '<table id="summary-table">',
-             "<tr><th>part of the document</th>" + "".join(f"<th>{level}</th>" for level in LEVELS) + "</tr>"]
+def _html_table(report: dict[str, Any], named: dict[str, str]) -> list[str]:
+    rows = ['<h2 id="summary">By part of the document</h2>', '<table id="summary-table">',
+            "<tr><th>part of the document</th>" + "".join(f"<th>{level}</th>" for level in LEVELS) + "</tr>"]
 
     def cell(counts: dict[str, int]) -> str:
         shown = _cell_counts(counts)
         badges = "".join(f'<span class="b b-{_h(v)}">{n} {_h(v)}</span>' for v, n in shown)
         return badges or '<span class="muted">-</span>'
 
-    for section, title in report["sections"].items():
+    for section in report["sections"]:
         counts = report["counts_by_section"][section]
         if judged_any(counts):
-            parts.append(f"<tr><td>{_h(title)}</td>"
-                         + "".join(f"<td>{cell(counts[level])}</td>" for level in LEVELS) + "</tr>")
-    parts.append("<tr><th>all</th>" + "".join(f"<td>{cell(report['counts'][level])}</td>" for level in LEVELS)
-                 + "</tr></table>")
-    return parts
+            rows.append(f"<tr><td>{_h(named[section])}</td>"
+                        + "".join(f"<td>{cell(counts[level])}</td>" for level in LEVELS) + "</tr>")
+    rows.append("<tr><th>all</th>" + "".join(f"<td>{cell(report['counts'][level])}</td>" for level in LEVELS)
+                + "</tr></table>")
+    return rows
 
 
 def _html_gate(report: dict[str, Any]) -> list[str]:
@@ -481,14 +447,49 @@ def _html_gate(report: dict[str, Any]) -> list[str]:
     return ['<h2 id="gate">Gate</h2>', "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"]
 
 
-def _html_entry(entry: dict[str, Any], catalogue_page: str | None) -> str:
+def _html_filters(report: dict[str, Any], named: dict[str, str]) -> str:
+    """The search box and the filters, hidden until the script shows them: each <select> is named after the
+    attribute of a requirement's element it compares (data-part, data-level, data-verdict)."""
+    present = {entry["verdict"] for entry in report["requirements"]}
+
+    def select(name: str, choices: list[tuple[str, str]]) -> str:
+        options = "".join(f'<option value="{_h(value)}">{_h(words)}</option>' for value, words in choices)
+        return (f'<label>{name} <select id="filter-{name}" name="{name}"><option value="">all</option>{options}'
+                "</select></label>")
+
+    return "".join([
+        '<div id="filters" hidden>',
+        '<label>Search <input type="search" id="search" placeholder="id, words, test, status..."></label>',
+        select("part", list(named.items())),
+        select("level", [(level, level) for level in LEVELS]),
+        select("verdict", [(verdict, verdict) for verdict in Verdict if verdict in present]),
+        '<output id="shown"></output></div>'])
+
+
+def _data(entry: dict[str, Any]) -> str:
+    """The attributes of a requirement's element that the filters compare (html_assets.SCRIPT)."""
+    return (f'data-part="{_h(entry["section"])}" data-level="{_h(entry["level"])}" '
+            f'data-verdict="{_h(entry["verdict"])}"')
+
+
+def _html_rows(summary: str, entries: list[dict[str, Any]], named: dict[str, str]) -> str:
+    """A folded table of requirements, one row each: id, level, part, what is checked with the document's words, and
+    what held it."""
+    rows = [f'<tr id="{_h(e["id"])}" {_data(e)}><td>{_h(e["id"])}</td><td>{_h(e["level"])}</td>'
+            f'<td>{_h(named.get(e["section"], e["section"]))}</td><td>{_h(e["title"])}'
+            f'<div class="quote">{_h(entry_view(e).quote)}</div></td><td>{_h(held_words(e))}</td></tr>'
+            for e in entries]
+    return (f"<details><summary>{_h(summary)}</summary><table><tr><th>requirement</th><th>level</th><th>part</th>"
+            "<th>what is checked, and the document's words</th><th>held by</th></tr>" + "".join(rows)
+            + "</table></details>")
+
+
+def _html_entry(entry: dict[str, Any], named: dict[str, str]) -> str:
     view = entry_view(entry)
-    shown_id = _h(entry["id"])
-    if catalogue_page:
-        shown_id = f'<a href="{_h(catalogue_page)}#{_h(anchor(entry["id"]))}">{shown_id}</a>'
-    parts = [f'<div class="req {_h(entry["verdict"])}" id="{_h(entry["id"])}">',
-             f'<h3>{shown_id} <span class="b b-{_h(entry["verdict"])}">{_h(entry["verdict"])}</span> '
-             f'<span class="muted">{_h(entry["level"])}</span> {_h(entry["title"])}</h3>']
+    parts = [f'<div class="req {_h(entry["verdict"])}" id="{_h(entry["id"])}" {_data(entry)}>',
+             f'<h3>{_h(entry["id"])} <span class="b b-{_h(entry["verdict"])}">{_h(entry["verdict"])}</span> '
+             f'<span class="muted">{_h(entry["level"])}</span> {_h(entry["title"])}</h3>',
+             f'<p class="part">{_h(named.get(entry["section"], entry["section"]))}</p>']
     if view.waived:
         parts.append(f'<p class="waiver">{_h(view.waived)}</p>')
     parts.append(f"<blockquote>{_h(view.quote)}</blockquote>")
@@ -512,11 +513,28 @@ def _html_entry(entry: dict[str, Any], catalogue_page: str | None) -> str:
                          f"response: {_h(exchange['status'])} {_h(exchange['response'])}</pre>")
             parts.append(f'<p>Reproduce with:</p><pre class="curl">{_h(exchange["curl"])}</pre>')
         parts.append("</div>")
-    if view.tests:
-        parts.append('<p class="muted">tests: ' + ", ".join(f"<code>{_h(t)}</code>" for t in view.tests)
-                     + (" ..." if view.more_tests else "") + "</p>")
+    parts += _html_tests(entry, view)
     parts.append("</div>")
     return "".join(parts)
+
+
+def _html_tests(entry: dict[str, Any], view: EntryView) -> list[str]:
+    """The tests that cover a requirement, the first few and every one with a replay, each replay under its test.
+    A replay is written as given, unmasked, so that the element's text is the script itself; the newline after
+    <pre> is the one an HTML parser drops, so a script's own first line stays whole."""
+    tests = [test for index, test in enumerate(entry["tests"]) if index < len(view.tests) or test.get("replay")]
+    if not tests:
+        return []
+    items = []
+    for test in tests:
+        replay = test.get("replay")
+        item = f"<li><code>{_h(test['nodeid'])}</code>"
+        if replay:
+            item += (f"<p>{_h(REPLAY_LABEL)}</p><pre class=\"replay\" data-test=\"{html.escape(test['nodeid'])}\">\n"
+                     f"{html.escape(replay, quote=False)}</pre>")
+        items.append(item + "</li>")
+    more = '<p class="muted">...</p>' if len(entry["tests"]) > len(tests) else ""
+    return ['<p class="muted">tests:</p><ul class="tests">', *items, "</ul>" + more]
 
 
 # ------------------------------------------------------------------ JUnit

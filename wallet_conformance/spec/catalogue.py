@@ -54,11 +54,6 @@ class Catalogue:
         return value
 
 
-def anchor(requirement_id: str) -> str:
-    """The anchor of a requirement's entry in docs/requirements.md (its heading, as Markdown renderers make it)."""
-    return requirement_id.lower()
-
-
 def load(path: Path = CATALOGUE) -> Catalogue:
     """Read and shape-check a catalogue file."""
     raw = load_yaml(path.read_text(encoding="utf-8"))
