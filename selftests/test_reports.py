@@ -266,7 +266,8 @@ def sample_report(**gate: object) -> dict:
 
 def test_every_format_renders_the_failure_and_its_evidence():
     """JSON (valid against its schema), Markdown, HTML, JUnit and the terminal summary show the failure's
-    requirement, the document's words, expected/received and the curl line; volatile values are masked."""
+    requirement, the document's words, expected/received and the curl line; volatile values are masked, but for the
+    curl line, which runs as copied (its port kept)."""
     report = sample_report()
     assert validation.problems("conformance-report.json", report) == []
     assert report["outcome"]["verdict"] == "does-not-conform" and report["outcome"]["exit_status"] == 1
@@ -274,11 +275,13 @@ def test_every_format_renders_the_failure_and_its_evidence():
     md, page = markdown(report), html_page(report)
     for text in (md, page):
         assert "SVC-12" in text and "VirtualAccount successfully closed" in text and "Reproduce with" in text
-        assert "127.0.0.1:41234" not in text and "127.0.0.1:[port]" in text
+        assert "request: " in text and "127.0.0.1:[port]" in text  # the request line: masked
+        curls = [line for line in text.splitlines() if "curl -sS" in line]
+        assert curls and all("127.0.0.1:41234" in line for line in curls), curls  # the command: as it runs
         assert "2026-11-23T00:15:38" not in text
     assert quote.replace("|", "\\|") in md  # a table pipe, escaped in Markdown
     assert md.index("## Failures") < md.index("## Not tested") < md.index("## Observations") < md.index("## Passes")
-    assert "http://" not in page.replace("http://127.0.0.1:[port]", "")
+    assert "http://" not in page.replace("http://127.0.0.1:[port]", "").replace("http://127.0.0.1:41234", "")
     root = ET.fromstring(junit(report).split("?>", 1)[1])
     cases = {case.get("name").split()[0]: case for case in root.iter("testcase")}
     assert cases["SVC-12"].get("name").startswith("SVC-12 [MUST] ")

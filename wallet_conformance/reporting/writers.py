@@ -2,8 +2,8 @@
 
 - conformance.json: the source (reporting/conformance.py, schemas/conformance-report.json);
 - conformance.md and conformance.html: for people; volatile values (loopback ports, timings,
-  timestamps, run ids, uuids) masked so two reports of the same behaviour diff cleanly (a test's replay excepted: it
-  is a script to run); the HTML is one file that links to no other, its style and filtering script inline
+  timestamps, run ids, uuids) masked so two reports of the same behaviour diff cleanly, but for the commands (the curl
+  lines and the replays): those are written as they run; the HTML is one file that links to no other, its style and filtering script inline
   (reporting/html_assets.py);
 - junit.xml: one test case per requirement, named by its id, for CI dashboards.
 
@@ -312,7 +312,17 @@ def markdown(report: dict[str, Any]) -> str:
             continue
         for entry in entries:
             lines += _markdown_entry(entry)
-    return "\n".join(lines) + "\n"
+    return "\n".join(_masked_outside_code(lines)) + "\n"
+
+
+def _masked_outside_code(lines: list[str]) -> list[str]:
+    """The Markdown's lines with volatile values masked, but for its code blocks (curl lines, replays): a command
+    copied from the report runs as written."""
+    masked, code = [], False
+    for line in lines:
+        masked.append(line if code or line.startswith("```") else mask(line))
+        code = code != line.startswith("```")
+    return masked
 
 
 def _markdown_gate(report: dict[str, Any]) -> list[str]:
@@ -511,7 +521,7 @@ def _html_entry(entry: dict[str, Any], named: dict[str, str]) -> str:
             body = f"\n  body: {exchange['request_body']}" if exchange["request_body"] else ""
             parts.append(f"<pre>request:  {_h(exchange['request'])}{_h(body)}\n"
                          f"response: {_h(exchange['status'])} {_h(exchange['response'])}</pre>")
-            parts.append(f'<p>Reproduce with:</p><pre class="curl">{_h(exchange["curl"])}</pre>')
+            parts.append(f'<p>Reproduce with:</p><pre class="curl">{html.escape(exchange["curl"])}</pre>')
         parts.append("</div>")
     parts += _html_tests(entry, view)
     parts.append("</div>")
