@@ -167,7 +167,8 @@ def test_one_seed_gives_the_same_verdicts(tmp_path):
 
 
 def test_a_failing_example_shows_what_hypothesis_drew(pytester):
-    """A failing generated example prints the request and the amount Hypothesis drew, never an empty `name=,`."""
+    """A failing generated example prints the operation and the amount Hypothesis drew, never an empty `name=,`, and
+    the request as sent, records bound, never the placeholder drawn before binding."""
     # Schemathesis swaps Hypothesis' printer of an example for one that prints nothing; profiles.run puts it back.
     faults = (Fault.WRONG_CLOSE_MESSAGE, Fault.BANK_TRANSFER_MINIMUM_MISSING)
     process, report, _ = run_in_process(
@@ -176,7 +177,9 @@ def test_a_failing_example_shows_what_hypothesis_drew(pytester):
         paths=("tests/generated/test_schemathesis.py", "tests/generated/test_boundaries.py"))
     assert report is not None and process.returncode != 0, tail(process)
     output = process.stdout
-    assert "sent=Request(closeWallet: DELETE /virtual-accounts/{walletId}, path={'walletId': " in output, output
+    assert "sent=Request(closeWallet: DELETE /virtual-accounts/{walletId})," in output, output
+    assert re.search(r"^sent: DELETE http://\S+/v1/virtual-accounts/vba-\d+$", output, re.M), output
+    assert "path={'walletId'" not in output, output
     assert f"amount={contract.minimum_amount('bankTransfer') - 1}," in output, output
     assert not re.findall(r"\b\w+=,", output), output
 

@@ -6,11 +6,13 @@ reaches the success branch of reads, closes, transfers and collection accounts.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import secrets
 from contextlib import nullcontext
 from typing import Any
 
+import hypothesis
 import pytest
 
 from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange
@@ -163,6 +165,9 @@ def send(api: ApiClient, resources: Resources, sent: Request, key: Any = DEFAULT
                 resources.close_wallet(public_id)
         elif exchange.operation_id == "closeWallet":
             resources.track(exchange)
+    if hypothesis.control.currently_in_test_context():  # a failing example shows it as sent, records bound
+        body = "" if exchange.request_body is None else f" {json.dumps(exchange.request_body)}"
+        hypothesis.note(f"sent: {exchange.method} {exchange.url}{body}")
     return exchange
 
 

@@ -81,15 +81,10 @@ class Request:
                    dict(case.query or {}), body)
 
     def __repr__(self) -> str:
+        """The operation only: Hypothesis prints a failing example as drawn, before real records are bound into it;
+        the request as sent follows as a note (binding.send)."""
         operation = contract.operations()[self.operation_id]
-        parts = [f"{self.operation_id}: {operation.method} {operation.path}"]
-        if self.path:
-            parts.append(f"path={self.path!r}")
-        if self.query:
-            parts.append(f"query={self.query!r}")
-        if self.body is not DEFAULT:
-            parts.append(f"body={self.body!r}")
-        return f"Request({', '.join(parts)})"
+        return f"Request({self.operation_id}: {operation.method} {operation.path})"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """How Hypothesis prints a drawn request in a failing example (its printer reads this, not `__repr__`)."""

@@ -1,9 +1,9 @@
 """Every report file of a run, each a pure function of the one report dict (conformance.json).
 
 - conformance.json: the source (reporting/conformance.py, schemas/conformance-report.json);
-- conformance.md and conformance.html: for people; volatile values (loopback ports, timings,
-  timestamps, run ids, uuids) masked so two reports of the same behaviour diff cleanly, but for the commands (the curl
-  lines and the replays): those are written as they run; the HTML is one file that links to no other, its style and filtering script inline
+- conformance.md and conformance.html: for people; volatile values (loopback ports, timings, timestamps, run ids,
+  uuids) masked so two reports of the same behaviour diff cleanly, but for the commands (the curl lines and the
+  replays), written as they run; the HTML is one file that links to no other, its style and filtering script inline
   (reporting/html_assets.py);
 - junit.xml: one test case per requirement, named by its id, for CI dashboards.
 

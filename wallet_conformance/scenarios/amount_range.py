@@ -34,12 +34,14 @@ SUMS = ("amount", "fee", "actualAmount")
 
 @dataclass(frozen=True)
 class Step:
-    """The next transfer of the walk: `amount` from `source` to `destination`, with both balances `before` it."""
+    """The next transfer of the walk: `amount` from `source` to `destination`, with both balances `before` it and the
+    reads that showed them."""
 
     source: str
     destination: str
     amount: int
     before: dict[str, int]
+    reads: tuple[Exchange, ...] = ()
 
 
 class Answered:
@@ -68,12 +70,13 @@ class Sent(Answered):
 @dataclass(frozen=True)
 class Settled:
     """A sent transfer once it left `pending`: the transaction verify showed (`end`, with the exchange that showed
-    it) and both balances `after` it."""
+    it) and both balances `after` it, with the reads that showed them."""
 
     sent: Sent
     end: dict[str, Any]
     verified: Exchange
     after: dict[str, int]
+    reads: tuple[Exchange, ...] = ()
 
 
 class AmountRange:
@@ -92,7 +95,8 @@ class AmountRange:
         source, destination = (self.pair[0], self.pair[1]) if balances[0] >= balances[1] else (self.pair[1],
                                                                                                  self.pair[0])
         before = {self.pair[0]: balances[0], self.pair[1]: balances[1]}
-        return Step(source, destination, min(wanted, before[source] * MOST_TENTHS // 10), before)
+        return Step(source, destination, min(wanted, before[source] * MOST_TENTHS // 10), before,
+                    money.reads(self.resources, before))
 
     def send(self, step: Step) -> Sent:
         """Send the step's transfer (a refusal is a setup error: the walk moves money between its own wallets)."""
@@ -110,7 +114,7 @@ class AmountRange:
         verified = self.api.exchanges[-1]  # the verify that showed the transaction leave pending
         after = {wallet: money.balance_or_last(self.resources, wallet, moved_from=sent.step.before[wallet], after=end)
                  for wallet in self.pair}
-        return Settled(sent, end, verified, after)
+        return Settled(sent, end, verified, after, money.reads(self.resources, after))
 
     def wallet_list(self) -> lists.Listing:
         """The whole wallet list, in large pages under the paging the target honours."""
@@ -144,12 +148,14 @@ def moved_actual_and_amount(settled: Settled, *, requirement: str | None = None)
     step, exchange = settled.sent.step, settled.sent.exchange
     money.skip_unless_completed(settled.end, settled.after != step.before)
     charged = money.charged(settled.sent.transaction, step.amount, exchange)
-    checks.equals(settled.after[step.source], step.before[step.source] - charged,
-                  requirement=requirement, exchange=exchange,
-                  title=f"a settled {step.amount} kobo transfer debits the source by actualAmount, amount plus fee")
+    shown = {"exchange": settled.reads[0] if settled.reads else exchange,
+             "also": (*settled.reads[1:], *step.reads, exchange)}  # the reads after, before, and the transfer
+    checks.equals(settled.after[step.source], step.before[step.source] - charged, requirement=requirement,
+                  title=f"a settled {step.amount} kobo transfer debits the source by actualAmount, amount plus fee",
+                  **shown)
     checks.equals(settled.after[step.destination], step.before[step.destination] + step.amount,
-                  requirement=requirement, exchange=exchange,
-                  title=f"a settled {step.amount} kobo transfer credits the destination by amount")
+                  requirement=requirement, title=f"a settled {step.amount} kobo transfer credits the destination by "
+                                                 "amount", **shown)
 
 
 def list_shows_each_balance(walk: AmountRange, *, requirement: str | None = None) -> None:
@@ -195,6 +201,7 @@ class Point(Answered):
     before: int
     exchange: Exchange
     transaction: dict[str, Any]
+    read_before: Exchange | None = None  # the read that showed `before` (None: the funding showed it)
 
 
 @dataclass
@@ -338,7 +345,8 @@ class MagnitudeWalk:
         if not exchange.ok and self.points and refusable:
             return None
         transaction = money.accepted_transfer(exchange, f"send a {self.operation_id} of {amount} kobo")
-        point = Point(amount, source, destination, before, exchange, transaction)
+        point = Point(amount, source, destination, before, exchange, transaction,
+                      None if empty else resources.last_read(source))
         self.points.append(point)
         return point
 
@@ -373,11 +381,15 @@ def settled_sums_of_every_point(walk: Magnitudes, *, requirement: str | None = N
                           "moving no money")
     for point, _, after in walk.settled:
         charged = money.charged(point.transaction, point.amount, point.exchange)
+        before = (*filter(None, [point.read_before]), point.exchange)  # the read before (if any), the transfer
         checks.equals(after[point.source], point.before - charged, requirement=requirement,
-                      exchange=point.exchange, title=f"a settled {point.amount} kobo {walk.operation_id} debits the "
-                                                     "source by actualAmount, amount plus fee")
+                      exchange=walk.resources.last_read(point.source) or point.exchange, also=before,
+                      title=f"a settled {point.amount} kobo {walk.operation_id} debits the source by actualAmount, "
+                            "amount plus fee")
         if point.destination is not None:
-            checks.equals(after[point.destination], point.amount, requirement=requirement, exchange=point.exchange,
+            checks.equals(after[point.destination], point.amount, requirement=requirement,
+                          exchange=walk.resources.last_read(point.destination) or point.exchange,
+                          also=(point.exchange,),
                           title=f"a settled {point.amount} kobo transfer credits the destination by amount")
 
 

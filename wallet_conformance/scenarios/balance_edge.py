@@ -43,6 +43,7 @@ class EdgeTransfer:
     end: dict[str, Any] | None
     after: int
     credited: int
+    reads: tuple[Exchange, ...] = ()  # the reads before it (the source's, the destination's) and after it (same order)
 
     @property
     def overdraws(self) -> bool:
@@ -81,6 +82,7 @@ class BalanceEdge:
         """
         resources = self.resources
         credited_before = resources.balance(self.destination)
+        before = money.reads(resources, {source: balance, self.destination: credited_before})
         exchange = self.api.call("transfer", json_body=bodies.transfer(source, self.destination, amount))
         covered = amount + self.fee <= balance
         end = money.settled_or_none(resources, exchange, must_settle=covered) if exchange.ok else None
@@ -92,7 +94,8 @@ class BalanceEdge:
             if credited == 0:
                 credited = money.balance_or_last(resources, self.destination, moved_from=credited_before,
                                                  after=end) - credited_before
-        return EdgeTransfer(source, balance, amount, self.fee, exchange, end, after, credited)
+        after_reads = money.reads(resources, {source: after, self.destination: credited})
+        return EdgeTransfer(source, balance, amount, self.fee, exchange, end, after, credited, (*before, *after_reads))
 
 
 def moved_nothing(moved: EdgeTransfer, *, requirement: str | None = None) -> None:
@@ -129,7 +132,10 @@ def moved_actual_and_amount(moved: EdgeTransfer, *, requirement: str | None = No
                           f"so its money cannot be checked here ({moved.story})")
     money.skip_unless_completed(moved.end, (moved.after, moved.credited) != (moved.balance, 0))
     charged = money.charged(moved.exchange.data, moved.amount, moved.exchange)
-    checks.equals(moved.after, moved.balance - charged, requirement=requirement, exchange=moved.exchange,
-                  title="a settled transfer debits the source by actualAmount, amount plus fee")
-    checks.equals(moved.credited, moved.amount, requirement=requirement, exchange=moved.exchange,
-                  title="a settled transfer credits the destination by amount")
+    before, after = moved.reads[:len(moved.reads) // 2], moved.reads[len(moved.reads) // 2:]
+    checks.equals(moved.after, moved.balance - charged, requirement=requirement, title="a settled transfer debits "
+                  "the source by actualAmount, amount plus fee", exchange=after[0] if after else moved.exchange,
+                  also=(*before[:1], moved.exchange))
+    checks.equals(moved.credited, moved.amount, requirement=requirement, title="a settled transfer credits the "
+                  "destination by amount", exchange=after[-1] if after else moved.exchange,
+                  also=(*before[1:], moved.exchange))
