@@ -399,6 +399,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
            "where the client cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
            group="run", reproduce="never"),
+    Option("--keep-failing-records", "against a deployed target: leave open the wallets a failing test used, so its "
+           "curl lines and replay work right after the run (each failure's report names them); a later --cleanup "
+           "closes them", action="store_true", group="run", reproduce="never"),
     Option("--cleanup", "run no test: close what earlier runs left on the target (wallets named with the "
            "suite's run-id prefix), restore webhooks they changed, and report", action="store_true", group="run"),
     Option("--reference-fault", "start the bundled reference with this fault (repeatable; self-tests)",
@@ -532,6 +535,7 @@ class Settings:
     webhook_listen: tuple[str, int] | None = None
     webhook_public_url: str | None = None
     cleanup: bool = False
+    keep_failing_records: bool = False
     har_given: tuple[str, ...] = ()  # --har as given (files and folders); none: an active run
     har: tuple[Path, ...] = ()  # the recorded files to judge (folders expanded)
     keep_personal_data: bool = False  # --har and the proxy: personal fields kept in outputs, not masked
@@ -651,7 +655,7 @@ def _across(held: Mapping[str, Any]) -> None:
     naming the options."""
     given = {option.flag: held[option.attribute] for option in OPTIONS}
     if given["--har"]:
-        for flag in ("--record-har", "--cleanup", "--reference-fault", "--reference-variant"):
+        for flag in ("--record-har", "--cleanup", "--keep-failing-records", "--reference-fault", "--reference-variant"):
             if given[flag]:
                 raise ConfigError(f"{flag} needs an active run; --har judges recorded traffic and sends nothing")
     key, second_key = given["--secret-key"], given["--second-secret-key"]
@@ -675,6 +679,9 @@ def _across(held: Mapping[str, Any]) -> None:
             raise ConfigError(f"{flag} applies to the bundled reference only; drop --base-url")
     if given["--cleanup"] and not given["--base-url"]:
         raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
+    if given["--keep-failing-records"] and not given["--base-url"]:
+        raise ConfigError("--keep-failing-records works on a deployed target: the bundled reference, and every record "
+                          "in it, ends with the run")
 
 
 def unwritable(folder: Path, error: OSError) -> str:

@@ -566,8 +566,9 @@ class MoneyMachine(RuleBasedStateMachine):
                                    walk.exchanges[0])
         finally:
             self.context.lengths.append(self.step_count)
-            for wallet in list(self.balances):
-                self.resources.close_wallet(wallet)
+            if not (self.failed and self.resources.settings.keep_failing_records):  # else kept, or closed by the sweep
+                for wallet in list(self.balances):
+                    self.resources.close_wallet(wallet)
 
 
 def factory(context: Context) -> Callable[[], MoneyMachine]:

@@ -85,9 +85,10 @@ def second_api(clients: Clients, api: ApiClient) -> ApiClient:
 
 @pytest.fixture(scope="session")
 def resources(api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard,
-              wallet_list: WalletList) -> Iterator[Resources]:
-    """Everything the run creates; closed at the end of the run, after failures and Ctrl-C too."""
-    made = Resources(api, settings, target, run_id, guard, wallet_list)
+              wallet_list: WalletList, pytestconfig: pytest.Config) -> Iterator[Resources]:
+    """Everything the run creates; closed at the end of the run, after failures and Ctrl-C too (but for the wallets
+    --keep-failing-records keeps)."""
+    made = Resources(api, settings, target, run_id, guard, wallet_list, kept=state(pytestconfig).kept)
     try:
         yield made
     finally:
@@ -108,10 +109,11 @@ def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
 
 @pytest.fixture(scope="session")
 def second_resources(second_api: ApiClient, settings: Settings, target: Target, run_id: str,
-                     guard: Guard, wallet_list: WalletList) -> Iterator[Resources]:
+                     guard: Guard, wallet_list: WalletList, pytestconfig: pytest.Config) -> Iterator[Resources]:
     """What the run creates in the second key's account; closed at the end of the run with that key. Its wallets are
     funded through the funding hook only (--funded-wallet is the first account's)."""
-    made = Resources(second_api, replace(settings, funded_wallet=None), target, run_id, guard, wallet_list)
+    made = Resources(second_api, replace(settings, funded_wallet=None), target, run_id, guard, wallet_list,
+                     kept=state(pytestconfig).kept)
     try:
         yield made
     finally:

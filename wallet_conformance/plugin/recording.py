@@ -106,6 +106,7 @@ class Recorder:
             record.suite_error = bool(error.suite_error)
             record.evidence = list(error.evidence)
             record.replay = error.replay
+            record.kept = list(error.kept)
             record.message = redact(_skip_reason(report) if report.skipped else str(report.longrepr))[:4000]
             _concealed(report)
         elif report.skipped:

@@ -38,6 +38,16 @@ def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evi
                   note=note)
 
 
+def wallets_used(client: ApiClient, exchanges: Sequence[Exchange]) -> list[str]:
+    """The wallets the run made that `exchanges` sent requests about, or the records given to them (their
+    publicIds), in the order first used."""
+    shown = [*_given(client, exchanges), *exchanges]
+    used = dict.fromkeys(word for exchange in shown for word in _WORD.findall(request_text(exchange)))
+    made = client.exchanges.made
+    return [word for word in used if word in made and made[word].operation_id == "createWallet"
+            and made[word].data.get("publicId") == word]
+
+
 def _given(client: ApiClient, exchanges: Sequence[Exchange]) -> list[Exchange]:
     """The exchanges that made the records `exchanges` use but did not make (earlier tests made them), and that paid
     into them, in the order they were sent; the records those needed too."""

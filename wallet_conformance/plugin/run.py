@@ -119,6 +119,7 @@ class Run:
     tally: Tally = field(default_factory=Tally)
     stops: Stops = field(default_factory=Stops)
     gate: Gate = field(default_factory=Gate)  # the waivers and baseline, read and checked before anything started
+    kept: set[str] = field(default_factory=set)  # --keep-failing-records: wallets the end-of-run sweep leaves open
 
     def close(self) -> None:
         """The run ended: its clients and its part file closed, the reference it started stopped."""

@@ -117,9 +117,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 if "compared_with" not in item_evidence:
                     item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
         if client is not None and run.target is not None and classified.failed_requirements:
-            classified.replay = replays.replay(
-                run.target, client, replays.test_exchanges(client, item.stash.get(TEST_START, 0)),
-                classified.evidence, plain_nodeid(item.nodeid), classified.failed_requirements)
+            exchanges = replays.test_exchanges(client, item.stash.get(TEST_START, 0))
+            classified.replay = replays.replay(run.target, client, exchanges, classified.evidence,
+                                               plain_nodeid(item.nodeid), classified.failed_requirements)
+            if run.settings.keep_failing_records:  # the end-of-run sweep leaves them open
+                classified.kept = replays.wallets_used(client, exchanges)
+                run.kept.update(classified.kept)
         record.error = classified
         allure_labels.attach_evidence(classified.evidence)
         if recent:

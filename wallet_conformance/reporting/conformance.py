@@ -234,7 +234,8 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
                  "held": record.held.get(requirement.id, 0),
                  "message": record.message if (record.fails(requirement.id) or record.blocks(requirement.id)
                                                or record.suite_error or record.outcome == "skipped") else None,
-                 "replay": record.replay if record.fails(requirement.id) else None}
+                 "replay": record.replay if record.fails(requirement.id) else None,
+                 "kept": record.kept if record.fails(requirement.id) else []}
                 for record in covering
             ],
         })

@@ -44,6 +44,7 @@ class Classified:
     suite_error: str | None = None  # why the error is the suite's own, not the target's
     evidence: list[dict[str, Any]] = field(default_factory=list)
     replay: str | None = None  # a failure's replay script (client/replay.py)
+    kept: list[str] = field(default_factory=list)  # --keep-failing-records: the wallets left open for it
 
     @property
     def blocked(self) -> bool:

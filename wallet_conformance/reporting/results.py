@@ -36,6 +36,7 @@ class TestRecord:
     # holds only the requirements some check of it held.
     held: dict[str, int] = field(default_factory=dict)
     replay: str | None = None  # a failure's replay: a bash script of the requests that showed it (client/replay.py)
+    kept: list[str] = field(default_factory=list)  # --keep-failing-records: the wallets its failure left open
 
     __test__ = False  # not a pytest test class
 

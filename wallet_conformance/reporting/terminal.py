@@ -144,6 +144,12 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
                      f"bug of the suite, or input no parser takes); the first: {exchanges.get('first_judge_error')}")
     if exchanges.get("made"):
         lines.append(f"exchanges: {exchanges['made']} made, {exchanges['judged']} judged by the exchange judge")
+    kept = sorted({wallet for entry in report["requirements"] for test in entry["tests"] for wallet in
+                   test.get("kept", ())})
+    if kept:
+        lines.append(f"kept open for inspection (--keep-failing-records): {len(kept)} wallet(s) of failing tests, "
+                     f"each named in the reports ({', '.join(kept[:5])}{', ...' if len(kept) > 5 else ''}); "
+                     "`wallet-conformance --cleanup` closes them")
     if written:
         folder = Path(written[0]).parent
         lines.append(f"Reports in {folder}: {', '.join(Path(path).name for path in written)}")

@@ -263,6 +263,7 @@ class EntryView:
     tests: list[str]  # the first tests that cover it
     more_tests: bool  # more tests than those shown
     replays: list[tuple[str, str]]  # (test, script): the replay of each test that failed it (client/replay.py)
+    kept: list[list[str]]  # the wallets each failing test left open (--keep-failing-records)
 
 
 def entry_view(entry: dict[str, Any]) -> EntryView:
@@ -279,7 +280,14 @@ def entry_view(entry: dict[str, Any]) -> EntryView:
         observations=[json.dumps({key: value for key, value in observation.items() if key != "requirement"},
                                  sort_keys=True, default=str) for observation in entry["observations"]],
         evidence=evidence, tests=tests[:5], more_tests=len(tests) > 5,
-        replays=[(test["nodeid"], test["replay"]) for test in entry["tests"] if test.get("replay")][:REPLAYS_SHOWN])
+        replays=[(test["nodeid"], test["replay"]) for test in entry["tests"] if test.get("replay")][:REPLAYS_SHOWN],
+        kept=[test["kept"] for test in entry["tests"] if test.get("kept")])
+
+
+def kept_words(kept: list[str]) -> str:
+    """What --keep-failing-records left open for a failing test, and how it is closed later."""
+    return (f"kept open for inspection (--keep-failing-records): {', '.join(kept)}; `wallet-conformance --cleanup` "
+            "closes them")
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -352,6 +360,8 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
             lines.append(f"- response: {exchange['status']} {_code(exchange['response'])}")
             lines += ["", "Reproduce with:", "", "```sh", exchange["curl"], "```"]
         lines.append("")
+    for kept in view.kept:
+        lines += [f"- {_md(kept_words(kept))}", ""]
     for nodeid, script in view.replays:
         lines += [f"<details><summary>Replay of <code>{html.escape(nodeid)}</code> (bash; curl, python3)</summary>",
                   "", "```sh", script.rstrip("\n"), "```", "", "</details>", ""]
@@ -539,6 +549,8 @@ def _html_tests(entry: dict[str, Any], view: EntryView) -> list[str]:
     for test in tests:
         replay = test.get("replay")
         item = f"<li><code>{_h(test['nodeid'])}</code>"
+        if test.get("kept"):
+            item += f"<p>{_h(kept_words(test['kept']))}</p>"
         if replay:
             item += (f"<p>{_h(REPLAY_LABEL)}</p><pre class=\"replay\" data-test=\"{html.escape(test['nodeid'])}\">\n"
                      f"{html.escape(replay, quote=False)}</pre>")

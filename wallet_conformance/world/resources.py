@@ -120,8 +120,9 @@ class Resources:
     """The run's records on the target."""
 
     def __init__(self, api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard,
-                 wallet_list: WalletList | None = None) -> None:
+                 wallet_list: WalletList | None = None, kept: set[str] | None = None) -> None:
         self.api = api
+        self.kept = kept if kept is not None else set()  # wallets the sweep leaves open (--keep-failing-records)
         self.wallet_list = wallet_list or WalletList(settings.work_dir)
         self.settings = settings
         self.target = target
@@ -223,8 +224,8 @@ class Resources:
         return balance
 
     def sweep(self) -> list[str]:
-        """Close every wallet the run still holds, SWEEP_CONCURRENCY at a time; keeps going past errors and says
-        what stayed open."""
+        """Close every wallet the run still holds but those it keeps (--keep-failing-records), SWEEP_CONCURRENCY at a
+        time; keeps going past errors and says what stayed open."""
         self.api.forget_server_errors()
 
         def close(public_id: str) -> str | None:
@@ -238,7 +239,8 @@ class Resources:
             return None
 
         with ThreadPoolExecutor(max_workers=SWEEP_CONCURRENCY, thread_name_prefix="sweep") as pool:
-            return [problem for problem in pool.map(close, list(self.open_wallets)) if problem]
+            return [problem for problem in pool.map(close, [wallet for wallet in self.open_wallets
+                                                            if wallet not in self.kept]) if problem]
 
     # ------------------------------------------------------------ banks and external accounts
 
