@@ -284,7 +284,7 @@ class ExchangeLog:
         data = exchange.data
         if isinstance(data, dict):
             sent = json.dumps(body) if body is not None else ""
-            for name in ("publicId", "accountNumber"):
+            for name in ("publicId", "accountNumber", "reference"):
                 if isinstance(data.get(name), str) and data[name] not in sent:  # one the target assigned
                     self.made.setdefault(data[name], exchange)
 

@@ -123,7 +123,7 @@ def recorded_answers(text: str) -> dict[int, tuple[int, str | None]]:
     for line in text.splitlines():
         if line.startswith(RECORDED):
             step, status, *body = line[len(RECORDED):].split(" ", 2)
-            answers[int(step.rstrip(":"))] = (int(status), body[0] if body and body[0] != "(too long)" else None)
+            answers[int(step.rstrip(":"))] = (int(status), body[0] if body and not body[0].startswith("(") else None)
     return answers
 
 
@@ -132,7 +132,9 @@ def _recorded(number: int, exchange: Exchange) -> str:
     if exchange.is_json:
         text = json.dumps(exchange.json, separators=(",", ":"), ensure_ascii=False)
     if "\n" in text or len(text) > RECORDED_AT_MOST or exchange.truncated:
-        text = "(too long)"
+        text = "(too long to compare)"
+    elif isinstance(exchange.data, list):
+        text = "(a list: its entries depend on all the account holds, so only its status is compared)"
     return f"{RECORDED}{number}: {exchange.status} {text}"
 
 

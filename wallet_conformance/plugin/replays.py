@@ -25,15 +25,22 @@ def test_exchanges(client: ApiClient, test_start: int) -> list[Exchange]:
 def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evidence: Sequence[dict[str, Any]],
            test: str, failed: Sequence[str], note: str | None = None) -> str | None:
     """The replay script of a failure shown by `evidence` among `exchanges` (None when there is none to replay); a
-    failure shown by an exchange judge's finding replays up to that exchange."""
-    shown = [item for entry in evidence for item in (entry.get("exchange"), *entry.get("compared_with", ())) if item]
-    failing = {index for index, exchange in enumerate(exchanges) if exchange_evidence(exchange) in shown}
+    failure shown by an exchange judge's finding replays up to that exchange. An exchange of the evidence made
+    before the test (by a fixture the test shares) is replayed with the records given to it, in the order sent."""
     if not exchanges:
         return None
+    shown = [item for entry in evidence for item in (entry.get("exchange"), *entry.get("compared_with", ())) if item]
+    inside = {id(exchange) for exchange in exchanges}
+    earlier = {id(exchange): exchange for exchange in [*client.exchanges, *client.exchanges.made.values()]
+               if id(exchange) not in inside and exchange_evidence(exchange) in shown}
+    given = sorted({id(exchange): exchange for exchange in [*_given(client, [*earlier.values(), *exchanges]),
+                                                            *earlier.values()]}.values(),
+                   key=lambda exchange: exchange.started or 0.0)
+    sent = [*given, *exchanges]
+    failing = {index for index, exchange in enumerate(sent) if exchange_evidence(exchange) in shown}
     if failing:
-        exchanges = exchanges[:max(failing) + 1]
-    given = _given(client, exchanges)
-    steps = steps_of([*given, *exchanges], failing={len(given) + index for index in failing}, given=len(given))
+        sent = sent[:max(failing) + 1]
+    steps = steps_of(sent, failing=failing, given=len(given))
     return script(steps, test=test, failed=failed, base_url=target.base_url, funding_url=target.funding_url,
                   note=note)
 

@@ -2,7 +2,7 @@
 format (conformance.json, conformance.md, conformance.html, junit.xml, or a saved terminal log), run against a target
 as a person would run it (bash), and whether the failure shows again: each answer that showed it in the run is
 answered alike again (the same status; the same JSON but for the values a target assigns: identifiers, account
-numbers, references, timestamps)."""
+numbers, references, timestamps, of which only the form is compared: `vba-9` for `vba-00000011`)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ from wallet_conformance.client.replay import (
 
 _SCRIPT = re.compile("#!/usr/bin/env bash\n" + re.escape(TITLE) + r"(?P<test>.+?), which failed (?P<failed>[^\n]*)\n"
                      r".*?" + re.escape(END) + "\n", re.S)
-ASSIGNED = "<assigned>"  # a value a target assigns, in a compared answer: no two targets need agree on it
+HEX = "<hex>"  # a hexadecimal identifier (a uuid, a database id), in a compared answer: no two runs agree on its digits
+_HEX = re.compile(r"[0-9a-fA-F-]{12,}")
+_NUMBER = re.compile(r"\d+")
 
 
 class ReplayError(Exception):
@@ -54,10 +56,17 @@ class Outcome:
     output: str
     differences: dict[int, list[str]]
     unanswered: list[int]  # steps that showed the failure in the run and were not reached this time
+    compared: int  # the steps whose answer's body was compared, not its status alone (a list's, a long one's)
 
     @property
     def shows_again(self) -> bool:
-        return not self.unanswered and not any(self.differences.values())
+        """Whether every answer that showed the failure in the run was answered alike, a body among them."""
+        return self.compared > 0 and not self.unanswered and not any(self.differences.values())
+
+    @property
+    def cannot_tell(self) -> bool:
+        """Whether the answers were alike but none could be compared whole (a list, a long answer)."""
+        return self.compared == 0 and not self.unanswered and not any(self.differences.values())
 
 
 def replays_in(path: Path) -> list[Replay]:
@@ -112,17 +121,19 @@ def run(replay: Replay, *, base_url: str, keys: dict[str, str], funding_url: str
         raise ReplayError(f"the replay stopped before its first answer: {done.stderr.strip()[-300:]}")
     differences: dict[int, list[str]] = {}
     unanswered = []
-    for step, (status, body) in recorded_answers(replay.script).items():
+    recorded = recorded_answers(replay.script)
+    for step, (status, body) in recorded.items():
         if step not in answers:
             unanswered.append(step)
             continue
         now_status, now_body = answers[step]
         differences[step] = compare(status, body, int(now_status or 0), now_body)
-    return Outcome(replay, output, differences, unanswered)
+    compared = sum(1 for step, (_, body) in recorded.items() if body is not None and step in answers)
+    return Outcome(replay, output, differences, unanswered, compared)
 
 
 def compare(status: int, body: str | None, now_status: int, now_body: str) -> list[str]:
-    """How an answer differs from the recorded one, but for the values a target assigns (`ASSIGNED`)."""
+    """How an answer differs from the recorded one, but for the values a target assigns (`_assigned_masked`)."""
     if status != now_status:
         return [f"status {now_status}, where the run had {status}"]
     if body is None:
@@ -143,16 +154,17 @@ _ABSENT = object()
 
 
 def _assigned_masked(value: Any, key: str = "") -> Any:
-    """A JSON value with each value a target assigns replaced by ASSIGNED: a string that may be one (replay.assigned:
-    an identifier, an account number, a reference, a timestamp), and a number named as an identifier (`id`, `_id`,
-    `...Id`)."""
+    """A JSON value with each value a target assigns replaced by its form: a string that may be one (replay.assigned:
+    an identifier, an account number, a reference, a timestamp) with each run of digits one 9, or HEX; a number named
+    as an identifier (`id`, `_id`, `...Id`) by 9."""
     if isinstance(value, dict):
         return {name: _assigned_masked(inner, name) for name, inner in value.items()}
     if isinstance(value, list):
         return [_assigned_masked(inner, key) for inner in value]
-    if (isinstance(value, str) and assigned(value)) or \
-            (isinstance(value, int) and _IDENTIFIER.search(key) and not isinstance(value, bool)):
-        return ASSIGNED
+    if isinstance(value, str) and assigned(value):
+        return HEX if _HEX.fullmatch(value) else _NUMBER.sub("9", value)
+    if isinstance(value, int) and not isinstance(value, bool) and _IDENTIFIER.search(key):
+        return 9
     return value
 
 
