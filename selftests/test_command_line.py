@@ -27,7 +27,8 @@ WRONG = {
     "--environment": (["--environment", "prod"], "--environment"),
     "--funding-url": (["--funding-url", "sandbox/fund"], "--funding-url must be an http(s) URL"),
     "--funded-wallet": (["--funded-wallet", ""], "--funded-wallet is given an empty value"),
-    "--bank-account": (["--bank-account", ":035"], "--bank-account must be NUMBER"),
+    "--bank-account": (["--bank-account", "123"], "--bank-account (or WALLET_API_BANK_ACCOUNT) must be NUMBER or "
+                       "NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits"),
     "--settle-timeout": (["--settle-timeout", "soon"], "--settle-timeout"),
     "--quiet-window": (["--quiet-window", "0"], "--quiet-window must be a number of seconds above 0"),
     "--request-timeout": (["--request-timeout", "-1"], "--request-timeout must be a number of seconds above 0"),
@@ -183,3 +184,20 @@ def test_each_option_is_held_to_the_check_it_declares(monkeypatch, option):
     values = {each.dest: each.default for each in declared} | {option.dest: a_value(option)}
     with pytest.raises(ConfigError, match=rf"^{re.escape(option.flag)} .*: refused by the check it declares$"):
         read(values)
+
+
+@pytest.mark.parametrize(("given", "held"), [("0123456789", ("0123456789", None)),
+                                             ("0123456789:044", ("0123456789", "044")),
+                                             ("123", None), (":035", None), ("0123456789:", None),
+                                             ("01234567890:044", None), ("012345678a:044", None),
+                                             ("0123456789:0 44", None)])
+def test_a_bank_account_is_a_nuban_and_a_bank_code(given, held):
+    """--bank-account takes a ten-digit NUBAN, alone or with a bank code after a colon, and refuses any other form at
+    start, naming the option and the form, rather than leaving every test of an external account to skip."""
+    option = BY_FLAG["--bank-account"]
+    if held is not None:
+        assert option.held(given) == held
+    else:
+        with pytest.raises(ConfigError, match=r"^--bank-account \(or WALLET_API_BANK_ACCOUNT\) must be NUMBER or "
+                                              r"NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits"):
+            option.held(given)

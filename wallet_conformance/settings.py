@@ -25,6 +25,7 @@ MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (cl
 QUIET_WINDOW = 0.4  # seconds balances are watched for a movement that must not come (--quiet-window)
 REFERENCE_QUIET_MARGIN = 0.15  # beyond the bundled reference's settle delay, for a settlement a busy machine delays
 DEFAULT_BANK_ACCOUNT = "0123456789"
+NUBAN_DIGITS = 10  # an account number at a bank the list shows of type `nuban`: a NUBAN, ten digits
 
 
 class ConfigError(Exception):
@@ -196,10 +197,13 @@ def positive_kobo(option: Option, value: int) -> int:
 
 
 def bank_account(option: Option, value: str) -> tuple[str, str | None]:
-    """NUMBER or NUMBER:BANKCODE, as the pair (number, bank code or None)."""
-    number, _, code = value.partition(":")
-    if not number.strip():
-        raise ConfigError(f"{option.flag} must be NUMBER or NUMBER:BANKCODE, got {value!r}")
+    """NUMBER or NUMBER:BANKCODE, as the pair (number, bank code or None): the number a NUBAN (NUBAN_DIGITS digits,
+    the account number at a bank the list shows of type `nuban`), the bank code, when given, a word."""
+    number, colon, code = value.partition(":")
+    if not (len(number) == NUBAN_DIGITS and number.isascii() and number.isdigit()) or (
+            colon and not re.fullmatch(r"[^\s:]+", code)):
+        raise ConfigError(f"{option.named} must be NUMBER or NUMBER:BANKCODE, NUMBER a NUBAN account number of "
+                          f"{NUBAN_DIGITS} digits and BANKCODE a bankCode of the bank list, got {value!r}")
     return number, code or None
 
 
@@ -323,8 +327,9 @@ OPTIONS: tuple[Option, ...] = (
            "/sandbox/fund", env="WALLET_API_FUNDING_URL", check=http_url, metavar="URL", group="target"),
     Option("--funded-wallet", "an existing funded wallet to draw test money from", env="WALLET_API_FUNDED_WALLET",
            metavar="PUBLIC_ID", group="target"),
-    Option("--bank-account", "an external account the target resolves, for validate-account and bank transfers "
-           "(default: {default} at the first listed bank)", env="WALLET_API_BANK_ACCOUNT",
+    Option("--bank-account", "an external account the target resolves, for validate-account and bank transfers: "
+           f"a NUBAN account number ({NUBAN_DIGITS} digits), with its bank's bankCode when given (default: "
+           "{default} at the first listed bank)", env="WALLET_API_BANK_ACCOUNT",
            default=DEFAULT_BANK_ACCOUNT, check=bank_account, metavar="NUMBER:BANKCODE", group="target"),
     Option("--settle-timeout", "how long to wait for a pending transfer to settle (default {default:g})",
            env="WALLET_API_SETTLE_TIMEOUT", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS",
