@@ -201,3 +201,14 @@ def test_a_bank_account_is_a_nuban_and_a_bank_code(given, held):
         with pytest.raises(ConfigError, match=r"^--bank-account \(or WALLET_API_BANK_ACCOUNT\) must be NUMBER or "
                                               r"NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits"):
             option.held(given)
+
+
+def test_parts_and_levels_take_any_letter_case(capsys):
+    """`--level must` and `--part LIMITS` choose what `--level MUST` and `--part limits` choose, in a run's options and
+    in `--list-requirements` alike."""
+    values = {option.dest: option.default for option in OPTIONS} | {"part": ["LIMITS"], "level": ["must"]}
+    chosen = read(values)
+    assert (chosen.parts, chosen.levels) == (("limits",), ("MUST",)) and chosen.chosen
+    status, lines = run(capsys, "--list-requirements", "--part", "LIMITS", "--level", "must")
+    assert status == 0 and lines == run(capsys, "--list-requirements", "--part", "limits", "--level", "MUST")[1]
+    assert lines and all(line.split()[1] == "MUST" and line.startswith("LIM-") for line in lines), lines

@@ -372,10 +372,11 @@ OPTIONS: tuple[Option, ...] = (
            default="quick", check=choice(), choices=("quick", "thorough"), group="run", reproduce="active"),
     Option("--requirement", "run only the tests of this requirement (repeatable; any letter case)", action="append",
            check=requirement_ids, metavar="ID", group="run", setting="requirements"),
-    Option("--part", "run only the tests of the requirements of this part of the document (repeatable): "
-           f"{', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
+    Option("--part", "run only the tests of the requirements of this part of the document (repeatable; any letter "
+           f"case): {', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
            setting="parts"),
-    Option("--level", f"run only the tests of the requirements of this level (repeatable): {', '.join(LEVELS)}",
+    Option("--level", "run only the tests of the requirements of this level (repeatable; any letter case): "
+           f"{', '.join(LEVELS)}",
            action="append", check=levels, metavar="LEVEL", group="run", setting="levels"),
     Option("--allow-writes", "allow creating and changing records in production", action="store_true",
            group="safety"),
