@@ -327,10 +327,10 @@ OPTIONS: tuple[Option, ...] = (
            "/sandbox/fund", env="WALLET_API_FUNDING_URL", check=http_url, metavar="URL", group="target"),
     Option("--funded-wallet", "an existing funded wallet to draw test money from", env="WALLET_API_FUNDED_WALLET",
            metavar="PUBLIC_ID", group="target"),
-    Option("--bank-account", "an external account the target resolves, for validate-account and bank transfers: "
-           f"a NUBAN account number ({NUBAN_DIGITS} digits), with its bank's bankCode when given (default: "
-           "{default} at the first listed bank)", env="WALLET_API_BANK_ACCOUNT",
-           default=DEFAULT_BANK_ACCOUNT, check=bank_account, metavar="NUMBER:BANKCODE", group="target"),
+    Option("--bank-account", f"an external account (a NUBAN: {NUBAN_DIGITS} digits) the target resolves, for "
+           "validate-account and bank transfers (default: {default} at the first listed bank)",
+           env="WALLET_API_BANK_ACCOUNT", default=DEFAULT_BANK_ACCOUNT, check=bank_account, metavar="NUMBER:BANKCODE",
+           group="target"),
     Option("--settle-timeout", "how long to wait for a pending transfer to settle (default {default:g})",
            env="WALLET_API_SETTLE_TIMEOUT", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
@@ -372,10 +372,10 @@ OPTIONS: tuple[Option, ...] = (
            default="quick", check=choice(), choices=("quick", "thorough"), group="run", reproduce="active"),
     Option("--requirement", "run only the tests of this requirement (repeatable; any letter case)", action="append",
            check=requirement_ids, metavar="ID", group="run", setting="requirements"),
-    Option("--part", "run only the tests of the requirements of this part of the document (repeatable; any letter "
+    Option("--part", "run only the tests of the requirements of this part of the document (repeatable, any "
            f"case): {', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
            setting="parts"),
-    Option("--level", "run only the tests of the requirements of this level (repeatable; any letter case): "
+    Option("--level", "run only the tests of the requirements of this level (repeatable, any case): "
            f"{', '.join(LEVELS)}",
            action="append", check=levels, metavar="LEVEL", group="run", setting="levels"),
     Option("--allow-writes", "allow creating and changing records in production", action="store_true",
