@@ -63,6 +63,10 @@ WRONG = {
 }
 ELSEWHERE = {
     "a waiver's date": (["--waivers", "waivers.yaml"], "waiver 1 (SVC-12): expires must be a date (YYYY-MM-DD)"),
+    "a waiver file that is not YAML": (["--waivers", "broken.yaml"], "--waivers broken.yaml, line 4, column 11: not "
+                                       "YAML: mapping values are not allowed here"),
+    "a waiver file of a character YAML refuses": (["--waivers", "control.yaml"], "--waivers control.yaml, line 2, "
+                                                  "column 12: not YAML: unacceptable character #x0007"),
     "an unknown option": (["--base-urll", "http://127.0.0.1:9/v1"], "unrecognized arguments: --base-urll"),
     "an environment variable": ([], "WALLET_API_SETTLE_TIMEOUT (for --settle-timeout) must be a float"),
     "the catalogue's part": (["--list-requirements", "--part", "money"], "--part money: no such part"),
@@ -87,12 +91,15 @@ def assert_one_message(status: int, lines: list[str], words: str) -> None:
 
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty working folder, with a file where a folder would go and a waiver of an impossible date."""
+    """An empty working folder, with a file where a folder would go, a waiver of an impossible date and waiver files
+    YAML cannot read."""
     monkeypatch.chdir(tmp_path)
     for name in [name for name in os.environ if name.startswith("WALLET_API_")]:
         monkeypatch.delenv(name)
     (tmp_path / "a-file").write_text("not a folder\n")
     (tmp_path / "waivers.yaml").write_text("- id: SVC-12\n  reason: r\n  owner: o\n  expires: 2026-13-45\n")
+    (tmp_path / "broken.yaml").write_text("- id: SVC-12\n  reason: r\n  owner: o\n   expires: 2026-01-01\n")
+    (tmp_path / "control.yaml").write_text("- id: SVC-12\n  reason: a\x07bell\n")
     return tmp_path
 
 

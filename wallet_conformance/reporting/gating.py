@@ -89,9 +89,13 @@ class Gate:
 def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     """Read a waiver file: a YAML list (or `waivers:` list) of {id, reason, owner, expires: YYYY-MM-DD}."""
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_DatesAsText)
-    except (OSError, yaml.YAMLError) as error:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
         raise GateError(f"--waivers {path}: cannot read it: {error}") from None
+    try:
+        raw = yaml.load(text, Loader=_DatesAsText)
+    except yaml.YAMLError as error:
+        raise GateError(f"--waivers {path}{_where(error, text)}: not YAML: {_yaml_problem(error)}") from None
     if isinstance(raw, dict) and set(raw) == {"waivers"}:
         raw = raw["waivers"]
     if raw is None:
@@ -128,6 +132,24 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     if problems:
         raise GateError(f"--waivers {path}:\n  " + "\n  ".join(problems))
     return tuple(waivers)
+
+
+def _where(error: yaml.YAMLError, text: str) -> str:
+    """Where in the file YAML stopped, as its line and column (YAML's own message names the text "<unicode string>")."""
+    if isinstance(error, yaml.MarkedYAMLError) and (error.problem_mark or error.context_mark):
+        mark = error.problem_mark or error.context_mark
+        return f", line {mark.line + 1}, column {mark.column + 1}"
+    if isinstance(error, yaml.reader.ReaderError):  # a character YAML takes in no file: where, by its position
+        lines = text[:error.position].split("\n")
+        return f", line {len(lines)}, column {len(lines[-1]) + 1}"
+    return ""
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """What YAML found wrong, in one line, without where (`_where` says it)."""
+    if isinstance(error, yaml.MarkedYAMLError):
+        return "; ".join(str(part) for part in (error.context, error.problem) if part)
+    return str(error).splitlines()[0]
 
 
 def load_baseline(path: Path, catalogue_hash: str, report_format: str) -> dict[str, Any]:
