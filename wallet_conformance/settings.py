@@ -21,6 +21,7 @@ from wallet_conformance.spec.catalogue import LEVELS, catalogue
 
 PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py); the command reproducing a run
 HAR_REPORTS = "har"  # a --har run's reports: reports/har/ unless --report-dir says otherwise
+HAR_SUFFIX = ".har"  # the files of a folder given to --har, in any letter case
 MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (client/redaction.py)
 QUIET_WINDOW = 0.4  # seconds balances are watched for a movement that must not come (--quiet-window)
 REFERENCE_QUIET_MARGIN = 0.15  # beyond the bundled reference's settle delay, for a settlement a busy machine delays
@@ -394,9 +395,9 @@ OPTIONS: tuple[Option, ...] = (
            "also the base of the webhook URLs the update tests set (else a reserved .invalid host, which a target "
            "may refuse)",
            check=absolute_url, metavar="URL", group="run"),
-    Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: every *.har in it) and send "
-           "nothing: no target, no test; the base URL, when given, chooses the target's entries", action="append",
-           check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
+    Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: each *.har or *.HAR in it) "
+           "and send nothing: no target, no test; the base URL, when given, chooses the target's entries",
+           action="append", check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
     Option("--keep-personal-data", "with --har and in the proxy: keep personal fields (names, account numbers, "
            "e-mail addresses, phone numbers) in every output, where they are masked by default", action="store_true",
            group="run"),
@@ -642,14 +643,25 @@ def command_line(words: Iterable[str]) -> str:
     return " ".join(word if _PLACEHOLDER.fullmatch(word) else shlex.quote(word) for word in words)
 
 
+def har_in(folder: Path) -> list[Path]:
+    """The HAR files of a folder given to --har: its files named *.har, the extension in any letter case (x.HAR),
+    sorted."""
+    return sorted(path for path in folder.iterdir() if path.suffix.lower() == HAR_SUFFIX and path.is_file())
+
+
 def har_files(given: Iterable[str]) -> tuple[Path, ...]:
-    """--har's files: each file given, and every *.har of each folder given (sorted; a folder without one gives
+    """--har's files: each file given, and every HAR file of each folder given (`har_in`; a folder without one gives
     none: nothing is judged)."""
     found: list[Path] = []
     for name in given:
         path = Path(name)
-        found.extend(sorted(path.glob("*.har")) if path.is_dir() else [path])
+        found.extend(har_in(path) if path.is_dir() else [path])
     return tuple(dict.fromkeys(found))
+
+
+def folders_without_har(given: Iterable[str]) -> list[str]:
+    """The folders given to --har that hold no HAR file, as given."""
+    return [name for name in given if Path(name).is_dir() and not har_in(Path(name))]
 
 
 def _across(held: Mapping[str, Any]) -> None:
