@@ -5,7 +5,8 @@
 - with `--require-complete` (implied by `--strict`) a MUST requirement that was not tested (skipped,
   blocked, untested) fails the run: "conforms" then means every MUST requirement was checked;
 - a waiver (id, reason, owner, expiry date) keeps a requirement's failure from failing the run until
-  the day after its expiry date; the failure stays in every report, marked waived;
+  the day after its expiry date; the failure stays in every report, marked waived; a waiver of a requirement the
+  run judged and did not fail is reported unused;
 - a baseline (an earlier conformance.json of the same catalogue) keeps failures it already had from
   failing the run: only new breakage does;
 - a run in which no MUST requirement passed or failed (every test deselected or skipped, recorded traffic of which
@@ -34,6 +35,8 @@ from wallet_conformance.reporting.verdicts import JUDGED, NOT_TESTED, Outcome, V
 from wallet_conformance.spec.catalogue import Catalogue
 
 WAIVER_FIELDS = ("id", "reason", "owner", "expires")
+# How every human report names the waivers of requirements that did not fail (the gate's `unused_waivers`).
+UNUSED_WAIVERS = "unused waivers (their requirement did not fail: drop them, or check they waive the right one)"
 
 
 class _DatesAsText(yaml.SafeLoader):
@@ -207,6 +210,12 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         else:
             gating.append(rid)
     fixed = [e["id"] for e in entries if e["verdict"] == Verdict.PASS and (before or {}).get(e["id"]) == Verdict.FAIL]
+    # A waiver whose requirement the run looked at and did not fail, and that kept nothing from failing the run (a
+    # run that did not complete looked at nothing through).
+    verdicts = {entry["id"]: entry["verdict"] for entry in entries}
+    unused = [] if stop is not None else [
+        waiver.id for waiver in gate.waivers if waiver.id not in waived
+        and verdicts.get(waiver.id) not in (None, Verdict.FAIL, Verdict.NOT_SELECTED, Verdict.SUITE_ERROR)]
     failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == Verdict.FAIL for e in entries)]
     verdict: Outcome
     status: int | None
@@ -251,6 +260,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
             "levels": list(failing_levels),
             "failing": gating,
             "waived": waived,
+            "unused_waivers": unused,
             "waivers": [waiver.to_dict(gate.today) for waiver in gate.waivers],
             "baseline": None if before is None else {
                 "file": gate.baseline_name, "still_failing": known, "fixed": fixed,
