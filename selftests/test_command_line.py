@@ -27,7 +27,8 @@ WRONG = {
     "--environment": (["--environment", "prod"], "--environment"),
     "--funding-url": (["--funding-url", "sandbox/fund"], "--funding-url must be an http(s) URL"),
     "--funded-wallet": (["--funded-wallet", ""], "--funded-wallet is given an empty value"),
-    "--bank-account": (["--bank-account", ":035"], "--bank-account must be NUMBER"),
+    "--bank-account": (["--bank-account", "123"], "--bank-account (or WALLET_API_BANK_ACCOUNT) must be NUMBER or "
+                       "NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits"),
     "--settle-timeout": (["--settle-timeout", "soon"], "--settle-timeout"),
     "--quiet-window": (["--quiet-window", "0"], "--quiet-window must be a number of seconds above 0"),
     "--request-timeout": (["--request-timeout", "-1"], "--request-timeout must be a number of seconds above 0"),
@@ -62,6 +63,10 @@ WRONG = {
 }
 ELSEWHERE = {
     "a waiver's date": (["--waivers", "waivers.yaml"], "waiver 1 (SVC-12): expires must be a date (YYYY-MM-DD)"),
+    "a waiver file that is not YAML": (["--waivers", "broken.yaml"], "--waivers broken.yaml, line 4, column 11: not "
+                                       "YAML: mapping values are not allowed here"),
+    "a waiver file of a character YAML refuses": (["--waivers", "control.yaml"], "--waivers control.yaml, line 2, "
+                                                  "column 12: not YAML: unacceptable character #x0007"),
     "an unknown option": (["--base-urll", "http://127.0.0.1:9/v1"], "unrecognized arguments: --base-urll"),
     "an environment variable": ([], "WALLET_API_SETTLE_TIMEOUT (for --settle-timeout) must be a float"),
     "the catalogue's part": (["--list-requirements", "--part", "money"], "--part money: no such part"),
@@ -86,12 +91,15 @@ def assert_one_message(status: int, lines: list[str], words: str) -> None:
 
 @pytest.fixture
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty working folder, with a file where a folder would go and a waiver of an impossible date."""
+    """An empty working folder, with a file where a folder would go, a waiver of an impossible date and waiver files
+    YAML cannot read."""
     monkeypatch.chdir(tmp_path)
     for name in [name for name in os.environ if name.startswith("WALLET_API_")]:
         monkeypatch.delenv(name)
     (tmp_path / "a-file").write_text("not a folder\n")
     (tmp_path / "waivers.yaml").write_text("- id: SVC-12\n  reason: r\n  owner: o\n  expires: 2026-13-45\n")
+    (tmp_path / "broken.yaml").write_text("- id: SVC-12\n  reason: r\n  owner: o\n   expires: 2026-01-01\n")
+    (tmp_path / "control.yaml").write_text("- id: SVC-12\n  reason: a\x07bell\n")
     return tmp_path
 
 
@@ -183,3 +191,31 @@ def test_each_option_is_held_to_the_check_it_declares(monkeypatch, option):
     values = {each.dest: each.default for each in declared} | {option.dest: a_value(option)}
     with pytest.raises(ConfigError, match=rf"^{re.escape(option.flag)} .*: refused by the check it declares$"):
         read(values)
+
+
+@pytest.mark.parametrize(("given", "held"), [("0123456789", ("0123456789", None)),
+                                             ("0123456789:044", ("0123456789", "044")),
+                                             ("123", None), (":035", None), ("0123456789:", None),
+                                             ("01234567890:044", None), ("012345678a:044", None),
+                                             ("0123456789:0 44", None)])
+def test_a_bank_account_is_a_nuban_and_a_bank_code(given, held):
+    """--bank-account takes a ten-digit NUBAN, alone or with a bank code after a colon, and refuses any other form at
+    start, naming the option and the form, rather than leaving every test of an external account to skip."""
+    option = BY_FLAG["--bank-account"]
+    if held is not None:
+        assert option.held(given) == held
+    else:
+        with pytest.raises(ConfigError, match=r"^--bank-account \(or WALLET_API_BANK_ACCOUNT\) must be NUMBER or "
+                                              r"NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits"):
+            option.held(given)
+
+
+def test_parts_and_levels_take_any_letter_case(capsys):
+    """`--level must` and `--part LIMITS` choose what `--level MUST` and `--part limits` choose, in a run's options and
+    in `--list-requirements` alike."""
+    values = {option.dest: option.default for option in OPTIONS} | {"part": ["LIMITS"], "level": ["must"]}
+    chosen = read(values)
+    assert (chosen.parts, chosen.levels) == (("limits",), ("MUST",)) and chosen.chosen
+    status, lines = run(capsys, "--list-requirements", "--part", "LIMITS", "--level", "must")
+    assert status == 0 and lines == run(capsys, "--list-requirements", "--part", "limits", "--level", "MUST")[1]
+    assert lines and all(line.split()[1] == "MUST" and line.startswith("LIM-") for line in lines), lines

@@ -26,7 +26,7 @@ from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_tr
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reporting.judging import JudgingSession
-from wallet_conformance.settings import OPTIONS, read
+from wallet_conformance.settings import OPTIONS, har_files, read
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import ROOT
 from wallet_conformance.world import bodies
@@ -230,6 +230,49 @@ def test_a_file_that_is_not_a_har_ends_with_one_message(pytester, tmp_path, cont
     assert report is not None and report["outcome"]["verdict"] == "usage-error" and not report["outcome"]["conforms"]
     output = process.stdout + process.stderr
     assert output.count(f"{path}: ") == 1 and "Traceback" not in output and "Exit:" not in output, output
+    assert f"ERROR: {path}: " in process.stderr, output
+
+
+@pytest.mark.parametrize(("content", "found"), [
+    ("notes from the call\n", "text where a JSON object should begin"),
+    ("", "the file is empty"),
+    ("[1, 2, 3]", "a JSON array where a JSON object should begin"),
+    ("<html><body>Not Found</body></html>", "markup (HTML or XML) where a JSON object should begin"),
+], ids=["text", "empty", "array", "html"])
+def test_a_file_that_is_not_a_har_is_one_error_line(tmp_path, capsys, monkeypatch, content, found):
+    """`--har notes.har` of a file that is not a HAR prints one ERROR line naming the file and what it begins with,
+    nothing before it, and exits 4 as any usage error; its reports say that stop."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "notes.har"
+    path.write_text(content)
+    status = cli.main(["--har", str(path), "--report-dir", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    assert status == ExitStatus.CANNOT_RUN
+    assert (captured.out, captured.err) == ("", f"ERROR: {path}: not a HAR file: {found}\n"), captured
+    report = json.loads((tmp_path / "out" / "conformance.json").read_text())
+    assert report["outcome"]["verdict"] == "usage-error" and found in report["stopped"]["reason"]
+
+
+def test_a_folder_given_to_har_takes_any_case_of_the_extension_and_names_itself_when_it_holds_none(
+        tmp_path, capsys, monkeypatch):
+    """A folder without a HAR file is named on the run's first line (which ends nothing-judged, exit 11); a folder's
+    `x.HAR` is one of its HAR files, as its `y.har` is."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "hars"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a recording\n")
+    status = cli.main(["--har", str(folder), "--report-dir", str(tmp_path / "out")])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == ExitStatus.NOTHING_JUDGED
+    assert lines[0] == f"wallet-conformance: --har {folder}: no HAR file in this folder: nothing in it is judged"
+    refusal = {"meta": {"statusCode": 404, "success": False, "message": "no"}, "data": None}
+    entries = [har_entry("GET", "https://one.example/v1/virtual-accounts/vba-1", 404, refusal)]
+    upper, lower = har_file(folder / "upper.HAR", entries), har_file(folder / "lower.har", entries)
+    assert har_files([str(folder)]) == (lower, upper)
+    cli.main(["--har", str(folder), "--report-dir", str(tmp_path / "out")])
+    assert "no HAR file" not in capsys.readouterr().out
+    report = json.loads((tmp_path / "out" / "conformance.json").read_text())
+    assert report["traffic"]["files"] == [str(lower), str(upper)] and report["traffic"]["entries"] == 2
 
 
 @pytest.mark.parametrize(("case", "reason"), [
@@ -402,7 +445,8 @@ def test_the_command_judges_recorded_traffic_without_a_pytest_session(pytester, 
     assert plugin_report is not None and verdicts(report) == verdicts(plugin_report)
     (tmp_path / "bad.har").write_text("not a HAR")
     assert cli.main(["--har", str(tmp_path / "bad.har"), "--report-dir", str(tmp_path / "bad")]) == 4
-    assert capsys.readouterr().out.count("bad.har: not a HAR file") == 1
+    captured = capsys.readouterr()
+    assert (captured.out + captured.err).count("bad.har: not a HAR file") == 1
     assert json.loads((tmp_path / "bad" / "conformance.json").read_text())["outcome"]["exit_status"] == 4
 
 

@@ -25,10 +25,13 @@ import pytest
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
 from wallet_conformance.client.api import ApiClient, Bound, ExchangeLog, RateLimited, TargetError, Unanswered
+from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import judged_silences
+from wallet_conformance.plugin.preflight import preflight
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.banks import UNKNOWN_ACCOUNT_NUMBER
+from wallet_conformance.spec import contract
 from wallet_conformance.spec.files import ROOT
 from wallet_conformance.world import bodies
 from wallet_conformance.world.bad_requests import LARGE_BODY_PADDING
@@ -156,6 +159,19 @@ def test_a_target_that_does_not_speak_the_protocol_stops_the_run(kind, tmp_path,
     assert "does not answer JSON envelopes" in run.output and "--base-url" in run.output, run.output
     assert run.output.count("does not answer JSON envelopes") == 1 and "Exit:" not in run.output, run.output
     run.no_must_passed()
+
+
+def test_a_json_error_at_the_base_url_says_its_path_is_likely_wrong():
+    """Reads answered 404 in the document's envelope (a server of JSON, but no such operation at the base URL's path):
+    the preflight stops the run, exit 8, quoting the status and saying the base URL likely has the wrong path, never
+    that the target does not answer JSON."""
+    with Hostile(lambda request: envelope(None, 404, message="Route not found")) as hostile:
+        base_url = f"{hostile.origin}/api{contract.version_segment()}"
+        stop = preflight(Target(base_url, KEY, None, embedded=False), timeout=5)
+    assert stop is not None and stop.status == ExitStatus.NOT_THE_PROTOCOL, stop
+    assert stop.reason.startswith(f"GET {base_url}/transactions/banks answered 404 (in JSON): the base URL likely has "
+                                  "the wrong path (--base-url must be"), stop.reason
+    assert "not JSON" not in stop.reason and "does not answer JSON" not in stop.reason, stop.reason
 
 
 # ------------------------------------------------------------------ 2. hangs, slow answers, resets

@@ -307,6 +307,26 @@ def test_waived_failure_stays_visible_and_expired_waiver_gates_again():
     assert expired["outcome"]["exit_status"] == 1 and "EXPIRED waiver" in markdown(expired)
 
 
+def test_a_waiver_of_a_requirement_that_did_not_fail_is_reported_unused():
+    """Waivers of a requirement that passed and of one skipped are unused, in conformance.json (valid), Markdown, HTML
+    and the terminal; the waiver of the failure is not, nor that of a requirement the selection left out; one that
+    --require-complete makes keep a skipped MUST requirement from failing the run is used."""
+    import datetime as dt
+
+    waivers = tuple(gating.Waiver(rid, "known", "payments-team", dt.date(2026, 12, 31))
+                    for rid in ("SVC-12", "SVC-03", "SVC-05", "LIM-01"))
+    report = sample_report(waivers=waivers, today=dt.date(2026, 11, 23))
+    assert validation.problems("conformance-report.json", report) == []
+    assert report["outcome"]["gate"]["unused_waivers"] == ["SVC-03", "SVC-05"]
+    assert report["outcome"]["gate"]["waived"] == ["SVC-12"] and report["outcome"]["exit_status"] == 0
+    line = f"{gating.UNUSED_WAIVERS}: SVC-03, SVC-05"
+    assert line in markdown(report) and line in "\n".join(summary(report))
+    assert html.escape(gating.UNUSED_WAIVERS) in html_page(report) and "SVC-03, SVC-05" in html_page(report)
+    complete = sample_report(waivers=waivers, today=dt.date(2026, 11, 23), require_complete=True)
+    assert complete["outcome"]["gate"]["unused_waivers"] == ["SVC-03"]
+    assert sample_report()["outcome"]["gate"]["unused_waivers"] == []
+
+
 def test_mask_replaces_volatile_values():
     """Ports, timings, timestamps, run ids and uuids are masked so two reports of one behaviour diff cleanly."""
     text = ("http://127.0.0.1:45123/v1 (application/json, 12 ms) 2026-11-23T00:15:38.668Z cf1a2b3c4dgw1 "

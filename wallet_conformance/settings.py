@@ -21,10 +21,12 @@ from wallet_conformance.spec.catalogue import LEVELS, catalogue
 
 PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py); the command reproducing a run
 HAR_REPORTS = "har"  # a --har run's reports: reports/har/ unless --report-dir says otherwise
+HAR_SUFFIX = ".har"  # the files of a folder given to --har, in any letter case
 MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (client/redaction.py)
 QUIET_WINDOW = 0.4  # seconds balances are watched for a movement that must not come (--quiet-window)
 REFERENCE_QUIET_MARGIN = 0.15  # beyond the bundled reference's settle delay, for a settlement a busy machine delays
 DEFAULT_BANK_ACCOUNT = "0123456789"
+NUBAN_DIGITS = 10  # an account number at a bank the list shows of type `nuban`: a NUBAN, ten digits
 
 
 class ConfigError(Exception):
@@ -196,10 +198,13 @@ def positive_kobo(option: Option, value: int) -> int:
 
 
 def bank_account(option: Option, value: str) -> tuple[str, str | None]:
-    """NUMBER or NUMBER:BANKCODE, as the pair (number, bank code or None)."""
-    number, _, code = value.partition(":")
-    if not number.strip():
-        raise ConfigError(f"{option.flag} must be NUMBER or NUMBER:BANKCODE, got {value!r}")
+    """NUMBER or NUMBER:BANKCODE, as the pair (number, bank code or None): the number a NUBAN (NUBAN_DIGITS digits,
+    the account number at a bank the list shows of type `nuban`), the bank code, when given, a word."""
+    number, colon, code = value.partition(":")
+    if not (len(number) == NUBAN_DIGITS and number.isascii() and number.isdigit()) or (
+            colon and not re.fullmatch(r"[^\s:]+", code)):
+        raise ConfigError(f"{option.named} must be NUMBER or NUMBER:BANKCODE, NUMBER a NUBAN account number of "
+                          f"{NUBAN_DIGITS} digits and BANKCODE a bankCode of the bank list, got {value!r}")
     return number, code or None
 
 
@@ -323,9 +328,10 @@ OPTIONS: tuple[Option, ...] = (
            "/sandbox/fund", env="WALLET_API_FUNDING_URL", check=http_url, metavar="URL", group="target"),
     Option("--funded-wallet", "an existing funded wallet to draw test money from", env="WALLET_API_FUNDED_WALLET",
            metavar="PUBLIC_ID", group="target"),
-    Option("--bank-account", "an external account the target resolves, for validate-account and bank transfers "
-           "(default: {default} at the first listed bank)", env="WALLET_API_BANK_ACCOUNT",
-           default=DEFAULT_BANK_ACCOUNT, check=bank_account, metavar="NUMBER:BANKCODE", group="target"),
+    Option("--bank-account", f"an external account (a NUBAN: {NUBAN_DIGITS} digits) the target resolves, for "
+           "validate-account and bank transfers (default: {default} at the first listed bank)",
+           env="WALLET_API_BANK_ACCOUNT", default=DEFAULT_BANK_ACCOUNT, check=bank_account, metavar="NUMBER:BANKCODE",
+           group="target"),
     Option("--settle-timeout", "how long to wait for a pending transfer to settle (default {default:g})",
            env="WALLET_API_SETTLE_TIMEOUT", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
@@ -367,10 +373,11 @@ OPTIONS: tuple[Option, ...] = (
            default="quick", check=choice(), choices=("quick", "thorough"), group="run", reproduce="active"),
     Option("--requirement", "run only the tests of this requirement (repeatable; any letter case)", action="append",
            check=requirement_ids, metavar="ID", group="run", setting="requirements"),
-    Option("--part", "run only the tests of the requirements of this part of the document (repeatable): "
-           f"{', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
+    Option("--part", "run only the tests of the requirements of this part of the document (repeatable, any "
+           f"case): {', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
            setting="parts"),
-    Option("--level", f"run only the tests of the requirements of this level (repeatable): {', '.join(LEVELS)}",
+    Option("--level", "run only the tests of the requirements of this level (repeatable, any case): "
+           f"{', '.join(LEVELS)}",
            action="append", check=levels, metavar="LEVEL", group="run", setting="levels"),
     Option("--allow-writes", "allow creating and changing records in production", action="store_true",
            group="safety"),
@@ -388,9 +395,9 @@ OPTIONS: tuple[Option, ...] = (
            "also the base of the webhook URLs the update tests set (else a reserved .invalid host, which a target "
            "may refuse)",
            check=absolute_url, metavar="URL", group="run"),
-    Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: every *.har in it) and send "
-           "nothing: no target, no test; the base URL, when given, chooses the target's entries", action="append",
-           check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
+    Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: each *.har or *.HAR in it) "
+           "and send nothing: no target, no test; the base URL, when given, chooses the target's entries",
+           action="append", check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
     Option("--keep-personal-data", "with --har and in the proxy: keep personal fields (names, account numbers, "
            "e-mail addresses, phone numbers) in every output, where they are masked by default", action="store_true",
            group="run"),
@@ -640,14 +647,25 @@ def command_line(words: Iterable[str]) -> str:
     return " ".join(word if _PLACEHOLDER.fullmatch(word) else shlex.quote(word) for word in words)
 
 
+def har_in(folder: Path) -> list[Path]:
+    """The HAR files of a folder given to --har: its files named *.har, the extension in any letter case (x.HAR),
+    sorted."""
+    return sorted(path for path in folder.iterdir() if path.suffix.lower() == HAR_SUFFIX and path.is_file())
+
+
 def har_files(given: Iterable[str]) -> tuple[Path, ...]:
-    """--har's files: each file given, and every *.har of each folder given (sorted; a folder without one gives
+    """--har's files: each file given, and every HAR file of each folder given (`har_in`; a folder without one gives
     none: nothing is judged)."""
     found: list[Path] = []
     for name in given:
         path = Path(name)
-        found.extend(sorted(path.glob("*.har")) if path.is_dir() else [path])
+        found.extend(har_in(path) if path.is_dir() else [path])
     return tuple(dict.fromkeys(found))
+
+
+def folders_without_har(given: Iterable[str]) -> list[str]:
+    """The folders given to --har that hold no HAR file, as given."""
+    return [name for name in given if Path(name).is_dir() and not har_in(Path(name))]
 
 
 def _across(held: Mapping[str, Any]) -> None:

@@ -165,7 +165,7 @@ class _Stream:
             # per CHUNK.
             chunk = self.handle.read(max(CHUNK, len(self.text) - self.at))
         except UnicodeDecodeError as error:
-            raise HarError(f"{self.name}: not a HAR file (not UTF-8 text: {error.reason})") from None
+            raise HarError(f"{self.name}: not a HAR file: not UTF-8 text ({error.reason})") from None
         if not chunk:
             self.ended = True
             return False
@@ -230,6 +230,9 @@ def raw_entries(path: Path) -> Iterator[dict[str, Any]]:
     seen_entries = False
     with handle:
         stream = _Stream(handle, name)
+        first = stream.peek()
+        if first != "{":
+            raise HarError(f"{name}: not a HAR file: {_opening(first)}")
         for key in _members(stream, "the file"):
             if key != "log":
                 stream.value(key)
@@ -253,6 +256,16 @@ def raw_entries(path: Path) -> Iterator[dict[str, Any]]:
                         break
     if not seen_entries:
         raise HarError(f"{name}: not a HAR file (no log.entries)")
+
+
+def _opening(first: str) -> str:
+    """What a file begins with, where a HAR's JSON object should (its content is not shown: it may be a secret)."""
+    if not first:
+        return "the file is empty"
+    found = {"[": "a JSON array", '"': "a JSON string", "<": "markup (HTML or XML)"}.get(first)
+    if found is None:
+        found = "a JSON number" if first in "-0123456789" else "text"
+    return f"{found} where a JSON object should begin"
 
 
 def _check(found: Any, name: str, index: int) -> None:

@@ -62,11 +62,17 @@ def _judge(exchange: Exchange, base_url: str) -> Stop | None:
     if exchange.status >= 500:
         return _stop(f"the target is failing: {what} answered {exchange.status}. Nothing can be tested until it "
                      f"answers its read operations.\n{_excerpt(exchange)}", ExitStatus.TARGET_FAILING)
+    base_url_words = (f"--base-url must be the API's base address, ending in {contract.version_segment()}: "
+                      f"{base_url}")
+    location = exchange.header("location")
+    if not 200 <= exchange.status < 300 and exchange.is_json and not location:
+        # A JSON answer refusing a documented read: a server speaking JSON, with no such operation at that path.
+        return _stop(f"{what} answered {exchange.status} (in JSON): the base URL likely has the wrong path "
+                     f"({base_url_words}). No test was run.\n{_excerpt(exchange)}", ExitStatus.NOT_THE_PROTOCOL)
     content_type = exchange.header("content-type") or "no content type"
     envelope = exchange.json if isinstance(exchange.json, dict) else {}
     problem = None
     if not 200 <= exchange.status < 300:
-        location = exchange.header("location")
         problem = f"answered {exchange.status}" + (f" (redirect to {location})" if location else "")
     elif exchange.truncated:
         problem = f"answered a body of {exchange.size} bytes, more than the suite reads ({len(exchange.text)})"
@@ -80,9 +86,8 @@ def _judge(exchange: Exchange, base_url: str) -> Stop | None:
         problem = f"answered JSON labelled {content_type!r}, not application/json"
     if problem is None:
         return None
-    return _stop(f"the target does not answer JSON envelopes: {what} {problem}. Is --base-url right (it must be "
-                 f"the API's base address, ending in /v1: {base_url})? No test was run.\n{_excerpt(exchange)}",
-                 ExitStatus.NOT_THE_PROTOCOL)
+    return _stop(f"the target does not answer JSON envelopes: {what} {problem}. Is --base-url right ("
+                 f"{base_url_words})? No test was run.\n{_excerpt(exchange)}", ExitStatus.NOT_THE_PROTOCOL)
 
 
 def _excerpt(exchange: Exchange) -> str:

@@ -5,7 +5,8 @@
 - with `--require-complete` (implied by `--strict`) a MUST requirement that was not tested (skipped,
   blocked, untested) fails the run: "conforms" then means every MUST requirement was checked;
 - a waiver (id, reason, owner, expiry date) keeps a requirement's failure from failing the run until
-  the day after its expiry date; the failure stays in every report, marked waived;
+  the day after its expiry date; the failure stays in every report, marked waived; a waiver of a requirement the
+  run judged and did not fail is reported unused;
 - a baseline (an earlier conformance.json of the same catalogue) keeps failures it already had from
   failing the run: only new breakage does;
 - a run in which no MUST requirement passed or failed (every test deselected or skipped, recorded traffic of which
@@ -34,6 +35,8 @@ from wallet_conformance.reporting.verdicts import JUDGED, NOT_TESTED, Outcome, V
 from wallet_conformance.spec.catalogue import Catalogue
 
 WAIVER_FIELDS = ("id", "reason", "owner", "expires")
+# How every human report names the waivers of requirements that did not fail (the gate's `unused_waivers`).
+UNUSED_WAIVERS = "unused waivers (their requirement did not fail: drop them, or check they waive the right one)"
 
 
 class _DatesAsText(yaml.SafeLoader):
@@ -89,9 +92,13 @@ class Gate:
 def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     """Read a waiver file: a YAML list (or `waivers:` list) of {id, reason, owner, expires: YYYY-MM-DD}."""
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_DatesAsText)
-    except (OSError, yaml.YAMLError) as error:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
         raise GateError(f"--waivers {path}: cannot read it: {error}") from None
+    try:
+        raw = yaml.load(text, Loader=_DatesAsText)
+    except yaml.YAMLError as error:
+        raise GateError(f"--waivers {path}{_where(error, text)}: not YAML: {_yaml_problem(error)}") from None
     if isinstance(raw, dict) and set(raw) == {"waivers"}:
         raw = raw["waivers"]
     if raw is None:
@@ -128,6 +135,24 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
     if problems:
         raise GateError(f"--waivers {path}:\n  " + "\n  ".join(problems))
     return tuple(waivers)
+
+
+def _where(error: yaml.YAMLError, text: str) -> str:
+    """Where in the file YAML stopped, as its line and column (YAML's own message names the text "<unicode string>")."""
+    if isinstance(error, yaml.MarkedYAMLError) and (error.problem_mark or error.context_mark):
+        mark = error.problem_mark or error.context_mark
+        return f", line {mark.line + 1}, column {mark.column + 1}"
+    if isinstance(error, yaml.reader.ReaderError):  # a character YAML takes in no file: where, by its position
+        lines = text[:error.position].split("\n")
+        return f", line {len(lines)}, column {len(lines[-1]) + 1}"
+    return ""
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    """What YAML found wrong, in one line, without where (`_where` says it)."""
+    if isinstance(error, yaml.MarkedYAMLError):
+        return "; ".join(str(part) for part in (error.context, error.problem) if part)
+    return str(error).splitlines()[0]
 
 
 def load_baseline(path: Path, catalogue_hash: str, report_format: str) -> dict[str, Any]:
@@ -185,6 +210,12 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         else:
             gating.append(rid)
     fixed = [e["id"] for e in entries if e["verdict"] == Verdict.PASS and (before or {}).get(e["id"]) == Verdict.FAIL]
+    # A waiver whose requirement the run looked at and did not fail, and that kept nothing from failing the run (a
+    # run that did not complete looked at nothing through).
+    verdicts = {entry["id"]: entry["verdict"] for entry in entries}
+    unused = [] if stop is not None else [
+        waiver.id for waiver in gate.waivers if waiver.id not in waived
+        and verdicts.get(waiver.id) not in (None, Verdict.FAIL, Verdict.NOT_SELECTED, Verdict.SUITE_ERROR)]
     failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == Verdict.FAIL for e in entries)]
     verdict: Outcome
     status: int | None
@@ -229,6 +260,7 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
             "levels": list(failing_levels),
             "failing": gating,
             "waived": waived,
+            "unused_waivers": unused,
             "waivers": [waiver.to_dict(gate.today) for waiver in gate.waivers],
             "baseline": None if before is None else {
                 "file": gate.baseline_name, "still_failing": known, "fixed": fixed,

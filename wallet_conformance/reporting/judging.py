@@ -311,18 +311,19 @@ def recorded_base_url(settings: Settings) -> str | None:
                        "target's with --base-url")
 
 
-def recorded_session(settings: Settings) -> JudgingSession:
-    """The recorded exchanges of --har judged in one session. Every file is read through once before any is judged:
-    a file that is not a HAR stops the run (HarError) before anything is reported."""
-    session = JudgingSession(recorded_base_url(settings), [str(path) for path in settings.har])
+def recorded_session(settings: Settings, base_url: str | None = None) -> JudgingSession:
+    """The recorded exchanges of --har judged in one session, as the target at `base_url` (`recorded_base_url`'s,
+    found here when not given). Every file is read through once before any is judged: a file that is not a HAR
+    stops the run (HarError) before anything is reported."""
+    session = JudgingSession(base_url or recorded_base_url(settings), [str(path) for path in settings.har])
     for recorded in har.recorded(settings.har, session.base_url):
         session.judge(recorded.exchange, {"file": str(recorded.file), "entry": recorded.index,
                                           "request": recorded.request})
     return session
 
 
-def recorded_report(settings: Settings, gate: gating.Gate) -> dict[str, Any]:
-    """--har's report, as the plugin writes it for the same files and options."""
-    return recorded_session(settings).report(gate, environment=settings.environment, seed=settings.seed,
-                                              selected=settings.requirements,
-                                              run={"profile": settings.profile, **run_inputs(settings)})
+def recorded_report(settings: Settings, gate: gating.Gate, base_url: str | None = None) -> dict[str, Any]:
+    """--har's report, as the plugin writes it for the same files and options (`base_url`: as `recorded_session`)."""
+    return recorded_session(settings, base_url).report(gate, environment=settings.environment, seed=settings.seed,
+                                                        selected=settings.requirements,
+                                                        run={"profile": settings.profile, **run_inputs(settings)})

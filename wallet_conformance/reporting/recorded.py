@@ -4,7 +4,9 @@ plain `pytest --har` (plugin/passive.py) both run it."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from typing import Any
 
 from wallet_conformance.client import har
 from wallet_conformance.client.personal import Masking
@@ -13,38 +15,57 @@ from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting import gating, terminal
 from wallet_conformance.reporting.conformance import exit_status, stop_report
 from wallet_conformance.reporting.endings import unfinished, usage_error
-from wallet_conformance.reporting.judging import recorded_report
+from wallet_conformance.reporting.judging import recorded_base_url, recorded_report
 from wallet_conformance.reporting.writers import write_all
-from wallet_conformance.settings import Settings, unwritable
+from wallet_conformance.settings import PROGRAM, Settings, folders_without_har, unwritable
 
 
 def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
     """Judge the recorded traffic of `settings.har`, print and write what was found; returns the exit status. The
-    reports of an earlier run are replaced first (by those of a run not finished), and a file that is not a HAR
-    stops the run as a usage error, whose reports say so."""
+    reports of an earlier run are replaced first (by those of a run not finished); every file is then read through,
+    and one that is not a HAR stops the run as a usage error: one ERROR line, and reports that say so."""
     # The run's: the keys given (a CI's WALLET_API_SECRET_KEY), those the files carry, the masks of personal data.
     secrets = Secrets(None if settings.keep_personal_data else Masking())
     activate(secrets)
     try:
         secrets.add_key(settings.secret_key)
         secrets.add_key(settings.second_secret_key)
-        print("\n".join(terminal.header_lines(settings)))
         try:
             write_all(stop_report(unfinished(), settings, gate), settings.report_dir)
         except OSError as error:
             print(f"ERROR: {unwritable(settings.report_dir, error)}", file=sys.stderr)
             return int(ExitStatus.CANNOT_RUN)
         try:
-            report = recorded_report(settings, gate)
+            base_url = recorded_base_url(settings)
         except har.HarError as error:
-            report = stop_report(usage_error(redact(str(error))), settings, gate)
+            return _usage_error(redact(str(error)), settings, gate)
+        lines = [f"{PROGRAM}: --har {folder}: no HAR file in this folder: nothing in it is judged"
+                 for folder in folders_without_har(settings.har_given)]
+        print("\n".join([*lines, *terminal.header_lines(settings)]))
         try:
-            written = write_all(report, settings.report_dir)
-        except OSError as error:
-            written = []
-            report["outcome"]["exit_status"] = int(ExitStatus.REPORTS_NOT_WRITTEN)
-            report["outcome"]["reason"] = unwritable(settings.report_dir, error)
-        print("\n".join([*terminal.summary(report, written), terminal.last_line(report)]))
-        return exit_status(report)
+            report = recorded_report(settings, gate, base_url)
+        except har.HarError as error:  # a file changed after it was read through
+            report = stop_report(usage_error(redact(str(error))), settings, gate)
+        return _written(report, settings)
     finally:
         deactivate(secrets)
+
+
+def _usage_error(message: str, settings: Settings, gate: gating.Gate) -> int:
+    """A file that is not a HAR: one ERROR line, as every usage error gives, and reports that say so."""
+    with contextlib.suppress(OSError):  # the folder took the unfinished run's reports a moment ago
+        write_all(stop_report(usage_error(message), settings, gate), settings.report_dir)
+    print(f"ERROR: {message}", file=sys.stderr)
+    return int(ExitStatus.CANNOT_RUN)
+
+
+def _written(report: dict[str, Any], settings: Settings) -> int:
+    """The reports written, the summary printed; the exit status."""
+    try:
+        written = write_all(report, settings.report_dir)
+    except OSError as error:
+        written = []
+        report["outcome"]["exit_status"] = int(ExitStatus.REPORTS_NOT_WRITTEN)
+        report["outcome"]["reason"] = unwritable(settings.report_dir, error)
+    print("\n".join([*terminal.summary(report, written), terminal.last_line(report)]))
+    return exit_status(report)

@@ -11,6 +11,7 @@ from wallet_conformance.client.redaction import conceal
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import run_inputs
 from wallet_conformance.reporting.endings import NOT_REACHED
+from wallet_conformance.reporting.gating import UNUSED_WAIVERS
 from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
 from wallet_conformance.reporting.writers import (
     TRAFFIC_COLUMNS,
@@ -137,6 +138,8 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     expired = [waiver["id"] for waiver in gate["waivers"] if waiver["expired"]]
     if expired:
         lines.append(f"EXPIRED waivers (they no longer hold): {', '.join(expired)}")
+    if gate["unused_waivers"]:
+        lines.append(f"{UNUSED_WAIVERS}: {', '.join(gate['unused_waivers'])}")
     lines.extend(alarms(report))
     exchanges = report["run"].get("exchanges") or {}
     if exchanges.get("judge_errors"):

@@ -25,6 +25,7 @@ from wallet_conformance.client.redaction import conceal
 from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import write_report, write_whole
 from wallet_conformance.reporting.evidence import evidence_lines
+from wallet_conformance.reporting.gating import UNUSED_WAIVERS
 from wallet_conformance.reporting.html_assets import SCRIPT, STYLE
 from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
 from wallet_conformance.settings import OPTIONS, command_line
@@ -242,6 +243,8 @@ def gate_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append(("waived", ", ".join(gate["waived"])))
     lines += [("EXPIRED waiver", f"{waiver['id']} (expired {waiver['expires']}, {waiver['owner']})")
               for waiver in gate["waivers"] if waiver["expired"]]
+    if gate["unused_waivers"]:
+        lines.append((UNUSED_WAIVERS, ", ".join(gate["unused_waivers"])))
     baseline = gate["baseline"]
     if baseline is not None:
         lines.append((f"baseline {baseline['file']}",
