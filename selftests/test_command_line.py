@@ -56,6 +56,7 @@ WRONG = {
     "--keep-personal-data": (["--keep-personal-data=yes"], "--keep-personal-data"),
     "--mask-personal-data": (["--mask-personal-data=yes"], "--mask-personal-data"),
     "--cleanup": (["--cleanup=yes"], "--cleanup"),
+    "--keep-failing-records": (["--keep-failing-records"], "--keep-failing-records works on a deployed target"),
     "--reference-fault": (["--reference-fault", "no-such-fault"], "wallet-conformance --list-faults"),
     "--reference-variant": (["--reference-variant", "no-such-variant"], "wallet-conformance --list-variants"),
     "--reference-settle-delay": (["--reference-settle-delay", "-0.1"], "--reference-settle-delay must be"),

@@ -406,9 +406,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
            "where the client cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
            group="run", reproduce="never"),
-    Option("--keep-failing-records", "against a deployed target: leave open the wallets a failing test used, so its "
-           "curl lines and replay work right after the run (each failure's report names them); a later --cleanup "
-           "closes them", action="store_true", group="run", reproduce="never"),
+    Option("--keep-failing-records", "leave open the wallets a failing test used (its report names them) for its "
+           "curl lines; --cleanup closes them", action="store_true", group="run", reproduce="never"),
     Option("--cleanup", "run no test: close what earlier runs left on the target (wallets named with the "
            "suite's run-id prefix), restore webhooks they changed, and report", action="store_true", group="run"),
     Option("--reference-fault", "start the bundled reference with this fault (repeatable; self-tests)",
