@@ -1,0 +1,148 @@
+"""A failure's replay: the script each report format carries, run as written against a fresh reference with the
+same faults (the failure shows again) and against the faithful reference (it does not)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
+from wallet_conformance.client.replay import END, script, steps_of
+from wallet_conformance.reference.faults import Fault
+from wallet_conformance.reference.server import ReferenceServer
+from wallet_conformance.reporting import replayed
+from wallet_conformance.reporting.writers import HTML, JUNIT, MARKDOWN
+from wallet_conformance.spec.catalogue import catalogue
+
+from .suite_runs import QUICK_SETTLEMENT, run_suite, tail
+
+# One fault of each part of the document that has faults (Versioning's one MUST, VER-01, is the suite's own
+# configuration: no server can break it, so no fault does), two of the service's; the test whose failure is replayed.
+FAILURES = {
+    Fault.BANK_TRANSFER_FEE_NOT_DEBITED: "tests/generated/test_stateful.py::test_money_follows_the_model",
+    Fault.WRONG_CLOSE_MESSAGE: "tests/test_service.py::test_meta_message_is_the_documented_one[SVC-12-closeWallet]",
+    Fault.WALLET_PREFIX_VA: "tests/test_resources.py::test_wallet_public_ids_start_with_the_wallet_prefix",
+    Fault.CLOSED_WALLET_STILL_TRANSFERS: "tests/test_states.py::test_closed_wallet_does_not_send",
+    Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED: "tests/test_endpoints.py::test_account_is_default_filter[True]",
+    Fault.NO_AUTH_ON_CLOSE: "tests/test_authentication.py::test_request_without_key_is_refused[closeWallet]",
+    Fault.WEBHOOKS_NOT_PERSISTED: "tests/test_events.py::test_webhooks_set_by_update_are_read_back",
+    Fault.TRANSFER_201: "tests/test_errors.py::test_success_uses_the_documented_status[transfer]",
+    Fault.EMAIL_NOT_VALIDATED: "tests/test_limits.py::test_secondary_wallet_with_invalid_email_is_refused[not-an-email]",
+    Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: "exchange-judge::STA-03[transfer]",
+}
+FORMATS = ("conformance.json", MARKDOWN, HTML, JUNIT)
+SETTLE_DELAY = 0.05
+
+
+@pytest.fixture(scope="module")
+def failed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One run against the reference with the ten faults, their requirements chosen: its report folder."""
+    folder = tmp_path_factory.mktemp("replayed") / "reports"
+    process, report, _ = run_suite(folder, *(f"--reference-fault={fault.cli_name}" for fault in FAILURES),
+                                   *(f"--requirement={fault.requirement_id}" for fault in FAILURES),
+                                   *QUICK_SETTLEMENT, "-n", "2")
+    assert report is not None and process.returncode == 1, tail(process)
+    return folder
+
+
+def _keys(server: ReferenceServer) -> dict[str, str]:
+    return {"WALLET_API_SECRET_KEY": server.secret_key, "WALLET_API_SECOND_SECRET_KEY": server.second_secret_key}
+
+
+def _replay(replay: replayed.Replay, server: ReferenceServer) -> replayed.Outcome:
+    """The replay against `server` made fresh (its records forgotten, its faults kept)."""
+    httpx.post(server.reset_url, timeout=10).raise_for_status()
+    return replayed.run(replay, base_url=server.base_url, keys=_keys(server), funding_url=server.funding_url,
+                        timeout=120)
+
+
+def test_every_format_carries_each_failure_s_replay_whole(failed_run):
+    """JSON, Markdown, HTML and JUnit each carry the replay of every chosen failure, the same script, copied whole:
+    the Markdown's code block and the HTML's <pre class="replay"> are the script itself."""
+    scripts = {name: {replay.test: replay.script for replay in replayed.replays_in(failed_run / name)}
+               for name in FORMATS}
+    for fault, test in FAILURES.items():
+        assert test in scripts["conformance.json"], (fault, sorted(scripts["conformance.json"]))
+        expected = scripts["conformance.json"][test]
+        assert all(scripts[name].get(test) == expected for name in FORMATS), (fault, test)
+        assert f"which failed {fault.requirement_id}" in expected.splitlines()[1] or \
+            fault.requirement_id in expected.splitlines()[1], expected.splitlines()[1]
+    markdown = (failed_run / MARKDOWN).read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(#!/usr/bin/env bash\n.*?)\n```", markdown, re.S)
+    page = (failed_run / HTML).read_text(encoding="utf-8")
+    pres = [html.unescape(text) for text in re.findall(r'<pre class="replay" data-test="[^"]*">\n(.*?)</pre>', page,
+                                                        re.S)]
+    for test in FAILURES.values():
+        assert scripts["conformance.json"][test].rstrip("\n") in blocks, test
+        assert scripts["conformance.json"][test] in pres, test
+
+
+@pytest.mark.parametrize("fault", list(FAILURES), ids=lambda fault: f"{fault.requirement_id}-{fault.cli_name}")
+def test_a_replay_shows_the_failure_again_and_not_on_the_faithful_reference(failed_run, fault):
+    """From each report format, the replay of a failure run against a fresh reference with the same faults shows it
+    again, answer for answer but for the values a target assigns; against the faithful reference it does not."""
+    with ReferenceServer(faults=list(FAILURES), settle_delay=SETTLE_DELAY) as faulty, \
+            ReferenceServer(settle_delay=SETTLE_DELAY) as faithful:
+        for name in FORMATS:
+            replay = replayed.chosen(replayed.replays_in(failed_run / name), FAILURES[fault], None)
+            again = _replay(replay, faulty)
+            assert again.shows_again, (name, again.differences, again.unanswered, again.output[-3000:])
+            fixed = _replay(replay, faithful)
+            assert not fixed.shows_again and not fixed.cannot_tell, (name, fixed.output[-3000:])
+            assert any(fixed.differences.values()) or fixed.unanswered, name
+
+
+def _exchange(method: str, url: str, status: int, answer: object, body: object = None, **more: object) -> Exchange:
+    return Exchange(None, method, url, [("accept", "application/json")], body, status,
+                    [("content-type", "application/json")], json.dumps(answer), 0.001, **more)
+
+
+def test_a_replay_chains_assigned_identifiers_and_sends_each_form_of_the_key(tmp_path):
+    """An identifier an answer assigned is read from that answer and sent where the run sent it; a near-copy of the
+    key is made from the key in the environment as the suite made it (client/near_copies.py); a value the client
+    chose itself is sent as it is."""
+    key = "test_sk_abcdefghij0123456789"
+    made = _exchange("POST", "http://x/v1/virtual-accounts", 201, {"data": {"publicId": "vba-00000042"}},
+                     {"accountName": "cf12345678gw0 wallet"})
+    probes = []
+    for kind in NEAR_COPIES:
+        probe = _exchange("GET", "http://x/v1/virtual-accounts/vba-00000042", 401, {"meta": {}},
+                          keyed={"header:x-service-key": f"\x00{kind}\x00"})
+        probe.request_headers.append(("x-service-key", "<SECRET_KEY>"))
+        probes.append(probe)
+    text = script(steps_of([made, *probes], failing={1}), test="t", failed=["AUTH-02"], base_url="http://x/v1")
+    assert 'PUBLICID_1=$(field data publicId)' in text and '/virtual-accounts/"${PUBLICID_1}"' in text
+    assert "cf12345678gw0 wallet" in text and text.rstrip().endswith(END)
+    near = text[text.index("near() {"):text.index("\n}\n", text.index("near() {")) + 3]
+    for kind in NEAR_COPIES:
+        shell = subprocess.run(["bash", "-c", f'{near}\nnear {kind} "$1"', "-", key], capture_output=True,
+                               text=True, check=True).stdout.strip()
+        assert shell == near_copy(key, kind), kind
+
+
+def test_answers_are_compared_but_for_what_a_target_assigns():
+    """Two answers alike but for identifiers, account numbers and timestamps are alike; another prefix, another
+    amount or another message is a difference; a list is compared by its status only."""
+    then = {"data": {"publicId": "vba-00000011", "_id": "65a1f0c00000000000000019", "id": 11, "balance": 100,
+                     "accountNumber": "9100000011", "createdAt": "2026-12-06T14:17:43.865Z", "message": "done"}}
+    now = {"data": {"publicId": "vba-00000002", "_id": "65a1f0c0000000000000007c", "id": 2, "balance": 100,
+                    "accountNumber": "9100000002", "createdAt": "2026-12-07T09:00:00.001Z", "message": "done"}}
+    assert replayed.compare(200, json.dumps(then), 200, json.dumps(now)) == []
+    for change in ({"publicId": "va-00000002"}, {"balance": 99}, {"message": "closed"}):
+        other = {"data": {**now["data"], **change}}
+        assert replayed.compare(200, json.dumps(then), 200, json.dumps(other)), change
+    assert replayed.compare(200, json.dumps(then), 201, json.dumps(now)) == ["status 201, where the run had 200"]
+
+
+def test_every_part_with_a_fault_is_replayed():
+    """The replayed failures cover every part of the document that any fault breaks."""
+    parts = {catalogue()[fault.requirement_id].section for fault in FAILURES}
+    faulted = {catalogue()[fault.requirement_id].section for fault in Fault}
+    assert parts == faulted and len(FAILURES) >= 10
