@@ -521,6 +521,44 @@ def test_a_merge_holds_what_its_reports_held_and_ends_as_a_run_that_did_not_comp
     assert validation.problems("conformance-report.json", joined) == []
 
 
+def a_report(base_url: str | None) -> dict[str, Any]:
+    """A conformance.json of one passed test, against `base_url`."""
+    passed = TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 1})
+    return build_report([passed], catalogue(), target={"base_url": base_url}, environment="staging", seed=1,
+                        strict=False)
+
+
+def test_merge_refuses_a_report_given_twice(tmp_path, capsys):
+    """The same file twice (by another path too), or a copy of it: exit 4, one line naming both, nothing written
+    (merged twice, every count would double)."""
+    first = tmp_path / "first.json"
+    first.write_text(json.dumps(a_report("https://eu.example.com/v1")))
+    (tmp_path / "copy.json").write_text(first.read_text())
+    for again in (first, tmp_path / "." / "first.json", tmp_path / "copy.json"):
+        status = cli.main(["merge", str(first), str(again), "--report-dir", str(tmp_path / "out")])
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert status == ExitStatus.CANNOT_RUN and len(lines) == 1, lines
+        assert lines[0].startswith(f"ERROR: {again} is the same") and str(first) in lines[0], lines
+    assert not (tmp_path / "out").exists()
+
+
+def test_merge_says_when_its_reports_judged_different_targets(tmp_path, monkeypatch, capsys):
+    """Reports of two targets merged: a line says so on the terminal and in the merged report's target (not "-");
+    the reports go to reports/merged/ when no --report-dir is given."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WALLET_API_REPORT_DIR", raising=False)
+    for name, base in (("eu.json", "https://eu.example.com/v1"), ("us.json", "https://us.example.com/v1")):
+        (tmp_path / name).write_text(json.dumps(a_report(base)))
+    cli.main(["merge", "eu.json", "us.json"])
+    output = capsys.readouterr().out
+    merged = json.loads((tmp_path / "reports" / "merged" / "conformance.json").read_text())
+    note = merged["target"]["note"]
+    assert f"merged: {note}" in output.splitlines(), output
+    assert "2 different targets" in note and "eu.json: https://eu.example.com/v1" in note
+    assert f"| target | {note} |" in (tmp_path / "reports" / "merged" / "conformance.md").read_text()
+    assert validation.problems("conformance-report.json", merged) == []
+
+
 def test_merge_refuses_a_file_that_is_no_report(tmp_path, capsys):
     """`merge` given a file that is not a conformance.json ends with one line naming it and exit 4."""
     (tmp_path / "notes.json").write_text('{"hello": 1}')

@@ -255,7 +255,9 @@ def merged(arguments: list[str]) -> int:
     report = merge(reports, [str(path) for path in given.reports], gate)
     directory = values["report_dir"] if given.report_dir else values["report_dir"] / MERGED_REPORTS
     written = write_all(report, directory)
-    print("\n".join([*terminal.summary(report, written), f"merged: {report['run']['merged']['not_claimed']}"]))
+    several = report["target"].get("note")
+    print("\n".join([*terminal.summary(report, written), *([f"merged: {several}"] if several else []),
+                     f"merged: {report['run']['merged']['not_claimed']}"]))
     return exit_status(report)
 
 

@@ -86,7 +86,7 @@ def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
 def header(report: dict[str, Any]) -> list[tuple[str, str]]:
     """The run's facts shown above every human report (no secret: the target's public fields only)."""
     outcome, target = report["outcome"], report["target"]
-    where = target.get("base_url") or "-"
+    where = target.get("base_url") or target.get("note") or "-"  # a merge of several targets: its note says which
     if target.get("embedded_reference"):
         where += " (the bundled reference)"
     judged = report["judged_against"]
