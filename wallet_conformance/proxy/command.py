@@ -121,6 +121,7 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
             return int(ExitStatus.CANNOT_RUN)
         say(redact(f"{PROGRAM} {COMMAND}: forwarding {proxy.base_url} to {config.upstream}; reports to "
                    f"{config.report_dir} when stopped (Ctrl-C)"))
+        say(redact(proxy.upstream_line()))
         proxy.serve()
         try:
             report, written = proxy.write(folder)

@@ -96,7 +96,8 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
                     + (f": {outcome['reason']}" if outcome.get("reason") else "")),
         ("target", mask(where)),
         ("environment", report["environment"]),
-        ("seed", str(report["seed"])),
+        # A run's own; traffic judged (--har, the proxy) and a merge have none
+        *([("seed", str(report["seed"]))] if not report.get("traffic") and "merged" not in report["run"] else []),
         ("profile", report["run"].get("profile") or "-"),
         ("gate", _gate_words(report)),
         ("suite", f"wallet-conformance {report['suite_version']}; "
