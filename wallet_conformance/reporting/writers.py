@@ -96,8 +96,8 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
                     + (f": {outcome['reason']}" if outcome.get("reason") else "")),
         ("target", mask(where)),
         ("environment", report["environment"]),
-        # A run's own; traffic judged (--har, the proxy) and a merge have none
-        *([("seed", str(report["seed"]))] if not report.get("traffic") and "merged" not in report["run"] else []),
+        # A run's that sent requests, as its command gives it; recorded traffic, the proxy and a merge have none
+        *([("seed", str(report["seed"]))] if "--seed" in report["run"].get("arguments", ()) else []),
         ("profile", report["run"].get("profile") or "-"),
         ("gate", _gate_words(report)),
         ("suite", f"wallet-conformance {report['suite_version']}; "
