@@ -1,5 +1,6 @@
 """The command line a new user meets first: every mistake answered with one line and exit 4 (no traceback, no
-message twice), help that starts with the suite's own options, and the listings the messages point to."""
+message twice), help that starts with the suite's own options, the listings the messages point to, and subcommands
+that behave like subcommands (each its own help; a word that is none of them never a run)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,18 @@ from wallet_conformance import cli, settings
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference.faults import FAULTS
 from wallet_conformance.reference.variants import VARIANTS
-from wallet_conformance.settings import BY_FLAG, GROUPS, OPTIONS, ConfigError, Option, read
+from wallet_conformance.settings import (
+    BY_FLAG,
+    GROUPS,
+    OPTIONS,
+    RUN,
+    SUBCOMMANDS,
+    ConfigError,
+    Option,
+    Subcommand,
+    read,
+)
+from wallet_conformance.spec.files import ROOT
 
 UNREACHABLE = ("--base-url", "http://127.0.0.1:9/v1", "--secret-key", "sk-wrong-values")
 # A wrong value for each option of the catalogue of options (settings.OPTIONS), and the words its message must hold.
@@ -220,3 +232,57 @@ def test_parts_and_levels_take_any_letter_case(capsys):
     status, lines = run(capsys, "--list-requirements", "--part", "LIMITS", "--level", "must")
     assert status == 0 and lines == run(capsys, "--list-requirements", "--part", "limits", "--level", "MUST")[1]
     assert lines and all(line.split()[1] == "MUST" and line.startswith("LIM-") for line in lines), lines
+
+
+# ------------------------------------------------------------------ subcommands
+
+
+@pytest.mark.parametrize("words", [["help"], ["merg", "a.json", "b.json"], ["run", "bogus"],
+                                   ["--seed", "1", "-p", "no:randomly", "bogus"]], ids=" ".join)
+def test_a_word_that_is_no_subcommand_nor_test_path_is_one_line_and_no_run(folder, capsys, words):
+    """A first word that is no subcommand (`help`, `merg`), or a word among a run's arguments that is no test path:
+    exit 4, one line naming the word and the subcommands; nothing starts, no report is written."""
+    status, lines = run(capsys, *words)
+    word = "merg" if "merg" in words else words[-1]
+    assert_one_message(status, lines, f"{word!r} is neither a subcommand nor a test path")
+    assert ", ".join(SUBCOMMANDS) in lines[0] and len(lines) == 1, lines
+    assert not (folder / "reports").exists()
+
+
+@pytest.mark.parametrize("words", [["--help"], ["-h"], ["REPORT.json", "--help"]], ids=" ".join)
+@pytest.mark.parametrize("name", [name for name in SUBCOMMANDS if name != RUN])
+def test_each_subcommand_has_its_own_help(folder, capsys, name, words):
+    """`SUBCOMMAND --help`, `-h`, or `--help` after its arguments: exit 0, its own usage, every option it takes with
+    the help it has there, and no option of a run it does not take."""
+    status, lines = run(capsys, name, *words)
+    text = "\n".join(lines)
+    subcommand = SUBCOMMANDS[name]
+    assert status == 0 and lines[0] == f"usage: {subcommand.usage_line}", lines
+    assert all(option.flag in text for option in subcommand.options)
+    assert all(f"  {option.flag} " not in text for option in OPTIONS if option not in subcommand.options), text
+    assert not (folder / "reports").exists()
+
+
+def test_a_test_path_or_node_id_first_is_a_run(monkeypatch):
+    """The bare command, one starting with an option, a test path or a node id: `run`, given every word."""
+    monkeypatch.chdir(ROOT)
+    for words in ([], ["-n", "2"], ["tests/test_versioning.py"], ["tests/test_versioning.py::test_x"]):
+        assert cli.subcommand(words) == (SUBCOMMANDS[RUN], words)
+    assert cli.subcommand(["merge", "a.json"]) == (SUBCOMMANDS["merge"], ["a.json"])
+
+
+def echoed(arguments: list[str]) -> int:
+    """A subcommand's runner for the test below: its arguments printed, exit 3."""
+    print("echoed", *arguments)
+    return 3
+
+
+def test_one_more_subcommand_is_one_entry_of_the_table(monkeypatch, capsys):
+    """A subcommand added to settings.SUBCOMMANDS is dispatched, has its help, and is named where a word is none."""
+    monkeypatch.setitem(SUBCOMMANDS, "echo", Subcommand("echo", "print its words", f"{__name__}:echoed",
+                                                        ("--report-dir",), positional="WORD", dest="words"))
+    assert run(capsys, "echo", "a", "b") == (3, ["echoed a b"])
+    status, lines = run(capsys, "echo", "--help")
+    assert status == 0 and lines[0] == "usage: wallet-conformance echo WORD... [options]"
+    assert any(line.startswith("  --report-dir DIR") for line in lines), lines
+    assert "merge, echo" in run(capsys, "ech")[1][0]

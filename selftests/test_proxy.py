@@ -29,6 +29,7 @@ from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import judged_from_traffic
 from wallet_conformance.proxy import service, side
 from wallet_conformance.proxy.forwarding import ANNOTATION
+from wallet_conformance.proxy.live import PREFIX
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, Fault
@@ -438,14 +439,71 @@ def test_the_command_prints_breaks_and_tallies_rotates_its_har_and_reports_when_
 
 
 def test_the_command_with_no_traffic_ends_nothing_judged(tmp_path, capsys):
-    """Stopped before any client used it, the proxy reports nothing judged, exit 11, and says why."""
+    """Stopped before any client used it, the proxy reports nothing judged, exit 11, and says why; it said at start
+    that the upstream answered, printed no tally (nothing changed), and its reports' header shows no seed (it has
+    none)."""
     with ReferenceServer() as reference:
         stop_soon(0.5)
         status = cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{free_port()}",
-                           "--report-dir", str(tmp_path)])
+                           "--report-dir", str(tmp_path), "--tally-every", "0.1"])
     report = json.loads((tmp_path / "conformance.json").read_text())
+    output = capsys.readouterr().out
     assert status == ExitStatus.NOTHING_JUDGED and report["outcome"]["reason"].startswith("the proxy forwarded no")
-    assert "NOTHING WAS JUDGED" in capsys.readouterr().out
+    assert "NOTHING WAS JUDGED" in output
+    assert f"{PREFIX} the upstream answered (HTTP 404 to GET {reference.base_url})" in output.splitlines(), output
+    assert " forwarded, " not in output
+    header = (tmp_path / "conformance.md").read_text().split("\n## ")[0]
+    assert "| target |" in header and "| seed |" not in header, header
+
+
+def test_an_upstream_that_does_not_answer_at_start_is_said_and_not_fatal(tmp_path, capsys):
+    """An upstream that does not answer when the proxy starts: one line says so, and the proxy serves until it is
+    stopped (a staging target may be down a while)."""
+    stop_soon(0.3)
+    status = cli.main(["proxy", "--upstream", "http://127.0.0.1:9/v1", "--listen", f"127.0.0.1:{free_port()}",
+                       "--report-dir", str(tmp_path)])
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{PREFIX} the upstream")]
+    assert status == ExitStatus.NOTHING_JUDGED and len(said) == 1, said
+    assert said[0].startswith(f"{PREFIX} the upstream did not answer GET http://127.0.0.1:9/v1 (ConnectError")
+
+
+def test_the_tally_is_told_only_when_it_changed():
+    """The tally line comes when the traffic changed it: none before the first exchange, never the same twice."""
+    told: list[str] = []
+    with ReferenceServer() as reference, Proxy(ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0),
+                                                           tally_every=0.05, say=told.append)) as proxy:
+        time.sleep(0.4)
+        before = list(told)
+        httpx.get(f"{proxy.base_url}/transactions/banks", headers={"x-service-key": reference.secret_key})
+        caught_up(proxy)
+        time.sleep(0.6)  # a dozen periods
+    tallies = [line for line in told if " forwarded, " in line]
+    assert before == [] and 1 <= len(tallies) <= 2 and len(set(tallies)) == len(tallies), told
+    assert tallies[-1].startswith(f"{PREFIX} 1 forwarded, 1 judged"), tallies
+
+
+def test_an_address_it_cannot_listen_on_is_named_with_listen(tmp_path, capsys):
+    """`--listen` at an address already taken: exit 4, one line naming --listen and the address; no report."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        status = cli.main(["proxy", "--upstream", "http://127.0.0.1:9/v1", "--listen", f"127.0.0.1:{port}",
+                           "--report-dir", str(tmp_path / "reports")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == ExitStatus.CANNOT_RUN and len(lines) == 1, lines
+    assert lines[0].startswith(f"ERROR: --listen 127.0.0.1:{port}: cannot listen there (Address already in use"), lines
+    assert not (tmp_path / "reports" / "conformance.json").exists()
+
+
+def test_the_proxys_help_is_its_own(capsys):
+    """`proxy --help` gives its options the help and defaults they have in the proxy: its reports in reports/proxy/,
+    none of a run's words (a --har run's folder, read-only tests, the isolation tests)."""
+    status = cli.main(["proxy", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert status == 0 and "(default reports/proxy/)" in text, text
+    for words in ("a --har run's", "read-only tests", "isolation tests", "--strict implies it", "the run makes"):
+        assert words not in text, words
 
 
 def test_a_listen_address_off_loopback_needs_its_flag(capsys):
@@ -519,6 +577,44 @@ def test_a_merge_holds_what_its_reports_held_and_ends_as_a_run_that_did_not_comp
     assert joined["outcome"]["verdict"] == "interrupted" and not joined["outcome"]["conforms"]
     assert joined["stopped"]["reason"] == "second: interrupted (SIGINT) after 1 of 9 tests"
     assert validation.problems("conformance-report.json", joined) == []
+
+
+def a_report(base_url: str | None) -> dict[str, Any]:
+    """A conformance.json of one passed test, against `base_url`."""
+    passed = TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 1})
+    return build_report([passed], catalogue(), target={"base_url": base_url}, environment="staging", seed=1,
+                        strict=False)
+
+
+def test_merge_refuses_a_report_given_twice(tmp_path, capsys):
+    """The same file twice (by another path too), or a copy of it: exit 4, one line naming both, nothing written
+    (merged twice, every count would double)."""
+    first = tmp_path / "first.json"
+    first.write_text(json.dumps(a_report("https://eu.example.com/v1")))
+    (tmp_path / "copy.json").write_text(first.read_text())
+    for again in (first, tmp_path / "." / "first.json", tmp_path / "copy.json"):
+        status = cli.main(["merge", str(first), str(again), "--report-dir", str(tmp_path / "out")])
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert status == ExitStatus.CANNOT_RUN and len(lines) == 1, lines
+        assert lines[0].startswith(f"ERROR: {again} is the same") and str(first) in lines[0], lines
+    assert not (tmp_path / "out").exists()
+
+
+def test_merge_says_when_its_reports_judged_different_targets(tmp_path, monkeypatch, capsys):
+    """Reports of two targets merged: a line says so on the terminal and in the merged report's target (not "-");
+    the reports go to reports/merged/ when no --report-dir is given."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("WALLET_API_REPORT_DIR", raising=False)
+    for name, base in (("eu.json", "https://eu.example.com/v1"), ("us.json", "https://us.example.com/v1")):
+        (tmp_path / name).write_text(json.dumps(a_report(base)))
+    cli.main(["merge", "eu.json", "us.json"])
+    output = capsys.readouterr().out
+    merged = json.loads((tmp_path / "reports" / "merged" / "conformance.json").read_text())
+    note = merged["target"]["note"]
+    assert f"merged: {note}" in output.splitlines(), output
+    assert "2 different targets" in note and "eu.json: https://eu.example.com/v1" in note
+    assert f"| target | {note} |" in (tmp_path / "reports" / "merged" / "conformance.md").read_text()
+    assert validation.problems("conformance-report.json", merged) == []
 
 
 def test_merge_refuses_a_file_that_is_no_report(tmp_path, capsys):

@@ -34,7 +34,8 @@ FAILURES = {
     Fault.NO_AUTH_ON_CLOSE: "tests/test_authentication.py::test_request_without_key_is_refused[closeWallet]",
     Fault.WEBHOOKS_NOT_PERSISTED: "tests/test_events.py::test_webhooks_set_by_update_are_read_back",
     Fault.TRANSFER_201: "tests/test_errors.py::test_success_uses_the_documented_status[transfer]",
-    Fault.EMAIL_NOT_VALIDATED: "tests/test_limits.py::test_secondary_wallet_with_invalid_email_is_refused[not-an-email]",
+    Fault.EMAIL_NOT_VALIDATED:
+        "tests/test_limits.py::test_secondary_wallet_with_invalid_email_is_refused[not-an-email]",
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: "exchange-judge::STA-03[transfer]",
 }
 FORMATS = ("conformance.json", MARKDOWN, HTML, JUNIT)

@@ -43,3 +43,5 @@ cert_dir
 nextitem
 # The interpreter reads where it keeps bytecode (cli._cache_bytecode).
 _.pycache_prefix
+# The subcommands' runners, named in settings.SUBCOMMANDS ("module:function") and called by the command's dispatcher.
+judge_har

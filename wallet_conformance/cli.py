@@ -1,7 +1,9 @@
-"""`wallet-conformance`: the installed command. It runs the conformance suite from any folder, with every option
-of `./conformance` (they are pytest's and the plugin's), writing its reports to `./reports` of that folder; with
-no target it starts the bundled reference. Its own options (settings.COMMAND_OPTIONS) answer without a run:
-`--help`, `--version`, `--list-requirements`, `--list-faults`, `--list-variants`, `--help-pytest`.
+"""`wallet-conformance`: the installed command, its subcommands (settings.SUBCOMMANDS) dispatched here. `run` (the
+bare command, and one starting with an option or a test path) runs the conformance suite from any folder, with every
+option of `./conformance` (they are pytest's and the plugin's), writing its reports to `./reports` of that folder;
+with no target it starts the bundled reference. Its own options (settings.COMMAND_OPTIONS) answer without a run:
+`--help`, `--version`, `--list-requirements`, `--list-faults`, `--list-variants`, `--help-pytest`. `har` and `merge`
+run here too; `proxy` in proxy/command.py.
 """
 
 from __future__ import annotations
@@ -9,16 +11,29 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import importlib
 import os
 import re
 import sys
 import textwrap
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 
+from wallet_conformance.command_line import (
+    HELP_WIDTH,
+    USAGE_HINT,
+    Parser,
+    UsageMistake,
+    entry,
+    not_a_subcommand,
+    parse,
+    subcommands_help,
+    usage,
+)
+from wallet_conformance.command_line import help_text as subcommand_help
 from wallet_conformance.reporting import terminal
 from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, stop_report, suite_version
 from wallet_conformance.reporting.endings import usage_error
@@ -32,24 +47,16 @@ from wallet_conformance.settings import (
     GROUPS,
     OPTIONS,
     PROGRAM,
+    RUN,
+    SUBCOMMANDS,
     ConfigError,
-    Option,
     Settings,
-    argument,
+    Subcommand,
     read,
     report_folder,
-    value_of,
 )
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import PYTEST_CONFIG, ROOT, TESTS
-
-HELP_WIDTH = 100
-FLAG_WIDTH = 34
-USAGE_HINT = f"`{PROGRAM} --help` lists the options"
-
-
-class UsageMistake(Exception):
-    """A mistake in the command's own options: one line, exit 4 (as pytest answers a mistake in its own)."""
 
 
 def version() -> str:
@@ -70,30 +77,20 @@ def requirements(parts: list[str], levels: list[str]) -> str:
                      if chosen is None or requirement.id in chosen)
 
 
-def _usage(option: Option) -> str:
-    value = option.metavar or ("|".join(option.choices) if option.choices else "")
-    return f"{option.flag} {value}".strip()
-
-
-def _entry(flag: str, meaning: str) -> list[str]:
-    lines = textwrap.wrap(meaning, HELP_WIDTH - FLAG_WIDTH - 2)
-    if len(flag) >= FLAG_WIDTH - 2:
-        return [f"  {flag}", *(" " * FLAG_WIDTH + line for line in lines)]
-    return [f"  {flag:<{FLAG_WIDTH - 2}}{lines[0]}", *(" " * FLAG_WIDTH + line for line in lines[1:])]
-
-
 def help_text() -> str:
-    """`--help`: the suite's options, grouped as docs/options.md groups them; pytest's own behind --help-pytest."""
-    lines = [f"usage: {PROGRAM} [options] [pytest options]", "",
+    """`--help` (and `run --help`): the subcommands, then the suite's options, grouped as docs/options.md groups them;
+    pytest's own behind --help-pytest."""
+    lines = [f"usage: {PROGRAM} [run] [options] [pytest options] [test paths]", "",
              *textwrap.wrap("Runs the Wallet Service API conformance suite; with no --base-url, against the bundled "
                             "reference. Each option with an environment variable reads it when the option is not "
-                            "given.", HELP_WIDTH), "", "The command's own:"]
+                            "given.", HELP_WIDTH), "", "Subcommands (SUBCOMMAND --help lists its options):",
+             *subcommands_help(), "", "The command's own:"]
     for flag, meaning in COMMAND_OPTIONS:
-        lines += _entry(flag, meaning)
+        lines += entry(flag, meaning)
     for group, title in GROUPS.items():
         lines += ["", f"{title}:"]
         for option in (option for option in OPTIONS if option.group == group):
-            lines += _entry(_usage(option), option.help_text)
+            lines += entry(usage(option), option.help_text)
     lines += ["", *textwrap.wrap(f"Any other argument is pytest's (-n 2, -k EXPR, --strict, --junitxml FILE, "
                                  f"--alluredir DIR...): `{PROGRAM} --help-pytest` lists them. The exit statuses: "
                                  "README.md, \"Gating\".", HELP_WIDTH)]
@@ -108,7 +105,7 @@ def one_line(message: str) -> str:
     flag = re.search(r"argument (--[\w-]+)", found)
     if flag and flag.group(1) in BY_FLAG:
         option = BY_FLAG[flag.group(1)]
-        return f"{found}; {_usage(option)}: {option.help_text}"
+        return f"{found}; {usage(option)}: {option.help_text}"
     return f"{found}; {USAGE_HINT}"
 
 
@@ -125,11 +122,15 @@ class CommandLine:
     @pytest.hookimpl(wrapper=True)
     def pytest_cmdline_parse(self, args: list[str]) -> Generator[None, Any, Any]:
         try:
-            return (yield)
+            config = yield
         except pytest.UsageError as error:
             message = one_line(str(error))
             stopped(args, message)
             raise pytest.UsageError(message) from None
+        stray = [word for word in config.args if not is_test_path(word, config.invocation_params.dir)]
+        if stray and not config.option.pyargs:  # before anything starts or is written: never a run
+            raise pytest.UsageError(not_a_subcommand(stray[0]))
+        return config
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -153,26 +154,45 @@ def pytest_arguments(arguments: list[str], work_dir: Path) -> list[str]:
             "-o", f"cache_dir={work_dir.absolute() / 'pytest_cache'}", *arguments]
 
 
-class _OwnParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageMistake(message)
+def is_test_path(word: str, folder: Path) -> bool:
+    """Whether `word` names a test path that exists, a file or folder or a node id in one (tests/test_money.py::
+    test_x), from `folder` or from the suite's root (as a report's command writes them: outside the suite's folder,
+    the command's pytest reads them from there, CommandLine.pytest_configure)."""
+    name = word.partition("::")[0]
+    return any((base / name).exists() for base in (folder, ROOT))
+
+
+def subcommand(arguments: list[str]) -> tuple[Subcommand, list[str]]:
+    """The subcommand the command line asks for, and the words after its name: the first word's; `run` when there is
+    none, or it is an option or a test path; a UsageMistake for any other word (never a run)."""
+    first = arguments[0] if arguments else "-"
+    if first in SUBCOMMANDS:
+        return SUBCOMMANDS[first], arguments[1:]
+    if first.startswith("-") or is_test_path(first, Path.cwd()):
+        return SUBCOMMANDS[RUN], arguments
+    raise UsageMistake(not_a_subcommand(first))
+
+
+def runner(chosen: Subcommand) -> Callable[[list[str]], int]:
+    """The function that runs a subcommand (its module imported now: the proxy's imports its server only when
+    asked for)."""
+    module, _, function = chosen.runner.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def _suite_options(arguments: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The suite's options among `arguments` (by dest, the environment and the defaults applied), and the others."""
-    parser = _OwnParser(prog=PROGRAM, add_help=False, allow_abbrev=False)
-    for option in OPTIONS:
-        parser.add_argument(option.flag, **argument(option))
-    given, others = parser.parse_known_args(arguments)
-    try:
-        return {option.dest: value_of(option, getattr(given, option.dest), os.environ) for option in OPTIONS}, others
-    except ConfigError as error:
-        raise UsageMistake(str(error)) from None
+    return parse(RUN, arguments, os.environ, known=True)
 
 
 def runs_the_suite(arguments: list[str]) -> bool:
-    """Whether the command runs the suite (not a listing, --version, --help, the proxy or merge)."""
-    if arguments[:1] in (["proxy"], ["merge"]):
+    """Whether the command runs the suite (not a listing, --version, --help, another subcommand, nor a mistake in
+    its first word)."""
+    try:
+        chosen, arguments = subcommand(arguments)
+    except UsageMistake:
+        return False
+    if chosen.name != RUN:
         return False
     try:
         asked, _ = _own_parser().parse_known_args(arguments)
@@ -195,7 +215,7 @@ def stopped(arguments: list[str], message: str) -> None:
 
 
 def _own_parser() -> argparse.ArgumentParser:
-    own = _OwnParser(prog=PROGRAM, add_help=False, allow_abbrev=False)
+    own = Parser(prog=PROGRAM, add_help=False, allow_abbrev=False)
     for flag in ("--version", "--list-requirements", "--list-faults", "--list-variants", "--help-pytest"):
         own.add_argument(flag, action="store_true")
     own.add_argument("-h", "--help", action="store_true")
@@ -208,7 +228,11 @@ def _own_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _run(arguments)
+        chosen, rest = subcommand(arguments)
+        if chosen.name != RUN and ("-h" in rest or "--help" in rest):
+            print(subcommand_help(chosen))
+            return 0
+        return runner(chosen)(rest)
     except UsageMistake as mistake:
         if runs_the_suite(arguments):
             stopped(arguments, str(mistake))
@@ -234,38 +258,46 @@ def recorded_traffic(arguments: list[str]) -> int | None:
     return judge_recorded(settings, gate)
 
 
-MERGED_REPORTS = "merged"  # merge's reports: reports/merged/ unless --report-dir says otherwise
+def settings_of(name: str, arguments: list[str]) -> tuple[Settings, dict[str, Any]]:
+    """The Settings of the subcommand `name` from its command line and the environment, and its values (by dest); a
+    UsageMistake names what is wrong."""
+    values, _ = parse(name, arguments, os.environ)
+    try:
+        return read(values, command=name), values
+    except ConfigError as error:
+        raise UsageMistake(str(error)) from None
+
+
+def judge_har(arguments: list[str]) -> int:
+    """`har FILE... [options]`: the recorded traffic judged, as `--har FILE...` judges it."""
+    settings, _ = settings_of("har", arguments)
+    try:
+        gate = gate_for(settings)
+    except GateError as error:
+        raise UsageMistake(str(error)) from None
+    return judge_recorded(settings, gate)
 
 
 def merged(arguments: list[str]) -> int:
-    """`merge A.json B.json ... [--report-dir DIR] [gate options]`: one report of several conformance.json."""
-    parser = _OwnParser(prog=f"{PROGRAM} merge", add_help=False, allow_abbrev=False)
-    parser.add_argument("reports", nargs="+", type=Path)
-    gate_options = [BY_FLAG[flag] for flag in ("--report-dir", "--waivers", "--baseline", "--require-complete")]
-    for option in gate_options:
-        parser.add_argument(option.flag, **argument(option))
-    given = parser.parse_args(arguments)
+    """`merge REPORT... [--report-dir DIR] [gate options]`: one report of several conformance.json."""
+    settings, values = settings_of("merge", arguments)
+    paths = [Path(name) for name in values["reports"]]
     try:
-        values = {option.dest: option.held(value_of(option, getattr(given, option.dest), os.environ))
-                  for option in gate_options}
-        gate = gate_for(Settings(**values))
-        reports = load(given.reports)
-    except (ConfigError, GateError, MergeError) as error:
+        gate = gate_for(settings)
+        reports = load(paths)
+    except (GateError, MergeError) as error:
         raise UsageMistake(str(error)) from None
-    report = merge(reports, [str(path) for path in given.reports], gate)
-    directory = values["report_dir"] if given.report_dir else values["report_dir"] / MERGED_REPORTS
-    written = write_all(report, directory)
-    print("\n".join([*terminal.summary(report, written), f"merged: {report['run']['merged']['not_claimed']}"]))
+    report = merge(reports, [str(path) for path in paths], gate)
+    written = write_all(report, settings.report_dir)
+    several = report["target"].get("note")
+    print("\n".join([*terminal.summary(report, written), *([f"merged: {several}"] if several else []),
+                     f"merged: {report['run']['merged']['not_claimed']}"]))
     return exit_status(report)
 
 
-def _run(arguments: list[str]) -> int:
-    if arguments[:1] == ["proxy"]:
-        from wallet_conformance.proxy.command import main as proxy  # starts nothing at import; imported when asked
-
-        return proxy(arguments[1:])
-    if arguments[:1] == ["merge"]:
-        return merged(arguments[1:])
+def run_suite(arguments: list[str]) -> int:
+    """`run` (the bare command): the command's own options answered, recorded traffic judged (--har), else the suite
+    run by pytest."""
     asked, rest = _own_parser().parse_known_args(arguments)
     if asked.help:
         print(help_text())

@@ -8,7 +8,19 @@ import sys
 from pathlib import Path
 
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
-from wallet_conformance.settings import COMMAND_OPTIONS, GROUPS, OPTIONS, PROXY_OPTIONS, PROXY_SHARED, Option
+from wallet_conformance.settings import (
+    COMMAND_OPTIONS,
+    GROUPS,
+    OPTIONS,
+    PROGRAM,
+    PROXY_OPTIONS,
+    PROXY_SHARED,
+    REPORT_FOLDERS,
+    RUN,
+    SUBCOMMANDS,
+    Option,
+    default,
+)
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import REQUIREMENTS_PAGE
 
@@ -29,18 +41,27 @@ def _default(option: Option) -> str:
 
 def options_page() -> str:
     """docs/options.md: every option of the suite, by group, with its environment variable and default."""
-    lines = ["# Options", "", GENERATED.format(source="wallet_conformance/settings.py (OPTIONS)"), "",
-             "Every option goes after `wallet-conformance` (or `./conformance` in a checkout); any other argument is "
-             "pytest's (`-n 2`, `-k`, `--strict`, `--hypothesis-seed`...). Each option with an environment variable "
-             "reads it when the option is not given.", ""]
-    lines += ["## The command's own", "", "| option | meaning |", "|---|---|"]
+    lines = ["# Options", "", GENERATED.format(source="wallet_conformance/settings.py (OPTIONS, SUBCOMMANDS)"), "",
+             "Every option goes after `wallet-conformance` (or `./conformance` in a checkout), or after `wallet-"
+             "conformance run`; any other argument is pytest's (`-n 2`, `-k`, `--strict`, `--hypothesis-seed`..., "
+             "test paths and node ids). Each option with an environment variable reads it when the option is not "
+             "given.", ""]
+    lines += ["## Subcommands", "", "`wallet-conformance SUBCOMMAND --help` lists a subcommand's options, with the "
+              "help and the defaults they have there.", "", "| command | what it does | its reports (without "
+              "`--report-dir`) |", "|---|---|---|"]
+    for subcommand in SUBCOMMANDS.values():
+        folder = "/".join([default("--report-dir"), *filter(None, [REPORT_FOLDERS.get(subcommand.name)])]) + "/"
+        shown = subcommand.usage_line if subcommand.name != RUN else f"{PROGRAM} [run] [options]"
+        lines.append(f"| `{_cell(shown)}` | {_cell(subcommand.summary)} | `{folder}` |")
+    lines += ["", "## The command's own", "", "| option | meaning |", "|---|---|"]
     lines += [f"| `{flag}` | {_cell(meaning)} |" for flag, meaning in COMMAND_OPTIONS]
     for group, title in GROUPS.items():
         lines += _table(f"## {title}", [option for option in OPTIONS if option.group == group])
     lines += _table("## The proxy (`wallet-conformance proxy`)", list(PROXY_OPTIONS))
     shared = ", ".join(f"`{flag}`" for flag in PROXY_SHARED)
-    lines += ["", f"The proxy also takes {shared} as above (its reports go to `reports/proxy/` unless `--report-dir` "
-              "says where); see [the proxy](proxy.md)."]
+    lines += ["", f"The proxy also takes {shared} as above, with the help `{PROGRAM} proxy --help` gives them there "
+              f"(its reports go to `{default('--report-dir')}/{REPORT_FOLDERS['proxy']}/` unless `--report-dir` says "
+              "where); see [the proxy](proxy.md)."]
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,7 @@ import secrets
 import shlex
 import ssl
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -20,8 +20,12 @@ from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import LEVELS, catalogue
 
 PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py); the command reproducing a run
-HAR_REPORTS = "har"  # a --har run's reports: reports/har/ unless --report-dir says otherwise
 HAR_SUFFIX = ".har"  # the files of a folder given to --har, in any letter case
+RUN = "run"  # the subcommand of the bare command: the suite run (SUBCOMMANDS)
+# Where each subcommand that is not a run writes its reports, inside --report-dir's default (reports/har/...), so that
+# they never replace an active run's; a --har run's are the har subcommand's. --report-dir given: there.
+REPORT_FOLDERS = {"har": "har", "proxy": "proxy", "merge": "merged"}
+NOT_A_RUN = ("har", "proxy", "merge")  # the subcommands that run no test: where an option's help says so
 MIN_KEY_LENGTH = 4  # shorter keys cannot be kept out of the output reliably (client/redaction.py)
 QUIET_WINDOW = 0.4  # seconds balances are watched for a movement that must not come (--quiet-window)
 REFERENCE_QUIET_MARGIN = 0.15  # beyond the bundled reference's settle delay, for a settlement a busy machine delays
@@ -62,6 +66,8 @@ class Option:
     secret: bool = False  # a key: the command shows a placeholder (<SECRET_KEY>), never the value
     setting: str | None = None  # the Settings field holding its value, when it is not `dest`
     derived: Callable[[Mapping[str, Any]], Any] | None = None  # the default, from the other values (by attribute)
+    # Its help in the subcommands where it means something else than in a run (by subcommand: SUBCOMMANDS).
+    helps: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def dest(self) -> str:
@@ -85,7 +91,13 @@ class Option:
 
     @property
     def help_text(self) -> str:
-        text = self.help.format(default=self.default)
+        """Its help in a run (`wallet-conformance --help`, docs/options.md)."""
+        return self.help_for(RUN)
+
+    def help_for(self, command: str) -> str:
+        """Its help in the subcommand `command`: the text declared for it there, else its own; {default} filled in,
+        its environment variable named."""
+        text = self.helps.get(command, self.help).format(default=self.default)
         return f"{text} [env {self.env}]" if self.env else text
 
     def from_environment(self, environ: Mapping[str, str]) -> Any:
@@ -299,9 +311,6 @@ COMMAND_OPTIONS = (
     ("--list-faults", "the bundled reference's faults (for --reference-fault): name, requirement, what it breaks"),
     ("--list-variants", "the bundled reference's variants (for --reference-variant) and the sentences they rest on"),
     ("--help-pytest", "pytest's own options (-n, -k, --junitxml, --alluredir...), which the command also takes"),
-    ("proxy --upstream URL [options]", "a validating reverse proxy in front of the target: every exchange of any "
-     "client forwarded unchanged and judged on the side (`wallet-conformance proxy --help`; docs/proxy.md)"),
-    ("merge A.json B.json ... --report-dir DIR", "one report of several conformance.json (proxies, --har runs)"),
 )
 
 # The money budget of a run without --max-amount, in kobo: 50,000 naira where the money is real (production) or drawn
@@ -311,19 +320,28 @@ COMMAND_OPTIONS = (
 # (about 21,474,837 naira, scenarios/large_balance.py).
 MONEY_BUDGET = 5_000_000
 HOOK_MONEY_BUDGET = 4_000_000_000
+REPORTS_WRITTEN = "where the reports are written: conformance.json, .md, .html, junit.xml"
+KEY_REDACTED = ("a key to redact wherever it appears in the output and the reports (never sent; the keys the traffic "
+                "carries are redacted too)")
 
 OPTIONS: tuple[Option, ...] = (
     Option("--base-url", "base URL of the implementation, ending in /v1 (default: start the bundled reference "
-           "server)", env="WALLET_API_BASE_URL", check=base_url, metavar="URL", group="target"),
+           "server)", env="WALLET_API_BASE_URL", check=base_url, metavar="URL", group="target",
+           helps={"har": "the target's base URL, ending in /v1: only the recorded entries under it are judged "
+                         "(default: the one base address the entries share)"}),
     Option("--secret-key", "the account's secret key, sent as x-service-key (never printed)",
-           env="WALLET_API_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True),
+           env="WALLET_API_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True,
+           helps=dict.fromkeys(("har", "proxy"), KEY_REDACTED)),
     Option("--second-secret-key", "the secret key of an account of another business on the same target, for the "
            "isolation tests (a key must reach nothing of another account); never printed. Without it those tests "
            "skip (default against the bundled reference: its second business's key)",
-           env="WALLET_API_SECOND_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True),
+           env="WALLET_API_SECOND_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True,
+           helps=dict.fromkeys(("har", "proxy"), KEY_REDACTED)),
     Option("--environment", "staging or production (default {default}): production runs read-only tests unless "
            "--allow-writes", env="WALLET_API_ENVIRONMENT", default="staging", check=choice("staging or production"),
-           choices=("staging", "production"), group="target", reproduce="deployed"),
+           choices=("staging", "production"), group="target", reproduce="deployed",
+           helps=dict.fromkeys(("har", "proxy"), "staging or production: the target's environment, as the reports "
+                                                 "name it (default {default}); nothing is sent of the suite's own")),
     Option("--funding-url", "a POST hook that credits a wallet ({{walletId, amount}}), like the reference's "
            "/sandbox/fund", env="WALLET_API_FUNDING_URL", check=http_url, metavar="URL", group="target"),
     Option("--funded-wallet", "an existing funded wallet to draw test money from", env="WALLET_API_FUNDED_WALLET",
@@ -343,7 +361,8 @@ OPTIONS: tuple[Option, ...] = (
                                              held["reference_variants"])),
     Option("--request-timeout", "timeout of one HTTP request (default {default:g})",
            env="WALLET_API_REQUEST_TIMEOUT", default=10.0, convert=float, check=positive_seconds, metavar="SECONDS",
-           group="timing"),
+           group="timing", helps={"proxy": "seconds the upstream has to answer a forwarded request; past them the "
+                                           "client is answered 504 (default {default:g})"}),
     Option("--test-timeout", "most time one test may spend on the target (default {default:g})",
            env="WALLET_API_TEST_TIMEOUT", default=120.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
@@ -353,9 +372,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("--rate-limit-wait", "most time the run may spend waiting out 429 answers (default {default:g})",
            env="WALLET_API_RATE_LIMIT_WAIT", default=60.0, convert=float, check=seconds_or_zero, metavar="SECONDS",
            group="timing"),
-    Option("--report-dir", "where the reports are written: conformance.json, .md, .html, junit.xml (default "
-           "{default}/; a --har run's: {default}/har/)", env="WALLET_API_REPORT_DIR", default="reports",
-           check=folder, metavar="DIR", group="run", reproduce="never"),
+    Option("--report-dir", f"{REPORTS_WRITTEN} (default {{default}}/; a --har run's: {{default}}/"
+           f"{REPORT_FOLDERS['har']}/)", env="WALLET_API_REPORT_DIR", default="reports", check=folder, metavar="DIR",
+           group="run", reproduce="never",
+           helps={name: f"{REPORTS_WRITTEN} (default {{default}}/{inside}/)" for name, inside in REPORT_FOLDERS.items()}
+           | {"proxy": f"{REPORTS_WRITTEN}, when the proxy is stopped and every --report-every (default {{default}}/"
+                       f"{REPORT_FOLDERS['proxy']}/)"}),
     Option("--work-dir", "where the run keeps what is not a report: pytest's cache, Hypothesis' files, the locks runs "
            "sharing it take turns with, the crash journals --cleanup reads (default {default}/)",
            env="WALLET_API_WORK_DIR", default=".wallet-conformance", check=folder, metavar="DIR", group="run",
@@ -366,13 +388,15 @@ OPTIONS: tuple[Option, ...] = (
     Option("--baseline", "an earlier conformance.json of the same catalogue: only failures it did not have fail "
            "the run", env="WALLET_API_BASELINE", check=path, metavar="FILE", group="gating"),
     Option("--require-complete", "fail the run (exit 7) when a MUST requirement was not tested (skipped, "
-           "blocked, untested); --strict implies it", action="store_true", group="gating"),
+           "blocked, untested); --strict implies it", action="store_true", group="gating",
+           helps=dict.fromkeys(NOT_A_RUN, "fail (exit 7) when a MUST requirement was not judged (untested)")),
     Option("--seed", "seed of the run (default: random)", env="WALLET_API_SEED", convert=int, metavar="N",
            group="run", reproduce="active"),
     Option("--profile", "budget of the generated tests: quick (default) or thorough", env="WALLET_API_PROFILE",
            default="quick", check=choice(), choices=("quick", "thorough"), group="run", reproduce="active"),
     Option("--requirement", "run only the tests of this requirement (repeatable; any letter case)", action="append",
-           check=requirement_ids, metavar="ID", group="run", setting="requirements"),
+           check=requirement_ids, metavar="ID", group="run", setting="requirements",
+           helps={"har": "judge only this requirement (repeatable; any letter case); the others are not selected"}),
     Option("--part", "run only the tests of the requirements of this part of the document (repeatable, any "
            f"case): {', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
            setting="parts"),
@@ -405,7 +429,9 @@ OPTIONS: tuple[Option, ...] = (
            "the proxy do", action="store_true", group="run"),
     Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
            "where the client cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
-           group="run", reproduce="never"),
+           group="run", reproduce="never",
+           helps={"proxy": "write every exchange forwarded into this HAR 1.2 file, rotated by --har-max-size (keys "
+                           "redacted)"}),
     Option("--keep-failing-records", "leave open the wallets a failing test used (its report names them) for its "
            "curl lines; --cleanup closes them", action="store_true", group="run", reproduce="never"),
     Option("--cleanup", "run no test: close what earlier runs left on the target (wallets named with the "
@@ -424,7 +450,6 @@ OPTIONS: tuple[Option, ...] = (
 )
 BY_FLAG = {option.flag: option for option in OPTIONS}
 
-PROXY_REPORTS = "proxy"  # the proxy's reports: reports/proxy/ unless --report-dir says otherwise
 # The options of the suite the proxy takes too: the keys (redacted wherever they appear), the target's TLS and time
 # bound, where the reports and the recording go, the gate.
 PROXY_SHARED = ("--secret-key", "--second-secret-key", "--environment", "--ca-bundle", "--request-timeout",
@@ -450,7 +475,7 @@ HAR_FILES_KEPT = 5  # --har-max-size: the rotated files kept besides the current
 # The proxy's own options (`wallet-conformance proxy`, wallet_conformance/proxy/command.py), with PROXY_SHARED.
 PROXY_OPTIONS: tuple[Option, ...] = (
     Option("--upstream", "the target's base URL, ending in /v1: every request is forwarded there",
-           env="WALLET_API_UPSTREAM", check=base_url, metavar="URL", group="proxy"),
+           env="WALLET_API_UPSTREAM", check=base_url, metavar="URL", group="proxy", setting="base_url"),
     Option("--listen", "where the proxy listens (default {default}); clients use http://HOST:PORT/v1 as their base "
            "URL", default="127.0.0.1:8080", check=host_and_port, metavar="HOST:PORT", group="proxy"),
     Option("--listen-anywhere", "allow a --listen address that is not loopback (the proxy forwards whatever reaches "
@@ -478,6 +503,63 @@ PROXY_OPTIONS: tuple[Option, ...] = (
            "descriptors never run out (default {default})", default=512, convert=int, check=positive_count,
            metavar="N", group="proxy"),
 )
+BY_ANY_FLAG = {option.flag: option for option in (*OPTIONS, *PROXY_OPTIONS)}  # a run's and the proxy's
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """A subcommand of the installed command (`wallet-conformance NAME ...`): what it does, what it takes, and the
+    function that runs it, named as "module:function" (imported only when it is asked for; called with the words
+    after the subcommand's name, it returns the exit status)."""
+
+    name: str
+    summary: str  # what it does, in a line of the command's help
+    runner: str
+    flags: tuple[str, ...] | None = None  # its options, in the order its help lists them; None: every one of OPTIONS
+    positional: str | None = None  # the words that are not options (FILE, REPORT), as its usage names them
+    dest: str | None = None  # the value those words give (by dest)
+    usage: str = "[options]"  # after its name and its positional words
+    details: str = ""  # what its own help says besides the summary
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """Its options, as its command line declares them."""
+        return OPTIONS if self.flags is None else tuple(BY_ANY_FLAG[flag] for flag in self.flags)
+
+    @property
+    def values_of(self) -> tuple[Option, ...]:
+        """The options whose values it reads: its own, and the one its positional words give (har: --har's)."""
+        given = [option for option in OPTIONS if self.flags is not None and option.dest == self.dest]
+        return (*self.options, *given)
+
+    @property
+    def usage_line(self) -> str:
+        words = [PROGRAM, self.name, f"{self.positional}..." if self.positional else "", self.usage]
+        return " ".join(word for word in words if word)
+
+
+# The subcommands, in the order the command's help lists them: `wallet-conformance NAME` runs NAME's runner; the bare
+# command, and one starting with an option or a test path, is `run`. One more subcommand is one more entry here.
+SUBCOMMANDS = {subcommand.name: subcommand for subcommand in (
+    Subcommand(RUN, "run the suite (as the bare command, and ./conformance, do)",
+               "wallet_conformance.cli:run_suite", usage="[options] [test paths]"),
+    Subcommand("har", "judge recorded traffic, sending nothing (as --har FILE does)",
+               "wallet_conformance.cli:judge_har",
+               ("--base-url", "--secret-key", "--second-secret-key", "--environment", "--requirement",
+                "--keep-personal-data", "--report-dir", "--waivers", "--baseline", "--require-complete"),
+               positional="FILE", dest=BY_FLAG["--har"].dest,
+               details="A FILE that is a folder stands for every *.har in it. docs/har.md says more."),
+    Subcommand("proxy", "a validating proxy in front of the target (docs/proxy.md)",
+               "wallet_conformance.proxy.command:main", (*(option.flag for option in PROXY_OPTIONS), *PROXY_SHARED),
+               usage="--upstream URL [options]",
+               details="Clients use http://HOST:PORT/v1 as their base URL; every exchange is forwarded unchanged and "
+                       "judged on the side. Stop it with Ctrl-C (SIGINT) or SIGTERM: the reports are written then."),
+    Subcommand("merge", "one report of several conformance.json (proxies, --har runs)",
+               "wallet_conformance.cli:merged", ("--report-dir", "--waivers", "--baseline", "--require-complete"),
+               positional="REPORT", dest="reports",
+               details="Each REPORT a conformance.json of this catalogue, each given once; every requirement is "
+                       "judged again on what they all judged (docs/proxy.md, \"Several proxies, one verdict\")."),
+)}
 
 
 def argument(option: Option) -> dict[str, Any]:
@@ -667,10 +749,12 @@ def folders_without_har(given: Iterable[str]) -> list[str]:
     return [name for name in given if Path(name).is_dir() and not har_in(Path(name))]
 
 
-def _across(held: Mapping[str, Any]) -> None:
+def _across(held: Mapping[str, Any], command: str) -> None:
     """The checks that span several options (each option's own value is checked by its `check`); a ConfigError
-    naming the options."""
-    given = {option.flag: held[option.attribute] for option in OPTIONS}
+    naming the options. Those of a target and its keys hold where `command` takes --base-url (the proxy forwards
+    its clients' keys: it needs none)."""
+    taken = {option.flag for option in SUBCOMMANDS[command].values_of}
+    given = {option.flag: held.get(option.attribute) if option.flag in taken else None for option in OPTIONS}
     if given["--har"]:
         for flag in ("--record-har", "--cleanup", "--keep-failing-records", "--reference-fault", "--reference-variant"):
             if given[flag]:
@@ -679,7 +763,9 @@ def _across(held: Mapping[str, Any]) -> None:
     if second_key and second_key == key:
         raise ConfigError(f"{BY_FLAG['--second-secret-key'].named} is the --secret-key itself: give the secret key of "
                           "an account of another business, or leave it out")
-    if given["--base-url"]:
+    if "--base-url" not in taken:  # the proxy: its clients' keys are theirs
+        pass
+    elif given["--base-url"]:
         if not key and not given["--har"]:
             raise ConfigError(f"--base-url is given but no {BY_FLAG['--secret-key'].named}: the target needs the "
                               "account's secret key")
@@ -706,29 +792,42 @@ def unwritable(folder: Path, error: OSError) -> str:
     return f"--report-dir {folder}: the reports cannot be written there ({error.strerror or error})"
 
 
-def report_folder(values: Mapping[str, Any]) -> Path:
-    """Where a run given these values (by dest, defaults applied) writes its reports: --report-dir, and for a --har
-    run given none, its folder `har/` there, so that its reports never replace an active run's; a ConfigError when
-    --report-dir itself is wrong."""
+def report_folder(values: Mapping[str, Any], command: str = RUN) -> Path:
+    """Where `command` given these values (by dest, defaults applied) writes its reports: --report-dir, and where
+    none is given, its folder there (REPORT_FOLDERS: a --har run's is har/), so that its reports never replace an
+    active run's; a ConfigError when --report-dir itself is wrong."""
     given = values.get("report_dir") or default("--report-dir")
     folder = BY_FLAG["--report-dir"].held(given)
-    recorded = values.get(BY_FLAG["--har"].dest)
-    return folder / HAR_REPORTS if recorded and given == default("--report-dir") else folder
+    inside = REPORT_FOLDERS.get("har" if command == RUN and values.get(BY_FLAG["--har"].dest) else command)
+    return folder / inside if inside and given == default("--report-dir") else folder
 
 
-def read(values: Mapping[str, Any], *, strict: bool = False) -> Settings:
-    """Check the options' values (by dest, defaults applied) and make the run's Settings; a ConfigError says what
-    is wrong, naming the option. Each option's value is made and checked as the option declares (`Option.held`);
-    then the checks that span several (`_across`)."""
-    for option in OPTIONS:
+def held_values(values: Mapping[str, Any], command: str = RUN) -> dict[str, Any]:
+    """Each option of `command` as its declaration holds it (`Option.held`), by flag, from `values` (by dest,
+    defaults applied; an option missing there is not given); a ConfigError for an empty value or one its check
+    refuses."""
+    options = [option for option in SUBCOMMANDS[command].values_of if option.dest in values]
+    for option in options:
         if values[option.dest] == "" or (option.action == "append" and "" in (values[option.dest] or ())):
             raise ConfigError(f"{option.flag} is given an empty value; give {option.metavar or 'a value'}, or leave "
                               "it out")
-    held = {option.attribute: option.held(values[option.dest]) for option in OPTIONS}
-    _across(held)
-    seed = held["seed"] if held["seed"] is not None else secrets.randbelow(2**32)
-    har = har_files(held["har_given"])
-    held["report_dir"] = report_folder(values)
+    return {option.flag: option.held(values[option.dest]) for option in options}
+
+
+def read(values: Mapping[str, Any], *, strict: bool = False, command: str = RUN) -> Settings:
+    """Check the options' values (by dest, defaults applied) and make the Settings of `command` (a run, or the
+    subcommand given: its options' values, the others at their defaults); a ConfigError says what is wrong, naming
+    the option. Each option's value is made and checked as the option declares (`held_values`); then the checks that
+    span several (`_across`)."""
+    settings_fields = {each.name for each in fields(Settings)}
+    held = {BY_ANY_FLAG[flag].attribute: value for flag, value in held_values(values, command).items()
+            if BY_ANY_FLAG[flag].attribute in settings_fields}
+    _across(held, command)
+    seed = held.get("seed")
+    if seed is None:  # a run's drawn at random; a subcommand that takes no --seed sends nothing of its own: 0
+        seed = secrets.randbelow(2**32) if command == RUN else 0
+    har = har_files(held.get("har_given", ()))
+    held["report_dir"] = report_folder(values, command)
     return Settings(**(held | {"seed": seed, "generation_seed": seed, "strict": strict, "har": har}))
 
 

@@ -1,20 +1,20 @@
-"""`wallet-conformance proxy`: the proxy's command line (its options: settings.PROXY_OPTIONS and PROXY_SHARED),
-served until SIGINT or SIGTERM, then the reports written and the exit status of a --har run."""
+"""`wallet-conformance proxy`: the proxy's command line (its options: settings.SUBCOMMANDS["proxy"], read as every
+subcommand's are, command_line.py), served until SIGINT or SIGTERM, then the reports written and the exit status of a
+--har run."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
 import os
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
+from wallet_conformance.command_line import UsageMistake, parse
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.proxy.side import JudgeGone
@@ -25,80 +25,41 @@ from wallet_conformance.reporting.gating import GateError
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import (
-    BY_FLAG,
     LOOPBACK,
     PROGRAM,
-    PROXY_OPTIONS,
-    PROXY_REPORTS,
-    PROXY_SHARED,
     ConfigError,
-    Option,
     Settings,
-    argument,
     command_line,
+    held_values,
+    read,
     unwritable,
-    value_of,
 )
 
 COMMAND = "proxy"
-OPTIONS = (*PROXY_OPTIONS, *(BY_FLAG[flag] for flag in PROXY_SHARED))
 NOT_LOOPBACK = ("--listen {host}:{port} is not a loopback address: the proxy would forward anyone's requests to the "
                 "target; add --listen-anywhere to mean it")
 NO_UPSTREAM = "--upstream (or WALLET_API_UPSTREAM) is required: the target's base URL, ending in /v1"
-
-
-class Mistake(Exception):
-    """A mistake in the proxy's options: one line, exit 4."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise Mistake(message)
-
-
-def help_text() -> str:
-    lines = [f"usage: {PROGRAM} {COMMAND} --upstream URL [options]", "",
-             *textwrap.wrap("A validating reverse proxy: clients use http://HOST:PORT/v1 as their base URL; every "
-                            "exchange is forwarded unchanged and judged on the side. Stop it with Ctrl-C (SIGINT) or "
-                            "SIGTERM: the reports are written then. docs/proxy.md says more.", 100), ""]
-    for option in OPTIONS:
-        value = option.metavar or ""
-        lines += [f"  {option.flag} {value}".rstrip(), *textwrap.wrap(option.help_text, 94, initial_indent="      ",
-                                                                      subsequent_indent="      ")]
-    return "\n".join(lines)
+NOT_LISTENING = "--listen {host}:{port}: cannot listen there ({error})"
 
 
 def configure(arguments: list[str], environ: dict[str, str]) -> tuple[ProxyConfig, Settings]:
-    """The proxy's configuration from its command line and environment; a Mistake names what is wrong."""
-    parser = _Parser(prog=f"{PROGRAM} {COMMAND}", add_help=False, allow_abbrev=False)
-    for option in OPTIONS:
-        parser.add_argument(option.flag, **argument(option))
-    given = parser.parse_args(arguments)
+    """The proxy's configuration from its command line and environment; a UsageMistake names what is wrong."""
+    given, _ = parse(COMMAND, arguments, environ)
     try:
-        values = {option.flag: _held(option, getattr(given, option.dest), environ) for option in OPTIONS}
-    except ConfigError as error:
-        raise Mistake(str(error)) from None
-    if not values["--upstream"]:
-        raise Mistake(NO_UPSTREAM)
+        values = held_values(given, COMMAND)
+        if not values["--upstream"]:
+            raise UsageMistake(NO_UPSTREAM)
+        settings = read(given, command=COMMAND)
+        gate = dataclasses.replace(gate_for(settings), traffic=True)
+    except (ConfigError, GateError) as error:
+        raise UsageMistake(str(error)) from None
     host, port = values["--listen"]
     if host not in LOOPBACK and not values["--listen-anywhere"]:
-        raise Mistake(NOT_LOOPBACK.format(host=host, port=port))
-    report_dir = values["--report-dir"]
-    if given.report_dir is None and not environ.get(BY_FLAG["--report-dir"].env or ""):
-        report_dir = report_dir / PROXY_REPORTS  # never over an active run's reports
-    settings = Settings(base_url=values["--upstream"], secret_key=values["--secret-key"],
-                        second_secret_key=values["--second-secret-key"], environment=values["--environment"],
-                        ca_bundle=values["--ca-bundle"], request_timeout=values["--request-timeout"],
-                        report_dir=report_dir, record_har=values["--record-har"], waivers=values["--waivers"],
-                        baseline=values["--baseline"], require_complete=values["--require-complete"],
-                        keep_personal_data=values["--keep-personal-data"])
-    try:
-        gate = dataclasses.replace(gate_for(settings), traffic=True)
-    except GateError as error:
-        raise Mistake(str(error)) from None
+        raise UsageMistake(NOT_LOOPBACK.format(host=host, port=port))
+    report_dir = settings.report_dir
     words = [PROGRAM, COMMAND, "--upstream", values["--upstream"]]
-    words += [word for option in OPTIONS if option.flag in ("--waivers", "--baseline", "--require-complete")
-              for word in _words(option, values[option.flag])]
+    words += [word for flag in ("--waivers", "--baseline", "--require-complete")
+              for word in _words(flag, values[flag])]
     run = {**run_inputs(settings), "reproduce": command_line(words), "arguments": words[1:], "reference": None}
     config = ProxyConfig(upstream=values["--upstream"], listen=(host, port),
                          request_timeout=values["--request-timeout"], ca_bundle=values["--ca-bundle"],
@@ -113,7 +74,8 @@ def configure(arguments: list[str], environ: dict[str, str]) -> tuple[ProxyConfi
 
 
 def writable(folder: Path, record_har: Path | None) -> None:
-    """The reports' folder and the recording's can be written, before anything is served (a Mistake says which not)."""
+    """The reports' folder and the recording's can be written, before anything is served (a UsageMistake says which
+    not)."""
     for flag, where in (("--report-dir", folder), ("--record-har", record_har.parent if record_har else None)):
         if where is None:
             continue
@@ -123,25 +85,19 @@ def writable(folder: Path, record_har: Path | None) -> None:
             probe.write_text("")
             probe.unlink()
         except OSError as error:
-            raise Mistake(f"{flag} {where}: cannot be written there ({error.strerror or error})") from None
+            raise UsageMistake(f"{flag} {where}: cannot be written there ({error.strerror or error})") from None
 
 
-def _held(option: Option, given: Any, environ: dict[str, str]) -> Any:
-    return option.held(value_of(option, given, environ))
-
-
-def _words(option: Option, value: Any) -> list[str]:
+def _words(flag: str, value: Any) -> list[str]:
     if value in (None, False):
         return []
-    return [option.flag] if value is True else [option.flag, str(value)]
+    return [flag] if value is True else [flag, str(value)]
 
 
 def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
-    """Run the proxy until it is stopped; the exit status of its report (4 for a mistake in its options)."""
+    """Run the proxy until it is stopped; the exit status of its report (4 for a mistake in its options, or an address
+    it cannot listen on)."""
     say = say or _say
-    if "-h" in arguments or "--help" in arguments:
-        say(help_text())
-        return 0
     secrets = Secrets()
     activate(secrets)
     try:
@@ -152,15 +108,20 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
             secrets.add_key(settings.second_secret_key)
             folder = Path(config.report_dir or ".")
             writable(folder, config.record_har)
+            proxy = listening(dataclasses.replace(config, say=say))
             # Until the proxy's end replaces them, its reports say it has not finished: never an earlier proxy's
             # verdict.
-            write_all(stop_report(unfinished(), settings, config.gate, inputs=config.run), folder)
-            proxy = Proxy(dataclasses.replace(config, say=say))
-        except (Mistake, OSError) as error:  # OSError: the address is taken, or not this machine's
+            try:
+                write_all(stop_report(unfinished(), settings, config.gate, inputs=config.run), folder)
+            except OSError:
+                proxy.stop()
+                raise
+        except (UsageMistake, OSError) as error:  # OSError: the first reports cannot be written
             print(redact(f"ERROR: {error}"), file=sys.stderr)
             return int(ExitStatus.CANNOT_RUN)
         say(redact(f"{PROGRAM} {COMMAND}: forwarding {proxy.base_url} to {config.upstream}; reports to "
                    f"{config.report_dir} when stopped (Ctrl-C)"))
+        say(redact(proxy.upstream_line()))
         proxy.serve()
         try:
             report, written = proxy.write(folder)
@@ -178,6 +139,15 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
         return exit_status(report)
     finally:
         deactivate(secrets)
+
+
+def listening(config: ProxyConfig) -> Proxy:
+    """The proxy, its address bound; a UsageMistake naming --listen when it cannot be (taken, not this machine's)."""
+    try:
+        return Proxy(config)
+    except OSError as error:
+        host, port = config.listen
+        raise UsageMistake(NOT_LISTENING.format(host=host, port=port, error=error.strerror or error)) from None
 
 
 def _say(line: str) -> None:

@@ -1,5 +1,5 @@
 """What the proxy prints while it runs: a line the first time each requirement is broken on an operation, and a tally
-every few seconds. Everything printed is redacted."""
+every few seconds when it has changed. Everything printed is redacted."""
 
 from __future__ import annotations
 
@@ -37,5 +37,31 @@ def tally_line(report: dict[str, Any], facts: dict[str, Any]) -> str:
                                                              ("client_disconnects", "client disconnects"))
                if facts.get(name)]
     return line + (f"; {', '.join(relayed)}" if relayed else "")
+
+
+class Tally:
+    """The tally line, told when it says something new: not before the first exchange, never twice the same."""
+
+    def __init__(self) -> None:
+        self._told: str | None = None
+
+    def news(self, report: dict[str, Any], facts: dict[str, Any]) -> str | None:
+        """The tally line of `report` and `facts`, or None when there is nothing new to tell."""
+        line = tally_line(report, facts)
+        traffic = any(facts.get(name) for name in ("forwarded", "dropped", "unreachable", "timed_out",
+                                                    "client_disconnects"))
+        if line == self._told or not traffic:
+            return None
+        self._told = line
+        return line
+
+
+def upstream_line(upstream: str, status: int | None, error: str | None = None) -> str:
+    """The one line of the upstream's check at start: whether it answered (not fatal: clients are answered 502 while
+    it does not)."""
+    if status is not None:
+        return f"{PREFIX} the upstream answered (HTTP {status} to GET {upstream})"
+    return (f"{PREFIX} the upstream did not answer GET {upstream} ({error}); forwarding anyway: clients are answered "
+            "502 while it does not")
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import httpx
 import uvicorn
 
 from wallet_conformance.client.api import tls_verification
@@ -35,6 +36,7 @@ from wallet_conformance.settings import BY_FLAG, PROXY_OPTIONS
 
 START_TIMEOUT = 10.0  # seconds the server may take to listen
 DRAIN = 5.0  # seconds the judge may take, when the proxy stops, for the exchanges still waiting
+UPSTREAM_LOOK = 5.0  # seconds the upstream has, at start, to answer the proxy's one look (at most --request-timeout)
 _PROXY = {option.flag: option for option in PROXY_OPTIONS}
 
 
@@ -84,6 +86,7 @@ class Proxy:
         self._stopping = threading.Event()
         self._final: dict[str, Any] | None = None  # the report once the proxy has stopped
         self._ticker = threading.Thread(target=self._tick, name="proxy-tally", daemon=True)
+        self._tally = live.Tally()
 
     @property
     def base_url(self) -> str:
@@ -178,6 +181,17 @@ class Proxy:
         report = self.report()
         return report, write_all(report, directory)
 
+    def upstream_line(self) -> str:
+        """One GET of the upstream's base URL (no key, before any client's request), in one line: whether it
+        answered."""
+        timeout = min(UPSTREAM_LOOK, self.config.request_timeout)
+        try:
+            with httpx.Client(verify=tls_verification(self.config.ca_bundle), timeout=timeout) as client:
+                status = client.get(self.config.upstream).status_code
+        except httpx.HTTPError as error:
+            return live.upstream_line(self.config.upstream, None, f"{type(error).__name__}: {error}")
+        return live.upstream_line(self.config.upstream, status)
+
     def _told(self, lines: list[str]) -> None:
         """The judge's live lines (already redacted there), printed as they come."""
         if self.config.say is not None:
@@ -188,7 +202,7 @@ class Proxy:
         return await asyncio.to_thread(self.side.judge, captured)
 
     def _tick(self) -> None:
-        """Every tally period, a tally line; every report period, the reports."""
+        """Every tally period, the tally line when it has changed; every report period, the reports."""
         config = self.config
         periods = [period for period in (config.tally_every, config.report_every) if period]
         if not periods:
@@ -204,7 +218,9 @@ class Proxy:
                 else:
                     report = self.report()
                 if config.tally_every and config.say and now - last_tally >= config.tally_every - 0.01:
-                    config.say(live.tally_line(report, self.facts()))
+                    line = self._tally.news(report, self.facts())
+                    if line is not None:
+                        config.say(line)
                     last_tally = now
             except Exception as error:  # a report that cannot be written must not stop the proxy
                 print(redact(f"{live.PREFIX} {type(error).__name__}: {error}"), file=sys.stderr)
@@ -274,5 +290,9 @@ def _bound(listen: tuple[str, int]) -> socket.socket:
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP (reference/server.py).
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError:  # taken, or not this machine's: the caller says so
+        sock.close()
+        raise
     return sock

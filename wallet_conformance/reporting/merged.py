@@ -10,6 +10,7 @@ own exchanges; two answers seen by different proxies were never compared. The me
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 from collections.abc import Iterable
@@ -39,13 +40,22 @@ class MergeError(Exception):
 
 
 def load(paths: Iterable[Path]) -> list[dict[str, Any]]:
-    """The reports, each checked to be a conformance.json of this catalogue."""
+    """The reports, each checked to be a conformance.json of this catalogue, and given once: the same file twice, or
+    two files of the same content, would count every exchange and test twice."""
     reports = []
+    seen: dict[Path | str, Path] = {}  # each file (resolved) and each content (its digest): where it was first given
     for path in paths:
         try:
-            report = json.loads(path.read_text(encoding="utf-8"))
+            text = path.read_bytes()
+            report = json.loads(text)
         except (OSError, ValueError) as error:
             raise MergeError(f"{path}: not a readable conformance.json ({error})") from None
+        for key in (path.resolve(), hashlib.sha256(text).hexdigest()):
+            if key in seen:
+                again = "the same file as" if isinstance(key, Path) else "the same report as"
+                raise MergeError(f"{path} is {again} {seen[key]}: a report merged twice counts twice; give each "
+                                 "once")
+            seen[key] = path
         if not isinstance(report, dict) or report.get("format") != FORMAT:
             raise MergeError(f"{path}: not a conformance.json ({FORMAT})")
         catalogue_hash = judged_against()["requirements.yaml"]
@@ -162,10 +172,22 @@ def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | N
         stop = Stop(Outcome(first.get("outcome", Outcome.STOPPED_EARLY)), f"{name}: {first['reason']}",
                     first["status"])
     bases = {report["target"].get("base_url") for report in reports}
-    return build_report(joined.values(), catalogue(), target={"base_url": bases.pop() if len(bases) == 1 else None},
+    target: dict[str, Any] = {"base_url": bases.pop() if len(bases) == 1 else None}
+    if len(bases) > 1:
+        target["targets"] = {name: report["target"].get("base_url") for name, report in zip(names, reports,
+                                                                                             strict=True)}
+        target["note"] = several_targets(target["targets"])
+    return build_report(joined.values(), catalogue(), target=target,
                         environment=reports[0]["environment"], seed=0, strict=gate.strict, gate=gate,
                         run={"started_at": started[0] if started else None,
                              "duration": max((report["run"].get("duration") or 0) for report in reports),
                              "profile": None, "exchanges": exchanges,
                              "merged": {"reports": names, "not_claimed": NOT_CLAIMED}},
                         untested=untested, traffic=traffic, exchanges_held=held, stop=stop)
+
+
+def several_targets(targets: dict[str, str | None]) -> str:
+    """What a merged report says, in its target and on the terminal, when its reports judged different targets."""
+    each = ", ".join(f"{name}: {base or 'the bundled reference'}" for name, base in targets.items())
+    return (f"the merged reports judged {len(set(targets.values()))} different targets ({each}): its verdicts are "
+            "of no one target")

@@ -84,7 +84,7 @@ def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
 def header(report: dict[str, Any]) -> list[tuple[str, str]]:
     """The run's facts shown above every human report (no secret: the target's public fields only)."""
     outcome, target = report["outcome"], report["target"]
-    where = target.get("base_url") or "-"
+    where = target.get("base_url") or target.get("note") or "-"  # a merge of several targets: its note says which
     if target.get("embedded_reference"):
         where += " (the bundled reference)"
     judged = report["judged_against"]
@@ -94,7 +94,8 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
                     + (f": {outcome['reason']}" if outcome.get("reason") else "")),
         ("target", mask(where)),
         ("environment", report["environment"]),
-        ("seed", str(report["seed"])),
+        # A run's that sent requests, as its command gives it; recorded traffic, the proxy and a merge have none
+        *([("seed", str(report["seed"]))] if "--seed" in report["run"].get("arguments", ()) else []),
         ("profile", report["run"].get("profile") or "-"),
         ("gate", _gate_words(report)),
         ("suite", f"wallet-conformance {report['suite_version']}; "
