@@ -11,7 +11,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from suite_runs import QUICK_SETTLEMENT, run_suite, tail
 
+from wallet_conformance import cli
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
 from wallet_conformance.client.replay import END, script, steps_of
@@ -21,8 +23,6 @@ from wallet_conformance.reporting import replayed
 from wallet_conformance.reporting.writers import HTML, JUNIT, MARKDOWN
 from wallet_conformance.spec.catalogue import catalogue
 
-from .suite_runs import QUICK_SETTLEMENT, run_suite, tail
-
 # One fault of each part of the document that has faults (Versioning's one MUST, VER-01, is the suite's own
 # configuration: no server can break it, so no fault does), two of the service's; the test whose failure is replayed.
 FAILURES = {
@@ -30,7 +30,7 @@ FAILURES = {
     Fault.WRONG_CLOSE_MESSAGE: "tests/test_service.py::test_meta_message_is_the_documented_one[SVC-12-closeWallet]",
     Fault.WALLET_PREFIX_VA: "tests/test_resources.py::test_wallet_public_ids_start_with_the_wallet_prefix",
     Fault.CLOSED_WALLET_STILL_TRANSFERS: "tests/test_states.py::test_closed_wallet_does_not_send",
-    Fault.ACCOUNTS_ISDEFAULT_FILTER_IGNORED: "tests/test_endpoints.py::test_account_is_default_filter[True]",
+    Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED: "tests/test_endpoints.py::test_update_of_unknown_account_is_refused",
     Fault.NO_AUTH_ON_CLOSE: "tests/test_authentication.py::test_request_without_key_is_refused[closeWallet]",
     Fault.WEBHOOKS_NOT_PERSISTED: "tests/test_events.py::test_webhooks_set_by_update_are_read_back",
     Fault.TRANSFER_201: "tests/test_errors.py::test_success_uses_the_documented_status[transfer]",
@@ -39,6 +39,7 @@ FAILURES = {
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: "exchange-judge::STA-03[transfer]",
 }
 FORMATS = ("conformance.json", MARKDOWN, HTML, JUNIT)
+pytestmark = pytest.mark.xdist_group("replay")  # one worker runs the suite once for the module
 SETTLE_DELAY = 0.05
 
 
@@ -147,3 +148,56 @@ def test_every_part_with_a_fault_is_replayed():
     parts = {catalogue()[fault.requirement_id].section for fault in FAILURES}
     faulted = {catalogue()[fault.requirement_id].section for fault in Fault}
     assert parts == faulted and len(FAILURES) >= 10
+
+
+def test_the_replay_command_says_whether_the_failure_shows_again(failed_run, capsys, monkeypatch):
+    """`wallet-conformance replay REPORT --test NODEID`: without a target, against a bundled reference with the
+    report's faults, exit 1 (it shows again); against a faithful target, exit 0 and the answers that differ; the key
+    never printed; a test the report holds no replay of is one line, exit 4."""
+    test = FAILURES[Fault.NO_AUTH_ON_CLOSE]
+    assert cli.main(["replay", str(failed_run / MARKDOWN), "--test", test]) == 1
+    assert "shows again" in capsys.readouterr().out.splitlines()[-1]
+    assert cli.main(["replay", str(failed_run / JUNIT), "--test", "tests/test_nothing.py::test_none"]) == 4
+    assert "holds no replay of a failure of test tests/test_nothing.py::test_none" in capsys.readouterr().err
+    with ReferenceServer(settle_delay=SETTLE_DELAY) as faithful:
+        monkeypatch.setenv("WALLET_API_SECRET_KEY", faithful.secret_key)
+        assert cli.main(["replay", str(failed_run / HTML), "--test", test, "--base-url", faithful.base_url]) == 0
+        out = capsys.readouterr().out
+        assert "does not show again" in out and "status 401, where the run had 200" in out, out[-2000:]
+        assert faithful.secret_key not in out
+
+
+def test_lists_of_other_lengths_cannot_tell():
+    """A list answered with other entries than the run's (another length or total: the account holds other records)
+    is compared by its status only; a list of the same length is compared entry by entry."""
+    then = {"meta": {"pagination": {"totalCount": 2}}, "data": [{"balance": 1}, {"balance": 2}]}
+    longer = {"meta": {"pagination": {"totalCount": 3}}, "data": [{"balance": 1}, {"balance": 2}, {"balance": 3}]}
+    other = {"meta": {"pagination": {"totalCount": 2}}, "data": [{"balance": 1}, {"balance": 5}]}
+    assert not replayed.comparable(json.dumps(then), json.dumps(longer))
+    assert replayed.comparable(json.dumps(then), json.dumps(other))
+    differences = replayed.compare(200, json.dumps(then), 200, json.dumps(other))
+    assert differences == ["data[1].balance: 5, where the run had 2"]
+
+
+@pytest.mark.parametrize("keep", [True, False], ids=["kept", "swept"])
+def test_keep_failing_records_leaves_a_failing_test_s_wallets_open(tmp_path, http_client, keep):
+    """Against a deployed target, --keep-failing-records leaves open the wallet a failing test used, named in its
+    report, so its replay's reads answer right after the run; without it the end-of-run sweep closes it."""
+    node = "tests/test_money.py::test_settled_bank_transfer_debits_amount_plus_fee"
+    with ReferenceServer(faults=[Fault.BANK_TRANSFER_FEE_NOT_DEBITED], settle_delay=SETTLE_DELAY) as server:
+        process, report, _ = run_suite(
+            tmp_path / "reports", "--base-url", server.base_url, "--secret-key", server.secret_key,
+            "--funding-url", server.funding_url, "--quiet-window", "0.15", "-p", "no:randomly",
+            *(["--keep-failing-records"] if keep else []), paths=(node,))
+        assert report is not None and process.returncode == 1, tail(process)
+        entry = next(entry for entry in report["requirements"] if entry["id"] == "SVC-26")
+        kept = [wallet for test in entry["tests"] for wallet in test["kept"]]
+        listed = http_client.get(f"{server.base_url}/virtual-accounts",
+                                 headers={"x-service-key": server.secret_key}).json()["data"]
+        open_now = {wallet["publicId"] for wallet in listed}
+        if keep:
+            assert kept and set(kept) <= open_now, (kept, open_now)
+            assert "kept open for inspection" in process.stdout and kept[0] in (tmp_path / "reports" / MARKDOWN) \
+                .read_text(encoding="utf-8")
+        else:
+            assert not kept and not open_now, open_now

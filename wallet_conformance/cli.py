@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from wallet_conformance.client.api import KEY_VARIABLE, SECOND_KEY_VARIABLE
+from wallet_conformance.client.redaction import redact
 from wallet_conformance.command_line import (
     HELP_WIDTH,
     USAGE_HINT,
@@ -34,7 +36,9 @@ from wallet_conformance.command_line import (
     usage,
 )
 from wallet_conformance.command_line import help_text as subcommand_help
-from wallet_conformance.reporting import terminal
+from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.reference.server import ReferenceServer
+from wallet_conformance.reporting import replayed, terminal
 from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, stop_report, suite_version
 from wallet_conformance.reporting.endings import usage_error
 from wallet_conformance.reporting.gating import GateError
@@ -293,6 +297,49 @@ def merged(arguments: list[str]) -> int:
     print("\n".join([*terminal.summary(report, written), *([f"merged: {several}"] if several else []),
                      f"merged: {report['run']['merged']['not_claimed']}"]))
     return exit_status(report)
+
+
+def replay(arguments: list[str]) -> int:
+    """`replay REPORT --test NODEID | --requirement ID [target options]`: a failure's replay, from a report of any
+    format, run against the target (or a bundled reference with the report's faults and variants), and whether the
+    failure shows again (exit 1), does not (0), or the answers cannot tell (11)."""
+    settings, values = settings_of("replay", arguments)
+    reports, test = values["reports"], values["test"]
+    if len(reports) != 1 or not (test or settings.requirements):
+        raise UsageMistake("replay takes one REPORT and --test NODEID or --requirement ID")
+    path = Path(reports[0])
+    try:
+        chosen = replayed.chosen(replayed.replays_in(path), test, (settings.requirements or (None,))[0])
+    except OSError as error:
+        raise UsageMistake(f"{path}: {error.strerror or error}") from None
+    except (ValueError, replayed.ReplayError) as error:
+        raise UsageMistake(f"{path}: {error}") from None
+    with contextlib.ExitStack() as stack:
+        if settings.base_url is None:
+            reference = replayed.reference_of(path)
+            server = stack.enter_context(ReferenceServer(faults=reference.get("faults") or (),
+                                                         variants=reference.get("variants") or (),
+                                                         settle_delay=reference.get("settle_delay") or 0.1))
+            base_url, keys, funding_url = server.base_url, {KEY_VARIABLE: server.secret_key,
+                                                           SECOND_KEY_VARIABLE: server.second_secret_key}, \
+                server.funding_url
+            print(f"replay: against a bundled reference with the report's faults "
+                  f"({', '.join(reference.get('faults', ())) or 'none'}) and variants "
+                  f"({', '.join(reference.get('variants', ())) or 'none'})")
+        else:
+            base_url, funding_url = settings.base_url, settings.funding_url
+            keys = {variable: key for variable, key in ((KEY_VARIABLE, settings.secret_key),
+                                                         (SECOND_KEY_VARIABLE, settings.second_secret_key)) if key}
+        try:
+            outcome = replayed.run(chosen, base_url=base_url, keys=keys, funding_url=funding_url,
+                                   timeout=settings.test_timeout)
+        except replayed.ReplayError as error:
+            raise UsageMistake(str(error)) from None
+    print(redact(outcome.output.rstrip("\n")))
+    print(replayed.verdict_line(outcome))
+    if outcome.shows_again:
+        return int(ExitStatus.DOES_NOT_CONFORM)
+    return int(ExitStatus.NOTHING_JUDGED) if outcome.cannot_tell else int(ExitStatus.GATE_PASSES)
 
 
 def run_suite(arguments: list[str]) -> int:

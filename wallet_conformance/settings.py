@@ -328,7 +328,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("--base-url", "base URL of the implementation, ending in /v1 (default: start the bundled reference "
            "server)", env="WALLET_API_BASE_URL", check=base_url, metavar="URL", group="target",
            helps={"har": "the target's base URL, ending in /v1: only the recorded entries under it are judged "
-                         "(default: the one base address the entries share)"}),
+                         "(default: the one base address the entries share)",
+                  "replay": "the target the replay is sent to, ending in /v1 (default: a bundled reference with "
+                            "the faults and variants of the report's run)"}),
     Option("--secret-key", "the account's secret key, sent as x-service-key (never printed)",
            env="WALLET_API_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True,
            helps=dict.fromkeys(("har", "proxy"), KEY_REDACTED)),
@@ -336,7 +338,8 @@ OPTIONS: tuple[Option, ...] = (
            "isolation tests (a key must reach nothing of another account); never printed. Without it those tests "
            "skip (default against the bundled reference: its second business's key)",
            env="WALLET_API_SECOND_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True,
-           helps=dict.fromkeys(("har", "proxy"), KEY_REDACTED)),
+           helps={**dict.fromkeys(("har", "proxy"), KEY_REDACTED),
+                  "replay": "the key of the other business, for a replay of an isolation test (never printed)"}),
     Option("--environment", "staging or production (default {default}): production runs read-only tests unless "
            "--allow-writes", env="WALLET_API_ENVIRONMENT", default="staging", check=choice("staging or production"),
            choices=("staging", "production"), group="target", reproduce="deployed",
@@ -365,7 +368,7 @@ OPTIONS: tuple[Option, ...] = (
                                            "client is answered 504 (default {default:g})"}),
     Option("--test-timeout", "most time one test may spend on the target (default {default:g})",
            env="WALLET_API_TEST_TIMEOUT", default=120.0, convert=float, check=positive_seconds, metavar="SECONDS",
-           group="timing"),
+           group="timing", helps={"replay": "most time the replay may take (default {default:g})"}),
     Option("--run-budget", "most time the whole run may take; then it stops with what it has (default "
            "{default:g})", env="WALLET_API_RUN_BUDGET", default=1200.0, convert=float, check=positive_seconds,
            metavar="SECONDS", group="timing"),
@@ -396,7 +399,8 @@ OPTIONS: tuple[Option, ...] = (
            default="quick", check=choice(), choices=("quick", "thorough"), group="run", reproduce="active"),
     Option("--requirement", "run only the tests of this requirement (repeatable; any letter case)", action="append",
            check=requirement_ids, metavar="ID", group="run", setting="requirements",
-           helps={"har": "judge only this requirement (repeatable; any letter case); the others are not selected"}),
+           helps={"har": "judge only this requirement (repeatable; any letter case); the others are not selected",
+                  "replay": "without --test: the first failure of this requirement the report holds a replay of"}),
     Option("--part", "run only the tests of the requirements of this part of the document (repeatable, any "
            f"case): {', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
            setting="parts"),
@@ -503,7 +507,12 @@ PROXY_OPTIONS: tuple[Option, ...] = (
            "descriptors never run out (default {default})", default=512, convert=int, check=positive_count,
            metavar="N", group="proxy"),
 )
-BY_ANY_FLAG = {option.flag: option for option in (*OPTIONS, *PROXY_OPTIONS)}  # a run's and the proxy's
+# The replay's own options (`wallet-conformance replay`, reporting/replayed.py), with the target's.
+REPLAY_OPTIONS: tuple[Option, ...] = (
+    Option("--test", "the test whose failure is replayed: its node id as the report writes it, or the start of one",
+           metavar="NODEID", group="run"),
+)
+BY_ANY_FLAG = {option.flag: option for option in (*OPTIONS, *PROXY_OPTIONS, *REPLAY_OPTIONS)}
 
 
 @dataclass(frozen=True)
@@ -554,6 +563,16 @@ SUBCOMMANDS = {subcommand.name: subcommand for subcommand in (
                usage="--upstream URL [options]",
                details="Clients use http://HOST:PORT/v1 as their base URL; every exchange is forwarded unchanged and "
                        "judged on the side. Stop it with Ctrl-C (SIGINT) or SIGTERM: the reports are written then."),
+    Subcommand("replay", "send a failure's requests again, from a report of any format, and say whether it shows "
+               "again", "wallet_conformance.cli:replay",
+               ("--test", "--requirement", "--base-url", "--secret-key", "--second-secret-key", "--funding-url",
+                "--test-timeout"),
+               positional="REPORT", dest="reports", usage="--test NODEID | --requirement ID [options]",
+               details="REPORT is a conformance.json, conformance.md, conformance.html or junit.xml; the replay is "
+                       "the script the report shows for the failing test, run with bash (curl and python3 needed) "
+                       "against --base-url, or, without one, a bundled reference with the faults and variants the "
+                       "report's run had. Exit 1: the failure shows again; 0: it does not; 11: the answers cannot "
+                       "tell (only a list's status could be compared). docs/reports.md says more."),
     Subcommand("merge", "one report of several conformance.json (proxies, --har runs)",
                "wallet_conformance.cli:merged", ("--report-dir", "--waivers", "--baseline", "--require-complete"),
                positional="REPORT", dest="reports",

@@ -133,8 +133,6 @@ def _recorded(number: int, exchange: Exchange) -> str:
         text = json.dumps(exchange.json, separators=(",", ":"), ensure_ascii=False)
     if "\n" in text or len(text) > RECORDED_AT_MOST or exchange.truncated:
         text = "(too long to compare)"
-    elif isinstance(exchange.data, list):
-        text = "(a list: its entries depend on all the account holds, so only its status is compared)"
     return f"{RECORDED}{number}: {exchange.status} {text}"
 
 

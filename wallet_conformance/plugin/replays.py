@@ -27,8 +27,6 @@ def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evi
     """The replay script of a failure shown by `evidence` among `exchanges` (None when there is none to replay); a
     failure shown by an exchange judge's finding replays up to that exchange. An exchange of the evidence made
     before the test (by a fixture the test shares) is replayed with the records given to it, in the order sent."""
-    if not exchanges:
-        return None
     shown = [item for entry in evidence for item in (entry.get("exchange"), *entry.get("compared_with", ())) if item]
     inside = {id(exchange) for exchange in exchanges}
     earlier = {id(exchange): exchange for exchange in [*client.exchanges, *client.exchanges.made.values()]
@@ -37,6 +35,8 @@ def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evi
                                                             *earlier.values()]}.values(),
                    key=lambda exchange: exchange.started or 0.0)
     sent = [*given, *exchanges]
+    if not sent:
+        return None
     failing = {index for index, exchange in enumerate(sent) if exchange_evidence(exchange) in shown}
     if failing:
         sent = sent[:max(failing) + 1]

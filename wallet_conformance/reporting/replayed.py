@@ -86,6 +86,17 @@ def replays_in(path: Path) -> list[Replay]:
     return list(found.values())
 
 
+def reference_of(path: Path) -> dict[str, Any]:
+    """The bundled reference a report's run had (faults, variants, settle delay): a conformance.json's `run`, else the
+    one beside the report, else the faults and variants its reproduce command names; empty for another target."""
+    beside = path if path.suffix.lower() == ".json" else path.with_name("conformance.json")
+    if beside.is_file():
+        return (json.loads(beside.read_text(encoding="utf-8")).get("run") or {}).get("reference") or {}
+    text = html.unescape(path.read_text(encoding="utf-8"))
+    return {"faults": list(dict.fromkeys(re.findall(r"--reference-fault[ =]([a-z0-9-]+)", text))),
+            "variants": list(dict.fromkeys(re.findall(r"--reference-variant[ =]([a-z0-9-]+)", text)))}
+
+
 def chosen(replays: list[Replay], test: str | None, requirement: str | None) -> Replay:
     """The replay of `test` (its node id, or its start), else the first of a test that failed `requirement`."""
     for replay in replays:
@@ -122,14 +133,32 @@ def run(replay: Replay, *, base_url: str, keys: dict[str, str], funding_url: str
     differences: dict[int, list[str]] = {}
     unanswered = []
     recorded = recorded_answers(replay.script)
+    compared = 0
     for step, (status, body) in recorded.items():
         if step not in answers:
             unanswered.append(step)
             continue
         now_status, now_body = answers[step]
+        if body is not None and not comparable(body, now_body):
+            body = None  # a list of another length: the account holds other records than in the run
         differences[step] = compare(status, body, int(now_status or 0), now_body)
-    compared = sum(1 for step, (_, body) in recorded.items() if body is not None and step in answers)
+        compared += body is not None
     return Outcome(replay, output, differences, unanswered, compared)
+
+
+def comparable(body: str, now_body: str) -> bool:
+    """Whether two answers can be compared entry by entry: not two lists of different lengths (or totals), which
+    says the target holds other records than the run's account did (a list of wallets, of transactions), not that
+    it answers otherwise."""
+    try:
+        then, now = json.loads(body), json.loads(now_body)
+    except ValueError:
+        return True
+    if not (isinstance(then, dict) and isinstance(now, dict) and isinstance(then.get("data"), list)):
+        return True
+    total = [((answer.get("meta") or {}).get("pagination") or {}).get("totalCount") if isinstance(
+        answer.get("meta"), dict) else None for answer in (then, now)]
+    return isinstance(now.get("data"), list) and len(then["data"]) == len(now["data"]) and total[0] == total[1]
 
 
 def compare(status: int, body: str | None, now_status: int, now_body: str) -> list[str]:
@@ -180,3 +209,20 @@ def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
             yield from _leaves(inner, f"{path}[{index}]")
     else:
         yield path, value
+
+
+def verdict_line(outcome: Outcome) -> str:
+    """What a replay found, in one line (and the differences that say why, one per line)."""
+    replay = outcome.replay
+    what = f"{replay.test} ({', '.join(replay.failed)})"
+    if outcome.shows_again:
+        return (f"replay: the failure of {what} shows again: every answer that showed it in the run was answered "
+                "alike (but for the values a target assigns)")
+    if outcome.cannot_tell:
+        return (f"replay: cannot tell whether the failure of {what} shows again: its answers were alike, but only "
+                "their status could be compared (a list, or an answer too long to keep)")
+    lines = [f"replay: the failure of {what} does not show again:"]
+    lines += [f"  step {step}: not reached (the replay stopped before it)" for step in outcome.unanswered]
+    lines += [f"  step {step}: {difference}" for step, differences in sorted(outcome.differences.items())
+              for difference in differences[:5]]
+    return "\n".join(lines)
