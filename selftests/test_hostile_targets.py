@@ -24,7 +24,7 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
-from wallet_conformance.client.api import ApiClient, Bound, ExchangeLog, RateLimited, TargetError, Unanswered
+from wallet_conformance.client.api import ApiClient, Bound, Exchange, ExchangeLog, RateLimited, TargetError, Unanswered
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import judged_silences
@@ -484,10 +484,11 @@ print(first, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 def test_the_exchange_log_keeps_only_the_newest_but_counts_all():
     """Indexes stay those of the whole run; only the newest exchanges are held."""
     log = ExchangeLog(kept=3)
-    for number in range(10):
-        log.append(number)  # type: ignore[arg-type]
-    assert len(log) == 10 and list(log) == [7, 8, 9] and log[8:] == [8, 9] and log[-1] == 9
-    assert log[0:] == [7, 8, 9]
+    made = [Exchange(None, "GET", f"http://x/v1/banks?n={number}", [], None, 200, [], "", 0.0) for number in range(10)]
+    for exchange in made:
+        log.append(exchange)
+    assert len(log) == 10 and list(log) == made[7:] and log[8:] == made[8:] and log[-1] is made[9]
+    assert log[0:] == made[7:]
     with pytest.raises(IndexError):
         log[2]
 

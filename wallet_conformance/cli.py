@@ -37,7 +37,6 @@ from wallet_conformance.command_line import (
 )
 from wallet_conformance.command_line import help_text as subcommand_help
 from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.reference.server import ReferenceServer
 from wallet_conformance.reporting import replayed, terminal
 from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, stop_report, suite_version
 from wallet_conformance.reporting.endings import usage_error
@@ -316,6 +315,9 @@ def replay(arguments: list[str]) -> int:
         raise UsageMistake(f"{path}: {error}") from None
     with contextlib.ExitStack() as stack:
         if settings.base_url is None:
+            # Imported here: Starlette brings anyio, which pytest must import itself to rewrite its plugin's asserts.
+            from wallet_conformance.reference.server import ReferenceServer
+
             reference = replayed.reference_of(path)
             server = stack.enter_context(ReferenceServer(faults=reference.get("faults") or (),
                                                          variants=reference.get("variants") or (),

@@ -306,11 +306,11 @@ GROUPS = {
 }
 # The installed command's own options: they answer without running the suite (wallet_conformance/cli.py).
 COMMAND_OPTIONS = (
-    ("--version", "the suite's version and the sha256 of the document, the catalogue, openapi.yaml and the schemas"),
+    ("--version", "the suite's version and the sha256 of the files it judges by"),
     ("--list-requirements [--part P] [--level L]", "the catalogue, one line per requirement: id, level, title"),
-    ("--list-faults", "the bundled reference's faults (for --reference-fault): name, requirement, what it breaks"),
-    ("--list-variants", "the bundled reference's variants (for --reference-variant) and the sentences they rest on"),
-    ("--help-pytest", "pytest's own options (-n, -k, --junitxml, --alluredir...), which the command also takes"),
+    ("--list-faults", "the bundled reference's faults, for --reference-fault"),
+    ("--list-variants", "the bundled reference's variants, for --reference-variant"),
+    ("--help-pytest", "pytest's own options (-n, -k, --junitxml...), taken too"),
 )
 
 # The money budget of a run without --max-amount, in kobo: 50,000 naira where the money is real (production) or drawn
@@ -334,9 +334,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--secret-key", "the account's secret key, sent as x-service-key (never printed)",
            env="WALLET_API_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True,
            helps=dict.fromkeys(("har", "proxy"), KEY_REDACTED)),
-    Option("--second-secret-key", "the secret key of an account of another business on the same target, for the "
-           "isolation tests (a key must reach nothing of another account); never printed. Without it those tests "
-           "skip (default against the bundled reference: its second business's key)",
+    Option("--second-secret-key", "the key of an account of another business on the target, for the isolation "
+           "tests, which skip without it (default: the bundled reference's second business's); never printed",
            env="WALLET_API_SECOND_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True,
            helps={**dict.fromkeys(("har", "proxy"), KEY_REDACTED),
                   "replay": "the key of the other business, for a replay of an isolation test (never printed)"}),
@@ -356,8 +355,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--settle-timeout", "how long to wait for a pending transfer to settle (default {default:g})",
            env="WALLET_API_SETTLE_TIMEOUT", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS",
            group="timing"),
-    Option("--quiet-window", "how long balances are watched after a refused transfer, for a movement that must "
-           f"not come (default {QUIET_WINDOW:g}; against the bundled reference without variants, its settle delay + "
+    Option("--quiet-window", "how long balances are watched after a refused transfer (default "
+           f"{QUIET_WINDOW:g}; against the bundled reference without variants, its settle delay + "
            f"{REFERENCE_QUIET_MARGIN:g})", env="WALLET_API_QUIET_WINDOW", convert=float, check=positive_seconds,
            metavar="SECONDS", group="timing",
            derived=lambda held: quiet_window(held["base_url"], held["reference_settle_delay"],
@@ -381,12 +380,12 @@ OPTIONS: tuple[Option, ...] = (
            helps={name: f"{REPORTS_WRITTEN} (default {{default}}/{inside}/)" for name, inside in REPORT_FOLDERS.items()}
            | {"proxy": f"{REPORTS_WRITTEN}, when the proxy is stopped and every --report-every (default {{default}}/"
                        f"{REPORT_FOLDERS['proxy']}/)"}),
-    Option("--work-dir", "where the run keeps what is not a report: pytest's cache, Hypothesis' files, the locks runs "
-           "sharing it take turns with, the crash journals --cleanup reads (default {default}/)",
+    Option("--work-dir", "where the run keeps what is no report: pytest's cache, Hypothesis' files, locks, the crash "
+           "journals --cleanup reads (default {default}/)",
            env="WALLET_API_WORK_DIR", default=".wallet-conformance", check=folder, metavar="DIR", group="run",
            reproduce="never"),
-    Option("--waivers", "YAML list of waived requirements (id, reason, owner, expires): their failures do not "
-           "fail the run until the expiry date has passed", env="WALLET_API_WAIVERS", check=path, metavar="FILE",
+    Option("--waivers", "YAML list of waived requirements (id, reason, owner, expires): their failures fail the "
+           "run only once expired", env="WALLET_API_WAIVERS", check=path, metavar="FILE",
            group="gating"),
     Option("--baseline", "an earlier conformance.json of the same catalogue: only failures it did not have fail "
            "the run", env="WALLET_API_BASELINE", check=path, metavar="FILE", group="gating"),
@@ -412,38 +411,37 @@ OPTIONS: tuple[Option, ...] = (
     Option("--allow-money-movement", "allow transfers in production (also needs --allow-writes)",
            action="store_true", group="safety"),
     Option("--max-amount", f"most money the run may move, in kobo (default {MONEY_BUDGET:,}; {HOOK_MONEY_BUDGET:,} in "
-           "staging with a funding hook, whose money the hook makes)", env="WALLET_API_MAX_AMOUNT", convert=int,
+           "staging with a funding hook)", env="WALLET_API_MAX_AMOUNT", convert=int,
            check=positive_kobo, metavar="KOBO", group="safety"),
-    Option("--ca-bundle", "PEM file of the CA(s) to trust for an https target (default: the system's, or "
-           "SSL_CERT_FILE); certificates are always verified", env="WALLET_API_CA_BUNDLE", check=pem_file,
+    Option("--ca-bundle", "PEM file of the CA(s) an https target is verified with (default: the system's, "
+           "SSL_CERT_FILE); never unverified", env="WALLET_API_CA_BUNDLE", check=pem_file,
            metavar="FILE", group="target"),
     Option("--webhook-listen", "listen for webhook deliveries there during the run (INFO)", check=host_and_port,
            metavar="HOST:PORT", group="run"),
-    Option("--webhook-public-url", "the URL the target should deliver to, when it differs from the listener's; "
-           "also the base of the webhook URLs the update tests set (else a reserved .invalid host, which a target "
-           "may refuse)",
+    Option("--webhook-public-url", "the URL the target delivers to, if not the listener's; also the base of the "
+           "update tests' webhook URLs (else a reserved .invalid host, which a target may refuse)",
            check=absolute_url, metavar="URL", group="run"),
-    Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: each *.har or *.HAR in it) "
-           "and send nothing: no target, no test; the base URL, when given, chooses the target's entries",
+    Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: its *.har, any case) "
+           "and send nothing; the base URL, when given, chooses the target's entries",
            action="append", check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
     Option("--keep-personal-data", "with --har and in the proxy: keep personal fields (names, account numbers, "
-           "e-mail addresses, phone numbers) in every output, where they are masked by default", action="store_true",
+           "e-mails, phones) in every output, not masked", action="store_true",
            group="run"),
     Option("--mask-personal-data", "in a run against a target: mask personal fields in every output, as --har and "
            "the proxy do", action="store_true", group="run"),
-    Option("--record-har", "write every exchange the run makes into this HAR 1.2 file (the key redacted, bodies cut "
-           "where the client cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
+    Option("--record-har", "write every exchange into this HAR 1.2 file (keys redacted, bodies cut as the client "
+           "cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
            group="run", reproduce="never",
            helps={"proxy": "write every exchange forwarded into this HAR 1.2 file, rotated by --har-max-size (keys "
                            "redacted)"}),
     Option("--keep-failing-records", "leave open the wallets a failing test used (its report names them) for its "
            "curl lines; --cleanup closes them", action="store_true", group="run", reproduce="never"),
-    Option("--cleanup", "run no test: close what earlier runs left on the target (wallets named with the "
-           "suite's run-id prefix), restore webhooks they changed, and report", action="store_true", group="run"),
-    Option("--reference-fault", "start the bundled reference with this fault (repeatable; self-tests)",
+    Option("--cleanup", "run no test: close the wallets earlier runs left (named with the suite's run-id prefix), "
+           "restore the webhooks they changed", action="store_true", group="run"),
+    Option("--reference-fault", "start the bundled reference with this fault (repeatable)",
            action="append", metavar="NAME", group="reference", setting="reference_faults"),
-    Option("--reference-variant", "start the bundled reference with this variant, another legitimate reading of "
-           "an open point (repeatable; all: every variant; env: comma-separated) (self-tests)",
+    Option("--reference-variant", "start the bundled reference with this variant, another reading of an open point "
+           "(repeatable; all: every one)",
            env="WALLET_API_REFERENCE_VARIANTS", action="append", metavar="NAME", group="reference",
            setting="reference_variants"),
     Option("--reference-settle-delay", "settle delay of the bundled reference (default {default:g})",
@@ -563,11 +561,10 @@ SUBCOMMANDS = {subcommand.name: subcommand for subcommand in (
                usage="--upstream URL [options]",
                details="Clients use http://HOST:PORT/v1 as their base URL; every exchange is forwarded unchanged and "
                        "judged on the side. Stop it with Ctrl-C (SIGINT) or SIGTERM: the reports are written then."),
-    Subcommand("replay", "send a failure's requests again, from a report of any format, and say whether it shows "
-               "again", "wallet_conformance.cli:replay",
+    Subcommand("replay", "replay a failure from a report; say whether it shows again", "wallet_conformance.cli:replay",
                ("--test", "--requirement", "--base-url", "--secret-key", "--second-secret-key", "--funding-url",
                 "--test-timeout"),
-               positional="REPORT", dest="reports", usage="--test NODEID | --requirement ID [options]",
+               positional="REPORT", dest="reports",
                details="REPORT is a conformance.json, conformance.md, conformance.html or junit.xml; the replay is "
                        "the script the report shows for the failing test, run with bash (curl and python3 needed) "
                        "against --base-url, or, without one, a bundled reference with the faults and variants the "

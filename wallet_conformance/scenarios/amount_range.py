@@ -14,7 +14,7 @@ with the verdicts on each of its transfers: `fee_of_every_point`, `actual_of_eve
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
@@ -214,6 +214,7 @@ class Magnitudes:
     stopped: str
     settled: list[tuple[Point, dict[str, Any], dict[str, int]]]
     unfinished: list[Point]
+    reads: dict[str, Exchange] = field(default_factory=dict)  # by wallet: the read that showed its balance after
 
     @property
     def top(self) -> int:
@@ -276,19 +277,20 @@ class MagnitudeWalk:
         stopped = self._send_all()
         if not self.points:
             raise CannotJudge(f"no {self.operation_id} of the walk was sent: {stopped}")
-        settled, unfinished = [], []
+        settled, unfinished, reads = [], [], {}
         for point in self.points:
             end = money.settled_or_none(self.resources, point.exchange)
             if end is None:
                 raise CannotJudge(f"the {point.amount} kobo {self.operation_id} stayed pending past --settle-timeout "
                                   f"({self.resources.settings.settle_timeout:g} s)")
             after = self._balances_after(point, end)
+            reads.update({wallet: read for wallet in after if (read := self.resources.last_read(wallet)) is not None})
             moved = after != self._balances_before(point)
             if end.get("status") != contract.success_state() and not moved:
                 unfinished.append(point)  # it ended another way (a payout failed and given back, say)
             else:
                 settled.append((point, end, after))
-        return Magnitudes(self.operation_id, self.points, stopped, settled, unfinished)
+        return Magnitudes(self.operation_id, self.points, stopped, settled, unfinished, reads)
 
     def _send_all(self) -> str:
         """Send the walk's transfers; why it stopped."""
@@ -383,12 +385,12 @@ def settled_sums_of_every_point(walk: Magnitudes, *, requirement: str | None = N
         charged = money.charged(point.transaction, point.amount, point.exchange)
         before = (*filter(None, [point.read_before]), point.exchange)  # the read before (if any), the transfer
         checks.equals(after[point.source], point.before - charged, requirement=requirement,
-                      exchange=walk.resources.last_read(point.source) or point.exchange, also=before,
+                      exchange=walk.reads.get(point.source, point.exchange), also=before,
                       title=f"a settled {point.amount} kobo {walk.operation_id} debits the source by actualAmount, "
                             "amount plus fee")
         if point.destination is not None:
             checks.equals(after[point.destination], point.amount, requirement=requirement,
-                          exchange=walk.resources.last_read(point.destination) or point.exchange,
+                          exchange=walk.reads.get(point.destination, point.exchange),
                           also=(point.exchange,),
                           title=f"a settled {point.amount} kobo transfer credits the destination by amount")
 
