@@ -45,11 +45,13 @@ SETTLE_DELAY = 0.05
 
 @pytest.fixture(scope="module")
 def failed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One run against the reference with the ten faults, their requirements chosen: its report folder."""
+    """One run against the reference with the ten faults, of the tests whose failures are replayed (every
+    parametrisation of each), their requirements chosen: its report folder."""
     folder = tmp_path_factory.mktemp("replayed") / "reports"
+    tests = tuple(dict.fromkeys(test.split("[")[0] for test in FAILURES.values() if test.startswith("tests/")))
     process, report, _ = run_suite(folder, *(f"--reference-fault={fault.cli_name}" for fault in FAILURES),
                                    *(f"--requirement={fault.requirement_id}" for fault in FAILURES),
-                                   *QUICK_SETTLEMENT, "-n", "2")
+                                   *QUICK_SETTLEMENT, "-n", "2", paths=tests)
     assert report is not None and process.returncode == 1, tail(process)
     return folder
 

@@ -28,16 +28,23 @@ def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evi
     failure shown by an exchange judge's finding replays up to that exchange. An exchange of the evidence made
     before the test (by a fixture the test shares) is replayed with the records given to it, in the order sent."""
     shown = [item for entry in evidence for item in (entry.get("exchange"), *entry.get("compared_with", ())) if item]
+    requests = {(item["request"], item["status"]) for item in shown}
+
+    def showed(exchange: Exchange) -> bool:
+        """Whether the evidence shows it: its request line and status first, where most exchanges differ."""
+        return ((f"{exchange.method} {exchange.url}", exchange.status) in requests
+                and exchange_evidence(exchange) in shown)
+
     inside = {id(exchange) for exchange in exchanges}
     earlier = {id(exchange): exchange for exchange in [*client.exchanges, *client.exchanges.made.values()]
-               if id(exchange) not in inside and exchange_evidence(exchange) in shown}
+               if id(exchange) not in inside and showed(exchange)}
     given = sorted({id(exchange): exchange for exchange in [*_given(client, [*earlier.values(), *exchanges]),
                                                             *earlier.values()]}.values(),
                    key=lambda exchange: exchange.started or 0.0)
     sent = [*given, *exchanges]
     if not sent:
         return None
-    failing = {index for index, exchange in enumerate(sent) if exchange_evidence(exchange) in shown}
+    failing = {index for index, exchange in enumerate(sent) if showed(exchange)}
     if failing:
         sent = sent[:max(failing) + 1]
     steps = steps_of(sent, failing=failing, given=len(given))
