@@ -14,9 +14,10 @@ import pytest
 from suite_runs import QUICK_SETTLEMENT, run_suite, tail
 
 from wallet_conformance import cli
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.api import ApiClient, Exchange, ExchangeLog
 from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
 from wallet_conformance.client.replay import END, script, steps_of
+from wallet_conformance.plugin import replays
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reference.server import ReferenceServer
 from wallet_conformance.reporting import replayed
@@ -204,3 +205,14 @@ def test_keep_failing_records_leaves_a_failing_test_s_wallets_open(tmp_path, htt
                 .read_text(encoding="utf-8")
         else:
             assert not kept and not open_now, open_now
+
+
+def test_a_replay_says_when_the_test_s_first_requests_are_no_longer_kept():
+    """A test that made more requests than a client keeps gets a replay that says so, rather than one that silently
+    starts in the middle of its sequence."""
+    client = ApiClient("http://x/v1", "test_sk_abcdefghij0123456789")
+    client.exchanges = ExchangeLog(kept=3)
+    for number in range(10):
+        client.exchanges.append(_exchange("GET", f"http://x/v1/transactions/banks?n={number}", 200, {"data": []}))
+    assert replays.unkept_note(client, 8) is None
+    assert replays.unkept_note(client, 2).startswith("the test's first 5 request(s) are no longer kept")

@@ -295,6 +295,11 @@ class ExchangeLog:
     def __len__(self) -> int:
         return self._count
 
+    @property
+    def oldest_kept(self) -> int:
+        """The run-wide index of the oldest exchange still held."""
+        return self._count - len(self._items)
+
     def __iter__(self) -> Iterator[Exchange]:
         return iter(self._items)
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import KEPT_EXCHANGES, ApiClient, Exchange
 from wallet_conformance.client.replay import request_text, script, steps_of
 from wallet_conformance.client.target import Target
 from wallet_conformance.reporting.evidence import exchange_evidence
@@ -17,9 +17,18 @@ from wallet_conformance.reporting.evidence import exchange_evidence
 _WORD = re.compile(r"[A-Za-z0-9_.@-]{4,}")  # an identifier a request may carry
 
 
-def test_exchanges(client: ApiClient, test_start: int) -> list[Exchange]:
-    """The exchanges a failure of the test replays: since the test began, or since its last example began."""
-    return client.exchanges[max(test_start, client.exchanges.example_start):]
+def test_start(client: ApiClient, started: int) -> int:
+    """Where a failure of the test that began at `started` replays from: there, or where its last example began."""
+    return max(started, client.exchanges.example_start)
+
+
+def unkept_note(client: ApiClient, start: int) -> str | None:
+    """What a replay from `start` lacks when the client no longer holds the test's first exchanges."""
+    unkept = client.exchanges.oldest_kept - start
+    if unkept <= 0:
+        return None
+    return (f"the test's first {unkept} request(s) are no longer kept (a client keeps its last {KEPT_EXCHANGES}): "
+            "the replay starts after them, and may not show the failure")
 
 
 def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evidence: Sequence[dict[str, Any]],

@@ -117,9 +117,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 if "compared_with" not in item_evidence:
                     item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
         if client is not None and run.target is not None and classified.failed_requirements:
-            exchanges = replays.test_exchanges(client, item.stash.get(TEST_START, 0))
+            start = replays.test_start(client, item.stash.get(TEST_START, 0))
+            exchanges = client.exchanges[start:]
             classified.replay = replays.replay(run.target, client, exchanges, classified.evidence,
-                                               plain_nodeid(item.nodeid), classified.failed_requirements)
+                                               plain_nodeid(item.nodeid), classified.failed_requirements,
+                                               note=replays.unkept_note(client, start))
             if run.settings.keep_failing_records:  # the end-of-run sweep leaves them open
                 classified.kept = replays.wallets_used(client, exchanges)
                 run.kept.update(classified.kept)
@@ -147,7 +149,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 finding.replay = replays.replay(
                     run.target, client, made, [finding.evidence],
                     NODEID.format(by=finding.by, requirement=finding.requirement, operation=finding.operation),
-                    [finding.requirement], note=f"the exchange judge's rule {finding.rule!r}, during {finding.seen_in}")
+                    [finding.requirement], note="; ".join(filter(None, [
+                        f"the exchange judge's rule {finding.rule!r}, during {finding.seen_in}",
+                        replays.unkept_note(client, item.stash.get(TEST_START, 0))])))
     reason = _why_stop(run)
     if reason is not None and not item.session.shouldstop:
         record.stopped = stopped_early(reason)  # the controlling process reads it in the record (plugin/early_stop.py)
