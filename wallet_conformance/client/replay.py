@@ -237,7 +237,11 @@ _SEND = r"""
 send() {  # send STEP METHOD URL [curl options...]: one request; its status and answer printed, kept in STATUS, ANSWER
   local step=$1 method=$2 url=$3 out
   shift 3
-  out=$(curl -sS --max-time 60 -X "$method" "$url" "$@" -w $'\n%{http_code}')
+  if [ "$method" = HEAD ]; then  # -I: curl waits for no body
+    out=$(curl -sS --max-time 60 -I "$url" "$@" -o /dev/null -w $'\n%{http_code}')
+  else
+    out=$(curl -sS --max-time 60 -X "$method" "$url" "$@" -w $'\n%{http_code}')
+  fi
   STATUS=${out##*$'\n'}
   ANSWER=${out%$'\n'*}
   printf '# step %s: %s %s -> %s\n%s\n' "$step" "$method" "$url" "$STATUS" "$ANSWER"
