@@ -313,6 +313,7 @@ def replay(arguments: list[str]) -> int:
         raise UsageMistake(f"{path}: {error.strerror or error}") from None
     except (ValueError, replayed.ReplayError) as error:
         raise UsageMistake(f"{path}: {error}") from None
+    funding_url: str | None
     with contextlib.ExitStack() as stack:
         if settings.base_url is None:
             # Imported here: Starlette brings anyio, which pytest must import itself to rewrite its plugin's asserts.
@@ -322,14 +323,13 @@ def replay(arguments: list[str]) -> int:
             server = stack.enter_context(ReferenceServer(faults=reference.get("faults") or (),
                                                          variants=reference.get("variants") or (),
                                                          settle_delay=reference.get("settle_delay") or 0.1))
-            base_url, keys, funding_url = server.base_url, {KEY_VARIABLE: server.secret_key,
-                                                           SECOND_KEY_VARIABLE: server.second_secret_key}, \
-                server.funding_url
+            base_url, funding_url = server.base_url, server.funding_url
+            keys = {KEY_VARIABLE: server.secret_key, SECOND_KEY_VARIABLE: server.second_secret_key}
             print(f"replay: against a bundled reference with the report's faults "
                   f"({', '.join(reference.get('faults', ())) or 'none'}) and variants "
                   f"({', '.join(reference.get('variants', ())) or 'none'})")
         else:
-            base_url, funding_url = settings.base_url, settings.funding_url
+            base_url, funding_url = str(settings.base_url), settings.funding_url
             keys = {variable: key for variable, key in ((KEY_VARIABLE, settings.secret_key),
                                                          (SECOND_KEY_VARIABLE, settings.second_secret_key)) if key}
         try:

@@ -452,6 +452,14 @@ OPTIONS: tuple[Option, ...] = (
 )
 BY_FLAG = {option.flag: option for option in OPTIONS}
 
+
+def variable_of(flag: str) -> str:
+    """The environment variable an option reads (a replay reads its value from there too)."""
+    variable = BY_FLAG[flag].env
+    if variable is None:
+        raise LookupError(f"{flag} reads no environment variable")
+    return variable
+
 # The options of the suite the proxy takes too: the keys (redacted wherever they appear), the target's TLS and time
 # bound, where the reports and the recording go, the gate.
 PROXY_SHARED = ("--secret-key", "--second-secret-key", "--environment", "--ca-bundle", "--request-timeout",

@@ -22,7 +22,7 @@ from wallet_conformance.client.curl import curl_command
 from wallet_conformance.client.near_copies import key_template
 from wallet_conformance.client.plain_transport import PlainTransport
 from wallet_conformance.client.redaction import redact, redact_headers
-from wallet_conformance.settings import BY_FLAG
+from wallet_conformance.settings import variable_of
 from wallet_conformance.spec import contract
 
 KEY_HEADER = "x-service-key"
@@ -41,8 +41,8 @@ MAX_BODY = 256 * 1024
 KEPT_EXCHANGES = 200
 MADE_KEPT = 20_000  # records whose making a client remembers for replays (ExchangeLog.made)
 # Where a replay reads each key from: the variables the options read it from.
-KEY_VARIABLE = BY_FLAG["--secret-key"].env
-SECOND_KEY_VARIABLE = BY_FLAG["--second-secret-key"].env
+KEY_VARIABLE = variable_of("--secret-key")
+SECOND_KEY_VARIABLE = variable_of("--second-secret-key")
 # Rate limiting (429): the most retries of one request, the longest single wait, and the default of
 # the run's total waiting (--rate-limit-wait).
 RATE_LIMIT_RETRIES = 3

@@ -19,10 +19,10 @@ from typing import Any
 from wallet_conformance.client.api import KEY_VARIABLE, Exchange
 from wallet_conformance.client.curl import NOISE
 from wallet_conformance.client.near_copies import KEY_MARK
-from wallet_conformance.settings import BY_FLAG
+from wallet_conformance.settings import variable_of
 
-BASE_VARIABLE = BY_FLAG["--base-url"].env
-FUNDING_VARIABLE = BY_FLAG["--funding-url"].env
+BASE_VARIABLE = variable_of("--base-url")
+FUNDING_VARIABLE = variable_of("--funding-url")
 TITLE = "# Replay of "  # the script's second line: TITLE, the test, ", which failed ", the requirements
 END = "# end of the replay"  # the script's last line: a report in any format holds each script whole between these
 RECORDED = "# recorded answer of step "  # a line of the script: the step, its status and its answer as recorded

@@ -116,7 +116,7 @@ def run(replay: Replay, *, base_url: str, keys: dict[str, str], funding_url: str
         if shutil.which(tool) is None:
             raise ReplayError(f"a replay runs with bash, curl and python3: {tool} is not installed")
     with tempfile.TemporaryDirectory(prefix="replay-") as folder:
-        env = {**os.environ, BASE_VARIABLE: base_url.rstrip("/"), **keys, ANSWERS_VARIABLE: folder}
+        env: dict[str, str] = {**os.environ, BASE_VARIABLE: base_url.rstrip("/"), **keys, ANSWERS_VARIABLE: folder}
         if funding_url:
             env[FUNDING_VARIABLE] = funding_url
         try:
