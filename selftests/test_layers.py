@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +186,30 @@ def test_the_report_schema_lists_the_enums_words():
     assert schema["$defs"]["counts"]["required"] == [verdict.value for verdict in Verdict]
     outcome = schema["properties"]["outcome"]["properties"]["verdict"]["enum"]
     assert outcome == [word.value for word in Outcome]
+
+
+def _requirement_name(requirement: str) -> str:
+    """A dependency's distribution name, as pyproject.toml writes it, normalised."""
+    return re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_every_package_the_suite_imports_is_declared():
+    """Each package outside the standard library that the package imports is a dependency of pyproject.toml: an
+    installation never works only because another package brought it along (h11 came with httpx's httpcore)."""
+    declared = {_requirement_name(requirement) for requirement in
+                tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]}
+    distributions = metadata.packages_distributions()
+    imported: dict[str, set[str]] = {}
+    for path in (ROOT / "wallet_conformance").rglob("*.py"):
+        if "suite" in path.relative_to(ROOT / "wallet_conformance").parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            for name in names:
+                top = name.split(".")[0]
+                if top != "wallet_conformance" and top not in sys.stdlib_module_names:
+                    imported.setdefault(top, set()).add(path.relative_to(ROOT).as_posix())
+    undeclared = {top: sorted(files)[:2] for top, files in imported.items()
+                  if not {_requirement_name(name) for name in distributions.get(top, [top])} & declared}
+    assert not undeclared, undeclared
