@@ -1,5 +1,5 @@
 """The implementation under test, as the transport sees it: where requests go and with which keys. It is a deployed
-implementation, or the bundled reference the plugin starts for the run (plugin/session.py); whether it speaks the
+implementation, or the bundled reference the plugin starts for the run (plugin/run.py); whether it speaks the
 protocol at all is the preflight's to say (plugin/preflight.py)."""
 
 from __future__ import annotations
