@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+import tomllib
 
 import pytest
 import yaml
 
+from wallet_conformance.reporting.conformance import judged_against, suite_version
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
-from wallet_conformance.spec.files import CATALOGUE, DOCUMENT
+from wallet_conformance.spec.files import CATALOGUE, DOCUMENT, ROOT
 
 # The nine parts of the document and the id prefix of each.
 SECTION_PREFIXES = {
@@ -188,3 +190,15 @@ def test_no_must_rests_only_on_what_the_document_observes_or_leaves_open() -> No
         assert not all(OPEN_WORDS.search(segment) for segment in segments), requirement.id
         if OPEN_WORDS.search(requirement.quote):
             assert requirement.rests_on, requirement.id
+
+
+def test_the_newest_changelog_entry_is_this_catalogue_s_and_this_version_s():
+    """CHANGELOG.md's newest entry names the sha256 of requirements.yaml as it is and the package's version: a change
+    to the catalogue (what a run judges) comes with a new version and an entry that says why a gate may change."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    newest = text.split("\n## ", 1)[1].split("\n## ", 1)[0]
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert newest.splitlines()[0].strip() == version, (newest.splitlines()[0], version)
+    assert f"requirements.yaml {judged_against()['requirements.yaml']}" in newest, \
+        "requirements.yaml changed: give the suite a new version and CHANGELOG.md an entry with its sha256"
+    assert suite_version() in (version, "unknown")
