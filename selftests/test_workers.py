@@ -6,15 +6,26 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from wallet_conformance.plugin.session import reference_workers
+from wallet_conformance.plugin.session import local_workers
 from wallet_conformance.reference.process import ReferenceProcess
+from wallet_conformance.settings import Settings
 
 
 def test_the_bundled_reference_gets_two_workers_per_core_at_most_four():
     """With no -n, a run against the bundled reference uses two workers per core, at most four; a deployed target
     gets no count of ours (xdist's own for `-n auto`; with no -n, one process)."""
-    assert [reference_workers(True, cores) for cores in (1, 2, 8, None)] == [2, 4, 4, 2]
-    assert reference_workers(False, 8) is None
+    assert [local_workers(True, cores) for cores in (1, 2, 8, None)] == [2, 4, 4, 2]
+    assert local_workers(False, 8) is None
+
+
+@pytest.mark.parametrize(("base_url", "local"), [
+    (None, True), ("http://127.0.0.1:8080/v1", True), ("http://127.9.9.9/v1", True), ("http://[::1]:8080/v1", True),
+    ("http://localhost:3000/v1", True), ("https://staging.example.com/v1", False), ("http://10.0.0.5/v1", False),
+    ("http://localhost.example.com/v1", False)])
+def test_a_target_on_this_machine_is_the_bundled_reference_or_a_loopback_address(base_url, local):
+    """The implementer's own server (127.0.0.0/8, ::1, localhost) counts as on this machine, as the bundled reference
+    does, and gets the same workers by default; any other address is a deployed target."""
+    assert Settings(base_url=base_url).on_this_machine is local
 
 
 def test_the_reference_process_serves_and_ends_when_stopped():

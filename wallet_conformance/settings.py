@@ -6,6 +6,7 @@ command line into these (plugin/options.py); nothing else reads pytest's options
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import secrets
 import shlex
@@ -14,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import urlparse, urlsplit
 
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import LEVELS, catalogue
@@ -688,6 +689,20 @@ class Settings:
     def embedded(self) -> bool:
         """No target given: the suite runs against the bundled reference server."""
         return self.base_url is None
+
+    @property
+    def on_this_machine(self) -> bool:
+        """The target runs on this machine: the bundled reference, or a --base-url on a loopback address (127.0.0.0/8,
+        ::1, localhost): the implementer's own server."""
+        if self.base_url is None:
+            return True
+        host = urlsplit(self.base_url).hostname or ""
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
 
     @property
     def passive(self) -> bool:

@@ -34,29 +34,29 @@ AUTO_WORKERS = "PYTEST_XDIST_AUTO_NUM_WORKERS"  # xdist's own override of what `
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """A run against the bundled reference that chose no workers (no -n) runs on xdist's `-n auto`, which
-    `pytest_xdist_auto_num_workers` answers: most of such a run is the reference's settle delay and quiet windows,
-    which workers wait out side by side. Against a deployed target the default stays one process
-    (docs/real-environments.md says what -n buys there)."""
+    """A run against the bundled reference, or a target on this machine (a loopback --base-url: the implementer's
+    own server), that chose no workers (no -n) runs on xdist's `-n auto`, which `pytest_xdist_auto_num_workers`
+    answers: most of such a run is settle delays and quiet windows, which workers wait out side by side. Against a
+    deployed target the default stays one process (docs/real-environments.md says what -n buys there)."""
     if getattr(config.option, "numprocesses", False) is not None or is_worker(config):  # -n given, no xdist
         return
-    if sends_requests(config) and settings(config).embedded:
+    if sends_requests(config) and settings(config).on_this_machine:
         config.option.numprocesses = "auto"
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """`-n auto` against the bundled reference (reference_workers); xdist's own answer when
+    """`-n auto` against a target on this machine (local_workers); xdist's own answer when
     PYTEST_XDIST_AUTO_NUM_WORKERS says, or for a deployed target."""
     if os.environ.get(AUTO_WORKERS):
         return None
-    return reference_workers(settings(config).embedded, os.cpu_count())
+    return local_workers(settings(config).on_this_machine, os.cpu_count())
 
 
-def reference_workers(embedded: bool, cores: int | None) -> int | None:
-    """The workers of a run against the bundled reference: two per core, at most four (more workers than cores, since
-    the workers mostly wait); None for a deployed target."""
-    return min(MOST_WORKERS, WORKERS_PER_CORE * (cores or 1)) if embedded else None
+def local_workers(on_this_machine: bool, cores: int | None) -> int | None:
+    """The workers of a run against a target on this machine (the bundled reference, a loopback --base-url): two per
+    core, at most four (more workers than cores, since the workers mostly wait); None for a deployed target."""
+    return min(MOST_WORKERS, WORKERS_PER_CORE * (cores or 1)) if on_this_machine else None
 
 
 def pytest_configure(config: pytest.Config) -> None:
