@@ -602,7 +602,7 @@ def test_cleanup_closes_what_a_killed_run_left(reference, tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir", str(tmp_path),
          "--work-dir", str(work_dir(tmp_path)), "--base-url", reference.base_url, "--secret-key", KEY,
-         "--funding-url", reference.funding_url],
+         "--funding-url", reference.funding_url, "-n", "0"],  # one process: the one SIGKILL reaches
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -772,7 +772,7 @@ def test_two_runs_at_once_against_one_account_never_fail_falsely(tmp_path):
             [sys.executable, "-m", "pytest", *SHARED_ACCOUNT_MODULES, "-q", "-p",
              "no:cacheprovider", "--report-dir",
              str(tmp_path / name), "--base-url", server.base_url, "--secret-key", KEY, "--funding-url",
-             server.funding_url, *QUICK_SETTLEMENT], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+             server.funding_url, *QUICK_SETTLEMENT, "-n", "0"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True)
             for name in ("first", "second")]
         outputs = [process.communicate(timeout=MAX_SECONDS * 2)[0] for process in processes]
