@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.api import KEY_VARIABLE, SECOND_KEY_VARIABLE
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import Secrets
 from wallet_conformance.command_line import (
     HELP_WIDTH,
     USAGE_HINT,
@@ -332,13 +332,16 @@ def replay(arguments: list[str]) -> int:
             base_url, funding_url = str(settings.base_url), settings.funding_url
             keys = {variable: key for variable, key in ((KEY_VARIABLE, settings.secret_key),
                                                          (SECOND_KEY_VARIABLE, settings.second_secret_key)) if key}
+        secrets = Secrets()  # the keys and their near-copies, kept out of what the replay prints
+        for key in keys.values():
+            secrets.add_key(key)
         try:
             outcome = replayed.run(chosen, base_url=base_url, keys=keys, funding_url=funding_url,
                                    timeout=settings.test_timeout)
         except replayed.ReplayError as error:
-            raise UsageMistake(str(error)) from None
-    print(redact(outcome.output.rstrip("\n")))
-    print(replayed.verdict_line(outcome))
+            raise UsageMistake(secrets.redact(str(error))) from None
+    print(secrets.redact(outcome.output.rstrip("\n")))
+    print(secrets.redact(replayed.verdict_line(outcome)))
     if outcome.shows_again:
         return int(ExitStatus.DOES_NOT_CONFORM)
     return int(ExitStatus.NOTHING_JUDGED) if outcome.cannot_tell else int(ExitStatus.GATE_PASSES)

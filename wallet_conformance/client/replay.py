@@ -244,7 +244,9 @@ send() {  # send STEP METHOD URL [curl options...]: one request; its status and 
   fi
   STATUS=${out##*$'\n'}
   ANSWER=${out%$'\n'*}
-  printf '# step %s: %s %s -> %s\n%s\n' "$step" "$method" "$url" "$STATUS" "$ANSWER"
+  local shown=${url%%\?*}  # the query may carry a key (a key probe): not printed
+  [ "$shown" = "$url" ] || shown="$shown?..."
+  printf '# step %s: %s %s -> %s\n%s\n' "$step" "$method" "$shown" "$STATUS" "$ANSWER"
   if [ -n "${REPLAY_ANSWERS:-}" ]; then
     printf '%s' "$STATUS" >"$REPLAY_ANSWERS/$step.status"
     printf '%s' "$ANSWER" >"$REPLAY_ANSWERS/$step.body"

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from wallet_conformance.client.api import KEPT_EXCHANGES, ApiClient, Exchange
+from wallet_conformance.client.redaction import redact
 from wallet_conformance.client.replay import request_text, script, steps_of
 from wallet_conformance.client.target import Target
 from wallet_conformance.reporting.evidence import exchange_evidence
@@ -35,7 +36,17 @@ def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evi
            test: str, failed: Sequence[str], note: str | None = None) -> str | None:
     """The replay script of a failure shown by `evidence` among `exchanges` (None when there is none to replay); a
     failure shown by an exchange judge's finding replays up to that exchange. An exchange of the evidence made
-    before the test (by a fixture the test shares) is replayed with the records given to it, in the order sent."""
+    before the test (by a fixture the test shares) is replayed with the records given to it, in the order sent.
+    Made while pytest makes the test's report: a bug of its own is told in the report's place of the script, never
+    raised into the run."""
+    try:
+        return _replay(target, client, exchanges, evidence, test, failed, note)
+    except Exception as error:
+        return redact(f"# no replay of {test}: the suite could not make one ({type(error).__name__}: {error})"[:500])
+
+
+def _replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evidence: Sequence[dict[str, Any]],
+            test: str, failed: Sequence[str], note: str | None) -> str | None:
     shown = [item for entry in evidence for item in (entry.get("exchange"), *entry.get("compared_with", ())) if item]
     requests = {(item["request"], item["status"]) for item in shown}
 
