@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from wallet_conformance.client.api import IDLE_REUSE
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.sandbox import FUND_PATH
 from wallet_conformance.spec import contract
@@ -33,6 +34,7 @@ class Request:
     headers: dict[str, str]
     body: bytes
     number: int  # 1 for the first request the server got
+    idle: float | None = None  # seconds its connection was idle since its last answer (None: its first request)
 
 
 @dataclass
@@ -73,7 +75,8 @@ class Hostile:
         self.count = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._forward = httpx.Client(timeout=30, trust_env=False) if upstream else None
+        self._forward = httpx.Client(timeout=30, trust_env=False, limits=httpx.Limits(keepalive_expiry=IDLE_REUSE)) \
+            if upstream else None
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -99,6 +102,8 @@ class Hostile:
             # client's delayed ACK (about 40 ms), and a whole run through this server takes four times longer.
             disable_nagle_algorithm = True
 
+            answered_at: float | None = None  # when this connection's last answer was written
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -114,8 +119,9 @@ class Hostile:
                 with hostile._lock:
                     hostile.count += 1
                     number = hostile.count
+                idle = None if self.answered_at is None else time.monotonic() - self.answered_at
                 request = Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body,
-                                  number)
+                                  number, idle)
                 answer = hostile.behave(request)
                 if answer is HANG:
                     hostile._stopping.wait()
@@ -135,6 +141,7 @@ class Hostile:
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(payload)
+                self.answered_at = time.monotonic()
 
             do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
 

@@ -24,7 +24,7 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
-from wallet_conformance.client.api import ApiClient, Bound, Exchange, ExchangeLog, RateLimited, TargetError, Unanswered
+from wallet_conformance.client.api import IDLE_REUSE, ApiClient, Bound, Exchange, ExchangeLog, RateLimited, TargetError, Unanswered
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import judged_silences
@@ -298,6 +298,25 @@ def test_a_transfer_left_unanswered_is_never_sent_twice():
         took = time.perf_counter() - started
         client.close()
     assert len(behave.held) == 1 and 1.0 <= took < 2.0, (behave.held, took)
+
+
+def test_a_connection_a_server_would_close_for_idleness_carries_no_transfer():
+    """A server closing connections idle for 1.5 s (gunicorn closes at 2 s) loses a request written on one as it
+    closes it: a transfer sent after such a pause goes on a new connection and is answered, never lost to ERR-09."""
+    idle_timeout = 1.5
+    assert IDLE_REUSE < idle_timeout
+
+    def behave(request: Request) -> Any:
+        closing = request.idle is not None and request.idle >= idle_timeout
+        return RESET if closing else envelope({"status": "pending"})
+
+    with Hostile(behave) as hostile:
+        client = ApiClient(hostile.base_url, "k-idle", timeout=0.5)
+        client.call("listBanks")
+        time.sleep(idle_timeout + 0.1)
+        exchange = client.call("transfer", json_body=bodies.transfer("vba-00000001", "vba-00000002"))
+        client.close()
+    assert exchange.status == 200 and hostile.count == 2, hostile.count
 
 
 def test_a_target_silent_to_everything_is_down_not_one_operation_silent():

@@ -24,6 +24,7 @@ from selftests.raw_http import CLOSE, DEADLINE, RawUpstream, Received, answer, e
 from selftests.test_proxy import free_port, stop_soon
 from wallet_conformance import cli
 from wallet_conformance.client import har
+from wallet_conformance.client.api import IDLE_REUSE
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.proxy import side
@@ -63,6 +64,27 @@ def test_a_post_the_upstream_read_and_left_unanswered_is_never_sent_again():
     transfers = [request for request in upstream.received if request.method == "POST"]
     assert sent.status_code == 502 and "sent once and is not sent again" in sent.text, sent.text
     assert len(transfers) == 1 and transfers[0].body == TRANSFER, transfers
+
+
+def test_a_kept_connection_an_upstream_would_close_for_idleness_carries_no_transfer():
+    """An upstream closing connections idle for 1.5 s (gunicorn closes at 2 s) loses a request written on one as it
+    closes it: a transfer forwarded after such a pause goes on a new connection and is answered, not a 502."""
+    idle_timeout = 1.5
+    assert IDLE_REUSE < idle_timeout
+    answered_at: dict[int, float] = {}
+
+    def script(request: Received) -> bytes:
+        idle = time.monotonic() - answered_at[request.connection] if request.connection in answered_at else None
+        answered_at[request.connection] = time.monotonic()
+        return CLOSE if idle is not None and idle >= idle_timeout else own(request)
+
+    with RawUpstream(script) as upstream, proxy_in_front_of(upstream) as proxy, \
+            httpx.Client(base_url=proxy.base_url, headers={"x-service-key": KEY}, timeout=DEADLINE) as client:
+        assert client.get("/transactions/banks").status_code == 200
+        time.sleep(idle_timeout + 0.1)
+        sent = client.post("/transactions/transfer", content=TRANSFER, headers={"content-type": "application/json"})
+    assert sent.status_code == 200, sent.text
+    assert [request.connection for request in upstream.received] == [1, 2], upstream.received
 
 
 @pytest.mark.parametrize("first", [

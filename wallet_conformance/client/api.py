@@ -37,6 +37,10 @@ SERVER_ERROR_WINDOW = 20
 SERVER_ERRORS_FAILING = 16
 # The most of a response body kept (bytes); the rest is read and thrown away, its size recorded.
 MAX_BODY = 256 * 1024
+# Seconds a kept connection is reused after its last answer, under the idle timeouts servers close connections at
+# (gunicorn 2 s; Node, uvicorn and Apache 5 s): a request written on a connection the server is closing that moment
+# is lost unanswered, and one of a money-moving operation is not sent twice.
+IDLE_REUSE = 1.0
 # How many exchanges the client keeps in memory (the newest); older ones are dropped, their count kept.
 KEPT_EXCHANGES = 200
 MADE_KEPT = 20_000  # records whose making a client remembers for replays (ExchangeLog.made)
@@ -380,7 +384,8 @@ class ApiClient:
         self._sending = sending
         self._transport = transport
         self._verify = tls_verification(ca_bundle)
-        self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False, verify=self._verify)
+        self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False, verify=self._verify,
+                                  limits=httpx.Limits(keepalive_expiry=IDLE_REUSE))
         self._own = threading.local()  # a thread's client of its own (own_connection), while it holds one
         # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
         self._plain = httpx.Client(timeout=timeout, follow_redirects=False,
@@ -408,7 +413,8 @@ class ApiClient:
             finally:
                 self._own.gate = None
             return
-        http = httpx.Client(timeout=self.timeout, follow_redirects=False, verify=self._verify)
+        http = httpx.Client(timeout=self.timeout, follow_redirects=False, verify=self._verify,
+                            limits=httpx.Limits(keepalive_expiry=IDLE_REUSE))
         self._own.http = http
         try:
             yield

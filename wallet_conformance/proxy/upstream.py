@@ -4,7 +4,8 @@ bookkeeping, URL and header models): at 50 clients that is most of the proxy's w
 
 In front of a payment API, what it must never do comes first:
 - a request is sent once: none is sent again, whatever happened to it once its first byte was written (a kept
-  connection the upstream closed meanwhile is found before anything is written on it, and replaced);
+  connection the upstream closed meanwhile is found before anything is written on it, and replaced; one idle past
+  IDLE_REUSE is not used, lest the upstream close it as the request is written);
 - a connection is kept for the next request only when its answer ended cleanly: h11 saw the whole message on both
   sides and nothing after it (no stray bytes: more than the Content-Length said, a body after a HEAD, 204 or 304);
   otherwise those bytes could become another client's answer.
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import h11
+
+from wallet_conformance.client.api import IDLE_REUSE
 
 READ = 65_536  # bytes read from the upstream at a time
 KEPT = 64  # idle connections kept for reuse, at most
@@ -41,15 +44,17 @@ class _Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
         self.h11 = h11.Connection(h11.CLIENT)
+        self.kept_at = 0.0  # when its last answer ended (the event loop's clock)
 
     def close(self) -> None:
         """Close at once, dropping what was not written: an upstream that stopped reading must not hold the socket."""
         self.writer.transport.abort()
 
     async def quiet(self) -> bool:
-        """Whether a kept connection may carry the next request: the upstream has not closed it, and nothing came on
-        it since its last answer (read without waiting: a byte there would be the start of someone else's answer)."""
-        if self.reader.at_eof():
+        """Whether a kept connection may carry the next request: kept no longer than IDLE_REUSE (past it, the
+        upstream may be closing it as the request is written), the upstream has not closed it, and nothing came on it
+        since its last answer (read without waiting: a byte there would be the start of someone else's answer)."""
+        if asyncio.get_running_loop().time() - self.kept_at > IDLE_REUSE or self.reader.at_eof():
             return False
         try:
             async with asyncio.timeout(0):
@@ -188,6 +193,7 @@ class Upstream:
                 not state.trailing_data[0] and not state.trailing_data[1]
             if clean and len(self._idle) < KEPT:
                 state.start_next_cycle()
+                connection.kept_at = asyncio.get_running_loop().time()
                 self._idle.append(connection)
             else:
                 connection.close()
