@@ -43,7 +43,7 @@ import httpx
 from wallet_conformance.client.personal import REMEMBERED, Masking
 from wallet_conformance.client.redaction import Secrets, activate
 from wallet_conformance.proxy.captured import Captured
-from wallet_conformance.proxy.side import SideJudge
+from wallet_conformance.proxy.side import Opening, SideJudge
 from wallet_conformance.reporting.gating import Gate
 
 PYTHON = sys.executable
@@ -203,8 +203,14 @@ def memory(exchanges: int, max_records: int) -> list[tuple[int, float]]:
     """The resident size (MB) of a judging process as it takes `exchanges` exchanges, every tenth."""
     activate(Secrets())
     base, key = "https://bench.example/v1", f"test_sk_{secrets.token_hex(20)}"
-    judge = SideJudge(base, max_records, size=1_000_000)
-    judge.report(Gate(traffic=True), "staging", {})  # once it answers, it has started
+    with tempfile.TemporaryDirectory() as folder:
+        judge = SideJudge(base, max_records, Path(folder) / "judgement.jsonl",
+                          Opening(Gate(traffic=True), "staging", {}), size=1_000_000)
+        return _memory(judge, base, key, exchanges)
+
+
+def _memory(judge: SideJudge, base: str, key: str, exchanges: int) -> list[tuple[int, float]]:
+    judge.facts()  # once it answers, it has started
     points = [(0, resident_mb(judge.pid))]
     step = max(1, exchanges // 10)
     for index in range(exchanges):

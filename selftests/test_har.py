@@ -405,7 +405,8 @@ def test_the_judging_core_gives_the_verdicts_of_har_without_a_pytest_session(pyt
     assert verdicts(report) == verdicts(passive)
     assert verdicts(report)["SVC-12"] == "fail" and report["outcome"]["verdict"] == "does-not-conform"
     written = session.write(tmp_path / "api-reports")
-    assert [p.name for p in written] == ["conformance.json", "conformance.md", "conformance.html", "junit.xml"]
+    assert [p.name for p in written] == ["conformance.json", "conformance.md", "conformance.html", "junit.xml",
+                                         "judgement.jsonl"]
 
 
 def test_the_judging_core_judges_httpx_traffic():
@@ -462,7 +463,7 @@ def test_a_key_given_to_the_command_never_reaches_its_har_reports(tmp_path, caps
     monkeypatch.setenv("WALLET_API_SECRET_KEY", key)
     cli.main(["--har", str(path), "--base-url", "https://one.example/v1", "--report-dir", str(tmp_path / "out")])
     written = [file.read_text() for file in (tmp_path / "out").iterdir()]
-    assert len(written) == 4 and all(key not in text for text in written) and key not in capsys.readouterr().out
+    assert len(written) == 5 and all(key not in text for text in written) and key not in capsys.readouterr().out
     assert any(PLACEHOLDER in text for text in written)
 
 

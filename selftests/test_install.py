@@ -108,7 +108,7 @@ def test_the_installed_command_runs_the_suite_from_any_folder(installed, first_r
     assert after == before
     # reports/ holds the reports and nothing else (no Allure results unless --alluredir, no cache, no lock)
     assert sorted(path.name for path in (folder / "reports").iterdir()) == [
-        "conformance.html", "conformance.json", "conformance.md", "junit.xml"]
+        "conformance.html", "conformance.json", "conformance.md", "judgement.jsonl", "junit.xml"]
     assert (folder / ".wallet-conformance" / "pytest_cache").is_dir()
     shown = _run(["wallet-conformance", "--version"], tmp_path, _environment(installed))
     assert shown.returncode == 0 and judged_against()["wallet-service-api.md"] in shown.stdout, shown.stdout

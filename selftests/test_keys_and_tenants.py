@@ -17,7 +17,7 @@ from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
 from wallet_conformance.client.redaction import PLACEHOLDER, redact, register_key
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting import gating
-from wallet_conformance.reporting.conformance import build_report
+from wallet_conformance.reporting.conformance import assemble
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.terminal import summary
 from wallet_conformance.reporting.writers import markdown
@@ -75,8 +75,8 @@ def test_public_key_that_moved_money_is_raised_in_the_summary_and_the_report():
     moved = {"requirement": "AUTH-06", "key": "pubKey.live", "operation": "transfer", "status": 200,
              "accepted": True, "public_key_moved_money": True}
     records = [TestRecord("tests/test_authentication.py::test_public_key", ("AUTH-06",), observations=[moved])]
-    report = build_report(records, catalogue(), target={"base_url": "http://127.0.0.1:1/v1"}, environment="staging",
-                          seed=1, strict=False, selected=(), gate=gating.Gate(), run={"started_at": "-", "duration": 0})
+    report = assemble(records, catalogue(), target={"base_url": "http://127.0.0.1:1/v1"}, environment="staging",
+                      seed=1, strict=False, selected=(), gate=gating.Gate(), run={"started_at": "-", "duration": 0})
     assert any(line.startswith("A PUBLIC KEY MOVED MONEY (AUTH-06): transfer") for line in summary(report))
     assert "A PUBLIC KEY MOVED MONEY" in markdown(report)
 

@@ -19,6 +19,7 @@ from selftests.suite_runs import (
     tail,
 )
 from wallet_conformance.reference.faults import COLLATERAL, FAULTS
+from wallet_conformance.reporting.gating import Gate
 from wallet_conformance.reporting.judging import recorded_session
 from wallet_conformance.reporting.mutation import failed_beyond, killing_tests
 from wallet_conformance.settings import Settings
@@ -88,7 +89,7 @@ def passive_verdict(recording: Path, requirement: str) -> str:
     """The verdict the run's recording, judged as recorded traffic (--har), gives the fault's requirement."""
     if not recording.exists():
         return "untested"
-    report = recorded_session(Settings(har_given=(str(recording),), har=(recording,))).report()
+    report = recorded_session(Settings(har_given=(str(recording),), har=(recording,)), Gate(traffic=True)).report()
     return next(entry["verdict"] for entry in report["requirements"] if entry["id"] == requirement)
 
 

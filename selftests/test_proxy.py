@@ -26,6 +26,7 @@ from wallet_conformance import cli
 from wallet_conformance.client import har
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.judgement import read, runs
 from wallet_conformance.judge.traffic import judged_from_traffic
 from wallet_conformance.proxy import service, side
 from wallet_conformance.proxy.forwarding import ANNOTATION
@@ -33,13 +34,11 @@ from wallet_conformance.proxy.live import PREFIX
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, Fault
-from wallet_conformance.reporting import endings
-from wallet_conformance.reporting.conformance import build_report
-from wallet_conformance.reporting.merged import NOT_CLAIMED, merge
-from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.reporting import endings, gating
+from wallet_conformance.reporting.from_record import build_report, ending_line, phase_line, run_line, write_record
+from wallet_conformance.reporting.merged import NOT_CLAIMED, load, merge
 from wallet_conformance.settings import HAR_FILES_KEPT, PROXY_OPTIONS
 from wallet_conformance.spec import validation
-from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies
 
 # Faults one answer or the registry of records shows, across the judge's classes: the envelope, the documented
@@ -533,8 +532,9 @@ def test_a_wrong_value_of_a_proxy_option_is_one_line_and_exit_4(capsys, flag):
 
 def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
     """Two proxies each seeing half of the traffic, both in front of a third that sees all of it (in front of a
-    faulty reference): `wallet-conformance merge` of the halves' reports gives every requirement the whole's verdict,
-    the same counts of exchanges, and says the invariants across them are not claimed."""
+    faulty reference): `wallet-conformance merge` of the halves' records gives every requirement the whole's verdict,
+    held counts, tests and first evidence, the same counts of exchanges and the same traffic table, exactly; and says
+    the invariants across them are not claimed."""
     with proxied([Fault.WRONG_CLOSE_MESSAGE.cli_name]) as (reference, whole), \
             Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as first, \
             Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as second:
@@ -542,57 +542,71 @@ def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
         tour(second.base_url, reference.secret_key, "cf0half2")
         for proxy in (first, second, whole):
             caught_up(proxy)
-        for name, proxy in (("first", first), ("second", second)):
-            proxy.write(tmp_path / name)
-        entire = whole.report()
+    for name, proxy in (("first", first), ("second", second), ("whole", whole)):
+        proxy.write(tmp_path / name)
+    entire = json.loads((tmp_path / "whole" / "conformance.json").read_text())
     status = cli.main(["merge", str(tmp_path / "first" / "conformance.json"),
-                       str(tmp_path / "second" / "conformance.json"), "--report-dir", str(tmp_path / "merged")])
+                       str(tmp_path / "second" / "judgement.jsonl"), "--report-dir", str(tmp_path / "merged")])
     merged = json.loads((tmp_path / "merged" / "conformance.json").read_text())
     assert status == ExitStatus.DOES_NOT_CONFORM and NOT_CLAIMED in capsys.readouterr().out
     assert verdicts(merged) == verdicts(entire) and verdicts(merged)["SVC-12"] == "fail"
-    assert merged["run"]["exchanges"]["judged"] == entire["run"]["exchanges"]["judged"]
+    assert judged_parts(merged) == judged_parts(entire)
+    assert merged["run"]["exchanges"] == entire["run"]["exchanges"]
+    assert merged["traffic"]["operations"] == entire["traffic"]["operations"]
     assert merged["traffic"]["entries"] == entire["traffic"]["entries"]
     evidence = next(entry for entry in merged["requirements"] if entry["id"] == "SVC-12")["evidence"][0]
     assert evidence["exchanges"] == 2
-    assert merge([merged], ["again"])["outcome"]["verdict"] == merged["outcome"]["verdict"]
+    again = merge(load([tmp_path / "merged"]))  # a merged record is merged again as the runs it holds
+    assert verdicts(again) == verdicts(merged) and again["outcome"] == merged["outcome"]
     assert NOT_CLAIMED in (tmp_path / "merged" / "conformance.md").read_text()
     assert validation.problems("conformance-report.json", merged) == []
     assert validation.problems("conformance-report.json", entire) == []
 
 
+def judged_parts(report: dict[str, Any]) -> dict[str, Any]:
+    """What a report judged of each requirement, without what names where it was judged (files, proxies, entries)."""
+    return {entry["id"]: (entry["held"], sorted((test["nodeid"], test["outcome"], test["held"])
+                                                for test in entry["tests"]),
+                          [item.get("exchanges") for item in entry["evidence"]],
+                          [item.get("title") for item in entry["evidence"]])
+            for entry in report["requirements"]}
+
+
+def a_record(base_url: str | None, *tests: tuple[str, str, dict[str, int]],
+             stop: endings.Stop | None = None) -> list[dict[str, Any]]:
+    """The record of a run of `tests` (node id, requirement, checks held) against `base_url`, each passed."""
+    lines = [run_line(mode="run", target={"base_url": base_url}, environment="staging", seed=1, strict=False,
+                      selected=(), gate=gating.Gate(), run={})]
+    for nodeid, requirement, held in tests:
+        lines.append(phase_line(nodeid, "call", [requirement], outcome="passed", duration=0.1, message=None,
+                                error=None, observations=[], held=held, rate_limited=[]))
+    return [*lines, ending_line(1.0, stop)]
+
+
 def test_a_merge_holds_what_its_reports_held_and_ends_as_a_run_that_did_not_complete():
-    """A requirement passes in a merge only where some merged report held it, and a merge of a run that did not
+    """A requirement passes in a merge only where some merged run held it, and a merge of a run that did not
     complete (interrupted) ends as that run did: never "conforms"."""
-    passed = TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 2})
-    held = build_report([passed], catalogue(), target={"base_url": None}, environment="staging", seed=1,
-                        strict=False)
-    nothing = build_report([TestRecord("tests/test_a.py::test_ok", ("SVC-03",))], catalogue(),
-                           target={"base_url": None}, environment="staging", seed=1, strict=False,
-                           stop=endings.interrupted("interrupted (SIGINT) after 1 of 9 tests"))
-    joined = merge([held, nothing], ["first", "second"])
+    held = a_record(None, ("tests/test_a.py::test_ok", "SVC-03", {"SVC-03": 2}))
+    nothing = a_record(None, ("tests/test_a.py::test_ok", "SVC-03", {}),
+                       stop=endings.interrupted("interrupted (SIGINT) after 1 of 9 tests"))
+    joined = build_report([*held, *nothing], names=["first", "second"])
     entry = next(entry for entry in joined["requirements"] if entry["id"] == "SVC-03")
     assert entry["verdict"] == "pass" and entry["held"] == {"checks": 2, "exchanges": 0}
-    alone = merge([nothing], ["second"])
+    alone = build_report(nothing)
     assert next(entry for entry in alone["requirements"] if entry["id"] == "SVC-03")["verdict"] == "untested"
     assert joined["outcome"]["verdict"] == "interrupted" and not joined["outcome"]["conforms"]
     assert joined["stopped"]["reason"] == "second: interrupted (SIGINT) after 1 of 9 tests"
     assert validation.problems("conformance-report.json", joined) == []
 
 
-def a_report(base_url: str | None) -> dict[str, Any]:
-    """A conformance.json of one passed test, against `base_url`."""
-    passed = TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 1})
-    return build_report([passed], catalogue(), target={"base_url": base_url}, environment="staging", seed=1,
-                        strict=False)
-
-
-def test_merge_refuses_a_report_given_twice(tmp_path, capsys):
-    """The same file twice (by another path too), or a copy of it: exit 4, one line naming both, nothing written
-    (merged twice, every count would double)."""
-    first = tmp_path / "first.json"
-    first.write_text(json.dumps(a_report("https://eu.example.com/v1")))
-    (tmp_path / "copy.json").write_text(first.read_text())
-    for again in (first, tmp_path / "." / "first.json", tmp_path / "copy.json"):
+def test_merge_refuses_a_run_given_twice(tmp_path, capsys):
+    """The same file twice (by another path too), or a copy of it (the same run): exit 4, one line naming both,
+    nothing written (merged twice, every count would double)."""
+    write_record(a_record("https://eu.example.com/v1", ("tests/test_a.py::test_ok", "SVC-03", {"SVC-03": 1})),
+                 tmp_path / "first")
+    first = tmp_path / "first" / "judgement.jsonl"
+    (tmp_path / "copy.jsonl").write_text(first.read_text())
+    for again in (first, tmp_path / "." / "first" / "judgement.jsonl", tmp_path / "copy.jsonl"):
         status = cli.main(["merge", str(first), str(again), "--report-dir", str(tmp_path / "out")])
         lines = capsys.readouterr().err.strip().splitlines()
         assert status == ExitStatus.CANNOT_RUN and len(lines) == 1, lines
@@ -601,26 +615,33 @@ def test_merge_refuses_a_report_given_twice(tmp_path, capsys):
 
 
 def test_merge_says_when_its_reports_judged_different_targets(tmp_path, monkeypatch, capsys):
-    """Reports of two targets merged: a line says so on the terminal and in the merged report's target (not "-");
-    the reports go to reports/merged/ when no --report-dir is given."""
+    """Runs of two targets merged: a line says so on the terminal and in the merged report's target (not "-");
+    the reports and the merged record go to reports/merged/ when no --report-dir is given."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("WALLET_API_REPORT_DIR", raising=False)
-    for name, base in (("eu.json", "https://eu.example.com/v1"), ("us.json", "https://us.example.com/v1")):
-        (tmp_path / name).write_text(json.dumps(a_report(base)))
-    cli.main(["merge", "eu.json", "us.json"])
+    for name, base in (("eu", "https://eu.example.com/v1"), ("us", "https://us.example.com/v1")):
+        write_record(a_record(base, ("tests/test_a.py::test_ok", "SVC-03", {"SVC-03": 1})), tmp_path / name)
+    cli.main(["merge", "eu", "us"])
     output = capsys.readouterr().out
     merged = json.loads((tmp_path / "reports" / "merged" / "conformance.json").read_text())
     note = merged["target"]["note"]
     assert f"merged: {note}" in output.splitlines(), output
-    assert "2 different targets" in note and "eu.json: https://eu.example.com/v1" in note
+    assert "2 different targets" in note and "eu: https://eu.example.com/v1" in note
     assert f"| target | {note} |" in (tmp_path / "reports" / "merged" / "conformance.md").read_text()
     assert validation.problems("conformance-report.json", merged) == []
+    assert len(runs(read(tmp_path / "reports" / "merged" / "judgement.jsonl"))) == 2
 
 
-def test_merge_refuses_a_file_that_is_no_report(tmp_path, capsys):
-    """`merge` given a file that is not a conformance.json ends with one line naming it and exit 4."""
+def test_merge_refuses_a_file_that_is_no_record(tmp_path, capsys):
+    """`merge` given a file that is not a record of judgement (or a report without one beside it) ends with one line
+    naming it and exit 4."""
     (tmp_path / "notes.json").write_text('{"hello": 1}')
-    status = cli.main(["merge", str(tmp_path / "notes.json"), "--report-dir", str(tmp_path / "out")])
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and "notes.json: not a conformance.json" in lines[0]
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "conformance.json").write_text("{}")
+    for given, words in ((tmp_path / "notes.json", "notes.json: not a record of judgement"),
+                         (tmp_path / "old" / "conformance.json", "no judgement.jsonl beside it")):
+        status = cli.main(["merge", str(given), "--report-dir", str(tmp_path / "out")])
+        lines = capsys.readouterr().err.strip().splitlines()
+        assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and words in lines[0], lines
     assert not (tmp_path / "out").exists()
+

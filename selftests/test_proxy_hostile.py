@@ -34,6 +34,7 @@ from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reporting.conformance import write_whole
+from wallet_conformance.reporting.gating import Gate
 
 KEY = "sk_test_proxy_hostile_51a9"
 TRANSFER = b'{"source":"vba-1","destination":"vba-2","amount":10000,"currency":"NGN","narration":"x"}'
@@ -70,7 +71,7 @@ def test_a_kept_connection_an_upstream_would_close_for_idleness_carries_no_trans
     """An upstream closing connections idle for 1.5 s (gunicorn closes at 2 s) loses a request written on one as it
     closes it: a transfer forwarded after such a pause goes on a new connection and is answered, not a 502."""
     idle_timeout = 1.5
-    assert IDLE_REUSE < idle_timeout
+    assert idle_timeout > IDLE_REUSE
     answered_at: dict[int, float] = {}
 
     def script(request: Received) -> bytes:
@@ -165,7 +166,7 @@ def test_a_body_nested_deeper_than_a_parser_goes_costs_no_verdict():
     assert report["run"]["exchanges"]["made"] == 2 and report["outcome"]["verdict"] != "suite-error", report["run"]
 
 
-def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkeypatch):
+def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkeypatch, tmp_path):
     """Whatever one exchange makes the judge fail on (a bug of the suite, anything), it is that exchange's: counted
     as one it could not judge, with the error, and the judging goes on; a recording that cannot be written (a full
     disk) stops, says why, and the judging goes on."""
@@ -174,7 +175,8 @@ def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkey
         def send(self, lines: object) -> None:
             pass
 
-    judging = side._Judging("http://127.0.0.1:9/v1", 1_000, Lines(), RotatingHar(Path("/dev/full"), 1 << 30))
+    judging = side._Judging("http://127.0.0.1:9/v1", 1_000, Lines(), RotatingHar(Path("/dev/full"), 1 << 30),
+                            tmp_path / "judgement.jsonl", side.Opening(Gate(traffic=True), "staging", {}))
     banks = b'{"meta": {"statusCode": 200, "success": true}, "data": []}'
     good = Captured("GET", "http://127.0.0.1:9/v1/transactions/banks", [], b"", 0, 200,
                     [("content-type", "application/json")], banks, len(banks), time.time(), 0.001)
@@ -184,9 +186,10 @@ def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkey
     monkeypatch.setattr(har, "exchange", real)
     for _ in range(200):  # enough to fill the recording's buffer: /dev/full refuses it
         judging.judge(good)
-    counts = judging.session.judged.found()[1]
-    assert counts.judge_errors == 1 and "RuntimeError: a bug" in counts.first_judge_error
-    assert counts.made == 200 and "the recording stopped" in judging.facts()["recording_stopped"]
+    judging.session.judgement.close()
+    counts = judging.session.fold.exchanges
+    assert counts["judge_errors"] == 1 and "RuntimeError: a bug" in counts["first_judge_error"]
+    assert counts["made"] == 200 and "the recording stopped" in judging.facts()["recording_stopped"]
 
 
 def test_keys_a_client_chooses_never_rewrite_a_report_or_a_har(tmp_path):

@@ -23,7 +23,7 @@ from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import UnansweredFailure, judged_silences
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting import gating
-from wallet_conformance.reporting.conformance import build_report
+from wallet_conformance.reporting.conformance import assemble
 from wallet_conformance.reporting.evidence import classify
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.terminal import summary
@@ -111,8 +111,8 @@ def test_a_generated_test_that_held_nothing_passes_nothing():
     requirement (every generated request refused, say), its passing leaves that requirement untested, saying so;
     one exchange held to it makes the pass."""
     generated = TestRecord("tests/generated/test_schemathesis.py::test_generated[createWallet]", ("SVC-12", "RES-20"))
-    report = build_report([generated], catalogue(), target={"base_url": None}, environment="staging", seed=1,
-                          strict=False, exchanges_held={"RES-20": 3})
+    report = assemble([generated], catalogue(), target={"base_url": None}, environment="staging", seed=1,
+                      strict=False, exchanges_held={"RES-20": 3})
     assert entry(report, "RES-20")["verdict"] == "pass" and entry(report, "RES-20")["held"]["exchanges"] == 3
     untested = entry(report, "SVC-12")
     assert untested["verdict"] == "untested" and "every generated request refused" in untested["reason"]
@@ -136,8 +136,8 @@ def test_a_silence_fails_err_09_wherever_met_and_blocks_the_tests_own_requiremen
     it and in one that does not; the latter's own requirement is blocked, never failed."""
     records = [_silent_record("tests/test_e.py::test_refused", ("END-22",)),
                _silent_record("tests/test_e.py::test_answered", ("ERR-09",))]
-    report = build_report(records, catalogue(), target={"base_url": "http://127.0.0.1:41234/v1"},
-                          environment="staging", seed=7, strict=False, selected=("ERR-09", "END-22"))
+    report = assemble(records, catalogue(), target={"base_url": "http://127.0.0.1:41234/v1"},
+                      environment="staging", seed=7, strict=False, selected=("ERR-09", "END-22"))
     silent, refused = entry(report, "ERR-09"), entry(report, "END-22")
     assert silent["verdict"] == "fail" and [test["attributed"] for test in silent["tests"]] == [True, True]
     assert silent["evidence"][0]["received"] == "no answer within 1 s (twice)"
@@ -257,11 +257,11 @@ def sample_report(**gate: object) -> dict:
         TestRecord("tests/test_a.py::test_info", ("ERR-04",), observations=[{"requirement": "ERR-04", "status": 404}]),
         TestRecord("tests/test_a.py::test_skip", ("SVC-05",), outcome="skipped", message="no funding configured"),
     ]
-    return build_report(records, catalogue(), target={"base_url": "http://127.0.0.1:41234/v1",
-                                                       "embedded_reference": True},
-                        environment="staging", seed=7, strict=False,
-                        selected=("SVC-12", "SVC-03", "ERR-04", "SVC-05"), gate=gating.Gate(**gate),
-                        run={"started_at": "2026-11-23T00:00:00Z", "duration": 1.5})
+    return assemble(records, catalogue(), target={"base_url": "http://127.0.0.1:41234/v1",
+                                                   "embedded_reference": True},
+                    environment="staging", seed=7, strict=False,
+                    selected=("SVC-12", "SVC-03", "ERR-04", "SVC-05"), gate=gating.Gate(**gate),
+                    run={"started_at": "2026-11-23T00:00:00Z", "duration": 1.5})
 
 
 def test_every_format_renders_the_failure_and_its_evidence():

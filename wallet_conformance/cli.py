@@ -38,10 +38,11 @@ from wallet_conformance.command_line import (
 from wallet_conformance.command_line import help_text as subcommand_help
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting import replayed, terminal
-from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, stop_report, suite_version
+from wallet_conformance.reporting.conformance import exit_status, gate_for, judged_against, suite_version
 from wallet_conformance.reporting.endings import usage_error
+from wallet_conformance.reporting.from_record import write_record, write_stopped
 from wallet_conformance.reporting.gating import GateError
-from wallet_conformance.reporting.merged import MergeError, load, merge
+from wallet_conformance.reporting.merged import MergeError, lines_of, load, merge
 from wallet_conformance.reporting.recorded import judge_recorded
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import (
@@ -214,7 +215,7 @@ def stopped(arguments: list[str], message: str) -> None:
     except (UsageMistake, ConfigError):
         return
     with contextlib.suppress(OSError):
-        write_all(stop_report(usage_error(message), Settings(report_dir=folder)), folder)
+        write_stopped(folder, usage_error(message), Settings(report_dir=folder))
 
 
 def _own_parser() -> argparse.ArgumentParser:
@@ -282,7 +283,7 @@ def judge_har(arguments: list[str]) -> int:
 
 
 def merged(arguments: list[str]) -> int:
-    """`merge REPORT... [--report-dir DIR] [gate options]`: one report of several conformance.json."""
+    """`merge REPORT... [--report-dir DIR] [gate options]`: one report of several runs' records of judgement."""
     settings, values = settings_of("merge", arguments)
     paths = [Path(name) for name in values["reports"]]
     try:
@@ -290,8 +291,8 @@ def merged(arguments: list[str]) -> int:
         reports = load(paths)
     except (GateError, MergeError) as error:
         raise UsageMistake(str(error)) from None
-    report = merge(reports, [str(path) for path in paths], gate)
-    written = write_all(report, settings.report_dir)
+    report = merge(reports, gate)
+    written = [*write_all(report, settings.report_dir), write_record(lines_of(reports), settings.report_dir)]
     several = report["target"].get("note")
     print("\n".join([*terminal.summary(report, written), *([f"merged: {several}"] if several else []),
                      f"merged: {report['run']['merged']['not_claimed']}"]))

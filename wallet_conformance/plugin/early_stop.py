@@ -1,5 +1,5 @@
-"""On the controlling process: the early stop a test's phase decided (plugin/running.py), --cleanup's own message, and
-the 429s met (LIM-23). How the run ended, its reports and its exit status are decided in one place,
+"""On the controlling process: the early stop a test's phase decided (plugin/running.py) and --cleanup's own message.
+How the run ended, its reports and its exit status are decided in one place,
 plugin/recording.py (reporting/gating.py `apply`).
 
 The failures before an early stop are the target failing, not findings: the terminal says so in a few lines, and
@@ -18,11 +18,8 @@ from wallet_conformance.client.redaction import redact
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.plugin import phase_record
 from wallet_conformance.plugin.collection import plain_nodeid
-from wallet_conformance.plugin.run import Stops, is_worker, state
+from wallet_conformance.plugin.run import is_worker, state
 from wallet_conformance.plugin.running import EXCHANGES_SECTION
-
-RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
-RATE_LIMIT_REQUIREMENT = "LIM-23"  # rate limits: not shown (INFO), observed when the target answers 429
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,8 +36,6 @@ class EarlyStop:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         stops = state(self.config).stops
         phase = phase_record.of(report)
-        if phase is not None:
-            stops.rate_limited.extend({"test": plain_nodeid(report.nodeid), **entry} for entry in phase.rate_limited)
         if report.failed and self.first_failure is None:
             self.first_failure = f"{plain_nodeid(report.nodeid)}: {_crash_line(report)}"
         if report.failed and phase is not None:
@@ -72,21 +67,6 @@ class EarlyStop:
             if failed:
                 terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
                                             f"the first: {self.first_failure}")
-
-
-def add_to_report(report: dict[str, Any], stops: Stops) -> None:
-    """What the report says of the 429s the run met: LIM-23 (rate limits: not shown) observes every one, whichever
-    test met it."""
-    entry = next((e for e in report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
-    met = stops.rate_limited
-    if entry is None or not met:
-        return
-    summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(met),
-               "waited_seconds": round(sum(item["waited"] for item in met), 3),
-               "kept_as_answer": sum(item["gave_up"] for item in met)}
-    entry["observations"].append(summary)
-    entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
-                                 for item in met[:RATE_LIMITS_KEPT])
 
 
 def _crash_line(report: pytest.TestReport) -> str:

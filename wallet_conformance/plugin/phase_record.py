@@ -21,7 +21,7 @@ from wallet_conformance.judge.failures import SuiteError
 from wallet_conformance.plugin.collection import requirement_ids
 from wallet_conformance.reporting.endings import Stop
 from wallet_conformance.reporting.evidence import Classified
-from wallet_conformance.reporting.judging import Counts, Found
+from wallet_conformance.reporting.judging import Found
 
 ATTRIBUTE = "wallet_conformance"  # the report's attribute holding the record, and its key in the serialised report
 OBSERVATIONS = pytest.StashKey[list[dict[str, Any]]]()
@@ -39,7 +39,8 @@ class PhaseRecord:
     held: dict[str, int] = field(default_factory=dict)  # the call phase's: the test's checks that held, by requirement
     rate_limited: list[dict[str, Any]] = field(default_factory=list)  # the call phase's: its 429 answers
     findings: list[Found] = field(default_factory=list)  # the exchange judge's, since the last report
-    exchanges: Counts | None = None  # exchanges made and judged since the last report, when any
+    # The record's lines of the exchanges judged since the last report (reporting/judging.py `exchange_line`).
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
     stopped: Stop | None = None  # the run stops after this phase, and why
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,7 +61,7 @@ class PhaseRecord:
             held=dict(data.get("held", {})),
             rate_limited=list(data.get("rate_limited", ())),
             findings=[Found(**finding) for finding in data.get("findings", ())],
-            exchanges=None if data.get("exchanges") is None else Counts(**data["exchanges"]),
+            exchanges=list(data.get("exchanges", ())),
             stopped=None if data.get("stopped") is None else Stop.from_dict(data["stopped"]),
         )
 

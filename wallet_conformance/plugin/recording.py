@@ -21,24 +21,25 @@ import pytest
 
 from wallet_conformance.client.redaction import conceal, redact
 from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.judge.exchanges import JUDGE
-from wallet_conformance.judge.record_registry import FINDER
-from wallet_conformance.plugin import allure_labels, early_stop, exchange_judging, interruption, phase_record
+from wallet_conformance.judge.judgement import FILE_NAME, Judgement
+from wallet_conformance.plugin import allure_labels, interruption, phase_record
 from wallet_conformance.plugin.collection import declared, plain_nodeid, runs_conformance
 from wallet_conformance.plugin.run import Run, is_worker, state
 from wallet_conformance.reporting import endings, terminal
-from wallet_conformance.reporting.conformance import build_report, exit_status, run_inputs, stop_report
+from wallet_conformance.reporting.conformance import exit_status
 from wallet_conformance.reporting.endings import Selection, Stop
-from wallet_conformance.reporting.evidence import Classified
+from wallet_conformance.reporting.from_record import (
+    UNFINISHED_TEST,
+    ending_line,
+    phase_line,
+    run_line_of,
+    write_stopped,
+)
 from wallet_conformance.reporting.gating import Gate
-from wallet_conformance.reporting.judging import add_held
-from wallet_conformance.reporting.results import TestRecord
+from wallet_conformance.reporting.judging import finding_line
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import Settings, unwritable
-from wallet_conformance.spec.catalogue import catalogue
-
-UNFINISHED_TEST = "not reached: the run ended while this test ran"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -47,9 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def write_stop(settings: Settings, stop: Stop, gate: Gate | None = None) -> list[Path]:
-    """Replace the reports in the run's report folder with those of a run that stopped before it judged anything (or
-    has not finished): no earlier run's verdict is left there."""
-    return write_all(stop_report(stop, settings, gate), settings.report_dir)
+    """Replace the record and the reports in the run's report folder with those of a run that stopped before it
+    judged anything (or has not finished): no earlier run's verdict is left there."""
+    return write_stopped(settings.report_dir, stop, settings, gate)
 
 
 def _skip_reason(report: pytest.TestReport) -> str | None:
@@ -81,39 +82,39 @@ class Recorder:
         self.collected = len(session.items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """A test's phase, the exchanges judged meanwhile and what the judges found, as lines of the record."""
         phase = phase_record.of(report)
         if phase is None:
             return
-        tally = state(self.config).tally
-        exchange_judging.merge(tally.records, phase.findings)
-        tally.exchanges = exchange_judging.add_counts(tally.exchanges, phase.exchanges)
-        add_held(tally.held, phase.exchanges)
-        nodeid = plain_nodeid(report.nodeid)
-        record = tally.records.get(nodeid)
-        if record is None:  # a test passes once its call has
-            record = tally.records[nodeid] = TestRecord(nodeid=nodeid, requirements=phase.requirements,
-                                                        outcome="skipped", message=UNFINISHED_TEST)
-        record.duration += report.duration
-        record.observations.extend(phase.observations)  # the call phase's record carries them
-        for requirement, count in phase.held.items():
-            record.held[requirement] = record.held.get(requirement, 0) + count
+        message = None
         if phase.error is not None or report.failed:  # a test blocked by a refused step is shown skipped, too
-            error = phase.error or Classified()
-            record.outcome = "failed" if report.when == "call" else "error"
-            record.failed_requirements = error.failed_requirements
-            record.setup_error = error.setup_error
-            record.setup_requirement = error.setup_requirement
-            record.suite_error = bool(error.suite_error)
-            record.evidence = list(error.evidence)
-            record.replay = error.replay
-            record.kept = list(error.kept)
-            record.message = redact(_skip_reason(report) if report.skipped else str(report.longrepr))[:4000]
+            message = redact(_skip_reason(report) if report.skipped else str(report.longrepr))[:4000]
             _concealed(report)
         elif report.skipped:
-            record.outcome = "skipped"
-            record.message = redact(_skip_reason(report) or "skipped")
-        elif report.when == "call":
-            record.outcome, record.message = "passed", None
+            message = redact(_skip_reason(report) or "skipped")
+        self._add(phase_line(plain_nodeid(report.nodeid), report.when, phase.requirements, outcome=report.outcome,
+                             duration=report.duration, message=message, error=phase.error,
+                             observations=phase.observations, held=phase.held, rate_limited=phase.rate_limited))
+        for line in phase.exchanges:
+            self._add(line)
+        for finding in phase.findings:
+            self._add(finding_line(finding))
+
+    def _add(self, line: dict[str, Any]) -> None:
+        """One line of the run's record: written to the report folder as it comes (opened with the run's line),
+        folded into what the report is made of."""
+        tally = state(self.config).tally
+        if tally.judgement is None:
+            run = state(self.config)
+            settings = run.settings
+            target = run.target.public() if run.target else {"base_url": settings.base_url}
+            try:
+                tally.judgement = Judgement(settings.report_dir / FILE_NAME)
+            except OSError:  # a folder that cannot be written: said when the reports are not written either
+                tally.judgement = Judgement()
+            tally.fold.take(tally.judgement.add(run_line_of(settings, run.gate, target=target,
+                                                            started=self.started)))
+        tally.fold.take(tally.judgement.add(line))
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
@@ -156,8 +157,7 @@ class Recorder:
 
     def _progress(self, run: Run, session: pytest.Session) -> str:
         """How far the run got: `after 49 of 1043 tests`, or before its first."""
-        done = sum(nodeid.partition("::")[0] not in (JUDGE, FINDER) and record.message != UNFINISHED_TEST
-                   for nodeid, record in run.tally.records.items())
+        done = sum(record.message != UNFINISHED_TEST for record in run.tally.fold.tests.values())
         collected = session.testscollected or self.collected
         if not done:
             return "before its first test ended" if collected else "before its tests were collected"
@@ -175,7 +175,7 @@ class Recorder:
         chosen = settings.chosen
         if declared is None:
             return Selection.of(words, chosen)
-        broken = {rid for record in run.tally.records.values() for rid in record.requirements if record.fails(rid)}
+        broken = {rid for record in run.tally.fold.records() for rid in record.requirements if record.fails(rid)}
         found = declared | broken
         return Selection.of(words, found if chosen is None else found & chosen)
 
@@ -187,20 +187,16 @@ class Recorder:
             return None  # the run ended before a worker collected its tests
 
     def _report(self, run: Run, stop: Stop | None) -> None:
-        """The report, built once from the run's records and what ended the run, written in every format."""
+        """The record's last line, and the report made from the record, written in every format."""
         settings, tally = run.settings, run.tally
-        target = run.target.public() if run.target else {"base_url": settings.base_url}
-        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
-        tally.report = build_report(list(tally.records.values()), catalogue(), target=target,
-                                    environment=settings.environment, seed=settings.seed, strict=settings.strict,
-                                    selected=tuple(sorted(settings.chosen or ())), gate=run.gate,
-                                    run={"started_at": started, "duration": round(time.time() - self.started, 2),
-                                         "profile": settings.profile, "exchanges": tally.exchanges,
-                                         **run_inputs(settings)},
-                                    exchanges_held=tally.held, stop=stop, selection=self._selection(run))
-        early_stop.add_to_report(tally.report, run.stops)
+        self._add(ending_line(time.time() - self.started, stop, self._selection(run)))
+        assert tally.judgement is not None
+        tally.judgement.close()
+        tally.report = tally.fold.report()
         try:
             tally.written = write_all(tally.report, settings.report_dir)
+            if tally.judgement.path is not None:
+                tally.written.append(tally.judgement.path)
         except OSError as error:  # a full or read-only disk: said, with its own exit status, never a verdict's
             tally.report["outcome"]["exit_status"] = int(ExitStatus.REPORTS_NOT_WRITTEN)
             tally.report["outcome"]["reason"] = unwritable(settings.report_dir, error)

@@ -27,11 +27,12 @@ from wallet_conformance.client.api import ApiClient, Bound, Exchange
 from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, redact
 from wallet_conformance.client.target import Target, configured
+from wallet_conformance.judge.judgement import Judgement
 from wallet_conformance.plugin.preflight import preflight
 from wallet_conformance.reporting.endings import Stop
+from wallet_conformance.reporting.from_record import Fold
 from wallet_conformance.reporting.gating import Gate
 from wallet_conformance.reporting.judging import Judged
-from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.settings import Settings
 from wallet_conformance.world import bodies
@@ -64,22 +65,21 @@ class NotRun:
 
 @dataclass
 class Tally:
-    """What the controlling process keeps of the run's tests (plugin/recording.py fills it in): one record per test,
-    the exchange counts, and at the end the report and its files."""
+    """What the controlling process keeps of the run (plugin/recording.py fills it in): the record of judgement as it
+    is written, folded as it comes (one record per test, the exchange counts), and at the end the report and its
+    files."""
 
-    records: dict[str, TestRecord] = field(default_factory=dict)
-    exchanges: dict[str, Any] = field(default_factory=dict)  # made, judged (plugin/exchange_judging.py)
-    held: dict[str, int] = field(default_factory=dict)  # by requirement, the exchanges a rule or an invariant held
+    fold: Fold = field(default_factory=Fold)
+    judgement: Judgement | None = None  # opened with the run's first line
     report: dict[str, Any] | None = None
     written: list[Path] = field(default_factory=list)
 
 
 @dataclass
 class Stops:
-    """What the controlling process learns of an early stop and of the 429s met (plugin/early_stop.py fills it in)."""
+    """What the controlling process learns of an early stop (plugin/early_stop.py fills it in)."""
 
     stopped: Stop | None = None
-    rate_limited: list[dict[str, Any]] = field(default_factory=list)  # each 429 met, with its test
 
 
 @dataclass(frozen=True)

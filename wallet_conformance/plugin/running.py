@@ -21,7 +21,7 @@ from wallet_conformance.plugin.collection import is_conformance_item, plain_node
 from wallet_conformance.plugin.run import Run, state
 from wallet_conformance.reporting import evidence
 from wallet_conformance.reporting.endings import stopped_early
-from wallet_conformance.reporting.judging import NODEID
+from wallet_conformance.reporting.from_record import NODEID
 from wallet_conformance.world.safety import NotAllowed
 
 EXCHANGES_SHOWN = 3  # a failure's report section shows the test's last exchanges

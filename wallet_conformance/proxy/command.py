@@ -19,8 +19,9 @@ from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.proxy.side import JudgeGone
 from wallet_conformance.reporting import terminal
-from wallet_conformance.reporting.conformance import exit_status, gate_for, run_inputs, stop_report
+from wallet_conformance.reporting.conformance import exit_status, gate_for, run_inputs
 from wallet_conformance.reporting.endings import Stop, unfinished
+from wallet_conformance.reporting.from_record import stop_report, write_stopped
 from wallet_conformance.reporting.gating import GateError
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
@@ -110,7 +111,7 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
             writable(folder, config.record_har)
             proxy = listening(dataclasses.replace(config, say=say))
             # Until the proxy's end replaces them, its reports say it has not finished: never an earlier proxy's
-            # verdict.
+            # verdict (its record, streamed there as it judges, has no ending line yet: it says so too).
             try:
                 write_all(stop_report(unfinished(), settings, config.gate, inputs=config.run), folder)
             except OSError:
@@ -128,7 +129,7 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
         except JudgeGone as error:  # nothing it judged can be reported: no verdict, never a pass
             gone = Stop(Outcome.SUITE_ERROR, f"{error}: what it judged is lost", int(ExitStatus.SUITE_ERROR))
             with contextlib.suppress(OSError):
-                write_all(stop_report(gone, settings, config.gate, inputs=config.run), folder)
+                write_stopped(folder, gone, settings, config.gate, inputs=config.run)
             print(redact(f"ERROR: {error}; the reports say so, and give no verdict"), file=sys.stderr)
             return int(ExitStatus.SUITE_ERROR)
         except OSError as error:  # a full or read-only disk at the end: its own status, never a verdict's

@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +27,14 @@ import uvicorn
 
 from wallet_conformance.client.api import tls_verification
 from wallet_conformance.client.redaction import redact
+from wallet_conformance.judge.judgement import FILE_NAME
 from wallet_conformance.proxy import live
 from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.forwarding import AnswerCut, Forwarder
 from wallet_conformance.proxy.serving import Bounds, bounded
-from wallet_conformance.proxy.side import QUEUE, JudgeGone, SideJudge
+from wallet_conformance.proxy.side import QUEUE, JudgeGone, Opening, SideJudge
 from wallet_conformance.proxy.upstream import Upstream
 from wallet_conformance.reporting import gating
-from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import BY_FLAG, PROXY_OPTIONS
 
@@ -73,7 +77,9 @@ class Proxy:
         self.socket = _bound(config.listen)
         self.port = self.socket.getsockname()[1]
         upstream = Upstream(config.upstream, tls_verification(config.ca_bundle), config.request_timeout)
-        self.side = SideJudge(config.upstream, config.max_records, self._told, config.record_har,
+        record = config.report_dir / FILE_NAME if config.report_dir else _scratch_record(self)
+        opening = Opening(config.gate, config.environment, {"profile": None, **config.run})
+        self.side = SideJudge(config.upstream, config.max_records, record, opening, self._told, config.record_har,
                               config.har_max_bytes, config.queue_size, in_the_path=config.annotate)
         self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
                                    self._judge_now if config.annotate else None, config.client_timeout)
@@ -146,7 +152,7 @@ class Proxy:
         self._stopping.set()
         try:
             self.side.finish(DRAIN)
-            self._final = self.report()
+            self._final = self.side.conclude(self.facts())
         except JudgeGone:  # the traffic went on without it; `report()` raises it again, for the caller to say
             pass
         finally:
@@ -168,18 +174,17 @@ class Proxy:
         """conformance.json's content for what was judged so far (once the proxy has stopped, for all it judged)."""
         if self._final is not None:
             return self._final
-        facts = self.facts()
-        report = self.side.report(self.config.gate, self.config.environment,
-                                  {"profile": None, **self.config.run, "proxy": facts})
-        traffic = report["traffic"]
-        traffic["notes"] = notes(facts)
-        if report["outcome"]["verdict"] == Outcome.NOTHING_JUDGED:
-            report["outcome"]["reason"] = nothing_judged(facts, traffic)
-        return report
+        return self.side.report(self.facts())
 
     def write(self, directory: Path) -> tuple[dict[str, Any], list[Path]]:
+        """Every report, and the record of judgement (once the proxy has stopped, the whole of it), into
+        `directory`."""
         report = self.report()
-        return report, write_all(report, directory)
+        written = write_all(report, directory)
+        record = directory / FILE_NAME
+        if self.side.record != record:
+            shutil.copyfile(self.side.record, record)
+        return report, [*written, record]
 
     def upstream_line(self) -> str:
         """One GET of the upstream's base URL (no key, before any client's request), in one line: whether it
@@ -243,44 +248,13 @@ def _not_a_cut(record: logging.LogRecord) -> bool:
 logging.getLogger("uvicorn.error").addFilter(_not_a_cut)
 
 
-def notes(facts: dict[str, Any]) -> list[str]:
-    """The lines the reports show of the proxy besides the traffic table."""
-    lines = [f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded and relayed whole; "
-             f"{facts['dropped']} not judged because the judge was behind (dropped)"]
-    relayed = [f"{facts[name]} {words}" for name, words in (
-        ("unreachable", "answered 502 (upstream unreachable)"), ("timed_out", "answered 504 (upstream timed out)"),
-        ("client_disconnects", "left by their client mid-request"), ("cut_upstream", "cut off by the upstream"),
-        ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"),
-        ("client_timeouts", "answered 408 (the client's body did not come within --client-timeout)"),
-        ("stopped_not_sent", "answered 503, not forwarded: the proxy was stopped at once (a second signal)"),
-        ("stopped_sent", "sent upstream but not relayed whole: the proxy was stopped at once (a second signal); the "
-                         "upstream may have acted on them"))
-        if facts[name]]
-    if relayed:
-        lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))
-    if facts.get("keys_not_learnt"):
-        lines.append(f"keys the traffic carried: {facts['keys_learnt']} learnt (redacted wherever they appear), "
-                     f"{facts['keys_not_learnt']} not (not of a key's form, or past the bound): their headers are "
-                     "redacted by name")
-    if facts.get("recording_stopped"):
-        lines.append(facts["recording_stopped"])
-    forgotten = {name: count for name, count in facts["forgotten"].items() if count}
-    lines.append(f"registry of records: at most {facts['registry_bound']:,} entries per table; forgotten "
-                 + (", ".join(f"{count:,} {name}" for name, count in forgotten.items()) if forgotten else "none"))
-    return lines
-
-
-def nothing_judged(facts: dict[str, Any], traffic: dict[str, Any]) -> str:
-    """Why the proxy's traffic gave no MUST verdict, in one sentence."""
-    if not facts["forwarded"] and facts.get("stopped_sent"):
-        return (f"the proxy was stopped at once (a second signal) with {facts['stopped_sent']} request(s) sent "
-                "upstream whose answers it had not relayed, and no exchange relayed whole")
-    if not facts["forwarded"]:
-        return "the proxy forwarded no exchange (no client sent traffic through it, or the upstream never answered)"
-    judged = sum(row["judged"] for row in traffic["operations"].values())
-    if not judged:
-        return f"no exchange forwarded to {traffic['base_url']} was an operation of the document with a whole answer"
-    return f"{judged} exchange(s) were judged, but none by a rule of a MUST requirement"
+def _scratch_record(proxy: Proxy) -> Path:
+    """Where a proxy with no report folder writes its record (`write` copies it where the reports go): a file of its
+    own, removed when the proxy object is."""
+    descriptor, name = tempfile.mkstemp(prefix="wallet-conformance-proxy-", suffix=".jsonl")
+    os.close(descriptor)
+    weakref.finalize(proxy, Path(name).unlink, missing_ok=True)
+    return Path(name)
 
 
 def _bound(listen: tuple[str, int]) -> socket.socket:

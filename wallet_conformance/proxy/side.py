@@ -21,16 +21,17 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client import har
 from wallet_conformance.client.redaction import Secrets, activate, active, redact
-from wallet_conformance.judge.record_registry import RecordRegistry
 from wallet_conformance.proxy import live
 from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.recording import RotatingHar
+from wallet_conformance.proxy.report_notes import notes, nothing_judged
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.judging import JudgingSession
 
@@ -39,11 +40,19 @@ QUEUE_BYTES = 64 * 1024 * 1024  # and their bodies' bytes at most (a body is kep
 SOURCE = "live traffic"  # how a finding's first_seen_in names the proxy's traffic: "live traffic entry 41"
 ENDING = 30.0  # seconds the judging process may take to finish, or to end, once told to
 LOOKING = 0.5  # seconds between two looks at whether the judging process is alive, while it has not answered
-Key = tuple[str, str, str]  # (judge, requirement, operation)
 
 
 class JudgeGone(RuntimeError):
     """The judging process ended before it was told to."""
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What the record's run line says of the proxy: its gate, environment and inputs (reporting/from_record.py)."""
+
+    gate: gating.Gate
+    environment: str
+    run: dict[str, Any]
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -61,10 +70,11 @@ class SideJudge:
     live lines of each requirement and operation the first time an exchange breaks it; with `record_har`, the judged
     exchanges are written there (rotated past `har_max_bytes`)."""
 
-    def __init__(self, upstream: str, max_records: int, told: Callable[[list[str]], None] | None = None,
-                 record_har: Path | None = None, har_max_bytes: int = 0, size: int = QUEUE,
-                 in_the_path: bool = False) -> None:
+    def __init__(self, upstream: str, max_records: int, record: Path, opening: Opening,
+                 told: Callable[[list[str]], None] | None = None, record_har: Path | None = None,
+                 har_max_bytes: int = 0, size: int = QUEUE, in_the_path: bool = False) -> None:
         context = _context()
+        self.record = record  # the record of judgement, written by the judging process as it judges
         self.dropped = 0  # exchanges not judged: the queue was full, or the proxy stopped before their turn
         self.offered = 0  # exchanges put on the queue
         self._offered_bytes = 0
@@ -79,7 +89,7 @@ class SideJudge:
         self._process = context.Process(
             target=_judging, name="proxy-judge", daemon=True,
             args=(self._exchanges, self._taken, self._done, their_control, their_lines, upstream, max_records,
-                  active(), record_har, har_max_bytes, not in_the_path))
+                  active(), record, opening, record_har, har_max_bytes, not in_the_path))
         self._process.start()
         their_control.close()
         their_lines.close()
@@ -117,9 +127,13 @@ class SideJudge:
         """Judge one exchange now (--annotate); the requirements it broke, in id order."""
         return self._ask("judge", captured)
 
-    def report(self, gate: gating.Gate, environment: str, run: dict[str, Any]) -> dict[str, Any]:
-        """conformance.json's content for what was judged so far."""
-        return self._ask("report", gate, environment, run)
+    def report(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """conformance.json's content for what was judged so far, with the proxy's `facts`."""
+        return self._ask("report", facts)
+
+    def conclude(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """After `finish`: the record's ending written, with the proxy's `facts`; the report of all it judged."""
+        return self._ask("conclude", facts, within=ENDING)
 
     def facts(self) -> dict[str, Any]:
         """The registry's bound and what it forgot, what was dropped, and the HAR's rotations (for the report)."""
@@ -216,14 +230,16 @@ def _yield_the_cpu() -> None:
 
 
 def _judging(exchanges: Any, taken: Any, done: Any, control: Connection, lines: Connection, upstream: str,
-             max_records: int, secrets: Secrets, record_har: Path | None, har_max_bytes: int, yields: bool) -> None:
+             max_records: int, secrets: Secrets, record: Path, opening: Opening, record_har: Path | None,
+             har_max_bytes: int, yields: bool) -> None:
     """The judging process: exchanges off the queue, judged in order in its main thread; the proxy's requests
     answered in another, between two exchanges."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the proxy, which then finishes this judge
     if yields:
         _yield_the_cpu()
     activate(secrets)
-    judging = _Judging(upstream, max_records, lines, RotatingHar(record_har, har_max_bytes) if record_har else None)
+    judging = _Judging(upstream, max_records, lines, RotatingHar(record_har, har_max_bytes) if record_har else None,
+                       record, opening)
     answering = threading.Thread(target=judging.answer, args=(control,), name="proxy-judge-control", daemon=True)
     answering.start()
     try:
@@ -242,15 +258,15 @@ def _judging(exchanges: Any, taken: Any, done: Any, control: Connection, lines: 
 class _Judging:
     """One session judging the proxy's exchanges, in the judging process."""
 
-    def __init__(self, upstream: str, max_records: int, lines: Connection, recording: RotatingHar | None) -> None:
-        self.session = JudgingSession(upstream)
-        self.session.judged.records = RecordRegistry(limit=max_records)
+    def __init__(self, upstream: str, max_records: int, lines: Connection, recording: RotatingHar | None,
+                 record: Path, opening: Opening) -> None:
+        self.session = JudgingSession(upstream, mode="proxy", gate=opening.gate, environment=opening.environment,
+                                      run=opening.run, record=record, keep_lines=False, max_records=max_records)
         self.lock = threading.RLock()  # the session's state: one exchange, or one request, at a time
         self.finished = threading.Event()  # no more exchanges are taken
         self.entries = 0  # exchanges taken by the judge
         self._lines = lines
         self._recording = recording
-        self._told: set[Key] = set()
         self.recording_stopped: str | None = None  # why --record-har stopped, when it did
 
     def answer(self, control: Connection) -> None:
@@ -280,9 +296,11 @@ class _Judging:
         with self.lock:
             if request == "judge":
                 return self.judge_now(*arguments)
-            if request == "report":
-                gate, environment, run = arguments
-                return self.session.report(gate, environment=environment, run=run)
+            if request in ("report", "conclude"):
+                (facts,) = arguments
+                telling = {"run": {"proxy": facts}, "notes": notes(facts),
+                           "nothing_judged": nothing_judged(facts, self.session.fold.traffic.report())}
+                return self.session.report(**telling) if request == "report" else self.session.finish(**telling)
             if request == "finish":
                 self.finished.set()
                 if self._recording is not None:
@@ -300,28 +318,25 @@ class _Judging:
 
     def judge_now(self, captured: Captured) -> list[str]:
         """Judge one exchange (--annotate); the requirements it broke, in id order."""
-        before = {key: found.count for key, found in self.session.judged.pending.items()}
-        self.judge(captured)
-        broken = {key[1] for key, found in self.session.judged.pending.items() if found.count > before.get(key, 0)}
-        return sorted(broken)
+        return self.judge(captured)
 
-    def judge(self, captured: Captured) -> None:
-        """Judge one exchange, and record it. Nothing one exchange holds can end the judging: an exchange the judge
-        fails on (a body nested deeper than a parser goes, any bug of the suite) is counted as one it could not
-        judge, with the first such error, in the report; a recording that cannot be written (a full disk) stops,
-        and the report says why."""
+    def judge(self, captured: Captured) -> list[str]:
+        """Judge one exchange, and record it; the requirements it broke, in id order. Nothing one exchange holds can
+        end the judging: an exchange the judge fails on (a body nested deeper than a parser goes, any bug of the
+        suite) is counted as one it could not judge, with the first such error, in the report; a recording that
+        cannot be written (a full disk) stops, and the report says why."""
         self.entries += 1
         base = self.session.base_url or ""
         try:
             exchange = har.exchange(captured.har_entry(), base) if har.in_target(captured.url, base) else None
             if exchange is not None:
                 exchange.started = captured.started
-            self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,
-                                          "request": f"{exchange.method} {exchange.url}" if exchange else
-                                          f"{captured.method} {captured.url}"})
+            judged = self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,
+                                                   "request": f"{exchange.method} {exchange.url}" if exchange else
+                                                   f"{captured.method} {captured.url}"})
         except Exception as error:  # this exchange alone: the judging goes on
-            self.session.judged.failed_on(f"{captured.method} {captured.url}", error)
-            return
+            self.session.failed_on(f"{captured.method} {captured.url}", error)
+            return []
         if exchange is not None and self._recording is not None:
             try:
                 self._recording.add(exchange)
@@ -330,7 +345,6 @@ class _Judging:
                 with contextlib.suppress(OSError):
                     self._recording.close()
                 self._recording = None
-        for key, found in self.session.judged.pending.items():
-            if key not in self._told and found.evidence is not None:
-                self._told.add(key)
-                self._lines.send(live.first_break_lines(found))
+        for finding in judged.first_findings:
+            self._lines.send(live.first_break_lines(finding))
+        return sorted(judged.broke)

@@ -1,7 +1,8 @@
 """conformance.json: one entry per catalogue requirement with its verdict, its evidence and the tests that cover it.
 
-The report is a pure function of the run's test records (plus what the run was judged against and the
-gate); every other format (Markdown, HTML, JUnit, the terminal summary) renders this dict. Its format is
+The report is a pure function of the run's record of judgement (reporting/from_record.py folds it into the test
+records, what the run was judged against and the gate, which `assemble` takes); every other format (Markdown, HTML,
+JUnit, the terminal summary) renders this dict. Its format is
 described once, by schemas/conformance-report.json.
 """
 
@@ -10,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import time
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import metadata
@@ -162,13 +162,14 @@ def run_inputs(settings: Settings) -> dict[str, Any]:
     }
 
 
-def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target: dict[str, Any],
-                 environment: str, seed: int, strict: bool, selected: tuple[str, ...] = (),
-                 gate: gating.Gate | None = None, run: dict[str, Any] | None = None,
-                 untested: Mapping[str, str] | None = None, traffic: dict[str, Any] | None = None,
-                 exchanges_held: Mapping[str, int] | None = None, stop: Stop | None = None,
-                 selection: Selection | None = None) -> dict[str, Any]:
-    """The whole report: one entry per requirement of the catalogue.
+def assemble(records: Iterable[TestRecord], catalogue: Catalogue, *, target: dict[str, Any],
+             environment: str, seed: int, strict: bool, selected: tuple[str, ...] = (),
+             gate: gating.Gate | None = None, run: dict[str, Any] | None = None,
+             untested: Mapping[str, str] | None = None, traffic: dict[str, Any] | None = None,
+             exchanges_held: Mapping[str, int] | None = None, stop: Stop | None = None,
+             selection: Selection | None = None) -> dict[str, Any]:
+    """The whole report, one entry per requirement of the catalogue, from what a record of judgement folds into
+    (reporting/from_record.py `build_report` is the one caller).
 
     `run` carries the run's facts that are not results: started_at, duration, profile. `untested` gives the reason of
     a requirement no test judged, where there is one to give; `traffic`, what recorded traffic held (--har);
@@ -262,24 +263,6 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
         "requirements": entries,
         **extra,
     }
-
-
-def stop_report(stop: Stop, settings: Settings | None = None, gate: gating.Gate | None = None,
-                inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The report of a run that stopped before it judged anything (a usage error, its preflight), or of one that has
-    not finished (written when it starts, replaced when it ends): every requirement not reached, the stop its outcome.
-    `settings`: what the run was given, where it could be read (not for a mistake in the options themselves);
-    `inputs`: what its verdicts rest on, where it is not the suite's run (the proxy's command)."""
-    settings = settings or Settings()
-    target = {"base_url": settings.base_url, "funding_url": settings.funding_url,
-              "embedded_reference": settings.embedded and not settings.passive}
-    run: dict[str, Any] = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "duration": 0.0,
-                           "profile": settings.profile}
-    if stop.outcome != Outcome.USAGE_ERROR:
-        run.update(inputs if inputs is not None else run_inputs(settings))
-    return build_report([], catalogue(), target=target, environment=settings.environment, seed=settings.seed,
-                        strict=settings.strict, selected=tuple(sorted(settings.chosen or ())), gate=gate, run=run,
-                        stop=stop)
 
 
 def _nothing_judged(records: list[TestRecord], traffic: dict[str, Any] | None) -> str:

@@ -80,6 +80,24 @@ class Gate:
     traffic: bool = False  # recorded traffic was judged (--har): nothing failing means it conforms to what it showed
     today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
 
+    def to_dict(self) -> dict[str, Any]:
+        """The gate as a record of judgement keeps it: of a baseline, only the verdicts the gate reads."""
+        baseline = None if self.baseline is None else {"requirements": [
+            {"id": entry["id"], "verdict": entry["verdict"]} for entry in self.baseline.get("requirements", [])]}
+        return {"strict": self.strict, "require_complete": self.require_complete,
+                "waivers": [{"id": waiver.id, "reason": waiver.reason, "owner": waiver.owner,
+                             "expires": waiver.expires.isoformat()} for waiver in self.waivers],
+                "baseline": baseline, "baseline_name": self.baseline_name, "traffic": self.traffic,
+                "today": self.today.isoformat()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Gate:
+        waivers = tuple(Waiver(item["id"], item["reason"], item["owner"], dt.date.fromisoformat(item["expires"]))
+                        for item in data["waivers"])
+        return cls(strict=data["strict"], require_complete=data["require_complete"], waivers=waivers,
+                   baseline=data["baseline"], baseline_name=data["baseline_name"], traffic=data["traffic"],
+                   today=dt.date.fromisoformat(data["today"]))
+
     @property
     def complete_required(self) -> bool:
         return self.require_complete or self.strict

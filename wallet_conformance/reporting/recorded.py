@@ -12,9 +12,11 @@ from wallet_conformance.client import har
 from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.judgement import FILE_NAME
 from wallet_conformance.reporting import gating, terminal
-from wallet_conformance.reporting.conformance import exit_status, stop_report
+from wallet_conformance.reporting.conformance import exit_status
 from wallet_conformance.reporting.endings import unfinished, usage_error
+from wallet_conformance.reporting.from_record import build_report, stop_record, write_record, write_stopped
 from wallet_conformance.reporting.judging import recorded_base_url, recorded_report
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import PROGRAM, Settings, folders_without_har, unwritable
@@ -31,7 +33,7 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
         secrets.add_key(settings.secret_key)
         secrets.add_key(settings.second_secret_key)
         try:
-            write_all(stop_report(unfinished(), settings, gate), settings.report_dir)
+            write_stopped(settings.report_dir, unfinished(), settings, gate)
         except OSError as error:
             print(f"ERROR: {unwritable(settings.report_dir, error)}", file=sys.stderr)
             return int(ExitStatus.CANNOT_RUN)
@@ -45,7 +47,10 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
         try:
             report = recorded_report(settings, gate, base_url)
         except har.HarError as error:  # a file changed after it was read through
-            report = stop_report(usage_error(redact(str(error))), settings, gate)
+            lines = stop_record(usage_error(redact(str(error))), settings, gate)
+            with contextlib.suppress(OSError):  # said below, when the reports cannot be written either
+                write_record(lines, settings.report_dir)
+            report = build_report(lines)
         return _written(report, settings)
     finally:
         deactivate(secrets)
@@ -54,7 +59,7 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
 def _usage_error(message: str, settings: Settings, gate: gating.Gate) -> int:
     """A file that is not a HAR: one ERROR line, as every usage error gives, and reports that say so."""
     with contextlib.suppress(OSError):  # the folder took the unfinished run's reports a moment ago
-        write_all(stop_report(usage_error(message), settings, gate), settings.report_dir)
+        write_stopped(settings.report_dir, usage_error(message), settings, gate)
     print(f"ERROR: {message}", file=sys.stderr)
     return int(ExitStatus.CANNOT_RUN)
 
@@ -63,6 +68,7 @@ def _written(report: dict[str, Any], settings: Settings) -> int:
     """The reports written, the summary printed; the exit status."""
     try:
         written = write_all(report, settings.report_dir)
+        written += [path for path in (settings.report_dir / FILE_NAME,) if path.is_file()]
     except OSError as error:
         written = []
         report["outcome"]["exit_status"] = int(ExitStatus.REPORTS_NOT_WRITTEN)
