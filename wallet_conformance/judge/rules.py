@@ -91,7 +91,7 @@ def _table(exchange: Exchange, requirement: str) -> None:
                     requirement=requirement)
 
 
-def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) -> bool:
+def _withheld(problem: validation.SchemaViolation, body: Any, withheld: frozenset[str]) -> bool:
     """Whether a schema problem is only another account's field withheld: absent, null or masked (a string) at one
     of the `withheld` places."""
     required = _REQUIRED.match(problem.message) if problem.keyword == "required" else None
