@@ -63,7 +63,7 @@ class NotRun:
 
 
 @dataclass
-class Tally:
+class RunResults:
     """What the controlling process keeps of the run's tests (plugin/recording.py fills it in): one record per test,
     the exchange counts, and at the end the report and its files."""
 
@@ -116,7 +116,7 @@ class Run:
     ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard)
     selection_file: Path | None = None  # where an xdist run's workers write the requirements their tests declare
     clients: Clients | None = None  # in a process that runs tests against a target
-    tally: Tally = field(default_factory=Tally)
+    tally: RunResults = field(default_factory=RunResults)
     stops: Stops = field(default_factory=Stops)
     gate: Gate = field(default_factory=Gate)  # the waivers and baseline, read and checked before anything started
     kept: set[str] = field(default_factory=set)  # --keep-failing-records: wallets the end-of-run sweep leaves open

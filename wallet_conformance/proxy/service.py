@@ -86,7 +86,7 @@ class Proxy:
         self._stopping = threading.Event()
         self._final: dict[str, Any] | None = None  # the report once the proxy has stopped
         self._ticker = threading.Thread(target=self._tick, name="proxy-tally", daemon=True)
-        self._tally = live.Tally()
+        self._tally = live.TallyLineNews()
 
     @property
     def base_url(self) -> str:
