@@ -2,7 +2,7 @@
 
 Schemathesis 4 makes the requests (`as_strategy` per operation, positive or negative); the suite's
 `ApiClient` sends them, so the key, the production guard, the capture and the redaction are the
-hand-written suite's. Every verdict is a `ConformanceFailure` naming one requirement: `judge` decides what the
+hand-written suite's. Every verdict is a `ConformanceFailure` naming one requirement: `check_generated` decides what the
 request needed (accepted, refused) and then runs the registry of rules (judge/rules.py) on the answer.
 
 Whether a request is valid is decided here, on what is actually sent (after real ids replaced
@@ -121,8 +121,8 @@ def request_problems(request: Request) -> list[RequestViolation]:
 # ------------------------------------------------------------------ verdicts
 
 
-def judge(exchange: Exchange, problems: list[RequestViolation], must_accept: str | None,
-          success_checks: bool = True) -> None:
+def check_generated(exchange: Exchange, problems: list[RequestViolation], must_accept: str | None,
+                    success_checks: bool = True) -> None:
     """The verdict on one generated exchange.
 
     - never a 5xx (ERR-05); a 401 to the run's own key breaks AUTH-04;
