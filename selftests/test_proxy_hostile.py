@@ -180,10 +180,10 @@ def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkey
                     [("content-type", "application/json")], banks, len(banks), time.time(), 0.001)
     real = har.exchange
     monkeypatch.setattr(har, "exchange", lambda *args: (_ for _ in ()).throw(RuntimeError("a bug")))
-    judging.judge(good)
+    judging.take(good)
     monkeypatch.setattr(har, "exchange", real)
     for _ in range(200):  # enough to fill the recording's buffer: /dev/full refuses it
-        judging.judge(good)
+        judging.take(good)
     counts = judging.session.judged.found()[1]
     assert counts.judge_errors == 1 and "RuntimeError: a bug" in counts.first_judge_error
     assert counts.made == 200 and "the recording stopped" in judging.facts()["recording_stopped"]

@@ -193,8 +193,8 @@ def _resolve(settings: Settings, own_process: bool) -> tuple[Target, Any, NotRun
     if stop is not None:
         message = redact(f"cleanup not done: {stop.reason}" if settings.cleanup else stop.reason)
         status = int(stop.status or 0)
-        told = None if settings.cleanup else Stop(Outcome.STOPPED_AT_PREFLIGHT, message, status)
-        return target, server, NotRun(message, status, told)
+        stop_in_reports = None if settings.cleanup else Stop(Outcome.STOPPED_AT_PREFLIGHT, message, status)
+        return target, server, NotRun(message, status, stop_in_reports)
     if settings.cleanup:
         from wallet_conformance.world.cleanup import clean_up  # imported late: only --cleanup runs need it
 

@@ -57,11 +57,11 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 class SideJudge:
-    """The proxy's end of one judging process. `offer` hands it an exchange without waiting; `told` receives the
-    live lines of each requirement and operation the first time an exchange breaks it; with `record_har`, the judged
-    exchanges are written there (rotated past `har_max_bytes`)."""
+    """The proxy's end of one judging process. `offer` hands it an exchange without waiting; `on_first_breaks`
+    receives the live lines of each requirement and operation the first time an exchange breaks it; with
+    `record_har`, the judged exchanges are written there (rotated past `har_max_bytes`)."""
 
-    def __init__(self, upstream: str, max_records: int, told: Callable[[list[str]], None] | None = None,
+    def __init__(self, upstream: str, max_records: int, on_first_breaks: Callable[[list[str]], None] | None = None,
                  record_har: Path | None = None, har_max_bytes: int = 0, size: int = QUEUE,
                  in_the_path: bool = False) -> None:
         context = _context()
@@ -83,7 +83,8 @@ class SideJudge:
         self._process.start()
         their_control.close()
         their_lines.close()
-        self._listener = threading.Thread(target=_listen, args=(lines, told), name="proxy-judge-lines", daemon=True)
+        self._listener = threading.Thread(target=_listen, args=(lines, on_first_breaks), name="proxy-judge-lines",
+                                          daemon=True)
         self._listener.start()
 
     @property
@@ -113,9 +114,9 @@ class SideJudge:
         self.offered += 1
         self._offered_bytes += size
 
-    def judge(self, captured: Captured) -> list[str]:
+    def broken_by(self, captured: Captured) -> list[str]:
         """Judge one exchange now (--annotate); the requirements it broke, in id order."""
-        return self._ask("judge", captured)
+        return self._ask("broken_by", captured)
 
     def report(self, gate: gating.Gate, environment: str, run: dict[str, Any]) -> dict[str, Any]:
         """conformance.json's content for what was judged so far."""
@@ -192,15 +193,15 @@ class SideJudge:
         return answer
 
 
-def _listen(lines: Connection, told: Callable[[list[str]], None] | None) -> None:
+def _listen(lines: Connection, on_first_breaks: Callable[[list[str]], None] | None) -> None:
     """The proxy's thread that prints the judge's live lines as they come."""
     while True:
         try:
             got = lines.recv()
         except (EOFError, OSError):
             return
-        if told is not None:
-            told(got)
+        if on_first_breaks is not None:
+            on_first_breaks(got)
 
 
 # ------------------------------------------------------------------ the judging process
@@ -231,7 +232,7 @@ def _judging(exchanges: Any, taken: Any, done: Any, control: Connection, lines: 
             taken.value += len(captured.request_body) + len(captured.response_body)
             with judging.lock:
                 if not judging.finished.is_set():
-                    judging.judge(captured)
+                    judging.take(captured)
                     done.value += 1
     except Exception:  # the suite's own bug: the proxy reports the judge gone (exit 6), never a verdict
         print(redact(traceback.format_exc()), file=sys.stderr, flush=True)
@@ -250,7 +251,7 @@ class _Judging:
         self.entries = 0  # exchanges taken by the judge
         self._lines = lines
         self._recording = recording
-        self._told: set[Key] = set()
+        self._announced: set[Key] = set()
         self.recording_stopped: str | None = None  # why --record-har stopped, when it did
 
     def answer(self, control: Connection) -> None:
@@ -278,8 +279,8 @@ class _Judging:
         if request == "close":
             return None
         with self.lock:
-            if request == "judge":
-                return self.judge_now(*arguments)
+            if request == "broken_by":
+                return self.broken_by(*arguments)
             if request == "report":
                 gate, environment, run = arguments
                 return self.session.report(gate, environment=environment, run=run)
@@ -298,14 +299,14 @@ class _Judging:
                 **({"har_rotations": self._recording.rotations} if self._recording else {}),
                 **({"recording_stopped": self.recording_stopped} if self.recording_stopped else {})}
 
-    def judge_now(self, captured: Captured) -> list[str]:
+    def broken_by(self, captured: Captured) -> list[str]:
         """Judge one exchange (--annotate); the requirements it broke, in id order."""
         before = {key: found.count for key, found in self.session.judged.pending.items()}
-        self.judge(captured)
+        self.take(captured)
         broken = {key[1] for key, found in self.session.judged.pending.items() if found.count > before.get(key, 0)}
         return sorted(broken)
 
-    def judge(self, captured: Captured) -> None:
+    def take(self, captured: Captured) -> None:
         """Judge one exchange, and record it. Nothing one exchange holds can end the judging: an exchange the judge
         fails on (a body nested deeper than a parser goes, any bug of the suite) is counted as one it could not
         judge, with the first such error, in the report; a recording that cannot be written (a full disk) stops,
@@ -331,6 +332,6 @@ class _Judging:
                     self._recording.close()
                 self._recording = None
         for key, found in self.session.judged.pending.items():
-            if key not in self._told and found.evidence is not None:
-                self._told.add(key)
+            if key not in self._announced and found.evidence is not None:
+                self._announced.add(key)
                 self._lines.send(live.first_break_lines(found))
