@@ -23,7 +23,7 @@ from selftests.proxy_traffic import caught_up, proxied, served, tour
 from selftests.suite_runs import HAND_WRITTEN, run_in_process, tail
 from selftests.test_hostile_targets import _certificates
 from wallet_conformance import cli
-from wallet_conformance.client import har
+from wallet_conformance.client.har.stream import raw_entries
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import judged_from_traffic
@@ -430,7 +430,7 @@ def test_the_command_prints_breaks_and_tallies_rotates_its_har_and_reports_when_
     assert " forwarded, " in output and "requirements " in output
     files = sorted(tmp_path.glob("live*.har"))
     assert 2 < len(files) <= 1 + HAR_FILES_KEPT, files
-    entries = [entry for path in files for entry in har.raw_entries(path)]  # each file a whole HAR
+    entries = [entry for path in files for entry in raw_entries(path)]  # each file a whole HAR
     assert len(entries) >= 15
     report = json.loads((tmp_path / "reports" / "conformance.json").read_text())
     assert report["run"]["reproduce"].startswith(f"wallet-conformance proxy --upstream {reference.base_url}")

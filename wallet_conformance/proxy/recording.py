@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import IO
 
-from wallet_conformance.client import har
 from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.har.entry import VERSION, entry
 from wallet_conformance.client.redaction import conceal
 from wallet_conformance.settings import HAR_FILES_KEPT, PROGRAM
 
@@ -32,7 +32,7 @@ class RotatingHar:
         if self._file is None:
             self._open()
         assert self._file is not None
-        text = ("" if not self._entries else ",\n") + conceal(json.dumps(har.entry(exchange)))
+        text = ("" if not self._entries else ",\n") + conceal(json.dumps(entry(exchange)))
         self._file.write(text)
         self._entries += 1
         self._size += len(text)
@@ -52,7 +52,7 @@ class RotatingHar:
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("w", encoding="utf-8")
-        opening = json.dumps({"version": har.VERSION, "creator": CREATOR, "pages": []})[:-1]
+        opening = json.dumps({"version": VERSION, "creator": CREATOR, "pages": []})[:-1]
         self._file.write('{"log": ' + opening + ', "entries": [\n')
         self._entries, self._size = 0, 0
 

@@ -25,7 +25,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client import har
+from wallet_conformance.client.har.exchange import exchange_of
+from wallet_conformance.client.har.url_matching import in_target
 from wallet_conformance.client.redaction import Secrets, activate, active, redact
 from wallet_conformance.judge.record_registry import RecordRegistry
 from wallet_conformance.proxy import live
@@ -314,7 +315,7 @@ class _Judging:
         self.entries += 1
         base = self.session.base_url or ""
         try:
-            exchange = har.exchange(captured.har_entry(), base) if har.in_target(captured.url, base) else None
+            exchange = exchange_of(captured.har_entry(), base) if in_target(captured.url, base) else None
             if exchange is not None:
                 exchange.started = captured.started
             self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,
