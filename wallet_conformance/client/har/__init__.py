@@ -6,7 +6,8 @@ values of `x-service-key`, `Authorization`, cookies and the other secret headers
 secrets (client/redaction.py) before the entry becomes an exchange, so the key need not be known beforehand: it is
 replaced wherever it appears, in headers, URLs and bodies, and in every report written afterwards.
 
-Writing: entry (an exchange as a HAR entry), parts (a process's part file, and the parts joined into one HAR).
+Writing: entry (an exchange as a HAR entry), writer (the one writer of a HAR file, entry by entry), parts (a
+process's part file, and the parts joined into one HAR; the proxy's rotated recording is proxy/recording.py).
 Reading: stream (a file's entries one at a time; HarError), url_matching (which target, which operation),
 headers, secret_learning (the secrets an entry carries), exchange (an entry as an exchange), httpx_response (an
 httpx response as an exchange), recorded_files (the files' entries as exchanges of one target).

@@ -13,7 +13,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 from wallet_conformance.client.api import Exchange
 
-VERSION = "1.2"
 HTTP_VERSION = "HTTP/1.1"
 
 

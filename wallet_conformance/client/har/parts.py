@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import IO
 
 from wallet_conformance.client.api import Exchange
-from wallet_conformance.client.har.entry import VERSION, entry
+from wallet_conformance.client.har.entry import entry
+from wallet_conformance.client.har.writer import HarWriter
 from wallet_conformance.client.redaction import conceal
 
 
@@ -42,7 +43,6 @@ def join(parts: Iterable[Path], path: Path, creator: dict[str, str]) -> int:
     A part is in the order its exchanges ended (the end-of-run sweep sends several at once), so the entries are
     sorted by start through an index of where each line is (a few numbers per entry): no body is held."""
     handles = [part.open("rb") for part in parts]
-    written = 0
     try:
         index: list[tuple[bytes, int, int, int]] = []
         for number, handle in enumerate(handles):
@@ -52,16 +52,11 @@ def join(parts: Iterable[Path], path: Path, creator: dict[str, str]) -> int:
                 index.append((started, number, offset + len(started) + 1, len(rest.rstrip(b"\n"))))
                 offset += len(line)
         index.sort()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as out:
-            opening = json.dumps({"version": VERSION, "creator": creator, "pages": []})[:-1]
-            out.write(('{"log": ' + opening + ', "entries": [\n').encode())
+        with HarWriter(path, creator) as writer:
             for _, number, offset, length in index:
                 handles[number].seek(offset)
-                out.write((b",\n" if written else b"") + handles[number].read(length))
-                written += 1
-            out.write(b"\n]}}\n")
+                writer.add(handles[number].read(length))
     finally:
         for handle in handles:
             handle.close()
-    return written
+    return writer.entries
