@@ -469,16 +469,16 @@ def test_an_upstream_that_does_not_answer_at_start_is_said_and_not_fatal(tmp_pat
 
 def test_the_tally_is_told_only_when_it_changed():
     """The tally line comes when the traffic changed it: none before the first exchange, never the same twice."""
-    told: list[str] = []
+    said: list[str] = []
     with ReferenceServer() as reference, Proxy(ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0),
-                                                           tally_every=0.05, say=told.append)) as proxy:
+                                                           tally_every=0.05, say=said.append)) as proxy:
         time.sleep(0.4)
-        before = list(told)
+        before = list(said)
         httpx.get(f"{proxy.base_url}/transactions/banks", headers={"x-service-key": reference.secret_key})
         caught_up(proxy)
         time.sleep(0.6)  # a dozen periods
-    tallies = [line for line in told if " forwarded, " in line]
-    assert before == [] and 1 <= len(tallies) <= 2 and len(set(tallies)) == len(tallies), told
+    tallies = [line for line in said if " forwarded, " in line]
+    assert before == [] and 1 <= len(tallies) <= 2 and len(set(tallies)) == len(tallies), said
     assert tallies[-1].startswith(f"{PREFIX} 1 forwarded, 1 judged"), tallies
 
 
