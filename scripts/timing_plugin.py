@@ -27,7 +27,7 @@ _real_sleep = time.sleep
 _state = threading.local()
 
 
-class Tally:
+class Timings:
     def __init__(self) -> None:
         self.requests = 0
         self.target = 0.0
@@ -39,10 +39,10 @@ class Tally:
                 "cpu": round(self.cpu, 4)}
 
 
-RUN = Tally()
+RUN = Timings()
 TESTS: dict[str, dict[str, Any]] = {}
 FIXTURES: dict[str, dict[str, Any]] = defaultdict(lambda: {"count": 0, "seconds": 0.0, "requests": 0})
-_current: list[Tally] = []  # the test being run (the run's tally always counts)
+_current: list[Timings] = []  # the test being run (the run's timings always count)
 _limits: dict[str, float] = {}
 MOMENTS: dict[str, float] = {}  # time.time() of the process's start, its first test's start, its last test's end
 
@@ -75,8 +75,8 @@ def _sleep(seconds: float) -> None:
     started = time.perf_counter()
     _real_sleep(seconds)
     took = time.perf_counter() - started
-    for tally in (RUN, *_current):
-        tally.sleeps[kind] += took
+    for timings in (RUN, *_current):
+        timings.sleeps[kind] += took
 
 
 def _patch_client() -> None:
@@ -90,9 +90,9 @@ def _patch_client() -> None:
             return send(self, *args, **kwargs)
         finally:
             took = time.perf_counter() - started
-            for tally in (RUN, *_current):
-                tally.requests += 1
-                tally.target += took
+            for timings in (RUN, *_current):
+                timings.requests += 1
+                timings.target += took
 
     ApiClient._send = timed_send  # type: ignore[method-assign]
 
@@ -125,21 +125,21 @@ def _run_key() -> Any:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    tally = Tally()
-    _current.append(tally)
+    timings = Timings()
+    _current.append(timings)
     MOMENTS.setdefault("first_test", time.time())
     started, cpu = time.perf_counter(), time.thread_time()
     try:
         return (yield)
     finally:
-        tally.cpu = time.thread_time() - cpu
-        _current.remove(tally)
+        timings.cpu = time.thread_time() - cpu
+        _current.remove(timings)
         MOMENTS["last_test"] = time.time()
         marker = item.get_closest_marker("xdist_group")
         group = (marker.args[0] if marker.args else marker.kwargs.get("name")) if marker else None
         TESTS[item.nodeid.split("@")[0]] = {"seconds": round(time.perf_counter() - started, 4), "group": group,
                                             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
-                                            **tally.as_dict()}
+                                            **timings.as_dict()}
 
 
 @pytest.hookimpl(wrapper=True)

@@ -31,9 +31,9 @@ from selftests.suite_runs import RUN_TIMEOUT
 from selftests.test_broken_target import DOWN
 from wallet_conformance import cli
 from wallet_conformance.reference import ReferenceServer
+from wallet_conformance.reporting.report_header import VERDICT_WORDS
 from wallet_conformance.reporting.terminal import last_line
 from wallet_conformance.reporting.verdicts import ENDED_EARLY, Outcome
-from wallet_conformance.reporting.writers import VERDICT_WORDS
 from wallet_conformance.spec.files import ROOT
 
 PLUGIN = "wallet_conformance.plugin"  # the suite's plugin, which a checkout's conftest loads

@@ -10,7 +10,7 @@ import pytest
 from selftests import examples as ex
 from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
 from wallet_conformance.client.api import ApiClient, Exchange
-from wallet_conformance.judge.exchanges import judge
+from wallet_conformance.judge.exchanges import findings_of
 from wallet_conformance.judge.record_registry import RecordRegistry
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
@@ -37,8 +37,8 @@ def test_judge_holds_an_accepted_request_to_the_documented_limits():
                         "/transactions/transfer", sent)
     refused = exchange("transfer", "POST", 400, {"meta": {"statusCode": 400, "success": False, "message": "low"},
                                                  "data": None}, "/transactions/transfer", sent)
-    assert "LIM-10" in broken_requirements(judge(accepted))
-    assert "LIM-10" not in broken_requirements(judge(refused))
+    assert "LIM-10" in broken_requirements(findings_of(accepted))
+    assert "LIM-10" not in broken_requirements(findings_of(refused))
 
 
 def test_judge_holds_an_answer_to_what_was_sent():
@@ -47,14 +47,14 @@ def test_judge_holds_an_answer_to_what_was_sent():
     sent = {"category": "primary", "accountName": "Ada Stores", "currency": "NGN"}
     wallet = {"meta": {"statusCode": 201, "success": True, "message": "created"},
               "data": {"category": "secondary", "accountName": "Ada Stores"}}
-    assert "END-11" in broken_requirements(judge(exchange("createWallet", "POST", 201, wallet, sent=sent)))
+    assert "END-11" in broken_requirements(findings_of(exchange("createWallet", "POST", 201, wallet, sent=sent)))
     wallet["data"]["category"] = "primary"
-    assert "END-11" not in broken_requirements(judge(exchange("createWallet", "POST", 201, wallet, sent=sent)))
+    assert "END-11" not in broken_requirements(findings_of(exchange("createWallet", "POST", 201, wallet, sent=sent)))
     verified = {"meta": {"statusCode": 200, "success": True}, "data": {"reference": "other-reference"}}
     path = "/transactions/asked-reference/verify"
-    assert "END-28" in broken_requirements(judge(exchange("verifyTransaction", "GET", 200, verified, path)))
+    assert "END-28" in broken_requirements(findings_of(exchange("verifyTransaction", "GET", 200, verified, path)))
     verified["data"]["reference"] = "asked-reference"
-    assert "END-28" not in broken_requirements(judge(exchange("verifyTransaction", "GET", 200, verified, path)))
+    assert "END-28" not in broken_requirements(findings_of(exchange("verifyTransaction", "GET", 200, verified, path)))
 
 
 def test_the_rules_declared_on_the_checks_are_held_in_the_registrys_order():
@@ -70,9 +70,10 @@ def test_the_rules_declared_on_the_checks_are_held_in_the_registrys_order():
     assert by_name["error meta.success false"].when == "client-error"
     refusal = exchange("getWallet", "GET", 404, {"meta": {"statusCode": 404, "success": True}, "data": None},
                        "/virtual-accounts/vba-1")
-    assert "ERR-08" in broken_requirements(judge(refusal))
+    assert "ERR-08" in broken_requirements(findings_of(refusal))
     bare = exchange("getWallet", "GET", 404, {"message": "not found"}, "/virtual-accounts/vba-1")
-    assert {"ERR-06"} <= broken_requirements(judge(bare)) and "ERR-08" not in broken_requirements(judge(bare))
+    assert {"ERR-06"} <= broken_requirements(findings_of(bare))
+    assert "ERR-08" not in broken_requirements(findings_of(bare))
 
 
 PARTIES = {"RES-68", "RES-82", "RES-83", "RES-84"}
@@ -89,7 +90,7 @@ def transfer_answer(transaction: dict) -> Exchange:
 def test_judge_holds_every_place_that_repeats_a_party_to_the_wallet_named():
     """The answer to a transfer names the wallets sent in its source and destination (RES-68), their data (RES-82),
     its credit leg's destination (RES-83) and source (RES-84); each place changed fails its own requirement only."""
-    assert not PARTIES & broken_requirements(judge(transfer_answer(ex.fresh(ex.TRANSFER))))
+    assert not PARTIES & broken_requirements(findings_of(transfer_answer(ex.fresh(ex.TRANSFER))))
     for place, value, requirement in [
         ("destination", ex.TRANSFER["source"], "RES-68"),
         ("destinationData", ex.WALLET_PARTY, "RES-82"),
@@ -103,10 +104,10 @@ def test_judge_holds_every_place_that_repeats_a_party_to_the_wallet_named():
         for parent in parents:
             held = held[parent]
         held[name] = value
-        assert PARTIES & broken_requirements(judge(transfer_answer(transaction))) == {requirement}, place
+        assert PARTIES & broken_requirements(findings_of(transfer_answer(transaction))) == {requirement}, place
     pending = ex.fresh(ex.TRANSFER)
     del pending["meta"]["credit"]  # no credit leg while pending: nothing of the leg is judged
-    assert not PARTIES & broken_requirements(judge(transfer_answer(pending)))
+    assert not PARTIES & broken_requirements(findings_of(transfer_answer(pending)))
 
 
 def test_judge_holds_a_read_transaction_to_the_parties_it_names():
@@ -116,7 +117,7 @@ def test_judge_holds_a_read_transaction_to_the_parties_it_names():
 
     def listed(transaction: dict) -> set[str]:
         answer = ex.envelope([transaction], pagination=ex.PAGINATION)
-        return broken_requirements(judge(exchange("listTransactions", "GET", 200, answer, "/transactions")))
+        return broken_requirements(findings_of(exchange("listTransactions", "GET", 200, answer, "/transactions")))
 
     assert not (PARTIES | {"RES-81"}) & listed(ex.fresh(ex.TRANSFER))
     assert not (PARTIES | {"RES-81"}) & listed(ex.fresh(ex.INBOUND_CREDIT))
@@ -134,7 +135,8 @@ def test_judge_holds_a_read_transaction_to_the_parties_it_names():
 
 def test_judge_names_each_rule_an_answer_breaks_with_its_requirement():
     """A refusal whose meta.statusCode is not its HTTP status and whose success is true breaks two rules."""
-    found = judge(exchange("listWallets", "GET", 404, {"meta": {"statusCode": 200, "success": True}, "data": None}))
+    answer = {"meta": {"statusCode": 200, "success": True}, "data": None}
+    found = findings_of(exchange("listWallets", "GET", 404, answer))
     assert {finding.requirement for finding in found} >= {"ERR-07", "ERR-08"}, found
     assert all(finding.operation_id == "listWallets" for finding in found)
 
@@ -143,9 +145,9 @@ def test_judge_passes_a_conforming_answer_and_leaves_what_is_no_operation():
     """A conforming refusal breaks nothing; a request of no operation of the contract, or by another method, is
     not judged."""
     refusal = {"meta": {"statusCode": 404, "success": False, "message": "Wallet not found"}, "data": None}
-    assert judge(exchange("getWallet", "GET", 404, refusal, "/virtual-accounts/wal-1")) == []
-    assert judge(exchange(None, "GET", 404, "plain")) == []  # type: ignore[arg-type]
-    assert judge(exchange("getWallet", "TRACE", 200, "plain")) == []
+    assert findings_of(exchange("getWallet", "GET", 404, refusal, "/virtual-accounts/wal-1")) == []
+    assert findings_of(exchange(None, "GET", 404, "plain")) == []  # type: ignore[arg-type]
+    assert findings_of(exchange("getWallet", "TRACE", 200, "plain")) == []
 
 
 @pytest.mark.parametrize("paths", [("tests/generated/test_paging.py",)])
@@ -209,10 +211,10 @@ def test_another_business_may_withhold_its_wallet_but_the_caller_may_not():
     registry = RecordRegistry()
     for seen in made:
         registry.see(seen)
-    assert not broken_requirements(judge(verify, registry.withheld(verify)))
+    assert not broken_requirements(findings_of(verify, registry.withheld(verify)))
     mine = json.loads(theirs.text)
     mine["data"]["account"] = verify.data["account"]  # the payee's wallet, as if the caller's account owned it
     own = RecordRegistry()
     own.see(exchange("getWallet", "GET", 200, mine, "/virtual-accounts/w"))
-    assert "RES-60" in broken_requirements(judge(verify, own.withheld(verify)))
-    assert "RES-60" in broken_requirements(judge(verify, RecordRegistry().withheld(verify)))
+    assert "RES-60" in broken_requirements(findings_of(verify, own.withheld(verify)))
+    assert "RES-60" in broken_requirements(findings_of(verify, RecordRegistry().withheld(verify)))

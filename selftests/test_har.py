@@ -19,7 +19,8 @@ from jsonschema import Draft202012Validator
 
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, run_suite, tail
 from wallet_conformance import cli
-from wallet_conformance.client import har
+from wallet_conformance.client.har import recorded_files, stream
+from wallet_conformance.client.har.httpx_response import from_httpx
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
@@ -333,8 +334,8 @@ def test_entries_stream_across_reads(tmp_path, monkeypatch):
     entries = [har_entry("GET", f"https://a.example/v1/transactions/{index}/verify", 200, {"data": index})
                for index in range(30)] + [har_entry("GET", "https://a.example/v1/transactions/banks", 200, big)]
     path = har_file(tmp_path / "many.har", entries)
-    monkeypatch.setattr(har, "CHUNK", 7)
-    read = list(har.recorded([path], "https://a.example/v1"))
+    monkeypatch.setattr(stream, "CHUNK", 7)
+    read = list(recorded_files.recorded([path], "https://a.example/v1"))
     assert [item.index for item in read] == list(range(31))
     assert read[3].exchange is not None and read[3].exchange.operation_id == "verifyTransaction"
     assert read[-1].exchange is not None and read[-1].exchange.truncated
@@ -396,9 +397,9 @@ def test_the_judging_core_gives_the_verdicts_of_har_without_a_pytest_session(pyt
     path, _ = recorded_run(pytester, tmp_path, "--reference-fault", Fault.WRONG_CLOSE_MESSAGE.cli_name)
     _, passive = judged(pytester, tmp_path / "passive", "--har", str(path))
     assert passive is not None
-    base = next(iter(har.bases([path])))
+    base = next(iter(recorded_files.bases([path])))
     session = JudgingSession(base, [str(path)])
-    for recorded in har.recorded([path], base):
+    for recorded in recorded_files.recorded([path], base):
         session.judge(recorded.exchange, {"file": str(recorded.file), "entry": recorded.index,
                                           "request": recorded.request})
     report = session.report()
@@ -420,7 +421,7 @@ def test_the_judging_core_judges_httpx_traffic():
         wallet = made.json()["data"]["publicId"]
         for response in (made, client.get(f"{base}/virtual-accounts/{wallet}"),
                          client.delete(f"{base}/virtual-accounts/{wallet}")):
-            session.judge(har.from_httpx(response, base))
+            session.judge(from_httpx(response, base))
     report = session.report()
     entries = {entry["id"]: entry for entry in report["requirements"]}
     assert entries["SVC-12"]["verdict"] == "fail", entries["SVC-12"]

@@ -12,7 +12,9 @@ import pytest
 
 from selftests.browser import FLAGS, NO_BROWSER, chromium
 from selftests.test_reports import sample_report
-from wallet_conformance.reporting.writers import HTML, REPLAY_LABEL, html_page, mask, part_names, write_all
+from wallet_conformance.reporting.html_report import REPLAY_LABEL, html_page, part_names
+from wallet_conformance.reporting.volatile import mask
+from wallet_conformance.reporting.writers import HTML, write_all
 
 FAILING_TEST = "tests/test_a.py::test_close"  # sample_report's failing test of SVC-12
 # A replay as a report may carry one: a port, quotes, `<`, `&` and `$`, all kept as written.

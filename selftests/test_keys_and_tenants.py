@@ -18,9 +18,9 @@ from wallet_conformance.client.redaction import PLACEHOLDER, redact, register_ke
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import assemble
+from wallet_conformance.reporting.markdown_report import markdown
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.terminal import summary
-from wallet_conformance.reporting.writers import markdown
 from wallet_conformance.spec.catalogue import catalogue
 
 KEY = "sk_test_tenants_selftest_first_3d8b1f"

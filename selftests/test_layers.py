@@ -150,7 +150,7 @@ ENUMS = PACKAGE / "reporting" / "verdicts.py"
 NOT_A_VERDICT = {
     ("reporting/conformance.py", "blocked"): "a test's field in conformance.json (whether the test blocked it)",
     ("reporting/gating.py", "conforms"): "the outcome's boolean field in conformance.json",
-    ("reporting/writers.py", "conforms"): "the word the reports show for Outcome.CONFORMS",
+    ("reporting/report_header.py", "conforms"): "the word the reports show for Outcome.CONFORMS",
     ("scenarios/list_probes.py", "skip"): "a paging parameter the list probes send",
 }
 

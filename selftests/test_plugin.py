@@ -13,7 +13,7 @@ from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
 from selftests.suite_runs import run_sample as run
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference import Fault
-from wallet_conformance.reporting.writers import mask
+from wallet_conformance.reporting.volatile import mask
 from wallet_conformance.spec import validation
 
 

@@ -23,7 +23,7 @@ from selftests.proxy_traffic import caught_up, proxied, served, tour
 from selftests.suite_runs import HAND_WRITTEN, run_in_process, tail
 from selftests.test_hostile_targets import _certificates
 from wallet_conformance import cli
-from wallet_conformance.client import har
+from wallet_conformance.client.har.stream import raw_entries
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.judgement import read, runs
@@ -429,7 +429,7 @@ def test_the_command_prints_breaks_and_tallies_rotates_its_har_and_reports_when_
     assert " forwarded, " in output and "requirements " in output
     files = sorted(tmp_path.glob("live*.har"))
     assert 2 < len(files) <= 1 + HAR_FILES_KEPT, files
-    entries = [entry for path in files for entry in har.raw_entries(path)]  # each file a whole HAR
+    entries = [entry for path in files for entry in raw_entries(path)]  # each file a whole HAR
     assert len(entries) >= 15
     report = json.loads((tmp_path / "reports" / "conformance.json").read_text())
     assert report["run"]["reproduce"].startswith(f"wallet-conformance proxy --upstream {reference.base_url}")
@@ -468,16 +468,16 @@ def test_an_upstream_that_does_not_answer_at_start_is_said_and_not_fatal(tmp_pat
 
 def test_the_tally_is_told_only_when_it_changed():
     """The tally line comes when the traffic changed it: none before the first exchange, never the same twice."""
-    told: list[str] = []
+    said: list[str] = []
     with ReferenceServer() as reference, Proxy(ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0),
-                                                           tally_every=0.05, say=told.append)) as proxy:
+                                                           tally_every=0.05, say=said.append)) as proxy:
         time.sleep(0.4)
-        before = list(told)
+        before = list(said)
         httpx.get(f"{proxy.base_url}/transactions/banks", headers={"x-service-key": reference.secret_key})
         caught_up(proxy)
         time.sleep(0.6)  # a dozen periods
-    tallies = [line for line in told if " forwarded, " in line]
-    assert before == [] and 1 <= len(tallies) <= 2 and len(set(tallies)) == len(tallies), told
+    tallies = [line for line in said if " forwarded, " in line]
+    assert before == [] and 1 <= len(tallies) <= 2 and len(set(tallies)) == len(tallies), said
     assert tallies[-1].startswith(f"{PREFIX} 1 forwarded, 1 judged"), tallies
 
 

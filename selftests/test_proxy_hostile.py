@@ -23,7 +23,6 @@ from selftests.proxy_traffic import caught_up, proxied
 from selftests.raw_http import CLOSE, DEADLINE, RawUpstream, Received, answer, exchange
 from selftests.test_proxy import free_port, stop_soon
 from wallet_conformance import cli
-from wallet_conformance.client import har
 from wallet_conformance.client.api import IDLE_REUSE
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
@@ -180,12 +179,12 @@ def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkey
     banks = b'{"meta": {"statusCode": 200, "success": true}, "data": []}'
     good = Captured("GET", "http://127.0.0.1:9/v1/transactions/banks", [], b"", 0, 200,
                     [("content-type", "application/json")], banks, len(banks), time.time(), 0.001)
-    real = har.exchange
-    monkeypatch.setattr(har, "exchange", lambda *args: (_ for _ in ()).throw(RuntimeError("a bug")))
-    judging.judge(good)
-    monkeypatch.setattr(har, "exchange", real)
+    real = side.exchange_of
+    monkeypatch.setattr(side, "exchange_of", lambda *args: (_ for _ in ()).throw(RuntimeError("a bug")))
+    judging.take(good)
+    monkeypatch.setattr(side, "exchange_of", real)
     for _ in range(200):  # enough to fill the recording's buffer: /dev/full refuses it
-        judging.judge(good)
+        judging.take(good)
     judging.session.judgement.close()
     counts = judging.session.fold.exchanges
     assert counts["judge_errors"] == 1 and "RuntimeError: a bug" in counts["first_judge_error"]

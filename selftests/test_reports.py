@@ -25,9 +25,12 @@ from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import assemble
 from wallet_conformance.reporting.evidence import classify
+from wallet_conformance.reporting.html_report import html_page
+from wallet_conformance.reporting.junit_report import junit
+from wallet_conformance.reporting.markdown_report import markdown
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.terminal import summary
-from wallet_conformance.reporting.writers import html_page, junit, markdown, mask
+from wallet_conformance.reporting.volatile import mask
 from wallet_conformance.settings import Settings, command_line, reproduction
 from wallet_conformance.spec import validation
 from wallet_conformance.spec.catalogue import catalogue

@@ -12,7 +12,7 @@ from selftests import examples as ex
 from selftests.documents import references
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.files import SCHEMAS
-from wallet_conformance.spec.validation import Problem, problems
+from wallet_conformance.spec.validation import SchemaViolation, problems
 
 SCHEMA_FILES = sorted(path.name for path in SCHEMAS.glob("*.json"))
 
@@ -376,8 +376,8 @@ def test_problem_fields() -> None:
     """A problem gives a readable path, the failing keyword and its expected value; problems are sorted."""
     transfer = changed(changed(ex.TRANSFER, "meta.rate.convertedAmount", 1.5), "amount", "10000")
     assert problems("transaction.json", transfer) == [
-        Problem("amount", "'10000' is not of type 'integer'", "type", "integer"),
-        Problem("meta.rate.convertedAmount", "1.5 is not of type 'integer'", "type", "integer"),
+        SchemaViolation("amount", "'10000' is not of type 'integer'", "type", "integer"),
+        SchemaViolation("meta.rate.convertedAmount", "1.5 is not of type 'integer'", "type", "integer"),
     ]
     account = changed(ex.ACCOUNT, "webhooks", ["https://merchant.example/hooks", 17])
     assert [(p.path, p.keyword, p.expected) for p in problems("account.json", account)] == [

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.api import ApiClient, Exchange
-from wallet_conformance.scenarios import wrong_values
+from wallet_conformance.scenarios import wrong_values_sent
 from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bad_requests, bodies, key_probes, money
 from wallet_conformance.world.resources import Resources
@@ -145,8 +145,8 @@ def invalid(request: pytest.FixtureRequest) -> bad_requests.Invalid:
 
 def _wrong_values_fixture(operation_id: str) -> Any:
     @pytest.fixture(scope="session", name=_fixture_name("wrong_values", operation_id))
-    def made(request: pytest.FixtureRequest) -> dict[str, wrong_values.Outcome]:
-        return wrong_values.sent(request.getfixturevalue, operation_id)
+    def made(request: pytest.FixtureRequest) -> dict[str, wrong_values_sent.Outcome]:
+        return wrong_values_sent.sent(request.getfixturevalue, operation_id)
 
     return made
 
@@ -156,9 +156,9 @@ for _operation in contract.write_operations():
 
 
 @pytest.fixture
-def sent_wrong(request: pytest.FixtureRequest) -> Callable[[str], dict[str, wrong_values.Outcome]]:
-    """`sent_wrong(operationId)`: every body field of the operation sent wrong (scenarios/wrong_values.py), by case,
-    sent once per run."""
+def sent_wrong(request: pytest.FixtureRequest) -> Callable[[str], dict[str, wrong_values_sent.Outcome]]:
+    """`sent_wrong(operationId)`: every body field of the operation sent wrong (scenarios/wrong_values_sent.py), by
+    case, sent once per run."""
     return lambda operation_id: request.getfixturevalue(_fixture_name("wrong_values", operation_id))
 
 

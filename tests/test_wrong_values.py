@@ -1,7 +1,7 @@
 """Body fields sent wrong: each documented field of each request body in another JSON type (a string for a number, a
 number for a string, one item for an array, a fraction of a kobo) or outside its documented values (another currency,
-category or party type, a webhook that is no URL), each in an otherwise valid request (world/wrong_values.py derives
-them from openapi.yaml).
+category or party type, a webhook that is no URL), each in an otherwise valid request (world/wrong_value_cases.py
+derives them from openapi.yaml).
 
 What each gets, and the level it rests on:
 - a value that is no valid value of its field, however read: refused (no 2xx), under the rule it breaks (LIM-09
@@ -29,9 +29,9 @@ import pytest
 
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.request_rules import SHOWN, at
-from wallet_conformance.scenarios.wrong_values import primary_with_null, shows_as_sent
+from wallet_conformance.scenarios.wrong_values_sent import primary_with_null, shows_as_sent
 from wallet_conformance.spec import contract
-from wallet_conformance.world.wrong_values import NULL, VALID_VALUE_KINDS, cases, refusal_requirement
+from wallet_conformance.world.wrong_value_cases import NULL, VALID_VALUE_KINDS, cases, refusal_requirement
 
 CASES = cases()
 REFUSAL = {name: refusal_requirement(case) for name, case in CASES.items()}

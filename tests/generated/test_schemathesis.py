@@ -2,7 +2,7 @@
 
 Half of the valid cases (a Hypothesis draw) are bound to real records (generation/binding.py), which is what
 reaches the success branch of reads, closes, transfers and collection accounts. Verdicts: generation/cases.py
-(`judge`) and the registry of rules (judge/rules.py).
+(`check_generated`) and the registry of rules (judge/rules.py).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def test_valid_requests(operation_id, api, resources, binder, generation, reques
         must_accept = binder.bind(sent) if data.draw(st.booleans(), label="bind real records") else None
         exchange = binding.send(api, resources, sent)
         binder.spent(exchange)
-        cases.judge(exchange, cases.request_problems(sent), must_accept)
+        cases.check_generated(exchange, cases.request_problems(sent), must_accept)
         if not exchange.ok:
             refusals[exchange.status] += 1
 
@@ -59,7 +59,7 @@ def test_invalid_requests(operation_id, api, resources, binder, generation, requ
         problems = cases.request_problems(sent)
         exchange = binding.send(api, resources, sent)
         binder.spent(exchange)
-        cases.judge(exchange, problems, None, success_checks=False)
+        cases.check_generated(exchange, problems, None, success_checks=False)
         if problems:
             statuses[exchange.status] += 1
 

@@ -2,7 +2,7 @@
 
 Schemathesis 4 makes the requests (`as_strategy` per operation, positive or negative); the suite's
 `ApiClient` sends them, so the key, the production guard, the capture and the redaction are the
-hand-written suite's. Every verdict is a `ConformanceFailure` naming one requirement: `judge` decides what the
+hand-written suite's. Every verdict is a `ConformanceFailure` naming one requirement: `check_generated` decides what the
 request needed (accepted, refused) and then runs the registry of rules (judge/rules.py) on the answer.
 
 Whether a request is valid is decided here, on what is actually sent (after real ids replaced
@@ -26,7 +26,11 @@ from schemathesis.core import NOT_SET
 from wallet_conformance.client.api import DEFAULT, Exchange
 from wallet_conformance.judge import checks, request_rules, rules
 from wallet_conformance.judge.failures import ConformanceFailure
-from wallet_conformance.judge.request_rules import INVALID_INPUT_REQUIREMENTS, Problem, invalid_input_requirement
+from wallet_conformance.judge.request_rules import (
+    INVALID_INPUT_REQUIREMENTS,
+    RequestViolation,
+    invalid_input_requirement,
+)
 from wallet_conformance.spec import contract, validation
 
 POSITIVE = GenerationMode.POSITIVE
@@ -105,7 +109,7 @@ def _jsonable(value: Any) -> Any:
 # ------------------------------------------------------------------ is the request valid?
 
 
-def request_problems(request: Request) -> list[Problem]:
+def request_problems(request: Request) -> list[RequestViolation]:
     """Every way the request, as sent, breaks openapi.yaml (empty: the request is valid). A field bound to a record
     the target issued names that record, whatever its identifier's pattern: an identifier without its prefix is the
     issuing requirement's failure (RES-01), not invalid input."""
@@ -117,7 +121,8 @@ def request_problems(request: Request) -> list[Problem]:
 # ------------------------------------------------------------------ verdicts
 
 
-def judge(exchange: Exchange, problems: list[Problem], must_accept: str | None, success_checks: bool = True) -> None:
+def check_generated(exchange: Exchange, problems: list[RequestViolation], must_accept: str | None,
+                    success_checks: bool = True) -> None:
     """The verdict on one generated exchange.
 
     - never a 5xx (ERR-05); a 401 to the run's own key breaks AUTH-04;

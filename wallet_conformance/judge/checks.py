@@ -156,7 +156,7 @@ def accepted_by_the_api(exchange: Exchange, why: str, *, requirement: str | None
 PREFIX_PATTERNS = frozenset(f"^{contract.prefix(definition)}" for definition in contract.PREFIXES)
 
 
-def is_prefix_problem(problem: validation.Problem) -> bool:
+def is_prefix_problem(problem: validation.SchemaViolation) -> bool:
     """Whether a schema problem is an identifier without its prefix (a `pattern` of PREFIX_PATTERNS)."""
     return problem.keyword == "pattern" and problem.expected in PREFIX_PATTERNS
 
@@ -389,7 +389,7 @@ def value_rule_finds(name: str | None, value: Any) -> bool:
     return False
 
 
-def schema_problems(instance: Any, schema_file: str, pointer: str = "") -> list[validation.Problem]:
+def schema_problems(instance: Any, schema_file: str, pointer: str = "") -> list[validation.SchemaViolation]:
     """The ways `instance` fails a schema of schemas/, but for the value of a field that a value rule finds wrong
     (`value_rule_finds`): that rule judges it on every answer, under its own requirement; its absence stays here."""
     return [problem for problem in validation.problems(schema_file, instance, pointer)

@@ -39,7 +39,7 @@ def judgeable(exchange: Exchange) -> bool:
             and exchange.status >= 100 and not exchange.truncated)
 
 
-def judge(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[Finding]:
+def findings_of(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[Finding]:
     """Every rule of the registry that judges this exchange and that it breaks ([] when it keeps them all, or
     cannot be judged). `withheld`: the places where the answer shows another account's wallet, which may be null,
     absent or masked there (the registry of records names them, `RecordRegistry.withheld`)."""
@@ -47,8 +47,8 @@ def judge(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[Fi
 
 
 def held_to(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> tuple[set[str], list[Finding]]:
-    """The requirements a rule of the registry held on this exchange, and every rule it broke (`judge`); nothing for
-    an exchange that cannot be judged."""
+    """The requirements a rule of the registry held on this exchange, and every rule it broke (`findings_of`);
+    nothing for an exchange that cannot be judged."""
     if not judgeable(exchange):
         return set(), []
     held, broken = held_and_broken(exchange, withheld)

@@ -42,7 +42,7 @@ def _request_validator(operation_id: str) -> Draft202012Validator:
 
 
 @dataclass(frozen=True)
-class Problem:
+class RequestViolation:
     """One way a request breaks openapi.yaml: where (`body.amount`, `query.live`, `path.walletId`) and the keyword.
     `lenient`: a value written in another JSON type that spells a valid value of its own (`reading`); accepting it
     breaks no requirement, as long as it is taken as that value (END-44 observes which)."""
@@ -93,11 +93,11 @@ def _replaced(body: Any, path: Iterable[Any], value: Any) -> Any:
     return {name: _replaced(item, rest, value) if name == head else item for name, item in body.items()}
 
 
-def read_leniently(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
+def read_leniently(operation_id: str, body: Any) -> tuple[Any, list[RequestViolation]]:
     """The body with every value written in another JSON type replaced by what it spells in its own (`reading`), and
-    a lenient Problem for each; values that spell nothing stay as sent. Read again until nothing changes: a lone
-    number for an array of strings is a list of its text."""
-    lenient: list[Problem] = []
+    a lenient RequestViolation for each; values that spell nothing stay as sent. Read again until nothing changes: a
+    lone number for an array of strings is a list of its text."""
+    lenient: list[RequestViolation] = []
     for _ in range(3):
         readable = []
         for error in _request_validator(operation_id).iter_errors(body):
@@ -108,7 +108,7 @@ def read_leniently(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
             break
         for error, read in readable:
             where = ".".join(["body", *(str(part) for part in error.absolute_path)])
-            lenient.append(Problem(where, "type", f"{error.message}; read as {read!r}", lenient=True))
+            lenient.append(RequestViolation(where, "type", f"{error.message}; read as {read!r}", lenient=True))
             body = _replaced(body, error.absolute_path, read)
     return body, lenient
 
@@ -133,7 +133,7 @@ def _named_in_another_case(instance: Any, missing: list[str]) -> bool:
     return any(name.lower() in names for name in missing)
 
 
-def body_problems(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
+def body_problems(operation_id: str, body: Any) -> tuple[Any, list[RequestViolation]]:
     """The body read leniently (`read_leniently`), and every way the body sent breaks its schema."""
     read, found = read_leniently(operation_id, _without_nulls(body))
     for error in _request_validator(operation_id).iter_errors(read):
@@ -146,27 +146,27 @@ def body_problems(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
             where = ".".join([where, *missing])
             if _named_in_another_case(error.instance, missing):
                 keyword = NAME_CASE
-        found.append(Problem(where, keyword, error.message))
+        found.append(RequestViolation(where, keyword, error.message))
     return read, found
 
 
 def problems(operation_id: str, body: Any = DEFAULT, *, query: dict[str, Any] | None = None,
-             path: dict[str, Any] | None = None) -> list[Problem]:
+             path: dict[str, Any] | None = None) -> list[RequestViolation]:
     """Every way a request of `operation_id`, as sent (`body`: DEFAULT when none was sent), breaks openapi.yaml
     (empty: the request is valid). A value in another JSON type that spells one of its own is one lenient problem, and
     is then judged as that value (`read_leniently`)."""
-    found: list[Problem] = []
+    found: list[RequestViolation] = []
     op = contract.operations()[operation_id]
     if body is not DEFAULT:
         found = body_problems(operation_id, body)[1]
     elif op.method in ("POST", "PATCH"):
-        found.append(Problem("body", "required", "no request body"))
+        found.append(RequestViolation("body", "required", "no request body"))
     for name, value in (query or {}).items():
         if name in ("isDefault", "live") and str(value).lower() not in ("true", "false"):
-            found.append(Problem(f"query.{name}", "type", f"{value!r} is not a boolean"))
+            found.append(RequestViolation(f"query.{name}", "type", f"{value!r} is not a boolean"))
     for name, value in (path or {}).items():
         if name == "walletId" and not str(value).startswith(contract.prefix("walletId")):
-            found.append(Problem(f"path.{name}", "pattern", f"{value!r} is not a wallet publicId"))
+            found.append(RequestViolation(f"path.{name}", "pattern", f"{value!r} is not a wallet publicId"))
     return found
 
 
@@ -199,7 +199,7 @@ INVALID_INPUT_REQUIREMENTS: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-def invalid_input_requirement(operation_id: str, problems: Iterable[Problem]) -> str | None:
+def invalid_input_requirement(operation_id: str, problems: Iterable[RequestViolation]) -> str | None:
     """The requirement a 2xx to this invalid request breaks; None when the document says nothing of it.
 
     Query filters with an odd value and the headers are not judged: their handling is not shown; nor is a value
@@ -238,7 +238,7 @@ NOT_JSON = object()
 _last = threading.local()
 
 
-def _judged(exchange: Exchange) -> tuple[list[Problem], Any]:
+def _judged(exchange: Exchange) -> tuple[list[RequestViolation], Any]:
     held = getattr(_last, "held", None)
     if held is None or held[0] is not exchange:
         body = sent_body(exchange)
@@ -250,7 +250,7 @@ def _judged(exchange: Exchange) -> tuple[list[Problem], Any]:
     return held[1], held[2]
 
 
-def exchange_problems(exchange: Exchange) -> list[Problem]:
+def exchange_problems(exchange: Exchange) -> list[RequestViolation]:
     """Every way the exchange's request body breaks openapi.yaml ([] when it keeps it, or sent none or no JSON)."""
     return _judged(exchange)[0]
 

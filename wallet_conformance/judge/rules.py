@@ -41,7 +41,7 @@ from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
 
 # The places of the answer being judged that show another account's wallet, whose name, number and balance may be
-# withheld there (exchanges.judge's `withheld`): set while `broken` runs the rules on one exchange.
+# withheld there (exchanges.findings_of's `withheld`): set while `broken` runs the rules on one exchange.
 WITHHELD: ContextVar[frozenset[str]] = ContextVar("wallet_conformance_withheld", default=frozenset())
 _REQUIRED = re.compile(r"""^['"](?P<name>[^'"]+)['"] is a required property""")
 
@@ -91,7 +91,7 @@ def _table(exchange: Exchange, requirement: str) -> None:
                     requirement=requirement)
 
 
-def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) -> bool:
+def _withheld(problem: validation.SchemaViolation, body: Any, withheld: frozenset[str]) -> bool:
     """Whether a schema problem is only another account's field withheld: absent, null or masked (a string) at one
     of the `withheld` places."""
     required = _REQUIRED.match(problem.message) if problem.keyword == "required" else None

@@ -1,9 +1,9 @@
 """--record-har: every exchange the run's clients make, written as one HAR 1.2 file.
 
 Each process that runs tests (the only one, or each xdist worker) appends its clients' exchanges to a part file of
-its own as they are made (plugin/run.py opens it; client/har.py: redacted, bodies as the client cut them); when the
-run ends, the controlling process, whose session ends after every worker's, merges the parts into the file in the
-order the requests started.
+its own as they are made (plugin/run.py opens it; client/har/parts.py: redacted, bodies as the client cut them);
+when the run ends, the controlling process, whose session ends after every worker's, merges the parts into the file
+in the order the requests started.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client import har
+from wallet_conformance.client.har.parts import join
 from wallet_conformance.plugin.run import is_worker, state
 from wallet_conformance.reporting.conformance import suite_version
 
@@ -31,7 +31,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if folder is None or target is None or is_worker(config):
         return
     parts = sorted(folder.glob("*.part")) if folder.is_dir() else []
-    count = har.join(parts, target, {"name": "wallet-conformance", "version": suite_version()})
+    count = join(parts, target, {"name": "wallet-conformance", "version": suite_version()})
     shutil.rmtree(folder, ignore_errors=True)
     config.stash[WRITTEN] = (target, count)
 

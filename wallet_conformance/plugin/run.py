@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from wallet_conformance.client import har
 from wallet_conformance.client.api import ApiClient, Bound, Exchange
+from wallet_conformance.client.har.parts import PartWriter
 from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, redact
 from wallet_conformance.client.target import Target, configured
@@ -64,7 +64,7 @@ class NotRun:
 
 
 @dataclass
-class Tally:
+class RunResults:
     """What the controlling process keeps of the run (plugin/recording.py fills it in): the record of judgement as it
     is written, folded as it comes (one record per test, the exchange counts), and at the end the report and its
     files."""
@@ -112,11 +112,11 @@ class Run:
     not_run: NotRun | None = None  # why it ends before its first test, if it does
     judged: Judged = field(default_factory=Judged)  # this process's exchange judge and registry of records
     har_parts: Path | None = None  # --record-har: the folder of the processes' part files
-    recorder: har.PartWriter | None = None  # --record-har: this process's part file, when it runs tests
+    recorder: PartWriter | None = None  # --record-har: this process's part file, when it runs tests
     ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard)
     selection_file: Path | None = None  # where an xdist run's workers write the requirements their tests declare
     clients: Clients | None = None  # in a process that runs tests against a target
-    tally: Tally = field(default_factory=Tally)
+    tally: RunResults = field(default_factory=RunResults)
     stops: Stops = field(default_factory=Stops)
     gate: Gate = field(default_factory=Gate)  # the waivers and baseline, read and checked before anything started
     kept: set[str] = field(default_factory=set)  # --keep-failing-records: wallets the end-of-run sweep leaves open
@@ -173,7 +173,7 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool, gate:
     judged = Judged()
     recorder = None
     if runs_tests and parts is not None:
-        recorder = har.PartWriter(parts / f"{worker.get('workerid', 'worker') if worker else 'main'}.part")
+        recorder = PartWriter(parts / f"{worker.get('workerid', 'worker') if worker else 'main'}.part")
     bound = Bound()
     clients = _clients(settings, target, bound, ledger, judged, recorder) if runs_tests and target else None
     return Run(settings=settings, secrets=secrets, started=time.monotonic(), bound=bound, target=target,
@@ -193,8 +193,8 @@ def _resolve(settings: Settings, own_process: bool) -> tuple[Target, Any, NotRun
     if stop is not None:
         message = redact(f"cleanup not done: {stop.reason}" if settings.cleanup else stop.reason)
         status = int(stop.status or 0)
-        told = None if settings.cleanup else Stop(Outcome.STOPPED_AT_PREFLIGHT, message, status)
-        return target, server, NotRun(message, status, told)
+        stop_in_reports = None if settings.cleanup else Stop(Outcome.STOPPED_AT_PREFLIGHT, message, status)
+        return target, server, NotRun(message, status, stop_in_reports)
     if settings.cleanup:
         from wallet_conformance.world.cleanup import clean_up  # imported late: only --cleanup runs need it
 
@@ -261,7 +261,7 @@ def _har_parts(config: pytest.Config, settings: Settings) -> Path | None:
 
 
 def _clients(settings: Settings, target: Target, bound: Bound, ledger: Path | None, judged: Judged,
-             recorder: har.PartWriter | None) -> Clients:
+             recorder: PartWriter | None) -> Clients:
     """The clients, built whole: each sends its key, is bounded by the current test's time, refuses what production
     does not allow, hands every exchange to the exchange judge (and --record-har), and waits while another worker
     reads the wallet list; the first key's, against a deployed target, journals what it changes for --cleanup. The

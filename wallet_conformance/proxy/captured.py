@@ -30,8 +30,8 @@ class Captured:
         return next((value for key, value in self.response_headers if key.lower() == name), None)
 
     def har_entry(self) -> dict[str, Any]:
-        """The exchange as a HAR entry (the shape client/har.py reads back): secrets still in it, for the reader to
-        learn and redact; a body cut at the cap keeps its whole size."""
+        """The exchange as a HAR entry (the shape client/har/exchange.py reads back): secrets still in it, for the
+        reader to learn and redact; a body cut at the cap keeps its whole size."""
         body, size = self._decoded()
         request: dict[str, Any] = {"method": self.method, "url": self.url,
                                    "headers": [{"name": name, "value": value} for name, value in self.request_headers]}

@@ -60,7 +60,7 @@ async def _until_gone(receive: Receive) -> None:
 
 
 @dataclass
-class Tally:
+class ForwardingCounts:
     """What the forwarding counted: answers relayed, and those it could not relay (never judged)."""
 
     forwarded: int = 0
@@ -130,7 +130,7 @@ class Forwarder:
         self.hand_over = hand_over
         self.judge_now = judge_now
         self.client_timeout = client_timeout
-        self.tally = Tally()
+        self.tally = ForwardingCounts()
 
     def target(self, path: str, query: bytes) -> str:
         """The upstream URL of a request to the proxy's `path`: /v1/x goes to UPSTREAM/x."""

@@ -39,20 +39,20 @@ def tally_line(report: dict[str, Any], facts: dict[str, Any]) -> str:
     return line + (f"; {', '.join(relayed)}" if relayed else "")
 
 
-class Tally:
+class TallyLineNews:
     """The tally line, told when it says something new: not before the first exchange, never twice the same."""
 
     def __init__(self) -> None:
-        self._told: str | None = None
+        self._last_line: str | None = None
 
     def news(self, report: dict[str, Any], facts: dict[str, Any]) -> str | None:
         """The tally line of `report` and `facts`, or None when there is nothing new to tell."""
         line = tally_line(report, facts)
         traffic = any(facts.get(name) for name in ("forwarded", "dropped", "unreachable", "timed_out",
                                                     "client_disconnects"))
-        if line == self._told or not traffic:
+        if line == self._last_line or not traffic:
             return None
-        self._told = line
+        self._last_line = line
         return line
 
 

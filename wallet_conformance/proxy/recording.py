@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import IO
 
-from wallet_conformance.client import har
 from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.har.entry import entry
+from wallet_conformance.client.har.writer import HarWriter
 from wallet_conformance.client.redaction import conceal
 from wallet_conformance.settings import HAR_FILES_KEPT, PROGRAM
 
@@ -24,37 +24,24 @@ class RotatingHar:
         self.max_bytes = max_bytes
         self.kept = kept
         self.rotations = 0
-        self._file: IO[str] | None = None
-        self._entries = 0
+        self._writer: HarWriter | None = None
         self._size = 0
 
     def add(self, exchange: Exchange) -> None:
-        if self._file is None:
-            self._open()
-        assert self._file is not None
-        text = ("" if not self._entries else ",\n") + conceal(json.dumps(har.entry(exchange)))
-        self._file.write(text)
-        self._entries += 1
-        self._size += len(text)
+        if self._writer is None:
+            self._writer, self._size = HarWriter(self.path, CREATOR), 0
+        self._size += self._writer.add(conceal(json.dumps(entry(exchange))).encode())
         if self._size >= self.max_bytes:
             self._rotate()
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.write("\n]}}\n")
-            self._file.close()
-            self._file = None
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def rotated(self, number: int) -> Path:
         """The name of the `number`th file before the current one (1: the newest)."""
         return self.path.with_name(f"{self.path.stem}.{number}{self.path.suffix}")
-
-    def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("w", encoding="utf-8")
-        opening = json.dumps({"version": har.VERSION, "creator": CREATOR, "pages": []})[:-1]
-        self._file.write('{"log": ' + opening + ', "entries": [\n')
-        self._entries, self._size = 0, 0
 
     def _rotate(self) -> None:
         self.close()

@@ -79,10 +79,10 @@ class Proxy:
         upstream = Upstream(config.upstream, tls_verification(config.ca_bundle), config.request_timeout)
         record = config.report_dir / FILE_NAME if config.report_dir else _scratch_record(self)
         opening = Opening(config.gate, config.environment, {"profile": None, **config.run})
-        self.side = SideJudge(config.upstream, config.max_records, record, opening, self._told, config.record_har,
-                              config.har_max_bytes, config.queue_size, in_the_path=config.annotate)
+        self.side = SideJudge(config.upstream, config.max_records, record, opening, self._print_first_breaks,
+                              config.record_har, config.har_max_bytes, config.queue_size, in_the_path=config.annotate)
         self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
-                                   self._judge_now if config.annotate else None, config.client_timeout)
+                                   self._broken_by if config.annotate else None, config.client_timeout)
         bounds = Bounds(config.client_timeout, config.max_header_size, config.max_connections)
         self._server = _Server(uvicorn.Config(
             self.forwarder, log_level="warning", access_log=False, lifespan="on", ws="none", http=bounded(bounds),
@@ -92,7 +92,7 @@ class Proxy:
         self._stopping = threading.Event()
         self._final: dict[str, Any] | None = None  # the report once the proxy has stopped
         self._ticker = threading.Thread(target=self._tick, name="proxy-tally", daemon=True)
-        self._tally = live.Tally()
+        self._tally = live.TallyLineNews()
 
     @property
     def base_url(self) -> str:
@@ -197,14 +197,14 @@ class Proxy:
             return live.upstream_line(self.config.upstream, None, f"{type(error).__name__}: {error}")
         return live.upstream_line(self.config.upstream, status)
 
-    def _told(self, lines: list[str]) -> None:
+    def _print_first_breaks(self, lines: list[str]) -> None:
         """The judge's live lines (already redacted there), printed as they come."""
         if self.config.say is not None:
             for line in lines:
                 self.config.say(line)
 
-    async def _judge_now(self, captured: Captured) -> list[str]:
-        return await asyncio.to_thread(self.side.judge, captured)
+    async def _broken_by(self, captured: Captured) -> list[str]:
+        return await asyncio.to_thread(self.side.broken_by, captured)
 
     def _tick(self) -> None:
         """Every tally period, the tally line when it has changed; every report period, the reports."""

@@ -26,7 +26,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client import har
+from wallet_conformance.client.har.exchange import exchange_of
+from wallet_conformance.client.har.url_matching import in_target
 from wallet_conformance.client.redaction import Secrets, activate, active, redact
 from wallet_conformance.proxy import live
 from wallet_conformance.proxy.captured import Captured
@@ -66,12 +67,12 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 class SideJudge:
-    """The proxy's end of one judging process. `offer` hands it an exchange without waiting; `told` receives the
-    live lines of each requirement and operation the first time an exchange breaks it; with `record_har`, the judged
-    exchanges are written there (rotated past `har_max_bytes`)."""
+    """The proxy's end of one judging process. `offer` hands it an exchange without waiting; `on_first_breaks`
+    receives the live lines of each requirement and operation the first time an exchange breaks it; with
+    `record_har`, the judged exchanges are written there (rotated past `har_max_bytes`)."""
 
     def __init__(self, upstream: str, max_records: int, record: Path, opening: Opening,
-                 told: Callable[[list[str]], None] | None = None, record_har: Path | None = None,
+                 on_first_breaks: Callable[[list[str]], None] | None = None, record_har: Path | None = None,
                  har_max_bytes: int = 0, size: int = QUEUE, in_the_path: bool = False) -> None:
         context = _context()
         self.record = record  # the record of judgement, written by the judging process as it judges
@@ -93,7 +94,8 @@ class SideJudge:
         self._process.start()
         their_control.close()
         their_lines.close()
-        self._listener = threading.Thread(target=_listen, args=(lines, told), name="proxy-judge-lines", daemon=True)
+        self._listener = threading.Thread(target=_listen, args=(lines, on_first_breaks), name="proxy-judge-lines",
+                                          daemon=True)
         self._listener.start()
 
     @property
@@ -123,9 +125,9 @@ class SideJudge:
         self.offered += 1
         self._offered_bytes += size
 
-    def judge(self, captured: Captured) -> list[str]:
+    def broken_by(self, captured: Captured) -> list[str]:
         """Judge one exchange now (--annotate); the requirements it broke, in id order."""
-        return self._ask("judge", captured)
+        return self._ask("broken_by", captured)
 
     def report(self, facts: dict[str, Any]) -> dict[str, Any]:
         """conformance.json's content for what was judged so far, with the proxy's `facts`."""
@@ -206,15 +208,15 @@ class SideJudge:
         return answer
 
 
-def _listen(lines: Connection, told: Callable[[list[str]], None] | None) -> None:
+def _listen(lines: Connection, on_first_breaks: Callable[[list[str]], None] | None) -> None:
     """The proxy's thread that prints the judge's live lines as they come."""
     while True:
         try:
             got = lines.recv()
         except (EOFError, OSError):
             return
-        if told is not None:
-            told(got)
+        if on_first_breaks is not None:
+            on_first_breaks(got)
 
 
 # ------------------------------------------------------------------ the judging process
@@ -247,7 +249,7 @@ def _judging(exchanges: Any, taken: Any, done: Any, control: Connection, lines: 
             taken.value += len(captured.request_body) + len(captured.response_body)
             with judging.lock:
                 if not judging.finished.is_set():
-                    judging.judge(captured)
+                    judging.take(captured)
                     done.value += 1
     except Exception:  # the suite's own bug: the proxy reports the judge gone (exit 6), never a verdict
         print(redact(traceback.format_exc()), file=sys.stderr, flush=True)
@@ -294,8 +296,8 @@ class _Judging:
         if request == "close":
             return None
         with self.lock:
-            if request == "judge":
-                return self.judge_now(*arguments)
+            if request == "broken_by":
+                return self.broken_by(*arguments)
             if request in ("report", "conclude"):
                 (facts,) = arguments
                 telling = {"run": {"proxy": facts}, "notes": notes(facts),
@@ -316,11 +318,11 @@ class _Judging:
                 **({"har_rotations": self._recording.rotations} if self._recording else {}),
                 **({"recording_stopped": self.recording_stopped} if self.recording_stopped else {})}
 
-    def judge_now(self, captured: Captured) -> list[str]:
+    def broken_by(self, captured: Captured) -> list[str]:
         """Judge one exchange (--annotate); the requirements it broke, in id order."""
-        return self.judge(captured)
+        return self.take(captured)
 
-    def judge(self, captured: Captured) -> list[str]:
+    def take(self, captured: Captured) -> list[str]:
         """Judge one exchange, and record it; the requirements it broke, in id order. Nothing one exchange holds can
         end the judging: an exchange the judge fails on (a body nested deeper than a parser goes, any bug of the
         suite) is counted as one it could not judge, with the first such error, in the report; a recording that
@@ -328,7 +330,7 @@ class _Judging:
         self.entries += 1
         base = self.session.base_url or ""
         try:
-            exchange = har.exchange(captured.har_entry(), base) if har.in_target(captured.url, base) else None
+            exchange = exchange_of(captured.har_entry(), base) if in_target(captured.url, base) else None
             if exchange is not None:
                 exchange.started = captured.started
             judged = self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,

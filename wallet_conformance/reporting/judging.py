@@ -2,13 +2,13 @@
 judged by the exchange judge (judge/exchanges.py) and held to the registry of records (judge/record_registry.py),
 then turned into per-requirement verdicts and the reports.
 
-    from wallet_conformance.client import har
+    from wallet_conformance.client.har.httpx_response import from_httpx
     from wallet_conformance.reporting.judging import JudgingSession
     from wallet_conformance.reporting.verdicts import Verdict
 
     session = JudgingSession("https://staging.example.com/v1")
     for response in responses:                                   # httpx.Response objects, read
-        session.judge(har.from_httpx(response, session.base_url))
+        session.judge(from_httpx(response, session.base_url))
     report = session.report()                                    # conformance.json's content
     print(report["outcome"]["verdict"], [e["id"] for e in report["requirements"] if e["verdict"] == Verdict.FAIL])
     session.write(Path("reports"))                               # conformance.json, .md, .html, junit.xml
@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client import har
 from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.har import recorded_files
+from wallet_conformance.client.har.stream import HarError
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.judge.exchanges import held_to, judgeable
 from wallet_conformance.judge.judgement import FILE_NAME, Judgement
@@ -222,14 +223,14 @@ class JudgingSession:
 def recorded_base_url(settings: Settings) -> str | None:
     """The target's base address in recorded traffic: --base-url, else the one `/v1` origin of the entries (None when
     they have none: nothing is judged); a HarError when they have several (and when a file is not a HAR)."""
-    found = har.bases(settings.har)
+    found = recorded_files.bases(settings.har)
     if settings.base_url:
         return settings.base_url
     if len(found) <= 1:
         return next(iter(found), None)
     listing = ", ".join(f"{base} ({count} entries)" for base, count in sorted(found.items()))
-    raise har.HarError(f"the recorded entries are under more than one base address: {listing}; choose the "
-                       "target's with --base-url")
+    raise HarError(f"the recorded entries are under more than one base address: {listing}; choose the "
+                   "target's with --base-url")
 
 
 def recorded_session(settings: Settings, gate: gating.Gate, base_url: str | None = None,
@@ -241,7 +242,7 @@ def recorded_session(settings: Settings, gate: gating.Gate, base_url: str | None
     session = JudgingSession(base_url, [str(path) for path in settings.har], gate=gate,
                              environment=settings.environment, seed=settings.seed, selected=settings.requirements,
                              run={"profile": settings.profile, **run_inputs(settings)}, record=record)
-    for recorded in har.recorded(settings.har, session.base_url):
+    for recorded in recorded_files.recorded(settings.har, session.base_url):
         session.judge(recorded.exchange, {"file": str(recorded.file), "entry": recorded.index,
                                           "request": recorded.request})
     return session

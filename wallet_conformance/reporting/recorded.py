@@ -8,7 +8,7 @@ import contextlib
 import sys
 from typing import Any
 
-from wallet_conformance.client import har
+from wallet_conformance.client.har.stream import HarError
 from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
 from wallet_conformance.exit_status import ExitStatus
@@ -39,14 +39,14 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
             return int(ExitStatus.CANNOT_RUN)
         try:
             base_url = recorded_base_url(settings)
-        except har.HarError as error:
+        except HarError as error:
             return _usage_error(redact(str(error)), settings, gate)
         lines = [f"{PROGRAM}: --har {folder}: no HAR file in this folder: nothing in it is judged"
                  for folder in folders_without_har(settings.har_given)]
         print("\n".join([*lines, *terminal.header_lines(settings)]))
         try:
             report = recorded_report(settings, gate, base_url)
-        except har.HarError as error:  # a file changed after it was read through
+        except HarError as error:  # a file changed after it was read through
             lines = stop_record(usage_error(redact(str(error))), settings, gate)
             with contextlib.suppress(OSError):  # said below, when the reports cannot be written either
                 write_record(lines, settings.report_dir)

@@ -12,15 +12,9 @@ from wallet_conformance.reporting.alarms import alarms
 from wallet_conformance.reporting.conformance import run_inputs
 from wallet_conformance.reporting.endings import NOT_REACHED
 from wallet_conformance.reporting.gating import UNUSED_WAIVERS
+from wallet_conformance.reporting.report_header import VERDICT_WORDS, run_rows
+from wallet_conformance.reporting.report_views import TRAFFIC_COLUMNS, judged_any, traffic_facts, traffic_rows
 from wallet_conformance.reporting.verdicts import NOT_TESTED, Outcome, Verdict
-from wallet_conformance.reporting.writers import (
-    TRAFFIC_COLUMNS,
-    VERDICT_WORDS,
-    judged_any,
-    run_rows,
-    traffic_facts,
-    traffic_rows,
-)
 from wallet_conformance.settings import Settings, command_line
 from wallet_conformance.spec.catalogue import LEVELS
 

@@ -30,14 +30,14 @@ from referencing.jsonschema import DRAFT202012
 from wallet_conformance.spec.documents import openapi, schema_files
 from wallet_conformance.spec.files import SCHEMAS
 
-__all__ = ["Problem", "field_name", "openapi_document", "problems", "registry", "response_problems",
+__all__ = ["SchemaViolation", "field_name", "openapi_document", "problems", "registry", "response_problems",
            "response_schema", "valid_compiled", "validator", "value_at"]
 
 OPENAPI_ID = "openapi.json"  # the bundled openapi.yaml among the registry's resources
 
 
 @dataclass(frozen=True)
-class Problem:
+class SchemaViolation:
     """One way an instance fails a schema."""
 
     path: str  # where in the instance, e.g. `data.balance` or `[0].meta.rate` (`` for the root)
@@ -185,7 +185,7 @@ def field_name(path: str) -> str | None:
     return parts[-1] if parts and not parts[-1].startswith("[") else None
 
 
-def problems(schema_file: str, instance: Any, pointer: str = "") -> list[Problem]:
+def problems(schema_file: str, instance: Any, pointer: str = "") -> list[SchemaViolation]:
     """Every way `instance` fails the schema (empty when it is valid), sorted by path, keyword, message."""
     if valid_compiled(schema_file, pointer, instance):
         return []
@@ -193,7 +193,7 @@ def problems(schema_file: str, instance: Any, pointer: str = "") -> list[Problem
     for error in validator(schema_file, pointer).iter_errors(instance):
         cause = _cause(error)
         found.add(
-            Problem(
+            SchemaViolation(
                 path=_readable_path(cause.absolute_path),
                 message=cause.message,
                 keyword=str(cause.validator),
@@ -238,7 +238,7 @@ def _escape(part: str) -> str:
     return part.replace("~", "~0").replace("/", "~1")
 
 
-def response_problems(operation_id: str, status: int, body: Any) -> list[Problem] | None:
+def response_problems(operation_id: str, status: int, body: Any) -> list[SchemaViolation] | None:
     """Every way `body` fails the schema openapi.yaml gives `operation_id`'s answers with `status` ([] when it
     holds it); None when openapi.yaml gives those answers no JSON schema."""
     pointer = response_schema(operation_id, status)

@@ -1,6 +1,6 @@
 """What is wrong with the pages of a list: the checks of a page's size, of numbered pages, and of a whole walk.
 
-Each check returns its problems, one `Problem` (title, expected, received, exchange) each, the document's fact
+Each check returns its problems, one `PageViolation` (title, expected, received, exchange) each, the document's fact
 first; an empty list is pages that hold. The tests fail on the first (`checks.no_problem(problems)`), and a read that
 shows none is also how `lists.judgeable` knows a read it may judge at once.
 """
@@ -25,7 +25,7 @@ LISTED = "END-56"  # the wallet list lists the wallets the key made
 WALK_REQUIREMENTS = (PAGES, CURRENT, PAGE_SIZE, LISTED)  # what a walk of a whole list judges (walk_problems)
 
 
-class Problem(NamedTuple):
+class PageViolation(NamedTuple):
     """One fact the pages break: its title, what was expected, what was received, and the exchange that shows it."""
 
     title: str
@@ -63,19 +63,19 @@ def sized_page(exchange: Exchange) -> SizedPage:
     return SizedPage(exchange, entries, per_page, total)
 
 
-def size_problems(page: SizedPage) -> list[Problem]:
+def size_problems(page: SizedPage) -> list[PageViolation]:
     """A page holds no more entries than perPage, and totalCount counts at least the entries of the page."""
-    wrong: list[Problem] = []
+    wrong: list[PageViolation] = []
     if len(page.entries) > page.per_page:
-        wrong.append(Problem("a page holds no more entries than meta.pagination.perPage", f"at most {page.per_page}",
-                             f"{len(page.entries)} entries", page.exchange))
+        wrong.append(PageViolation("a page holds no more entries than meta.pagination.perPage",
+                                   f"at most {page.per_page}", f"{len(page.entries)} entries", page.exchange))
     if page.total < len(page.entries):
-        wrong.append(Problem("meta.pagination.totalCount counts at least the entries of the page",
-                             f"at least {len(page.entries)}", page.total, page.exchange))
+        wrong.append(PageViolation("meta.pagination.totalCount counts at least the entries of the page",
+                                   f"at least {len(page.entries)}", page.total, page.exchange))
     return wrong
 
 
-def count_problems(listing: lists.Listing, query: str) -> list[Problem]:
+def count_problems(listing: lists.Listing, query: str) -> list[PageViolation]:
     """A list read to its end (lists.read or lists.walk) holds on its pages as many entries as page 1's totalCount
     says; `query` names the list and its query. CannotJudge when page 1 is no list with an integer totalCount (SVC-17
     and the list's own requirement judge that) or the read stops before the list's end (a full page 1 and no paging
@@ -87,45 +87,46 @@ def count_problems(listing: lists.Listing, query: str) -> list[Problem]:
         raise CannotJudge(f"{query}: the pages read do not reach the end of the list ({listing.note})")
     if len(listing.entries) == listing.total:
         return []
-    return [Problem(f"meta.pagination.totalCount of {query} is the number of entries its pages hold ({listing.note})",
-                    len(listing.entries), listing.total, first)]
+    return [PageViolation(f"meta.pagination.totalCount of {query} is the number of entries its pages hold "
+                          f"({listing.note})", len(listing.entries), listing.total, first)]
 
 
-def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[tuple[str, Problem]]:
+def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[tuple[str, PageViolation]]:
     """What is wrong with pages 1 to n of the wallet list read under `scheme`, each with the requirement it breaks:
     each is a 2xx list, holds perPage entries or what remains of totalCount, and shares no wallet with another
     (PAGES), and says its number in `current` (CURRENT). A page holding more than perPage is left to the page size's
     check (LIM-21)."""
-    wrong: list[tuple[str, Problem]] = []
+    wrong: list[tuple[str, PageViolation]] = []
     seen: dict[str, int] = {}
     for number, exchange in enumerate(pages, start=1):
         if not 200 <= exchange.status < 300 or not isinstance(exchange.data, list):
-            wrong.append((PAGES, Problem(f"page {number} of the wallet list under {scheme} is a 2xx list",
-                                         "2xx with a data array", f"HTTP {exchange.status}", exchange)))
+            wrong.append((PAGES, PageViolation(f"page {number} of the wallet list under {scheme} is a 2xx list",
+                                               "2xx with a data array", f"HTTP {exchange.status}", exchange)))
             continue
         shown = lists.pagination(exchange)
         if shown.get("current") != number:
-            wrong.append((CURRENT, Problem(f"meta.pagination.current is the page number asked ({scheme})", number,
-                                           shown.get("current"), exchange)))
+            wrong.append((CURRENT, PageViolation(f"meta.pagination.current is the page number asked ({scheme})",
+                                                 number, shown.get("current"), exchange)))
         total, per_page = shown.get("totalCount"), shown.get("perPage")
         if type(total) is int and type(per_page) is int and per_page >= 1:
             expected = max(0, min(per_page, total - (number - 1) * per_page))
             if len(exchange.data) != expected and len(exchange.data) <= per_page:
-                wrong.append((PAGES, Problem(f"page {number} holds perPage ({per_page}) entries, or what remains of "
-                                             f"totalCount ({total})", expected, len(exchange.data), exchange)))
+                wrong.append((PAGES, PageViolation(f"page {number} holds perPage ({per_page}) entries, or what "
+                                                   f"remains of totalCount ({total})", expected, len(exchange.data),
+                                                   exchange)))
         for entry in exchange.data:
             public_id = entry.get("publicId") if isinstance(entry, dict) else None
             if public_id in seen:
-                wrong.append((PAGES, Problem("no wallet is listed on two pages",
-                                             f"{public_id} on page {seen[public_id]} only",
-                                             f"{public_id} on pages {seen[public_id]} and {number}", exchange)))
+                wrong.append((PAGES, PageViolation("no wallet is listed on two pages",
+                                                   f"{public_id} on page {seen[public_id]} only",
+                                                   f"{public_id} on pages {seen[public_id]} and {number}", exchange)))
             if isinstance(public_id, str):
                 seen[public_id] = number
     return wrong
 
 
 def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
-                  created: list[str]) -> list[tuple[str, Problem]]:
+                  created: list[str]) -> list[tuple[str, PageViolation]]:
     """What is wrong with a walk of every page of a list, asked at `size` entries a page (None: the target's own
     size), each with the requirement it breaks: pages overlap, totalCount differs between pages, pages not the last
     hold fewer than perPage, perPage is more than the size asked, `current` is not the page number (under a
@@ -162,5 +163,5 @@ def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
         current = lists.pagination(page).get("current")
         if walk.scheme and walk.scheme.position == "page" and current != index + 1:
             wrong.append((CURRENT, f"current of page {index + 1} is the page number", index + 1, current))
-    return [(requirement, Problem(f"{where}: {what}", expected, received, last))
+    return [(requirement, PageViolation(f"{where}: {what}", expected, received, last))
             for requirement, what, expected, received in wrong]

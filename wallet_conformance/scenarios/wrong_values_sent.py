@@ -1,7 +1,7 @@
-"""Every body field sent wrong (world/wrong_values.py), each in an otherwise valid request: what the target answered,
-and, when it accepted, the record as a later read shows it. An operation's cases are sent together and share their
-setup: the funded wallets of the transfers (new ones after an acceptance, whose money may still be moving), and for
-the account update one hold of the account lock, its webhooks put back at the end.
+"""Every body field sent wrong (world/wrong_value_cases.py), each in an otherwise valid request: what the target
+answered, and, when it accepted, the record as a later read shows it. An operation's cases are sent together and
+share their setup: the funded wallets of the transfers (new ones after an acceptance, whose money may still be
+moving), and for the account update one hold of the account lock, its webhooks put back at the end.
 
 - What a case was answered, and shows: `Outcome` (`shown`: the record in the answer and in the later read).
 - Whether a record shows the wrong value as it was sent: `shows_as_sent`.
@@ -21,7 +21,7 @@ from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bodies
 from wallet_conformance.world.bad_requests import Fixtures
 from wallet_conformance.world.resources import Resources
-from wallet_conformance.world.wrong_values import (
+from wallet_conformance.world.wrong_value_cases import (
     EXPONENT_FOR_INTEGER,
     FLOAT_FOR_INTEGER,
     LAST,
