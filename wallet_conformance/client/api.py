@@ -390,7 +390,7 @@ class ApiClient:
         # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
         self._plain = httpx.Client(timeout=timeout, follow_redirects=False,
                                    transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY))
-        self.exchanges = shares_log_of.exchanges if shares_log_of else ExchangeLog(observer=observer)
+        self.exchanges: ExchangeLog = shares_log_of.exchanges if shares_log_of else ExchangeLog(observer=observer)
         # every 429 met: what it asked and what the client did
         self.rate_limited: list[dict[str, Any]] = shares_log_of.rate_limited if shares_log_of else []
         self.unanswered: dict[tuple[Any, ...], Silence] = {}  # requests found silent, not waited on again
