@@ -24,7 +24,16 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
-from wallet_conformance.client.api import IDLE_REUSE, ApiClient, Bound, Exchange, ExchangeLog, RateLimited, TargetError, Unanswered
+from wallet_conformance.client.api import (
+    IDLE_REUSE,
+    ApiClient,
+    Bound,
+    Exchange,
+    ExchangeLog,
+    RateLimited,
+    TargetError,
+    Unanswered,
+)
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import judged_silences
@@ -304,7 +313,7 @@ def test_a_connection_a_server_would_close_for_idleness_carries_no_transfer():
     """A server closing connections idle for 1.5 s (gunicorn closes at 2 s) loses a request written on one as it
     closes it: a transfer sent after such a pause goes on a new connection and is answered, never lost to ERR-09."""
     idle_timeout = 1.5
-    assert IDLE_REUSE < idle_timeout
+    assert idle_timeout > IDLE_REUSE
 
     def behave(request: Request) -> Any:
         closing = request.idle is not None and request.idle >= idle_timeout
