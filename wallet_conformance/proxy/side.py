@@ -46,7 +46,7 @@ class JudgeGone(RuntimeError):
     """The judging process ended before it was told to."""
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _context() -> multiprocessing.context.ForkServerContext | multiprocessing.context.SpawnContext:
     """Forkserver where the platform has it: each judging process is forked from a server that imported the judge
     once, and never from the proxy's own threads. Elsewhere, spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
@@ -142,7 +142,7 @@ class SideJudge:
             return
         if self._process.pid is not None:  # the traffic has stopped: the judge's turn, where the platform allows it
             with contextlib.suppress(AttributeError, OSError):
-                os.sched_setscheduler(self._process.pid, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined]
+                os.sched_setscheduler(self._process.pid, os.SCHED_OTHER, os.sched_param(0))
         deadline = time.monotonic() + wait
         with contextlib.suppress(queue.Full):  # the judge is told below to stop where it is
             self._exchanges.put(None, timeout=max(0.0, deadline - time.monotonic()))
@@ -209,7 +209,7 @@ def _listen(lines: Connection, told: Callable[[list[str]], None] | None) -> None
 def _yield_the_cpu() -> None:
     """Run only when nothing else on the machine wants the CPU (as far as the platform allows)."""
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         with contextlib.suppress(AttributeError, OSError):
             os.nice(19)
