@@ -107,7 +107,9 @@ class Recorder:
             record.evidence = list(error.evidence)
             record.replay = error.replay
             record.kept = list(error.kept)
-            record.message = redact(_skip_reason(report) if report.skipped else str(report.longrepr))[:4000]
+            message = _skip_reason(report) if report.skipped else str(report.longrepr)
+            assert message is not None  # a skipped report carries its reason
+            record.message = redact(message)[:4000]
             _concealed(report)
         elif report.skipped:
             record.outcome = "skipped"
