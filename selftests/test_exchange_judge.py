@@ -144,7 +144,7 @@ def test_judge_passes_a_conforming_answer_and_leaves_what_is_no_operation():
     not judged."""
     refusal = {"meta": {"statusCode": 404, "success": False, "message": "Wallet not found"}, "data": None}
     assert judge(exchange("getWallet", "GET", 404, refusal, "/virtual-accounts/wal-1")) == []
-    assert judge(exchange(None, "GET", 404, "plain")) == []  # type: ignore[arg-type]
+    assert judge(exchange(None, "GET", 404, "plain")) == []  # type: ignore[arg-type]  # None: of no operation
     assert judge(exchange("getWallet", "TRACE", 200, "plain")) == []
 
 
