@@ -78,6 +78,7 @@ def validation_share() -> float:
         profile = Path(scratch) / "run.prof"
         timed([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "pytest", "tests/generated", "-q",
                "-p", "no:cacheprovider", "--report-dir", scratch])
+        # Stats keeps its table in `stats`, which typeshed does not declare.
         stats = pstats.Stats(str(profile)).stats  # type: ignore[attr-defined]
     total = max(cumulative for (_, _, name), (_, _, _, cumulative, _) in stats.items() if name == "<module>")
     validating = sum(cumulative for (path, _, name), (_, _, _, cumulative, _) in stats.items()

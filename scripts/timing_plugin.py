@@ -94,7 +94,7 @@ def _patch_client() -> None:
                 timings.requests += 1
                 timings.target += took
 
-    ApiClient._send = timed_send  # type: ignore[method-assign]
+    ApiClient._send = timed_send  # type: ignore[method-assign]  # timed: the method replaced for this run
 
 
 def _process_start() -> float:
@@ -110,7 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     MOMENTS["start"] = _process_start()
     MOMENTS["configured"] = time.time()
-    time.sleep = _sleep  # type: ignore[assignment]
+    time.sleep = _sleep  # type: ignore[assignment]  # timed; typeshed's also takes a SupportsIndex
     _patch_client()
     settings = getattr(config.stash.get(_run_key(), None), "settings", None)
     if settings is not None:

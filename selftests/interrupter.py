@@ -52,7 +52,7 @@ class Controller:
             _send("reports")
             return write(*args, **kwargs)
 
-        recording.write_all = signalled  # type: ignore[assignment]
+        recording.write_all = signalled
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":

@@ -146,7 +146,7 @@ def test_judge_passes_a_conforming_answer_and_leaves_what_is_no_operation():
     not judged."""
     refusal = {"meta": {"statusCode": 404, "success": False, "message": "Wallet not found"}, "data": None}
     assert findings_of(exchange("getWallet", "GET", 404, refusal, "/virtual-accounts/wal-1")) == []
-    assert findings_of(exchange(None, "GET", 404, "plain")) == []  # type: ignore[arg-type]
+    assert findings_of(exchange(None, "GET", 404, "plain")) == []  # type: ignore[arg-type]  # None: of no operation
     assert findings_of(exchange("getWallet", "TRACE", 200, "plain")) == []
 
 

@@ -215,6 +215,7 @@ CLIENT_TIMEOUT = 1.0
 
 def bounded_proxy(upstream_url: str, **bounds: object) -> Proxy:
     """A proxy whose client bounds are short, so each case ends in seconds."""
+    # `bounds`: ProxyConfig's own fields, by name, each of its type.
     return Proxy(ProxyConfig(upstream=upstream_url, listen=("127.0.0.1", 0), request_timeout=2,
                              client_timeout=CLIENT_TIMEOUT, **bounds))  # type: ignore[arg-type]
 

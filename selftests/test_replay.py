@@ -241,7 +241,7 @@ def test_a_replay_the_suite_cannot_make_is_said_in_its_place_not_raised():
     """A bug of the replay's own code never stops the run that makes the report: the report says there is no
     replay and why."""
     broken = _exchange("GET", "http://x/v1/virtual-accounts", 200, {"data": []})
-    broken.started = "not a time"  # type: ignore[assignment]
+    broken.started = "not a time"  # type: ignore[assignment]  # wrong on purpose: the replay's code then breaks
     after = _exchange("GET", "http://x/v1/transactions/banks", 200, {"data": []}, started=1.0)
     client = ApiClient("http://x/v1", "test_sk_abcdefghij0123456789")
     target = Target(base_url="http://x/v1", secret_key="test_sk_abcdefghij0123456789", funding_url=None,

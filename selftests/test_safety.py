@@ -60,6 +60,7 @@ def test_workers_share_one_money_budget(tmp_path):
     ledger = tmp_path / ".money-spent"
     ledger.write_text("")
     settings = SimpleNamespace(writes_allowed=True, money_allowed=True)
+    # `settings`: a stand-in for Settings, with the two fields Guard reads.
     first, second = (Guard(settings, budget=100_000, ledger=ledger) for _ in range(2))  # type: ignore[arg-type]
     first.spend(60_000)
     second.spend(40_000)

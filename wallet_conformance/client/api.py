@@ -257,7 +257,7 @@ class ExchangeLog:
     exchanges since then (as far as they are still kept).
     """
 
-    def __init__(self, kept: int = KEPT_EXCHANGES, observer: Callable[[Exchange], None] | None = None) -> None:
+    def __init__(self, kept: int = KEPT_EXCHANGES, observer: Callable[[Exchange], object] | None = None) -> None:
         self._items: deque[Exchange] = deque(maxlen=kept)
         self._count = 0
         self._lock = threading.Lock()  # the end-of-run sweep sends from several threads
@@ -362,7 +362,7 @@ class ApiClient:
                  transport: httpx.BaseTransport | None = None,
                  guard: Callable[[str, str | None], None] | None = None,
                  ca_bundle: str | None = None, rate_limit_wait: float = 60.0, *, bound: Bound | None = None,
-                 observer: Callable[[Exchange], None] | None = None, journal: Journal | None = None,
+                 observer: Callable[[Exchange], object] | None = None, journal: Journal | None = None,
                  sending: Callable[[str], AbstractContextManager[Any]] | None = None,
                  shares_log_of: ApiClient | None = None) -> None:
         """Everything a client does besides sending is given here, and nothing is set on it afterwards: the run's
@@ -390,7 +390,7 @@ class ApiClient:
         # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
         self._plain = httpx.Client(timeout=timeout, follow_redirects=False,
                                    transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY))
-        self.exchanges = shares_log_of.exchanges if shares_log_of else ExchangeLog(observer=observer)
+        self.exchanges: ExchangeLog = shares_log_of.exchanges if shares_log_of else ExchangeLog(observer=observer)
         # every 429 met: what it asked and what the client did
         self.rate_limited: list[dict[str, Any]] = shares_log_of.rate_limited if shares_log_of else []
         self.unanswered: dict[tuple[Any, ...], Silence] = {}  # requests found silent, not waited on again
@@ -400,7 +400,7 @@ class ApiClient:
         self._plain.close()
 
     @contextmanager
-    def own_connection(self, gate: Callable[[], None] | None = None) -> Iterator[None]:
+    def own_connection(self, gate: Callable[[], object] | None = None) -> Iterator[None]:
         """Send this thread's requests over a connection of its own, closed on leaving. With `gate`, its next request
         with a body sends all of it but the last byte, calls `gate()`, and only then sends that byte: the requests of
         threads sharing one gate (a barrier) complete at the target together, however long each took to connect and

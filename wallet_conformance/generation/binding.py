@@ -119,11 +119,11 @@ class Binder:
             reference = body.get("reference")
             if isinstance(reference, str):  # unique on a target that holds earlier runs, and within this one
                 body["reference"] = f"{self.nonce}{next(self.references)}{reference}"
-            plain = (isinstance(body.get("accountName"), str) and body["accountName"].strip()
-                     and PRINTABLE.fullmatch(body["accountName"])
-                     and type(body.get("amount")) is int and body["amount"] in COLLECTION_AMOUNTS
-                     and type(body.get("expireIn")) is int
-                     and ("reference" not in body or PLAIN_REFERENCE.fullmatch(str(body["reference"]))))
+            plain = bool(isinstance(body.get("accountName"), str) and body["accountName"].strip()
+                         and PRINTABLE.fullmatch(body["accountName"])
+                         and type(body.get("amount")) is int and body["amount"] in COLLECTION_AMOUNTS
+                         and type(body.get("expireIn")) is int
+                         and ("reference" not in body or PLAIN_REFERENCE.fullmatch(str(body["reference"]))))
             return must_accept(op) if plain else None
         if op in contract.money_operations():
             source = self.funded()

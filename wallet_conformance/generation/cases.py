@@ -138,6 +138,7 @@ def check_generated(exchange: Exchange, problems: list[RequestViolation], must_a
     if exchange.status >= 500:
         checks.refused_with_4xx(exchange, requirement="ERR-05", why="a generated request")
     if problems:
+        assert exchange.operation_id is not None  # a generated request is one of an operation
         requirement = invalid_input_requirement(exchange.operation_id, problems)
         if requirement is not None and exchange.ok:
             listing = "; ".join(f"{problem.where}: {problem.message}" for problem in problems[:4])

@@ -315,6 +315,7 @@ class MoneyMachine(RuleBasedStateMachine):
         amount = max(amount, 1)
         note(f"{kind} of {choice}: {amount} kobo from {source} (model balance {available})")
         if kind == "transfer":
+            assert destination is not None  # a transfer names a wallet (`transfer` above)
             body = bodies.transfer(source, destination, amount)
         else:
             number, code = self.resources.external_account()
@@ -328,7 +329,7 @@ class MoneyMachine(RuleBasedStateMachine):
         if closed:
             # Refused at once or accepted and failed later (transitions are not shown), as for an overdraft: it
             # must move no money, which the comparison after settlement checks.
-            data = exchange.data if isinstance(exchange.data, dict) else {}
+            data: Any = exchange.data if isinstance(exchange.data, dict) else {}  # the target's, values unchecked
             self.pending.append(Pending(data.get("reference"), kind, source, destination, amount, amount, False,
                                         data))
             self.touched.update(wallet for wallet in (source, destination) if wallet in self.balances)

@@ -83,17 +83,17 @@ def run(test: Callable[..., None], seed: int, settings: hypothesis.settings,
     `each_example` is called as each example begins (Hypothesis' documented `inner_test` hook): a failure's replay
     starts at the last one, the shrunk example Hypothesis runs again to report it."""
     if each_example is not None:
-        inner = test.hypothesis.inner_test  # type: ignore[attr-defined]
+        inner = test.hypothesis.inner_test  # type: ignore[attr-defined]  # @given sets `hypothesis` on the test
 
         def example(*args: Any, **kwargs: Any) -> None:
             each_example()
             inner(*args, **kwargs)
 
-        test.hypothesis.inner_test = example  # type: ignore[attr-defined]
+        test.hypothesis.inner_test = example  # type: ignore[attr-defined]  # as above
     # Hypothesis' own printer of a failing example's arguments, put back: Schemathesis (its pytest plugin as it loads,
     # `as_strategy` when first called) swaps it once per process for one that prints nothing, for the speed of its own
     # runner, which the suite does not use; every argument then printed empty (`property_(amount=,)`).
-    hypothesis.core.RepresentationPrinter = pretty.RepresentationPrinter
+    hypothesis.core.RepresentationPrinter = pretty.RepresentationPrinter  # type: ignore[misc]  # a class, put back
     with replayable():
         hypothesis.seed(seed)(settings(test))()
 

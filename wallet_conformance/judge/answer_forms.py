@@ -55,6 +55,7 @@ def _data(exchange: Exchange) -> dict[str, Any] | None:
 def stated_values(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The fields whose value the document states for this operation's answer under `requirement` hold it."""
     data = _data(exchange)
+    assert requirement is not None  # `check` resolved it
     for name, value, what in STATED_VALUES.get(requirement, {}).get(str(exchange.operation_id), ()):
         if data is not None:
             checks.equals(data.get(name), value, f"data.{name} of {what}", exchange, requirement=requirement)

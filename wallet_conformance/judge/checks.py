@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from wallet_conformance.client.api import Exchange
@@ -42,7 +42,7 @@ UNAVAILABLE = frozenset({502, 503, 504})
 
 
 def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = None, *, detail: str | None = None,
-         requirement: str | None = None, also: tuple[Exchange, ...] = ()) -> None:
+         requirement: str | None = None, also: tuple[Exchange, ...] = ()) -> NoReturn:
     """Raise the one failure type, attributed to `requirement` (default: the calling test's own); `also`, the other
     exchanges that show it (the earlier state a comparison read)."""
     raise ConformanceFailure(requirement_of(requirement), title, expected, received, exchange, detail, also)
@@ -80,6 +80,7 @@ def status(exchange: Exchange, expected: int, *, requirement: str | None = None)
 @check
 def success_status(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The documented success status of the exchange's operation (ERR-01 / ERR-02)."""
+    assert exchange.operation_id is not None  # a rule held on named operations only (Rule.requirement_for)
     status(exchange, contract.operations()[exchange.operation_id].success_status, requirement=requirement)
 
 
@@ -244,10 +245,10 @@ def _walked_fields(exchange: Exchange) -> list[tuple[str, str, Any]]:
 
 
 def _every_field(exchange: Exchange, names: frozenset[str], holds: Callable[[Any], bool], title: str, expected: str,
-                 requirement: str, *, null_allowed: bool) -> dict[str, Any]:
+                 requirement: str | None, *, null_allowed: bool) -> dict[str, Any]:
     """Every field of data (at any depth) named in `names` holds (`holds(value)`), or is null where that is allowed;
     returns the fields it validated, by path."""
-    seen = {}
+    seen: dict[str, Any] = {}
     for path, key, value in _walked_fields(exchange):
         if key in names and not (null_allowed and value is None):
             if not holds(value):
@@ -322,10 +323,10 @@ def actual_amount_is_amount_plus_fee(exchange: Exchange, *, requirement: str | N
     """Every Transaction of data, debit or credit, and every credit leg, shows actualAmount equal to amount plus fee
     (amount when fee is 0); one whose three fields are not all integers is not judged here (SVC-21 judges types).
     Returns the actualAmounts it validated, by path."""
-    held = {}
+    held: dict[str, int] = {}
     for path, leg in _transactions_and_legs(exchange):
         amount, fee, actual = leg.get("amount"), leg.get("fee"), leg.get("actualAmount")
-        if not all(type(value) is int for value in (amount, fee, actual)):
+        if not (type(amount) is int and type(fee) is int and type(actual) is int):
             continue
         if actual != amount + fee:
             fail("actualAmount is amount plus fee", amount + fee,
@@ -383,7 +384,7 @@ def value_rule_finds(name: str | None, value: Any) -> bool:
     if name in MONEY_FIELDS:
         return value is not None and type(value) is not int
     if name in CURRENCY_FIELDS:
-        return value != CURRENCY  # a field held to NGN (a schema's const); other currency fields are only strings
+        return bool(value != CURRENCY)  # a field held to NGN (a schema's const); other currency fields are only strings
     if name in TIMESTAMP_FIELDS:
         return value is not None and not _is_timestamp(value)
     return False

@@ -8,7 +8,7 @@ catalogue), and that the body is JSON at all. Checks follow the convention of ch
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge.checks import conforms, fail
@@ -40,7 +40,7 @@ def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict
         fail("the body is a JSON envelope with meta and data", ["data", "meta"], received, exchange,
              detail="; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in shape),
              requirement=requirement)
-    return body
+    return cast(dict[str, Any], body)  # the root of envelope.json, just validated: an object
 
 
 @rule("SVC-04", when="success", name="content type")
@@ -63,7 +63,7 @@ def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> i
     if code != exchange.status:
         fail("meta.statusCode is an integer repeating the HTTP status", exchange.status, code, exchange,
              requirement=requirement)
-    return code
+    return cast(int, code)  # an integer (envelope.json) equal to the HTTP status: both checked above
 
 
 @rule("SVC-06", when="success", name="meta.success boolean")
@@ -72,8 +72,9 @@ def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = Non
     value = exchange.meta.get("success")
     if "success" not in exchange.meta:
         fail("meta.success is a boolean", "true or false", None, exchange, requirement=requirement)
-    return conforms(value, SCHEMA, exchange, pointer=f"{META}/success", where="meta.success",
-                    requirement=requirement)
+    # conforms returns the value it validated: here against a boolean's schema.
+    return cast(bool, conforms(value, SCHEMA, exchange, pointer=f"{META}/success", where="meta.success",
+                               requirement=requirement))
 
 
 @rule("ERR-08", when="client-error", name="error meta.success false", args=(False,), where=has_meta)
@@ -81,8 +82,9 @@ def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = Non
 @check
 def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | None = None) -> bool:
     """meta.success is true on a success (envelope.json#/$defs/success), false on an error (#/$defs/failure)."""
-    if exchange.meta.get("success") is not expected:
-        fail(f"meta.success is {str(expected).lower()}", expected, exchange.meta.get("success"), exchange,
+    success: object = exchange.meta.get("success")  # typed, so that `is` leaves `expected` a bool
+    if success is not expected:
+        fail(f"meta.success is {str(expected).lower()}", expected, success, exchange,
              requirement=requirement)
     return expected
 
@@ -124,6 +126,7 @@ def _meta(exchange: Exchange) -> dict[str, Any]:
 def message_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
     """meta.message is present or absent as the document says for this operation (with-/without-message), on an
     answer whose meta can be read."""
+    assert exchange.operation_id is not None  # a rule held on named operations only (Rule.requirement_for)
     rule = contract.message_rule(exchange.operation_id)
     present = "message" in _meta(exchange)
     if rule == "present" and not present:
@@ -141,6 +144,7 @@ def message_value(exchange: Exchange, *, requirement: str | None = None) -> str 
     judged here (whether it must carry one is SVC-08's matter)."""
     if "message" not in _meta(exchange):
         raise CannotJudge(f"the {exchange.operation_id} answer carries no meta.message (see SVC-08)")
+    assert exchange.operation_id is not None  # a rule held on named operations only (Rule.requirement_for)
     expected = contract.success_message(exchange.operation_id)
     if exchange.meta.get("message") != expected:
         fail(f"meta.message of {exchange.operation_id} is the documented message", expected,
@@ -152,6 +156,7 @@ def message_value(exchange: Exchange, *, requirement: str | None = None) -> str 
 @check
 def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
     """meta.pagination is present on the paged lists and absent elsewhere, on an answer whose meta can be read."""
+    assert exchange.operation_id is not None  # a rule held on named operations only (Rule.requirement_for)
     paginated = contract.is_paginated(exchange.operation_id)
     present = "pagination" in _meta(exchange)
     if paginated and not present:
@@ -175,7 +180,7 @@ def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> d
         value = pagination.get(name) if isinstance(pagination, dict) else None
         conforms(value, SCHEMA, exchange, pointer=f"#/$defs/pagination/properties/{name}",
                  where=f"meta.pagination.{name}", requirement=requirement)
-    return pagination
+    return cast(dict[str, int], pagination)  # an object: anything else gave None above, which no integer conforms to
 
 
 @check

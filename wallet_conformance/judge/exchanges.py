@@ -52,5 +52,6 @@ def held_to(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> tuple
     if not judgeable(exchange):
         return set(), []
     held, broken = held_and_broken(exchange, withheld)
+    assert exchange.operation_id is not None  # judgeable: an operation's exchange
     return ({requirement for _, requirement in held},
             [Finding(rule.name, requirement, exchange.operation_id, failure) for rule, requirement, failure in broken])

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from wallet_conformance.client.api import Exchange, Silence, Unanswered
@@ -36,6 +36,7 @@ DECLARED: ContextVar[tuple[str, ...] | None] = ContextVar("wallet_conformance_de
 # exchange judge runs its rules (judge/rules.py counts what they hold on each exchange itself).
 HELD: ContextVar[Counter[str] | None] = ContextVar("wallet_conformance_held", default=None)
 _IN_CHECK: ContextVar[bool] = ContextVar("wallet_conformance_in_check", default=False)
+Checked = TypeVar("Checked", bound=Callable[..., Any])
 
 
 class SuiteError(Exception):
@@ -91,7 +92,7 @@ def holding(held: Counter[str]) -> Iterator[Counter[str]]:
         HELD.reset(token)
 
 
-def check(function: Callable[..., Any]) -> Callable[..., Any]:
+def check(function: Checked) -> Checked:
     """Marks a check: its `requirement=` is resolved (and validated) on every call, passing or failing, so a
     typo in an id is a SuiteError at once rather than a surprise on the day the check fails. A call that returns
     held its requirement (`holding` counts it); one check calling another holds once."""
@@ -111,7 +112,7 @@ def check(function: Callable[..., Any]) -> Callable[..., Any]:
             held[requirement] += 1
         return result
 
-    return run
+    return cast(Checked, run)  # `wraps` copied the check's signature: it takes and returns what the check does
 
 
 class ConformanceFailure(AssertionError):
@@ -177,7 +178,7 @@ class UnansweredFailure(Unanswered):
 
     def __init__(self, silence: Silence, again: bool = False) -> None:
         super().__init__(silence, again)
-        self.requirement = contract.ANSWERED
+        self.requirement: str = contract.ANSWERED
         self.title = (f"{silence.method} {urlsplit(silence.url).path} got no answer within {silence.timeout:g} s "
                       "(--request-timeout) while the target answered others")
         self.expected = f"an answer, a success or a refusal, within {silence.timeout:g} s (--request-timeout)"

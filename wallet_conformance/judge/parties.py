@@ -10,7 +10,7 @@ skip, naming what was missing, when there was none.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from wallet_conformance.client.api import Exchange
 from wallet_conformance.judge import checks
@@ -26,7 +26,9 @@ SIDES = ("source", "destination")
 
 def _defined(definition: str, name: str) -> str:
     """`name` as the transaction schema's enum of `definition` spells it."""
-    return next(value for value in contract.schema(TRANSACTION)["$defs"][definition]["enum"] if value == name)
+    # A string of the schema's enum, equal to `name`.
+    return cast(str, next(value for value in contract.schema(TRANSACTION)["$defs"][definition]["enum"]
+                          if value == name))
 
 
 EXTERNAL = _defined("sourceType", "External")

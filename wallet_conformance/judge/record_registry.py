@@ -284,6 +284,7 @@ class RecordRegistry:
         wallet. A wallet whose owner the registry has not seen is held to everything, as the caller's own."""
         if not shows_records(exchange):
             return frozenset()
+        places: set[str]
         kind, places = kinds()[str(exchange.operation_id)], set()
         for where, record in _entries(exchange.data):
             viewer = _value(record.get(OWNER))

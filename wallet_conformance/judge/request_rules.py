@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
+from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from wallet_conformance.client.api import DEFAULT, Exchange
@@ -33,7 +33,7 @@ COLLECTION = "createCollectionAccount"  # the request that names a wallet (its d
 @cache
 def _request_validator(operation_id: str) -> Draft202012Validator:
     document = validation.openapi_document()
-    registry = Registry().with_resource("urn:openapi", Resource(contents=document, specification=DRAFT202012))
+    registry = Registry().with_resource("urn:openapi", DRAFT202012.create_resource(document))
     op = contract.operations()[operation_id]
     definition = document["paths"][op.path][op.method.lower()]
     body = definition["requestBody"]["content"]["application/json"]["schema"]["$ref"]
@@ -242,10 +242,12 @@ def _judged(exchange: Exchange) -> tuple[list[RequestViolation], Any]:
     held = getattr(_last, "held", None)
     if held is None or held[0] is not exchange:
         body = sent_body(exchange)
-        read, found = body, []
-        if body is not NOT_JSON and _takes_a_body(exchange.operation_id or ""):
-            read, found = body_problems(exchange.operation_id, body) if body is not DEFAULT else (
-                body, [problem for problem in problems(exchange.operation_id) if problem.where.startswith("body")])
+        read: Any = body
+        found: list[RequestViolation] = []
+        operation_id = exchange.operation_id or ""  # "" takes no body: no operation has that name
+        if body is not NOT_JSON and _takes_a_body(operation_id):
+            read, found = body_problems(operation_id, body) if body is not DEFAULT else (
+                body, [problem for problem in problems(operation_id) if problem.where.startswith("body")])
         held = _last.held = (exchange, found, read)
     return held[1], held[2]
 
@@ -273,6 +275,7 @@ def accepted_within_limits(exchange: Exchange, *, requirement: str | None = None
     """A request the target accepted keeps the documented limit `requirement` (one of INVALID_INPUT_REQUIREMENTS): a
     2xx to a request that breaks it breaks that requirement."""
     found = exchange_problems(exchange)
+    assert exchange.operation_id is not None  # a rule held on named operations only (Rule.requirement_for)
     if exchange.ok and found and invalid_input_requirement(exchange.operation_id, found) == requirement:
         listing = "; ".join(f"{problem.where}: {problem.message}" for problem in found[:4])
         checks.fail("an invalid request is not accepted", checks.NOT_ACCEPTED, exchange.status, exchange,
@@ -433,6 +436,7 @@ def verified_reference(exchange: Exchange, *, requirement: str | None = None) ->
 
 def path_parameters(exchange: Exchange) -> dict[str, str]:
     """The path parameters of an exchange, read off its URL by its operation's path template."""
+    assert exchange.operation_id is not None  # only verify's answers are asked (END-28)
     template = contract.operations()[exchange.operation_id].path
     pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template))
     found = re.search(pattern + "$", urlsplit(exchange.url).path)

@@ -35,9 +35,9 @@ class Rule:
     check: Callable[[Exchange, str], Any]
     where: Callable[[Exchange], bool] | None = None  # which of the `when` answers it judges at all
 
-    def requirement_for(self, operation_id: str) -> str | None:
+    def requirement_for(self, operation_id: str | None) -> str | None:
         """The requirement this rule holds on `operation_id`: the first of its requirements whose catalogue scope
-        (`operations`) takes the operation in, or None where none does."""
+        (`operations`) takes the operation in, or None where none does (an exchange of no operation: all's alone)."""
         for requirement_id in self.requirements:
             scope = catalogue()[requirement_id].operations
             if "all" in scope or operation_id in scope:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import replace
 from functools import cache
@@ -56,6 +56,7 @@ def _response_schema(exchange: Exchange, requirement: str) -> None:
     if not exchange.is_json:
         checks.fail("the answer is a JSON envelope", "a JSON body", "a body that is not JSON", exchange,
                     detail=why, requirement=requirement)
+    assert exchange.operation_id is not None  # where=of_an_operation
     found = validation.response_problems(exchange.operation_id, exchange.status, exchange.json) or []
     if found:
         first = found[0]
@@ -140,12 +141,12 @@ RULES: tuple[Rule, ...] = _registry()
 
 
 @cache
-def _applying(operation_id: str) -> tuple[tuple[Rule, str], ...]:
+def _applying(operation_id: str | None) -> tuple[tuple[Rule, str], ...]:
     return tuple((held, requirement) for held in RULES
                  if (requirement := held.requirement_for(operation_id)) is not None)
 
 
-def applying(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")
+def applying(operation_id: str | None, when: tuple[When, ...] = ("success", "client-error", "not-success")
              ) -> Iterator[tuple[Rule, str]]:
     """The rules that hold on an operation's answers of the kinds `when`, each with its requirement there."""
     for held, requirement in _applying(operation_id):
@@ -170,7 +171,8 @@ Broken = list[tuple[Rule, str, ConformanceFailure]]
 
 
 def _judged_before(exchange: Exchange) -> tuple[Held, Broken] | None:
-    for kept, found in getattr(_remembered, "found", ()):
+    remembered: Iterable[tuple[Exchange, tuple[Held, Broken]]] = getattr(_remembered, "found", ())
+    for kept, found in remembered:
         if kept is exchange:
             return found
     return None

@@ -22,7 +22,7 @@ ATTACHED = 10  # exchanges attached per test (the last ones)
 try:
     import allure
 except ImportError:  # pragma: no cover - allure-pytest is a dependency
-    allure = None
+    allure = None  # type: ignore[assignment]  # None: the module is missing (checked before each use)
 
 
 def label(item: pytest.Item, requirements: Sequence[Requirement], sections: dict[str, str]) -> None:

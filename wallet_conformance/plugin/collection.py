@@ -112,7 +112,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     known = catalogue()
     chosen = state(config).settings.chosen  # --requirement, --part, --level: checked when the options were read
     problems: list[str] = []
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         if not is_conformance_item(item):
             keep.append(item)
@@ -147,7 +148,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     which collects none, to tell a requirement not selected from one not reached (plugin/recording.py)."""
     path = state(session.config).selection_file
     if is_worker(session.config) and path is not None:
-        temporary = path.with_name(f"{path.name}.{session.config.workerinput['workerid']}")
+        worker = session.config.workerinput["workerid"]  # type: ignore[attr-defined]  # xdist sets it on a worker
+        temporary = path.with_name(f"{path.name}.{worker}")
         temporary.write_text(json.dumps(sorted(declared(session.items))), encoding="utf-8")
         temporary.replace(path)
 

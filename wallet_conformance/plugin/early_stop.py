@@ -63,9 +63,9 @@ class EarlyStop:
             terminalreporter.write_line(f"{run.not_run.message}\n(exit status {run.not_run.status})", red=failed,
                                         bold=failed)
         if run.stops.stopped is not None:
-            failed = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
-            if failed:
-                terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
+            failures = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
+            if failures:
+                terminalreporter.write_line(f"{failures} test(s) failed before the stop (evidence in the report); "
                                             f"the first: {self.first_failure}")
 
 

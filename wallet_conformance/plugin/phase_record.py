@@ -88,7 +88,8 @@ def observe(item: pytest.Item, requirement: str, facts: dict[str, Any]) -> None:
 
 def observations(item: pytest.Item) -> list[dict[str, Any]]:
     """The observations the test made so far."""
-    return list(item.stash.get(OBSERVATIONS, []))
+    made: list[dict[str, Any]] = item.stash.get(OBSERVATIONS, [])
+    return list(made)
 
 
 @pytest.hookimpl(wrapper=True)

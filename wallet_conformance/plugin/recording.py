@@ -88,7 +88,9 @@ class Recorder:
             return
         message = None
         if phase.error is not None or report.failed:  # a test blocked by a refused step is shown skipped, too
-            message = redact(_skip_reason(report) if report.skipped else str(report.longrepr))[:4000]
+            reason = _skip_reason(report) if report.skipped else str(report.longrepr)
+            assert reason is not None  # a skipped report carries its reason
+            message = redact(reason)[:4000]
             _concealed(report)
         elif report.skipped:
             message = redact(_skip_reason(report) or "skipped")

@@ -147,7 +147,8 @@ def starts_workers(config: pytest.Config) -> bool:
 def build(config: pytest.Config, settings: Settings, sends_requests: bool, gate: Gate | None = None) -> Run:
     """The run of this process, from its settings and gate; `sends_requests` when it will run tests against a target
     (not --help, --collect-only, nor a run of other tests)."""
-    worker = config.workerinput if is_worker(config) else None
+    # xdist sets workerinput on a worker's config; pytest's Config does not declare it.
+    worker = config.workerinput if is_worker(config) else None  # type: ignore[attr-defined]
     if worker is not None:
         masking = Masking(bytes.fromhex(worker[WORKER_MASKING])) if worker.get(WORKER_MASKING) else None
     else:
@@ -225,7 +226,7 @@ def _ledger(config: pytest.Config, settings: Settings) -> Path | None:
     """The file in which an xdist run's workers add up the money they spend: made by the controller when it starts
     workers, handed to each; None in a run of one process."""
     if is_worker(config):
-        name = config.workerinput.get(WORKER_LEDGER)
+        name = config.workerinput.get(WORKER_LEDGER)  # type: ignore[attr-defined]  # xdist sets it on a worker
         return Path(name) if name else None
     if not starts_workers(config):
         return None
@@ -239,7 +240,7 @@ def _selection_file(config: pytest.Config, settings: Settings) -> Path | None:
     """Where an xdist run's workers write the requirements their tests declare: named by the controller when it starts
     workers, handed to each; None in a run of one process (its controller collects the tests itself)."""
     if is_worker(config):
-        name = config.workerinput.get(WORKER_SELECTION)
+        name = config.workerinput.get(WORKER_SELECTION)  # type: ignore[attr-defined]  # xdist sets it on a worker
         return Path(name) if name else None
     if not starts_workers(config):
         return None
@@ -251,7 +252,7 @@ def _har_parts(config: pytest.Config, settings: Settings) -> Path | None:
     """--record-har: the folder where each process appends its exchanges (plugin/har_recording.py joins them); the
     controller clears what an earlier run that did not end left there."""
     if is_worker(config):
-        folder = config.workerinput.get(WORKER_PARTS)
+        folder = config.workerinput.get(WORKER_PARTS)  # type: ignore[attr-defined]  # xdist sets it on a worker
         return Path(folder) if folder else None
     if settings.record_har is None:
         return None
@@ -287,7 +288,7 @@ def _clients(settings: Settings, target: Target, bound: Bound, ledger: Path | No
     return Clients(first=first, second=second, guard=guard, wallet_list=wallet_list, run_id=run_id, journal=journal)
 
 
-def _both(first: Callable[[Exchange], None], second: Callable[[Exchange], None]) -> Callable[[Exchange], None]:
+def _both(first: Callable[[Exchange], object], second: Callable[[Exchange], object]) -> Callable[[Exchange], None]:
     def observe(exchange: Exchange) -> None:
         first(exchange)
         second(exchange)

@@ -183,9 +183,10 @@ class Forwarder:
             if not any(name.lower() == b"content-length" for name, _ in headers):
                 headers.append((b"transfer-encoding", b"chunked"))  # the client's was chunked: so is this hop
         else:
-            content = first.get("body", b"")
+            whole: bytes = first.get("body", b"")
+            content = whole
             if content and not any(name.lower() == b"content-length" for name, _ in headers):
-                headers.append((b"content-length", str(len(content)).encode()))  # it came chunked, in one piece
+                headers.append((b"content-length", str(len(whole)).encode()))  # it came chunked, in one piece
         # --request-timeout bounds the whole upstream exchange: the upload, the answer's head and its body.
         deadline = asyncio.get_running_loop().time() + self.client.timeout
         try:
@@ -258,7 +259,7 @@ class Forwarder:
             await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} broke off its answer")
             return
         finally:
-            await response.chunks.aclose()  # type: ignore[attr-defined]
+            await response.chunks.aclose()
         captured = Captured(scope["method"], url, _text(headers), kept, size_sent, response.status,
                             _text(answer_headers), bytes(body), size, started, time.perf_counter() - clock)
         self.tally.forwarded += 1
@@ -276,7 +277,9 @@ class Forwarder:
         """The client of a request under way when the proxy is stopped at once is told what became of it: never sent
         upstream (503), or sent and not answered (502: the upstream may have acted on it); an answer already under way
         is cut. Counted either way: a request that went upstream is never reported as not forwarded."""
-        asyncio.current_task().uncancel()  # type: ignore[union-attr]  # this task ends here, having told its client
+        task = asyncio.current_task()
+        assert task is not None  # uvicorn runs the app in a task
+        task.uncancel()  # this task ends here, having told its client
         if not progress.sent:
             self.tally.stopped_not_sent += 1
             await self._refuse(send, STOPPED, "the proxy was stopped before this request was sent upstream whole: it "

@@ -84,9 +84,11 @@ class Proxy:
         self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
                                    self._broken_by if config.annotate else None, config.client_timeout)
         bounds = Bounds(config.client_timeout, config.max_header_size, config.max_connections)
+        # timeout_keep_alive: uvicorn hands it to call_later, which takes a float; its annotation says int.
         self._server = _Server(uvicorn.Config(
             self.forwarder, log_level="warning", access_log=False, lifespan="on", ws="none", http=bounded(bounds),
-            loop="asyncio", server_header=False, date_header=False, timeout_keep_alive=config.client_timeout,
+            loop="asyncio", server_header=False, date_header=False,
+            timeout_keep_alive=config.client_timeout,  # type: ignore[arg-type]
             h11_max_incomplete_event_size=2 * config.max_header_size))
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()

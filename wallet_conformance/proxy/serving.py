@@ -40,6 +40,7 @@ def bounded(bounds: Bounds) -> type[H11Protocol]:
 class _Bounded(H11Protocol):
     bounds: Bounds
 
+    # As uvicorn's own: asyncio hands a stream protocol a Transport, where BaseProtocol's annotation says BaseTransport.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None
@@ -85,8 +86,9 @@ class _Bounded(H11Protocol):
         self._head_timer = self.loop.call_later(self.bounds.client_timeout, self._head_timed_out)
 
     def _stop_waiting(self) -> None:
-        if getattr(self, "_head_timer", None) is not None:
-            self._head_timer.cancel()  # type: ignore[union-attr]
+        timer: asyncio.TimerHandle | None = getattr(self, "_head_timer", None)  # none before connection_made
+        if timer is not None:
+            timer.cancel()
             self._head_timer = None
 
     def _head_timed_out(self) -> None:

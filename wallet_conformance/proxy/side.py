@@ -56,7 +56,7 @@ class Opening:
     run: dict[str, Any]
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _context() -> multiprocessing.context.ForkServerContext | multiprocessing.context.SpawnContext:
     """Forkserver where the platform has it: each judging process is forked from a server that imported the judge
     once, and never from the proxy's own threads. Elsewhere, spawn."""
     if "forkserver" in multiprocessing.get_all_start_methods():
@@ -158,7 +158,7 @@ class SideJudge:
             return
         if self._process.pid is not None:  # the traffic has stopped: the judge's turn, where the platform allows it
             with contextlib.suppress(AttributeError, OSError):
-                os.sched_setscheduler(self._process.pid, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined]
+                os.sched_setscheduler(self._process.pid, os.SCHED_OTHER, os.sched_param(0))
         deadline = time.monotonic() + wait
         with contextlib.suppress(queue.Full):  # the judge is told below to stop where it is
             self._exchanges.put(None, timeout=max(0.0, deadline - time.monotonic()))
@@ -225,7 +225,7 @@ def _listen(lines: Connection, on_first_breaks: Callable[[list[str]], None] | No
 def _yield_the_cpu() -> None:
     """Run only when nothing else on the machine wants the CPU (as far as the platform allows)."""
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         with contextlib.suppress(AttributeError, OSError):
             os.nice(19)
@@ -300,9 +300,9 @@ class _Judging:
                 return self.broken_by(*arguments)
             if request in ("report", "conclude"):
                 (facts,) = arguments
-                telling = {"run": {"proxy": facts}, "notes": notes(facts),
-                           "nothing_judged": nothing_judged(facts, self.session.fold.traffic.report())}
-                return self.session.report(**telling) if request == "report" else self.session.finish(**telling)
+                tell = self.session.report if request == "report" else self.session.finish
+                return tell(run={"proxy": facts}, notes=notes(facts),
+                            nothing_judged=nothing_judged(facts, self.session.fold.traffic.report()))
             if request == "finish":
                 self.finished.set()
                 if self._recording is not None:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
+from typing import cast
 from urllib.parse import urlsplit
 
 import h11
@@ -71,7 +72,7 @@ class Answer:
 
     status: int
     headers: list[tuple[bytes, bytes]]
-    chunks: AsyncIterator[bytes]
+    chunks: AsyncGenerator[bytes, None]  # closed (aclose) once read, or abandoned
 
 
 class Upstream:
@@ -152,8 +153,8 @@ class Upstream:
         assert isinstance(head, h11.Response)
         return Answer(head.status_code, list(head.headers), self._chunks(connection))
 
-    async def _next(self, connection: _Connection) -> h11.Event:
-        """The next event of the answer (informational 1xx answers skipped)."""
+    async def _next(self, connection: _Connection) -> h11.Event | type[h11.PAUSED]:
+        """The next event of the answer (informational 1xx answers skipped); PAUSED once it is whole."""
         state = connection.h11
         while True:
             try:
@@ -174,9 +175,9 @@ class Upstream:
                 continue
             if isinstance(event, h11.InformationalResponse):
                 continue
-            return event
+            return cast("h11.Event | type[h11.PAUSED]", event)  # not NEED_DATA: read past above (`is` narrows none)
 
-    async def _chunks(self, connection: _Connection) -> AsyncIterator[bytes]:
+    async def _chunks(self, connection: _Connection) -> AsyncGenerator[bytes, None]:
         """The answer's body as it comes; the connection is kept for the next request when both sides are done."""
         done = False
         try:

@@ -49,6 +49,7 @@ def _each_string(value: Any, change: Callable[[str], str]) -> Any:
 
 async def dressed(request: Request, response: Response, variants: VariantSet) -> Response:
     """An API answer with what some variants add beyond the document: fields, meta, headers, charset."""
+    # call_next answers starlette's streaming response, typed as the Response it derives from.
     chunks = [chunk async for chunk in response.body_iterator]  # type: ignore[attr-defined]
     raw = b"".join(chunk if isinstance(chunk, bytes) else chunk.encode() for chunk in chunks)
     headers = {name: value for name, value in response.headers.items() if name != "content-length"}
@@ -60,7 +61,8 @@ async def dressed(request: Request, response: Response, variants: VariantSet) ->
     if isinstance(body, dict) and isinstance(body.get("meta"), dict):
         if variants.on(Variant.EXTRA_FIELDS) and response.status_code < HTTPStatus.BAD_REQUEST:
             kind = next((kind for prefix, kind in OBJECT_KINDS if request.url.path.startswith(prefix)), None)
-            records = body.get("data") if isinstance(body.get("data"), list) else [body.get("data")]
+            data = body.get("data")
+            records = data if isinstance(data, list) else [data]
             for record in records:
                 if kind and isinstance(record, dict):
                     record["object"] = kind

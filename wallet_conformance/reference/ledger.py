@@ -148,22 +148,23 @@ class Ledger:
                 ) -> Transaction:
         """Moves the money of an accepted transfer: the source now (or at settlement), and nothing if it is doomed
         (it fails at settlement)."""
-        covered = self.covers(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
+        assert isinstance(transaction.source, Wallet)  # a transfer's source: only an inbound payment's is external
+        covered = self.covers(transaction.source, transaction.actual_amount)
         if check_funds and not covered and not doomed:
             if not self.variants.on(Variant.OVERDRAFT_FAILS_LATER):
-                self.require_funds(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
+                self.require_funds(transaction.source, transaction.actual_amount)
             doomed = True
         if doomed:
             transaction.doomed = True
         elif isinstance(transaction.destination, Wallet) and self.variants.on(Variant.CREDIT_AT_ACCEPTANCE):
             # Money moves on both sides at once; settlement only changes the status.
-            self._move(transaction.source, -debited)  # type: ignore[arg-type]
+            self._move(transaction.source, -debited)
             self._credit(transaction, transaction.destination)
         elif self.variants.on(Variant.DEBIT_AT_SETTLEMENT):
             transaction.held = True
         else:
-            self._move(transaction.source, -debited)  # type: ignore[arg-type]
-        transaction.balance = transaction.source.balance  # type: ignore[union-attr]
+            self._move(transaction.source, -debited)
+        transaction.balance = transaction.source.balance
         self.store.transactions.append(transaction)
         if self.variants.on(Variant.WEBHOOK_ON_ACCEPTANCE):
             self._tell("transfer.created", transaction)
@@ -268,13 +269,15 @@ class Ledger:
             if transaction.held:
                 transaction.held = False
             else:
-                self._move(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
+                assert isinstance(transaction.source, Wallet)  # a payout: a transfer, from a wallet
+                self._move(transaction.source, transaction.actual_amount)
             self._tell("transfer.failed", transaction)
             return
         transaction.status = SUCCESSFUL if self.variants.on(Variant.SETTLED_STATUS_SUCCESSFUL) else SUCCESS
         if transaction.held:
             transaction.held = False
-            self._move(transaction.source, -transaction.actual_amount, settling=True)  # type: ignore[arg-type]
+            assert isinstance(transaction.source, Wallet)  # only `_accept` holds: a transfer, from a wallet
+            self._move(transaction.source, -transaction.actual_amount, settling=True)
         destination = transaction.destination
         if isinstance(destination, Wallet) and not transaction.credited:
             self._credit(transaction, destination, settling=True)

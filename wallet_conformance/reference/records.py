@@ -138,7 +138,7 @@ class CollectionAccount:
     parent_account_number: str
     account_name: str
     account_number: str
-    amount: int | str  # a string only under a fault
+    amount: int | float | str  # a string or a float only under a fault
     bank: Bank
     live: bool
     expiration: datetime

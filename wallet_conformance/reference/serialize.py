@@ -237,7 +237,7 @@ def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) 
     ):
         destination = record.destination.account_number
     inbound = isinstance(record.source, ExternalSource)
-    described = record.destination  # what destinationData describes
+    described: Wallet | BankAccount | ExternalSource = record.destination  # what destinationData describes
     wallet_to_wallet = isinstance(record.source, Wallet) and isinstance(record.destination, Wallet)
     if wallet_to_wallet and faults.on(Fault.DESTINATION_DATA_IS_SOURCE):
         described = record.source
@@ -366,11 +366,12 @@ def _meta(record: Transaction, stamp: Stamp, faults: FaultSet, *, verify: bool) 
 
 
 def _credit_leg(credit: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
-    source = credit.source
+    source: Wallet | BankAccount | ExternalSource = credit.source
     if isinstance(source, Wallet) and faults.on(Fault.CREDIT_LEG_FROM_ITS_DESTINATION):
         source = credit.destination
     destination = credit.destination.public_id
     if faults.on(Fault.CREDIT_LEG_DESTINATION_INTERNAL_ID):
+        assert isinstance(credit.destination, Wallet)  # a credit leg credits a wallet
         destination = credit.destination.id
     leg: Json = {
         "source": source.public_id,
@@ -447,7 +448,7 @@ def _verification(record: Transaction, stamp: Stamp, faults: FaultSet) -> Json:
 LARGE_COLLECTION = 10_000_000  # kobo: the amount from which a fault shows collection accounts in naira
 
 
-def _collection_amount(amount: int | str, faults: FaultSet) -> int | str:
+def _collection_amount(amount: int | float | str, faults: FaultSet) -> int | float | str:
     if isinstance(amount, str):
         return amount
     if faults.on(Fault.COLLECTION_AMOUNT_IN_NAIRA):

@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Protocol, cast
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -94,6 +94,14 @@ class Call:
 
 Handler = Callable[[Request, Call], Awaitable[Response]]
 Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class OperationEndpoint(Protocol):
+    """An endpoint marked with the operation it serves (`operation`)."""
+
+    operation_id: str
+
+    def __call__(self, request: Request) -> Awaitable[Response]: ...
 
 
 # ------------------------------------------------------------------------------- envelopes
@@ -229,16 +237,17 @@ def authenticate(request: Request, service: Service, operation_id: str) -> Crede
     raise refusal
 
 
-def operation(operation_id: str) -> Callable[[Handler], Endpoint]:
+def operation(operation_id: str) -> Callable[[Handler], OperationEndpoint]:
     """Marks a handler as one operation of the document: authenticated, then handled."""
 
-    def decorate(handler: Handler) -> Endpoint:
+    def decorate(handler: Handler) -> OperationEndpoint:
         async def endpoint(request: Request) -> Response:
             service: Service = request.app.state.service
             caller = authenticate(request, service, operation_id)
             return await handler(request, Call(service, caller))
 
-        endpoint.operation_id = operation_id  # type: ignore[attr-defined]
-        return endpoint
+        marked = cast(OperationEndpoint, endpoint)  # an endpoint, given its operation_id on the next line
+        marked.operation_id = operation_id
+        return marked
 
     return decorate

@@ -87,7 +87,7 @@ class Store:
         self.ledger = Ledger(self)
 
         business = self.object_id()
-        names = ACCOUNT_NAMES
+        names: tuple[str, ...] = ACCOUNT_NAMES
         if self.variants.on(Variant.MORE_ACCOUNTS):
             names = (*ACCOUNT_NAMES, *MORE_ACCOUNT_NAMES)
         self.accounts = [self._new_account(name, business, is_default=index == 0) for index, name in enumerate(names)]
@@ -402,7 +402,7 @@ class Store:
         *,
         destination: Wallet | None,
         account_name: str,
-        amount: int | str,
+        amount: int | float | str,
         expire_in: float,
         reference: str | None,
         reference_checked: bool = False,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from enum import Enum
-from typing import ClassVar, Generic, Self, TypeVar
+from typing import ClassVar, Generic, Self, TypeVar, cast
 
 
 class Switch(Enum):
@@ -57,7 +57,7 @@ class SwitchSet(Generic[S]):
         for name in names:
             for switch in list(cls.kind) if cls.every is not None and name == cls.every else [cls.kind.parse(name)]:
                 if switch not in chosen:
-                    chosen.append(switch)
+                    chosen.append(cast(S, switch))  # `kind` is the set's own S: each subclass names it
         return chosen
 
     def on(self, switch: S) -> bool:

@@ -34,7 +34,7 @@ def _record(call: Call, record: Any) -> Any:
         shown["parentAccountNumber"] = _masked_number(shown["parentAccountNumber"])
     meta = shown.get("meta")
     credit = meta.get("credit") if isinstance(meta, dict) else None
-    for leg in filter(lambda leg: isinstance(leg, dict), (shown, credit)):
+    for leg in (part for part in (shown, credit) if isinstance(part, dict)):
         for side in SIDES:
             party = leg.get(f"{side}Data")
             if isinstance(party, dict) and _foreign(call, public_id=leg.get(side)):

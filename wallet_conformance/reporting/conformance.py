@@ -89,7 +89,7 @@ def _cause(record: TestRecord, requirement_id: str) -> str | None:
     for item in named or record.evidence:
         if item.get("title"):
             prefix = f"[{item['requirement']}] " if item.get("kind") == "check" and item.get("requirement") else ""
-            return (prefix + item["title"])[:300]
+            return (prefix + str(item["title"]))[:300]
     return _first_line(record.message)
 
 
@@ -199,6 +199,7 @@ def assemble(records: Iterable[TestRecord], catalogue: Catalogue, *, target: dic
         covering = by_requirement[requirement.id]
         checks_held = sum(record.held.get(requirement.id, 0) for record in covering)
         held = {"checks": checks_held, "exchanges": exchanges_held.get(requirement.id, 0)}
+        reason: str | None
         if chosen is not None and requirement.id not in chosen:
             covering = []
             held = {"checks": 0, "exchanges": 0}

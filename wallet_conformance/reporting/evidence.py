@@ -125,7 +125,7 @@ def error_evidence(error: BaseException) -> dict[str, Any]:
         item["expected"] = _show(getattr(error, "expected", None))
         item["received"] = _show(getattr(error, "received", None))
         if getattr(error, "detail", None):
-            item["detail"] = _show(error.detail)  # type: ignore[attr-defined]
+            item["detail"] = _show(error.detail)
     exchange = getattr(error, "exchange", None)
     if exchange is not None:
         item["exchange"] = exchange_evidence(exchange)

@@ -144,7 +144,8 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
                 expires = dt.date.fromisoformat(expires.strip())
         if expires is not None and not isinstance(expires, dt.date):
             problems.append(f"{where}: expires must be a date (YYYY-MM-DD), got {entry.get('expires')!r}")
-        if not missing and not unknown and not problems:
+        # (expires is a date here: a missing or other one is a problem above)
+        if not missing and not unknown and not problems and isinstance(expires, dt.date):
             waivers.append(Waiver(str(entry["id"]), str(entry["reason"]), str(entry["owner"]), expires))
     seen = [waiver.id for waiver in waivers]
     problems.extend(f"{rid}: waived twice" for rid in sorted({rid for rid in seen if seen.count(rid) > 1}))
@@ -157,8 +158,7 @@ def load_waivers(path: Path, catalogue: Catalogue) -> tuple[Waiver, ...]:
 
 def _where(error: yaml.YAMLError, text: str) -> str:
     """Where in the file YAML stopped, as its line and column (YAML's own message names the text "<unicode string>")."""
-    if isinstance(error, yaml.MarkedYAMLError) and (error.problem_mark or error.context_mark):
-        mark = error.problem_mark or error.context_mark
+    if isinstance(error, yaml.MarkedYAMLError) and (mark := error.problem_mark or error.context_mark):
         return f", line {mark.line + 1}, column {mark.column + 1}"
     if isinstance(error, yaml.reader.ReaderError):  # a character YAML takes in no file: where, by its position
         lines = text[:error.position].split("\n")

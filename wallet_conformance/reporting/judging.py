@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,7 +112,7 @@ class Judged:
         return findings, lines
 
 
-def exchange_line(exchange: Exchange, held: set[str], *, taken: bool, broke: set[str] = frozenset()) -> dict[str, Any]:
+def exchange_line(exchange: Exchange, held: Iterable[str], *, taken: bool, broke: Iterable[str] = ()) -> dict[str, Any]:
     """One exchange as the record of judgement keeps it: what it was (no body: a finding carries the evidence), the
     requirements it was held to and those it broke; `taken`: the judges took it (one of an operation, or any of the
     active run's)."""

@@ -47,10 +47,10 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
         try:
             report = recorded_report(settings, gate, base_url)
         except HarError as error:  # a file changed after it was read through
-            lines = stop_record(usage_error(redact(str(error))), settings, gate)
+            record = stop_record(usage_error(redact(str(error))), settings, gate)
             with contextlib.suppress(OSError):  # said below, when the reports cannot be written either
-                write_record(lines, settings.report_dir)
-            report = build_report(lines)
+                write_record(record, settings.report_dir)
+            report = build_report(record)
         return _written(report, settings)
     finally:
         deactivate(secrets)

@@ -148,7 +148,7 @@ def moved_actual_and_amount(settled: Settled, *, requirement: str | None = None)
     step, exchange = settled.sent.step, settled.sent.exchange
     money.skip_unless_completed(settled.end, settled.after != step.before)
     charged = money.charged(settled.sent.transaction, step.amount, exchange)
-    shown = {"exchange": settled.reads[0] if settled.reads else exchange,
+    shown: dict[str, Any] = {"exchange": settled.reads[0] if settled.reads else exchange,
              "also": (*settled.reads[1:], *step.reads, exchange)}  # the reads after, before, and the transfer
     checks.equals(settled.after[step.source], step.before[step.source] - charged, requirement=requirement,
                   title=f"a settled {step.amount} kobo transfer debits the source by actualAmount, amount plus fee",
@@ -335,8 +335,9 @@ class MagnitudeWalk:
         source, empty = wallet["publicId"], wallet.get("balance") == 0
         rise = resources.fund(source, funds, before=0 if empty else None)
         before = rise if empty else resources.balance(source)
+        destination: str | None
         if self.operation_id == "transfer":
-            destination: str | None = resources.wallet()["publicId"]
+            destination = resources.wallet()["publicId"]
             body = bodies.transfer(source, destination, amount)
         else:
             destination = None

@@ -24,7 +24,7 @@ import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
-from referencing import Registry, Resource
+from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from wallet_conformance.spec.documents import openapi, schema_files
@@ -66,8 +66,8 @@ def registry() -> Registry:
     for schema_file, contents in schema_files().items():
         contents = {key: value for key, value in contents.items() if key != "$schema"}
         uri = contents.setdefault("$id", schema_file)
-        resources.append((uri, Resource(contents=contents, specification=DRAFT202012)))
-    resources.append((OPENAPI_ID, Resource(contents=_bundled(), specification=DRAFT202012)))
+        resources.append((uri, DRAFT202012.create_resource(contents)))
+    resources.append((OPENAPI_ID, DRAFT202012.create_resource(_bundled())))
     return Registry().with_resources(resources).crawl()
 
 

@@ -24,7 +24,7 @@ MALFORMED_JSON = '{"accountName": "unterminated'
 UNKNOWN_PATH = "/conformance-probe/no-such-operation"
 # For a path, the first of these methods it does not declare, with the body it is sent with: a read, else an update
 # that names no field. A server that took either by mistake for something it serves would change nothing.
-HARMLESS_METHODS = (("GET", DEFAULT), ("PATCH", {}))
+HARMLESS_METHODS: tuple[tuple[str, Any], ...] = (("GET", DEFAULT), ("PATCH", {}))
 # Spaces sent after a valid wallet body: over a mebibyte of JSON that parses as a small valid request.
 LARGE_BODY_PADDING = 1024 * 1024
 

@@ -350,6 +350,7 @@ def walk(api: ApiClient, operation_id: str, scheme: Scheme | None, size: int | N
         size = min(size, refusals.largest)
     first = api.call(operation_id, params=scheme.params(1, size) if scheme else None)
     while size is not None and _refuses_size(first):
+        assert scheme is not None  # a size is only asked under a scheme
         smaller = size // 2 if size // 2 >= SMALL_PAGE else None
         listing.refused.append(f"{scheme.size}={size} answered HTTP {first.status} ({_message(first)}); asked "
                                f"{f'{scheme.size}={smaller}' if smaller else 'with no page size'} instead")

@@ -261,7 +261,8 @@ def balance_or_last(resources: Resources, public_id: str, *, moved_from: int | N
             return seen[public_id]
     value = (read or resources.balance)(public_id)
     for _ in range(SETTLING_READS):
-        seen, moved = _balances(resources, [public_id], lambda now, held=value: now[public_id] != held,
+        # mypy infers no lambda with a default argument (`held`: this round's value, bound as the lambda is made).
+        seen, moved = _balances(resources, [public_id], lambda now, held=value: now[public_id] != held,  # type: ignore[misc]
                                 settings.quiet_window, read)
         if not moved:
             break
@@ -330,14 +331,16 @@ def never_completes(resources: Resources, exchange: Exchange, before: dict[str, 
 
 def pays_into(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:
     """Whether a listed transaction pays into `wallet` (by publicId or account number)."""
-    destination = entry.get("destinationData") if isinstance(entry.get("destinationData"), dict) else {}
+    data = entry.get("destinationData")
+    destination = data if isinstance(data, dict) else {}
     return wallet.get("publicId") in (entry.get("destination"), destination.get("publicId")) or (
         destination.get("accountNumber") == wallet.get("accountNumber"))
 
 
 def pays_from(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:
     """Whether a listed transaction pays out of `wallet` (by publicId)."""
-    source = entry.get("sourceData") if isinstance(entry.get("sourceData"), dict) else {}
+    data = entry.get("sourceData")
+    source = data if isinstance(data, dict) else {}
     return wallet.get("publicId") in (entry.get("source"), source.get("publicId"))
 
 
@@ -417,7 +420,8 @@ def credit_leg_shown(api: ApiClient, resources: Resources, reference: str, desti
     destination's credit leg: in the verified debit's meta.credit, as a credit GET /transactions lists, or neither
     (meta "may hold" it: an observation). The test cannot judge a transfer that did not complete."""
     done = settled_or_skip(resources, reference)
-    meta = done.get("meta") if isinstance(done.get("meta"), dict) else {}
+    found = done.get("meta")
+    meta = found if isinstance(found, dict) else {}
     credit = meta.get("credit")
     in_meta = isinstance(credit, dict) and credit.get("destination") == destination and credit.get("amount") == amount
     if in_meta:

@@ -326,6 +326,7 @@ class Resources:
                                                f"({exchange.method} {exchange.url}); the tests that need money skip")
                 raise CannotJudge(self.gave_up["funding-hook"])
         else:
+            assert self.settings.funded_wallet is not None  # can_fund, without a hook
             body = bodies.transfer(self.settings.funded_wallet, public_id, amount, narration=f"{self.run_id} funding")
             exchange = self.api.call("transfer", json_body=body)
         if not exchange.ok:
@@ -344,6 +345,7 @@ class Resources:
     def pay_in(self, public_id: str, amount: int) -> Exchange:
         """Send one inbound payment of `amount` kobo into a wallet through the funding hook, and wait for nothing: the
         caller has checked that the run has a hook and may move money, and spent the amount from the budget."""
+        assert self.target.funding_url is not None  # the caller checked
         return self.api.request("POST", self.target.funding_url, absolute=True,
                                 json_body={"walletId": public_id, "amount": amount})
 
@@ -356,6 +358,7 @@ class Resources:
         self.guard.require_money_movement()
         self.guard.spend(amount)
         before = self.balance(wallet_id)
+        assert self.target.funding_url is not None  # skip_without_inbound_payments
         payment = self.api.request("POST", self.target.funding_url, absolute=True, json_body={
             "walletId": collection.get("publicId"), "accountNumber": collection.get("accountNumber"), "amount": amount})
         if not payment.ok:

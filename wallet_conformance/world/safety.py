@@ -61,6 +61,7 @@ class Guard:
                 self._spent = self._reserve(self._spent, amount)
                 return
             with file_lock(self.ledger) as handle:
+                assert handle is not None  # the lock is waited for without end: never missed
                 spent = self._reserve(int(handle.read().strip() or 0), amount)
                 handle.seek(0)
                 handle.truncate()

@@ -10,7 +10,7 @@ import re
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
 
 MAX_BODY = 1_000_000  # bytes of one delivery the listener keeps
 LISTENER_GRACE = 60.0  # seconds the listener outlives the settle timeout at most, whatever happens
@@ -48,7 +48,8 @@ class Listener:
 
         server_class = ThreadingHTTPServer
         if ":" in host:
-            server_class = type("ThreadingHTTPServer6", (ThreadingHTTPServer,), {"address_family": socket.AF_INET6})
+            six = type("ThreadingHTTPServer6", (ThreadingHTTPServer,), {"address_family": socket.AF_INET6})
+            server_class = cast(type[ThreadingHTTPServer], six)  # a subclass of it, made on the line above
         self.server = server_class((host, port), Handler)
         self.server.daemon_threads = True
         self.host = host

@@ -132,8 +132,8 @@ def _fields(node: dict[str, Any], path: tuple[Any, ...]) -> Iterator[tuple[tuple
 
 def _kinds(name: Any, schema: dict[str, Any]) -> list[str]:
     """The wrong kinds a field of this schema is sent in: null for every field (an array's item too)."""
-    by_type = {"number": [STRING_FOR_NUMBER, FLOAT_FOR_INTEGER, EXPONENT_FOR_INTEGER], "string": [NUMBER_FOR_STRING],
-               "array": [ITEM_FOR_ARRAY]}
+    by_type: dict[Any, list[str]] = {"number": [STRING_FOR_NUMBER, FLOAT_FOR_INTEGER, EXPONENT_FOR_INTEGER],
+                                     "string": [NUMBER_FOR_STRING], "array": [ITEM_FOR_ARRAY]}
     kinds = [NULL, *by_type.get(schema.get("type"), [])]
     if schema.get("type") == "number" and name in MONEY_FIELDS:
         kinds.append(FRACTION_FOR_INTEGER)

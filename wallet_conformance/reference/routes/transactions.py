@@ -36,6 +36,7 @@ async def list_transactions(request: Request, call: Call) -> Response:
                    and isinstance(t.destination, Wallet) and t.destination.account is call.caller.account
                    and t.account is not call.caller.account]
         listed = call.store.newest_first([*listed, *paid_in], key=lambda transaction: transaction.number)
+    pagination: dict[str, Any] | None
     page, pagination = paginate(request, listed, call)
     data: list[Any] = [serialize.transaction(transaction, call.faults) for transaction in page]
     if call.faults.on(Fault.LISTED_BANK_DESTINATION_TYPE):
@@ -116,7 +117,8 @@ async def _balance_read_before(call: Call, source: Wallet) -> int | None:
 def _written_back(call: Call, read: int | None, accepted: Transaction) -> None:
     """The stale read of `_balance_read_before`, less this transfer's debit, written over the source's balance."""
     if read is not None:
-        call.ledger.write_balance(accepted.source, read - accepted.actual_amount)  # type: ignore[arg-type]
+        assert isinstance(accepted.source, Wallet)  # a transfer's source
+        call.ledger.write_balance(accepted.source, read - accepted.actual_amount)
 
 
 @operation("transfer")
@@ -139,7 +141,7 @@ async def transfer(request: Request, call: Call) -> Response:
         amount = fields.kobo(body, "amount", minimum=minimum, round_fractions_down=round_down,
                              numeric_strings=call.numeric_strings)
     except ApiError:
-        sent = body.get("amount")
+        sent: Any = body.get("amount")  # a JSON value, a number where `below`
         below = isinstance(sent, int | float) and not isinstance(sent, bool) and sent < minimum
         if below and faults.on(Fault.AMOUNT_BELOW_MINIMUM_500):
             raise crash() from None

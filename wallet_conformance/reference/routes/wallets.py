@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -13,7 +13,7 @@ from wallet_conformance.reference.errors import ApiError, Refusal, crash, invali
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.latency import held_until_abandoned
 from wallet_conformance.reference.paging import paginate
-from wallet_conformance.reference.records import CURRENCY, LISTED_LATE, Wallet, now
+from wallet_conformance.reference.records import CURRENCY, LISTED_LATE, Category, Wallet, now
 from wallet_conformance.reference.service import DOCUMENTED, Call, envelope, operation, reply
 from wallet_conformance.reference.variants import Variant
 
@@ -74,7 +74,8 @@ async def create_wallet(request: Request, call: Call) -> Response:
         call.store.require_primary_place(call.caller)
         await asyncio.sleep(pause)
     wallet = call.store.create_wallet(
-        call.caller, category=category, account_name=account_name or "", email_address=email, mobile=mobile,
+        call.caller, category=cast(Category, category),  # one of CATEGORIES: checked, or made so, above
+        account_name=account_name or "", email_address=email, mobile=mobile,
         limit_checked=pause is not None,
     )
     data = serialize.wallet(wallet, "create", faults)
