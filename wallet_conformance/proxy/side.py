@@ -312,8 +312,8 @@ class _Judging:
         raise ValueError(f"no such request: {request!r}")
 
     def facts(self) -> dict[str, Any]:
-        records, secrets = self.session.judged.records, active()
-        return {"registry_bound": records.limit, "forgotten": dict(records.forgotten),
+        secrets = active()
+        return {**self.session.registry_facts(),
                 "keys_learnt": secrets.learnt, "keys_not_learnt": secrets.not_learnt,
                 **({"har_rotations": self._recording.rotations} if self._recording else {}),
                 **({"recording_stopped": self.recording_stopped} if self.recording_stopped else {})}

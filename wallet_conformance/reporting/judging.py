@@ -190,6 +190,11 @@ class JudgingSession:
                               frozenset(broke for line in lines for broke in line.get("broke", ())),
                               tuple(finding for finding in findings if finding.evidence is not None))
 
+    def registry_facts(self) -> dict[str, Any]:
+        """The registry of records' bound on each table, and what it forgot past it, by table."""
+        records = self.judged.records
+        return {"registry_bound": records.limit, "forgotten": dict(records.forgotten)}
+
     def failed_on(self, what: str, error: Exception) -> None:
         """An exchange that could not even be given to the judge (its capture could not be read): counted as one
         the judge failed on."""
