@@ -179,10 +179,10 @@ def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkey
     banks = b'{"meta": {"statusCode": 200, "success": true}, "data": []}'
     good = Captured("GET", "http://127.0.0.1:9/v1/transactions/banks", [], b"", 0, 200,
                     [("content-type", "application/json")], banks, len(banks), time.time(), 0.001)
-    real = side.exchange_of
-    monkeypatch.setattr(side, "exchange_of", lambda *args: (_ for _ in ()).throw(RuntimeError("a bug")))
+    real = Captured.exchange
+    monkeypatch.setattr(Captured, "exchange", lambda *args: (_ for _ in ()).throw(RuntimeError("a bug")))
     judging.take(good)
-    monkeypatch.setattr(side, "exchange_of", real)
+    monkeypatch.setattr(Captured, "exchange", real)
     for _ in range(200):  # enough to fill the recording's buffer: /dev/full refuses it
         judging.take(good)
     judging.session.judgement.close()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Any
 
-from wallet_conformance.client.api import MAX_BODY
+from wallet_conformance.client.api import MAX_BODY, Exchange
+from wallet_conformance.client.har.exchange import exchange_from
 
 
 @dataclass
@@ -29,21 +29,14 @@ class Captured:
     def header(self, name: str) -> str | None:
         return next((value for key, value in self.response_headers if key.lower() == name), None)
 
-    def har_entry(self) -> dict[str, Any]:
-        """The exchange as a HAR entry (the shape client/har/exchange.py reads back): secrets still in it, for the
-        reader to learn and redact; a body cut at the cap keeps its whole size."""
+    def exchange(self, base_url: str) -> Exchange:
+        """The exchange the suite's client would have kept of it (client/har/exchange.py): secrets learnt from its
+        headers and redacted; a body cut at the cap keeps its whole size."""
         body, size = self._decoded()
-        request: dict[str, Any] = {"method": self.method, "url": self.url,
-                                   "headers": [{"name": name, "value": value} for name, value in self.request_headers]}
-        if self.request_size:
-            text = self.request_body.decode("utf-8", errors="replace")
-            content_type = next((value for key, value in self.request_headers if key.lower() == "content-type"), "")
-            request["postData"] = {"mimeType": content_type, "text": text}
-        return {"request": request,
-                "response": {"status": self.status,
-                             "headers": [{"name": name, "value": value} for name, value in self.response_headers],
-                             "content": {"text": body.decode("utf-8", errors="replace"), "size": size}},
-                "time": self.elapsed * 1000}
+        return exchange_from(self.method.upper(), self.url, base_url, request_headers=self.request_headers,
+                             request_text=self.request_body.decode("utf-8", errors="replace") if self.request_size
+                             else None, status=self.status, response_headers=self.response_headers,
+                             response_body=body, whole_size=size, elapsed=self.elapsed)
 
     def _decoded(self) -> tuple[bytes, int]:
         """The answer's body as its client reads it (gzip or deflate undone when whole), and its whole size."""

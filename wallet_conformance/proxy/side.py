@@ -26,7 +26,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client.har.exchange import exchange_of
 from wallet_conformance.client.har.url_matching import in_target
 from wallet_conformance.client.redaction import Secrets, activate, active, redact
 from wallet_conformance.proxy import live
@@ -330,7 +329,7 @@ class _Judging:
         self.entries += 1
         base = self.session.base_url or ""
         try:
-            exchange = exchange_of(captured.har_entry(), base) if in_target(captured.url, base) else None
+            exchange = captured.exchange(base) if in_target(captured.url, base) else None
             if exchange is not None:
                 exchange.started = captured.started
             judged = self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,

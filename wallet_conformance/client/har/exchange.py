@@ -1,5 +1,7 @@
-"""A recorded HAR entry as the exchange the client would have kept: its operation, its secrets replaced, its body cut
-where the client cuts it.
+"""An exchange seen elsewhere as the exchange the client would have kept: its operation, its secrets replaced, its body
+cut where the client cuts it. `exchange_from` is the one way, from the parts of an exchange; a recorded HAR entry
+(`exchange_of`), an httpx response (httpx_response.py) and the proxy's capture (proxy/captured.py) each give it
+theirs.
 """
 
 from __future__ import annotations
@@ -11,15 +13,13 @@ from typing import Any
 
 from wallet_conformance.client.api import MAX_BODY, Exchange
 from wallet_conformance.client.har.headers import headers_of
-from wallet_conformance.client.har.secret_learning import learn_secrets
+from wallet_conformance.client.har.secret_learning import learn_cookie_secrets, learn_header_secrets
 from wallet_conformance.client.har.url_matching import operation_of
 from wallet_conformance.client.redaction import redact, redact_headers
 
 
-def _request_body(request: dict[str, Any]) -> Any:
-    posted = request.get("postData")
-    text = posted.get("text") if isinstance(posted, dict) else None
-    if not isinstance(text, str):
+def _request_body(text: str | None) -> Any:
+    if text is None:
         return None
     text = redact(text)
     try:
@@ -28,44 +28,60 @@ def _request_body(request: dict[str, Any]) -> Any:
         return text
 
 
-def _response_text(content: Any) -> tuple[str, int | None]:
-    """The response body as the client would keep it, and its whole size when more was received than is kept
-    (a body cut at the cap, or not recorded at all)."""
+def _response_body(content: Any) -> tuple[bytes | None, int]:
+    """A HAR entry's response body as bytes (None: the recorder left it out), and the whole size it records."""
     content = content if isinstance(content, dict) else {}
     text = content.get("text")
     size = content.get("size")
     size = size if type(size) is int and size > 0 else 0
     if not isinstance(text, str):
-        return "", size or None  # a body the recorder left out cannot be judged; an empty one can
+        return None, size
     if content.get("encoding") == "base64":
         try:
-            body = base64.b64decode(text, validate=False)
+            return base64.b64decode(text, validate=False), size
         except (binascii.Error, ValueError):
-            return "", size or 1
+            return None, size or 1
+    return text.encode("utf-8", errors="replace"), size
+
+
+def exchange_from(method: str, url: str, base_url: str, *, request_headers: list[tuple[str, str]],
+                  request_text: str | None, status: int, response_headers: list[tuple[str, str]],
+                  response_body: bytes | None, whole_size: int = 0, elapsed: float = 0.0) -> Exchange:
+    """The exchange the client would have kept of one seen elsewhere: its operation (None when it is none), the
+    secrets its headers carry learnt and replaced everywhere, the body cut where the client cuts it (`whole_size`:
+    the whole body's bytes, when more was received than is given; a body left out, None, cannot be judged)."""
+    learn_header_secrets(request_headers)
+    learn_header_secrets(response_headers)
+    if response_body is None:
+        text, size = "", whole_size or None
     else:
-        body = text.encode("utf-8", errors="replace")
-    whole = max(size, len(body))
-    kept = body[:MAX_BODY]
-    return kept.decode("utf-8", errors="replace"), whole if whole > len(kept) else None
-
-
-def exchange_of(found: dict[str, Any], base_url: str) -> Exchange:
-    """A HAR entry as the exchange the client would have kept: its operation (None when it is none), secrets
-    replaced, the body cut where the client cuts it."""
-    learn_secrets(found)
-    request, response = found["request"], found["response"]
-    method, url = request["method"].upper(), request["url"]
-    text, size = _response_text(response.get("content"))
-    elapsed = found.get("time")
+        whole = max(whole_size, len(response_body))
+        kept = response_body[:MAX_BODY]
+        text, size = kept.decode("utf-8", errors="replace"), whole if whole > len(kept) else None
     return Exchange(
         operation_id=operation_of(method, url, base_url),
         method=method,
         url=redact(url),
-        request_headers=redact_headers(headers_of(request)),
-        request_body=_request_body(request),
-        status=response["status"],
-        response_headers=redact_headers(headers_of(response)),
+        request_headers=redact_headers(request_headers),
+        request_body=_request_body(request_text),
+        status=status,
+        response_headers=redact_headers(response_headers),
         text=redact(text),
-        elapsed=elapsed / 1000 if isinstance(elapsed, int | float) and elapsed > 0 else 0.0,
+        elapsed=elapsed if elapsed > 0 else 0.0,
         size=size,
     )
+
+
+def exchange_of(found: dict[str, Any], base_url: str) -> Exchange:
+    """A recorded HAR entry as the exchange the client would have kept (`exchange_from`); its cookies' values learnt
+    as secrets too."""
+    learn_cookie_secrets(found)
+    request, response = found["request"], found["response"]
+    posted = request.get("postData")
+    text = posted.get("text") if isinstance(posted, dict) else None
+    body, size = _response_body(response.get("content"))
+    elapsed = found.get("time")
+    return exchange_from(request["method"].upper(), request["url"], base_url, request_headers=headers_of(request),
+                         request_text=text if isinstance(text, str) else None, status=response["status"],
+                         response_headers=headers_of(response), response_body=body, whole_size=size,
+                         elapsed=elapsed / 1000 if isinstance(elapsed, int | float) else 0.0)

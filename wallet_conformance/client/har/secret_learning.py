@@ -4,6 +4,7 @@ not be known beforehand, it is replaced wherever it appears, and in every report
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -18,20 +19,32 @@ def learn_secrets(found: dict[str, Any]) -> None:
     """Register every secret an entry carries (secret headers' values, the token of an Authorization, every cookie's
     value): each is then replaced wherever it appears."""
     for side in ("request", "response"):
+        learn_header_secrets(headers_of(found.get(side) or {}))
+    learn_cookie_secrets(found)
+
+
+def learn_cookie_secrets(found: dict[str, Any]) -> None:
+    """Register the value of every cookie an entry lists."""
+    for side in ("request", "response"):
         part = found.get(side) or {}
-        for name, value in headers_of(part):
-            lowered = name.lower()
-            if lowered in KEY_HEADERS:
-                token = value.strip().partition(" ")[2]  # `Bearer <token>`: the token alone is a key too
-                for key in {value.strip(), token.strip()}:
-                    if key and key != PLACEHOLDER and not _public(key):
-                        learn(key)
-            elif lowered in SECRET_HEADERS:
-                _learn_cookies(value)
         for cookie in part.get("cookies") or ():
             kept = cookie.get("value") if isinstance(cookie, dict) else None
             if isinstance(kept, str) and kept:
                 learn(kept)
+
+
+def learn_header_secrets(headers: Iterable[tuple[str, str]]) -> None:
+    """Register the secrets headers carry: a key header's value (and the token of an Authorization), every cookie's
+    value."""
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered in KEY_HEADERS:
+            token = value.strip().partition(" ")[2]  # `Bearer <token>`: the token alone is a key too
+            for key in {value.strip(), token.strip()}:
+                if key and key != PLACEHOLDER and not _public(key):
+                    learn(key)
+        elif lowered in SECRET_HEADERS:
+            _learn_cookies(value)
 
 
 @cache
