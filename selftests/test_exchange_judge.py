@@ -9,7 +9,8 @@ import pytest
 
 from selftests import examples as ex
 from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.exchanges import findings_of
 from wallet_conformance.judge.record_registry import RecordRegistry
 from wallet_conformance.reference import ReferenceServer

@@ -29,7 +29,8 @@ from selftests.test_reference import (
     transfer_body,
     two_wallets,
 )
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.reference import FAULTS, Fault
 from wallet_conformance.reference.ledger import TOP_FEE_TIER_FLOOR
 from wallet_conformance.reference.service import WRONG_MESSAGES

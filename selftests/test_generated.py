@@ -14,7 +14,8 @@ import pytest
 from hypothesis import strategies as st
 
 from selftests.suite_runs import GENERATED, QUICK_SETTLEMENT, run_in_process, run_suite, tail
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.generation import cases, profiles
 from wallet_conformance.generation.cases import Request
 from wallet_conformance.judge.failures import CannotJudge

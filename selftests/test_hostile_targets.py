@@ -24,16 +24,9 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
-from wallet_conformance.client.api import (
-    IDLE_REUSE,
-    ApiClient,
-    Bound,
-    Exchange,
-    ExchangeLog,
-    RateLimited,
-    TargetError,
-    Unanswered,
-)
+from wallet_conformance.client.api import IDLE_REUSE, ApiClient, RateLimited, TargetError, Unanswered
+from wallet_conformance.client.bound import Bound
+from wallet_conformance.client.exchange import Exchange, ExchangeLog
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import judged_silences

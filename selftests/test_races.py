@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.world import bodies
 from wallet_conformance.world.concurrency import release
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.exchanges import Finding
 from wallet_conformance.judge.record_registry import RecordRegistry, contradictions
 from wallet_conformance.reference.faults import Fault

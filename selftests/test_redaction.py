@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from selftests.suite_runs import run_suite, tail
 from selftests.tenants import reference_with_second_key
-from wallet_conformance.client.api import Exchange
 from wallet_conformance.client.curl import curl_command
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.redaction import (
     LEARNT_AT_MOST,
     PLACEHOLDER,

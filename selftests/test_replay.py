@@ -14,7 +14,8 @@ import pytest
 from suite_runs import QUICK_SETTLEMENT, run_suite, tail
 
 from wallet_conformance import cli
-from wallet_conformance.client.api import ApiClient, Exchange, ExchangeLog
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange, ExchangeLog
 from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
 from wallet_conformance.client.replay import END, script, steps_of
 from wallet_conformance.client.target import Target

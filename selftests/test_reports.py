@@ -17,8 +17,9 @@ import pytest
 
 from selftests.suite_runs import QUICK_SETTLEMENT, RUN_TIMEOUT, run_in_process, tail
 from selftests.suite_runs import run_sample as run
-from wallet_conformance.client.api import Silence, Unanswered
 from wallet_conformance.client.api import TargetError as RefusedStep
+from wallet_conformance.client.api import Unanswered
+from wallet_conformance.client.exchange import Silence
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import UnansweredFailure, judged_silences
 from wallet_conformance.reference import ReferenceServer

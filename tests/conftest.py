@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.scenarios import wrong_values_sent
 from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bad_requests, bodies, key_probes, money

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import answer_forms, checks, envelope, parties, record_registry, request_rules
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.parties import BANK_ACCOUNT, EXTERNAL, PARTY_FORMS, VIRTUAL_ACCOUNT

@@ -16,8 +16,9 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wallet_conformance.client.api import KEY_VARIABLE, Exchange
+from wallet_conformance.client.api import KEY_VARIABLE
 from wallet_conformance.client.curl import NOISE
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.near_copies import KEY_MARK
 from wallet_conformance.settings import variable_of
 

@@ -15,7 +15,8 @@ from typing import Any
 import hypothesis
 import pytest
 
-from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange
+from wallet_conformance.client.api import DEFAULT, ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.generation.cases import Request
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies

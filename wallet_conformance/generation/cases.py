@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.core import NOT_SET
 
-from wallet_conformance.client.api import DEFAULT, Exchange
+from wallet_conformance.client.api import DEFAULT
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks, request_rules, rules
 from wallet_conformance.judge.failures import ConformanceFailure
 from wallet_conformance.judge.request_rules import (

@@ -36,7 +36,8 @@ from hypothesis import note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks, request_rules
 from wallet_conformance.judge.failures import ConformanceFailure, SuiteError
 from wallet_conformance.spec import contract

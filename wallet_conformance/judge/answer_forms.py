@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import check
 from wallet_conformance.judge.request_rules import answers_the_destination

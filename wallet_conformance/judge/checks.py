@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge, ConformanceFailure, check, requirement_of
 from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract, validation

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.checks import conforms, fail
 from wallet_conformance.judge.failures import CannotJudge, check
 from wallet_conformance.judge.refusals import has_meta, of_an_operation

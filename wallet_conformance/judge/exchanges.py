@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import ConformanceFailure
 from wallet_conformance.judge.rules import held_and_broken
 from wallet_conformance.spec import contract

@@ -26,7 +26,8 @@ from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
-from wallet_conformance.client.api import Exchange, Silence, Unanswered
+from wallet_conformance.client.api import Unanswered
+from wallet_conformance.client.exchange import Exchange, Silence
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.spec import contract
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.near_copies import near_copy
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge, check

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 
 SMALL_TEXT = 40  # characters of a string shown as an example of its field
 

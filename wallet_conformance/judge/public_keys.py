@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks, envelope
 from wallet_conformance.judge.failures import check
 

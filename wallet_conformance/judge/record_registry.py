@@ -41,7 +41,7 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.exchanges import Finding, judgeable
 from wallet_conformance.judge.failures import CannotJudge, ConformanceFailure, check
 from wallet_conformance.judge.parties import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks, envelope
 from wallet_conformance.judge.failures import check
 from wallet_conformance.spec import contract

@@ -6,7 +6,7 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge
 
 # Names a body or meta field may give an error code under (ERR-04 records what it finds).

@@ -19,7 +19,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from wallet_conformance.client.api import DEFAULT, Exchange
+from wallet_conformance.client.api import DEFAULT
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.expiration import expires_expire_in_after_creation, parse_timestamp
 from wallet_conformance.judge.failures import CannotJudge, check

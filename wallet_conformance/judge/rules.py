@@ -31,7 +31,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 
 # The modules that declare rules, imported for their declarations (the ones of this module follow).
 from wallet_conformance.judge import answer_forms, checks, envelope, parties, refusals, request_rules  # noqa: F401

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import rules
 from wallet_conformance.judge.exchanges import judgeable
 from wallet_conformance.judge.record_registry import INVARIANTS, shows_records

@@ -4,7 +4,8 @@ exit status. No hooks here."""
 
 from __future__ import annotations
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError, Unanswered
+from wallet_conformance.client.api import ApiClient, TargetError, Unanswered
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reporting.endings import Stop

@@ -9,7 +9,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from wallet_conformance.client.api import KEPT_EXCHANGES, ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import KEPT_EXCHANGES, Exchange
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.client.replay import request_text, script, steps_of
 from wallet_conformance.client.target import Target

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from wallet_conformance.client.api import ApiClient, Bound, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.bound import Bound
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har.parts import PartWriter
 from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, redact

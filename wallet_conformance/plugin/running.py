@@ -74,7 +74,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 
 
 def _bound(run: Run, deadline: float, reason: str) -> None:
-    """The run's clients read their time bound from the run (client/api.Bound): move it to this test's."""
+    """The run's clients read their time bound from the run (client/bound.py): move it to this test's."""
     run.bound.deadline, run.bound.reason = deadline, reason
 
 

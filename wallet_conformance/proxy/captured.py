@@ -6,7 +6,8 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from wallet_conformance.client.api import MAX_BODY, Exchange
+from wallet_conformance.client.api import MAX_BODY
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har.exchange import exchange_from
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har.entry import entry
 from wallet_conformance.client.har.writer import HarWriter
 from wallet_conformance.client.redaction import conceal

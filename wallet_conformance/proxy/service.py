@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 import uvicorn
 
-from wallet_conformance.client.api import tls_verification
 from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.tls import tls_verification
 from wallet_conformance.judge.judgement import FILE_NAME
 from wallet_conformance.proxy import live
 from wallet_conformance.proxy.captured import Captured

@@ -155,7 +155,7 @@ def _silence_evidence(error: UnansweredFailure) -> dict[str, Any]:
 
 
 def _body_shown(body: Any, padding: int) -> str:
-    """A request body as evidence, saying how many spaces followed it when some did (client/api.py, Exchange)."""
+    """A request body as evidence, saying how many spaces followed it when some did (client/exchange.py, Exchange)."""
     return _show(body) + (f" followed by {padding} spaces" if padding else "")
 
 

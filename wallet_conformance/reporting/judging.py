@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har import recorded_files
 from wallet_conformance.client.har.stream import HarError
 from wallet_conformance.client.redaction import redact

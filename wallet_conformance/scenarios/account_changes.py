@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.near_copies import last_changed
 from wallet_conformance.judge.failures import CannotJudge, shown
 from wallet_conformance.world import bodies, lists

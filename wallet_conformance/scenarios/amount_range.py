@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import answer_forms, checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract

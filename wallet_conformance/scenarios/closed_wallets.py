@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.world import lists
 from wallet_conformance.world.resources import Resources

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 
 ON_CREATION = ("status", "active", "expiration")
 STATE_FIELDS = ("status", "active")

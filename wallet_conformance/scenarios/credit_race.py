@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.world.concurrency import release
 from wallet_conformance.world.polling import poll

@@ -17,7 +17,8 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.parties import credit_leg

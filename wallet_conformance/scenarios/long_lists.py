@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from contextlib import nullcontext
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge, SuiteError
 from wallet_conformance.spec import contract
 from wallet_conformance.world import lists, page_checks

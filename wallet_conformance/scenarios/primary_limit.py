@@ -20,7 +20,8 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange
+from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.identifiers import identifier
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists, money

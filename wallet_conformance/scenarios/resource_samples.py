@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import envelope, fields, records, request_rules
 from wallet_conformance.judge.failures import CannotJudge, shown
 from wallet_conformance.judge.records import Found

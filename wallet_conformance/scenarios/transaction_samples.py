@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import parties, records
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.judge.parties import EXTERNAL

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange, Unanswered
+from wallet_conformance.client.api import ApiClient, Unanswered
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.request_rules import SHOWN, at
 from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bodies

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wallet_conformance.client.api import DEFAULT, ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import DEFAULT, ApiClient, TargetError
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.resources import Resources

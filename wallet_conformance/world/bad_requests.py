@@ -10,7 +10,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from wallet_conformance.client.api import DEFAULT, Exchange, Unanswered
+from wallet_conformance.client.api import DEFAULT, Unanswered
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import accounts, bodies, money

@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.settings import Settings

@@ -15,7 +15,8 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.client.exchange import Exchange
 
 # Requests released together in a race. Every sender holds a connection and a thread for the race's length.
 RACERS = 24

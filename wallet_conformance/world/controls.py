@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
 

@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from wallet_conformance.client.api import KEY_HEADER, Exchange
+from wallet_conformance.client.api import KEY_HEADER
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from wallet_conformance.client.api import MAX_BODY, ApiClient, Exchange
+from wallet_conformance.client.api import MAX_BODY, ApiClient
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.world.polling import poll
 
 # The most pages read of one list: a guard against a target whose pages never end.

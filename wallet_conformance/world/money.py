@@ -39,7 +39,8 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge, check
 from wallet_conformance.spec import contract

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wallet_conformance.client.api import ApiClient, Exchange, TargetError
+from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.target import Target
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.settings import Settings

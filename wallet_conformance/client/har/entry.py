@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 
 HTTP_VERSION = "HTTP/1.1"
 

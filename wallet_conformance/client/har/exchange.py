@@ -11,7 +11,8 @@ import binascii
 import json
 from typing import Any
 
-from wallet_conformance.client.api import MAX_BODY, Exchange
+from wallet_conformance.client.api import MAX_BODY
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har.headers import headers_of
 from wallet_conformance.client.har.secret_learning import learn_cookie_secrets, learn_header_secrets
 from wallet_conformance.client.har.url_matching import operation_of

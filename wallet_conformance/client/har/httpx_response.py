@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har.exchange import exchange_from
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har.entry import entry
 from wallet_conformance.client.har.writer import HarWriter
 from wallet_conformance.client.redaction import conceal

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from wallet_conformance.client.api import Exchange
+from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har.exchange import exchange_of
 from wallet_conformance.client.har.secret_learning import learn_secrets
 from wallet_conformance.client.har.stream import raw_entries
