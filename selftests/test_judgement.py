@@ -31,9 +31,17 @@ def rebuilt(folder: Path, into: Path) -> dict:
 def test_a_runs_reports_are_made_again_byte_for_byte_from_its_record(tmp_path):
     """A run on workers with a fault (failures with evidence and replays, the exchange judge's findings, skips): the
     four reports rebuilt from its judgement.jsonl are its reports, byte for byte; and every line meets the schema."""
-    process, report, _ = run_suite(tmp_path / "run", "-n", "2", "--reference-fault", Fault.WRONG_CLOSE_MESSAGE.cli_name,
-                                   "--reference-fault", Fault.PAGINATION_TOTAL_AS_STRING.cli_name, *QUICK_SETTLEMENT,
-                                   paths=("tests/test_service.py", "tests/test_resources.py"))
+    process, report, _ = run_suite(
+        tmp_path / "run",
+        "-n",
+        "2",
+        "--reference-fault",
+        Fault.WRONG_CLOSE_MESSAGE.cli_name,
+        "--reference-fault",
+        Fault.PAGINATION_TOTAL_AS_STRING.cli_name,
+        *QUICK_SETTLEMENT,
+        paths=("tests/test_service.py", "tests/test_resources.py"),
+    )
     assert report is not None and report["outcome"]["verdict"] == Outcome.DOES_NOT_CONFORM, process.stdout[-3000:]
     lines = read(tmp_path / "run" / FILE_NAME)
     kinds = {line["kind"] for line in lines}
@@ -54,12 +62,25 @@ def test_recorded_traffic_and_a_stopped_run_leave_a_record_their_reports_are_mad
     key = "sk_test_record_key_0123456789"
     recording = tmp_path / "traffic.har"
     with ReferenceServer(secret_key=key, faults=[Fault.WRONG_CLOSE_MESSAGE], settle_delay=0.05) as reference:
-        process, recorded, _ = run_suite(tmp_path / "active", "--base-url", reference.base_url, "--secret-key", key,
-                                         "--funding-url", reference.funding_url, "--record-har", str(recording),
-                                         *QUICK_SETTLEMENT, "-k", "close", paths=("tests/test_service.py",))
+        process, recorded, _ = run_suite(
+            tmp_path / "active",
+            "--base-url",
+            reference.base_url,
+            "--secret-key",
+            key,
+            "--funding-url",
+            reference.funding_url,
+            "--record-har",
+            str(recording),
+            *QUICK_SETTLEMENT,
+            "-k",
+            "close",
+            paths=("tests/test_service.py",),
+        )
     assert recorded is not None, process.stdout[-3000:]
-    process, passive, _ = run_suite(tmp_path / "har", "--har", str(recording), "--base-url", reference.base_url,
-                                    "--secret-key", key)
+    process, passive, _ = run_suite(
+        tmp_path / "har", "--har", str(recording), "--base-url", reference.base_url, "--secret-key", key
+    )
     assert passive is not None and passive["traffic"]["entries"] > 0, process.stdout[-3000:]
     assert rebuilt(tmp_path / "har", tmp_path / "har-again") == passive
     again, first = (tmp_path / "har-again" / "conformance.md"), (tmp_path / "har" / "conformance.md")
@@ -94,14 +115,30 @@ def test_a_record_is_refused_when_it_is_no_record_and_read_when_its_last_line_wa
     """read() refuses a file whose first line is no run line of this format (naming it), and a line in the middle that
     is not JSON; a last line cut short (a run killed while writing) is left out."""
     good = tmp_path / "good" / FILE_NAME
-    write_record([run_line(mode="run", target={"base_url": None}, environment="staging", seed=1, strict=False,
-                           selected=(), gate=Gate(), run={})], good.parent)
+    write_record(
+        [
+            run_line(
+                mode="run",
+                target={"base_url": None},
+                environment="staging",
+                seed=1,
+                strict=False,
+                selected=(),
+                gate=Gate(),
+                run={},
+            )
+        ],
+        good.parent,
+    )
     good.write_text(good.read_text() + '{"kind": "phase", "nodeid": "cut sho')
     assert [line["kind"] for line in read(good)] == ["run"]
     assert len(runs(read(good))) == 1
     bad = tmp_path / "bad.jsonl"
-    for text in ('{"hello": 1}\n', f'{{"kind": "run", "format": "{FORMAT}x"}}\n',
-                 good.read_text().split("\n")[0] + "\nnot json\n{}\n"):
+    for text in (
+        '{"hello": 1}\n',
+        f'{{"kind": "run", "format": "{FORMAT}x"}}\n',
+        good.read_text().split("\n")[0] + "\nnot json\n{}\n",
+    ):
         bad.write_text(text)
         try:
             read(bad)
@@ -120,8 +157,9 @@ def test_a_line_is_written_as_a_reader_reads_it_and_keys_are_not_written(tmp_pat
     try:
         secrets.add_key("sk_live_do_not_write_0123456789")
         judgement = Judgement(tmp_path / FILE_NAME)
-        written = judgement.add({"kind": "exchange", "url": "https://x/v1?k=sk_live_do_not_write_0123456789",
-                                 "held": ("SVC-01",)})
+        written = judgement.add(
+            {"kind": "exchange", "url": "https://x/v1?k=sk_live_do_not_write_0123456789", "held": ("SVC-01",)}
+        )
         on_disk = json.loads((tmp_path / FILE_NAME).read_text())
         judgement.close()
     finally:

@@ -150,11 +150,15 @@ def base_url(option: Option, value: str) -> str:
     dropped), without credentials (they would be shown in every report, and sent in the proxy's Host header)."""
     value = http_url(option, value.rstrip("/"))
     if "@" in urlparse(value).netloc:
-        raise ConfigError(f"{option.flag} carries credentials (user:password@host): they would be written in every "
-                          "report and line of output; the suite authenticates with the secret key alone")
+        raise ConfigError(
+            f"{option.flag} carries credentials (user:password@host): they would be written in every "
+            "report and line of output; the suite authenticates with the secret key alone"
+        )
     if not value.endswith(contract.version_segment()):
-        raise ConfigError(f"{option.flag} must end with the version segment {contract.version_segment()} "
-                          f"(the document's base address), got {value!r}")
+        raise ConfigError(
+            f"{option.flag} must end with the version segment {contract.version_segment()} "
+            f"(the document's base address), got {value!r}"
+        )
     return value
 
 
@@ -170,8 +174,10 @@ def absolute_url(option: Option, value: str) -> str:
 def secret_key(option: Option, key: str) -> str:
     """A key of at least MIN_KEY_LENGTH characters: a shorter one cannot be kept out of the output reliably."""
     if len(key) < MIN_KEY_LENGTH:
-        raise ConfigError(f"{option.named} is {len(key)} characters long: a secret key has at least {MIN_KEY_LENGTH} "
-                          "(is it the whole key?)")
+        raise ConfigError(
+            f"{option.named} is {len(key)} characters long: a secret key has at least {MIN_KEY_LENGTH} "
+            "(is it the whole key?)"
+        )
     return key
 
 
@@ -180,8 +186,9 @@ def choice(words: str | None = None) -> Check:
 
     def check(option: Option, value: str) -> str:
         if value not in (option.choices or ()):
-            raise ConfigError(f"{option.flag} must be {words or 'one of ' + ', '.join(option.choices or ())}, "
-                              f"got {value!r}")
+            raise ConfigError(
+                f"{option.flag} must be {words or 'one of ' + ', '.join(option.choices or ())}, got {value!r}"
+            )
         return value
 
     return check
@@ -215,9 +222,12 @@ def bank_account(option: Option, value: str) -> tuple[str, str | None]:
     the account number at a bank the list shows of type `nuban`), the bank code, when given, a word."""
     number, colon, code = value.partition(":")
     if not (len(number) == NUBAN_DIGITS and number.isascii() and number.isdigit()) or (
-            colon and not re.fullmatch(r"[^\s:]+", code)):
-        raise ConfigError(f"{option.named} must be NUMBER or NUMBER:BANKCODE, NUMBER a NUBAN account number of "
-                          f"{NUBAN_DIGITS} digits and BANKCODE a bankCode of the bank list, got {value!r}")
+        colon and not re.fullmatch(r"[^\s:]+", code)
+    ):
+        raise ConfigError(
+            f"{option.named} must be NUMBER or NUMBER:BANKCODE, NUMBER a NUBAN account number of "
+            f"{NUBAN_DIGITS} digits and BANKCODE a bankCode of the bank list, got {value!r}"
+        )
     return number, code or None
 
 
@@ -264,8 +274,10 @@ def requirement_ids(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
     known = catalogue()
     unknown = [name for name in given if name.upper() not in known]
     if unknown:
-        raise ConfigError(f"{option.flag} {', '.join(unknown)}: no such requirement in requirements.yaml; "
-                          f"`{PROGRAM} --list-requirements` lists them")
+        raise ConfigError(
+            f"{option.flag} {', '.join(unknown)}: no such requirement in requirements.yaml; "
+            f"`{PROGRAM} --list-requirements` lists them"
+        )
     return tuple(dict.fromkeys(name.upper() for name in given))
 
 
@@ -274,8 +286,9 @@ def parts(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
     known = catalogue().sections
     unknown = [name for name in given if name.lower() not in known]
     if unknown:
-        raise ConfigError(f"{option.flag} {', '.join(unknown)}: no such part of the document; the parts are "
-                          f"{', '.join(known)}")
+        raise ConfigError(
+            f"{option.flag} {', '.join(unknown)}: no such part of the document; the parts are {', '.join(known)}"
+        )
     return tuple(dict.fromkeys(name.lower() for name in given))
 
 
@@ -322,134 +335,384 @@ COMMAND_OPTIONS = (
 MONEY_BUDGET = 5_000_000
 HOOK_MONEY_BUDGET = 4_000_000_000
 REPORTS_WRITTEN = "where the reports are written: conformance.json, .md, .html, junit.xml"
-KEY_REDACTED = ("a key to redact wherever it appears in the output and the reports (never sent; the keys the traffic "
-                "carries are redacted too)")
+KEY_REDACTED = (
+    "a key to redact wherever it appears in the output and the reports (never sent; the keys the traffic "
+    "carries are redacted too)"
+)
 
 OPTIONS: tuple[Option, ...] = (
-    Option("--base-url", "base URL of the implementation, ending in /v1 (default: start the bundled reference "
-           "server)", env="WALLET_API_BASE_URL", check=base_url, metavar="URL", group="target",
-           helps={"har": "the target's base URL, ending in /v1: only the recorded entries under it are judged "
-                         "(default: the one base address the entries share)",
-                  "replay": "the target the replay is sent to, ending in /v1 (default: a bundled reference with "
-                            "the faults and variants of the report's run)"}),
-    Option("--secret-key", "the account's secret key, sent as x-service-key (never printed)",
-           env="WALLET_API_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True,
-           helps=dict.fromkeys(("har", "proxy"), KEY_REDACTED)),
-    Option("--second-secret-key", "the key of an account of another business on the target, for the isolation "
-           "tests, which skip without it (default: the bundled reference's second business's); never printed",
-           env="WALLET_API_SECOND_SECRET_KEY", check=secret_key, metavar="KEY", group="target", secret=True,
-           helps={**dict.fromkeys(("har", "proxy"), KEY_REDACTED),
-                  "replay": "the key of the other business, for a replay of an isolation test (never printed)"}),
-    Option("--environment", "staging or production (default {default}): production runs read-only tests unless "
-           "--allow-writes", env="WALLET_API_ENVIRONMENT", default="staging", check=choice("staging or production"),
-           choices=("staging", "production"), group="target", reproduce="deployed",
-           helps=dict.fromkeys(("har", "proxy"), "staging or production: the target's environment, as the reports "
-                                                 "name it (default {default}); nothing is sent of the suite's own")),
-    Option("--funding-url", "a POST hook that credits a wallet ({{walletId, amount}}), like the reference's "
-           "/sandbox/fund", env="WALLET_API_FUNDING_URL", check=http_url, metavar="URL", group="target"),
-    Option("--funded-wallet", "an existing funded wallet to draw test money from", env="WALLET_API_FUNDED_WALLET",
-           metavar="PUBLIC_ID", group="target"),
-    Option("--bank-account", f"an external account (a NUBAN: {NUBAN_DIGITS} digits) the target resolves, for "
-           "validate-account and bank transfers (default: {default} at the first listed bank)",
-           env="WALLET_API_BANK_ACCOUNT", default=DEFAULT_BANK_ACCOUNT, check=bank_account, metavar="NUMBER:BANKCODE",
-           group="target"),
-    Option("--settle-timeout", "how long to wait for a pending transfer to settle (default {default:g})",
-           env="WALLET_API_SETTLE_TIMEOUT", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS",
-           group="timing"),
-    Option("--quiet-window", "how long balances are watched after a refused transfer (default "
-           f"{QUIET_WINDOW:g}; against the bundled reference without variants, its settle delay + "
-           f"{REFERENCE_QUIET_MARGIN:g})", env="WALLET_API_QUIET_WINDOW", convert=float, check=positive_seconds,
-           metavar="SECONDS", group="timing",
-           derived=lambda held: quiet_window(held["base_url"], held["reference_settle_delay"],
-                                             held["reference_variants"])),
-    Option("--request-timeout", "timeout of one HTTP request (default {default:g})",
-           env="WALLET_API_REQUEST_TIMEOUT", default=10.0, convert=float, check=positive_seconds, metavar="SECONDS",
-           group="timing", helps={"proxy": "seconds the upstream has to answer a forwarded request; past them the "
-                                           "client is answered 504 (default {default:g})"}),
-    Option("--test-timeout", "most time one test may spend on the target (default {default:g})",
-           env="WALLET_API_TEST_TIMEOUT", default=120.0, convert=float, check=positive_seconds, metavar="SECONDS",
-           group="timing", helps={"replay": "most time the replay may take (default {default:g})"}),
-    Option("--run-budget", "most time the whole run may take; then it stops with what it has (default "
-           "{default:g})", env="WALLET_API_RUN_BUDGET", default=1200.0, convert=float, check=positive_seconds,
-           metavar="SECONDS", group="timing"),
-    Option("--rate-limit-wait", "most time the run may spend waiting out 429 answers (default {default:g})",
-           env="WALLET_API_RATE_LIMIT_WAIT", default=60.0, convert=float, check=seconds_or_zero, metavar="SECONDS",
-           group="timing"),
-    Option("--report-dir", f"{REPORTS_WRITTEN} (default {{default}}/; a --har run's: {{default}}/"
-           f"{REPORT_FOLDERS['har']}/)", env="WALLET_API_REPORT_DIR", default="reports", check=folder, metavar="DIR",
-           group="run", reproduce="never",
-           helps={name: f"{REPORTS_WRITTEN} (default {{default}}/{inside}/)" for name, inside in REPORT_FOLDERS.items()}
-           | {"proxy": f"{REPORTS_WRITTEN}, when the proxy is stopped and every --report-every (default {{default}}/"
-                       f"{REPORT_FOLDERS['proxy']}/)"}),
-    Option("--work-dir", "where the run keeps what is no report: pytest's cache, Hypothesis' files, locks, the crash "
-           "journals --cleanup reads (default {default}/)",
-           env="WALLET_API_WORK_DIR", default=".wallet-conformance", check=folder, metavar="DIR", group="run",
-           reproduce="never"),
-    Option("--waivers", "YAML list of waived requirements (id, reason, owner, expires): their failures fail the "
-           "run only once expired", env="WALLET_API_WAIVERS", check=path, metavar="FILE",
-           group="gating"),
-    Option("--baseline", "an earlier conformance.json of the same catalogue: only failures it did not have fail "
-           "the run", env="WALLET_API_BASELINE", check=path, metavar="FILE", group="gating"),
-    Option("--require-complete", "fail the run (exit 7) when a MUST requirement was not tested (skipped, "
-           "blocked, untested); --strict implies it", action="store_true", group="gating",
-           helps=dict.fromkeys(NOT_A_RUN, "fail (exit 7) when a MUST requirement was not judged (untested)")),
-    Option("--seed", "seed of the run (default: random)", env="WALLET_API_SEED", convert=int, metavar="N",
-           group="run", reproduce="active"),
-    Option("--profile", "budget of the generated tests: quick (default) or thorough", env="WALLET_API_PROFILE",
-           default="quick", check=choice(), choices=("quick", "thorough"), group="run", reproduce="active"),
-    Option("--requirement", "run only the tests of this requirement (repeatable; any letter case)", action="append",
-           check=requirement_ids, metavar="ID", group="run", setting="requirements",
-           helps={"har": "judge only this requirement (repeatable; any letter case); the others are not selected",
-                  "replay": "without --test: the first failure of this requirement the report holds a replay of"}),
-    Option("--part", "run only the tests of the requirements of this part of the document (repeatable, any "
-           f"case): {', '.join(catalogue().sections)}", action="append", check=parts, metavar="PART", group="run",
-           setting="parts"),
-    Option("--level", "run only the tests of the requirements of this level (repeatable, any case): "
-           f"{', '.join(LEVELS)}",
-           action="append", check=levels, metavar="LEVEL", group="run", setting="levels"),
-    Option("--allow-writes", "allow creating and changing records in production", action="store_true",
-           group="safety"),
-    Option("--allow-money-movement", "allow transfers in production (also needs --allow-writes)",
-           action="store_true", group="safety"),
-    Option("--max-amount", f"most money the run may move, in kobo (default {MONEY_BUDGET:,}; {HOOK_MONEY_BUDGET:,} in "
-           "staging with a funding hook)", env="WALLET_API_MAX_AMOUNT", convert=int,
-           check=positive_kobo, metavar="KOBO", group="safety"),
-    Option("--ca-bundle", "PEM file of the CA(s) an https target is verified with (default: the system's, "
-           "SSL_CERT_FILE); never unverified", env="WALLET_API_CA_BUNDLE", check=pem_file,
-           metavar="FILE", group="target"),
-    Option("--webhook-listen", "listen for webhook deliveries there during the run (INFO)", check=host_and_port,
-           metavar="HOST:PORT", group="run"),
-    Option("--webhook-public-url", "the URL the target delivers to, if not the listener's; also the base of the "
-           "update tests' webhook URLs (else a reserved .invalid host, which a target may refuse)",
-           check=absolute_url, metavar="URL", group="run"),
-    Option("--har", "judge the exchanges recorded in this HAR file (repeatable; a folder: its *.har, any case) "
-           "and send nothing; the base URL, when given, chooses the target's entries",
-           action="append", check=files_or_folders, metavar="FILE", group="run", setting="har_given"),
-    Option("--keep-personal-data", "with --har and in the proxy: keep personal fields (names, account numbers, "
-           "e-mails, phones) in every output, not masked", action="store_true",
-           group="run"),
-    Option("--mask-personal-data", "in a run against a target: mask personal fields in every output, as --har and "
-           "the proxy do", action="store_true", group="run"),
-    Option("--record-har", "write every exchange into this HAR 1.2 file (keys redacted, bodies cut as the client "
-           "cuts them)", env="WALLET_API_RECORD_HAR", check=har_to_write, metavar="FILE",
-           group="run", reproduce="never",
-           helps={"proxy": "write every exchange forwarded into this HAR 1.2 file, rotated by --har-max-size (keys "
-                           "redacted)"}),
-    Option("--keep-failing-records", "leave open the wallets a failing test used (its report names them) for its "
-           "curl lines; --cleanup closes them", action="store_true", group="run", reproduce="never"),
-    Option("--cleanup", "run no test: close the wallets earlier runs left (named with the suite's run-id prefix), "
-           "restore the webhooks they changed", action="store_true", group="run"),
-    Option("--reference-fault", "start the bundled reference with this fault (repeatable)",
-           action="append", metavar="NAME", group="reference", setting="reference_faults"),
-    Option("--reference-variant", "start the bundled reference with this variant, another reading of an open point "
-           "(repeatable; all: every one)",
-           env="WALLET_API_REFERENCE_VARIANTS", action="append", metavar="NAME", group="reference",
-           setting="reference_variants"),
-    Option("--reference-settle-delay", "settle delay of the bundled reference (default {default:g})",
-           default=0.1, convert=float, check=seconds_or_zero, metavar="SECONDS", group="reference"),
-    Option("--reference-latency", "the bundled reference sleeps this long before each answer, like a remote "
-           "target (default {default:g})", env="WALLET_API_REFERENCE_LATENCY", default=0.0, convert=float,
-           check=seconds_or_zero, metavar="SECONDS", group="reference"),
+    Option(
+        "--base-url",
+        "base URL of the implementation, ending in /v1 (default: start the bundled reference server)",
+        env="WALLET_API_BASE_URL",
+        check=base_url,
+        metavar="URL",
+        group="target",
+        helps={
+            "har": "the target's base URL, ending in /v1: only the recorded entries under it are judged "
+            "(default: the one base address the entries share)",
+            "replay": "the target the replay is sent to, ending in /v1 (default: a bundled reference with "
+            "the faults and variants of the report's run)",
+        },
+    ),
+    Option(
+        "--secret-key",
+        "the account's secret key, sent as x-service-key (never printed)",
+        env="WALLET_API_SECRET_KEY",
+        check=secret_key,
+        metavar="KEY",
+        group="target",
+        secret=True,
+        helps=dict.fromkeys(("har", "proxy"), KEY_REDACTED),
+    ),
+    Option(
+        "--second-secret-key",
+        "the key of an account of another business on the target, for the isolation "
+        "tests, which skip without it (default: the bundled reference's second business's); never printed",
+        env="WALLET_API_SECOND_SECRET_KEY",
+        check=secret_key,
+        metavar="KEY",
+        group="target",
+        secret=True,
+        helps={
+            **dict.fromkeys(("har", "proxy"), KEY_REDACTED),
+            "replay": "the key of the other business, for a replay of an isolation test (never printed)",
+        },
+    ),
+    Option(
+        "--environment",
+        "staging or production (default {default}): production runs read-only tests unless --allow-writes",
+        env="WALLET_API_ENVIRONMENT",
+        default="staging",
+        check=choice("staging or production"),
+        choices=("staging", "production"),
+        group="target",
+        reproduce="deployed",
+        helps=dict.fromkeys(
+            ("har", "proxy"),
+            "staging or production: the target's environment, as the reports "
+            "name it (default {default}); nothing is sent of the suite's own",
+        ),
+    ),
+    Option(
+        "--funding-url",
+        "a POST hook that credits a wallet ({{walletId, amount}}), like the reference's /sandbox/fund",
+        env="WALLET_API_FUNDING_URL",
+        check=http_url,
+        metavar="URL",
+        group="target",
+    ),
+    Option(
+        "--funded-wallet",
+        "an existing funded wallet to draw test money from",
+        env="WALLET_API_FUNDED_WALLET",
+        metavar="PUBLIC_ID",
+        group="target",
+    ),
+    Option(
+        "--bank-account",
+        f"an external account (a NUBAN: {NUBAN_DIGITS} digits) the target resolves, for "
+        "validate-account and bank transfers (default: {default} at the first listed bank)",
+        env="WALLET_API_BANK_ACCOUNT",
+        default=DEFAULT_BANK_ACCOUNT,
+        check=bank_account,
+        metavar="NUMBER:BANKCODE",
+        group="target",
+    ),
+    Option(
+        "--settle-timeout",
+        "how long to wait for a pending transfer to settle (default {default:g})",
+        env="WALLET_API_SETTLE_TIMEOUT",
+        default=30.0,
+        convert=float,
+        check=positive_seconds,
+        metavar="SECONDS",
+        group="timing",
+    ),
+    Option(
+        "--quiet-window",
+        "how long balances are watched after a refused transfer (default "
+        f"{QUIET_WINDOW:g}; against the bundled reference without variants, its settle delay + "
+        f"{REFERENCE_QUIET_MARGIN:g})",
+        env="WALLET_API_QUIET_WINDOW",
+        convert=float,
+        check=positive_seconds,
+        metavar="SECONDS",
+        group="timing",
+        derived=lambda held: quiet_window(held["base_url"], held["reference_settle_delay"], held["reference_variants"]),
+    ),
+    Option(
+        "--request-timeout",
+        "timeout of one HTTP request (default {default:g})",
+        env="WALLET_API_REQUEST_TIMEOUT",
+        default=10.0,
+        convert=float,
+        check=positive_seconds,
+        metavar="SECONDS",
+        group="timing",
+        helps={
+            "proxy": "seconds the upstream has to answer a forwarded request; past them the "
+            "client is answered 504 (default {default:g})"
+        },
+    ),
+    Option(
+        "--test-timeout",
+        "most time one test may spend on the target (default {default:g})",
+        env="WALLET_API_TEST_TIMEOUT",
+        default=120.0,
+        convert=float,
+        check=positive_seconds,
+        metavar="SECONDS",
+        group="timing",
+        helps={"replay": "most time the replay may take (default {default:g})"},
+    ),
+    Option(
+        "--run-budget",
+        "most time the whole run may take; then it stops with what it has (default {default:g})",
+        env="WALLET_API_RUN_BUDGET",
+        default=1200.0,
+        convert=float,
+        check=positive_seconds,
+        metavar="SECONDS",
+        group="timing",
+    ),
+    Option(
+        "--rate-limit-wait",
+        "most time the run may spend waiting out 429 answers (default {default:g})",
+        env="WALLET_API_RATE_LIMIT_WAIT",
+        default=60.0,
+        convert=float,
+        check=seconds_or_zero,
+        metavar="SECONDS",
+        group="timing",
+    ),
+    Option(
+        "--report-dir",
+        f"{REPORTS_WRITTEN} (default {{default}}/; a --har run's: {{default}}/{REPORT_FOLDERS['har']}/)",
+        env="WALLET_API_REPORT_DIR",
+        default="reports",
+        check=folder,
+        metavar="DIR",
+        group="run",
+        reproduce="never",
+        helps={name: f"{REPORTS_WRITTEN} (default {{default}}/{inside}/)" for name, inside in REPORT_FOLDERS.items()}
+        | {
+            "proxy": f"{REPORTS_WRITTEN}, when the proxy is stopped and every --report-every (default {{default}}/"
+            f"{REPORT_FOLDERS['proxy']}/)"
+        },
+    ),
+    Option(
+        "--work-dir",
+        "where the run keeps what is no report: pytest's cache, Hypothesis' files, locks, the crash "
+        "journals --cleanup reads (default {default}/)",
+        env="WALLET_API_WORK_DIR",
+        default=".wallet-conformance",
+        check=folder,
+        metavar="DIR",
+        group="run",
+        reproduce="never",
+    ),
+    Option(
+        "--waivers",
+        "YAML list of waived requirements (id, reason, owner, expires): their failures fail the run only once expired",
+        env="WALLET_API_WAIVERS",
+        check=path,
+        metavar="FILE",
+        group="gating",
+    ),
+    Option(
+        "--baseline",
+        "an earlier conformance.json of the same catalogue: only failures it did not have fail the run",
+        env="WALLET_API_BASELINE",
+        check=path,
+        metavar="FILE",
+        group="gating",
+    ),
+    Option(
+        "--require-complete",
+        "fail the run (exit 7) when a MUST requirement was not tested (skipped, "
+        "blocked, untested); --strict implies it",
+        action="store_true",
+        group="gating",
+        helps=dict.fromkeys(NOT_A_RUN, "fail (exit 7) when a MUST requirement was not judged (untested)"),
+    ),
+    Option(
+        "--seed",
+        "seed of the run (default: random)",
+        env="WALLET_API_SEED",
+        convert=int,
+        metavar="N",
+        group="run",
+        reproduce="active",
+    ),
+    Option(
+        "--profile",
+        "budget of the generated tests: quick (default) or thorough",
+        env="WALLET_API_PROFILE",
+        default="quick",
+        check=choice(),
+        choices=("quick", "thorough"),
+        group="run",
+        reproduce="active",
+    ),
+    Option(
+        "--requirement",
+        "run only the tests of this requirement (repeatable; any letter case)",
+        action="append",
+        check=requirement_ids,
+        metavar="ID",
+        group="run",
+        setting="requirements",
+        helps={
+            "har": "judge only this requirement (repeatable; any letter case); the others are not selected",
+            "replay": "without --test: the first failure of this requirement the report holds a replay of",
+        },
+    ),
+    Option(
+        "--part",
+        "run only the tests of the requirements of this part of the document (repeatable, any "
+        f"case): {', '.join(catalogue().sections)}",
+        action="append",
+        check=parts,
+        metavar="PART",
+        group="run",
+        setting="parts",
+    ),
+    Option(
+        "--level",
+        f"run only the tests of the requirements of this level (repeatable, any case): {', '.join(LEVELS)}",
+        action="append",
+        check=levels,
+        metavar="LEVEL",
+        group="run",
+        setting="levels",
+    ),
+    Option("--allow-writes", "allow creating and changing records in production", action="store_true", group="safety"),
+    Option(
+        "--allow-money-movement",
+        "allow transfers in production (also needs --allow-writes)",
+        action="store_true",
+        group="safety",
+    ),
+    Option(
+        "--max-amount",
+        f"most money the run may move, in kobo (default {MONEY_BUDGET:,}; {HOOK_MONEY_BUDGET:,} in "
+        "staging with a funding hook)",
+        env="WALLET_API_MAX_AMOUNT",
+        convert=int,
+        check=positive_kobo,
+        metavar="KOBO",
+        group="safety",
+    ),
+    Option(
+        "--ca-bundle",
+        "PEM file of the CA(s) an https target is verified with (default: the system's, "
+        "SSL_CERT_FILE); never unverified",
+        env="WALLET_API_CA_BUNDLE",
+        check=pem_file,
+        metavar="FILE",
+        group="target",
+    ),
+    Option(
+        "--webhook-listen",
+        "listen for webhook deliveries there during the run (INFO)",
+        check=host_and_port,
+        metavar="HOST:PORT",
+        group="run",
+    ),
+    Option(
+        "--webhook-public-url",
+        "the URL the target delivers to, if not the listener's; also the base of the "
+        "update tests' webhook URLs (else a reserved .invalid host, which a target may refuse)",
+        check=absolute_url,
+        metavar="URL",
+        group="run",
+    ),
+    Option(
+        "--har",
+        "judge the exchanges recorded in this HAR file (repeatable; a folder: its *.har, any case) "
+        "and send nothing; the base URL, when given, chooses the target's entries",
+        action="append",
+        check=files_or_folders,
+        metavar="FILE",
+        group="run",
+        setting="har_given",
+    ),
+    Option(
+        "--keep-personal-data",
+        "with --har and in the proxy: keep personal fields (names, account numbers, "
+        "e-mails, phones) in every output, not masked",
+        action="store_true",
+        group="run",
+    ),
+    Option(
+        "--mask-personal-data",
+        "in a run against a target: mask personal fields in every output, as --har and the proxy do",
+        action="store_true",
+        group="run",
+    ),
+    Option(
+        "--record-har",
+        "write every exchange into this HAR 1.2 file (keys redacted, bodies cut as the client cuts them)",
+        env="WALLET_API_RECORD_HAR",
+        check=har_to_write,
+        metavar="FILE",
+        group="run",
+        reproduce="never",
+        helps={
+            "proxy": "write every exchange forwarded into this HAR 1.2 file, rotated by --har-max-size (keys redacted)"
+        },
+    ),
+    Option(
+        "--keep-failing-records",
+        "leave open the wallets a failing test used (its report names them) for its curl lines; --cleanup closes them",
+        action="store_true",
+        group="run",
+        reproduce="never",
+    ),
+    Option(
+        "--cleanup",
+        "run no test: close the wallets earlier runs left (named with the suite's run-id prefix), "
+        "restore the webhooks they changed",
+        action="store_true",
+        group="run",
+    ),
+    Option(
+        "--reference-fault",
+        "start the bundled reference with this fault (repeatable)",
+        action="append",
+        metavar="NAME",
+        group="reference",
+        setting="reference_faults",
+    ),
+    Option(
+        "--reference-variant",
+        "start the bundled reference with this variant, another reading of an open point (repeatable; all: every one)",
+        env="WALLET_API_REFERENCE_VARIANTS",
+        action="append",
+        metavar="NAME",
+        group="reference",
+        setting="reference_variants",
+    ),
+    Option(
+        "--reference-settle-delay",
+        "settle delay of the bundled reference (default {default:g})",
+        default=0.1,
+        convert=float,
+        check=seconds_or_zero,
+        metavar="SECONDS",
+        group="reference",
+    ),
+    Option(
+        "--reference-latency",
+        "the bundled reference sleeps this long before each answer, like a remote target (default {default:g})",
+        env="WALLET_API_REFERENCE_LATENCY",
+        default=0.0,
+        convert=float,
+        check=seconds_or_zero,
+        metavar="SECONDS",
+        group="reference",
+    ),
 )
 BY_FLAG = {option.flag: option for option in OPTIONS}
 
@@ -461,10 +724,22 @@ def variable_of(flag: str) -> str:
         raise LookupError(f"{flag} reads no environment variable")
     return variable
 
+
 # The options of the suite the proxy takes too: the keys (redacted wherever they appear), the target's TLS and time
 # bound, where the reports and the recording go, the gate.
-PROXY_SHARED = ("--secret-key", "--second-secret-key", "--environment", "--ca-bundle", "--request-timeout",
-                "--report-dir", "--record-har", "--waivers", "--baseline", "--require-complete", "--keep-personal-data")
+PROXY_SHARED = (
+    "--secret-key",
+    "--second-secret-key",
+    "--environment",
+    "--ca-bundle",
+    "--request-timeout",
+    "--report-dir",
+    "--record-har",
+    "--waivers",
+    "--baseline",
+    "--require-complete",
+    "--keep-personal-data",
+)
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
@@ -485,39 +760,113 @@ def positive_megabytes(option: Option, value: float) -> float:
 HAR_FILES_KEPT = 5  # --har-max-size: the rotated files kept besides the current one
 # The proxy's own options (`wallet-conformance proxy`, wallet_conformance/proxy/command.py), with PROXY_SHARED.
 PROXY_OPTIONS: tuple[Option, ...] = (
-    Option("--upstream", "the target's base URL, ending in /v1: every request is forwarded there",
-           env="WALLET_API_UPSTREAM", check=base_url, metavar="URL", group="proxy", setting="base_url"),
-    Option("--listen", "where the proxy listens (default {default}); clients use http://HOST:PORT/v1 as their base "
-           "URL", default="127.0.0.1:8080", check=host_and_port, metavar="HOST:PORT", group="proxy"),
-    Option("--listen-anywhere", "allow a --listen address that is not loopback (the proxy forwards whatever reaches "
-           "it to the target, with the caller's key)", action="store_true", group="proxy"),
-    Option("--report-every", "write the reports every SECONDS while running, not only when stopped (SIGINT, SIGTERM)",
-           convert=float, check=positive_seconds, metavar="SECONDS", group="proxy"),
-    Option("--tally-every", "print a tally of what was judged every SECONDS (default {default:g})", default=5.0,
-           convert=float, check=positive_seconds, metavar="SECONDS", group="proxy"),
-    Option("--annotate", "add a response header, x-conformance-broken, listing the requirements each answer broke: "
-           "changes the traffic, and judges each exchange before its answer is sent", action="store_true",
-           group="proxy"),
-    Option("--har-max-size", "with --record-har: rotate the file when it passes this many megabytes (default "
-           f"{{default:g}}; the last {HAR_FILES_KEPT} files are kept besides the current one)", default=100.0,
-           convert=float, check=positive_megabytes, metavar="MB", group="proxy"),
-    Option("--max-records", "the registry of records' bound per table: past it, the records learnt longest ago are "
-           "forgotten, and counted in the report (default {default}: about 100 MB once full)", default=50_000,
-           convert=int, check=positive_count, metavar="N", group="proxy"),
-    Option("--client-timeout", "seconds a client has for a request's head (from its connection or its last answer: "
-           "idle keep-alive connections too) and for its body; past them 408, and the connection closes (default "
-           "{default:g})", default=30.0, convert=float, check=positive_seconds, metavar="SECONDS", group="proxy"),
-    Option("--max-header-size", "bytes a request's head may take, however they arrive; more is answered 431 "
-           "(default {default})", default=32_768, convert=int, check=positive_count, metavar="BYTES",
-           group="proxy"),
-    Option("--max-connections", "client connections open at once; one more is answered 503 and closed, so "
-           "descriptors never run out (default {default})", default=512, convert=int, check=positive_count,
-           metavar="N", group="proxy"),
+    Option(
+        "--upstream",
+        "the target's base URL, ending in /v1: every request is forwarded there",
+        env="WALLET_API_UPSTREAM",
+        check=base_url,
+        metavar="URL",
+        group="proxy",
+        setting="base_url",
+    ),
+    Option(
+        "--listen",
+        "where the proxy listens (default {default}); clients use http://HOST:PORT/v1 as their base URL",
+        default="127.0.0.1:8080",
+        check=host_and_port,
+        metavar="HOST:PORT",
+        group="proxy",
+    ),
+    Option(
+        "--listen-anywhere",
+        "allow a --listen address that is not loopback (the proxy forwards whatever reaches "
+        "it to the target, with the caller's key)",
+        action="store_true",
+        group="proxy",
+    ),
+    Option(
+        "--report-every",
+        "write the reports every SECONDS while running, not only when stopped (SIGINT, SIGTERM)",
+        convert=float,
+        check=positive_seconds,
+        metavar="SECONDS",
+        group="proxy",
+    ),
+    Option(
+        "--tally-every",
+        "print a tally of what was judged every SECONDS (default {default:g})",
+        default=5.0,
+        convert=float,
+        check=positive_seconds,
+        metavar="SECONDS",
+        group="proxy",
+    ),
+    Option(
+        "--annotate",
+        "add a response header, x-conformance-broken, listing the requirements each answer broke: "
+        "changes the traffic, and judges each exchange before its answer is sent",
+        action="store_true",
+        group="proxy",
+    ),
+    Option(
+        "--har-max-size",
+        "with --record-har: rotate the file when it passes this many megabytes (default "
+        f"{{default:g}}; the last {HAR_FILES_KEPT} files are kept besides the current one)",
+        default=100.0,
+        convert=float,
+        check=positive_megabytes,
+        metavar="MB",
+        group="proxy",
+    ),
+    Option(
+        "--max-records",
+        "the registry of records' bound per table: past it, the records learnt longest ago are "
+        "forgotten, and counted in the report (default {default}: about 100 MB once full)",
+        default=50_000,
+        convert=int,
+        check=positive_count,
+        metavar="N",
+        group="proxy",
+    ),
+    Option(
+        "--client-timeout",
+        "seconds a client has for a request's head (from its connection or its last answer: "
+        "idle keep-alive connections too) and for its body; past them 408, and the connection closes (default "
+        "{default:g})",
+        default=30.0,
+        convert=float,
+        check=positive_seconds,
+        metavar="SECONDS",
+        group="proxy",
+    ),
+    Option(
+        "--max-header-size",
+        "bytes a request's head may take, however they arrive; more is answered 431 (default {default})",
+        default=32_768,
+        convert=int,
+        check=positive_count,
+        metavar="BYTES",
+        group="proxy",
+    ),
+    Option(
+        "--max-connections",
+        "client connections open at once; one more is answered 503 and closed, so "
+        "descriptors never run out (default {default})",
+        default=512,
+        convert=int,
+        check=positive_count,
+        metavar="N",
+        group="proxy",
+    ),
 )
 # The replay's own options (`wallet-conformance replay`, reporting/replayed.py), with the target's.
 REPLAY_OPTIONS: tuple[Option, ...] = (
-    Option("--test", "the test whose failure is replayed: its node id as the report writes it, or the start of one",
-           metavar="NODEID", group="run"),
+    Option(
+        "--test",
+        "the test whose failure is replayed: its node id as the report writes it, or the start of one",
+        metavar="NODEID",
+        group="run",
+    ),
 )
 BY_ANY_FLAG = {option.flag: option for option in (*OPTIONS, *PROXY_OPTIONS, *REPLAY_OPTIONS)}
 
@@ -556,35 +905,77 @@ class Subcommand:
 
 # The subcommands, in the order the command's help lists them: `wallet-conformance NAME` runs NAME's runner; the bare
 # command, and one starting with an option or a test path, is `run`. One more subcommand is one more entry here.
-SUBCOMMANDS = {subcommand.name: subcommand for subcommand in (
-    Subcommand(RUN, "run the suite (as the bare command, and ./conformance, do)",
-               "wallet_conformance.cli:run_suite", usage="[options] [test paths]"),
-    Subcommand("har", "judge recorded traffic, sending nothing (as --har FILE does)",
-               "wallet_conformance.cli:judge_har",
-               ("--base-url", "--secret-key", "--second-secret-key", "--environment", "--requirement",
-                "--keep-personal-data", "--report-dir", "--waivers", "--baseline", "--require-complete"),
-               positional="FILE", dest=BY_FLAG["--har"].dest,
-               details="A FILE that is a folder stands for every *.har in it. docs/har.md says more."),
-    Subcommand("proxy", "a validating proxy in front of the target (docs/proxy.md)",
-               "wallet_conformance.proxy.command:main", (*(option.flag for option in PROXY_OPTIONS), *PROXY_SHARED),
-               usage="--upstream URL [options]",
-               details="Clients use http://HOST:PORT/v1 as their base URL; every exchange is forwarded unchanged and "
-                       "judged on the side. Stop it with Ctrl-C (SIGINT) or SIGTERM: the reports are written then."),
-    Subcommand("replay", "replay a failure from a report; say whether it shows again", "wallet_conformance.cli:replay",
-               ("--test", "--requirement", "--base-url", "--secret-key", "--second-secret-key", "--funding-url",
-                "--test-timeout"),
-               positional="REPORT", dest="reports",
-               details="REPORT is a conformance.json, conformance.md, conformance.html or junit.xml; the replay is "
-                       "the script the report shows for the failing test, run with bash (curl and python3 needed) "
-                       "against --base-url, or, without one, a bundled reference with the faults and variants the "
-                       "report's run had. Exit 1: the failure shows again; 0: it does not; 11: the answers cannot "
-                       "tell (only a list's status could be compared). docs/reports.md says more."),
-    Subcommand("merge", "one report of several conformance.json (proxies, --har runs)",
-               "wallet_conformance.cli:merged", ("--report-dir", "--waivers", "--baseline", "--require-complete"),
-               positional="REPORT", dest="reports",
-               details="Each REPORT a conformance.json of this catalogue, each given once; every requirement is "
-                       "judged again on what they all judged (docs/proxy.md, \"Several proxies, one verdict\")."),
-)}
+SUBCOMMANDS = {
+    subcommand.name: subcommand
+    for subcommand in (
+        Subcommand(
+            RUN,
+            "run the suite (as the bare command, and ./conformance, do)",
+            "wallet_conformance.cli:run_suite",
+            usage="[options] [test paths]",
+        ),
+        Subcommand(
+            "har",
+            "judge recorded traffic, sending nothing (as --har FILE does)",
+            "wallet_conformance.cli:judge_har",
+            (
+                "--base-url",
+                "--secret-key",
+                "--second-secret-key",
+                "--environment",
+                "--requirement",
+                "--keep-personal-data",
+                "--report-dir",
+                "--waivers",
+                "--baseline",
+                "--require-complete",
+            ),
+            positional="FILE",
+            dest=BY_FLAG["--har"].dest,
+            details="A FILE that is a folder stands for every *.har in it. docs/har.md says more.",
+        ),
+        Subcommand(
+            "proxy",
+            "a validating proxy in front of the target (docs/proxy.md)",
+            "wallet_conformance.proxy.command:main",
+            (*(option.flag for option in PROXY_OPTIONS), *PROXY_SHARED),
+            usage="--upstream URL [options]",
+            details="Clients use http://HOST:PORT/v1 as their base URL; every exchange is forwarded unchanged and "
+            "judged on the side. Stop it with Ctrl-C (SIGINT) or SIGTERM: the reports are written then.",
+        ),
+        Subcommand(
+            "replay",
+            "replay a failure from a report; say whether it shows again",
+            "wallet_conformance.cli:replay",
+            (
+                "--test",
+                "--requirement",
+                "--base-url",
+                "--secret-key",
+                "--second-secret-key",
+                "--funding-url",
+                "--test-timeout",
+            ),
+            positional="REPORT",
+            dest="reports",
+            details="REPORT is a conformance.json, conformance.md, conformance.html or junit.xml; the replay is "
+            "the script the report shows for the failing test, run with bash (curl and python3 needed) "
+            "against --base-url, or, without one, a bundled reference with the faults and variants the "
+            "report's run had. Exit 1: the failure shows again; 0: it does not; 11: the answers cannot "
+            "tell (only a list's status could be compared). docs/reports.md says more.",
+        ),
+        Subcommand(
+            "merge",
+            "one report of several conformance.json (proxies, --har runs)",
+            "wallet_conformance.cli:merged",
+            ("--report-dir", "--waivers", "--baseline", "--require-complete"),
+            positional="REPORT",
+            dest="reports",
+            details="Each REPORT a conformance.json of this catalogue, each given once; every requirement is "
+            'judged again on what they all judged (docs/proxy.md, "Several proxies, one verdict").',
+        ),
+    )
+}
 
 
 def argument(option: Option) -> dict[str, Any]:
@@ -674,16 +1065,23 @@ class Settings:
         none is given: the whole catalogue."""
         if not (self.requirements or self.parts or self.levels):
             return None
-        return frozenset(requirement.id for requirement in catalogue()
-                         if (not self.requirements or requirement.id in self.requirements)
-                         and (not self.parts or requirement.section in self.parts)
-                         and (not self.levels or requirement.level in self.levels))
+        return frozenset(
+            requirement.id
+            for requirement in catalogue()
+            if (not self.requirements or requirement.id in self.requirements)
+            and (not self.parts or requirement.section in self.parts)
+            and (not self.levels or requirement.level in self.levels)
+        )
 
     @property
     def choice_words(self) -> tuple[str, ...]:
         """The options that chose the requirements, as a command gives them (`--part limits --level MUST`)."""
-        return tuple(word for flag, values in (("--requirement", self.requirements), ("--part", self.parts),
-                                                ("--level", self.levels)) for value in values for word in (flag, value))
+        return tuple(
+            word
+            for flag, values in (("--requirement", self.requirements), ("--part", self.parts), ("--level", self.levels))
+            for value in values
+            for word in (flag, value)
+        )
 
     @property
     def embedded(self) -> bool:
@@ -747,8 +1145,12 @@ def reproduction(settings: Settings) -> list[str]:
     for option in sorted(OPTIONS, key=lambda option: list(GROUPS).index(option.group)):
         given = _words(option, getattr(settings, option.attribute))
         default = option.derived(vars(settings)) if option.derived else option.default
-        shown = {"changed": given != _words(option, default), "active": not settings.passive,
-                 "deployed": not settings.embedded and not settings.passive, "never": False}[option.reproduce]
+        shown = {
+            "changed": given != _words(option, default),
+            "active": not settings.passive,
+            "deployed": not settings.embedded and not settings.passive,
+            "never": False,
+        }[option.reproduce]
         if shown:
             words += given
     if settings.strict:
@@ -800,21 +1202,28 @@ def _across(held: Mapping[str, Any], command: str) -> None:
                 raise ConfigError(f"{flag} needs an active run; --har judges recorded traffic and sends nothing")
     key, second_key = given["--secret-key"], given["--second-secret-key"]
     if second_key and second_key == key:
-        raise ConfigError(f"{BY_FLAG['--second-secret-key'].named} is the --secret-key itself: give the secret key of "
-                          "an account of another business, or leave it out")
+        raise ConfigError(
+            f"{BY_FLAG['--second-secret-key'].named} is the --secret-key itself: give the secret key of "
+            "an account of another business, or leave it out"
+        )
     if "--base-url" not in taken:  # the proxy: its clients' keys are theirs
         pass
     elif given["--base-url"]:
         if not key and not given["--har"]:
-            raise ConfigError(f"--base-url is given but no {BY_FLAG['--secret-key'].named}: the target needs the "
-                              "account's secret key")
+            raise ConfigError(
+                f"--base-url is given but no {BY_FLAG['--secret-key'].named}: the target needs the account's secret key"
+            )
     elif key or second_key:
         flag = BY_FLAG["--secret-key" if key else "--second-secret-key"].named
-        raise ConfigError(f"{flag} is given but no {BY_FLAG['--base-url'].named}: say which target the key is for "
-                          "(without both, the suite runs against the bundled reference and needs no key)")
+        raise ConfigError(
+            f"{flag} is given but no {BY_FLAG['--base-url'].named}: say which target the key is for "
+            "(without both, the suite runs against the bundled reference and needs no key)"
+        )
     chosen = [option for option in ("--requirement", "--part", "--level") if given[option]]
-    if len(chosen) > 1 and not Settings(requirements=given["--requirement"], parts=given["--part"],
-                                        levels=given["--level"]).chosen:
+    if (
+        len(chosen) > 1
+        and not Settings(requirements=given["--requirement"], parts=given["--part"], levels=given["--level"]).chosen
+    ):
         raise ConfigError(f"{' and '.join(chosen)} together choose no requirement: each narrows the others' choice")
     for flag in ("--reference-fault", "--reference-latency", "--reference-variant"):
         if given[flag] and given["--base-url"]:
@@ -822,8 +1231,10 @@ def _across(held: Mapping[str, Any], command: str) -> None:
     if given["--cleanup"] and not given["--base-url"]:
         raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
     if given["--keep-failing-records"] and not given["--base-url"]:
-        raise ConfigError("--keep-failing-records works on a deployed target: the bundled reference, and every record "
-                          "in it, ends with the run")
+        raise ConfigError(
+            "--keep-failing-records works on a deployed target: the bundled reference, and every record "
+            "in it, ends with the run"
+        )
 
 
 def unwritable(folder: Path, error: OSError) -> str:
@@ -848,8 +1259,9 @@ def held_values(values: Mapping[str, Any], command: str = RUN) -> dict[str, Any]
     options = [option for option in SUBCOMMANDS[command].values_of if option.dest in values]
     for option in options:
         if values[option.dest] == "" or (option.action == "append" and "" in (values[option.dest] or ())):
-            raise ConfigError(f"{option.flag} is given an empty value; give {option.metavar or 'a value'}, or leave "
-                              "it out")
+            raise ConfigError(
+                f"{option.flag} is given an empty value; give {option.metavar or 'a value'}, or leave it out"
+            )
     return {option.flag: option.held(values[option.dest]) for option in options}
 
 
@@ -859,8 +1271,11 @@ def read(values: Mapping[str, Any], *, strict: bool = False, command: str = RUN)
     the option. Each option's value is made and checked as the option declares (`held_values`); then the checks that
     span several (`_across`)."""
     settings_fields = {each.name for each in fields(Settings)}
-    held = {BY_ANY_FLAG[flag].attribute: value for flag, value in held_values(values, command).items()
-            if BY_ANY_FLAG[flag].attribute in settings_fields}
+    held = {
+        BY_ANY_FLAG[flag].attribute: value
+        for flag, value in held_values(values, command).items()
+        if BY_ANY_FLAG[flag].attribute in settings_fields
+    }
     _across(held, command)
     seed = held.get("seed")
     if seed is None:  # a run's drawn at random; a subcommand that takes no --seed sends nothing of its own: 0

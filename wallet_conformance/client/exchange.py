@@ -39,11 +39,14 @@ class Silence:
         """What the client saw: how long it waited, on how many copies."""
         if self.closed:
             return "the connection was closed without an answer" + (
-                " (twice)" if self.sent > 1 else " (sent once: a second copy could be applied as well as the first)")
+                " (twice)" if self.sent > 1 else " (sent once: a second copy could be applied as well as the first)"
+            )
         if self.sent > 1:
             return f"no answer within {self.waited:g} s (twice)"
-        return (f"no answer within {self.waited:g} s (sent once and waited on twice as long: a second copy could be "
-                "applied as well as the first)")
+        return (
+            f"no answer within {self.waited:g} s (sent once and waited on twice as long: a second copy could be "
+            "applied as well as the first)"
+        )
 
     def curl(self) -> str:
         return curl_command(self.method, self.url, self.request_headers, self.request_body, self.padding)
@@ -79,8 +82,19 @@ class Exchange:
     def unanswered(cls, silence: Silence) -> Exchange:
         """A request the target left without an answer, as an exchange: status 0, as HAR writes a request that got no
         response, and what the client saw instead of one (`answered`: whether an exchange got an answer)."""
-        return cls(None, silence.method, silence.url, silence.request_headers, silence.request_body, 0, [], "",
-                   silence.waited, retries=[f"{silence.summary}; meanwhile {silence.alive}"], padding=silence.padding)
+        return cls(
+            None,
+            silence.method,
+            silence.url,
+            silence.request_headers,
+            silence.request_body,
+            0,
+            [],
+            "",
+            silence.waited,
+            retries=[f"{silence.summary}; meanwhile {silence.alive}"],
+            padding=silence.padding,
+        )
 
     @property
     def answered(self) -> bool:

@@ -29,6 +29,8 @@ def _ssl_context(ca_bundle: str | None, cert_file: str | None, cert_dir: str | N
 
 def tls_hint(error: httpx.HTTPError) -> str:
     if "CERTIFICATE_VERIFY_FAILED" in str(error) or isinstance(error.__cause__, ssl.SSLCertVerificationError):
-        return (" (the target's TLS certificate is not trusted: give the CA with --ca-bundle FILE or "
-                "WALLET_API_CA_BUNDLE; the suite never turns verification off)")
+        return (
+            " (the target's TLS certificate is not trusted: give the CA with --ca-bundle FILE or "
+            "WALLET_API_CA_BUNDLE; the suite never turns verification off)"
+        )
     return ""

@@ -93,8 +93,7 @@ def read(path: Path) -> list[dict[str, Any]]:
                 break
             line = None
         if not lines and not (isinstance(line, dict) and line.get("kind") == "run" and line.get("format") == FORMAT):
-            raise JudgementError(f"{path}: not a record of judgement ({FORMAT}): its first line is no `run` line of "
-                                 "it")
+            raise JudgementError(f"{path}: not a record of judgement ({FORMAT}): its first line is no `run` line of it")
         if not isinstance(line, dict) or line.get("kind") not in KINDS:
             raise JudgementError(f"{path}: line {number} is no line of a record of judgement ({FORMAT})")
         lines.append(line)

@@ -60,13 +60,16 @@ class EarlyStop:
         run = state(self.config)
         if run.not_run is not None and run.not_run.stop is None:
             failed = run.not_run.status != ExitStatus.GATE_PASSES
-            terminalreporter.write_line(f"{run.not_run.message}\n(exit status {run.not_run.status})", red=failed,
-                                        bold=failed)
+            terminalreporter.write_line(
+                f"{run.not_run.message}\n(exit status {run.not_run.status})", red=failed, bold=failed
+            )
         if run.stops.stopped is not None:
             failures = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
             if failures:
-                terminalreporter.write_line(f"{failures} test(s) failed before the stop (evidence in the report); "
-                                            f"the first: {self.first_failure}")
+                terminalreporter.write_line(
+                    f"{failures} test(s) failed before the stop (evidence in the report); "
+                    f"the first: {self.first_failure}"
+                )
 
 
 def _crash_line(report: pytest.TestReport) -> str:

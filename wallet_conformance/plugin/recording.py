@@ -94,9 +94,20 @@ class Recorder:
             _concealed(report)
         elif report.skipped:
             message = redact(_skip_reason(report) or "skipped")
-        self._add(phase_line(plain_nodeid(report.nodeid), report.when, phase.requirements, outcome=report.outcome,
-                             duration=report.duration, message=message, error=phase.error,
-                             observations=phase.observations, held=phase.held, rate_limited=phase.rate_limited))
+        self._add(
+            phase_line(
+                plain_nodeid(report.nodeid),
+                report.when,
+                phase.requirements,
+                outcome=report.outcome,
+                duration=report.duration,
+                message=message,
+                error=phase.error,
+                observations=phase.observations,
+                held=phase.held,
+                rate_limited=phase.rate_limited,
+            )
+        )
         for line in phase.exchanges:
             self._add(line)
         for finding in phase.findings:
@@ -114,8 +125,7 @@ class Recorder:
                 tally.judgement = Judgement(settings.report_dir / FILE_NAME)
             except OSError:  # a folder that cannot be written: said when the reports are not written either
                 tally.judgement = Judgement()
-            tally.fold.take(tally.judgement.add(run_line_of(settings, run.gate, target=target,
-                                                            started=self.started)))
+            tally.fold.take(tally.judgement.add(run_line_of(settings, run.gate, target=target, started=self.started)))
         tally.fold.take(tally.judgement.add(line))
 
     @pytest.hookimpl(wrapper=True, trylast=True)
@@ -127,14 +137,19 @@ class Recorder:
         try:
             yield
         except KeyboardInterrupt:
-            again = "the end-of-run cleanup was interrupted too: what the run made may be left on the target " \
-                    "(--cleanup closes it)"
+            again = (
+                "the end-of-run cleanup was interrupted too: what the run made may be left on the target "
+                "(--cleanup closes it)"
+            )
             exitstatus = pytest.ExitCode.INTERRUPTED
         run = state(self.config)
         stopping = interruption.of(self.config)
         with stopping.final():
-            if runs_conformance(self.config) and not self.config.option.collectonly and (
-                    run.not_run is None or run.not_run.stop is not None):
+            if (
+                runs_conformance(self.config)
+                and not self.config.option.collectonly
+                and (run.not_run is None or run.not_run.stop is not None)
+            ):
                 self._report(run, self._stop(run, session, exitstatus, again))
         session.exitstatus = self._status(run, session.exitstatus)
 
@@ -151,8 +166,11 @@ class Recorder:
             how = signals or "pytest stopped"  # a KeyboardInterrupt no signal of this process raised
             return endings.interrupted("; ".join(filter(None, [f"{how} {where}", again])))
         if exitstatus == pytest.ExitCode.INTERNAL_ERROR:
-            return Stop(Outcome.SUITE_ERROR, f"the run stopped on an internal error {self._progress(run, session)} "
-                                             "(INTERNALERROR above)", int(ExitStatus.INTERNAL_ERROR))
+            return Stop(
+                Outcome.SUITE_ERROR,
+                f"the run stopped on an internal error {self._progress(run, session)} (INTERNALERROR above)",
+                int(ExitStatus.INTERNAL_ERROR),
+            )
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
             return endings.usage_error("a usage error stopped the run (the ERROR line above)")
         return None
@@ -232,6 +250,8 @@ class Recorder:
             return
         late = interruption.of(config).late
         if late:
-            writer.write_line(f"({', '.join(late)} received once the run had ended and its reports were being "
-                              "written: too late to change its ending)")
+            writer.write_line(
+                f"({', '.join(late)} received once the run had ended and its reports were being "
+                "written: too late to change its ending)"
+            )
         writer.write_line(terminal.last_line(report), bold=True)

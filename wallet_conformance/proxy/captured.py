@@ -34,10 +34,18 @@ class Captured:
         """The exchange the suite's client would have kept of it (client/har/exchange.py): secrets learnt from its
         headers and redacted; a body cut at the cap keeps its whole size."""
         body, size = self._decoded()
-        return exchange_from(self.method.upper(), self.url, base_url, request_headers=self.request_headers,
-                             request_text=self.request_body.decode("utf-8", errors="replace") if self.request_size
-                             else None, status=self.status, response_headers=self.response_headers,
-                             response_body=body, whole_size=size, elapsed=self.elapsed)
+        return exchange_from(
+            self.method.upper(),
+            self.url,
+            base_url,
+            request_headers=self.request_headers,
+            request_text=self.request_body.decode("utf-8", errors="replace") if self.request_size else None,
+            status=self.status,
+            response_headers=self.response_headers,
+            response_body=body,
+            whole_size=size,
+            elapsed=self.elapsed,
+        )
 
     def _decoded(self) -> tuple[bytes, int]:
         """The answer's body as its client reads it (gzip or deflate undone when whole), and its whole size."""

@@ -37,8 +37,10 @@ from wallet_conformance.settings import (
 )
 
 COMMAND = "proxy"
-NOT_LOOPBACK = ("--listen {host}:{port} is not a loopback address: the proxy would forward anyone's requests to the "
-                "target; add --listen-anywhere to mean it")
+NOT_LOOPBACK = (
+    "--listen {host}:{port} is not a loopback address: the proxy would forward anyone's requests to the "
+    "target; add --listen-anywhere to mean it"
+)
 NO_UPSTREAM = "--upstream (or WALLET_API_UPSTREAM) is required: the target's base URL, ending in /v1"
 NOT_LISTENING = "--listen {host}:{port}: cannot listen there ({error})"
 
@@ -59,18 +61,27 @@ def configure(arguments: list[str], environ: dict[str, str]) -> tuple[ProxyConfi
         raise UsageMistake(NOT_LOOPBACK.format(host=host, port=port))
     report_dir = settings.report_dir
     words = [PROGRAM, COMMAND, "--upstream", values["--upstream"]]
-    words += [word for flag in ("--waivers", "--baseline", "--require-complete")
-              for word in _words(flag, values[flag])]
+    words += [word for flag in ("--waivers", "--baseline", "--require-complete") for word in _words(flag, values[flag])]
     run = {**run_inputs(settings), "reproduce": command_line(words), "arguments": words[1:], "reference": None}
-    config = ProxyConfig(upstream=values["--upstream"], listen=(host, port),
-                         request_timeout=values["--request-timeout"], ca_bundle=values["--ca-bundle"],
-                         annotate=values["--annotate"], max_records=values["--max-records"],
-                         client_timeout=values["--client-timeout"], max_header_size=values["--max-header-size"],
-                         max_connections=values["--max-connections"],
-                         tally_every=values["--tally-every"], report_every=values["--report-every"],
-                         report_dir=report_dir, record_har=values["--record-har"],
-                         har_max_bytes=int(values["--har-max-size"] * 1_000_000), gate=gate,
-                         environment=values["--environment"], run=run)
+    config = ProxyConfig(
+        upstream=values["--upstream"],
+        listen=(host, port),
+        request_timeout=values["--request-timeout"],
+        ca_bundle=values["--ca-bundle"],
+        annotate=values["--annotate"],
+        max_records=values["--max-records"],
+        client_timeout=values["--client-timeout"],
+        max_header_size=values["--max-header-size"],
+        max_connections=values["--max-connections"],
+        tally_every=values["--tally-every"],
+        report_every=values["--report-every"],
+        report_dir=report_dir,
+        record_har=values["--record-har"],
+        har_max_bytes=int(values["--har-max-size"] * 1_000_000),
+        gate=gate,
+        environment=values["--environment"],
+        run=run,
+    )
     return config, settings
 
 
@@ -120,8 +131,12 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
         except (UsageMistake, OSError) as error:  # OSError: the first reports cannot be written
             print(redact(f"ERROR: {error}"), file=sys.stderr)
             return int(ExitStatus.CANNOT_RUN)
-        say(redact(f"{PROGRAM} {COMMAND}: forwarding {proxy.base_url} to {config.upstream}; reports to "
-                   f"{config.report_dir} when stopped (Ctrl-C)"))
+        say(
+            redact(
+                f"{PROGRAM} {COMMAND}: forwarding {proxy.base_url} to {config.upstream}; reports to "
+                f"{config.report_dir} when stopped (Ctrl-C)"
+            )
+        )
         say(redact(proxy.upstream_line()))
         proxy.serve()
         try:

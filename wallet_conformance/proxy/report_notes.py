@@ -9,36 +9,53 @@ from typing import Any
 
 def notes(facts: dict[str, Any]) -> list[str]:
     """The lines the reports show of the proxy besides the traffic table."""
-    lines = [f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded and relayed whole; "
-             f"{facts['dropped']} not judged because the judge was behind (dropped)"]
-    relayed = [f"{facts[name]} {words}" for name, words in (
-        ("unreachable", "answered 502 (upstream unreachable)"), ("timed_out", "answered 504 (upstream timed out)"),
-        ("client_disconnects", "left by their client mid-request"), ("cut_upstream", "cut off by the upstream"),
-        ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"),
-        ("client_timeouts", "answered 408 (the client's body did not come within --client-timeout)"),
-        ("stopped_not_sent", "answered 503, not forwarded: the proxy was stopped at once (a second signal)"),
-        ("stopped_sent", "sent upstream but not relayed whole: the proxy was stopped at once (a second signal); the "
-                         "upstream may have acted on them"))
-        if facts[name]]
+    lines = [
+        f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded and relayed whole; "
+        f"{facts['dropped']} not judged because the judge was behind (dropped)"
+    ]
+    relayed = [
+        f"{facts[name]} {words}"
+        for name, words in (
+            ("unreachable", "answered 502 (upstream unreachable)"),
+            ("timed_out", "answered 504 (upstream timed out)"),
+            ("client_disconnects", "left by their client mid-request"),
+            ("cut_upstream", "cut off by the upstream"),
+            ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"),
+            ("client_timeouts", "answered 408 (the client's body did not come within --client-timeout)"),
+            ("stopped_not_sent", "answered 503, not forwarded: the proxy was stopped at once (a second signal)"),
+            (
+                "stopped_sent",
+                "sent upstream but not relayed whole: the proxy was stopped at once (a second signal); the "
+                "upstream may have acted on them",
+            ),
+        )
+        if facts[name]
+    ]
     if relayed:
         lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))
     if facts.get("keys_not_learnt"):
-        lines.append(f"keys the traffic carried: {facts['keys_learnt']} learnt (redacted wherever they appear), "
-                     f"{facts['keys_not_learnt']} not (not of a key's form, or past the bound): their headers are "
-                     "redacted by name")
+        lines.append(
+            f"keys the traffic carried: {facts['keys_learnt']} learnt (redacted wherever they appear), "
+            f"{facts['keys_not_learnt']} not (not of a key's form, or past the bound): their headers are "
+            "redacted by name"
+        )
     if facts.get("recording_stopped"):
         lines.append(facts["recording_stopped"])
     forgotten = {name: count for name, count in facts["forgotten"].items() if count}
-    lines.append(f"registry of records: at most {facts['registry_bound']:,} entries per table; forgotten "
-                 + (", ".join(f"{count:,} {name}" for name, count in forgotten.items()) if forgotten else "none"))
+    lines.append(
+        f"registry of records: at most {facts['registry_bound']:,} entries per table; forgotten "
+        + (", ".join(f"{count:,} {name}" for name, count in forgotten.items()) if forgotten else "none")
+    )
     return lines
 
 
 def nothing_judged(facts: dict[str, Any], traffic: dict[str, Any]) -> str:
     """Why the proxy's traffic gave no MUST verdict, in one sentence."""
     if not facts["forwarded"] and facts.get("stopped_sent"):
-        return (f"the proxy was stopped at once (a second signal) with {facts['stopped_sent']} request(s) sent "
-                "upstream whose answers it had not relayed, and no exchange relayed whole")
+        return (
+            f"the proxy was stopped at once (a second signal) with {facts['stopped_sent']} request(s) sent "
+            "upstream whose answers it had not relayed, and no exchange relayed whole"
+        )
     if not facts["forwarded"]:
         return "the proxy forwarded no exchange (no client sent traffic through it, or the upstream never answered)"
     judged = sum(row["judged"] for row in traffic["operations"].values())

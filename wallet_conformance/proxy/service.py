@@ -79,17 +79,41 @@ class Proxy:
         upstream = Upstream(config.upstream, tls_verification(config.ca_bundle), config.request_timeout)
         record = config.report_dir / FILE_NAME if config.report_dir else _scratch_record(self)
         opening = Opening(config.gate, config.environment, {"profile": None, **config.run})
-        self.side = SideJudge(config.upstream, config.max_records, record, opening, self._print_first_breaks,
-                              config.record_har, config.har_max_bytes, config.queue_size, in_the_path=config.annotate)
-        self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
-                                   self._broken_by if config.annotate else None, config.client_timeout)
+        self.side = SideJudge(
+            config.upstream,
+            config.max_records,
+            record,
+            opening,
+            self._print_first_breaks,
+            config.record_har,
+            config.har_max_bytes,
+            config.queue_size,
+            in_the_path=config.annotate,
+        )
+        self.forwarder = Forwarder(
+            config.upstream,
+            upstream,
+            self.side.offer,
+            self._broken_by if config.annotate else None,
+            config.client_timeout,
+        )
         bounds = Bounds(config.client_timeout, config.max_header_size, config.max_connections)
         # timeout_keep_alive: uvicorn hands it to call_later, which takes a float; its annotation says int.
-        self._server = _Server(uvicorn.Config(
-            self.forwarder, log_level="warning", access_log=False, lifespan="on", ws="none", http=bounded(bounds),
-            loop="asyncio", server_header=False, date_header=False,
-            timeout_keep_alive=config.client_timeout,  # type: ignore[arg-type]
-            h11_max_incomplete_event_size=2 * config.max_header_size))
+        self._server = _Server(
+            uvicorn.Config(
+                self.forwarder,
+                log_level="warning",
+                access_log=False,
+                lifespan="on",
+                ws="none",
+                http=bounded(bounds),
+                loop="asyncio",
+                server_header=False,
+                date_header=False,
+                timeout_keep_alive=config.client_timeout,  # type: ignore[arg-type]
+                h11_max_incomplete_event_size=2 * config.max_header_size,
+            )
+        )
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._final: dict[str, Any] | None = None  # the report once the proxy has stopped
@@ -122,8 +146,9 @@ class Proxy:
 
     def start(self) -> Proxy:
         """Serve in a daemon thread; returns once it listens."""
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.socket]},
-                                        name=f"proxy-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self.socket]}, name=f"proxy-{self.port}", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT
         while not self._server.started:
@@ -143,8 +168,9 @@ class Proxy:
     def __enter__(self) -> Proxy:
         return self.start()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.stop()
 
     def _end(self) -> None:
@@ -166,11 +192,19 @@ class Proxy:
         """What the proxy counted: forwarded, not relayed (502, 504, disconnects), dropped; the registry's bound and
         what it forgot."""
         tally = self.forwarder.tally
-        return {"forwarded": tally.forwarded, "unreachable": tally.unreachable, "timed_out": tally.timed_out,
-                "client_disconnects": tally.client_disconnects, "cut_upstream": tally.cut_upstream,
-                "refused": tally.refused, "client_timeouts": tally.client_timeouts,
-                "stopped_not_sent": tally.stopped_not_sent, "stopped_sent": tally.stopped_sent,
-                **self.side.facts(), "waiting": self.side.waiting()}
+        return {
+            "forwarded": tally.forwarded,
+            "unreachable": tally.unreachable,
+            "timed_out": tally.timed_out,
+            "client_disconnects": tally.client_disconnects,
+            "cut_upstream": tally.cut_upstream,
+            "refused": tally.refused,
+            "client_timeouts": tally.client_timeouts,
+            "stopped_not_sent": tally.stopped_not_sent,
+            "stopped_sent": tally.stopped_sent,
+            **self.side.facts(),
+            "waiting": self.side.waiting(),
+        }
 
     def report(self) -> dict[str, Any]:
         """conformance.json's content for what was judged so far (once the proxy has stopped, for all it judged)."""

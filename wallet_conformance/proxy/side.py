@@ -70,9 +70,18 @@ class SideJudge:
     receives the live lines of each requirement and operation the first time an exchange breaks it; with
     `record_har`, the judged exchanges are written there (rotated past `har_max_bytes`)."""
 
-    def __init__(self, upstream: str, max_records: int, record: Path, opening: Opening,
-                 on_first_breaks: Callable[[list[str]], None] | None = None, record_har: Path | None = None,
-                 har_max_bytes: int = 0, size: int = QUEUE, in_the_path: bool = False) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        max_records: int,
+        record: Path,
+        opening: Opening,
+        on_first_breaks: Callable[[list[str]], None] | None = None,
+        record_har: Path | None = None,
+        har_max_bytes: int = 0,
+        size: int = QUEUE,
+        in_the_path: bool = False,
+    ) -> None:
         context = _context()
         self.record = record  # the record of judgement, written by the judging process as it judges
         self.dropped = 0  # exchanges not judged: the queue was full, or the proxy stopped before their turn
@@ -87,14 +96,31 @@ class SideJudge:
         self._final: dict[str, Any] | None = None  # the judge's facts once it has finished
         self._gone: str | None = None  # why the judge no longer answers
         self._process = context.Process(
-            target=_judging, name="proxy-judge", daemon=True,
-            args=(self._exchanges, self._taken, self._done, their_control, their_lines, upstream, max_records,
-                  active(), record, opening, record_har, har_max_bytes, not in_the_path))
+            target=_judging,
+            name="proxy-judge",
+            daemon=True,
+            args=(
+                self._exchanges,
+                self._taken,
+                self._done,
+                their_control,
+                their_lines,
+                upstream,
+                max_records,
+                active(),
+                record,
+                opening,
+                record_har,
+                har_max_bytes,
+                not in_the_path,
+            ),
+        )
         self._process.start()
         their_control.close()
         their_lines.close()
-        self._listener = threading.Thread(target=_listen, args=(lines, on_first_breaks), name="proxy-judge-lines",
-                                          daemon=True)
+        self._listener = threading.Thread(
+            target=_listen, args=(lines, on_first_breaks), name="proxy-judge-lines", daemon=True
+        )
         self._listener.start()
 
     @property
@@ -195,8 +221,9 @@ class SideJudge:
                         raise EOFError
                     if deadline is not None and time.monotonic() > deadline:
                         self._process.kill()
-                        self._gone = (f"the proxy's judging process did not answer {request!r} within {within:g} s, "
-                                      "and was ended")
+                        self._gone = (
+                            f"the proxy's judging process did not answer {request!r} within {within:g} s, and was ended"
+                        )
                         raise JudgeGone(self._gone)
                 answer, failure = self._control.recv()
             except (EOFError, OSError):
@@ -230,17 +257,30 @@ def _yield_the_cpu() -> None:
             os.nice(19)
 
 
-def _judging(exchanges: Any, taken: Any, done: Any, control: Connection, lines: Connection, upstream: str,
-             max_records: int, secrets: Secrets, record: Path, opening: Opening, record_har: Path | None,
-             har_max_bytes: int, yields: bool) -> None:
+def _judging(
+    exchanges: Any,
+    taken: Any,
+    done: Any,
+    control: Connection,
+    lines: Connection,
+    upstream: str,
+    max_records: int,
+    secrets: Secrets,
+    record: Path,
+    opening: Opening,
+    record_har: Path | None,
+    har_max_bytes: int,
+    yields: bool,
+) -> None:
     """The judging process: exchanges off the queue, judged in order in its main thread; the proxy's requests
     answered in another, between two exchanges."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the proxy, which then finishes this judge
     if yields:
         _yield_the_cpu()
     activate(secrets)
-    judging = _Judging(upstream, max_records, lines, RotatingHar(record_har, har_max_bytes) if record_har else None,
-                       record, opening)
+    judging = _Judging(
+        upstream, max_records, lines, RotatingHar(record_har, har_max_bytes) if record_har else None, record, opening
+    )
     answering = threading.Thread(target=judging.answer, args=(control,), name="proxy-judge-control", daemon=True)
     answering.start()
     try:
@@ -259,10 +299,25 @@ def _judging(exchanges: Any, taken: Any, done: Any, control: Connection, lines: 
 class _Judging:
     """One session judging the proxy's exchanges, in the judging process."""
 
-    def __init__(self, upstream: str, max_records: int, lines: Connection, recording: RotatingHar | None,
-                 record: Path, opening: Opening) -> None:
-        self.session = JudgingSession(upstream, mode="proxy", gate=opening.gate, environment=opening.environment,
-                                      run=opening.run, record=record, keep_lines=False, max_records=max_records)
+    def __init__(
+        self,
+        upstream: str,
+        max_records: int,
+        lines: Connection,
+        recording: RotatingHar | None,
+        record: Path,
+        opening: Opening,
+    ) -> None:
+        self.session = JudgingSession(
+            upstream,
+            mode="proxy",
+            gate=opening.gate,
+            environment=opening.environment,
+            run=opening.run,
+            record=record,
+            keep_lines=False,
+            max_records=max_records,
+        )
         self.lock = threading.RLock()  # the session's state: one exchange, or one request, at a time
         self.finished = threading.Event()  # no more exchanges are taken
         self.entries = 0  # exchanges taken by the judge
@@ -300,8 +355,11 @@ class _Judging:
             if request in ("report", "conclude"):
                 (facts,) = arguments
                 tell = self.session.report if request == "report" else self.session.finish
-                return tell(run={"proxy": facts}, notes=notes(facts),
-                            nothing_judged=nothing_judged(facts, self.session.fold.traffic.report()))
+                return tell(
+                    run={"proxy": facts},
+                    notes=notes(facts),
+                    nothing_judged=nothing_judged(facts, self.session.fold.traffic.report()),
+                )
             if request == "finish":
                 self.finished.set()
                 if self._recording is not None:
@@ -312,10 +370,13 @@ class _Judging:
 
     def facts(self) -> dict[str, Any]:
         secrets = active()
-        return {**self.session.registry_facts(),
-                "keys_learnt": secrets.learnt, "keys_not_learnt": secrets.not_learnt,
-                **({"har_rotations": self._recording.rotations} if self._recording else {}),
-                **({"recording_stopped": self.recording_stopped} if self.recording_stopped else {})}
+        return {
+            **self.session.registry_facts(),
+            "keys_learnt": secrets.learnt,
+            "keys_not_learnt": secrets.not_learnt,
+            **({"har_rotations": self._recording.rotations} if self._recording else {}),
+            **({"recording_stopped": self.recording_stopped} if self.recording_stopped else {}),
+        }
 
     def broken_by(self, captured: Captured) -> list[str]:
         """Judge one exchange (--annotate); the requirements it broke, in id order."""
@@ -332,9 +393,14 @@ class _Judging:
             exchange = captured.exchange(base) if in_target(captured.url, base) else None
             if exchange is not None:
                 exchange.started = captured.started
-            judged = self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,
-                                                   "request": f"{exchange.method} {exchange.url}" if exchange else
-                                                   f"{captured.method} {captured.url}"})
+            judged = self.session.judge(
+                exchange,
+                {
+                    "file": SOURCE,
+                    "entry": self.entries,
+                    "request": f"{exchange.method} {exchange.url}" if exchange else f"{captured.method} {captured.url}",
+                },
+            )
         except Exception as error:  # this exchange alone: the judging goes on
             self.session.failed_on(f"{captured.method} {captured.url}", error)
             return []

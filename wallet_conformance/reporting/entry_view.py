@@ -48,14 +48,23 @@ def entry_view(entry: dict[str, Any]) -> EntryView:
         waived=waiver_words(entry),
         quote=" ".join(entry["quote"].split()),
         reason=entry["reason"] if entry["reason"] and entry["verdict"] != Verdict.FAIL else None,
-        observations=[json.dumps({key: value for key, value in observation.items() if key != "requirement"},
-                                 sort_keys=True, default=str) for observation in entry["observations"]],
-        evidence=evidence, tests=tests[:5], more_tests=len(tests) > 5,
+        observations=[
+            json.dumps(
+                {key: value for key, value in observation.items() if key != "requirement"}, sort_keys=True, default=str
+            )
+            for observation in entry["observations"]
+        ],
+        evidence=evidence,
+        tests=tests[:5],
+        more_tests=len(tests) > 5,
         replays=[(test["nodeid"], test["replay"]) for test in entry["tests"] if test.get("replay")][:REPLAYS_SHOWN],
-        kept=[test["kept"] for test in entry["tests"] if test.get("kept")])
+        kept=[test["kept"] for test in entry["tests"] if test.get("kept")],
+    )
 
 
 def kept_words(kept: list[str]) -> str:
     """What --keep-failing-records left open for a failing test, and how it is closed later."""
-    return (f"kept open for inspection (--keep-failing-records): {', '.join(kept)}; `wallet-conformance --cleanup` "
-            "closes them")
+    return (
+        f"kept open for inspection (--keep-failing-records): {', '.join(kept)}; `wallet-conformance --cleanup` "
+        "closes them"
+    )

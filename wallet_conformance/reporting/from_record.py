@@ -42,62 +42,137 @@ UNFINISHED_TEST = "not reached: the run ended while this test ran"
 TRAFFIC_MODES = ("har", "proxy")  # the modes that judge traffic others made: a traffic table, untested reasons
 RATE_LIMITS_KEPT = 50  # 429 observations written to the report (all are counted)
 RATE_LIMIT_REQUIREMENT = "LIM-23"  # rate limits: not shown (INFO), observed when the target answers 429
-NOT_CLAIMED = (f"the invariants between answers ({', '.join(INVARIANTS)}) were held within each merged report's own "
-               "exchanges: answers seen by different proxies or runs were never compared")
+NOT_CLAIMED = (
+    f"the invariants between answers ({', '.join(INVARIANTS)}) were held within each merged report's own "
+    "exchanges: answers seen by different proxies or runs were never compared"
+)
 _OUTCOMES = ("failed", "error", "passed", "skipped")  # which outcome of one test in two runs wins
 
 
-def run_line(*, mode: str, target: dict[str, Any], environment: str, seed: int, strict: bool,
-             selected: Iterable[str], gate: gating.Gate, run: Mapping[str, Any],
-             traffic_files: Iterable[str] | None = None, traffic_base: str | None = None,
-             started: float | None = None) -> dict[str, Any]:
+def run_line(
+    *,
+    mode: str,
+    target: dict[str, Any],
+    environment: str,
+    seed: int,
+    strict: bool,
+    selected: Iterable[str],
+    gate: gating.Gate,
+    run: Mapping[str, Any],
+    traffic_files: Iterable[str] | None = None,
+    traffic_base: str | None = None,
+    started: float | None = None,
+) -> dict[str, Any]:
     """The first line of a run's record: what the run is, judged against what, as what target, under which gate;
     `run`, its facts that are not results (profile, what its verdicts rest on)."""
     line: dict[str, Any] = {
-        "kind": "run", "format": RECORD_FORMAT, "run_id": new_run_id(), "mode": mode,
-        "suite_version": suite_version(), "judged_against": judged_against(),
+        "kind": "run",
+        "format": RECORD_FORMAT,
+        "run_id": new_run_id(),
+        "mode": mode,
+        "suite_version": suite_version(),
+        "judged_against": judged_against(),
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started or time.time())),
-        "target": target, "environment": environment, "seed": seed, "strict": strict,
-        "selected": list(selected), "gate": gate.to_dict(), "run": dict(run)}
+        "target": target,
+        "environment": environment,
+        "seed": seed,
+        "strict": strict,
+        "selected": list(selected),
+        "gate": gate.to_dict(),
+        "run": dict(run),
+    }
     if mode in TRAFFIC_MODES:
         line["traffic"] = {"files": list(traffic_files or ()), "base_url": traffic_base}
     return line
 
 
-def run_line_of(settings: Settings, gate: gating.Gate, mode: str = "run", *, target: dict[str, Any] | None = None,
-                inputs: Mapping[str, Any] | None = None, started: float | None = None) -> dict[str, Any]:
+def run_line_of(
+    settings: Settings,
+    gate: gating.Gate,
+    mode: str = "run",
+    *,
+    target: dict[str, Any] | None = None,
+    inputs: Mapping[str, Any] | None = None,
+    started: float | None = None,
+) -> dict[str, Any]:
     """A run line from the run's settings (`inputs`: what its verdicts rest on, where it is not the suite's run)."""
-    target = target if target is not None else {
-        "base_url": settings.base_url, "funding_url": settings.funding_url,
-        "embedded_reference": settings.embedded and not settings.passive}
-    return run_line(mode=mode, target=target, environment=settings.environment, seed=settings.seed,
-                    strict=settings.strict, selected=sorted(settings.chosen or ()), gate=gate,
-                    run={"profile": settings.profile, **(inputs if inputs is not None else run_inputs(settings))},
-                    started=started)
+    target = (
+        target
+        if target is not None
+        else {
+            "base_url": settings.base_url,
+            "funding_url": settings.funding_url,
+            "embedded_reference": settings.embedded and not settings.passive,
+        }
+    )
+    return run_line(
+        mode=mode,
+        target=target,
+        environment=settings.environment,
+        seed=settings.seed,
+        strict=settings.strict,
+        selected=sorted(settings.chosen or ()),
+        gate=gate,
+        run={"profile": settings.profile, **(inputs if inputs is not None else run_inputs(settings))},
+        started=started,
+    )
 
 
-def ending_line(duration: float, stop: Stop | None = None, selection: Selection | None = None,
-                run: Mapping[str, Any] | None = None, notes: list[str] | None = None,
-                nothing_judged: str | None = None) -> dict[str, Any]:
+def ending_line(
+    duration: float,
+    stop: Stop | None = None,
+    selection: Selection | None = None,
+    run: Mapping[str, Any] | None = None,
+    notes: list[str] | None = None,
+    nothing_judged: str | None = None,
+) -> dict[str, Any]:
     """The last line of a run's record: how long it took, why it did not complete (when it did not), the part of the
     suite it chose, and what only its end knows: `run`, facts for the report's run section (the proxy's counts);
     `notes`, for its traffic section; `nothing_judged`, why nothing was judged, when that is the outcome and the run
     knows better than its exchanges tell (the proxy: what it dropped)."""
-    return {"kind": "ending", "duration": round(duration, 2), "stop": None if stop is None else stop.to_dict(),
-            "selection": None if selection is None else {
-                "by": list(selection.by),
-                "requirements": None if selection.requirements is None else sorted(selection.requirements)},
-            "run": dict(run or {}), "notes": list(notes or ()), "nothing_judged": nothing_judged}
+    return {
+        "kind": "ending",
+        "duration": round(duration, 2),
+        "stop": None if stop is None else stop.to_dict(),
+        "selection": None
+        if selection is None
+        else {
+            "by": list(selection.by),
+            "requirements": None if selection.requirements is None else sorted(selection.requirements),
+        },
+        "run": dict(run or {}),
+        "notes": list(notes or ()),
+        "nothing_judged": nothing_judged,
+    }
 
 
-def phase_line(nodeid: str, when: str, requirements: Iterable[str], *, outcome: str, duration: float,
-               message: str | None, error: Classified | None, observations: list[dict[str, Any]],
-               held: Mapping[str, int], rate_limited: list[dict[str, Any]]) -> dict[str, Any]:
+def phase_line(
+    nodeid: str,
+    when: str,
+    requirements: Iterable[str],
+    *,
+    outcome: str,
+    duration: float,
+    message: str | None,
+    error: Classified | None,
+    observations: list[dict[str, Any]],
+    held: Mapping[str, int],
+    rate_limited: list[dict[str, Any]],
+) -> dict[str, Any]:
     """One phase of a test as the record keeps it: `outcome` is pytest's for the phase (passed, failed, skipped)."""
-    return {"kind": "phase", "nodeid": nodeid, "when": when, "requirements": list(requirements),
-            "outcome": outcome, "duration": duration, "message": message,
-            "error": None if error is None else dataclasses.asdict(error), "observations": observations,
-            "held": dict(held), "rate_limited": rate_limited}
+    return {
+        "kind": "phase",
+        "nodeid": nodeid,
+        "when": when,
+        "requirements": list(requirements),
+        "outcome": outcome,
+        "duration": duration,
+        "message": message,
+        "error": None if error is None else dataclasses.asdict(error),
+        "observations": observations,
+        "held": dict(held),
+        "rate_limited": rate_limited,
+    }
 
 
 @dataclass
@@ -126,8 +201,9 @@ class Traffic:
             if len(self.unmatched) < UNMATCHED_SHOWN:
                 self.unmatched.append({**line.get("where", {}), "status": line["status"]})
             return
-        row = self.operations.setdefault(operation, {"exchanges": 0, "judged": 0, "2xx": 0, "4xx": 0, "5xx": 0,
-                                                     "other": 0})
+        row = self.operations.setdefault(
+            operation, {"exchanges": 0, "judged": 0, "2xx": 0, "4xx": 0, "5xx": 0, "other": 0}
+        )
         row["exchanges"] += 1
         row["judged"] += bool(line["held"])
         kind = f"{line['status'] // 100}xx"
@@ -138,9 +214,14 @@ class Traffic:
     def report(self, notes: list[str] | None = None) -> dict[str, Any]:
         """The report's `traffic` section: operations × exchanges seen, in openapi.yaml's order."""
         order = list(contract.operations())
-        section = {"files": self.files, "base_url": self.base_url, "entries": self.entries, "outside": self.outside,
-                   "operations": {name: self.operations[name] for name in order if name in self.operations},
-                   "unmatched": {"count": self.unmatched_count, "shown": self.unmatched}}
+        section = {
+            "files": self.files,
+            "base_url": self.base_url,
+            "entries": self.entries,
+            "outside": self.outside,
+            "operations": {name: self.operations[name] for name in order if name in self.operations},
+            "unmatched": {"count": self.unmatched_count, "shown": self.unmatched},
+        }
         return {**section, "notes": notes} if notes else section
 
 
@@ -153,8 +234,10 @@ def untested_reasons() -> dict[str, str]:
         if requirement.id not in judgeable_by:
             reasons[requirement.id] = NEEDS_AN_ACTIVE_RUN
         else:
-            reasons[requirement.id] = (f"the recorded traffic showed no exchange it judges (judged by "
-                                       f"{', '.join(judgeable_by[requirement.id])})")
+            reasons[requirement.id] = (
+                f"the recorded traffic showed no exchange it judges (judged by "
+                f"{', '.join(judgeable_by[requirement.id])})"
+            )
     return reasons
 
 
@@ -165,17 +248,27 @@ def add_finding(records: dict[str, TestRecord], finding: Mapping[str, Any]) -> N
     nodeid = NODEID.format(by=finding["by"], requirement=requirement, operation=finding["operation"])
     record = records.get(nodeid)
     if record is None:
-        record = records[nodeid] = TestRecord(nodeid=nodeid, requirements=(requirement,), outcome="failed",
-                                              failed_requirements=(requirement,))
+        record = records[nodeid] = TestRecord(
+            nodeid=nodeid, requirements=(requirement,), outcome="failed", failed_requirements=(requirement,)
+        )
     if not record.evidence:  # each process sends the evidence with its first finding of a requirement
-        record.evidence = [{**(finding["evidence"] or {}), "requirement": requirement, "rule": finding["rule"],
-                            "first_seen_in": finding["seen_in"], "exchanges": 0}]
+        record.evidence = [
+            {
+                **(finding["evidence"] or {}),
+                "requirement": requirement,
+                "rule": finding["rule"],
+                "first_seen_in": finding["seen_in"],
+                "exchanges": 0,
+            }
+        ]
         record.replay = finding["replay"]
     first = record.evidence[0]
     first["exchanges"] += finding["count"]
-    record.message = (f"{first['exchanges']} exchange(s) of {finding['operation']} broke the rule "
-                      f"{first.get('rule', '?')!r} ({requirement}), first seen during "
-                      f"{first.get('first_seen_in', '?')}: {first['title']}")
+    record.message = (
+        f"{first['exchanges']} exchange(s) of {finding['operation']} broke the rule "
+        f"{first.get('rule', '?')!r} ({requirement}), first seen during "
+        f"{first.get('first_seen_in', '?')}: {first['title']}"
+    )
 
 
 def add_phase(records: dict[str, TestRecord], line: Mapping[str, Any]) -> None:
@@ -184,15 +277,19 @@ def add_phase(records: dict[str, TestRecord], line: Mapping[str, Any]) -> None:
     nodeid = line["nodeid"]
     record = records.get(nodeid)
     if record is None:
-        record = records[nodeid] = TestRecord(nodeid=nodeid, requirements=tuple(line["requirements"]),
-                                              outcome="skipped", message=UNFINISHED_TEST)
+        record = records[nodeid] = TestRecord(
+            nodeid=nodeid, requirements=tuple(line["requirements"]), outcome="skipped", message=UNFINISHED_TEST
+        )
     record.duration += line["duration"]
     record.observations.extend(line["observations"])
     for requirement, count in line["held"].items():
         record.held[requirement] = record.held.get(requirement, 0) + count
     if line["error"] is not None or line["outcome"] == "failed":
-        error = Classified(**{**line["error"], "failed_requirements": tuple(line["error"]["failed_requirements"])}) \
-            if line["error"] is not None else Classified()
+        error = (
+            Classified(**{**line["error"], "failed_requirements": tuple(line["error"]["failed_requirements"])})
+            if line["error"] is not None
+            else Classified()
+        )
         record.outcome = "failed" if line["when"] == "call" else "error"
         record.failed_requirements = error.failed_requirements
         record.setup_error = error.setup_error
@@ -293,19 +390,26 @@ class Fold:
                 if nodeid in joined:
                     _join(joined[nodeid], dataclasses.replace(record))
                 else:
-                    joined[nodeid] = dataclasses.replace(record, requirements=record.requirements,
-                                                         observations=list(record.observations),
-                                                         held=dict(record.held))
+                    joined[nodeid] = dataclasses.replace(
+                        record,
+                        requirements=record.requirements,
+                        observations=list(record.observations),
+                        held=dict(record.held),
+                    )
         held = {}
         if any(run.line["mode"] in TRAFFIC_MODES for run in self.runs):
             for (requirement, operation), count in sorted(self.traffic.held.items()):
                 nodeid = HELD_NODEID.format(requirement=requirement, operation=operation)
-                held[nodeid] = TestRecord(nodeid=nodeid, requirements=(requirement,),
-                                          message=f"{count} recorded exchange(s) of {operation} held to it")
+                held[nodeid] = TestRecord(
+                    nodeid=nodeid,
+                    requirements=(requirement,),
+                    message=f"{count} recorded exchange(s) of {operation} held to it",
+                )
         return [*joined.values(), *self.findings.values(), *held.values()]
 
-    def report(self, gate: gating.Gate | None = None, names: list[str] | None = None,
-               ending: dict[str, Any] | None = None) -> dict[str, Any]:
+    def report(
+        self, gate: gating.Gate | None = None, names: list[str] | None = None, ending: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """conformance.json's content: of the one run, or of several (`names`: each run's name in a merged report;
         `gate`: the merge's own, else the run's); `ending`, an ending line for a run still going (the proxy's
         report so far), not kept."""
@@ -324,16 +428,30 @@ class Fold:
         if ending is not None and ending["selection"] is not None:
             chosen = ending["selection"]
             selection = Selection.of(chosen["by"], chosen["requirements"])
-        facts = {"started_at": line["started_at"], "duration": ending["duration"] if ending else None,
-                 "profile": line["run"].get("profile"), "exchanges": dict(self.exchanges),
-                 **{key: value for key, value in line["run"].items() if key != "profile"},
-                 **(ending["run"] if ending else {})}
-        report = assemble(self.records(), catalogue(), target=line["target"], environment=line["environment"],
-                          seed=line["seed"], strict=line["strict"], selected=tuple(line["selected"]),
-                          gate=gate or gating.Gate.from_dict(line["gate"]), run=facts,
-                          untested=untested_reasons() if traffic else None,
-                          traffic=self.traffic.report(ending["notes"] if ending else None) if traffic else None,
-                          exchanges_held=self.held, stop=stop, selection=selection)
+        facts = {
+            "started_at": line["started_at"],
+            "duration": ending["duration"] if ending else None,
+            "profile": line["run"].get("profile"),
+            "exchanges": dict(self.exchanges),
+            **{key: value for key, value in line["run"].items() if key != "profile"},
+            **(ending["run"] if ending else {}),
+        }
+        report = assemble(
+            self.records(),
+            catalogue(),
+            target=line["target"],
+            environment=line["environment"],
+            seed=line["seed"],
+            strict=line["strict"],
+            selected=tuple(line["selected"]),
+            gate=gate or gating.Gate.from_dict(line["gate"]),
+            run=facts,
+            untested=untested_reasons() if traffic else None,
+            traffic=self.traffic.report(ending["notes"] if ending else None) if traffic else None,
+            exchanges_held=self.held,
+            stop=stop,
+            selection=selection,
+        )
         if ending is not None and ending["nothing_judged"] and report["outcome"]["verdict"] == Outcome.NOTHING_JUDGED:
             report["outcome"]["reason"] = ending["nothing_judged"]
         _observe_rate_limits(report, run.rate_limited)
@@ -341,8 +459,11 @@ class Fold:
 
     def _merged(self, names: list[str], gate: gating.Gate | None, traffic: bool) -> dict[str, Any]:
         gate = dataclasses.replace(gate or gating.Gate(), traffic=traffic)
-        stopped = [(name, run.ending["stop"] if run.ending else unfinished().to_dict())
-                   for name, run in zip(names, self.runs, strict=True) if not run.ending or run.ending["stop"]]
+        stopped = [
+            (name, run.ending["stop"] if run.ending else unfinished().to_dict())
+            for name, run in zip(names, self.runs, strict=True)
+            if not run.ending or run.ending["stop"]
+        ]
         stop = None
         if stopped:  # a run that did not complete leaves the whole unfinished: the merge ends as the first such run did
             name, first = stopped[0]
@@ -350,19 +471,32 @@ class Fold:
         bases = {run.line["target"].get("base_url") for run in self.runs}
         target: dict[str, Any] = {"base_url": bases.pop() if len(bases) == 1 else None}
         if len(bases) > 1:
-            target["targets"] = {name: run.line["target"].get("base_url") for name, run in zip(names, self.runs,
-                                                                                              strict=True)}
+            target["targets"] = {
+                name: run.line["target"].get("base_url") for name, run in zip(names, self.runs, strict=True)
+            }
             target["note"] = several_targets(target["targets"])
         started = sorted(run.line["started_at"] for run in self.runs)
         notes = [f"merged from {', '.join(names)}; {NOT_CLAIMED}"]
-        report = assemble(self.records(), catalogue(), target=target, environment=self.runs[0].line["environment"],
-                          seed=0, strict=gate.strict, gate=gate,
-                          run={"started_at": started[0], "profile": None, "exchanges": dict(self.exchanges),
-                               "duration": max((run.ending or {}).get("duration") or 0 for run in self.runs),
-                               "merged": {"reports": names, "not_claimed": NOT_CLAIMED}},
-                          untested=untested_reasons() if traffic else None,
-                          traffic=self.traffic.report(notes) if traffic else None, exchanges_held=self.held,
-                          stop=stop)
+        report = assemble(
+            self.records(),
+            catalogue(),
+            target=target,
+            environment=self.runs[0].line["environment"],
+            seed=0,
+            strict=gate.strict,
+            gate=gate,
+            run={
+                "started_at": started[0],
+                "profile": None,
+                "exchanges": dict(self.exchanges),
+                "duration": max((run.ending or {}).get("duration") or 0 for run in self.runs),
+                "merged": {"reports": names, "not_claimed": NOT_CLAIMED},
+            },
+            untested=untested_reasons() if traffic else None,
+            traffic=self.traffic.report(notes) if traffic else None,
+            exchanges_held=self.held,
+            stop=stop,
+        )
         _observe_rate_limits(report, [entry for run in self.runs for entry in run.rate_limited])
         return report
 
@@ -370,8 +504,10 @@ class Fold:
 def several_targets(targets: dict[str, str | None]) -> str:
     """What a merged report says, in its target and on the terminal, when its runs judged different targets."""
     each = ", ".join(f"{name}: {base or 'the bundled reference'}" for name, base in targets.items())
-    return (f"the merged reports judged {len(set(targets.values()))} different targets ({each}): its verdicts are "
-            "of no one target")
+    return (
+        f"the merged reports judged {len(set(targets.values()))} different targets ({each}): its verdicts are "
+        "of no one target"
+    )
 
 
 def _observe_rate_limits(report: dict[str, Any], met: list[dict[str, Any]]) -> None:
@@ -380,16 +516,22 @@ def _observe_rate_limits(report: dict[str, Any], met: list[dict[str, Any]]) -> N
     entry = next((e for e in report["requirements"] if e["id"] == RATE_LIMIT_REQUIREMENT), None)
     if entry is None or not met:
         return
-    summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(met),
-               "waited_seconds": round(sum(item["waited"] for item in met), 3),
-               "kept_as_answer": sum(item["gave_up"] for item in met)}
+    summary = {
+        "requirement": RATE_LIMIT_REQUIREMENT,
+        "status": 429,
+        "answers": len(met),
+        "waited_seconds": round(sum(item["waited"] for item in met), 3),
+        "kept_as_answer": sum(item["gave_up"] for item in met),
+    }
     entry["observations"].append(summary)
-    entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
-                                 for item in met[:RATE_LIMITS_KEPT])
+    entry["observations"].extend(
+        {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item} for item in met[:RATE_LIMITS_KEPT]
+    )
 
 
-def build_report(lines: Iterable[Mapping[str, Any]], gate: gating.Gate | None = None,
-                 names: list[str] | None = None) -> dict[str, Any]:
+def build_report(
+    lines: Iterable[Mapping[str, Any]], gate: gating.Gate | None = None, names: list[str] | None = None
+) -> dict[str, Any]:
     """conformance.json's content from a record of judgement's lines (one run's, or several runs' for a merge)."""
     fold = Fold()
     for line in lines:
@@ -397,8 +539,12 @@ def build_report(lines: Iterable[Mapping[str, Any]], gate: gating.Gate | None = 
     return fold.report(gate, names)
 
 
-def stop_record(stop: Stop, settings: Settings | None = None, gate: gating.Gate | None = None,
-                inputs: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def stop_record(
+    stop: Stop,
+    settings: Settings | None = None,
+    gate: gating.Gate | None = None,
+    inputs: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """The record of a run that stopped before it judged anything (a usage error, its preflight), or of one that has
     not finished (written when it starts, replaced when it ends): every requirement not reached, the stop its outcome.
     `settings`: what the run was given, where it could be read (not for a mistake in the options themselves);
@@ -409,8 +555,12 @@ def stop_record(stop: Stop, settings: Settings | None = None, gate: gating.Gate 
     return [run_line_of(settings, gate, inputs=given), ending_line(0.0, stop)]
 
 
-def stop_report(stop: Stop, settings: Settings | None = None, gate: gating.Gate | None = None,
-                inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def stop_report(
+    stop: Stop,
+    settings: Settings | None = None,
+    gate: gating.Gate | None = None,
+    inputs: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The report of `stop_record`'s record."""
     return build_report(stop_record(stop, settings, gate, inputs))
 
@@ -426,11 +576,15 @@ def write_record(lines: Iterable[dict[str, Any]], directory: Path) -> Path:
     return directory / FILE_NAME
 
 
-def write_stopped(directory: Path, stop: Stop, settings: Settings | None = None, gate: gating.Gate | None = None,
-                  inputs: Mapping[str, Any] | None = None) -> list[Path]:
+def write_stopped(
+    directory: Path,
+    stop: Stop,
+    settings: Settings | None = None,
+    gate: gating.Gate | None = None,
+    inputs: Mapping[str, Any] | None = None,
+) -> list[Path]:
     """The record and every report of a run that stopped before it judged anything (or has not finished) written
     into `directory`, in place of an earlier run's."""
     lines = stop_record(stop, settings, gate, inputs)
     directory.mkdir(parents=True, exist_ok=True)
     return [write_record(lines, directory), *write_all(build_report(lines), directory)]
-

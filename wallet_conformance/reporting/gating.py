@@ -46,7 +46,8 @@ class _DatesAsText(yaml.SafeLoader):
 
 _DatesAsText.yaml_implicit_resolvers = {
     first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 
 
 class GateError(ValueError):
@@ -64,8 +65,13 @@ class Waiver:
         return today > self.expires
 
     def to_dict(self, today: dt.date) -> dict[str, Any]:
-        return {"id": self.id, "reason": self.reason, "owner": self.owner, "expires": self.expires.isoformat(),
-                "expired": self.expired(today)}
+        return {
+            "id": self.id,
+            "reason": self.reason,
+            "owner": self.owner,
+            "expires": self.expires.isoformat(),
+            "expired": self.expired(today),
+        }
 
 
 @dataclass(frozen=True)
@@ -82,21 +88,43 @@ class Gate:
 
     def to_dict(self) -> dict[str, Any]:
         """The gate as a record of judgement keeps it: of a baseline, only the verdicts the gate reads."""
-        baseline = None if self.baseline is None else {"requirements": [
-            {"id": entry["id"], "verdict": entry["verdict"]} for entry in self.baseline.get("requirements", [])]}
-        return {"strict": self.strict, "require_complete": self.require_complete,
-                "waivers": [{"id": waiver.id, "reason": waiver.reason, "owner": waiver.owner,
-                             "expires": waiver.expires.isoformat()} for waiver in self.waivers],
-                "baseline": baseline, "baseline_name": self.baseline_name, "traffic": self.traffic,
-                "today": self.today.isoformat()}
+        baseline = (
+            None
+            if self.baseline is None
+            else {
+                "requirements": [
+                    {"id": entry["id"], "verdict": entry["verdict"]} for entry in self.baseline.get("requirements", [])
+                ]
+            }
+        )
+        return {
+            "strict": self.strict,
+            "require_complete": self.require_complete,
+            "waivers": [
+                {"id": waiver.id, "reason": waiver.reason, "owner": waiver.owner, "expires": waiver.expires.isoformat()}
+                for waiver in self.waivers
+            ],
+            "baseline": baseline,
+            "baseline_name": self.baseline_name,
+            "traffic": self.traffic,
+            "today": self.today.isoformat(),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Gate:
-        waivers = tuple(Waiver(item["id"], item["reason"], item["owner"], dt.date.fromisoformat(item["expires"]))
-                        for item in data["waivers"])
-        return cls(strict=data["strict"], require_complete=data["require_complete"], waivers=waivers,
-                   baseline=data["baseline"], baseline_name=data["baseline_name"], traffic=data["traffic"],
-                   today=dt.date.fromisoformat(data["today"]))
+        waivers = tuple(
+            Waiver(item["id"], item["reason"], item["owner"], dt.date.fromisoformat(item["expires"]))
+            for item in data["waivers"]
+        )
+        return cls(
+            strict=data["strict"],
+            require_complete=data["require_complete"],
+            waivers=waivers,
+            baseline=data["baseline"],
+            baseline_name=data["baseline_name"],
+            traffic=data["traffic"],
+            today=dt.date.fromisoformat(data["today"]),
+        )
 
     @property
     def complete_required(self) -> bool:
@@ -161,7 +189,7 @@ def _where(error: yaml.YAMLError, text: str) -> str:
     if isinstance(error, yaml.MarkedYAMLError) and (mark := error.problem_mark or error.context_mark):
         return f", line {mark.line + 1}, column {mark.column + 1}"
     if isinstance(error, yaml.reader.ReaderError):  # a character YAML takes in no file: where, by its position
-        lines = text[:error.position].split("\n")
+        lines = text[: error.position].split("\n")
         return f", line {len(lines)}, column {len(lines[-1]) + 1}"
     return ""
 
@@ -184,14 +212,17 @@ def load_baseline(path: Path, catalogue_hash: str, report_format: str) -> dict[s
         raise GateError(f"--baseline {path}: not a {report_format} report (format {found!r})")
     theirs = (baseline.get("judged_against") or {}).get("requirements.yaml")
     if theirs != catalogue_hash:
-        raise GateError(f"--baseline {path} was judged against another catalogue (requirements.yaml "
-                        f"{theirs or 'unknown'}, this run {catalogue_hash}): its verdicts cannot be compared; "
-                        "make a new baseline with this version of the suite")
+        raise GateError(
+            f"--baseline {path} was judged against another catalogue (requirements.yaml "
+            f"{theirs or 'unknown'}, this run {catalogue_hash}): its verdicts cannot be compared; "
+            "make a new baseline with this version of the suite"
+        )
     return baseline
 
 
-def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
-          selection: Selection | None = None) -> dict[str, Any]:
+def apply(
+    entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None, selection: Selection | None = None
+) -> dict[str, Any]:
     """The run's outcome from the requirement entries, how it ended (`stop`: it did not complete) and what it chose
     (`selection`): its verdict, what fails the run, and the exit status. The one place these are decided.
 
@@ -218,7 +249,8 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         if level == "MUST" and result in NOT_TESTED:
             not_tested.append({"id": rid, "verdict": result, "reason": entry["reason"]})
         counts = (result == Verdict.FAIL and level in failing_levels) or (
-            gate.complete_required and level == "MUST" and result in NOT_TESTED)
+            gate.complete_required and level == "MUST" and result in NOT_TESTED
+        )
         if not counts:
             continue
         if waiver and not waiver.expired(gate.today):
@@ -231,9 +263,16 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
     # A waiver whose requirement the run looked at and did not fail, and that kept nothing from failing the run (a
     # run that did not complete looked at nothing through).
     verdicts = {entry["id"]: entry["verdict"] for entry in entries}
-    unused = [] if stop is not None else [
-        waiver.id for waiver in gate.waivers if waiver.id not in waived
-        and verdicts.get(waiver.id) not in (None, Verdict.FAIL, Verdict.NOT_SELECTED, Verdict.SUITE_ERROR)]
+    unused = (
+        []
+        if stop is not None
+        else [
+            waiver.id
+            for waiver in gate.waivers
+            if waiver.id not in waived
+            and verdicts.get(waiver.id) not in (None, Verdict.FAIL, Verdict.NOT_SELECTED, Verdict.SUITE_ERROR)
+        ]
+    )
     failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == Verdict.FAIL for e in entries)]
     verdict: Outcome
     status: int | None
@@ -259,8 +298,10 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         verdict, status = Outcome.CONFORMS, ExitStatus.GATE_PASSES
     reason = {}
     if verdict == Outcome.INCOMPLETE and selection is not None:
-        reason = {"reason": f"the run chose part of the suite ({' '.join(selection.by)}), and the gate asks for the "
-                            "whole (--require-complete)"}
+        reason = {
+            "reason": f"the run chose part of the suite ({' '.join(selection.by)}), and the gate asks for the "
+            "whole (--require-complete)"
+        }
     return {
         **reason,
         "verdict": verdict,
@@ -270,8 +311,9 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         "should_failed": should_failed,
         "must_not_tested": not_tested,
         "suite_errors": suite_errors,
-        "selection": None if selection is None else {
-            "by": list(selection.by), "must_selected": must_selected, "must_in_catalogue": must_total},
+        "selection": None
+        if selection is None
+        else {"by": list(selection.by), "must_selected": must_selected, "must_in_catalogue": must_total},
         "gate": {
             "strict": gate.strict,
             "require_complete": gate.complete_required,
@@ -280,8 +322,12 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
             "waived": waived,
             "unused_waivers": unused,
             "waivers": [waiver.to_dict(gate.today) for waiver in gate.waivers],
-            "baseline": None if before is None else {
-                "file": gate.baseline_name, "still_failing": known, "fixed": fixed,
+            "baseline": None
+            if before is None
+            else {
+                "file": gate.baseline_name,
+                "still_failing": known,
+                "fixed": fixed,
                 "new_failures": failed_now,
             },
         },

@@ -116,9 +116,18 @@ def exchange_line(exchange: Exchange, held: Iterable[str], *, taken: bool, broke
     """One exchange as the record of judgement keeps it: what it was (no body: a finding carries the evidence), the
     requirements it was held to and those it broke; `taken`: the judges took it (one of an operation, or any of the
     active run's)."""
-    return {"kind": "exchange", "operation": exchange.operation_id, "method": exchange.method, "url": exchange.url,
-            "status": exchange.status, "taken": taken, "judgeable": taken and judgeable(exchange),
-            "held": sorted(held), "broke": sorted(broke), "error": None}
+    return {
+        "kind": "exchange",
+        "operation": exchange.operation_id,
+        "method": exchange.method,
+        "url": exchange.url,
+        "status": exchange.status,
+        "taken": taken,
+        "judgeable": taken and judgeable(exchange),
+        "held": sorted(held),
+        "broke": sorted(broke),
+        "error": None,
+    }
 
 
 def finding_line(finding: Found) -> dict[str, Any]:
@@ -146,10 +155,21 @@ class JudgingSession:
     `keep_lines=False` keeps no line in memory (a proxy judging for days folds them as they come); `max_records`
     bounds each table of the registry of records (judge/record_registry.py)."""
 
-    def __init__(self, base_url: str | None, files: list[str] | None = None, *, mode: str = "har",
-                 gate: gating.Gate | None = None, environment: str = "staging", seed: int = 0,
-                 selected: tuple[str, ...] = (), run: Mapping[str, Any] | None = None, record: Path | None = None,
-                 keep_lines: bool = True, max_records: int | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str | None,
+        files: list[str] | None = None,
+        *,
+        mode: str = "har",
+        gate: gating.Gate | None = None,
+        environment: str = "staging",
+        seed: int = 0,
+        selected: tuple[str, ...] = (),
+        run: Mapping[str, Any] | None = None,
+        record: Path | None = None,
+        keep_lines: bool = True,
+        max_records: int | None = None,
+    ) -> None:
         self.base_url = base_url
         registry = RecordRegistry() if max_records is None else RecordRegistry(limit=max_records)
         self.judged = Judged(records=registry, current="the first exchange")
@@ -158,10 +178,21 @@ class JudgingSession:
         self.judgement = Judgement(record, keep=keep_lines)
         self.fold = Fold()
         shown = redact(base_url) if base_url else None
-        self._add(run_line(mode=mode, target={"base_url": shown}, environment=environment, seed=seed,
-                           strict=(gate or gating.Gate()).strict, selected=selected,
-                           gate=gate or gating.Gate(traffic=True), run=run or {}, traffic_files=files,
-                           traffic_base=shown, started=self.started))
+        self._add(
+            run_line(
+                mode=mode,
+                target={"base_url": shown},
+                environment=environment,
+                seed=seed,
+                strict=(gate or gating.Gate()).strict,
+                selected=selected,
+                gate=gate or gating.Gate(traffic=True),
+                run=run or {},
+                traffic_files=files,
+                traffic_base=shown,
+                started=self.started,
+            )
+        )
 
     def _add(self, line: dict[str, Any]) -> None:
         self.fold.take(self.judgement.add(line))
@@ -174,8 +205,9 @@ class JudgingSession:
         if exchange is None:
             self.judged.lines.append({"kind": "exchange", "outside": True})
         elif exchange.operation_id is not None:
-            self.judged.current = " entry ".join(str(where[k]) for k in ("file", "entry") if k in where) or \
-                f"exchange {self.entries}"
+            self.judged.current = (
+                " entry ".join(str(where[k]) for k in ("file", "entry") if k in where) or f"exchange {self.entries}"
+            )
             self.judged.take(exchange)
         else:
             self.judged.lines.append(exchange_line(exchange, set(), taken=False))
@@ -186,9 +218,11 @@ class JudgingSession:
             self._add({**line, "where": where})
         for finding in findings:
             self._add(finding_line(finding))
-        return ExchangeJudged(frozenset(held for line in lines for held in line.get("held", ())),
-                              frozenset(broke for line in lines for broke in line.get("broke", ())),
-                              tuple(finding for finding in findings if finding.evidence is not None))
+        return ExchangeJudged(
+            frozenset(held for line in lines for held in line.get("held", ())),
+            frozenset(broke for line in lines for broke in line.get("broke", ())),
+            tuple(finding for finding in findings if finding.evidence is not None),
+        )
 
     def registry_facts(self) -> dict[str, Any]:
         """The registry of records' bound on each table, and what it forgot past it, by table."""
@@ -202,15 +236,17 @@ class JudgingSession:
         for line in self.judged.found()[1]:
             self._add(line)
 
-    def report(self, *, run: Mapping[str, Any] | None = None, notes: list[str] | None = None,
-               nothing_judged: str | None = None) -> dict[str, Any]:
+    def report(
+        self, *, run: Mapping[str, Any] | None = None, notes: list[str] | None = None, nothing_judged: str | None = None
+    ) -> dict[str, Any]:
         """conformance.json's content for what was judged so far: every requirement's verdict, the outcome, the gate
         (`run`, `notes`, `nothing_judged`: the ending's, as `finish` would write it)."""
         ending = ending_line(time.time() - self.started, run=run, notes=notes, nothing_judged=nothing_judged)
         return self.fold.report(ending=ending)
 
-    def finish(self, *, run: Mapping[str, Any] | None = None, notes: list[str] | None = None,
-               nothing_judged: str | None = None) -> dict[str, Any]:
+    def finish(
+        self, *, run: Mapping[str, Any] | None = None, notes: list[str] | None = None, nothing_judged: str | None = None
+    ) -> dict[str, Any]:
         """The record's last line written, and the report of the whole."""
         self._add(ending_line(time.time() - self.started, run=run, notes=notes, nothing_judged=nothing_judged))
         self.judgement.close()
@@ -234,22 +270,32 @@ def recorded_base_url(settings: Settings) -> str | None:
     if len(found) <= 1:
         return next(iter(found), None)
     listing = ", ".join(f"{base} ({count} entries)" for base, count in sorted(found.items()))
-    raise HarError(f"the recorded entries are under more than one base address: {listing}; choose the "
-                   "target's with --base-url")
+    raise HarError(
+        f"the recorded entries are under more than one base address: {listing}; choose the target's with --base-url"
+    )
 
 
-def recorded_session(settings: Settings, gate: gating.Gate, base_url: str | None = None,
-                     record: Path | None = None) -> JudgingSession:
+def recorded_session(
+    settings: Settings, gate: gating.Gate, base_url: str | None = None, record: Path | None = None
+) -> JudgingSession:
     """The recorded exchanges of --har judged in one session, as the target at `base_url` (`recorded_base_url`'s,
     found here when not given), its record written to `record` when given. Every file is read through once before
     any is judged: a file that is not a HAR stops the run (HarError) before anything is reported."""
     base_url = base_url or recorded_base_url(settings)
-    session = JudgingSession(base_url, [str(path) for path in settings.har], gate=gate,
-                             environment=settings.environment, seed=settings.seed, selected=settings.requirements,
-                             run={"profile": settings.profile, **run_inputs(settings)}, record=record)
+    session = JudgingSession(
+        base_url,
+        [str(path) for path in settings.har],
+        gate=gate,
+        environment=settings.environment,
+        seed=settings.seed,
+        selected=settings.requirements,
+        run={"profile": settings.profile, **run_inputs(settings)},
+        record=record,
+    )
     for recorded in recorded_files.recorded(settings.har, session.base_url):
-        session.judge(recorded.exchange, {"file": str(recorded.file), "entry": recorded.index,
-                                          "request": recorded.request})
+        session.judge(
+            recorded.exchange, {"file": str(recorded.file), "entry": recorded.index, "request": recorded.request}
+        )
     return session
 
 

@@ -29,8 +29,9 @@ def junit(report: dict[str, Any]) -> str:
         suite = ET.SubElement(root, "testsuite", name="the run", tests="1", failures="0", errors="1", skipped="0")
         case = ET.SubElement(suite, "testcase", classname="wallet_conformance.run", name="the run", time="0")
         status = "no exit status yet" if outcome["exit_status"] is None else f"exit status {outcome['exit_status']}"
-        ET.SubElement(case, "error", message=f"{VERDICT_WORDS[outcome['verdict']]} ({status}): "
-                                              f"{stopped['reason']}").text = stopped["reason"]
+        ET.SubElement(
+            case, "error", message=f"{VERDICT_WORDS[outcome['verdict']]} ({status}): {stopped['reason']}"
+        ).text = stopped["reason"]
         totals["tests"] += 1
         totals["errors"] += 1
     by_section: dict[str, list[dict[str, Any]]] = {}
@@ -42,8 +43,13 @@ def junit(report: dict[str, Any]) -> str:
         counts = dict.fromkeys(totals, 0)
         for entry in entries:
             counts["tests"] += 1
-            case = ET.SubElement(suite, "testcase", classname=f"wallet_conformance.{section}",
-                                 name=f"{entry['id']} [{entry['level']}] {entry['title']}", time="0")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"wallet_conformance.{section}",
+                name=f"{entry['id']} [{entry['level']}] {entry['title']}",
+                time="0",
+            )
             _junit_outcome(case, entry, counts)
         for name, value in counts.items():
             suite.set(name, str(value))
@@ -70,7 +76,8 @@ def _junit_outcome(case: ET.Element, entry: dict[str, Any], counts: dict[str, in
         ET.SubElement(case, "skipped", message=f"{verdict}: {entry['reason'] or 'no test ran for it'}")
     elif entry["observations"]:
         ET.SubElement(case, "system-out").text = "\n".join(
-            json.dumps(observation, sort_keys=True, default=str) for observation in entry["observations"])
+            json.dumps(observation, sort_keys=True, default=str) for observation in entry["observations"]
+        )
 
 
 def _evidence_text(entry: dict[str, Any]) -> str:

@@ -27,8 +27,13 @@ from wallet_conformance.spec.catalogue import LEVELS
 def markdown(report: dict[str, Any]) -> str:
     lines = ["# Wallet Service API conformance report", "", "| | |", "|---|---|"]
     lines += [f"| {name} | {_md(value)} |" for name, value in header(report)]
-    lines += ["", "## By part of the document", "", "| part | " + " | ".join(LEVELS) + " |",
-              "|---|" + "---|" * len(LEVELS)]
+    lines += [
+        "",
+        "## By part of the document",
+        "",
+        "| part | " + " | ".join(LEVELS) + " |",
+        "|---|" + "---|" * len(LEVELS),
+    ]
     for section, title in report["sections"].items():
         counts = report["counts_by_section"][section]
         if judged_any(counts):
@@ -89,16 +94,26 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
         for exchange, compared in exchanges:
             if compared:
                 lines += ["", "Compared with:", ""]
-            lines.append(f"- request: {_code(exchange['request'])}"
-                         + (f" body {_code(exchange['request_body'])}" if exchange["request_body"] else ""))
+            lines.append(
+                f"- request: {_code(exchange['request'])}"
+                + (f" body {_code(exchange['request_body'])}" if exchange["request_body"] else "")
+            )
             lines.append(f"- response: {exchange['status']} {_code(exchange['response'])}")
             lines += ["", "Reproduce with:", "", "```sh", exchange["curl"], "```"]
         lines.append("")
     for kept in view.kept:
         lines += [f"- {_md(kept_words(kept))}", ""]
     for nodeid, script in view.replays:
-        lines += [f"<details><summary>Replay of <code>{html.escape(nodeid)}</code> (bash; curl, python3)</summary>",
-                  "", "```sh", script.rstrip("\n"), "```", "", "</details>", ""]
+        lines += [
+            f"<details><summary>Replay of <code>{html.escape(nodeid)}</code> (bash; curl, python3)</summary>",
+            "",
+            "```sh",
+            script.rstrip("\n"),
+            "```",
+            "",
+            "</details>",
+            "",
+        ]
     if view.tests:
         lines += ["Tests: " + ", ".join(f"`{test}`" for test in view.tests) + (" ..." if view.more_tests else ""), ""]
     return lines

@@ -46,11 +46,14 @@ def load(paths: Iterable[Path]) -> list[tuple[str, list[dict[str, Any]]]]:
         path = record_path(given)
         if not path.is_file():
             where = f" (no {FILE_NAME} beside it)" if path != given else ""
-            raise MergeError(f"{given}: not a record of judgement{where}; give each run's {FILE_NAME}, its report "
-                             "folder or its conformance.json (written beside it since suite 0.3.0)")
+            raise MergeError(
+                f"{given}: not a record of judgement{where}; give each run's {FILE_NAME}, its report "
+                "folder or its conformance.json (written beside it since suite 0.3.0)"
+            )
         if path.resolve() in files:
-            raise MergeError(f"{given} is the same file as {files[path.resolve()]}: a run merged twice counts twice; "
-                             "give each once")
+            raise MergeError(
+                f"{given} is the same file as {files[path.resolve()]}: a run merged twice counts twice; give each once"
+            )
         files[path.resolve()] = given
         try:
             found = runs(read(path))
@@ -61,8 +64,10 @@ def load(paths: Iterable[Path]) -> list[tuple[str, list[dict[str, Any]]]]:
             if first["judged_against"].get("requirements.yaml") != catalogue_hash:
                 raise MergeError(f"{given}: judged against another requirements.yaml; merge runs of one catalogue")
             if first["run_id"] in run_ids:
-                raise MergeError(f"{given} is the same run as {run_ids[first['run_id']]} (run id {first['run_id']}): a "
-                                 "run merged twice counts twice; give each once")
+                raise MergeError(
+                    f"{given} is the same run as {run_ids[first['run_id']]} (run id {first['run_id']}): a "
+                    "run merged twice counts twice; give each once"
+                )
             run_ids[first["run_id"]] = given
             loaded.append((str(given) if len(found) == 1 else f"{given} (run {number})", lines))
     return loaded

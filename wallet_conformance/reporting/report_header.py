@@ -37,24 +37,35 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
     judged = report["judged_against"]
     status = "no exit status yet" if outcome["exit_status"] is None else f"exit status {outcome['exit_status']}"
     rows = [
-        ("verdict", f"{VERDICT_WORDS[outcome['verdict']]} ({status})"
-                    + (f": {outcome['reason']}" if outcome.get("reason") else "")),
+        (
+            "verdict",
+            f"{VERDICT_WORDS[outcome['verdict']]} ({status})"
+            + (f": {outcome['reason']}" if outcome.get("reason") else ""),
+        ),
         ("target", mask(where)),
         ("environment", report["environment"]),
         # A run's that sent requests, as its command gives it; recorded traffic, the proxy and a merge have none
         *([("seed", str(report["seed"]))] if "--seed" in report["run"].get("arguments", ()) else []),
         ("profile", report["run"].get("profile") or "-"),
         ("gate", _gate_words(report)),
-        ("suite", f"wallet-conformance {report['suite_version']}; "
-                  + ", ".join(f"{name} {digest[:19]}" for name, digest in judged.items())),
+        (
+            "suite",
+            f"wallet-conformance {report['suite_version']}; "
+            + ", ".join(f"{name} {digest[:19]}" for name, digest in judged.items()),
+        ),
     ]
     if report.get("stopped"):
         rows.insert(1, ("stopped", report["stopped"]["reason"]))
     selection = outcome.get("selection")
     if selection:
-        rows.append(("selection", f"{command_line(selection['by'])}: {selection['must_selected']} of the catalogue's "
-                                  f"{selection['must_in_catalogue']} MUST requirements selected, the others not "
-                                  "selected"))
+        rows.append(
+            (
+                "selection",
+                f"{command_line(selection['by'])}: {selection['must_selected']} of the catalogue's "
+                f"{selection['must_in_catalogue']} MUST requirements selected, the others not "
+                "selected",
+            )
+        )
     rows += run_rows(report["run"])
     rows.extend(("ALARM", alarm) for alarm in alarms(report))
     return rows
@@ -73,13 +84,19 @@ def run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     reference = run.get("reference")
     if reference:
         facts = [f"{name} {', '.join(reference[name])}" for name in ("faults", "variants") if reference[name]]
-        facts += [f"{name.replace('_', ' ')} {reference[name]:g} s" for name in ("settle_delay", "latency")
-                  if reference[name] != _DEFAULTS[f"reference_{name}"]]
+        facts += [
+            f"{name.replace('_', ' ')} {reference[name]:g} s"
+            for name in ("settle_delay", "latency")
+            if reference[name] != _DEFAULTS[f"reference_{name}"]
+        ]
         if facts:
             rows.append(("reference", "; ".join(facts)))
     flags = {option.attribute: option.flag for option in OPTIONS}  # a bound not at its default is in the command
-    bounds = [f"{name.replace('_', ' ')} {value:g} s" for name, value in (run.get("time_bounds") or {}).items()
-              if flags[name] in run.get("arguments", ())]
+    bounds = [
+        f"{name.replace('_', ' ')} {value:g} s"
+        for name, value in (run.get("time_bounds") or {}).items()
+        if flags[name] in run.get("arguments", ())
+    ]
     if bounds:
         rows.append(("time bounds", ", ".join(bounds)))
     files: dict[str, list[str]] = {}

@@ -33,22 +33,27 @@ def entry(exchange: Exchange) -> dict[str, Any]:
     """One exchange as a HAR 1.2 entry (its secrets were replaced when the client kept it)."""
     milliseconds = round(exchange.elapsed * 1000, 3)
     request: dict[str, Any] = {
-        "method": exchange.method, "url": exchange.url, "httpVersion": HTTP_VERSION, "cookies": [],
+        "method": exchange.method,
+        "url": exchange.url,
+        "httpVersion": HTTP_VERSION,
+        "cookies": [],
         "headers": _pairs(exchange.request_headers),
         "queryString": _pairs(parse_qsl(urlsplit(exchange.url).query, keep_blank_values=True)),
-        "headersSize": -1, "bodySize": 0,
+        "headersSize": -1,
+        "bodySize": 0,
     }
     body = exchange.request_body
     if body is not None:
         text = body if isinstance(body, str) else json.dumps(body)
-        request["postData"] = {"mimeType": _header(exchange.request_headers, "content-type") or "application/json",
-                               "text": text}
+        request["postData"] = {
+            "mimeType": _header(exchange.request_headers, "content-type") or "application/json",
+            "text": text,
+        }
         request["bodySize"] = len(text.encode()) + exchange.padding
         if exchange.padding:
             request["postData"]["comment"] = f"sent followed by {exchange.padding} spaces, not kept here"
     size = exchange.size if exchange.truncated else len(exchange.text.encode())
-    content: dict[str, Any] = {"size": size, "mimeType": exchange.header("content-type") or "",
-                               "text": exchange.text}
+    content: dict[str, Any] = {"size": size, "mimeType": exchange.header("content-type") or "", "text": exchange.text}
     if exchange.truncated:
         content["comment"] = f"cut by the client: the first {len(exchange.text.encode())} of {size} bytes kept"
     try:
@@ -59,9 +64,17 @@ def entry(exchange: Exchange) -> dict[str, Any]:
         "startedDateTime": _iso(exchange.started),
         "time": milliseconds,
         "request": request,
-        "response": {"status": exchange.status, "statusText": phrase, "httpVersion": HTTP_VERSION, "cookies": [],
-                     "headers": _pairs(exchange.response_headers), "content": content, "redirectURL": "",
-                     "headersSize": -1, "bodySize": size},
+        "response": {
+            "status": exchange.status,
+            "statusText": phrase,
+            "httpVersion": HTTP_VERSION,
+            "cookies": [],
+            "headers": _pairs(exchange.response_headers),
+            "content": content,
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": size,
+        },
         "cache": {},
         "timings": {"send": 0, "wait": milliseconds, "receive": 0},
     }

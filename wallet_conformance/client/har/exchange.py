@@ -45,9 +45,19 @@ def _response_body(content: Any) -> tuple[bytes | None, int]:
     return text.encode("utf-8", errors="replace"), size
 
 
-def exchange_from(method: str, url: str, base_url: str, *, request_headers: list[tuple[str, str]],
-                  request_text: str | None, status: int, response_headers: list[tuple[str, str]],
-                  response_body: bytes | None, whole_size: int = 0, elapsed: float = 0.0) -> Exchange:
+def exchange_from(
+    method: str,
+    url: str,
+    base_url: str,
+    *,
+    request_headers: list[tuple[str, str]],
+    request_text: str | None,
+    status: int,
+    response_headers: list[tuple[str, str]],
+    response_body: bytes | None,
+    whole_size: int = 0,
+    elapsed: float = 0.0,
+) -> Exchange:
     """The exchange the client would have kept of one seen elsewhere: its operation (None when it is none), the
     secrets its headers carry learnt and replaced everywhere, the body cut where the client cuts it (`whole_size`:
     the whole body's bytes, when more was received than is given; a body left out, None, cannot be judged)."""
@@ -82,7 +92,15 @@ def exchange_of(found: dict[str, Any], base_url: str) -> Exchange:
     text = posted.get("text") if isinstance(posted, dict) else None
     body, size = _response_body(response.get("content"))
     elapsed = found.get("time")
-    return exchange_from(request["method"].upper(), request["url"], base_url, request_headers=headers_of(request),
-                         request_text=text if isinstance(text, str) else None, status=response["status"],
-                         response_headers=headers_of(response), response_body=body, whole_size=size,
-                         elapsed=elapsed / 1000 if isinstance(elapsed, int | float) else 0.0)
+    return exchange_from(
+        request["method"].upper(),
+        request["url"],
+        base_url,
+        request_headers=headers_of(request),
+        request_text=text if isinstance(text, str) else None,
+        status=response["status"],
+        response_headers=headers_of(response),
+        response_body=body,
+        whole_size=size,
+        elapsed=elapsed / 1000 if isinstance(elapsed, int | float) else 0.0,
+    )

@@ -16,9 +16,15 @@ def from_httpx(response: httpx.Response, base_url: str) -> Exchange:
         elapsed = response.elapsed.total_seconds()
     except RuntimeError:  # a response that was never sent over the wire (an httpx.MockTransport's) has none
         elapsed = 0.0
-    return exchange_from(request.method.upper(), str(request.url), base_url,
-                         request_headers=list(request.headers.items()),
-                         request_text=request.content.decode("utf-8", errors="replace") if request.content else None,
-                         status=response.status_code, response_headers=list(response.headers.items()),
-                         response_body=response.text.encode("utf-8", errors="replace"),
-                         whole_size=len(response.content), elapsed=elapsed)
+    return exchange_from(
+        request.method.upper(),
+        str(request.url),
+        base_url,
+        request_headers=list(request.headers.items()),
+        request_text=request.content.decode("utf-8", errors="replace") if request.content else None,
+        status=response.status_code,
+        response_headers=list(response.headers.items()),
+        response_body=response.text.encode("utf-8", errors="replace"),
+        whole_size=len(response.content),
+        elapsed=elapsed,
+    )

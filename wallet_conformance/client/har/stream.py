@@ -37,7 +37,7 @@ class _Stream:
         if not chunk:
             self.ended = True
             return False
-        self.text = self.text[self.at:] + chunk
+        self.text = self.text[self.at :] + chunk
         self.at = 0
         return True
 
@@ -64,8 +64,9 @@ class _Stream:
             except json.JSONDecodeError:
                 if self._more():
                     continue
-                raise HarError(f"{self.name}: not a HAR file, or cut short (no readable JSON value for {where})"
-                               ) from None
+                raise HarError(
+                    f"{self.name}: not a HAR file, or cut short (no readable JSON value for {where})"
+                ) from None
             if end == len(self.text) and self._more():  # a number may go on in the next piece
                 continue
             self.at = end
@@ -139,8 +140,13 @@ def _opening(first: str) -> str:
 def _check(found: Any, name: str, index: int) -> None:
     request = found.get("request") if isinstance(found, dict) else None
     response = found.get("response") if isinstance(found, dict) else None
-    if not (isinstance(request, dict) and isinstance(request.get("method"), str)
-            and isinstance(request.get("url"), str) and isinstance(response, dict)
-            and type(response.get("status")) is int):
-        raise HarError(f"{name}: entry {index} is not a HAR entry (it needs request.method, request.url and "
-                       "response.status)")
+    if not (
+        isinstance(request, dict)
+        and isinstance(request.get("method"), str)
+        and isinstance(request.get("url"), str)
+        and isinstance(response, dict)
+        and type(response.get("status")) is int
+    ):
+        raise HarError(
+            f"{name}: entry {index} is not a HAR entry (it needs request.method, request.url and response.status)"
+        )

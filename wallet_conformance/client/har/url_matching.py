@@ -19,7 +19,7 @@ def base_of(url: str) -> str | None:
     names = parts.path.split("/")
     if segment not in names or not parts.netloc:
         return None
-    return f"{parts.scheme}://{parts.netloc}" + "/".join(names[:names.index(segment) + 1])
+    return f"{parts.scheme}://{parts.netloc}" + "/".join(names[: names.index(segment) + 1])
 
 
 @cache
@@ -28,8 +28,10 @@ def _templates() -> tuple[tuple[str, re.Pattern[str], str], ...]:
     path with a parameter in its place)."""
     found = [(operation.method.upper(), operation.path, operation.id) for operation in contract.operations().values()]
     found.sort(key=lambda item: "{" in item[1])
-    return tuple((method, re.compile("^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)) + "$"), operation_id)
-                 for method, path, operation_id in found)
+    return tuple(
+        (method, re.compile("^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)) + "$"), operation_id)
+        for method, path, operation_id in found
+    )
 
 
 def operation_of(method: str, url: str, base_url: str) -> str | None:
@@ -38,12 +40,19 @@ def operation_of(method: str, url: str, base_url: str) -> str | None:
     parts, base = urlsplit(url), urlsplit(base_url)
     if (parts.scheme, parts.netloc) != (base.scheme, base.netloc) or not parts.path.startswith(base.path + "/"):
         return None
-    path = parts.path[len(base.path):]
-    return next((operation_id for verb, pattern, operation_id in _templates()
-                 if verb == method.upper() and pattern.match(path)), None)
+    path = parts.path[len(base.path) :]
+    return next(
+        (
+            operation_id
+            for verb, pattern, operation_id in _templates()
+            if verb == method.upper() and pattern.match(path)
+        ),
+        None,
+    )
 
 
 def in_target(url: str, base_url: str) -> bool:
     parts, base = urlsplit(url), urlsplit(base_url)
     return (parts.scheme, parts.netloc) == (base.scheme, base.netloc) and (
-        parts.path == base.path or parts.path.startswith(base.path.rstrip("/") + "/"))
+        parts.path == base.path or parts.path.startswith(base.path.rstrip("/") + "/")
+    )

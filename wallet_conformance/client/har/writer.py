@@ -39,8 +39,9 @@ class HarWriter:
     def __enter__(self) -> HarWriter:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         if exc_type is None:
             self.close()
         elif self._file is not None:
