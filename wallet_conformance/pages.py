@@ -41,7 +41,8 @@ def _default(option: Option) -> str:
 
 def options_page() -> str:
     """docs/options.md: every option of the suite, by group, with its environment variable and default."""
-    lines = ["# Options", "", GENERATED.format(source="wallet_conformance/settings.py (OPTIONS, SUBCOMMANDS)"), "",
+    declared = "wallet_conformance/settings/ (suite_options.py, proxy_options.py, subcommands.py)"
+    lines = ["# Options", "", GENERATED.format(source=declared), "",
              "Every option goes after `wallet-conformance` (or `./conformance` in a checkout), or after `wallet-"
              "conformance run`; any other argument is pytest's (`-n 2`, `-k`, `--strict`, `--hypothesis-seed`..., "
              "test paths and node ids). Each option with an environment variable reads it when the option is not "

@@ -1,5 +1,5 @@
 """The suite's options on pytest's command line (one group, each with an environment-variable fallback), read once
-into the run's Settings (wallet_conformance/settings.py declares them). Nothing else reads pytest's options.
+into the run's Settings (wallet_conformance/settings/ declares them). Nothing else reads pytest's options.
 
 This module is the one pytest loads through the `pytest11` entry point wherever the suite is installed, so that pytest
 knows the options before it reads the command line (`--report-dir reports` is then never taken for a test path). The
