@@ -33,10 +33,10 @@ class Option:
     default: Any = None
     convert: Callable[[str], Any] | None = None  # its text as a number (float, int): argparse's type, and the env's
     check: Check | None = None
-    metavar: str | None = None
+    metavar: str | None = None  # of a flag (store_true): what else it reads, as its help shows it
     choices: tuple[str, ...] | None = None
     action: str | None = None  # store_true, append
-    group: str = "run"  # a key of GROUPS (suite_options.py), or "proxy"
+    group: str = "run"  # a key of GROUPS (suite_options.py), or "proxy", "command"
     # In the command that reproduces a run (`reproduction`): "changed" when its value is not the default, "active"
     # always in a run that sends requests, "deployed" always against a deployed target, "never" when no verdict
     # depends on it (where the reports and the run's working files go, a recording of the traffic).
@@ -112,13 +112,14 @@ class Option:
 
 
 def argument(option: Option) -> dict[str, Any]:
-    """How a command line declares the option (argparse's keywords; pytest's parser takes the same)."""
+    """How a command line declares the option: argparse's keywords, which pytest's parser takes too (the one
+    declaration both the subcommands' parsers, command_line.py, and the pytest plugin's read)."""
     keywords: dict[str, Any] = {"dest": option.dest, "default": None, "help": option.help_text}
     if option.action:
         keywords["action"] = option.action
     if option.convert and not option.action:
         keywords["type"] = option.convert
-    if option.metavar:
+    if option.metavar and option.action != "store_true":  # a flag takes no value to name
         keywords["metavar"] = option.metavar
     if option.choices:  # checked by the option's own `check`, as every value is: one message, one place
         keywords["metavar"] = "{" + ",".join(option.choices) + "}"

@@ -13,12 +13,17 @@ from wallet_conformance.settings.proxy_options import PROXY_OPTIONS, PROXY_SHARE
 from wallet_conformance.settings.suite_options import BY_FLAG, OPTIONS
 
 # The installed command's own options: they answer without running the suite (wallet_conformance/cli.py).
-COMMAND_OPTIONS = (
-    ("--version", "the suite's version and the sha256 of the files it judges by"),
-    ("--list-requirements [--part P] [--level L]", "the catalogue, one line per requirement: id, level, title"),
-    ("--list-faults", "the bundled reference's faults, for --reference-fault"),
-    ("--list-variants", "the bundled reference's variants, for --reference-variant"),
-    ("--help-pytest", "pytest's own options (-n, -k, --junitxml...), taken too"),
+COMMAND_OPTIONS: tuple[Option, ...] = (
+    Option("--version", "the suite's version and the sha256 of the files it judges by", action="store_true",
+           group="command"),
+    Option("--list-requirements", "the catalogue, one line per requirement: id, level, title",
+           metavar="[--part P] [--level L]", action="store_true", group="command"),
+    Option("--list-faults", "the bundled reference's faults, for --reference-fault", action="store_true",
+           group="command"),
+    Option("--list-variants", "the bundled reference's variants, for --reference-variant", action="store_true",
+           group="command"),
+    Option("--help-pytest", "pytest's own options (-n, -k, --junitxml...), taken too", action="store_true",
+           group="command"),
 )
 # The replay's own options (`wallet-conformance replay`, reporting/replayed.py), with the target's.
 REPLAY_OPTIONS: tuple[Option, ...] = (
