@@ -5,7 +5,8 @@ from __future__ import annotations
 
 PROGRAM = "wallet-conformance"  # the installed command (wallet_conformance/cli.py); the command reproducing a run
 RUN = "run"  # the subcommand of the bare command: the suite run (SUBCOMMANDS)
+PROXY = "proxy"  # the validating proxy (wallet_conformance/proxy/command.py)
 # Where each subcommand that is not a run writes its reports, inside --report-dir's default (reports/har/...), so that
 # they never replace an active run's; a --har run's are the har subcommand's. --report-dir given: there.
-REPORT_FOLDERS = {"har": "har", "proxy": "proxy", "merge": "merged"}
-NOT_A_RUN = ("har", "proxy", "merge")  # the subcommands that run no test: where an option's help says so
+REPORT_FOLDERS = {"har": "har", PROXY: "proxy", "merge": "merged"}
+NOT_A_RUN = ("har", PROXY, "merge")  # the subcommands that run no test: where an option's help says so

@@ -1,7 +1,10 @@
 """The proxy's options (`wallet-conformance proxy`, wallet_conformance/proxy/command.py): its own, declared as the
-suite's are, and the suite's it takes too."""
+suite's are, the suite's it takes too, and the checks that span several of them."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from wallet_conformance.settings.checks import (
     base_url,
@@ -10,9 +13,12 @@ from wallet_conformance.settings.checks import (
     positive_megabytes,
     positive_seconds,
 )
-from wallet_conformance.settings.option import Option
+from wallet_conformance.settings.option import ConfigError, Option
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+NOT_LOOPBACK = ("--listen {host}:{port} is not a loopback address: the proxy would forward anyone's requests to the "
+                "target; add --listen-anywhere to mean it")
+NO_UPSTREAM = "--upstream (or WALLET_API_UPSTREAM) is required: the target's base URL, ending in /v1"
 HAR_FILES_KEPT = 5  # --har-max-size: the rotated files kept besides the current one
 # The options of the suite the proxy takes too: the keys (redacted wherever they appear), the target's TLS and time
 # bound, where the reports and the recording go, the gate.
@@ -50,3 +56,12 @@ PROXY_OPTIONS: tuple[Option, ...] = (
            metavar="N", group="proxy"),
 )
 
+
+def across(given: Mapping[str, Any]) -> None:
+    """The proxy's checks that span several options (by flag, as held): a target to forward to, and an address off
+    loopback only when --listen-anywhere says so; a ConfigError naming the options."""
+    if not given["--upstream"]:
+        raise ConfigError(NO_UPSTREAM)
+    host, port = given["--listen"]
+    if host not in LOOPBACK and not given["--listen-anywhere"]:
+        raise ConfigError(NOT_LOOPBACK.format(host=host, port=port))

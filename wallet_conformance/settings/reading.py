@@ -9,21 +9,24 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance.settings import proxy_options
 from wallet_conformance.settings.har_files import har_files
 from wallet_conformance.settings.option import ConfigError
-from wallet_conformance.settings.program import REPORT_FOLDERS, RUN
+from wallet_conformance.settings.program import PROXY, REPORT_FOLDERS, RUN
 from wallet_conformance.settings.subcommands import BY_ANY_FLAG, SUBCOMMANDS, default
-from wallet_conformance.settings.suite_options import BY_FLAG, OPTIONS
+from wallet_conformance.settings.suite_options import BY_FLAG
 from wallet_conformance.settings.validated import Settings
 
 
 def _across(held: Mapping[str, Any], command: str) -> None:
     """The checks that span several options (each option's own value is checked by its `check`); a ConfigError
     naming the options. Those of a target and its keys hold where `command` takes --base-url (the proxy forwards
-    its clients' keys: it needs none)."""
+    its clients' keys: it needs none); the proxy's own first."""
     taken = {option.flag for option in SUBCOMMANDS[command].values_of}
-    given: dict[str, Any] = {option.flag: held.get(option.attribute) if option.flag in taken else None
-                             for option in OPTIONS}
+    given: dict[str, Any] = {flag: held.get(option.attribute) if flag in taken else None
+                             for flag, option in BY_ANY_FLAG.items()}
+    if command == PROXY:
+        proxy_options.across(given)
     if given["--har"]:
         for flag in ("--record-har", "--cleanup", "--keep-failing-records", "--reference-fault", "--reference-variant"):
             if given[flag]:
@@ -88,10 +91,10 @@ def read(values: Mapping[str, Any], *, strict: bool = False, command: str = RUN)
     subcommand given: its options' values, the others at their defaults); a ConfigError says what is wrong, naming
     the option. Each option's value is made and checked as the option declares (`held_values`); then the checks that
     span several (`_across`)."""
-    settings_fields = {each.name for each in fields(Settings)}
-    held = {BY_ANY_FLAG[flag].attribute: value for flag, value in held_values(values, command).items()
-            if BY_ANY_FLAG[flag].attribute in settings_fields}
+    held = {BY_ANY_FLAG[flag].attribute: value for flag, value in held_values(values, command).items()}
     _across(held, command)
+    settings_fields = {each.name for each in fields(Settings)}
+    held = {name: value for name, value in held.items() if name in settings_fields}
     seed = held.get("seed")
     if seed is None:  # a run's drawn at random; a subcommand that takes no --seed sends nothing of its own: 0
         seed = secrets.randbelow(2**32) if command == RUN else 0

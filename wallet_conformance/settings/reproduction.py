@@ -1,4 +1,4 @@
-"""The command that reproduces a run, word by word, and as one line for a shell: the
+"""The command that reproduces a run, or a subcommand's report, word by word, and as one line for a shell: the
 options that can change a verdict, keys as placeholders, never their values."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from wallet_conformance.settings.option import Option
-from wallet_conformance.settings.program import PROGRAM
+from wallet_conformance.settings.program import PROGRAM, RUN
+from wallet_conformance.settings.subcommands import BY_ANY_FLAG, SUBCOMMANDS
 from wallet_conformance.settings.suite_options import GROUPS, OPTIONS
 from wallet_conformance.settings.validated import Settings
 
@@ -34,12 +35,17 @@ def _words(option: Option, value: Any) -> tuple[str, ...]:
     return tuple(words)
 
 
-def reproduction(settings: Settings) -> list[str]:
+def reproduction(settings: Settings, command: str = RUN) -> list[str]:
     """The whole command that reproduces the run, word by word (the program first): every option that can change a
     verdict and is not at its default (as declared in OPTIONS, by group; a value the environment gave appears as
     its flag), the seed and profile of a run that sends requests, the environment of a deployed target, keys as
     placeholders (<SECRET_KEY>), never their values; then pytest's own arguments that change a verdict: --strict,
-    --hypothesis-seed, and those that chose the tests."""
+    --hypothesis-seed, and those that chose the tests. Another subcommand's (`command`): its name, then the options
+    it declares `reproduced` that were given."""
+    if command != RUN:
+        options = [BY_ANY_FLAG[flag] for flag in SUBCOMMANDS[command].reproduced]
+        return [PROGRAM, command, *(word for option in options
+                                    for word in _words(option, getattr(settings, option.attribute)))]
     words = [PROGRAM]
     for option in sorted(OPTIONS, key=lambda option: list(GROUPS).index(option.group)):
         given = _words(option, getattr(settings, option.attribute))

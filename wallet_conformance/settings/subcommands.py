@@ -8,7 +8,7 @@ from typing import Any
 
 from wallet_conformance.settings import suite_options
 from wallet_conformance.settings.option import Option
-from wallet_conformance.settings.program import PROGRAM, RUN
+from wallet_conformance.settings.program import PROGRAM, PROXY, RUN
 from wallet_conformance.settings.proxy_options import PROXY_OPTIONS, PROXY_SHARED
 from wallet_conformance.settings.suite_options import BY_FLAG, OPTIONS
 
@@ -52,6 +52,8 @@ class Subcommand:
     dest: str | None = None  # the value those words give (by dest)
     usage: str = "[options]"  # after its name and its positional words
     details: str = ""  # what its own help says besides the summary
+    # The options the command reproducing its report gives, when given (a run's: reproduction.py says which)
+    reproduced: tuple[str, ...] = ()
 
     @property
     def options(self) -> tuple[Option, ...]:
@@ -83,9 +85,10 @@ SUBCOMMANDS = {subcommand.name: subcommand for subcommand in (
                 "--keep-personal-data", "--report-dir", "--waivers", "--baseline", "--require-complete"),
                positional="FILE", dest=BY_FLAG["--har"].dest,
                details="A FILE that is a folder stands for every *.har in it. docs/har.md says more."),
-    Subcommand("proxy", "a validating proxy in front of the target (docs/proxy.md)",
+    Subcommand(PROXY, "a validating proxy in front of the target (docs/proxy.md)",
                "wallet_conformance.proxy.command:main", (*(option.flag for option in PROXY_OPTIONS), *PROXY_SHARED),
                usage="--upstream URL [options]",
+               reproduced=("--upstream", "--waivers", "--baseline", "--require-complete"),
                details="Clients use http://HOST:PORT/v1 as their base URL; every exchange is forwarded unchanged and "
                        "judged on the side. Stop it with Ctrl-C (SIGINT) or SIGTERM: the reports are written then."),
     Subcommand("replay", "replay a failure from a report; say whether it shows again", "wallet_conformance.cli:replay",

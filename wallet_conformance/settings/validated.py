@@ -15,7 +15,8 @@ from wallet_conformance.spec.catalogue import catalogue
 
 @dataclass(frozen=True)
 class Settings:
-    """The validated configuration of a run. The secret key is held here and nowhere in output."""
+    """The validated configuration of a run, or of another subcommand (the proxy's too). The secret key is held here
+    and nowhere in output."""
 
     base_url: str | None = None
     secret_key: str | None = field(default=None, repr=False)
@@ -62,6 +63,16 @@ class Settings:
     # pytest's own arguments that chose the tests (-k, -m, --deselect, --ignore-glob, --lf, test paths), as they
     # reproduce the choice (plugin/options.py)
     pytest_selection: tuple[str, ...] = ()
+    # The proxy's own (proxy_options.py; --upstream is base_url): where it listens, its bounds, what it prints
+    listen: tuple[str, int] | None = None  # None: no proxy
+    report_every: float | None = None
+    tally_every: float = default("--tally-every")
+    annotate: bool = False
+    har_max_size: float = default("--har-max-size")  # megabytes
+    max_records: int = default("--max-records")
+    client_timeout: float = default("--client-timeout")
+    max_header_size: int = default("--max-header-size")
+    max_connections: int = default("--max-connections")
 
     def __post_init__(self) -> None:
         """An option left out whose default follows from the others (`Option.derived`) takes that default."""
