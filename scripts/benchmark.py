@@ -53,8 +53,9 @@ def suite_environment() -> dict[str, str]:
     """The environment `./conformance` and `./selftest` run in: scripts/bytecode caches bytecode and pytest's
     rewritten modules in the venv even where PYTHONDONTWRITEBYTECODE is set (without it every process recompiles
     some 300 modules, seconds per xdist worker)."""
-    output = subprocess.run(["bash", "-c", ". scripts/bytecode && env -0"], cwd=ROOT, capture_output=True,
-                            check=True).stdout.decode()
+    output = subprocess.run(
+        ["bash", "-c", ". scripts/bytecode && env -0"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
     return {**dict(line.split("=", 1) for line in output.split("\0") if "=" in line), "CI": "true"}
 
 
@@ -66,8 +67,9 @@ def timed(command: list[str], cwd: Path = ROOT, environment: dict[str, str] | No
 
 def suite(*args: str, path: str = "tests") -> float:
     with tempfile.TemporaryDirectory() as report_dir:
-        return timed([sys.executable, "-m", "pytest", path, "-q", "-p", "no:cacheprovider",
-                      "--report-dir", report_dir, *args])
+        return timed(
+            [sys.executable, "-m", "pytest", path, "-q", "-p", "no:cacheprovider", "--report-dir", report_dir, *args]
+        )
 
 
 def validation_share() -> float:
@@ -76,13 +78,30 @@ def validation_share() -> float:
 
     with tempfile.TemporaryDirectory() as scratch:
         profile = Path(scratch) / "run.prof"
-        timed([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "pytest", "tests/generated", "-q",
-               "-p", "no:cacheprovider", "--report-dir", scratch])
+        timed(
+            [
+                sys.executable,
+                "-m",
+                "cProfile",
+                "-o",
+                str(profile),
+                "-m",
+                "pytest",
+                "tests/generated",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--report-dir",
+                scratch,
+            ]
+        )
         stats = pstats.Stats(str(profile)).stats  # type: ignore[attr-defined]
     total = max(cumulative for (_, _, name), (_, _, _, cumulative, _) in stats.items() if name == "<module>")
-    validating = sum(cumulative for (path, _, name), (_, _, _, cumulative, _) in stats.items()
-                     if (name == "problems" and path.endswith("validation.py"))
-                     or name == "request_problems")
+    validating = sum(
+        cumulative
+        for (path, _, name), (_, _, _, cumulative, _) in stats.items()
+        if (name == "problems" and path.endswith("validation.py")) or name == "request_problems"
+    )
     return validating / total
 
 
@@ -162,9 +181,28 @@ def remote_run(latency: float, *args: str) -> tuple[float, int, float]:
     server.app = counter
     with server, tempfile.TemporaryDirectory() as report_dir:
         before = children_cpu()
-        seconds = timed([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir",
-                         report_dir, "--base-url", server.base_url, "--secret-key", key, "--funding-url",
-                         server.funding_url, "--seed", SEED, *args])
+        seconds = timed(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "tests",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--report-dir",
+                report_dir,
+                "--base-url",
+                server.base_url,
+                "--secret-key",
+                key,
+                "--funding-url",
+                server.funding_url,
+                "--seed",
+                SEED,
+                *args,
+            ]
+        )
     return seconds, counter.requests, children_cpu() - before
 
 
@@ -174,13 +212,17 @@ def latency_table(latency: float) -> None:
     # The same run with no latency at all: what the run's CPU alone takes on this machine's cores.
     unhindered, _, unhindered_cpu = remote_run(0.0, "-n", "4")
     floor = serial_requests * latency / 4  # the serial run's requests, four at a time
-    print(f"Against the reference with {latency * 1000:.0f} ms before each answer (`--base-url`, "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):\n")
+    print(
+        f"Against the reference with {latency * 1000:.0f} ms before each answer (`--base-url`, "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):\n"
+    )
     print("| run | time | requests | serial requests x latency / workers | CPU of the suite |")
     print("|---|---|---|---|---|")
     print(f"| serial | {serial:.1f} s | {serial_requests} | {serial_requests * latency:.1f} s | {serial_cpu:.1f} s |")
-    print(f"| `-n 4` | {parallel:.1f} s | {parallel_requests} ({parallel_requests / serial_requests - 1:+.0%}) | "
-          f"{floor:.1f} s (time / floor {parallel / floor:.2f}) | {parallel_cpu:.1f} s |")
+    print(
+        f"| `-n 4` | {parallel:.1f} s | {parallel_requests} ({parallel_requests / serial_requests - 1:+.0%}) | "
+        f"{floor:.1f} s (time / floor {parallel / floor:.2f}) | {parallel_cpu:.1f} s |"
+    )
     print(f"| `-n 4`, no latency | {unhindered:.1f} s | | | {unhindered_cpu:.1f} s |")
 
 
@@ -190,22 +232,52 @@ def split_run(tree: Path, *args: str, server: ReferenceServer | None = None) -> 
     run against the bundled reference."""
     target: list[str] = []
     if server is not None:
-        target = ["--base-url", server.base_url, "--secret-key", server.secret_key, "--funding-url",
-                  server.funding_url, "--seed", SEED]
+        target = [
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            server.secret_key,
+            "--funding-url",
+            server.funding_url,
+            "--seed",
+            SEED,
+        ]
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch) / "timing"
         folder.mkdir()
-        environment = {**suite_environment(), "BENCHMARK_TIMING_DIR": str(folder),
-                       "PYTHONPATH": str(ROOT / "scripts")}
+        environment = {**suite_environment(), "BENCHMARK_TIMING_DIR": str(folder), "PYTHONPATH": str(ROOT / "scripts")}
         cpu = children_cpu()
         load = os.getloadavg()[0]
         began = time.time()
-        seconds = timed([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p",
-                         "timing_plugin", "--report-dir", str(Path(scratch) / "reports"), "--work-dir",
-                         str(Path(scratch) / "work"), *target, *args], cwd=tree, environment=environment)
+        seconds = timed(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "tests",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "timing_plugin",
+                "--report-dir",
+                str(Path(scratch) / "reports"),
+                "--work-dir",
+                str(Path(scratch) / "work"),
+                *target,
+                *args,
+            ],
+            cwd=tree,
+            environment=environment,
+        )
         processes = [json.loads(path.read_text()) for path in folder.glob("*.json")]
-    return {"seconds": seconds, "load": load, "processes": processes, "children_cpu": children_cpu() - cpu,
-            "began": began}
+    return {
+        "seconds": seconds,
+        "load": load,
+        "processes": processes,
+        "children_cpu": children_cpu() - cpu,
+        "began": began,
+    }
 
 
 def split_figures(run: dict[str, Any]) -> dict[str, Any]:
@@ -237,12 +309,23 @@ def split_figures(run: dict[str, Any]) -> dict[str, Any]:
     last = run["began"] + run["seconds"] - max((moments["last_test"] for moments in testing), default=run["began"])
     requests = sum(process["run"]["requests"] for process in processes)
     suite_cpu = sum(process["cpu"] for process in processes) - in_thread
-    return {"seconds": run["seconds"], "load": run["load"], "requests": requests,
-            "target": sum(process["run"]["target"] for process in processes), "sleeps": sleeps,
-            "suite_cpu": suite_cpu, "reference_cpu": reference, "workers": len(processes),
-            "per_exchange": suite_cpu / requests * 1000 if requests else 0.0, "longest_chain": longest, "busy": busy,
-            "to_first_test": first, "after_last_test": last,
-            "tests": tests, "fixtures": fixtures}
+    return {
+        "seconds": run["seconds"],
+        "load": run["load"],
+        "requests": requests,
+        "target": sum(process["run"]["target"] for process in processes),
+        "sleeps": sleeps,
+        "suite_cpu": suite_cpu,
+        "reference_cpu": reference,
+        "workers": len(processes),
+        "per_exchange": suite_cpu / requests * 1000 if requests else 0.0,
+        "longest_chain": longest,
+        "busy": busy,
+        "to_first_test": first,
+        "after_last_test": last,
+        "tests": tests,
+        "fixtures": fixtures,
+    }
 
 
 def split_table(label: str, runs: dict[str, dict[str, Any]]) -> None:
@@ -268,18 +351,29 @@ def split_table(label: str, runs: dict[str, dict[str, Any]]) -> None:
     row("longest chain", lambda f: f"{f['longest_chain'][1]:.1f} s ({f['longest_chain'][0]})")
     row("from the start to the last process's first test", lambda f: f"{f['to_first_test']:.1f} s")
     row("from the last test's end to the run's end", lambda f: f"{f['after_last_test']:.1f} s")
-    row("time in tests, per process", lambda f: ", ".join(f"{seconds:.1f}" for _, seconds in sorted(f["busy"].items()))
-        + " s")
+    row(
+        "time in tests, per process",
+        lambda f: ", ".join(f"{seconds:.1f}" for _, seconds in sorted(f["busy"].items())) + " s",
+    )
     print()
     for name in names:
         figures = runs[name]
-        print(f"Ten longest tests, {name}: " + "; ".join(
-            f"{node.split('::')[-1]} {test['seconds']:.2f} s, {test['requests']} requests"
-            for node, test in sorted(figures["tests"].items(), key=lambda item: -item[1]["seconds"])[:10]) + "\n")
-        print(f"Ten longest fixtures (setup time summed over their instances), {name}: " + "; ".join(
-            f"{fixture} {entry['seconds']:.2f} s, {entry['count']:.0f}x, {entry['requests']:.0f} requests"
-            for fixture, entry in sorted(figures["fixtures"].items(), key=lambda item: -item[1]["seconds"])[:10])
-              + "\n")
+        print(
+            f"Ten longest tests, {name}: "
+            + "; ".join(
+                f"{node.split('::')[-1]} {test['seconds']:.2f} s, {test['requests']} requests"
+                for node, test in sorted(figures["tests"].items(), key=lambda item: -item[1]["seconds"])[:10]
+            )
+            + "\n"
+        )
+        print(
+            f"Ten longest fixtures (setup time summed over their instances), {name}: "
+            + "; ".join(
+                f"{fixture} {entry['seconds']:.2f} s, {entry['count']:.0f}x, {entry['requests']:.0f} requests"
+                for fixture, entry in sorted(figures["fixtures"].items(), key=lambda item: -item[1]["seconds"])[:10]
+            )
+            + "\n"
+        )
 
 
 def split(trees: dict[str, Path], latency: float) -> None:
@@ -287,9 +381,13 @@ def split(trees: dict[str, Path], latency: float) -> None:
     default = {name: split_figures(split_run(tree)) for name, tree in trees.items()}
     split_table("The default run (`pytest tests`, no options)", default)
     _, plain_rate = client_throughput()
-    print(f"A plain keep-alive httpx loop on the reference: {plain_rate:.0f} requests/s; the default run's rate is "
-          + ", ".join(f"{name} {figures['requests'] / figures['seconds'] / plain_rate:.2f}"
-                      for name, figures in default.items()) + " of it.\n")
+    print(
+        f"A plain keep-alive httpx loop on the reference: {plain_rate:.0f} requests/s; the default run's rate is "
+        + ", ".join(
+            f"{name} {figures['requests'] / figures['seconds'] / plain_rate:.2f}" for name, figures in default.items()
+        )
+        + " of it.\n"
+    )
     remote: dict[str, dict[str, Any]] = {}
     serial: dict[str, dict[str, Any]] = {}
     for name, tree in trees.items():
@@ -302,10 +400,12 @@ def split(trees: dict[str, Path], latency: float) -> None:
     split_table(f"Against the reference {latency * 1000:.0f} ms away, `-n 4`", remote)
     for name in trees:
         floor = serial[name]["requests"] * latency / 4
-        print(f"{name}: serial {serial[name]['seconds']:.1f} s for {serial[name]['requests']} requests; `-n 4` "
-              f"{remote[name]['seconds']:.1f} s for {remote[name]['requests']} requests "
-              f"({remote[name]['requests'] / serial[name]['requests'] - 1:+.0%}); the limit (serial requests x RTT / "
-              f"4) {floor:.1f} s: {remote[name]['seconds'] / floor:.2f}x\n")
+        print(
+            f"{name}: serial {serial[name]['seconds']:.1f} s for {serial[name]['requests']} requests; `-n 4` "
+            f"{remote[name]['seconds']:.1f} s for {remote[name]['requests']} requests "
+            f"({remote[name]['requests'] / serial[name]['requests'] - 1:+.0%}); the limit (serial requests x RTT / "
+            f"4) {floor:.1f} s: {remote[name]['seconds'] / floor:.2f}x\n"
+        )
 
 
 def reference_throughput(requests: int = 500) -> tuple[float, float]:
@@ -315,8 +415,13 @@ def reference_throughput(requests: int = 500) -> tuple[float, float]:
         for _ in range(requests):
             http.get(f"{server.base_url}/transactions/banks")
         reads = requests / (time.perf_counter() - started)
-        body = {"accountName": "bench", "category": "secondary", "currency": "NGN",
-                "emailAddress": "bench@example.com", "mobile": {"phoneNumber": "08030000000", "isoCode": "NG"}}
+        body = {
+            "accountName": "bench",
+            "category": "secondary",
+            "currency": "NGN",
+            "emailAddress": "bench@example.com",
+            "mobile": {"phoneNumber": "08030000000", "isoCode": "NG"},
+        }
         started = time.perf_counter()
         for _ in range(requests):
             http.post(f"{server.base_url}/virtual-accounts", json=body)
@@ -330,8 +435,14 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds before each answer (default 0.05)")
     parser.add_argument("--latency-only", action="store_true", help="measure only the remote-like target")
     parser.add_argument("--split-only", action="store_true", help="measure only where the time goes")
-    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT", action="append", default=[],
-                        help="measure the time split on this other checkout of the project too (repeatable)")
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        metavar="CHECKOUT",
+        action="append",
+        default=[],
+        help="measure the time split on this other checkout of the project too (repeatable)",
+    )
     arguments = parser.parse_args()
     rounds = arguments.rounds
     trees = {**{str(tree): tree.resolve() for tree in arguments.compare_with}, "this checkout": ROOT}
@@ -362,8 +473,10 @@ def main() -> None:
     print(f"| mutation matrix, {len(rows)} faults, `-n 2` | {matrix:.1f} s ({per_fault:.2f} s per fault run) |")
     print(f"| reference server, sequential GET /transactions/banks | {reads:.0f} requests/s |")
     print(f"| reference server, sequential POST /virtual-accounts | {writes:.0f} requests/s |")
-    print(f"| the suite's client (capture, redaction), sequential GET /transactions/banks | {suite_rate:.0f} "
-          f"requests/s (plain httpx: {plain_rate:.0f}) |")
+    print(
+        f"| the suite's client (capture, redaction), sequential GET /transactions/banks | {suite_rate:.0f} "
+        f"requests/s (plain httpx: {plain_rate:.0f}) |"
+    )
     print(f"| wallet schema validations: jsonschema / jsonschema-rs | {slow_rate:.0f} / {fast_rate:.0f} per s |")
     print(f"| share of a generated run spent validating JSON | {share:.0%} |")
     print()

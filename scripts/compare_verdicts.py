@@ -49,23 +49,50 @@ def run(*args: str) -> dict[str, Any]:
     """One run of the suite in a fresh process: its exit status, outcome and verdicts."""
     with tempfile.TemporaryDirectory() as folder:
         reports, work = Path(folder) / "reports", Path(folder) / "work"
-        done = subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--seed", SEED,
-                               "--report-dir", str(reports), "--work-dir", str(work), *args],
-                              cwd=ROOT, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "tests",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--seed",
+                SEED,
+                "--report-dir",
+                str(reports),
+                "--work-dir",
+                str(work),
+                *args,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         path = reports / "conformance.json"
         if not path.exists():
-            return {"exit_status": done.returncode, "outcome": None, "verdicts": {},
-                    "output": (done.stdout + done.stderr)[-2000:]}
+            return {
+                "exit_status": done.returncode,
+                "outcome": None,
+                "verdicts": {},
+                "output": (done.stdout + done.stderr)[-2000:],
+            }
         report = json.loads(path.read_text())
-    return {"exit_status": done.returncode, "outcome": report["outcome"]["verdict"],
-            "verdicts": {entry["id"]: entry["verdict"] for entry in report["requirements"]}}
+    return {
+        "exit_status": done.returncode,
+        "outcome": report["outcome"]["verdict"],
+        "verdicts": {entry["id"]: entry["verdict"] for entry in report["requirements"]},
+    }
 
 
 def record(path: Path) -> None:
     runs: dict[str, dict[str, Any]] = {"faithful": run()}
     with ReferenceServer(secret_key=KEY) as server:
-        runs["faithful-without-second-key"] = run("--base-url", server.base_url, "--secret-key", KEY,
-                                                  "--funding-url", server.funding_url)
+        runs["faithful-without-second-key"] = run(
+            "--base-url", server.base_url, "--secret-key", KEY, "--funding-url", server.funding_url
+        )
     runs["every-variant"] = run("--reference-variant", "all")
     for name in sampled_faults():
         runs[f"fault:{name}"] = run("--reference-fault", name, "--requirement", FAULTS[name].requirement_id)

@@ -72,8 +72,9 @@ def pool(base: str, key: str) -> tuple[Ask, Callable[[], Awaitable[None]]]:
 
 
 def through(proxy: str, key: str) -> tuple[Ask, Callable[[], Awaitable[None]]]:
-    client = httpx.AsyncClient(base_url=proxy, timeout=5, headers={"x-service-key": key},
-                               limits=httpx.Limits(max_connections=1))
+    client = httpx.AsyncClient(
+        base_url=proxy, timeout=5, headers={"x-service-key": key}, limits=httpx.Limits(max_connections=1)
+    )
 
     async def ask(method: str, path: str, body: bytes) -> tuple[int, bytes]:
         got = await client.request(method, path, content=body)
@@ -107,8 +108,9 @@ async def hostile(make: Make) -> list[str]:
         sent = sum(request.method == "POST" for request in upstream.received)
     lines = [f"a transfer read and left unanswered: the client got {got}; the upstream received it {sent}x"]
     for case, (method, bytes_) in CROSSING.items():
-        with RawUpstream(lambda request, bytes_=bytes_: bytes_ if request.target.endswith("/first")
-                         else answer(200, b'"own answer"')) as upstream:
+        with RawUpstream(
+            lambda request, bytes_=bytes_: bytes_ if request.target.endswith("/first") else answer(200, b'"own answer"')
+        ) as upstream:
             ask, close = make(upstream.base_url, "")
             await attempt(ask, method, "/first")
             got = await attempt(ask, "GET", "/second")
@@ -122,6 +124,7 @@ def mitm(mitmdump: str) -> list[str]:
     lines = []
     cases = {"a transfer read and left unanswered": ("POST", b""), **CROSSING}
     for case, (method, bytes_) in cases.items():
+
         def script(request: Received, method: str = method, bytes_: bytes = bytes_) -> bytes:
             if method == "POST":
                 return CLOSE if request.method == "POST" else answer(200, b'"banks"')
@@ -143,8 +146,9 @@ def mitm(mitmdump: str) -> list[str]:
             got = asyncio.run(run())
             time.sleep(0.3)
             sent = sum(request.method == "POST" for request in upstream.received)
-        lines.append(f"{case}: the client got {got}" + (f"; the upstream received it {sent}x" if method == "POST"
-                                                        else ""))
+        lines.append(
+            f"{case}: the client got {got}" + (f"; the upstream received it {sent}x" if method == "POST" else "")
+        )
     return lines
 
 
@@ -152,8 +156,19 @@ class mitmdump_before:
     def __init__(self, mitmdump: str, upstream: str) -> None:
         self.port = free_port()
         origin = upstream.rsplit("/v1", 1)[0]
-        self.process = subprocess.Popen([mitmdump, "--mode", f"reverse:{origin}", "--listen-host", "127.0.0.1",
-                                         "--listen-port", str(self.port), "-q"], stdout=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [
+                mitmdump,
+                "--mode",
+                f"reverse:{origin}",
+                "--listen-host",
+                "127.0.0.1",
+                "--listen-port",
+                str(self.port),
+                "-q",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
 
     def __enter__(self) -> str:
         deadline = time.monotonic() + 30
@@ -225,8 +240,10 @@ def main() -> None:
         for line in mitm(arguments.mitmdump):
             print(f"  {line}")
     port = free_port()
-    reference = subprocess.Popen([sys.executable, "-m", "wallet_conformance.reference", "--port", str(port),
-                                  "--secret-key", key], stdout=subprocess.DEVNULL)
+    reference = subprocess.Popen(
+        [sys.executable, "-m", "wallet_conformance.reference", "--port", str(port), "--secret-key", key],
+        stdout=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 30
@@ -243,13 +260,17 @@ def main() -> None:
         print(f"{clients} clients, each its own httpx client, direct to the reference: {direct:.0f}/s")
         for name, make in (("own", own), ("httpcore", pool)):
             per_second, cpu = rate(make, base, key, clients, seconds, shared=True)
-            print(f"{clients} clients through one {name} pool, direct to the reference: {per_second:.0f}/s "
-                  f"({per_second / direct:.0%}), {cpu:.2f} ms of CPU per request (the load's included)")
+            print(
+                f"{clients} clients through one {name} pool, direct to the reference: {per_second:.0f}/s "
+                f"({per_second / direct:.0%}), {cpu:.2f} ms of CPU per request (the load's included)"
+            )
         if arguments.mitmdump:
             with mitmdump_before(arguments.mitmdump, base) as proxied:
                 per_second, _ = rate(through, proxied, key, clients, seconds, shared=False)
-            print(f"{clients} clients, each its own httpx client, through mitmdump's reverse mode: {per_second:.0f}/s "
-                  f"({per_second / direct:.0%})")
+            print(
+                f"{clients} clients, each its own httpx client, through mitmdump's reverse mode: {per_second:.0f}/s "
+                f"({per_second / direct:.0%})"
+            )
     finally:
         reference.terminate()
         reference.wait(timeout=10)

@@ -24,9 +24,24 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def record(folder: Path) -> Path:
     path = folder / "recorded.har"
-    subprocess.run([sys.executable, "-m", "pytest", "tests/test_endpoints.py", "-q", "-p", "no:cacheprovider",
-                    "--report-dir", str(folder / "active"), "--record-har", str(path)], cwd=ROOT, check=False,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests/test_endpoints.py",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--report-dir",
+            str(folder / "active"),
+            "--record-har",
+            str(path),
+        ],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+    )
     return path
 
 
@@ -42,16 +57,34 @@ def repeated(source: Path, entries: int, path: Path) -> int:
 
 
 # pytest in the measured process itself, which prints its own peak resident memory (KiB) as it ends.
-MEASURED = ("import resource, sys, pytest; status = pytest.main(sys.argv[1:]); "
-            "print('peak-kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(status)")
+MEASURED = (
+    "import resource, sys, pytest; status = pytest.main(sys.argv[1:]); "
+    "print('peak-kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(status)"
+)
 
 
 def judge(path: Path, folder: Path) -> tuple[float, float, str]:
     """Judge the file in a fresh process: seconds, peak memory (MiB) of that process, its exit line."""
     started = time.perf_counter()
-    process = subprocess.run([sys.executable, "-c", MEASURED, "tests", "-q", "-p", "no:cacheprovider",
-                              "--report-dir", str(folder), "--har", str(path)], cwd=ROOT, check=False,
-                             capture_output=True, text=True)
+    process = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            MEASURED,
+            "tests",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--report-dir",
+            str(folder),
+            "--har",
+            str(path),
+        ],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - started
     lines = process.stdout.splitlines()
     peak = next((int(line.split()[1]) for line in lines if line.startswith("peak-kib")), 0)
@@ -71,8 +104,10 @@ def main() -> None:
             path = folder / f"{count}.har"
             size = repeated(source, count, path)
             seconds, peak, last = judge(path, folder / f"report-{count}")
-            print(f"{count} entries ({size / 2**20:.1f} MiB): {seconds:.1f} s, {count / seconds:,.0f} entries/s, "
-                  f"peak memory {peak:.0f} MiB; {last}")
+            print(
+                f"{count} entries ({size / 2**20:.1f} MiB): {seconds:.1f} s, {count / seconds:,.0f} entries/s, "
+                f"peak memory {peak:.0f} MiB; {last}"
+            )
 
 
 if __name__ == "__main__":

@@ -26,9 +26,26 @@ SEEDS = ["20261125", "7", "1234"]
 def matrix(seed: str, workers: str) -> tuple[dict[str, dict], float]:
     """Fault -> its matrix row, for one run of the matrix self-tests under `seed`, and its seconds."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pytest", "selftests/test_mutation_matrix.py", "-q", "-p", "no:cacheprovider",
-                    "-n", workers, "-k", "test_fault_is_killed", "--matrix-seed", seed],
-                   cwd=ROOT, capture_output=True, check=False)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "selftests/test_mutation_matrix.py",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            workers,
+            "-k",
+            "test_fault_is_killed",
+            "--matrix-seed",
+            seed,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    )
     seconds = time.perf_counter() - started
     kept = MATRIX.with_name(f"mutation-matrix-seed-{seed}.json")
     shutil.copyfile(MATRIX, kept)
@@ -46,11 +63,16 @@ def main() -> int:
         killed = sum(row["killed"] for row in rows.values())
         print(f"seed {seed}: {killed} of {len(rows)} faults killed, {seconds:.0f} s")
     faults = sorted(set().union(*(rows.keys() for rows, _ in runs.values())))
-    differ = [fault for fault in faults
-              if len({rows[fault]["killed"] if fault in rows else None for rows, _ in runs.values()}) > 1]
+    differ = [
+        fault
+        for fault in faults
+        if len({rows[fault]["killed"] if fault in rows else None for rows, _ in runs.values()}) > 1
+    ]
     print(f"faults killed under one seed and not another: {differ or 'none'}")
-    undeclared = {fault: sorted({rid for rows, _ in runs.values() for rid in rows.get(fault, {}).get("undeclared", [])})
-                  for fault in faults}
+    undeclared = {
+        fault: sorted({rid for rows, _ in runs.values() for rid in rows.get(fault, {}).get("undeclared", [])})
+        for fault in faults
+    }
     undeclared = {fault: ids for fault, ids in undeclared.items() if ids}
     print(f"undeclared collateral failures: {undeclared or 'none'}")
     return 1 if differ or undeclared else 0

@@ -43,9 +43,26 @@ LISTENING = ("--webhook-listen", "127.0.0.1:0")
 def pytest(report_dir: Path, *args: str) -> dict | None:
     """One run of the suite in a fresh process; its conformance.json (None if it wrote none)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_XDIST")}
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:allure_pytest",
-                    "--report-dir", str(report_dir), "--tb=line", *args],
-                   cwd=ROOT, env=env, capture_output=True, check=False)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:allure_pytest",
+            "--report-dir",
+            str(report_dir),
+            "--tb=line",
+            *args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
     path = report_dir / "conformance.json"
     return json.loads(path.read_text()) if path.exists() else None
 
@@ -53,8 +70,9 @@ def pytest(report_dir: Path, *args: str) -> dict | None:
 def reach(work: Path, seed: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """Fault -> the tests during which the faithful reference read its switch; requirement -> the tests naming it."""
     path = work / "fault-reach.json"
-    pytest(work / "reach", "tests", "--seed", seed, *LISTENING, "-p", "selftests.switch_reach", "--fault-reach",
-           str(path))
+    pytest(
+        work / "reach", "tests", "--seed", seed, *LISTENING, "-p", "selftests.switch_reach", "--fault-reach", str(path)
+    )
     pytest(work / "collection", "tests", "--collect-only")
     return json.loads(path.read_text()), json.loads((work / "collection" / "collection.json").read_text())
 
@@ -68,7 +86,8 @@ def failed(report: dict, requirement: str) -> bool:
     """Whether the run fails `requirement`: by its own check, or by a setup step that names it (in the whole suite a
     fixture may be the first to meet the fault, funding a wallet, say, and the report fails the requirement then)."""
     return bool(killing_tests(report, requirement)) or any(
-        entry["id"] == requirement and entry["verdict"] == Verdict.FAIL for entry in report["requirements"])
+        entry["id"] == requirement and entry["verdict"] == Verdict.FAIL for entry in report["requirements"]
+    )
 
 
 def precision(fault_name: str, tests: list[str], seed: str, work: Path) -> dict:
@@ -76,29 +95,52 @@ def precision(fault_name: str, tests: list[str], seed: str, work: Path) -> dict:
     fault = FAULTS[fault_name]
     timing = QUICK_SILENCE if fault.requirement_id == contract.ANSWERED else ()
     started = time.perf_counter()
-    report = pytest(work / fault_name, *tests, "--reference-fault", fault_name, "--seed", seed, *LISTENING,
-                    "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, *timing)
+    report = pytest(
+        work / fault_name,
+        *tests,
+        "--reference-fault",
+        fault_name,
+        "--seed",
+        seed,
+        *LISTENING,
+        "--settle-timeout",
+        SETTLE_TIMEOUT,
+        *QUICK_SETTLEMENT,
+        *timing,
+    )
     collateral = failed_beyond(report, fault.requirement_id) if report else []
     declared = COLLATERAL.get(fault, {})
-    return {"fault": fault_name, "requirement": fault.requirement_id, "tests": len(tests),
-            "killed": bool(report and failed(report, fault.requirement_id)), "collateral": collateral,
-            "undeclared": [rid for rid in collateral if rid not in declared],
-            "seconds": round(time.perf_counter() - started, 1), "report": report is not None}
+    return {
+        "fault": fault_name,
+        "requirement": fault.requirement_id,
+        "tests": len(tests),
+        "killed": bool(report and failed(report, fault.requirement_id)),
+        "collateral": collateral,
+        "undeclared": [rid for rid in collateral if rid not in declared],
+        "seconds": round(time.perf_counter() - started, 1),
+        "report": report is not None,
+    }
 
 
 def write(rows: list[dict], seed: str) -> None:
     undeclared = [row for row in rows if row["undeclared"]]
     (REPORTS / "precision.json").write_text(json.dumps({"seed": seed, "faults": rows}, indent=2) + "\n")
-    lines = ["# Precision of the faults over the whole suite", "",
-             f"Seed {seed}. Every fault run over every test that makes the reference read its switch, and the tests "
-             f"of its requirement: {sum(row['killed'] for row in rows)} of {len(rows)} killed; "
-             f"{len(undeclared)} with undeclared collateral failures.", "",
-             "| fault | requirement | tests run | killed | also failed | undeclared | seconds |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Precision of the faults over the whole suite",
+        "",
+        f"Seed {seed}. Every fault run over every test that makes the reference read its switch, and the tests "
+        f"of its requirement: {sum(row['killed'] for row in rows)} of {len(rows)} killed; "
+        f"{len(undeclared)} with undeclared collateral failures.",
+        "",
+        "| fault | requirement | tests run | killed | also failed | undeclared | seconds |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for row in sorted(rows, key=lambda row: (row["requirement"], row["fault"])):
-        lines.append(f"| `{row['fault']}` | {row['requirement']} | {row['tests']} | "
-                     f"{'yes' if row['killed'] else '**NO**'} | {', '.join(row['collateral']) or '-'} | "
-                     f"{', '.join(f'**{rid}**' for rid in row['undeclared']) or '-'} | {row['seconds']} |")
+        lines.append(
+            f"| `{row['fault']}` | {row['requirement']} | {row['tests']} | "
+            f"{'yes' if row['killed'] else '**NO**'} | {', '.join(row['collateral']) or '-'} | "
+            f"{', '.join(f'**{rid}**' for rid in row['undeclared']) or '-'} | {row['seconds']} |"
+        )
     (REPORTS / "precision.md").write_text("\n".join(lines) + "\n")
 
 
@@ -126,8 +168,10 @@ def main() -> int:
     write(rows, arguments.seed)
     undeclared = {row["fault"]: row["undeclared"] for row in rows if row["undeclared"]}
     survived = [row["fault"] for row in rows if not row["killed"]]
-    print(f"{len(rows)} faults in {time.perf_counter() - started:.0f} s: {len(rows) - len(survived)} killed; "
-          f"undeclared collateral: {undeclared or 'none'}; survived: {survived or 'none'}")
+    print(
+        f"{len(rows)} faults in {time.perf_counter() - started:.0f} s: {len(rows) - len(survived)} killed; "
+        f"undeclared collateral: {undeclared or 'none'}; survived: {survived or 'none'}"
+    )
     return 1 if undeclared or survived else 0
 
 

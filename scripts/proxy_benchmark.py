@@ -94,8 +94,11 @@ def latency(direct: str, proxied: str, key: str, requests: int) -> dict[str, flo
                 client.get(base + READ).raise_for_status()
                 if index >= 100:  # the first hundred warm both paths up
                     times[name].append((time.perf_counter() - started) * 1000)
-    found = {f"{name} p{int(share * 100)}": percentile(values, share) for name, values in times.items()
-             for share in (0.5, 0.99)}
+    found = {
+        f"{name} p{int(share * 100)}": percentile(values, share)
+        for name, values in times.items()
+        for share in (0.5, 0.99)
+    }
     found["added p50"] = found["proxy p50"] - found["direct p50"]
     found["added p99"] = found["proxy p99"] - found["direct p99"]
     found["direct mean"] = statistics.mean(times["direct"])
@@ -117,8 +120,9 @@ async def _load(base: str, key: str, clients: int, seconds: float) -> int:
     return done
 
 
-def throughput(base: str, key: str, clients: int, seconds: float, processes: dict[str, int]
-               ) -> tuple[float, dict[str, float]]:
+def throughput(
+    base: str, key: str, clients: int, seconds: float, processes: dict[str, int]
+) -> tuple[float, dict[str, float]]:
     """Requests per second that `clients` concurrent clients get, and the CPU seconds each of `processes` (and this
     one, the load) spent meanwhile."""
     processes = {**processes, "load": os.getpid()}
@@ -152,34 +156,70 @@ def captured(index: int, base: str, key: str) -> Captured:
     """The index-th exchange of a mix: a wallet created (a new record), read, listed; banks listed; a refusal."""
     kind = index % 5
     number = f"{9_000_000_000 + index}"
-    wallet = {"id": index, "publicId": f"vba-{index:08d}", "auth": "65a1f0c00000000000000005",
-              "account": "65a1f0c00000000000000002", "accountName": "bench wallet", "accountNumber": number,
-              "bankName": "Bench", "category": "primary", "currency": "NGN", "balance": 0, "status": "active",
-              "createdAt": "2026-11-28T00:00:00.000Z", "updatedAt": "2026-11-28T00:00:00.000Z"}
+    wallet = {
+        "id": index,
+        "publicId": f"vba-{index:08d}",
+        "auth": "65a1f0c00000000000000005",
+        "account": "65a1f0c00000000000000002",
+        "accountName": "bench wallet",
+        "accountNumber": number,
+        "bankName": "Bench",
+        "category": "primary",
+        "currency": "NGN",
+        "balance": 0,
+        "status": "active",
+        "createdAt": "2026-11-28T00:00:00.000Z",
+        "updatedAt": "2026-11-28T00:00:00.000Z",
+    }
     if kind == 0:
         method, path, status = "POST", "/virtual-accounts", 201
-        body = {"meta": {"statusCode": 201, "success": True, "message": "VirtualAccount successfully created"},
-                "data": wallet}
+        body = {
+            "meta": {"statusCode": 201, "success": True, "message": "VirtualAccount successfully created"},
+            "data": wallet,
+        }
     elif kind == 1:
         method, path, status = "GET", f"/virtual-accounts/vba-{index - 1:08d}", 200
-        body = {"meta": {"statusCode": 200, "success": True},
-                "data": {**wallet, "publicId": f"vba-{index - 1:08d}", "_id": f"{index - 1:024x}",
-                         "id": f"{index - 1:024x}", "accountNumber": f"{9_000_000_000 + index - 1}"}}
+        body = {
+            "meta": {"statusCode": 200, "success": True},
+            "data": {
+                **wallet,
+                "publicId": f"vba-{index - 1:08d}",
+                "_id": f"{index - 1:024x}",
+                "id": f"{index - 1:024x}",
+                "accountNumber": f"{9_000_000_000 + index - 1}",
+            },
+        }
     elif kind == 2:
         method, path, status = "GET", "/virtual-accounts", 200
-        body = {"meta": {"statusCode": 200, "success": True,
-                         "pagination": {"totalCount": 1, "perPage": 10, "current": 1}}, "data": [wallet]}
+        body = {
+            "meta": {"statusCode": 200, "success": True, "pagination": {"totalCount": 1, "perPage": 10, "current": 1}},
+            "data": [wallet],
+        }
     elif kind == 3:
         method, path, status = "GET", READ, 200
         body = {"meta": {"statusCode": 200, "success": True, "message": "successful"}, "data": []}
     else:
         method, path, status = "GET", "/virtual-accounts/vba-99999999", 404
         body = {"meta": {"statusCode": 404, "success": False, "message": "not found"}, "data": None}
-    sent = json.dumps({"accountName": "bench wallet", "category": "primary", "currency": "NGN"}).encode() \
-        if method == "POST" else b""
+    sent = (
+        json.dumps({"accountName": "bench wallet", "category": "primary", "currency": "NGN"}).encode()
+        if method == "POST"
+        else b""
+    )
     text = json.dumps(body).encode()
-    return Captured(method, base + path, [("x-service-key", key), ("content-type", "application/json")], sent,
-                    len(sent), status, [("content-type", "application/json")], text, len(text), time.time(), 0.002)
+    return Captured(
+        method,
+        base + path,
+        [("x-service-key", key), ("content-type", "application/json")],
+        sent,
+        len(sent),
+        status,
+        [("content-type", "application/json")],
+        text,
+        len(text),
+        time.time(),
+        0.002,
+    )
 
 
 def masking_cost() -> list[tuple[int, float]]:
@@ -235,8 +275,10 @@ def main() -> None:
     started = time.perf_counter()
     points = memory(arguments.exchanges, arguments.max_records)
     took = time.perf_counter() - started
-    print(f"memory of the judge, {arguments.exchanges} exchanges (registry bound {arguments.max_records}), "
-          f"{arguments.exchanges / took:.0f} exchanges/s judged:")
+    print(
+        f"memory of the judge, {arguments.exchanges} exchanges (registry bound {arguments.max_records}), "
+        f"{arguments.exchanges / took:.0f} exchanges/s judged:"
+    )
     for count, megabytes in points:
         print(f"  after {count:>9,}: {megabytes:.1f} MB resident")
 
@@ -247,12 +289,36 @@ def http(arguments: argparse.Namespace) -> None:
     key = f"test_sk_{secrets.token_hex(20)}"
     reference_port, proxy_port = free_port(), free_port()
     reports = Path(tempfile.mkdtemp(prefix="proxy-benchmark-"))
-    reference = subprocess.Popen([PYTHON, "-m", "wallet_conformance.reference", "--port", str(reference_port),
-                                  "--secret-key", key, "--settle-delay", "0.2"], stdout=subprocess.DEVNULL)
+    reference = subprocess.Popen(
+        [
+            PYTHON,
+            "-m",
+            "wallet_conformance.reference",
+            "--port",
+            str(reference_port),
+            "--secret-key",
+            key,
+            "--settle-delay",
+            "0.2",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     direct = f"http://127.0.0.1:{reference_port}/v1"
-    proxy = subprocess.Popen([COMMAND, "proxy", "--upstream", direct, "--listen", f"127.0.0.1:{proxy_port}",
-                              "--report-dir", str(reports), "--report-every", str(REPORT_EVERY)],
-                             stdout=subprocess.DEVNULL)
+    proxy = subprocess.Popen(
+        [
+            COMMAND,
+            "proxy",
+            "--upstream",
+            direct,
+            "--listen",
+            f"127.0.0.1:{proxy_port}",
+            "--report-dir",
+            str(reports),
+            "--report-every",
+            str(REPORT_EVERY),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     proxied = f"http://127.0.0.1:{proxy_port}/v1"
     try:
         wait_for(direct + READ, key)
@@ -266,16 +332,22 @@ def http(arguments: argparse.Namespace) -> None:
         time.sleep(REPORT_EVERY * 2)  # a report with every sequential exchange judged
         before = judged_in(last_report(reports / "conformance.json"))
         proxy_rate, spent = throughput(proxied, key, arguments.clients, arguments.seconds, processes)
-        print(f"CPU per exchange, through the proxy (its judging process apart): "
-              f"{per_exchange(spent, proxy_rate * arguments.seconds)}")
-        print(f"throughput, {arguments.clients} clients: direct {direct_rate:.0f}/s, through the proxy "
-              f"{proxy_rate:.0f}/s ({proxy_rate / direct_rate:.0%} of direct)")
+        print(
+            f"CPU per exchange, through the proxy (its judging process apart): "
+            f"{per_exchange(spent, proxy_rate * arguments.seconds)}"
+        )
+        print(
+            f"throughput, {arguments.clients} clients: direct {direct_rate:.0f}/s, through the proxy "
+            f"{proxy_rate:.0f}/s ({proxy_rate / direct_rate:.0%} of direct)"
+        )
         during = last_report(reports / "conformance.json")  # written at most REPORT_EVERY before the load ended
         facts = during["run"]["proxy"]
         judged = judged_in(during)
-        print(f"as the load ended (within {REPORT_EVERY:g} s): {facts['forwarded']} forwarded, {judged} judged, "
-              f"{facts['waiting']} waiting for the judge, {facts['dropped']} dropped; the judge took "
-              f"{(judged - before) / arguments.seconds:.0f} exchanges/s during the load")
+        print(
+            f"as the load ended (within {REPORT_EVERY:g} s): {facts['forwarded']} forwarded, {judged} judged, "
+            f"{facts['waiting']} waiting for the judge, {facts['dropped']} dropped; the judge took "
+            f"{(judged - before) / arguments.seconds:.0f} exchanges/s during the load"
+        )
     finally:
         proxy.send_signal(signal.SIGINT)
         proxy.wait(timeout=60)
@@ -284,8 +356,10 @@ def http(arguments: argparse.Namespace) -> None:
     report = json.loads((reports / "conformance.json").read_text())
     facts = report["run"]["proxy"]
     judged = judged_in(report)
-    print(f"judged under load: {judged} of {facts['forwarded']} forwarded ({judged / max(1, facts['forwarded']):.0%});"
-          f" dropped {facts['dropped']}")
+    print(
+        f"judged under load: {judged} of {facts['forwarded']} forwarded ({judged / max(1, facts['forwarded']):.0%});"
+        f" dropped {facts['dropped']}"
+    )
     print(f"load average after the HTTP runs: {os.getloadavg()}")
 
 

@@ -25,8 +25,23 @@ def verdicts(*args: str) -> tuple[dict[str, str], dict[str, str], float]:
     """Requirement id -> verdict and test node id -> outcome of one whole run, and its seconds."""
     with tempfile.TemporaryDirectory() as report_dir:
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir",
-                        report_dir, *args], cwd=ROOT, capture_output=True, check=False)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "tests",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--report-dir",
+                report_dir,
+                *args,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            check=False,
+        )
         seconds = time.perf_counter() - started
         report = json.loads((Path(report_dir) / "conformance.json").read_text())
     outcomes = {test["nodeid"]: test["outcome"] for entry in report["requirements"] for test in entry["tests"]}
@@ -47,14 +62,21 @@ def main() -> int:
         found, outcomes, seconds = verdicts("--seed", arguments.seed, *extra)
         first, first_outcomes = first or found, first_outcomes or outcomes
         differ = {rid: (first.get(rid), verdict) for rid, verdict in found.items() if first.get(rid) != verdict}
-        tests = {nodeid: (first_outcomes.get(nodeid), outcome) for nodeid, outcome in outcomes.items()
-                 if first_outcomes.get(nodeid) != outcome}
+        tests = {
+            nodeid: (first_outcomes.get(nodeid), outcome)
+            for nodeid, outcome in outcomes.items()
+            if first_outcomes.get(nodeid) != outcome
+        }
         differing_runs += bool(differ)
-        print(f"run {number:2d} ({name}): {seconds:5.1f} s, {len(found)} verdicts, "
-              f"{'identical' if not differ else f'differ: {differ}'}; {len(outcomes)} tests, "
-              f"{'identical' if not tests else f'outcomes differ: {tests}'}")
-    print(f"{len(plans)} runs, seed {arguments.seed}: "
-          f"{'every verdict identical' if not differing_runs else f'{differing_runs} runs differ'}")
+        print(
+            f"run {number:2d} ({name}): {seconds:5.1f} s, {len(found)} verdicts, "
+            f"{'identical' if not differ else f'differ: {differ}'}; {len(outcomes)} tests, "
+            f"{'identical' if not tests else f'outcomes differ: {tests}'}"
+        )
+    print(
+        f"{len(plans)} runs, seed {arguments.seed}: "
+        f"{'every verdict identical' if not differing_runs else f'{differing_runs} runs differ'}"
+    )
     return 1 if differing_runs else 0
 
 

@@ -35,8 +35,12 @@ class Tally:
         self.cpu = 0.0  # of the test's own thread
 
     def as_dict(self) -> dict[str, Any]:
-        return {"requests": self.requests, "target": round(self.target, 4), "sleeps": dict(self.sleeps),
-                "cpu": round(self.cpu, 4)}
+        return {
+            "requests": self.requests,
+            "target": round(self.target, 4),
+            "sleeps": dict(self.sleeps),
+            "cpu": round(self.cpu, 4),
+        }
 
 
 RUN = Tally()
@@ -137,9 +141,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         MOMENTS["last_test"] = time.time()
         marker = item.get_closest_marker("xdist_group")
         group = (marker.args[0] if marker.args else marker.kwargs.get("name")) if marker else None
-        TESTS[item.nodeid.split("@")[0]] = {"seconds": round(time.perf_counter() - started, 4), "group": group,
-                                            "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
-                                            **tally.as_dict()}
+        TESTS[item.nodeid.split("@")[0]] = {
+            "seconds": round(time.perf_counter() - started, 4),
+            "group": group,
+            "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+            **tally.as_dict(),
+        }
 
 
 @pytest.hookimpl(wrapper=True)
@@ -178,7 +185,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if FOLDER is None:
         return
     reference, where = _reference_cpu()
-    record = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "cpu": time.process_time(),
-              "reference_cpu": reference, "reference_in": where, "run": RUN.as_dict(), "tests": TESTS,
-              "moments": MOMENTS, "fixtures": dict(FIXTURES)}
+    record = {
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+        "cpu": time.process_time(),
+        "reference_cpu": reference,
+        "reference_in": where,
+        "run": RUN.as_dict(),
+        "tests": TESTS,
+        "moments": MOMENTS,
+        "fixtures": dict(FIXTURES),
+    }
     Path(FOLDER, f"{os.getpid()}.json").write_text(json.dumps(record))

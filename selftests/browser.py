@@ -6,8 +6,15 @@ from __future__ import annotations
 import shutil
 
 # Flags of a browser started for one page: no sandbox (containers), and nothing of its own sent anywhere.
-FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync")
+FLAGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 NO_BROWSER = "no Chromium installed (apt-get install chromium): the HTML report was not opened in a browser"
 
 

@@ -27,8 +27,17 @@ pytest_plugins = ["pytester"]
 # The parts of multiprocessing that start the proxy's judging process likewise: its queue, shared values and locks are
 # pickled by class, which must be the one their module holds, and the forkserver and the resource tracker are one
 # per process (a second copy starts a second tracker, which then cannot unregister the first one's semaphores).
-for _part in ("forkserver", "heap", "popen_fork", "popen_forkserver", "queues", "resource_tracker", "sharedctypes",
-              "spawn", "synchronize"):
+for _part in (
+    "forkserver",
+    "heap",
+    "popen_fork",
+    "popen_forkserver",
+    "queues",
+    "resource_tracker",
+    "sharedctypes",
+    "spawn",
+    "synchronize",
+):
     importlib.import_module(f"multiprocessing.{_part}")
 REPORTS = ROOT / "reports"
 

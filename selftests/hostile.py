@@ -66,8 +66,13 @@ def preflight_reads(request: Request) -> Answer | None:
 
 
 class Hostile:
-    def __init__(self, behave: Behaviour, upstream: ReferenceServer | None = None, rewrite: Rewrite | None = None,
-                 tls: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self,
+        behave: Behaviour,
+        upstream: ReferenceServer | None = None,
+        rewrite: Rewrite | None = None,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.behave = behave
         self.upstream = upstream
         self.rewrite = rewrite
@@ -75,8 +80,11 @@ class Hostile:
         self.count = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._forward = httpx.Client(timeout=30, trust_env=False, limits=httpx.Limits(keepalive_expiry=IDLE_REUSE)) \
-            if upstream else None
+        self._forward = (
+            httpx.Client(timeout=30, trust_env=False, limits=httpx.Limits(keepalive_expiry=IDLE_REUSE))
+            if upstream
+            else None
+        )
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -120,8 +128,9 @@ class Hostile:
                     hostile.count += 1
                     number = hostile.count
                 idle = None if self.answered_at is None else time.monotonic() - self.answered_at
-                request = Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body,
-                                  number, idle)
+                request = Request(
+                    self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, number, idle
+                )
                 answer = hostile.behave(request)
                 if answer is HANG:
                     hostile._stopping.wait()
@@ -150,8 +159,9 @@ class Hostile:
         if self.tls is not None:
             server.socket = self.tls.wrap_socket(server.socket, server_side=True)
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="hostile-server", daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="hostile-server", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -159,10 +169,12 @@ class Hostile:
         assert self.upstream is not None and self._forward is not None
         # Whitespace around a value is not part of it (RFC 9110 section 5.5): forwarded without it, as a proxy does.
         headers = {k: v.strip() for k, v in request.headers.items() if k in ("x-service-key", "content-type", "accept")}
-        response = self._forward.request(request.method, self.upstream.origin + request.path, headers=headers,
-                                         content=request.body or None)
-        answer = Answer(response.status_code, response.content,
-                        response.headers.get("content-type", "application/json"))
+        response = self._forward.request(
+            request.method, self.upstream.origin + request.path, headers=headers, content=request.body or None
+        )
+        answer = Answer(
+            response.status_code, response.content, response.headers.get("content-type", "application/json")
+        )
         return self.rewrite(request, answer) if self.rewrite else answer
 
     def __exit__(self, *exc: object) -> None:

@@ -21,15 +21,18 @@ WAIT = 30.0  # seconds the side judge may take to catch up with a tour (it runs 
 
 
 @contextmanager
-def proxied(faults: Iterable[str] = (), variants: Iterable[str] = (), **config: Any
-            ) -> Iterator[tuple[ReferenceServer, Proxy]]:
+def proxied(
+    faults: Iterable[str] = (), variants: Iterable[str] = (), **config: Any
+) -> Iterator[tuple[ReferenceServer, Proxy]]:
     """The reference (with `faults` and `variants`) and a proxy in front of it, on free loopback ports; the proxy's
     secrets its own, as `wallet-conformance proxy` makes them (no key an earlier run of this process learnt)."""
     secrets = Secrets()
     activate(secrets)
     try:
-        with ReferenceServer(faults=list(faults), variants=list(variants), settle_delay=SETTLE_DELAY) as reference, \
-                Proxy(ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0), **config)) as proxy:
+        with (
+            ReferenceServer(faults=list(faults), variants=list(variants), settle_delay=SETTLE_DELAY) as reference,
+            Proxy(ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0), **config)) as proxy,
+        ):
             yield reference, proxy
     finally:
         deactivate(secrets)
@@ -51,6 +54,7 @@ def tour(base_url: str, key: str, run_id: str = "cf0proxy0") -> None:
     wallet, a wrong key, a body that is not JSON)."""
     origin = base_url.removesuffix("/v1")
     with httpx.Client(base_url=base_url, headers={"x-service-key": key}, timeout=10, trust_env=False) as client:
+
         def data(response: httpx.Response) -> Any:
             assert response.status_code < 300, (response.request.method, response.request.url, response.text)
             return response.json()["data"]
@@ -64,16 +68,22 @@ def tour(base_url: str, key: str, run_id: str = "cf0proxy0") -> None:
         data(client.get("/virtual-accounts"))
         data(client.post(f"{origin}/sandbox/fund", json={"walletId": source, "amount": 10_000_000}))
         time.sleep(SETTLE_DELAY * 3)
-        code = next(bank["bankCode"] for bank in data(client.get("/transactions/banks"))  # as world/resources.py
-                    if "bankCode" in bank and bank.get("active") is not False and bank.get("deletedAt") is None)
+        code = next(
+            bank["bankCode"]
+            for bank in data(client.get("/transactions/banks"))  # as world/resources.py
+            if "bankCode" in bank and bank.get("active") is not False and bank.get("deletedAt") is None
+        )
         data(client.post("/transactions/validate-account", json=bodies.validation(DEFAULT_BANK_ACCOUNT, code)))
         reference = bodies.collection_reference(12)
         data(client.post("/collection-accounts", json=bodies.collection_account(run_id, source, reference=reference)))
         client.post("/collection-accounts", json=bodies.collection_account(run_id, destination, reference=reference))
         moved = data(client.post("/transactions/transfer", json=bodies.transfer(source, destination, 150_000)))
         data(client.post("/transactions/transfer", json=bodies.transfer(source, destination, 160_000)))
-        data(client.post("/transactions/bank-transfer", json=bodies.bank_transfer(source, DEFAULT_BANK_ACCOUNT, code,
-                                                                                 150_000)))
+        data(
+            client.post(
+                "/transactions/bank-transfer", json=bodies.bank_transfer(source, DEFAULT_BANK_ACCOUNT, code, 150_000)
+            )
+        )
         time.sleep(SETTLE_DELAY * 4)
         data(client.get("/transactions"))
         data(client.get(f"/transactions/{moved['reference']}/verify"))
@@ -98,8 +108,11 @@ def served(app: Any, **tls: Any) -> Iterator[str]:
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", ws="none",
-                                           http="h11", loop="asyncio", **tls))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="off", ws="none", http="h11", loop="asyncio", **tls
+        )
+    )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     while not server.started:

@@ -79,8 +79,10 @@ class RawUpstream:
                     head, buffered = buffered.split(b"\r\n\r\n", 1)
                     line, *fields = head.decode("latin-1").split("\r\n")
                     method, target, _ = line.split(" ", 2)
-                    headers = {name.strip().lower(): value.strip() for name, _, value in
-                               (field_.partition(":") for field_ in fields)}
+                    headers = {
+                        name.strip().lower(): value.strip()
+                        for name, _, value in (field_.partition(":") for field_ in fields)
+                    }
                     length = int(headers.get("content-length", "0"))
                     while len(buffered) < length:
                         data = connection.recv(65536)

@@ -48,9 +48,26 @@ def run_suite(report_dir: Path, *args: str, paths: tuple[str, ...] = ("tests",),
     env.pop("PYTEST_XDIST_WORKER_COUNT", None)
     started = time.perf_counter()
     process = subprocess.run(
-        [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
-         "--report-dir", str(report_dir), "--work-dir", str(work_dir(report_dir)), *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *paths,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--report-dir",
+            str(report_dir),
+            "--work-dir",
+            str(work_dir(report_dir)),
+            *args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     seconds = time.perf_counter() - started
     path = report_dir / "conformance.json"
@@ -74,11 +91,23 @@ def run_in_process(pytester: pytest.Pytester, report_dir: Path, *args: str, path
     """Run the suite inside this process (no interpreter start-up): fast enough to run once per fault."""
     started = time.perf_counter()
     result = pytester.runpytest_inprocess(
-        *(str(ROOT / path) for path in paths), "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+        *(str(ROOT / path) for path in paths),
+        "--rootdir",
+        str(ROOT),
+        "-c",
+        str(ROOT / "pyproject.toml"),
         # Allure results are the reports' own business (test_gating); here they would cost a second a run. The
         # unraisable-exception plugin collects garbage at the run's end, the whole heap of this long-lived process.
-        "-q", "-p", "no:cacheprovider", "-p", "no:allure_pytest", "-p", "no:unraisableexception",
-        "--report-dir", str(report_dir), *args,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:allure_pytest",
+        "-p",
+        "no:unraisableexception",
+        "--report-dir",
+        str(report_dir),
+        *args,
     )
     seconds = time.perf_counter() - started
     process = subprocess.CompletedProcess(args, int(result.ret), result.stdout.str(), result.stderr.str())

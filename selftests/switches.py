@@ -13,8 +13,11 @@ REFERENCE = ROOT / "wallet_conformance" / "reference"
 @cache
 def reference_sources(leaving_out: str) -> dict[str, str]:
     """The reference's modules (routes/ included) by path, but the one that declares the switches."""
-    return {str(path.relative_to(REFERENCE)): path.read_text() for path in REFERENCE.rglob("*.py")
-            if path.name != leaving_out}
+    return {
+        str(path.relative_to(REFERENCE)): path.read_text()
+        for path in REFERENCE.rglob("*.py")
+        if path.name != leaving_out
+    }
 
 
 def places(kind: str, name: str, declared_in: str) -> tuple[list[str], list[str]]:

@@ -40,8 +40,11 @@ WRONG = {
     "--environment": (["--environment", "prod"], "--environment"),
     "--funding-url": (["--funding-url", "sandbox/fund"], "--funding-url must be an http(s) URL"),
     "--funded-wallet": (["--funded-wallet", ""], "--funded-wallet is given an empty value"),
-    "--bank-account": (["--bank-account", "123"], "--bank-account (or WALLET_API_BANK_ACCOUNT) must be NUMBER or "
-                       "NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits"),
+    "--bank-account": (
+        ["--bank-account", "123"],
+        "--bank-account (or WALLET_API_BANK_ACCOUNT) must be NUMBER or "
+        "NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits",
+    ),
     "--settle-timeout": (["--settle-timeout", "soon"], "--settle-timeout"),
     "--quiet-window": (["--quiet-window", "0"], "--quiet-window must be a number of seconds above 0"),
     "--request-timeout": (["--request-timeout", "-1"], "--request-timeout must be a number of seconds above 0"),
@@ -77,15 +80,21 @@ WRONG = {
 }
 ELSEWHERE = {
     "a waiver's date": (["--waivers", "waivers.yaml"], "waiver 1 (SVC-12): expires must be a date (YYYY-MM-DD)"),
-    "a waiver file that is not YAML": (["--waivers", "broken.yaml"], "--waivers broken.yaml, line 4, column 11: not "
-                                       "YAML: mapping values are not allowed here"),
-    "a waiver file of a character YAML refuses": (["--waivers", "control.yaml"], "--waivers control.yaml, line 2, "
-                                                  "column 12: not YAML: unacceptable character #x0007"),
+    "a waiver file that is not YAML": (
+        ["--waivers", "broken.yaml"],
+        "--waivers broken.yaml, line 4, column 11: not YAML: mapping values are not allowed here",
+    ),
+    "a waiver file of a character YAML refuses": (
+        ["--waivers", "control.yaml"],
+        "--waivers control.yaml, line 2, column 12: not YAML: unacceptable character #x0007",
+    ),
     "an unknown option": (["--base-urll", "http://127.0.0.1:9/v1"], "unrecognized arguments: --base-urll"),
     "an environment variable": ([], "WALLET_API_SETTLE_TIMEOUT (for --settle-timeout) must be a float"),
     "the catalogue's part": (["--list-requirements", "--part", "money"], "--part money: no such part"),
-    "parts and levels that choose nothing": (["--part", "versioning", "--level", "SHOULD"],
-                                              "--part and --level together choose no requirement"),
+    "parts and levels that choose nothing": (
+        ["--part", "versioning", "--level", "SHOULD"],
+        "--part and --level together choose no requirement",
+    ),
 }
 
 
@@ -207,11 +216,19 @@ def test_each_option_is_held_to_the_check_it_declares(monkeypatch, option):
         read(values)
 
 
-@pytest.mark.parametrize(("given", "held"), [("0123456789", ("0123456789", None)),
-                                             ("0123456789:044", ("0123456789", "044")),
-                                             ("123", None), (":035", None), ("0123456789:", None),
-                                             ("01234567890:044", None), ("012345678a:044", None),
-                                             ("0123456789:0 44", None)])
+@pytest.mark.parametrize(
+    ("given", "held"),
+    [
+        ("0123456789", ("0123456789", None)),
+        ("0123456789:044", ("0123456789", "044")),
+        ("123", None),
+        (":035", None),
+        ("0123456789:", None),
+        ("01234567890:044", None),
+        ("012345678a:044", None),
+        ("0123456789:0 44", None),
+    ],
+)
 def test_a_bank_account_is_a_nuban_and_a_bank_code(given, held):
     """--bank-account takes a ten-digit NUBAN, alone or with a bank code after a colon, and refuses any other form at
     start, naming the option and the form, rather than leaving every test of an external account to skip."""
@@ -219,8 +236,11 @@ def test_a_bank_account_is_a_nuban_and_a_bank_code(given, held):
     if held is not None:
         assert option.held(given) == held
     else:
-        with pytest.raises(ConfigError, match=r"^--bank-account \(or WALLET_API_BANK_ACCOUNT\) must be NUMBER or "
-                                              r"NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits"):
+        with pytest.raises(
+            ConfigError,
+            match=r"^--bank-account \(or WALLET_API_BANK_ACCOUNT\) must be NUMBER or "
+            r"NUMBER:BANKCODE, NUMBER a NUBAN account number of 10 digits",
+        ):
             option.held(given)
 
 
@@ -238,8 +258,11 @@ def test_parts_and_levels_take_any_letter_case(capsys):
 # ------------------------------------------------------------------ subcommands
 
 
-@pytest.mark.parametrize("words", [["help"], ["merg", "a.json", "b.json"], ["run", "bogus"],
-                                   ["--seed", "1", "-p", "no:randomly", "bogus"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "words",
+    [["help"], ["merg", "a.json", "b.json"], ["run", "bogus"], ["--seed", "1", "-p", "no:randomly", "bogus"]],
+    ids=" ".join,
+)
 def test_a_word_that_is_no_subcommand_nor_test_path_is_one_line_and_no_run(folder, capsys, words):
     """A first word that is no subcommand (`help`, `merg`), or a word among a run's arguments that is no test path:
     exit 4, one line naming the word and the subcommands; nothing starts, no report is written."""
@@ -280,8 +303,11 @@ def echoed(arguments: list[str]) -> int:
 
 def test_one_more_subcommand_is_one_entry_of_the_table(monkeypatch, capsys):
     """A subcommand added to settings.SUBCOMMANDS is dispatched, has its help, and is named where a word is none."""
-    monkeypatch.setitem(SUBCOMMANDS, "echo", Subcommand("echo", "print its words", f"{__name__}:echoed",
-                                                        ("--report-dir",), positional="WORD", dest="words"))
+    monkeypatch.setitem(
+        SUBCOMMANDS,
+        "echo",
+        Subcommand("echo", "print its words", f"{__name__}:echoed", ("--report-dir",), positional="WORD", dest="words"),
+    )
     assert run(capsys, "echo", "a", "b") == (3, ["echoed a b"])
     status, lines = run(capsys, "echo", "--help")
     assert status == 0 and lines[0] == "usage: wallet-conformance echo WORD... [options]"

@@ -51,5 +51,7 @@ def test_suite_reads_facts_not_copies(module):
     for node in ast.walk(ast.parse(source)):
         items = node.keys if isinstance(node, ast.Dict) else node.elts if isinstance(node, LISTS) else []
         named = [item.value for item in items if isinstance(item, ast.Constant) and item.value in operations]
-        assert len(named) < 2, (f"{module.name}:{node.lineno} lists operations {named}: read the list from "
-                                    f"the catalogue (the requirement's `operations`) or openapi.yaml")
+        assert len(named) < 2, (
+            f"{module.name}:{node.lineno} lists operations {named}: read the list from "
+            f"the catalogue (the requirement's `operations`) or openapi.yaml"
+        )

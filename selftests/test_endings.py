@@ -81,10 +81,10 @@ def test_a_bug_of_the_suite():
 '''
 # Every request finds nobody: the suite takes the target as down and stops the run early.
 TARGET_DOWN = "import pytest\n" + DOWN
-BROKEN_HOOK = '''
+BROKEN_HOOK = """
 def pytest_collection_modifyitems(items):
     raise RuntimeError("a plugin's own bug")
-'''
+"""
 INI = """[pytest]
 wallet_conformance_tests = conformance
 addopts = -p no:cacheprovider
@@ -125,8 +125,10 @@ def test_list_accounts(api, n):
 @contextmanager
 def throttling() -> Iterator[str]:
     """A target that answers its account list 429 with Retry-After 30 s, the rest as the reference does."""
-    with ReferenceServer(secret_key=KEY) as reference, \
-            Hostile(lambda request: THROTTLED if "/accounts" in request.path else None, upstream=reference) as hostile:
+    with (
+        ReferenceServer(secret_key=KEY) as reference,
+        Hostile(lambda request: THROTTLED if "/accounts" in request.path else None, upstream=reference) as hostile,
+    ):
         yield hostile.base_url
 
 
@@ -166,41 +168,69 @@ ENDINGS = {
     "nothing judged": Ending(("-k", "no_such_test"), Outcome.NOTHING_JUDGED, 11),
     "a suite error": Ending(("-n", "0"), Outcome.SUITE_ERROR, 6, source=SUITE + SUITE_BUG),
     "an internal error": Ending(("-n", "0"), Outcome.SUITE_ERROR, 3, conftest=BROKEN_HOOK, reason="internal error"),
-    "stopped early: the target stopped answering": Ending(("-n", "0"), Outcome.STOPPED_EARLY, 9, source=TARGET_DOWN,
-                                                          reason="the target stopped answering"),
-    "stopped early: rate limited past --rate-limit-wait": Ending(("--secret-key", KEY, "-n", "0"),
-                                                                Outcome.STOPPED_EARLY, 9, source=READS_ACCOUNTS,
-                                                                target=throttling, reason="answering 429"),
-    "stopped at the preflight: unreachable": Ending(("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 4,
-                                                    target=unreachable, reason="cannot be reached"),
-    "stopped at the preflight: a refused key": Ending(("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 4,
-                                                      target=another_key, reason="the target refused the secret key"),
-    "stopped at the preflight: not the protocol": Ending(("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 8,
-                                                         target=html_target, reason="does not answer JSON envelopes"),
-    "interrupted during collection": Ending(("-n", "0"), Outcome.INTERRUPTED, 2, "collection:SIGINT",
-                                            reason="interrupted (SIGINT) before"),
-    "interrupted during collection, workers": Ending(WORKERS, Outcome.INTERRUPTED, 2, "collection:SIGINT",
-                                                     reason="interrupted (SIGINT)"),
-    "interrupted mid-run": Ending(("-n", "0"), Outcome.INTERRUPTED, 2, "test:SIGINT",
-                                  reason="interrupted (SIGINT) after"),
-    "interrupted mid-run, workers": Ending(WORKERS, Outcome.INTERRUPTED, 2, "test:SIGINT",
-                                           reason="interrupted (SIGINT) after"),
-    "cancelled mid-run (SIGTERM)": Ending(("-n", "0"), Outcome.INTERRUPTED, 2, "test:SIGTERM",
-                                          reason="interrupted (SIGTERM) after"),
-    "cancelled mid-run (SIGTERM), workers": Ending(WORKERS, Outcome.INTERRUPTED, 2, "test:SIGTERM",
-                                                   reason="interrupted (SIGTERM) after"),
-    "interrupted in the end-of-run cleanup": Ending(("-n", "0"), Outcome.INTERRUPTED, 2, "cleanup:SIGINT",
-                                                    reason="cleanup was interrupted"),
-    "interrupted in the end-of-run cleanup, workers": Ending(WORKERS, Outcome.INTERRUPTED, 2, "cleanup:SIGINT",
-                                                             reason="cleanup was interrupted"),
-    "a second Ctrl-C in the cleanup": Ending(("-n", "0"), Outcome.INTERRUPTED, 2, "test:SIGINT,cleanup:SIGINT",
-                                             reason="interrupted (SIGINT, then SIGINT)"),
+    "stopped early: the target stopped answering": Ending(
+        ("-n", "0"), Outcome.STOPPED_EARLY, 9, source=TARGET_DOWN, reason="the target stopped answering"
+    ),
+    "stopped early: rate limited past --rate-limit-wait": Ending(
+        ("--secret-key", KEY, "-n", "0"),
+        Outcome.STOPPED_EARLY,
+        9,
+        source=READS_ACCOUNTS,
+        target=throttling,
+        reason="answering 429",
+    ),
+    "stopped at the preflight: unreachable": Ending(
+        ("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 4, target=unreachable, reason="cannot be reached"
+    ),
+    "stopped at the preflight: a refused key": Ending(
+        ("--secret-key", KEY),
+        Outcome.STOPPED_AT_PREFLIGHT,
+        4,
+        target=another_key,
+        reason="the target refused the secret key",
+    ),
+    "stopped at the preflight: not the protocol": Ending(
+        ("--secret-key", KEY),
+        Outcome.STOPPED_AT_PREFLIGHT,
+        8,
+        target=html_target,
+        reason="does not answer JSON envelopes",
+    ),
+    "interrupted during collection": Ending(
+        ("-n", "0"), Outcome.INTERRUPTED, 2, "collection:SIGINT", reason="interrupted (SIGINT) before"
+    ),
+    "interrupted during collection, workers": Ending(
+        WORKERS, Outcome.INTERRUPTED, 2, "collection:SIGINT", reason="interrupted (SIGINT)"
+    ),
+    "interrupted mid-run": Ending(
+        ("-n", "0"), Outcome.INTERRUPTED, 2, "test:SIGINT", reason="interrupted (SIGINT) after"
+    ),
+    "interrupted mid-run, workers": Ending(
+        WORKERS, Outcome.INTERRUPTED, 2, "test:SIGINT", reason="interrupted (SIGINT) after"
+    ),
+    "cancelled mid-run (SIGTERM)": Ending(
+        ("-n", "0"), Outcome.INTERRUPTED, 2, "test:SIGTERM", reason="interrupted (SIGTERM) after"
+    ),
+    "cancelled mid-run (SIGTERM), workers": Ending(
+        WORKERS, Outcome.INTERRUPTED, 2, "test:SIGTERM", reason="interrupted (SIGTERM) after"
+    ),
+    "interrupted in the end-of-run cleanup": Ending(
+        ("-n", "0"), Outcome.INTERRUPTED, 2, "cleanup:SIGINT", reason="cleanup was interrupted"
+    ),
+    "interrupted in the end-of-run cleanup, workers": Ending(
+        WORKERS, Outcome.INTERRUPTED, 2, "cleanup:SIGINT", reason="cleanup was interrupted"
+    ),
+    "a second Ctrl-C in the cleanup": Ending(
+        ("-n", "0"), Outcome.INTERRUPTED, 2, "test:SIGINT,cleanup:SIGINT", reason="interrupted (SIGINT, then SIGINT)"
+    ),
     "a signal while the final reports are written": Ending(("-n", "0"), Outcome.CONFORMS, 0, "reports:SIGINT"),
     "a signal while the final reports are written, workers": Ending(WORKERS, Outcome.CONFORMS, 0, "reports:SIGTERM"),
-    "the command interrupted mid-run": Ending(("-n", "0"), Outcome.INTERRUPTED, 2, "test:SIGINT", command=True,
-                                              reason="interrupted (SIGINT) after"),
-    "the command interrupted mid-run, workers": Ending(WORKERS, Outcome.INTERRUPTED, 2, "test:SIGINT", command=True,
-                                                       reason="interrupted (SIGINT) after"),
+    "the command interrupted mid-run": Ending(
+        ("-n", "0"), Outcome.INTERRUPTED, 2, "test:SIGINT", command=True, reason="interrupted (SIGINT) after"
+    ),
+    "the command interrupted mid-run, workers": Ending(
+        WORKERS, Outcome.INTERRUPTED, 2, "test:SIGINT", command=True, reason="interrupted (SIGINT) after"
+    ),
 }
 # Each mistake of an option or a file given, under one process and under workers: one ERROR line, exit 4, before
 # anything starts (no reference, no worker, no verdict printed), and the reports of that stop.
@@ -208,8 +238,10 @@ MISTAKES = {
     "an unknown requirement": (("--requirement", "NOPE-1"), "--requirement NOPE-1: no such requirement"),
     "an unknown part": (("--part", "money"), "--part money: no such part of the document"),
     "an unknown level": (("--level", "MAY"), "--level MAY: no such level"),
-    "a part and a level that choose nothing": (("--part", "versioning", "--level", "SHOULD"),
-                                                "--part and --level together choose no requirement"),
+    "a part and a level that choose nothing": (
+        ("--part", "versioning", "--level", "SHOULD"),
+        "--part and --level together choose no requirement",
+    ),
     "a value not among the choices": (("--environment", "prod"), "--environment must be staging or production"),
     "a waiver file naming no requirement": (("--waivers", "waivers.yaml"), "no such requirement in requirements.yaml"),
     "a baseline of another catalogue": (("--baseline", "baseline.json"), "was judged against another catalogue"),
@@ -249,8 +281,15 @@ class Runner:
     def folder(self) -> Path:
         return self.pytester.path
 
-    def __call__(self, args: tuple[str, ...], *, interrupt: str = "", command: bool = False, source: str = SUITE,
-                 conftest: str = "") -> Ran:
+    def __call__(
+        self,
+        args: tuple[str, ...],
+        *,
+        interrupt: str = "",
+        command: bool = False,
+        source: str = SUITE,
+        conftest: str = "",
+    ) -> Ran:
         reports = self.folder / "out"
         reports.mkdir(parents=True, exist_ok=True)
         for name in ("conformance.json", "conformance.md", "conformance.html", "junit.xml"):
@@ -272,13 +311,21 @@ class Runner:
         return Ran(int(result.ret), _lines("\n".join(result.outlines + result.errlines)), reports)
 
     def _process(self, args: tuple[str, ...], interrupt: str, command: bool, reports: Path) -> Ran:
-        env = {name: value for name, value in os.environ.items()
-               if not name.startswith(("WALLET_API_", "PYTEST_XDIST"))}
+        env = {
+            name: value for name, value in os.environ.items() if not name.startswith(("WALLET_API_", "PYTEST_XDIST"))
+        }
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
         env[PLAN] = interrupt
         program = ["wallet_conformance.cli"] if command else ["pytest", "-p", PLUGIN, "conformance"]
-        done = subprocess.run([sys.executable, "-m", *program, "-p", "selftests.interrupter", *args], cwd=self.folder,
-                              env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", *program, "-p", "selftests.interrupter", *args],
+            cwd=self.folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
         return Ran(done.returncode, _lines(done.stdout + done.stderr), reports)
 
 
@@ -302,8 +349,9 @@ def told_alike(ran: Ran, outcome: Outcome, status: int) -> dict[str, Any]:
     assert not any(MARKER in path.read_text(encoding="utf-8") for path in ran.reports.iterdir()), shown
     report = ran.report
     words = VERDICT_WORDS[outcome]
-    assert (ran.status, report["outcome"]["exit_status"], report["outcome"]["verdict"]) == (status, status, outcome), \
+    assert (ran.status, report["outcome"]["exit_status"], report["outcome"]["verdict"]) == (status, status, outcome), (
         shown
+    )
     stopped = report.get("stopped")
     if outcome == Outcome.USAGE_ERROR:
         assert ran.lines == [f"ERROR: {stopped['reason']}"], shown  # nothing printed before claims a verdict
@@ -336,8 +384,13 @@ def test_every_ending_is_told_alike(name, run):
     ending = ENDINGS[name]
     with (ending.target or nullcontext)() as base_url:
         target = ("--base-url", base_url) if base_url else ()
-        ran = run((*target, *ending.args), interrupt=ending.interrupt, command=ending.command, source=ending.source,
-                  conftest=ending.conftest)
+        ran = run(
+            (*target, *ending.args),
+            interrupt=ending.interrupt,
+            command=ending.command,
+            source=ending.source,
+            conftest=ending.conftest,
+        )
     report = told_alike(ran, ending.outcome, ending.status)
     assert ending.reason in (report.get("stopped") or {}).get("reason", ""), report.get("stopped")
     if ending.outcome == Outcome.INTERRUPTED and "collection" not in ending.interrupt:
@@ -354,8 +407,15 @@ def test_a_mistake_stops_the_run_before_anything_starts(name, workers, run):
     stop in place of an earlier run's."""
     args, words = MISTAKES[name]
     (run.folder / "waivers.yaml").write_text("- id: NOPE-01\n  reason: r\n  owner: o\n  expires: 2030-01-01\n")
-    (run.folder / "baseline.json").write_text(json.dumps({"format": "wallet-conformance-report/1", "judged_against": {
-        "requirements.yaml": "sha256:" + "0" * 64}, "requirements": []}))
+    (run.folder / "baseline.json").write_text(
+        json.dumps(
+            {
+                "format": "wallet-conformance-report/1",
+                "judged_against": {"requirements.yaml": "sha256:" + "0" * 64},
+                "requirements": [],
+            }
+        )
+    )
     ran = run((*args, *workers), command=True)
     report = told_alike(ran, Outcome.USAGE_ERROR, 4)
     assert words in report["stopped"]["reason"], report["stopped"]
@@ -374,7 +434,6 @@ def test_a_selection_says_it_is_one(name, run):
     left_out = [entry for entry in report["requirements"] if entry["verdict"] == "not-selected"]
     assert left_out and all(entry["reason"].startswith("not selected") for entry in left_out)
     assert not report["outcome"]["complete"]
-    assert f"{selection['must_selected']} of the catalogue's {must} MUST requirements selected" in "\n".join(
-        ran.lines)
+    assert f"{selection['must_selected']} of the catalogue's {must} MUST requirements selected" in "\n".join(ran.lines)
     gated = run((*args, "-n", "0", "--require-complete"))
     assert told_alike(gated, Outcome.INCOMPLETE, 7)["outcome"]["gate"]["failing"] == []

@@ -17,11 +17,20 @@ from wallet_conformance.reference.faults import Fault
 from wallet_conformance.world import bodies
 
 
-def exchange(operation_id: str, method: str, status: int, body: object, path: str = "/virtual-accounts",
-             sent: object = None) -> Exchange:
-    return Exchange(operation_id=operation_id, method=method, url=f"https://target.invalid/v1{path}",
-                    request_headers=[], request_body=sent, status=status,
-                    response_headers=[("content-type", "application/json")], text=json.dumps(body), elapsed=0.01)
+def exchange(
+    operation_id: str, method: str, status: int, body: object, path: str = "/virtual-accounts", sent: object = None
+) -> Exchange:
+    return Exchange(
+        operation_id=operation_id,
+        method=method,
+        url=f"https://target.invalid/v1{path}",
+        request_headers=[],
+        request_body=sent,
+        status=status,
+        response_headers=[("content-type", "application/json")],
+        text=json.dumps(body),
+        elapsed=0.01,
+    )
 
 
 def broken_requirements(found: list) -> set[str]:
@@ -31,12 +40,31 @@ def broken_requirements(found: list) -> set[str]:
 def test_judge_holds_an_accepted_request_to_the_documented_limits():
     """A transfer below the minimum amount answered 201 breaks LIM-10; the same transfer refused breaks nothing of
     the limits."""
-    sent = {"sourceType": "VirtualAccount", "source": "vba-1", "destinationType": "VirtualAccount",
-            "destination": "vba-2", "amount": 1, "currency": "NGN", "narration": "below the minimum"}
-    accepted = exchange("transfer", "POST", 201, {"meta": {"statusCode": 201, "success": True}, "data": {}},
-                        "/transactions/transfer", sent)
-    refused = exchange("transfer", "POST", 400, {"meta": {"statusCode": 400, "success": False, "message": "low"},
-                                                 "data": None}, "/transactions/transfer", sent)
+    sent = {
+        "sourceType": "VirtualAccount",
+        "source": "vba-1",
+        "destinationType": "VirtualAccount",
+        "destination": "vba-2",
+        "amount": 1,
+        "currency": "NGN",
+        "narration": "below the minimum",
+    }
+    accepted = exchange(
+        "transfer",
+        "POST",
+        201,
+        {"meta": {"statusCode": 201, "success": True}, "data": {}},
+        "/transactions/transfer",
+        sent,
+    )
+    refused = exchange(
+        "transfer",
+        "POST",
+        400,
+        {"meta": {"statusCode": 400, "success": False, "message": "low"}, "data": None},
+        "/transactions/transfer",
+        sent,
+    )
     assert "LIM-10" in broken_requirements(judge(accepted))
     assert "LIM-10" not in broken_requirements(judge(refused))
 
@@ -45,8 +73,10 @@ def test_judge_holds_an_answer_to_what_was_sent():
     """A created wallet of another category than the one sent breaks END-11; a verify answering another reference
     than the path's breaks END-28; answers that carry what was sent break neither."""
     sent = {"category": "primary", "accountName": "Ada Stores", "currency": "NGN"}
-    wallet = {"meta": {"statusCode": 201, "success": True, "message": "created"},
-              "data": {"category": "secondary", "accountName": "Ada Stores"}}
+    wallet = {
+        "meta": {"statusCode": 201, "success": True, "message": "created"},
+        "data": {"category": "secondary", "accountName": "Ada Stores"},
+    }
     assert "END-11" in broken_requirements(judge(exchange("createWallet", "POST", 201, wallet, sent=sent)))
     wallet["data"]["category"] = "primary"
     assert "END-11" not in broken_requirements(judge(exchange("createWallet", "POST", 201, wallet, sent=sent)))
@@ -68,8 +98,9 @@ def test_the_rules_declared_on_the_checks_are_held_in_the_registrys_order():
     by_name = {held.name: held for held in rules.RULES}
     assert by_name["meta.success true"].requirements == ("ERR-03",)
     assert by_name["error meta.success false"].when == "client-error"
-    refusal = exchange("getWallet", "GET", 404, {"meta": {"statusCode": 404, "success": True}, "data": None},
-                       "/virtual-accounts/vba-1")
+    refusal = exchange(
+        "getWallet", "GET", 404, {"meta": {"statusCode": 404, "success": True}, "data": None}, "/virtual-accounts/vba-1"
+    )
     assert "ERR-08" in broken_requirements(judge(refusal))
     bare = exchange("getWallet", "GET", 404, {"message": "not found"}, "/virtual-accounts/vba-1")
     assert {"ERR-06"} <= broken_requirements(judge(bare)) and "ERR-08" not in broken_requirements(judge(bare))
@@ -80,10 +111,18 @@ PARTIES = {"RES-68", "RES-82", "RES-83", "RES-84"}
 
 def transfer_answer(transaction: dict) -> Exchange:
     """The answer to the wallet transfer of the examples (its source to its destination) showing `transaction`."""
-    sent = {"source": ex.TRANSFER["source"], "sourceType": "VirtualAccount", "destination": ex.TRANSFER["destination"],
-            "destinationType": "VirtualAccount", "amount": 10000, "currency": "NGN", "narration": "rent share"}
-    return exchange("transfer", "POST", 200, ex.envelope(transaction, message="successful"),
-                    "/transactions/transfer", sent)
+    sent = {
+        "source": ex.TRANSFER["source"],
+        "sourceType": "VirtualAccount",
+        "destination": ex.TRANSFER["destination"],
+        "destinationType": "VirtualAccount",
+        "amount": 10000,
+        "currency": "NGN",
+        "narration": "rent share",
+    }
+    return exchange(
+        "transfer", "POST", 200, ex.envelope(transaction, message="successful"), "/transactions/transfer", sent
+    )
 
 
 def test_judge_holds_every_place_that_repeats_a_party_to_the_wallet_named():
@@ -153,8 +192,15 @@ def test_judge_fails_a_rule_broken_only_in_a_paging_walk(pytester, paths):
     """A target whose later pages alone carry meta.success as a string (no test reads their envelope): the judge
     fails SVC-06 for each list, with the count of exchanges and the first one as evidence, named by operation."""
     fault = Fault.SUCCESS_AS_STRING_PAST_FIRST_PAGE
-    process, report, _ = run_in_process(pytester, pytester.path / "report", "--reference-fault", fault.cli_name,
-                                        *QUICK_SETTLEMENT, "--tb=line", paths=paths)
+    process, report, _ = run_in_process(
+        pytester,
+        pytester.path / "report",
+        "--reference-fault",
+        fault.cli_name,
+        *QUICK_SETTLEMENT,
+        "--tb=line",
+        paths=paths,
+    )
     assert report is not None, tail(process)
     entry = next(entry for entry in report["requirements"] if entry["id"] == "SVC-06")
     judged = [test for test in entry["tests"] if test["nodeid"].startswith("exchange-judge::SVC-06[")]
@@ -169,11 +215,16 @@ def test_judge_fails_a_rule_broken_only_in_a_paging_walk(pytester, paths):
 def test_faithful_run_judges_every_exchange_and_finds_nothing(pytester):
     """Against the faithful reference neither the judge nor the registry of records finds anything, and the judge
     judges the run's exchanges (those of an operation of the contract)."""
-    process, report, _ = run_in_process(pytester, pytester.path / "report", *QUICK_SETTLEMENT,
-                                        paths=("tests/test_endpoints.py",))
+    process, report, _ = run_in_process(
+        pytester, pytester.path / "report", *QUICK_SETTLEMENT, paths=("tests/test_endpoints.py",)
+    )
     assert report is not None, tail(process)
-    judged = [test for entry in report["requirements"] for test in entry["tests"]
-              if test["nodeid"].startswith(("exchange-judge::", "records::"))]
+    judged = [
+        test
+        for entry in report["requirements"]
+        for test in entry["tests"]
+        if test["nodeid"].startswith(("exchange-judge::", "records::"))
+    ]
     assert not judged, judged
     counts = report["run"]["exchanges"]
     assert counts["judged"] > 100 and counts["judged"] <= counts["made"], counts
@@ -186,8 +237,10 @@ def withheld_credit_leg() -> tuple[list[Exchange], Exchange, Exchange]:
     server = ReferenceServer(variants=["other-business-withheld"], settle_delay=None).start()
     payer, payee = ApiClient(server.base_url, server.secret_key), ApiClient(server.base_url, server.second_secret_key)
     try:
-        made = [payer.call("createWallet", json_body=bodies.wallet("judge", "secondary")),
-                payee.call("createWallet", json_body=bodies.wallet("judge", "secondary"))]
+        made = [
+            payer.call("createWallet", json_body=bodies.wallet("judge", "secondary")),
+            payee.call("createWallet", json_body=bodies.wallet("judge", "secondary")),
+        ]
         source, destination = (exchange.data["publicId"] for exchange in made)
         httpx.post(server.funding_url, json={"walletId": source, "amount": 30_000}).raise_for_status()
         sent = payer.call("transfer", json_body=bodies.transfer(source, destination)).data

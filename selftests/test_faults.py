@@ -125,8 +125,14 @@ def inbound_credit(c: ReferenceClient) -> dict[str, Any]:
 def listed_transfer(c: ReferenceClient) -> dict[str, Any] | None:
     """A wallet transfer just made, as GET /transactions lists it (None when it does not)."""
     reference = data(transfer(c))["reference"]
-    return next((entry for entry in c.data("GET", "/transactions", params={"perPage": "100"})
-                 if entry["reference"] == reference), None)
+    return next(
+        (
+            entry
+            for entry in c.data("GET", "/transactions", params={"perPage": "100"})
+            if entry["reference"] == reference
+        ),
+        None,
+    )
 
 
 def listed_wallet_ids(c: ReferenceClient) -> list[str]:
@@ -223,8 +229,9 @@ def transfers_released_together(c: ReferenceClient) -> int:
 
     def race() -> int:
         source, destination = two_wallets(c, funds=3 * MINIMUM)
-        answers = released_together(c, lambda api, _: api.call("transfer", json_body=transfer_body(source,
-                                                                                                   destination)))
+        answers = released_together(
+            c, lambda api, _: api.call("transfer", json_body=transfer_body(source, destination))
+        )
         return sum(answer.ok for answer in answers)
 
     return first_broken(race, 3)
@@ -262,8 +269,7 @@ def payments_released_together(c: ReferenceClient) -> int:
     def race() -> int:
         wallet = c.wallet("secondary")["publicId"]
         payment = {"walletId": wallet, "amount": MINIMUM}
-        released_together(c, lambda api, _: api.request("POST", c.server.funding_url, absolute=True,
-                                                        json_body=payment))
+        released_together(c, lambda api, _: api.request("POST", c.server.funding_url, absolute=True, json_body=payment))
         return c.balance(wallet)
 
     return first_broken(race, RACERS * MINIMUM)
@@ -275,8 +281,12 @@ def references_released_together(c: ReferenceClient) -> int:
 
     def race() -> int:
         references = [f"race-{secrets.token_hex(6)}" for _ in range(4)]
-        answers = released_together(c, lambda api, number: api.call(
-            "createCollectionAccount", json_body=collection_body(destination, reference=references[number % 4])))
+        answers = released_together(
+            c,
+            lambda api, number: api.call(
+                "createCollectionAccount", json_body=collection_body(destination, reference=references[number % 4])
+            ),
+        )
         created = Counter(references[number % 4] for number, answer in enumerate(answers) if answer.ok)
         return max(created.values(), default=0)
 
@@ -419,16 +429,20 @@ def bank_transfer_money(c: ReferenceClient) -> tuple[int, int, int]:
 def top_tier_bank_transfer_sums(c: ReferenceClient) -> tuple[int, int, int]:
     """amount, fee and actualAmount of a bank transfer one kobo into the top fee tier."""
     source, _ = two_wallets(c, funds=TOP_FEE_TIER_FLOOR * 2)
-    sent = data(c.call("POST", "/transactions/bank-transfer",
-                       json=bank_transfer_body(source) | {"amount": TOP_FEE_TIER_FLOOR + 1}))
+    sent = data(
+        c.call(
+            "POST", "/transactions/bank-transfer", json=bank_transfer_body(source) | {"amount": TOP_FEE_TIER_FLOOR + 1}
+        )
+    )
     return sent["amount"], sent["fee"], sent["actualAmount"]
 
 
 def with_key_sent(c: ReferenceClient, value: str | None = None, **options: Any) -> int:
     """The status of GET /virtual-accounts with x-service-key `value` as is (no header when None)."""
     headers = {} if value is None else {"x-service-key": value}
-    return c.http.get(f"{c.server.base_url}/virtual-accounts", headers=headers | options.pop("headers", {}),
-                      **options).status_code
+    return c.http.get(
+        f"{c.server.base_url}/virtual-accounts", headers=headers | options.pop("headers", {}), **options
+    ).status_code
 
 
 def funded_wallet(c: ReferenceClient, amount: int = 10 * BANK_MINIMUM) -> str:
@@ -474,15 +488,19 @@ def other_business_lists_transactions(c: ReferenceClient) -> list[str]:
 def sibling_accounts_updated(c: ReferenceClient) -> list[int]:
     """The statuses of PATCHes of the other accounts of the key's business."""
     hooks = {"webhooks": ["http://127.0.0.1:9/hook"]}
-    return [c.call("PATCH", f"/accounts/{account['publicId']}", json=hooks).status_code
-            for account in c.data("GET", "/accounts")[1:]]
+    return [
+        c.call("PATCH", f"/accounts/{account['publicId']}", json=hooks).status_code
+        for account in c.data("GET", "/accounts")[1:]
+    ]
 
 
 def other_business_account_updated(c: ReferenceClient) -> list[int]:
     """The statuses of PATCHes of the second business's accounts."""
     hooks = {"webhooks": ["http://127.0.0.1:9/hook"]}
-    return [c.call("PATCH", f"/accounts/{account['publicId']}", json=hooks).status_code
-            for account in data(as_other_business(c, "GET", "/accounts"))]
+    return [
+        c.call("PATCH", f"/accounts/{account['publicId']}", json=hooks).status_code
+        for account in data(as_other_business(c, "GET", "/accounts"))
+    ]
 
 
 def created_at_sent(c: ReferenceClient) -> str:
@@ -529,8 +547,9 @@ def paid_by_other_business(c: ReferenceClient) -> list[str]:
     """The entries GET /transactions lists after the second business paid into the first's wallet."""
     theirs = as_other_business(c, "POST", "/virtual-accounts", json=wallet_body("secondary")).json()["data"]
     c.fund(theirs["publicId"], 3 * MINIMUM)
-    sent = as_other_business(c, "POST", "/transactions/transfer",
-                             json=transfer_body(theirs["publicId"], c.wallet()["publicId"]))
+    sent = as_other_business(
+        c, "POST", "/transactions/transfer", json=transfer_body(theirs["publicId"], c.wallet()["publicId"])
+    )
     assert sent.status_code == 200, sent.text
     c.settle()
     return sorted(entry["entry"] for entry in data(c.call("GET", "/transactions")))
@@ -547,8 +566,11 @@ def answer_for_null_mobile(c: ReferenceClient) -> int | str:
 def amount_sent_with_an_exponent(c: ReferenceClient) -> Any:
     """The amount of a collection account whose amount is sent written `1e4`."""
     text = json.dumps(collection_body(c.wallet()["publicId"]) | {"amount": 0}).replace('"amount": 0', '"amount": 1e4')
-    response = c.http.post(c.server.base_url + "/collection-accounts", content=text,
-                           headers={"x-service-key": c.key, "content-type": "application/json"})
+    response = c.http.post(
+        c.server.base_url + "/collection-accounts",
+        content=text,
+        headers={"x-service-key": c.key, "content-type": "application/json"},
+    )
     return response.json()["data"]["amount"]
 
 
@@ -718,10 +740,14 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.BANK_LIST_PAGINATED: lambda c: "pagination" in meta(banks(c)),
     Fault.VERIFY_BY_PREFIX: verify_a_prefix,
     Fault.WALLET_READ_BY_PREFIX: read_a_prefix,
-    Fault.MOBILE_WITHOUT_ISO_CODE_ACCEPTED: lambda c: create_wallet(
-        c, category="secondary", emailAddress=SECONDARY["emailAddress"],
-        mobile={"phoneNumber": SECONDARY["mobile"]["phoneNumber"]},
-    ).status_code,
+    Fault.MOBILE_WITHOUT_ISO_CODE_ACCEPTED: lambda c: (
+        create_wallet(
+            c,
+            category="secondary",
+            emailAddress=SECONDARY["emailAddress"],
+            mobile={"phoneNumber": SECONDARY["mobile"]["phoneNumber"]},
+        ).status_code
+    ),
     # Authentication
     Fault.NO_AUTH_ON_BANK_LIST: lambda c: banks(c, key=None).status_code,
     Fault.NO_AUTH_ON_CLOSE: lambda c: close(c, key=None).status_code,
@@ -820,8 +846,9 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.COLLECTION_INTO_CLOSED_WALLET_ACCEPTED: lambda c: collection(c, destination=closed_wallet(c)).status_code,
     # Empty lists, nulls, numbers in other spellings, lengths in characters and member names' case.
     Fault.EMPTY_WALLET_LIST_DATA_NULL: lambda c: data(c.call("GET", "/virtual-accounts", params={"page": "1000"})),
-    Fault.EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION: lambda c: "pagination" in meta(
-        c.call("GET", "/transactions", params={"page": "1000"})),
+    Fault.EMPTY_TRANSACTION_LIST_WITHOUT_PAGINATION: lambda c: (
+        "pagination" in meta(c.call("GET", "/transactions", params={"page": "1000"}))
+    ),
     Fault.NULL_MOBILE_UNANSWERED: answer_for_null_mobile,
     Fault.NULL_WEBHOOK_500: lambda c: update(c, ["http://127.0.0.1:9/new", None]).status_code,
     Fault.COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED: lambda c: collection(c, amount=MINIMUM + 0.5).status_code,
@@ -829,8 +856,9 @@ SCENARIOS: dict[Fault, Scenario] = {
     Fault.EXPONENT_AMOUNT_READ_AS_MANTISSA: amount_sent_with_an_exponent,
     Fault.REFERENCE_LENGTH_IN_BYTES: lambda c: collection(c, reference="\u00e9" * (REFERENCE_MIN - 1)).status_code,
     Fault.NAMES_MATCHED_IGNORING_CASE: lambda c: collection(c, drop=("amount",), AMOUNT=MINIMUM).status_code,
-    Fault.REFERENCE_LENGTH_IN_UTF16_UNITS: lambda c: collection(c, reference="\U00020000" * (REFERENCE_MIN - 1)
-                                                                ).status_code,
+    Fault.REFERENCE_LENGTH_IN_UTF16_UNITS: lambda c: (
+        collection(c, reference="\U00020000" * (REFERENCE_MIN - 1)).status_code
+    ),
 }
 
 

@@ -24,8 +24,7 @@ FAULTS = {"wrong-close-message": "SVC-12", "bank-prefix": "RES-05"}
 BROKEN = list(FAULTS.values())  # in catalogue order, as reports list them
 PASSING = "SVC-03"  # selected too: it must stay a pass while the faults are on
 # The hand-written tests of the chosen requirements: a generated test names many requirements at once.
-SELECTION = (*(arg for rid in (*BROKEN, PASSING) for arg in ("--requirement", rid)),
-             *HAND_WRITTEN)
+SELECTION = (*(arg for rid in (*BROKEN, PASSING) for arg in ("--requirement", rid)), *HAND_WRITTEN)
 FAULT_ARGS = tuple(arg for fault in FAULTS for arg in ("--reference-fault", fault))
 KEY = "sk_test_reports_gate_do_not_leak_7c1e5a"
 
@@ -40,9 +39,20 @@ def failing(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.
     """One run against a reference with both faults on, given by URL and a recognisable key."""
     directory = tmp_path_factory.mktemp("failing")
     with ReferenceServer(secret_key=KEY, faults=list(FAULTS)) as server:
-        process, report, _ = run_suite(directory, "--base-url", server.base_url, "--secret-key", KEY,
-                                       "--funding-url", server.funding_url, *SELECTION, "--showlocals", "-rA",
-                                       "--alluredir", str(directory / "allure-results"))
+        process, report, _ = run_suite(
+            directory,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--funding-url",
+            server.funding_url,
+            *SELECTION,
+            "--showlocals",
+            "-rA",
+            "--alluredir",
+            str(directory / "allure-results"),
+        )
     assert report is not None, tail(process)
     return directory, process, report
 
@@ -89,8 +99,12 @@ def test_no_key_in_anything_the_run_wrote(failing):
 
 
 def write_waivers(path: Path, expires: str) -> Path:
-    path.write_text("\n".join(f"- id: {rid}\n  reason: known, fix planned\n  owner: payments-team\n"
-                              f"  expires: {expires}" for rid in BROKEN) + "\n")
+    path.write_text(
+        "\n".join(
+            f"- id: {rid}\n  reason: known, fix planned\n  owner: payments-team\n  expires: {expires}" for rid in BROKEN
+        )
+        + "\n"
+    )
     return path
 
 
@@ -128,12 +142,14 @@ def test_baseline_where_they_passed_fails_the_run(tmp_path):
     """With a baseline of a clean run, the same failures are new breakage: exit 1; the clean run reports them fixed."""
     clean, clean_report, _ = run_suite(tmp_path / "clean", *SELECTION)
     assert clean.returncode == 0 and clean_report["outcome"]["verdict"] == "conforms-on-the-selection", tail(clean)
-    process, report, _ = run_suite(tmp_path / "broken", *FAULT_ARGS, *SELECTION,
-                                   "--baseline", str(tmp_path / "clean" / "conformance.json"))
+    process, report, _ = run_suite(
+        tmp_path / "broken", *FAULT_ARGS, *SELECTION, "--baseline", str(tmp_path / "clean" / "conformance.json")
+    )
     assert process.returncode == 1, tail(process)
     assert report["outcome"]["gate"]["baseline"]["new_failures"] == BROKEN
-    fixed, fixed_report, _ = run_suite(tmp_path / "fixed", *SELECTION,
-                                       "--baseline", str(tmp_path / "broken" / "conformance.json"))
+    fixed, fixed_report, _ = run_suite(
+        tmp_path / "fixed", *SELECTION, "--baseline", str(tmp_path / "broken" / "conformance.json")
+    )
     assert fixed.returncode == 0 and fixed_report["outcome"]["gate"]["baseline"]["fixed"] == BROKEN
 
 
@@ -145,31 +161,52 @@ def test_html_report_shows_the_table_and_the_evidence_in_a_browser(failing, tmp_
         pytest.skip(NO_BROWSER)
     page = (failing[0] / "conformance.html").as_uri()
     flags = ("--headless", *FLAGS, f"--user-data-dir={tmp_path / 'profile'}")
-    dom = subprocess.run([command, *flags, "--dump-dom", page], capture_output=True, text=True, timeout=120,
-                         check=False)
+    dom = subprocess.run(
+        [command, *flags, "--dump-dom", page], capture_output=True, text=True, timeout=120, check=False
+    )
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert 'id="summary-table"' in dom.stdout and "What the service does" in dom.stdout
     evidence = dom.stdout.split('id="SVC-12"')[1].split('class="req ')[0]
     assert "VirtualAccount successfully closed" in evidence and "curl -sS -X DELETE" in evidence
     shot = tmp_path / "report.png"
-    subprocess.run([command, *flags, "--window-size=1200,1600", f"--screenshot={shot}", page],
-                   capture_output=True, timeout=120, check=False)
+    subprocess.run(
+        [command, *flags, "--window-size=1200,1600", f"--screenshot={shot}", page],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert shot.exists() and shot.stat().st_size > 10_000, "the page rendered nothing"
 
 
 def test_last_failed_reruns_only_the_failures_with_the_cache_in_the_work_folder(tmp_path):
     """`--lf` works: the pytest cache is on, and by default it lives in the work folder, not with the reports."""
-    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["cache_dir"] \
-        .startswith(".wallet-conformance/")
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"][
+        "cache_dir"
+    ].startswith(".wallet-conformance/")
     env = dict(os.environ)
     env.pop("PYTEST_XDIST_WORKER", None)
-    command = [sys.executable, "-m", "pytest", "tests", "-q", "-o", f"cache_dir={tmp_path / 'cache'}",
-               "--report-dir", str(tmp_path / "out"), "--reference-fault", "wrong-close-message",
-               "--requirement", "SVC-12", "--requirement", PASSING, *HAND_WRITTEN]
-    first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT,
-                           check=False)
-    again = subprocess.run([*command, "--lf"], cwd=ROOT, env=env, capture_output=True, text=True,
-                           timeout=RUN_TIMEOUT, check=False)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests",
+        "-q",
+        "-o",
+        f"cache_dir={tmp_path / 'cache'}",
+        "--report-dir",
+        str(tmp_path / "out"),
+        "--reference-fault",
+        "wrong-close-message",
+        "--requirement",
+        "SVC-12",
+        "--requirement",
+        PASSING,
+        *HAND_WRITTEN,
+    ]
+    first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    again = subprocess.run(
+        [*command, "--lf"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
+    )
     assert first.returncode == again.returncode == 1, tail(again)
     assert "1 failed" in again.stdout and "passed" not in again.stdout.splitlines()[-1], tail(again)
     assert (tmp_path / "cache").is_dir()

@@ -52,8 +52,12 @@ def test_invalid_query_filters_are_never_judged():
 def test_collection_account_problems_name_their_limit():
     """expireIn outside its range, a short reference, a missing field: each names its own requirement."""
     body = bodies.collection_account("run", "vba-1")
-    sent_bodies = {"LIM-14": {**body, "expireIn": 599}, "LIM-16": {**body, "expireIn": 1801},
-             "LIM-17": {**body, "reference": "abcd"}, "END-21": {k: v for k, v in body.items() if k != "amount"}}
+    sent_bodies = {
+        "LIM-14": {**body, "expireIn": 599},
+        "LIM-16": {**body, "expireIn": 1801},
+        "LIM-17": {**body, "reference": "abcd"},
+        "END-21": {k: v for k, v in body.items() if k != "amount"},
+    }
     for requirement, sent in sent_bodies.items():
         problems = cases.request_problems(Request("createCollectionAccount", body=sent))
         assert cases.invalid_input_requirement("createCollectionAccount", problems) == requirement, sent
@@ -64,8 +68,11 @@ def test_a_secondary_wallets_contact_problems_name_their_requirement():
     partial mobile names nothing (the document requires it of secondary wallets only)."""
     body = bodies.wallet("run")
     partial = {**body, "mobile": {"phoneNumber": body["mobile"]["phoneNumber"]}}
-    for requirement, sent in {"LIM-07": {k: v for k, v in body.items() if k != "mobile"}, "END-53": partial,
-                              None: {**partial, "category": "primary"}}.items():
+    for requirement, sent in {
+        "LIM-07": {k: v for k, v in body.items() if k != "mobile"},
+        "END-53": partial,
+        None: {**partial, "category": "primary"},
+    }.items():
         problems = cases.request_problems(Request("createWallet", body=sent))
         assert cases.invalid_input_requirement("createWallet", problems) == requirement, sent
 
@@ -144,11 +151,18 @@ def test_a_read_for_an_entry_past_the_last_page_it_reads_goes_on_in_large_pages(
         api = ApiClient(server.base_url, server.secret_key)
         wallet = api.call("createWallet", json_body=bodies.wallet("selftest")).data["publicId"]
         with httpx.Client(trust_env=False) as http:
-            credits = [http.post(server.funding_url, json={"walletId": wallet, "amount": 100}).json()["data"]
-                       for _ in range(lists.MAX_PAGES * 10 + 5)]
+            credits = [
+                http.post(server.funding_url, json={"walletId": wallet, "amount": 100}).json()["data"]
+                for _ in range(lists.MAX_PAGES * 10 + 5)
+            ]
         newest = credits[-1]["reference"]
-        read = lists.read(api, "listTransactions", until=lambda entries: any(
-            isinstance(entry, dict) and entry.get("reference") == newest for entry in entries))
+        read = lists.read(
+            api,
+            "listTransactions",
+            until=lambda entries: any(
+                isinstance(entry, dict) and entry.get("reference") == newest for entry in entries
+            ),
+        )
         assert any(entry.get("reference") == newest for entry in read.entries), read.note
         assert "then pages 1 to" in read.note, read.note
         api.close()
@@ -158,8 +172,14 @@ def test_one_seed_gives_the_same_verdicts(tmp_path):
     """Two runs of the generated tests with one seed give the same verdict for every requirement."""
     verdicts = []
     for index in range(2):
-        process, report, _ = run_suite(tmp_path / str(index), "--seed", "4242", "-k", "around or unique or shapes",
-                                       paths=("tests/generated/test_boundaries.py", "tests/generated/test_paging.py"))
+        process, report, _ = run_suite(
+            tmp_path / str(index),
+            "--seed",
+            "4242",
+            "-k",
+            "around or unique or shapes",
+            paths=("tests/generated/test_boundaries.py", "tests/generated/test_paging.py"),
+        )
         assert report is not None, tail(process)
         verdicts.append({item["id"]: item["verdict"] for item in report["requirements"]})
     assert verdicts[0] == verdicts[1]
@@ -172,9 +192,15 @@ def test_a_failing_example_shows_what_hypothesis_drew(pytester):
     # Schemathesis swaps Hypothesis' printer of an example for one that prints nothing; profiles.run puts it back.
     faults = (Fault.WRONG_CLOSE_MESSAGE, Fault.BANK_TRANSFER_MINIMUM_MISSING)
     process, report, _ = run_in_process(
-        pytester, pytester.path / "report", *(f"--reference-fault={fault.cli_name}" for fault in faults),
-        *(f"--requirement={fault.requirement_id}" for fault in faults), "--seed", "7", *QUICK_SETTLEMENT,
-        paths=("tests/generated/test_schemathesis.py", "tests/generated/test_boundaries.py"))
+        pytester,
+        pytester.path / "report",
+        *(f"--reference-fault={fault.cli_name}" for fault in faults),
+        *(f"--requirement={fault.requirement_id}" for fault in faults),
+        "--seed",
+        "7",
+        *QUICK_SETTLEMENT,
+        paths=("tests/generated/test_schemathesis.py", "tests/generated/test_boundaries.py"),
+    )
     assert report is not None and process.returncode != 0, tail(process)
     output = process.stdout
     assert "sent=Request(closeWallet: DELETE /virtual-accounts/{walletId})," in output, output
@@ -201,20 +227,38 @@ def test_a_program_the_target_answers_two_ways_is_skipped_not_failed():
 
 
 def _page(ids: list[str], total: int) -> Exchange:
-    body = {"meta": {"statusCode": 200, "success": True, "pagination": {"totalCount": total, "perPage": 2}},
-            "data": [{"publicId": public_id} for public_id in ids]}
-    return Exchange("listWallets", "GET", "http://target/v1/virtual-accounts", [], None, 200,
-                    [("content-type", "application/json")], json.dumps(body), 0.0)
+    body = {
+        "meta": {"statusCode": 200, "success": True, "pagination": {"totalCount": total, "perPage": 2}},
+        "data": [{"publicId": public_id} for public_id in ids],
+    }
+    return Exchange(
+        "listWallets",
+        "GET",
+        "http://target/v1/virtual-accounts",
+        [],
+        None,
+        200,
+        [("content-type", "application/json")],
+        json.dumps(body),
+        0.0,
+    )
 
 
-@pytest.mark.parametrize(("reads", "judged"), [
-    # a paging fault reads the same every time: judged on the second read
-    ([[["a", "b"], ["b", "c"]]] * 4, 2),
-    # another client adds wallets between reads (totalCount moves): never judged
-    ([[["a", "b"], ["b", "c"]], [["x", "a"], ["b", "c"]], [["y", "x"], ["a", "b"]], [["z", "y"], ["x", "a"]]], None),
-    # the same size every time, the pages shifting anyway: the target's order is not stable, judged (last read)
-    ([[["a", "b"], ["b", "c"]], [["c", "a"], ["a", "d"]], [["d", "b"], ["b", "a"]], [["b", "c"], ["c", "d"]]], 4),
-], ids=["same-every-time", "list-growing", "order-unstable"])
+@pytest.mark.parametrize(
+    ("reads", "judged"),
+    [
+        # a paging fault reads the same every time: judged on the second read
+        ([[["a", "b"], ["b", "c"]]] * 4, 2),
+        # another client adds wallets between reads (totalCount moves): never judged
+        (
+            [[["a", "b"], ["b", "c"]], [["x", "a"], ["b", "c"]], [["y", "x"], ["a", "b"]], [["z", "y"], ["x", "a"]]],
+            None,
+        ),
+        # the same size every time, the pages shifting anyway: the target's order is not stable, judged (last read)
+        ([[["a", "b"], ["b", "c"]], [["c", "a"], ["a", "d"]], [["d", "b"], ["b", "a"]], [["b", "c"], ["c", "d"]]], 4),
+    ],
+    ids=["same-every-time", "list-growing", "order-unstable"],
+)
 def test_pages_are_judged_only_when_what_they_show_holds_still(reads, judged):
     """lists.judgeable judges a fault that reads alike or a list whose size held still, never one that changed."""
     totals = iter([4, 4, 5, 6, 7] if judged is None else [4] * 5)

@@ -44,12 +44,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def recorded_run(pytester: pytest.Pytester, folder: Path, *args: str, paths: tuple[str, ...] = SUBSET
-                 ) -> tuple[Path, dict[str, Any]]:
+def recorded_run(
+    pytester: pytest.Pytester, folder: Path, *args: str, paths: tuple[str, ...] = SUBSET
+) -> tuple[Path, dict[str, Any]]:
     """An active run against the bundled reference, recorded; the HAR and the run's report."""
     path = folder / "run.har"
-    process, report, _ = run_in_process(pytester, folder / "active", "--record-har", str(path), *QUICK_SETTLEMENT,
-                                        "--tb=line", *args, paths=paths)
+    process, report, _ = run_in_process(
+        pytester, folder / "active", "--record-har", str(path), *QUICK_SETTLEMENT, "--tb=line", *args, paths=paths
+    )
     assert report is not None and path.exists(), tail(process)
     return path, report
 
@@ -69,25 +71,46 @@ def failed(report: dict[str, Any], levels: tuple[str, ...] = ("MUST", "SHOULD"))
 
 
 def har_file(path: Path, entries: list[dict[str, Any]]) -> Path:
-    path.write_text(json.dumps({"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"},
-                                        "entries": entries}}))
+    path.write_text(
+        json.dumps({"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"}, "entries": entries}})
+    )
     return path
 
 
-def har_entry(method: str, url: str, status: int, body: Any, headers: list[tuple[str, str]] = (),
-              sent: Any = None) -> dict[str, Any]:
-    request: dict[str, Any] = {"method": method, "url": url, "httpVersion": "HTTP/1.1", "cookies": [],
-                               "headers": [{"name": name, "value": value} for name, value in headers],
-                               "queryString": [], "headersSize": -1, "bodySize": 0}
+def har_entry(
+    method: str, url: str, status: int, body: Any, headers: list[tuple[str, str]] = (), sent: Any = None
+) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "method": method,
+        "url": url,
+        "httpVersion": "HTTP/1.1",
+        "cookies": [],
+        "headers": [{"name": name, "value": value} for name, value in headers],
+        "queryString": [],
+        "headersSize": -1,
+        "bodySize": 0,
+    }
     if sent is not None:
         request["postData"] = {"mimeType": "application/json", "text": json.dumps(sent)}
     text = json.dumps(body)
-    return {"startedDateTime": "2026-11-26T00:00:00.000Z", "time": 5, "request": request,
-            "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
-                         "headers": [{"name": "content-type", "value": "application/json"}],
-                         "content": {"size": len(text), "mimeType": "application/json", "text": text},
-                         "redirectURL": "", "headersSize": -1, "bodySize": len(text)},
-            "cache": {}, "timings": {"send": 0, "wait": 5, "receive": 0}}
+    return {
+        "startedDateTime": "2026-11-26T00:00:00.000Z",
+        "time": 5,
+        "request": request,
+        "response": {
+            "status": status,
+            "statusText": "",
+            "httpVersion": "HTTP/1.1",
+            "cookies": [],
+            "headers": [{"name": "content-type", "value": "application/json"}],
+            "content": {"size": len(text), "mimeType": "application/json", "text": text},
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": len(text),
+        },
+        "cache": {},
+        "timings": {"send": 0, "wait": 5, "receive": 0},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +118,9 @@ def faithful(tmp_path_factory) -> Path:
     """A HAR of an active run against the faithful reference, on two xdist workers (their parts joined in one file)."""
     folder = tmp_path_factory.mktemp("faithful")
     path = folder / "run.har"
-    process, report, _ = run_suite(folder / "active", "--record-har", str(path), "-n", "2", *QUICK_SETTLEMENT,
-                                   paths=SUBSET)
+    process, report, _ = run_suite(
+        folder / "active", "--record-har", str(path), "-n", "2", *QUICK_SETTLEMENT, paths=SUBSET
+    )
     assert report is not None and path.exists(), tail(process)
     return path
 
@@ -109,15 +133,21 @@ def test_recorded_run_is_har_1_2_without_a_key(faithful):
     key header redacted and no key of the reference anywhere in it."""
     text = faithful.read_text()
     document = json.loads(text)
-    errors = sorted(Draft202012Validator(HAR_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
-                    .iter_errors(document), key=lambda error: list(error.absolute_path))
+    errors = sorted(
+        Draft202012Validator(HAR_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER).iter_errors(document),
+        key=lambda error: list(error.absolute_path),
+    )
     assert not errors, [f"{list(error.absolute_path)}: {error.message}" for error in errors[:5]]
     entries = document["log"]["entries"]
     assert document["log"]["version"] == "1.2" and len(entries) > 50
     started = [entry["startedDateTime"] for entry in entries]
     assert started == sorted(started)
-    keys = {header["value"] for entry in entries for header in entry["request"]["headers"]
-            if header["name"].lower() == "x-service-key"}
+    keys = {
+        header["value"]
+        for entry in entries
+        for header in entry["request"]["headers"]
+        if header["name"].lower() == "x-service-key"
+    }
     assert keys == {"<SECRET_KEY>"}, keys
     assert not REFERENCE_KEY.search(text)
     assert not list(faithful.parent.glob("*.parts"))
@@ -141,20 +171,37 @@ def test_faithful_recording_conforms_to_what_the_traffic_showed(pytester, faithf
     assert {"SVC-03", "SVC-05", "RES-80", "END-28"} <= {rid for rid, verdict in found.items() if verdict == "pass"}
     entries = {entry["id"]: entry for entry in report["requirements"]}
     untested = [rid for rid in catalogue().requirements if rid not in judged_from_traffic()]
-    assert all(entries[rid]["verdict"] == "untested" and entries[rid]["reason"] == NEEDS_AN_ACTIVE_RUN
-               for rid in untested)
+    assert all(
+        entries[rid]["verdict"] == "untested" and entries[rid]["reason"] == NEEDS_AN_ACTIVE_RUN for rid in untested
+    )
     assert report["run"]["exchanges"]["judged"] > 50
 
 
-@pytest.mark.parametrize("fault", [Fault.WRONG_CLOSE_MESSAGE, Fault.CURRENCY_LOWERCASE_ON_COLLECTION,
-                                   Fault.PAGINATION_TOTAL_AS_STRING, Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL,
-                                   Fault.VERIFY_WITHOUT_REQUEST_SRC, Fault.CREATE_WALLET_WITH_ID])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault.WRONG_CLOSE_MESSAGE,
+        Fault.CURRENCY_LOWERCASE_ON_COLLECTION,
+        Fault.PAGINATION_TOTAL_AS_STRING,
+        Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL,
+        Fault.VERIFY_WITHOUT_REQUEST_SRC,
+        Fault.CREATE_WALLET_WITH_ID,
+    ],
+)
 def test_a_fault_one_exchange_shows_fails_the_same_requirement_passively(pytester, fault):
     """A fault one answer shows fails its requirement in the active run and in the recording judged passively;
     the passive evidence names the HAR file and the entry, and its curl line reproduces the request."""
     requirement = fault.requirement_id
-    path, active = recorded_run(pytester, pytester.path, "--reference-fault", fault.cli_name, "--requirement",
-                                requirement, *HAND_WRITTEN, paths=("tests",))
+    path, active = recorded_run(
+        pytester,
+        pytester.path,
+        "--reference-fault",
+        fault.cli_name,
+        "--requirement",
+        requirement,
+        *HAND_WRITTEN,
+        paths=("tests",),
+    )
     assert verdicts(active)[requirement] == "fail"
     process, report = judged(pytester, pytester.path / "passive", "--har", str(path))
     assert report is not None, tail(process)
@@ -178,7 +225,7 @@ def test_every_variant_recorded_breaks_no_must_or_should_passively(pytester):
 def test_the_page_on_recorded_traffic_lists_what_it_judges():
     """docs/har.md names every requirement recorded traffic judges, and no other: its list follows the judges."""
     text = (ROOT / "docs" / "har.md").read_text()
-    listed = text[text.index("### What recorded traffic can judge"):text.index("Such a requirement passes")]
+    listed = text[text.index("### What recorded traffic can judge") : text.index("Such a requirement passes")]
     named = set(re.findall(r"\b[A-Z]{3}-\d\d\b", listed))
     for first, last in re.findall(r"\b([A-Z]{3}-\d\d) to ([A-Z]{3}-\d\d)\b", listed):
         prefix, low, high = first[:4], int(first[4:]), int(last[4:])
@@ -194,12 +241,13 @@ def test_a_key_in_a_har_appears_in_no_report(pytester, tmp_path):
     """A HAR carrying a key in x-service-key, in an Authorization header and in a cookie, echoed in an answer and in
     a URL, is judged (the echoing answer fails) and no report holds any of them."""
     bearer, cookie = "bearer-token-RECOGNISABLE-42", "session-RECOGNISABLE-cookie"
-    headers = [("x-service-key", RECOGNISABLE_KEY), ("Authorization", f"Bearer {bearer}"),
-               ("Cookie", f"sid={cookie}")]
+    headers = [("x-service-key", RECOGNISABLE_KEY), ("Authorization", f"Bearer {bearer}"), ("Cookie", f"sid={cookie}")]
     base = "https://wallets.example/v1"
     echo = {"meta": {"statusCode": 200, "success": "yes", "message": RECOGNISABLE_KEY}, "data": [{"key": bearer}]}
-    entries = [har_entry("GET", f"{base}/transactions/banks?k={cookie}", 200, echo, headers),
-               har_entry("GET", f"{base}/unknown/path", 404, {"meta": {}}, headers)]
+    entries = [
+        har_entry("GET", f"{base}/transactions/banks?k={cookie}", 200, echo, headers),
+        har_entry("GET", f"{base}/unknown/path", 404, {"meta": {}}, headers),
+    ]
     path = har_file(tmp_path / "keys.har", entries)
     process, report = judged(pytester, pytester.path / "out", "--har", str(path))
     assert report is not None, tail(process)
@@ -213,13 +261,17 @@ def test_a_key_in_a_har_appears_in_no_report(pytester, tmp_path):
     assert report["traffic"]["unmatched"]["shown"][0]["request"] == f"GET {base}/unknown/path"
 
 
-@pytest.mark.parametrize("content", [
-    '{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "https://a/v1/transactions/banks"}',
-    "this is not JSON at all",
-    '{"log": {"version": "1.2"}}',
-    '{"log": {"entries": [{"request": {"method": "GET"}, "response": {"status": 200}}]}}',
-    '[1, 2, 3]',
-], ids=["truncated", "not-json", "no-entries", "entry-without-url", "not-an-object"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "https://a/v1/transactions/banks"}',
+        "this is not JSON at all",
+        '{"log": {"version": "1.2"}}',
+        '{"log": {"entries": [{"request": {"method": "GET"}, "response": {"status": 200}}]}}',
+        "[1, 2, 3]",
+    ],
+    ids=["truncated", "not-json", "no-entries", "entry-without-url", "not-an-object"],
+)
 def test_a_file_that_is_not_a_har_ends_with_one_message(pytester, tmp_path, content):
     """A truncated, malformed or non-HAR file stops the run with exit 4 and one message naming it, no traceback; the
     reports say that stop (a usage error), never a verdict."""
@@ -233,12 +285,16 @@ def test_a_file_that_is_not_a_har_ends_with_one_message(pytester, tmp_path, cont
     assert f"ERROR: {path}: " in process.stderr, output
 
 
-@pytest.mark.parametrize(("content", "found"), [
-    ("notes from the call\n", "text where a JSON object should begin"),
-    ("", "the file is empty"),
-    ("[1, 2, 3]", "a JSON array where a JSON object should begin"),
-    ("<html><body>Not Found</body></html>", "markup (HTML or XML) where a JSON object should begin"),
-], ids=["text", "empty", "array", "html"])
+@pytest.mark.parametrize(
+    ("content", "found"),
+    [
+        ("notes from the call\n", "text where a JSON object should begin"),
+        ("", "the file is empty"),
+        ("[1, 2, 3]", "a JSON array where a JSON object should begin"),
+        ("<html><body>Not Found</body></html>", "markup (HTML or XML) where a JSON object should begin"),
+    ],
+    ids=["text", "empty", "array", "html"],
+)
 def test_a_file_that_is_not_a_har_is_one_error_line(tmp_path, capsys, monkeypatch, content, found):
     """`--har notes.har` of a file that is not a HAR prints one ERROR line naming the file and what it begins with,
     nothing before it, and exits 4 as any usage error; its reports say that stop."""
@@ -254,7 +310,8 @@ def test_a_file_that_is_not_a_har_is_one_error_line(tmp_path, capsys, monkeypatc
 
 
 def test_a_folder_given_to_har_takes_any_case_of_the_extension_and_names_itself_when_it_holds_none(
-        tmp_path, capsys, monkeypatch):
+    tmp_path, capsys, monkeypatch
+):
     """A folder without a HAR file is named on the run's first line (which ends nothing-judged, exit 11); a folder's
     `x.HAR` is one of its HAR files, as its `y.har` is."""
     monkeypatch.chdir(tmp_path)
@@ -275,12 +332,15 @@ def test_a_folder_given_to_har_takes_any_case_of_the_extension_and_names_itself_
     assert report["traffic"]["files"] == [str(lower), str(upper)] and report["traffic"]["entries"] == 2
 
 
-@pytest.mark.parametrize(("case", "reason"), [
-    ("outside-the-base-url", "none of the 1 recorded entries is under https://staging.example.com/v1"),
-    ("empty-har", "the recorded file(s) hold no entry"),
-    ("folder-without-har", "no HAR file was found"),
-    ("no-must-rule", "1 recorded exchange(s) were judged, but none by a rule of a MUST requirement"),
-])
+@pytest.mark.parametrize(
+    ("case", "reason"),
+    [
+        ("outside-the-base-url", "none of the 1 recorded entries is under https://staging.example.com/v1"),
+        ("empty-har", "the recorded file(s) hold no entry"),
+        ("folder-without-har", "no HAR file was found"),
+        ("no-must-rule", "1 recorded exchange(s) were judged, but none by a rule of a MUST requirement"),
+    ],
+)
 def test_recorded_traffic_of_which_nothing_is_judged_is_no_verdict(pytester, tmp_path, case, reason):
     """Entries all outside --base-url, a HAR with no entry, a folder with no *.har, exchanges that only SHOULD rules
     judge: the run ends nothing-judged (exit 11) with the reason, its reports say so, none says the target conforms."""
@@ -312,16 +372,19 @@ def test_entries_of_two_targets_need_a_base_url(pytester, tmp_path):
     """Entries under two base addresses are refused without --base-url (exit 4, naming both); with it, only the
     chosen target's entries are judged and the rest counted outside."""
     refusal = {"meta": {"statusCode": 404, "success": False, "message": "no"}, "data": None}
-    entries = [har_entry("GET", "https://one.example/v1/virtual-accounts/vba-1", 404, refusal),
-               har_entry("GET", "https://two.example/api/v1/virtual-accounts/vba-1", 404, refusal)]
+    entries = [
+        har_entry("GET", "https://one.example/v1/virtual-accounts/vba-1", 404, refusal),
+        har_entry("GET", "https://two.example/api/v1/virtual-accounts/vba-1", 404, refusal),
+    ]
     folder = tmp_path / "hars"
     folder.mkdir()
     har_file(folder / "both.har", entries)
     process, report = judged(pytester, pytester.path / "out", "--har", str(folder))
     assert process.returncode == ExitStatus.CANNOT_RUN and report["outcome"]["verdict"] == "usage-error"
     assert "https://one.example/v1" in process.stdout + process.stderr
-    process, report = judged(pytester, pytester.path / "out", "--har", str(folder), "--base-url",
-                             "https://two.example/api/v1")
+    process, report = judged(
+        pytester, pytester.path / "out", "--har", str(folder), "--base-url", "https://two.example/api/v1"
+    )
     assert report is not None, tail(process)
     assert report["traffic"]["outside"] == 1 and report["traffic"]["operations"]["getWallet"]["exchanges"] == 1
 
@@ -330,8 +393,10 @@ def test_entries_stream_across_reads(tmp_path, monkeypatch):
     """Entries are read one at a time however the file is cut into reads, and a body over the client's cap is kept
     cut, as the client keeps it (and so not judged)."""
     big = {"meta": {"statusCode": 200, "success": True}, "data": ["x" * 100] * 4000}
-    entries = [har_entry("GET", f"https://a.example/v1/transactions/{index}/verify", 200, {"data": index})
-               for index in range(30)] + [har_entry("GET", "https://a.example/v1/transactions/banks", 200, big)]
+    entries = [
+        har_entry("GET", f"https://a.example/v1/transactions/{index}/verify", 200, {"data": index})
+        for index in range(30)
+    ] + [har_entry("GET", "https://a.example/v1/transactions/banks", 200, big)]
     path = har_file(tmp_path / "many.har", entries)
     monkeypatch.setattr(har, "CHUNK", 7)
     read = list(har.recorded([path], "https://a.example/v1"))
@@ -350,8 +415,20 @@ def test_mitmproxy_recording_is_judged(pytester, tmp_path, reference_server):
     if mitmdump is None:
         pytest.skip("mitmproxy is not installed (pip install mitmproxy): the recipe is optional")
     path, port = tmp_path / "live.har", free_port()
-    proxy = subprocess.Popen([mitmdump, "--mode", f"reverse:{reference_server.origin}", "--listen-host", "127.0.0.1",
-                              "--listen-port", str(port), "--set", f"hardump={path}", "-q"])
+    proxy = subprocess.Popen(
+        [
+            mitmdump,
+            "--mode",
+            f"reverse:{reference_server.origin}",
+            "--listen-host",
+            "127.0.0.1",
+            "--listen-port",
+            str(port),
+            "--set",
+            f"hardump={path}",
+            "-q",
+        ]
+    )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         with httpx.Client(headers={"x-service-key": reference_server.secret_key}, timeout=10) as client:
@@ -363,8 +440,9 @@ def test_mitmproxy_recording_is_judged(pytester, tmp_path, reference_server):
                 except httpx.TransportError:
                     assert time.monotonic() < deadline and proxy.poll() is None, "mitmdump did not start listening"
                     time.sleep(0.2)
-            wallet = client.post(f"{base}/virtual-accounts", json={"category": "primary", "accountName": "Ada",
-                                                                  "currency": "NGN"}).json()["data"]
+            wallet = client.post(
+                f"{base}/virtual-accounts", json={"category": "primary", "accountName": "Ada", "currency": "NGN"}
+            ).json()["data"]
             client.get(f"{base}/virtual-accounts/{wallet['publicId']}")
             client.get(f"{base}/virtual-accounts")
             client.delete(f"{base}/virtual-accounts/{wallet['publicId']}")
@@ -399,8 +477,9 @@ def test_the_judging_core_gives_the_verdicts_of_har_without_a_pytest_session(pyt
     base = next(iter(har.bases([path])))
     session = JudgingSession(base, [str(path)])
     for recorded in har.recorded([path], base):
-        session.judge(recorded.exchange, {"file": str(recorded.file), "entry": recorded.index,
-                                          "request": recorded.request})
+        session.judge(
+            recorded.exchange, {"file": str(recorded.file), "entry": recorded.index, "request": recorded.request}
+        )
     report = session.report()
     assert verdicts(report) == verdicts(passive)
     assert verdicts(report)["SVC-12"] == "fail" and report["outcome"]["verdict"] == "does-not-conform"
@@ -411,14 +490,19 @@ def test_the_judging_core_gives_the_verdicts_of_har_without_a_pytest_session(pyt
 def test_the_judging_core_judges_httpx_traffic():
     """Traffic the suite did not send, made with plain httpx, judged through the public API: a wallet closed with the
     wrong message fails SVC-12 with that exchange as evidence; what was held to passes."""
-    with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as server, \
-            httpx.Client(headers={"x-service-key": server.secret_key}, trust_env=False) as client:
+    with (
+        ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as server,
+        httpx.Client(headers={"x-service-key": server.secret_key}, trust_env=False) as client,
+    ):
         base, key = server.base_url, server.secret_key
         session = JudgingSession(base)
         made = client.post(f"{base}/virtual-accounts", json=bodies.wallet("cf0judging"))
         wallet = made.json()["data"]["publicId"]
-        for response in (made, client.get(f"{base}/virtual-accounts/{wallet}"),
-                         client.delete(f"{base}/virtual-accounts/{wallet}")):
+        for response in (
+            made,
+            client.get(f"{base}/virtual-accounts/{wallet}"),
+            client.delete(f"{base}/virtual-accounts/{wallet}"),
+        ):
             session.judge(har.from_httpx(response, base))
     report = session.report()
     entries = {entry["id"]: entry for entry in report["requirements"]}
@@ -456,8 +540,9 @@ def test_a_key_given_to_the_command_never_reaches_its_har_reports(tmp_path, caps
     key = "sk_live_ECHOED_0123456789abcdef"
     # success true on a 404 breaks a rule: the answer, key and all, becomes the failure's evidence
     echoed = {"meta": {"statusCode": 404, "success": True, "message": f"no wallet for {key}"}, "data": None}
-    path = har_file(tmp_path / "echo.har", [har_entry("GET", "https://one.example/v1/virtual-accounts/vba-1", 404,
-                                                       echoed)])
+    path = har_file(
+        tmp_path / "echo.har", [har_entry("GET", "https://one.example/v1/virtual-accounts/vba-1", 404, echoed)]
+    )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("WALLET_API_SECRET_KEY", key)
     cli.main(["--har", str(path), "--base-url", "https://one.example/v1", "--report-dir", str(tmp_path / "out")])
@@ -472,11 +557,20 @@ def test_recorded_personal_data_is_masked_in_the_reports_unless_kept(tmp_path, c
     reports and the terminal hold the holder's name and account number masked (ten digits stay ten digits), unless
     --keep-personal-data."""
     wallet = {"publicId": "vba-00000001", "accountName": "Chiamaka Eze", "accountNumber": "9100000123"}
-    path = har_file(tmp_path / "read.har", [har_entry("GET", "https://api.example/v1/virtual-accounts/vba-00000001",
-                                                      200, {"meta": {"statusCode": 200, "success": "true"},
-                                                            "data": wallet})])
-    status = cli.main(["--har", str(path), "--report-dir", str(tmp_path / "out"),
-                       *(["--keep-personal-data"] if keep else [])])
+    path = har_file(
+        tmp_path / "read.har",
+        [
+            har_entry(
+                "GET",
+                "https://api.example/v1/virtual-accounts/vba-00000001",
+                200,
+                {"meta": {"statusCode": 200, "success": "true"}, "data": wallet},
+            )
+        ],
+    )
+    status = cli.main(
+        ["--har", str(path), "--report-dir", str(tmp_path / "out"), *(["--keep-personal-data"] if keep else [])]
+    )
     kept = [capsys.readouterr().out, *(item.read_text() for item in (tmp_path / "out").iterdir())]
     assert status == ExitStatus.DOES_NOT_CONFORM
     for value in (wallet["accountName"], wallet["accountNumber"]):

@@ -24,7 +24,16 @@ import pytest
 
 from selftests.hostile import HANG, RESET, Answer, Hostile, Request, envelope, preflight_reads
 from selftests.suite_runs import HAND_WRITTEN, QUICK_SETTLEMENT, run_in_process, work_dir
-from wallet_conformance.client.api import IDLE_REUSE, ApiClient, Bound, Exchange, ExchangeLog, RateLimited, TargetError, Unanswered
+from wallet_conformance.client.api import (
+    IDLE_REUSE,
+    ApiClient,
+    Bound,
+    Exchange,
+    ExchangeLog,
+    RateLimited,
+    TargetError,
+    Unanswered,
+)
 from wallet_conformance.client.target import Target
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.failures import judged_silences
@@ -76,10 +85,27 @@ def suite(report_dir: Path, *args: str, timeout: float = MAX_SECONDS + 30, paths
     with tempfile.TemporaryFile("w+") as output:
         started = time.perf_counter()
         process = subprocess.Popen(
-            [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider", "--report-dir",
-             str(report_dir), "--work-dir", str(work_dir(report_dir)), *QUICK_SETTLEMENT, *args], cwd=ROOT, env=env,
-            stdout=output, stderr=subprocess.STDOUT,
-            text=True)
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                *paths,
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--report-dir",
+                str(report_dir),
+                "--work-dir",
+                str(work_dir(report_dir)),
+                *QUICK_SETTLEMENT,
+                *args,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         while True:  # os.wait4 gives this child's own peak memory
             pid, wait_status, usage = os.wait4(process.pid, os.WNOHANG)
             if pid:
@@ -94,8 +120,13 @@ def suite(report_dir: Path, *args: str, timeout: float = MAX_SECONDS + 30, paths
         output.seek(0)
         text = output.read()
     path = report_dir / "conformance.json"
-    run = Run(process.returncode, text, seconds, usage.ru_maxrss / 1024,
-              json.loads(path.read_text()) if path.exists() else None)
+    run = Run(
+        process.returncode,
+        text,
+        seconds,
+        usage.ru_maxrss / 1024,
+        json.loads(path.read_text()) if path.exists() else None,
+    )
     _measured(run)
     return run
 
@@ -106,9 +137,18 @@ def _measured(run: Run) -> None:
     folder = ROOT / "reports" / "hostile"
     folder.mkdir(parents=True, exist_ok=True)
     name = "".join(c if c.isalnum() or c in "-_[]" else "_" for c in test)
-    (folder / f"{name}.json").write_text(json.dumps(
-        {"test": test, "exit": run.status, "seconds": round(run.seconds, 1), "peak_rss_mb": round(run.rss_mb),
-         "output_lines": len(run.output.splitlines())}) + "\n")
+    (folder / f"{name}.json").write_text(
+        json.dumps(
+            {
+                "test": test,
+                "exit": run.status,
+                "seconds": round(run.seconds, 1),
+                "peak_rss_mb": round(run.rss_mb),
+                "output_lines": len(run.output.splitlines()),
+            }
+        )
+        + "\n"
+    )
 
 
 def in_process(pytester: pytest.Pytester, report_dir: Path, *args: str) -> Run:
@@ -122,8 +162,13 @@ def in_process(pytester: pytest.Pytester, report_dir: Path, *args: str) -> Run:
     return run
 
 
-def against(hostile: Hostile, report_dir: Path, *args: str, pytester: pytest.Pytester | None = None,
-            paths: tuple[str, ...] = ("tests",)) -> Run:
+def against(
+    hostile: Hostile,
+    report_dir: Path,
+    *args: str,
+    pytester: pytest.Pytester | None = None,
+    paths: tuple[str, ...] = ("tests",),
+) -> Run:
     target = ("--base-url", hostile.base_url, "--secret-key", KEY)
     if pytester:
         return in_process(pytester, report_dir, *target, *args)
@@ -169,8 +214,10 @@ def test_a_json_error_at_the_base_url_says_its_path_is_likely_wrong():
         base_url = f"{hostile.origin}/api{contract.version_segment()}"
         stop = preflight(Target(base_url, KEY, None, embedded=False), timeout=5)
     assert stop is not None and stop.status == ExitStatus.NOT_THE_PROTOCOL, stop
-    assert stop.reason.startswith(f"GET {base_url}/transactions/banks answered 404 (in JSON): the base URL likely has "
-                                  "the wrong path (--base-url must be"), stop.reason
+    assert stop.reason.startswith(
+        f"GET {base_url}/transactions/banks answered 404 (in JSON): the base URL likely has "
+        "the wrong path (--base-url must be"
+    ), stop.reason
     assert "not JSON" not in stop.reason and "does not answer JSON" not in stop.reason, stop.reason
 
 
@@ -273,8 +320,20 @@ def test_a_connection_closed_on_the_large_body_fails_err_09_and_blocks_no_test(r
 
     with Hostile(behave, upstream=reference) as hostile:
         process, report, _ = run_in_process(
-            pytester, tmp_path / "report", *QUICK_SETTLEMENT, "--base-url", hostile.base_url, "--secret-key", KEY,
-            "--funding-url", hostile.funding_url, "-k", "large", "-rfs", paths=("tests/test_errors.py",))
+            pytester,
+            tmp_path / "report",
+            *QUICK_SETTLEMENT,
+            "--base-url",
+            hostile.base_url,
+            "--secret-key",
+            KEY,
+            "--funding-url",
+            hostile.funding_url,
+            "-k",
+            "large",
+            "-rfs",
+            paths=("tests/test_errors.py",),
+        )
     assert report is not None and process.returncode == ExitStatus.DOES_NOT_CONFORM, process.stdout[-3000:]
     entries = {entry["id"]: entry for entry in report["requirements"]}
     assert entries["ERR-09"]["verdict"] == "fail", entries["ERR-09"]
@@ -344,9 +403,22 @@ def test_a_target_silent_on_one_operation_fails_err_09_and_runs_on(reference, tm
         # a CI environment) keep the output a screenful wherever the self-tests run.
         # The null probes of every body field (ERR-09 too) would each wait for the silence twice: the operation's own
         # tests show it.
-        run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--request-timeout", "1",
-                      "--requirement", "ERR-09", "--requirement", "END-20", "-k", "collection and not null",
-                      "--tb=no", "--force-short-summary")
+        run = against(
+            hostile,
+            tmp_path,
+            "--funding-url",
+            hostile.funding_url,
+            "--request-timeout",
+            "1",
+            "--requirement",
+            "ERR-09",
+            "--requirement",
+            "END-20",
+            "-k",
+            "collection and not null",
+            "--tb=no",
+            "--force-short-summary",
+        )
     run.check_bounded(ExitStatus.DOES_NOT_CONFORM)
     assert run.report is not None and "stopped" not in run.report, run.output
     verdicts = {entry["id"]: entry for entry in run.report["requirements"]}
@@ -369,8 +441,9 @@ def test_a_slow_target_is_bounded_by_the_run_budget(reference, tmp_path):
         time.sleep(0.3)
 
     with Hostile(slow, upstream=reference) as hostile:
-        run = against(hostile, tmp_path, "--funding-url", hostile.funding_url, "--test-timeout", "2",
-                      "--run-budget", "8")
+        run = against(
+            hostile, tmp_path, "--funding-url", hostile.funding_url, "--test-timeout", "2", "--run-budget", "8"
+        )
     run.check_bounded(ExitStatus.TARGET_FAILING)
     assert "the run used up its budget (--run-budget 8 s)" in run.output, run.output
 
@@ -378,8 +451,9 @@ def test_a_slow_target_is_bounded_by_the_run_budget(reference, tmp_path):
 def test_a_test_is_bounded_by_its_time_bound():
     """With the test's deadline 1 s away, a slow target's requests stop there, and the target is not 'down'."""
     with Hostile(lambda request: time.sleep(0.3) or envelope([])) as hostile:
-        client = ApiClient(hostile.base_url, "k-slow", timeout=5,
-                           bound=Bound(time.monotonic() + 1, "the test used up its time bound"))
+        client = ApiClient(
+            hostile.base_url, "k-slow", timeout=5, bound=Bound(time.monotonic() + 1, "the test used up its time bound")
+        )
         started = time.perf_counter()
         with pytest.raises(TargetError, match="the test used up its time bound"):
             for _ in range(20):
@@ -413,7 +487,6 @@ def test_a_5xx_storm_mid_run_ends_the_run(tmp_path):
     run.no_must_passed()
 
 
-
 def test_a_failing_target_gets_no_request_until_the_sweep_gives_it_another_chance():
     """After 16 answers of 5xx the client sends nothing more; the end-of-run sweep's reset lets it try again."""
     with Hostile(lambda request: envelope(None, 503, message="down")) as hostile:
@@ -426,6 +499,7 @@ def test_a_failing_target_gets_no_request_until_the_sweep_gives_it_another_chanc
         client.forget_server_errors()
         assert client.call("listBanks").status == 503 and hostile.count == sent + 1
         client.close()
+
 
 # ------------------------------------------------------------------ 4. waits that can never succeed
 
@@ -452,14 +526,23 @@ def _wallet_balance(request: Request, answer: Answer, shown: Callable[[int], int
 NEVER_MATCH_TIMEOUT = 5
 
 
-@pytest.mark.parametrize(("rewrite", "waits"), [(_balances_in_naira, False), (_balances_frozen, True)],
-                         ids=["naira", "frozen"])
+@pytest.mark.parametrize(
+    ("rewrite", "waits"), [(_balances_in_naira, False), (_balances_frozen, True)], ids=["naira", "frozen"]
+)
 def test_balances_that_never_match_are_waited_for_once(rewrite, waits, reference, tmp_path):
     """Balances in naira, or that never move: the run ends in bounded time and fails SVC-24; a wait that cannot
     succeed (funding that never shows) is waited once, not again by every money test."""
     with Hostile(lambda request: None, upstream=reference, rewrite=rewrite) as hostile:
-        run = against(hostile, tmp_path, "-m", "money", "--funding-url", hostile.funding_url,
-                      "--settle-timeout", str(NEVER_MATCH_TIMEOUT))
+        run = against(
+            hostile,
+            tmp_path,
+            "-m",
+            "money",
+            "--funding-url",
+            hostile.funding_url,
+            "--settle-timeout",
+            str(NEVER_MATCH_TIMEOUT),
+        )
     assert run.status == 1 and run.rss_mb < MAX_RSS_MB, run.output[-3000:]
     assert run.report is not None
     verdicts = {entry["id"]: entry["verdict"] for entry in run.report["requirements"]}
@@ -492,8 +575,13 @@ for _ in range(30):
 print(first, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 """
     with Hostile(lambda request: Answer(200, b'{"data": "' + b"x" * TWENTY_MB + b'"}')) as hostile:
-        process = subprocess.run([sys.executable, "-c", script, hostile.base_url], capture_output=True, text=True,
-                                 timeout=MAX_SECONDS, check=False)
+        process = subprocess.run(
+            [sys.executable, "-c", script, hostile.base_url],
+            capture_output=True,
+            text=True,
+            timeout=MAX_SECONDS,
+            check=False,
+        )
     assert process.returncode == 0, process.stderr[-2000:]
     first, last = (int(word) for word in process.stdout.split())
     # Kept whole, 31 bodies of 20 MB would be over 600 MB (bytes and text): here they cost a few MB.
@@ -554,15 +642,21 @@ def test_a_throttling_target_is_still_tested_and_the_throttling_observed(referen
         asked = (request.method, request.path, request.body)
         if request.number % 7 == 0 and asked not in throttled:
             throttled.add(asked)
-            return Answer(429, '{"meta": {"statusCode": 429, "success": false}, "data": null}',
-                          headers={"retry-after": "0.05"})
+            return Answer(
+                429, '{"meta": {"statusCode": 429, "success": false}, "data": null}', headers={"retry-after": "0.05"}
+            )
         return None
 
     with Hostile(every_seventh, upstream=reference) as hostile:
         # Hand-written modules that read, write, move money and observe LIM-23: a few hundred requests, so dozens
         # of 429s land in setup steps, checks and sweeps alike.
-        run = against(hostile, tmp_path, "--funding-url", hostile.funding_url,
-                      paths=("tests/test_endpoints.py", "tests/test_money.py", "tests/test_observations.py"))
+        run = against(
+            hostile,
+            tmp_path,
+            "--funding-url",
+            hostile.funding_url,
+            paths=("tests/test_endpoints.py", "tests/test_money.py", "tests/test_observations.py"),
+        )
     assert run.status == 0 and run.seconds < MAX_SECONDS, run.output[-3000:]
     observed = next(e for e in run.report["requirements"] if e["id"] == "LIM-23")
     assert "429" in json.dumps(observed), observed
@@ -573,16 +667,47 @@ def test_a_throttling_target_is_still_tested_and_the_throttling_observed(referen
 
 def _certificates(folder: Path) -> tuple[Path, Path, Path]:
     """A private CA and a certificate for 127.0.0.1 signed by it (openssl)."""
-    ca_key, ca, key, request, cert = (folder / name for name in ("ca.key", "ca.pem", "leaf.key", "leaf.csr",
-                                                                 "leaf.pem"))
+    ca_key, ca, key, request, cert = (
+        folder / name for name in ("ca.key", "ca.pem", "leaf.key", "leaf.csr", "leaf.pem")
+    )
     extensions = folder / "leaf.ext"
     extensions.write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
     commands = [
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca, "-days", "2",
-         "-subj", "/CN=wallet-conformance selftest CA"],
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            ca_key,
+            "-out",
+            ca,
+            "-days",
+            "2",
+            "-subj",
+            "/CN=wallet-conformance selftest CA",
+        ],
         ["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", request, "-subj", "/CN=127.0.0.1"],
-        ["openssl", "x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert,
-         "-days", "2", "-extfile", extensions],
+        [
+            "openssl",
+            "x509",
+            "-req",
+            "-in",
+            request,
+            "-CA",
+            ca,
+            "-CAkey",
+            ca_key,
+            "-CAcreateserial",
+            "-out",
+            cert,
+            "-days",
+            "2",
+            "-extfile",
+            extensions,
+        ],
     ]
     for command in commands:
         subprocess.run([str(part) for part in command], check=True, capture_output=True, timeout=60)
@@ -608,21 +733,48 @@ def test_a_private_ca_is_trusted_only_when_given(reference, tmp_path):
 
 
 def _open_wallets(server: ReferenceServer) -> list[dict[str, Any]]:
-    response = httpx.get(f"{server.base_url}/virtual-accounts", params={"perPage": 100},
-                         headers={"x-service-key": KEY}, trust_env=False)
+    response = httpx.get(
+        f"{server.base_url}/virtual-accounts", params={"perPage": 100}, headers={"x-service-key": KEY}, trust_env=False
+    )
     return response.json()["data"]
 
 
 def test_cleanup_closes_what_a_killed_run_left(reference, tmp_path):
     """A run killed with SIGKILL leaves wallets open; --cleanup closes the suite's (only those) and says so."""
-    own = httpx.post(f"{reference.base_url}/virtual-accounts", headers={"x-service-key": KEY}, trust_env=False,
-                     json={"accountName": "Ada Stores", "category": "primary", "currency": "NGN"}).json()["data"]
+    own = httpx.post(
+        f"{reference.base_url}/virtual-accounts",
+        headers={"x-service-key": KEY},
+        trust_env=False,
+        json={"accountName": "Ada Stores", "category": "primary", "currency": "NGN"},
+    ).json()["data"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "--report-dir", str(tmp_path),
-         "--work-dir", str(work_dir(tmp_path)), "--base-url", reference.base_url, "--secret-key", KEY,
-         "--funding-url", reference.funding_url, "-n", "0"],  # one process: the one SIGKILL reaches
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--report-dir",
+            str(tmp_path),
+            "--work-dir",
+            str(work_dir(tmp_path)),
+            "--base-url",
+            reference.base_url,
+            "--secret-key",
+            KEY,
+            "--funding-url",
+            reference.funding_url,
+            "-n",
+            "0",
+        ],  # one process: the one SIGKILL reaches
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and len(_open_wallets(reference)) < 6:
@@ -644,12 +796,22 @@ def test_cleanup_reads_every_page_under_the_paging_the_target_honours(tmp_path):
     """Wallets of a run left on three pages of a list paged by offset and limit (paging parameters are not shown):
     --cleanup finds and closes every one of them, with no journal to go by."""
     with ReferenceServer(secret_key=KEY, settle_delay=0.05, variants=["PAGING_OFFSET_LIMIT"]) as server:
-        made = [httpx.post(f"{server.base_url}/virtual-accounts", headers={"x-service-key": KEY}, trust_env=False,
-                           json=bodies.wallet(f"cf0badc0degw{number}")).json()["data"]["publicId"]
-                for number in range(25)]
+        made = [
+            httpx.post(
+                f"{server.base_url}/virtual-accounts",
+                headers={"x-service-key": KEY},
+                trust_env=False,
+                json=bodies.wallet(f"cf0badc0degw{number}"),
+            ).json()["data"]["publicId"]
+            for number in range(25)
+        ]
         run = suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--cleanup")
-        still = httpx.get(f"{server.base_url}/virtual-accounts", params={"limit": 100},
-                          headers={"x-service-key": KEY}, trust_env=False).json()["data"]
+        still = httpx.get(
+            f"{server.base_url}/virtual-accounts",
+            params={"limit": 100},
+            headers={"x-service-key": KEY},
+            trust_env=False,
+        ).json()["data"]
     assert run.status == 0, run.output
     assert f"closed {len(made)} wallet(s)" in run.output, run.output
     assert not {wallet["publicId"] for wallet in still} & set(made), run.output
@@ -661,13 +823,24 @@ def test_cleanup_restores_webhooks_a_run_changed(reference, tmp_path):
     account = httpx.get(f"{reference.base_url}/accounts", headers=headers, trust_env=False).json()["data"][0]
     original = account.get("webhooks") or []
     changed = [*original, "https://cf0badc0de.conformance.invalid/webhooks/a"]
-    httpx.patch(f"{reference.base_url}/accounts/{account['publicId']}", headers=headers, trust_env=False,
-                json={"webhooks": changed}).raise_for_status()
+    httpx.patch(
+        f"{reference.base_url}/accounts/{account['publicId']}",
+        headers=headers,
+        trust_env=False,
+        json={"webhooks": changed},
+    ).raise_for_status()
     journal = work_dir(tmp_path) / "cleanup" / "cf0badc0de.json"
     journal.parent.mkdir(parents=True)
-    journal.write_text(json.dumps({"run_id": "cf0badc0de", "base_url": reference.base_url, "wallets": [],
-                                   "accounts": {account["publicId"]: {"webhooks": original,
-                                                                      "name": account.get("name")}}}))
+    journal.write_text(
+        json.dumps(
+            {
+                "run_id": "cf0badc0de",
+                "base_url": reference.base_url,
+                "wallets": [],
+                "accounts": {account["publicId"]: {"webhooks": original, "name": account.get("name")}},
+            }
+        )
+    )
     run = suite(tmp_path, "--base-url", reference.base_url, "--secret-key", KEY, "--cleanup")
     assert run.status == 0 and "webhooks restored" in run.output, run.output
     after = httpx.get(f"{reference.base_url}/accounts", headers=headers, trust_env=False).json()["data"][0]
@@ -707,8 +880,11 @@ CONFIGURATION_MISTAKES = {
     "timeout that is not a number": ([], {"WALLET_API_REQUEST_TIMEOUT": "ten"}, "--request-timeout"),
     "missing ca bundle": (["--ca-bundle", "/nonexistent/ca.pem"], {}, "--ca-bundle"),
     "cleanup without a target": (["--cleanup"], {}, "--cleanup"),
-    "latency for a deployed target": (["--base-url", "http://127.0.0.1:9/v1", "--secret-key", KEY,
-                                       "--reference-latency", "0.05"], {}, "--reference-latency"),
+    "latency for a deployed target": (
+        ["--base-url", "http://127.0.0.1:9/v1", "--secret-key", KEY, "--reference-latency", "0.05"],
+        {},
+        "--reference-latency",
+    ),
 }
 
 
@@ -724,17 +900,34 @@ def test_a_configuration_mistake_stops_with_one_message_naming_the_option(mistak
     assert len(run.output.splitlines()) <= 5, run.output
 
 
-FUNDING_MODULES = tuple(f"tests/{module}.py" for module in (
-    "test_money", "test_limits", "test_states", "test_resources", "test_events", "generated/test_boundaries",
-    "generated/test_stateful"))
+FUNDING_MODULES = tuple(
+    f"tests/{module}.py"
+    for module in (
+        "test_money",
+        "test_limits",
+        "test_states",
+        "test_resources",
+        "test_events",
+        "generated/test_boundaries",
+        "generated/test_stateful",
+    )
+)
 
 
 @pytest.mark.long
 def test_a_funding_hook_that_answers_404_skips_the_money_tests_naming_the_option(reference, tmp_path):
     """--funding-url pointing at nothing: the tests that need money skip with that reason; the others run (the
     modules that fund wallets, hand-written and generated: the boundaries and the money model)."""
-    run = suite(tmp_path, "--base-url", reference.base_url, "--secret-key", KEY,
-                "--funding-url", f"{reference.origin}/sandbox/no-such-hook", paths=FUNDING_MODULES)
+    run = suite(
+        tmp_path,
+        "--base-url",
+        reference.base_url,
+        "--secret-key",
+        KEY,
+        "--funding-url",
+        f"{reference.origin}/sandbox/no-such-hook",
+        paths=FUNDING_MODULES,
+    )
     assert run.report is not None and run.seconds < MAX_SECONDS, run.output[-3000:]
     reasons = [e["reason"] or "" for e in run.report["requirements"] if e["verdict"] == "skip"]
     assert any("check --funding-url" in reason for reason in reasons), reasons
@@ -743,12 +936,12 @@ def test_a_funding_hook_that_answers_404_skips_the_money_tests_naming_the_option
     assert "Traceback" not in run.output and run.status == 0, run.output[-3000:]
 
 
-
 def test_a_bank_account_the_target_cannot_resolve_skips_the_tests_that_need_it(tmp_path, pytester):
     """--bank-account the target answers 404 for: the tests needing an external account skip naming the option,
     nothing fails, the rest runs."""
-    run = in_process(pytester, tmp_path, "--bank-account", UNKNOWN_ACCOUNT_NUMBER, "-k", "bank or validate",
-                     *HAND_WRITTEN)
+    run = in_process(
+        pytester, tmp_path, "--bank-account", UNKNOWN_ACCOUNT_NUMBER, "-k", "bank or validate", *HAND_WRITTEN
+    )
     assert run.status == 0 and run.report is not None, run.output[-3000:]
     verdicts = {entry["id"]: entry for entry in run.report["requirements"]}
     for rid in ("END-25", "SVC-26", "END-33"):  # validation, a bank transfer's money, its body
@@ -756,16 +949,29 @@ def test_a_bank_account_the_target_cannot_resolve_skips_the_tests_that_need_it(t
     assert not [entry["id"] for entry in run.report["requirements"] if entry["verdict"] == "fail"]
     assert verdicts["END-37"]["verdict"] == "pass"  # the bank list needs no external account
 
+
 def test_a_funded_wallet_instead_of_a_funding_hook_judges_no_inbound_payment(tmp_path, pytester):
     """--funded-wallet without --funding-url: money comes by wallet transfers, so SVC-24 (an inbound payment)
     skips naming --funding-url while the transfers' own money is still judged."""
-    with ReferenceServer(secret_key=KEY, settle_delay=0.05) as server, \
-            httpx.Client(headers={"x-service-key": KEY}, trust_env=False) as http:
+    with (
+        ReferenceServer(secret_key=KEY, settle_delay=0.05) as server,
+        httpx.Client(headers={"x-service-key": KEY}, trust_env=False) as http,
+    ):
         made = http.post(f"{server.base_url}/virtual-accounts", json=bodies.wallet("treasury", "secondary"))
         treasury = made.json()["data"]["publicId"]
         assert http.post(server.funding_url, json={"walletId": treasury, "amount": 5_000_000}).is_success
-        run = in_process(pytester, tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--funded-wallet",
-                         treasury, "-k", "funding_raises or settled_transfer_moves")
+        run = in_process(
+            pytester,
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--funded-wallet",
+            treasury,
+            "-k",
+            "funding_raises or settled_transfer_moves",
+        )
     assert run.report is not None and run.status == 0, run.output[-3000:]
     verdicts = {entry["id"]: entry for entry in run.report["requirements"]}
     assert verdicts["SVC-24"]["verdict"] == "skip" and "--funding-url" in verdicts["SVC-24"]["reason"], verdicts
@@ -775,8 +981,18 @@ def test_a_funded_wallet_instead_of_a_funding_hook_judges_no_inbound_payment(tmp
 # ------------------------------------------------------------------ 10. two runs at once
 
 
-SHARED_ACCOUNT_MODULES = tuple(f"tests/{module}.py" for module in (
-    "test_limits", "test_service", "test_endpoints", "test_resources", "test_money", "test_states", "test_isolation"))
+SHARED_ACCOUNT_MODULES = tuple(
+    f"tests/{module}.py"
+    for module in (
+        "test_limits",
+        "test_service",
+        "test_endpoints",
+        "test_resources",
+        "test_money",
+        "test_states",
+        "test_isolation",
+    )
+)
 
 
 @pytest.mark.long
@@ -787,13 +1003,36 @@ def test_two_runs_at_once_against_one_account_never_fail_falsely(tmp_path):
     generated tests would add cases each run makes alone."""
     with ReferenceServer(secret_key=KEY, settle_delay=0.05) as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
-        processes = [subprocess.Popen(
-            [sys.executable, "-m", "pytest", *SHARED_ACCOUNT_MODULES, "-q", "-p",
-             "no:cacheprovider", "--report-dir",
-             str(tmp_path / name), "--base-url", server.base_url, "--secret-key", KEY, "--funding-url",
-             server.funding_url, *QUICK_SETTLEMENT, "-n", "0"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True)
-            for name in ("first", "second")]
+        processes = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    *SHARED_ACCOUNT_MODULES,
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "--report-dir",
+                    str(tmp_path / name),
+                    "--base-url",
+                    server.base_url,
+                    "--secret-key",
+                    KEY,
+                    "--funding-url",
+                    server.funding_url,
+                    *QUICK_SETTLEMENT,
+                    "-n",
+                    "0",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            for name in ("first", "second")
+        ]
         outputs = [process.communicate(timeout=MAX_SECONDS * 2)[0] for process in processes]
     for name, process, output in zip(("first", "second"), processes, outputs, strict=True):
         report = json.loads((tmp_path / name / "conformance.json").read_text())
@@ -804,13 +1043,16 @@ def test_two_runs_at_once_against_one_account_never_fail_falsely(tmp_path):
             assert entry["verdict"] == "pass" or "another run of the suite" in (entry["reason"] or ""), entry
 
 
-@pytest.mark.parametrize(("name", "same"), [
-    ("cf01348d73 wallet", True),  # this process's own name
-    ("cf01348d73gw2 wallet", True),  # another worker of this run
-    ("cf01348d74gw0 wallet", False),  # another run (another seed)
-    ("Shop float", False),  # not the suite's
-    (None, False),
-])
+@pytest.mark.parametrize(
+    ("name", "same"),
+    [
+        ("cf01348d73 wallet", True),  # this process's own name
+        ("cf01348d73gw2 wallet", True),  # another worker of this run
+        ("cf01348d74gw0 wallet", False),  # another run (another seed)
+        ("Shop float", False),  # not the suite's
+        (None, False),
+    ],
+)
 def test_a_run_tells_its_own_workers_records_from_another_runs(name, same):
     """The primary-limit tests skip only for another run's primaries, never for their own run's other workers."""
     assert bodies.same_run(name, bodies.run_id(0x01348D73)) is same

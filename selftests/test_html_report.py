@@ -16,11 +16,25 @@ from wallet_conformance.reporting.writers import HTML, REPLAY_LABEL, html_page, 
 
 FAILING_TEST = "tests/test_a.py::test_close"  # sample_report's failing test of SVC-12
 # A replay as a report may carry one: a port, quotes, `<`, `&` and `$`, all kept as written.
-REPLAY = ("#!/usr/bin/env bash\nset -euo pipefail\nbase='http://127.0.0.1:41234/v1'\n"
-          "curl -sS -X DELETE \"$base/virtual-accounts/vba-1\" |\n"
-          "  python3 -c 'import sys; print(\"<&>\" in sys.stdin.read())'\n")
-URL_ATTRIBUTES = {"href", "src", "srcset", "action", "formaction", "poster", "data", "background", "ping", "manifest",
-                  "cite", "xlink:href"}
+REPLAY = (
+    "#!/usr/bin/env bash\nset -euo pipefail\nbase='http://127.0.0.1:41234/v1'\n"
+    'curl -sS -X DELETE "$base/virtual-accounts/vba-1" |\n'
+    "  python3 -c 'import sys; print(\"<&>\" in sys.stdin.read())'\n"
+)
+URL_ATTRIBUTES = {
+    "href",
+    "src",
+    "srcset",
+    "action",
+    "formaction",
+    "poster",
+    "data",
+    "background",
+    "ping",
+    "manifest",
+    "cite",
+    "xlink:href",
+}
 FETCHING_TAGS = {"link", "img", "iframe", "object", "embed", "base", "video", "audio", "source", "track", "frame"}
 
 
@@ -28,8 +42,21 @@ class Elements(HTMLParser):
     """Every tag of a page with its attributes, the text of <style> and <script>, and the text of each element with
     a given attribute (its descendants' text included)."""
 
-    VOID: ClassVar[set[str]] = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-                                "track", "wbr"}
+    VOID: ClassVar[set[str]] = {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    }
 
     def __init__(self, marked: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -88,13 +115,20 @@ def test_the_html_report_fetches_nothing_and_links_to_no_file(tmp_path):
     and script are inline, and no style reaches for a URL."""
     write_all(replayed_report(), tmp_path)
     elements = parsed((tmp_path / HTML).read_text(encoding="utf-8"), "data-verdict")
-    links = [(tag, name, value) for tag, attrs in elements.tags for name, value in attrs.items()
-             if name in URL_ATTRIBUTES or tag in FETCHING_TAGS]
+    links = [
+        (tag, name, value)
+        for tag, attrs in elements.tags
+        for name, value in attrs.items()
+        if name in URL_ATTRIBUTES or tag in FETCHING_TAGS
+    ]
     assert links == []
     style, script = "".join(elements.inline["style"]), "".join(elements.inline["script"])
     assert style and "url(" not in style and "@import" not in style
-    assert script and not [word for word in ("http", "fetch", "XMLHttpRequest", "import", "src", "location",
-                                             "WebSocket", "sendBeacon") if word in script]
+    assert script and not [
+        word
+        for word in ("http", "fetch", "XMLHttpRequest", "import", "src", "location", "WebSocket", "sendBeacon")
+        if word in script
+    ]
 
 
 def test_each_requirement_shows_its_part_and_the_documents_words():
@@ -118,8 +152,11 @@ def test_a_failing_tests_replay_is_shown_under_it_as_the_script_itself():
     assert [(attrs["class"], attrs["data-test"]) for attrs, _ in replays] == [("replay", FAILING_TEST)]
     assert "".join(replays[0][1]).removeprefix("\n") == REPLAY  # the newline after <pre> is one a browser drops
     entry = page.split('id="SVC-12" ')[1].split('class="req ')[0]
-    assert entry.index(f"<code>{FAILING_TEST}</code>") < entry.index(html.escape(REPLAY_LABEL)) \
+    assert (
+        entry.index(f"<code>{FAILING_TEST}</code>")
+        < entry.index(html.escape(REPLAY_LABEL))
         < entry.index('<pre class="replay"')
+    )
     assert 'class="replay"' not in html_page(sample_report())
 
 
@@ -170,9 +207,12 @@ def test_the_search_and_the_filters_show_the_requirements_they_choose_in_a_brows
             assert not page.locator("#passes").is_visible()  # a group with nothing chosen is hidden
             page.fill("#search", "")
             assert shown() == unfolded
-            for name, value, wanted in (("part", "errors", {"section": "errors"}), ("level", "INFO", {"level": "INFO"}),
-                                        ("verdict", "pass", {"verdict": "pass"}),
-                                        ("verdict", "skip", {"verdict": "skip"})):
+            for name, value, wanted in (
+                ("part", "errors", {"section": "errors"}),
+                ("level", "INFO", {"level": "INFO"}),
+                ("verdict", "pass", {"verdict": "pass"}),
+                ("verdict", "skip", {"verdict": "skip"}),
+            ):
                 page.select_option(f"#filter-{name}", value)
                 assert shown() == chosen(**wanted), (name, value)
                 page.select_option(f"#filter-{name}", "")

@@ -43,8 +43,21 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("install")
     copy = base / "source"
     shutil.copytree(ROOT, copy, symlinks=True, ignore=BUILD_LEFT_OUT)
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                  str(base / "wheel"), str(copy)], base)
+    built = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(base / "wheel"),
+            str(copy),
+        ],
+        base,
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     return copy
 
@@ -55,11 +68,13 @@ def _environment_with(folder: Path, *wheels: Path) -> Path:
     venv = folder / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], folder).check_returncode()
     python = venv / "bin" / "python"
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], folder)
-                .stdout.strip())
+    site = Path(
+        _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], folder).stdout.strip()
+    )
     (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    done = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
-                 *map(str, wheels)], folder)
+    done = _run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", *map(str, wheels)], folder
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return venv
 
@@ -75,8 +90,11 @@ def installed(source: Path) -> Path:
 
 
 def _environment(venv: Path, **more: str) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items()
-           if not name.startswith(("WALLET_API_", "PYTEST_", "PYTHONPATH", "VIRTUAL_ENV"))}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("WALLET_API_", "PYTEST_", "PYTHONPATH", "VIRTUAL_ENV"))
+    }
     return {**env, "PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", **more}
 
 
@@ -108,12 +126,19 @@ def test_the_installed_command_runs_the_suite_from_any_folder(installed, first_r
     assert after == before
     # reports/ holds the reports and nothing else (no Allure results unless --alluredir, no cache, no lock)
     assert sorted(path.name for path in (folder / "reports").iterdir()) == [
-        "conformance.html", "conformance.json", "conformance.md", "junit.xml"]
+        "conformance.html",
+        "conformance.json",
+        "conformance.md",
+        "junit.xml",
+    ]
     assert (folder / ".wallet-conformance" / "pytest_cache").is_dir()
     shown = _run(["wallet-conformance", "--version"], tmp_path, _environment(installed))
     assert shown.returncode == 0 and judged_against()["wallet-service-api.md"] in shown.stdout, shown.stdout
-    listed = _run(["wallet-conformance", "--list-requirements", "--part", "limits", "--level", "MUST"], tmp_path,
-                  _environment(installed)).stdout.splitlines()
+    listed = _run(
+        ["wallet-conformance", "--list-requirements", "--part", "limits", "--level", "MUST"],
+        tmp_path,
+        _environment(installed),
+    ).stdout.splitlines()
     assert listed and all(line.startswith("LIM-") and " MUST " in line for line in listed), listed
     where = "import wallet_conformance; print(wallet_conformance.__file__)"
     located = _run([str(installed / "bin" / "python"), "-c", where], tmp_path, _environment(installed)).stdout
@@ -148,16 +173,21 @@ def test_a_ci_recipe_runs_as_written(recipe, installed, first_run, tmp_path):
     lines = _shell_lines(yaml.safe_load(recipe))
     assert any(INSTALL_LINE.match(line) for line, _ in lines) and len(lines) == 2, lines
     (tmp_path / "ci").mkdir()
-    (tmp_path / "ci" / "waivers.yaml").write_text("- id: SVC-12\n  reason: wording fix in 2.4\n  owner: payments\n"
-                                                  "  expires: 2999-12-31\n")
+    (tmp_path / "ci" / "waivers.yaml").write_text(
+        "- id: SVC-12\n  reason: wording fix in 2.4\n  owner: payments\n  expires: 2999-12-31\n"
+    )
     key = "sk-ci-recipe"
     ran_in = tmp_path
     with ReferenceServer(secret_key=key, settle_delay=0.05) as reference:
         # The reference's URL and key in place of staging's; it settles in 0.05 s, so balances need watching a few
         # of those after a refused transfer, not the default window meant for a deployed target.
-        staging = {"WALLET_API_BASE_URL": reference.base_url, "WALLET_API_SECRET_KEY": key,
-                   "WALLET_API_FUNDING_URL": reference.funding_url, "WALLET_API_QUIET_WINDOW": "0.15",
-                   "PYTEST_ADDOPTS": RECIPE_TESTS}
+        staging = {
+            "WALLET_API_BASE_URL": reference.base_url,
+            "WALLET_API_SECRET_KEY": key,
+            "WALLET_API_FUNDING_URL": reference.funding_url,
+            "WALLET_API_QUIET_WINDOW": "0.15",
+            "PYTEST_ADDOPTS": RECIPE_TESTS,
+        }
         shutil.copy(first_run[0] / "reports" / "conformance.json", tmp_path / "ci" / "conformance-baseline.json")
         for line, env in lines:
             if INSTALL_LINE.match(line):
@@ -191,13 +221,27 @@ def test_the_command_runs_beside_pytest_base_url(beside_pytest_base_url, tmp_pat
     env = _environment(beside_pytest_base_url)
     disable = ["-p", "no:base_url"] if plugin == "disabled" else []
     embedded = _run(["wallet-conformance", *ONE_REQUIREMENT, *disable], tmp_path, env)
-    assert embedded.returncode == 0 and "The target conforms ON THE SELECTION" in embedded.stdout, \
+    assert embedded.returncode == 0 and "The target conforms ON THE SELECTION" in embedded.stdout, (
         embedded.stdout + embedded.stderr
+    )
     options = _run(["wallet-conformance", "--help-pytest", *disable], tmp_path, env).stdout
     assert ("--verify-base-url" in options) == (plugin == "loaded"), options  # pytest-base-url's own option
     with ReferenceServer(secret_key="sk-beside-base-url", settle_delay=0.05) as reference:
-        given = _run(["wallet-conformance", *ONE_REQUIREMENT, *disable, "--base-url", reference.base_url,
-                      "--secret-key", "sk-beside-base-url", "--funding-url", reference.funding_url], tmp_path, env)
+        given = _run(
+            [
+                "wallet-conformance",
+                *ONE_REQUIREMENT,
+                *disable,
+                "--base-url",
+                reference.base_url,
+                "--secret-key",
+                "sk-beside-base-url",
+                "--funding-url",
+                reference.funding_url,
+            ],
+            tmp_path,
+            env,
+        )
     assert given.returncode == 0, given.stdout + given.stderr
     report = json.loads((tmp_path / "reports" / "conformance.json").read_text())
     assert report["target"]["base_url"] == reference.base_url
@@ -215,13 +259,30 @@ def test_plain_pytest_takes_the_options_with_spaces(beside_pytest_base_url, sour
     (checkout / "reports").mkdir()
     python = str(beside_pytest_base_url / "bin" / "python")
     with ReferenceServer(secret_key="sk-plain-pytest", settle_delay=0.05) as reference:
-        target = {"--base-url": ["--base-url", reference.base_url],
-                  "pytest-base-url's ini": ["-o", f"base_url={reference.base_url}"],
-                  "without pytest-base-url": ["-p", "no:base_url", "--base-url", reference.base_url]}[how]
+        target = {
+            "--base-url": ["--base-url", reference.base_url],
+            "pytest-base-url's ini": ["-o", f"base_url={reference.base_url}"],
+            "without pytest-base-url": ["-p", "no:base_url", "--base-url", reference.base_url],
+        }[how]
         # -P: the installed suite is imported, not the checkout's package from the working folder
-        done = _run([python, "-P", "-m", "pytest", *target, "--secret-key", "sk-plain-pytest", "--report-dir",
-                     "reports", "--funding-url", reference.funding_url, *ONE_REQUIREMENT], checkout,
-                    _environment(beside_pytest_base_url))
+        done = _run(
+            [
+                python,
+                "-P",
+                "-m",
+                "pytest",
+                *target,
+                "--secret-key",
+                "sk-plain-pytest",
+                "--report-dir",
+                "reports",
+                "--funding-url",
+                reference.funding_url,
+                *ONE_REQUIREMENT,
+            ],
+            checkout,
+            _environment(beside_pytest_base_url),
+        )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     report = json.loads((checkout / "reports" / "conformance.json").read_text())
     assert report["target"]["base_url"] == reference.base_url
@@ -231,8 +292,21 @@ def test_plain_pytest_takes_the_options_with_spaces(beside_pytest_base_url, sour
 def test_the_installed_command_shows_short_test_ids(installed, tmp_path):
     """Installed in site-packages, the command's progress lines and failure summary name tests from the suite's folder
     (`tests/test_service.py::...`), not by a path from the working folder into site-packages."""
-    done = _run(["wallet-conformance", "-n", "0", "-p", "no:randomly", "--requirement", "SVC-12",
-                 "--reference-fault", "wrong-close-message"], tmp_path, _environment(installed))
+    done = _run(
+        [
+            "wallet-conformance",
+            "-n",
+            "0",
+            "-p",
+            "no:randomly",
+            "--requirement",
+            "SVC-12",
+            "--reference-fault",
+            "wrong-close-message",
+        ],
+        tmp_path,
+        _environment(installed),
+    )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert any(line.startswith("tests/test_service.py ") for line in lines), done.stdout
@@ -249,12 +323,19 @@ def test_the_first_baseline_is_made_as_written(installed, tmp_path):
     (its URL, key and funding hook in staging's place), leave a committed baseline the gate accepts."""
     assert FIRST_BASELINE is not None
     script = FIRST_BASELINE.group(1)
-    env = _environment(installed, PYTEST_ADDOPTS=RECIPE_TESTS, GIT_AUTHOR_NAME="qa", GIT_AUTHOR_EMAIL="qa@example.com",
-                       GIT_COMMITTER_NAME="qa", GIT_COMMITTER_EMAIL="qa@example.com")
+    env = _environment(
+        installed,
+        PYTEST_ADDOPTS=RECIPE_TESTS,
+        GIT_AUTHOR_NAME="qa",
+        GIT_AUTHOR_EMAIL="qa@example.com",
+        GIT_COMMITTER_NAME="qa",
+        GIT_COMMITTER_EMAIL="qa@example.com",
+    )
     _run(["git", "init", "-q"], tmp_path, env).check_returncode()
     with ReferenceServer(secret_key="sk-first-baseline", settle_delay=0.05) as reference:
-        script = (script.replace("https://staging.example.com/v1", reference.base_url)
-                  .replace("https://staging.example.com/sandbox/fund", reference.funding_url))
+        script = script.replace("https://staging.example.com/v1", reference.base_url).replace(
+            "https://staging.example.com/sandbox/fund", reference.funding_url
+        )
         done = _run(["bash", "-ec", script], tmp_path, {**env, "WALLET_API_SECRET_KEY": "sk-first-baseline"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     baseline = tmp_path / "ci" / "conformance-baseline.json"

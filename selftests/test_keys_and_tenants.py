@@ -54,8 +54,12 @@ def test_client_sends_whitespace_around_a_key_as_it_is():
                 data += self.request.recv(4096)
             received.append(data)
             body = b'{"meta": {"statusCode": 200, "success": true}, "data": []}'
-            self.request.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: "
-                                 + str(len(body)).encode() + b"\r\n\r\n" + body)
+            self.request.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: "
+                + str(len(body)).encode()
+                + b"\r\n\r\n"
+                + body
+            )
 
     with socketserver.TCPServer(("127.0.0.1", 0), Raw) as server:
         threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -72,11 +76,26 @@ def test_client_sends_whitespace_around_a_key_as_it_is():
 
 def test_public_key_that_moved_money_is_raised_in_the_summary_and_the_report():
     """An AUTH-06 observation of a public key whose transfer was accepted heads the terminal summary and the report."""
-    moved = {"requirement": "AUTH-06", "key": "pubKey.live", "operation": "transfer", "status": 200,
-             "accepted": True, "public_key_moved_money": True}
+    moved = {
+        "requirement": "AUTH-06",
+        "key": "pubKey.live",
+        "operation": "transfer",
+        "status": 200,
+        "accepted": True,
+        "public_key_moved_money": True,
+    }
     records = [TestRecord("tests/test_authentication.py::test_public_key", ("AUTH-06",), observations=[moved])]
-    report = build_report(records, catalogue(), target={"base_url": "http://127.0.0.1:1/v1"}, environment="staging",
-                          seed=1, strict=False, selected=(), gate=gating.Gate(), run={"started_at": "-", "duration": 0})
+    report = build_report(
+        records,
+        catalogue(),
+        target={"base_url": "http://127.0.0.1:1/v1"},
+        environment="staging",
+        seed=1,
+        strict=False,
+        selected=(),
+        gate=gating.Gate(),
+        run={"started_at": "-", "duration": 0},
+    )
     assert any(line.startswith("A PUBLIC KEY MOVED MONEY (AUTH-06): transfer") for line in summary(report))
     assert "A PUBLIC KEY MOVED MONEY" in markdown(report)
 
@@ -87,13 +106,23 @@ def test_run_without_second_key_leaves_isolation_untested_and_names_the_option(t
     judged nothing: exit 11)."""
     selection = [arg for rid in (*ISOLATION, "SVC-12") for arg in ("--requirement", rid)]
     with ReferenceServer(secret_key=KEY) as server:
-        process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--funding-url",
-                                       server.funding_url, "--require-complete", *selection,
-                                       paths=("tests/test_isolation.py", "tests/test_service.py"))
+        process, report, _ = run_suite(
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--funding-url",
+            server.funding_url,
+            "--require-complete",
+            *selection,
+            paths=("tests/test_isolation.py", "tests/test_service.py"),
+        )
     assert report is not None and process.returncode == 7, tail(process)
     entries = {entry["id"]: entry for entry in report["requirements"]}
-    assert all(entries[rid]["verdict"] == "skip" and "--second-secret-key" in entries[rid]["reason"]
-               for rid in ISOLATION), entries
+    assert all(
+        entries[rid]["verdict"] == "skip" and "--second-secret-key" in entries[rid]["reason"] for rid in ISOLATION
+    ), entries
     assert set(ISOLATION) <= {item["id"] for item in report["outcome"]["must_not_tested"]}
 
 
@@ -102,11 +131,22 @@ def test_own_account_is_the_keys_not_the_default_one(tmp_path):
     the default account is never written."""
     with ReferenceServer(secret_key=KEY) as server:
         add_key(server, SECOND_KEY, NON_DEFAULT)
-        process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", SECOND_KEY,
-                                       "--funding-url", server.funding_url, "--requirement", "EVT-01",
-                                       "--requirement", "END-02", "--requirement", "AUTH-20",
-                                       paths=("tests/test_events.py", "tests/test_endpoints.py",
-                                              "tests/test_authentication.py"))
+        process, report, _ = run_suite(
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            SECOND_KEY,
+            "--funding-url",
+            server.funding_url,
+            "--requirement",
+            "EVT-01",
+            "--requirement",
+            "END-02",
+            "--requirement",
+            "AUTH-20",
+            paths=("tests/test_events.py", "tests/test_endpoints.py", "tests/test_authentication.py"),
+        )
         accounts = server.service.store.accounts
         default, own = accounts[0], accounts[NON_DEFAULT]
     assert report is not None and process.returncode == 0, tail(process)
@@ -118,8 +158,12 @@ def test_own_account_is_the_keys_not_the_default_one(tmp_path):
 def seeded(server: ReferenceServer, *keys: str) -> None:
     """A wallet with an inbound payment in the account of each key: records a read-only run can probe."""
     for key in keys:
-        wallet = httpx.post(f"{server.base_url}/virtual-accounts", json=wallet_body("secondary"),
-                            headers={KEY_HEADER: key}, trust_env=False)
+        wallet = httpx.post(
+            f"{server.base_url}/virtual-accounts",
+            json=wallet_body("secondary"),
+            headers={KEY_HEADER: key},
+            trust_env=False,
+        )
         public_id = wallet.json()["data"]["publicId"]
         httpx.post(server.funding_url, json={"walletId": public_id, "amount": 50_000}, trust_env=False)
 
@@ -127,8 +171,13 @@ def seeded(server: ReferenceServer, *keys: str) -> None:
 def records_of(server: ReferenceServer) -> tuple[int, ...]:
     """What the store holds that a write would add to or change: its records and the accounts' revisions."""
     store = server.service.store
-    return (len(store.wallets), len(store.transactions), len(store.collection_accounts), len(store.bank_accounts),
-            *(account.revision for account in store.accounts))
+    return (
+        len(store.wallets),
+        len(store.transactions),
+        len(store.collection_accounts),
+        len(store.bank_accounts),
+        *(account.revision for account in store.accounts),
+    )
 
 
 def test_production_run_without_opt_in_writes_nothing_with_either_key(tmp_path):
@@ -137,13 +186,25 @@ def test_production_run_without_opt_in_writes_nothing_with_either_key(tmp_path):
     with reference_with_second_key(KEY, SECOND_KEY) as server:
         seeded(server, KEY, SECOND_KEY)
         held = records_of(server)
-        process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY,
-                                       "--second-secret-key", SECOND_KEY, "--funding-url", server.funding_url,
-                                       "--environment", "production",
-                                       paths=("tests/test_isolation.py", "tests/test_authentication.py"))
+        process, report, _ = run_suite(
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--second-secret-key",
+            SECOND_KEY,
+            "--funding-url",
+            server.funding_url,
+            "--environment",
+            "production",
+            paths=("tests/test_isolation.py", "tests/test_authentication.py"),
+        )
         assert records_of(server) == held, tail(process)
     assert report is not None, tail(process)
     entries = {entry["id"]: entry for entry in report["requirements"]}
     assert entries["AUTH-10"]["verdict"] == "pass" and entries["AUTH-14"]["verdict"] == "pass", tail(process)
-    assert all("writes are off in production" in (entries[rid]["reason"] or "")
-               for rid in ("AUTH-11", "AUTH-12", "AUTH-13", "AUTH-20")), entries
+    assert all(
+        "writes are off in production" in (entries[rid]["reason"] or "")
+        for rid in ("AUTH-11", "AUTH-12", "AUTH-13", "AUTH-20")
+    ), entries

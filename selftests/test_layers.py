@@ -65,8 +65,11 @@ def _names_requirements(value: Any, requirement_id: re.Pattern[str]) -> bool:
     """Whether a constant of spec/contract.py is a requirement id, or a collection of them (keys of a mapping)."""
     if isinstance(value, str):
         return requirement_id.fullmatch(value) is not None
-    return isinstance(value, tuple | frozenset | dict) and bool(value) and all(
-        isinstance(item, str) and requirement_id.fullmatch(item) for item in value)
+    return (
+        isinstance(value, tuple | frozenset | dict)
+        and bool(value)
+        and all(isinstance(item, str) and requirement_id.fullmatch(item) for item in value)
+    )
 
 
 def _docstrings(tree: ast.Module) -> set[int]:
@@ -75,8 +78,11 @@ def _docstrings(tree: ast.Module) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
-                    first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 found.add(id(first.value))
     return found
 
@@ -86,8 +92,11 @@ def transport_knows(folder: Path) -> list[str]:
     that holds ids, such as contract.ANSWERED) or import the exit statuses. Comments and docstrings may cite the
     document (why a transport exists); code may not act on it."""
     requirement_id = _requirement_id()
-    named = {name for name in dir(contract) if name.isupper() and
-             _names_requirements(getattr(contract, name), requirement_id)}
+    named = {
+        name
+        for name in dir(contract)
+        if name.isupper() and _names_requirements(getattr(contract, name), requirement_id)
+    }
     found = []
     for path in sorted(folder.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -100,12 +109,17 @@ def transport_knows(folder: Path) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
                 found += [f"{where}:{node.lineno}: names {match}" for match in requirement_id.findall(node.value)]
-            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
-                  and node.attr in named):
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+                and node.attr in named
+            ):
                 found.append(f"{where}:{node.lineno}: names contract.{node.attr}")
             elif isinstance(node, ast.ImportFrom) and node.module == CONTRACT:
-                found += [f"{where}:{node.lineno}: names contract.{alias.name}" for alias in node.names
-                          if alias.name in named]
+                found += [
+                    f"{where}:{node.lineno}: names contract.{alias.name}" for alias in node.names if alias.name in named
+                ]
             elif _imports_exit_statuses(node):
                 found.append(f"{where}:{node.lineno}: imports the exit statuses")
     return found
@@ -116,7 +130,8 @@ def _imports_exit_statuses(node: ast.AST) -> bool:
         return any(alias.name == EXIT_STATUS for alias in node.names)
     if isinstance(node, ast.ImportFrom):
         return node.module == EXIT_STATUS or (
-            node.module == "wallet_conformance" and any(alias.name == "exit_status" for alias in node.names))
+            node.module == "wallet_conformance" and any(alias.name == "exit_status" for alias in node.names)
+        )
     return False
 
 
@@ -138,10 +153,15 @@ def test_the_transport_check_sees_an_id_a_contract_constant_and_an_exit_status(t
         "from wallet_conformance.spec import contract\n"
         "WALLET_LIST = 'END-14'  # and ERR-09 in a comment\n"
         "def stop():\n"
-        "    return f'[{contract.ANSWERED}] breaks AUTH-04', contract.operations(), ExitStatus.CANNOT_RUN\n")
+        "    return f'[{contract.ANSWERED}] breaks AUTH-04', contract.operations(), ExitStatus.CANNOT_RUN\n"
+    )
     where = "wallet_conformance/client/knows.py"
-    assert transport_knows(folder) == [f"{where}:2: imports the exit statuses", f"{where}:4: names END-14",
-                                       f"{where}:6: names AUTH-04", f"{where}:6: names contract.ANSWERED"]
+    assert transport_knows(folder) == [
+        f"{where}:2: imports the exit statuses",
+        f"{where}:4: names END-14",
+        f"{where}:6: names AUTH-04",
+        f"{where}:6: names contract.ANSWERED",
+    ]
 
 
 WORDS = {member.value for member in (*Verdict, *Outcome)}
@@ -172,8 +192,9 @@ def verdict_literals() -> list[tuple[str, int, str]]:
 def test_verdicts_and_outcomes_are_spelled_only_in_their_enums():
     """No module of the package spells a verdict or an outcome as a string literal: it names the enum's member
     (reporting/verdicts.py), so a renamed or added word is changed in one place."""
-    spelled = [f"{module}:{line}: {word!r}" for module, line, word in verdict_literals()
-               if (module, word) not in NOT_A_VERDICT]
+    spelled = [
+        f"{module}:{line}: {word!r}" for module, line, word in verdict_literals() if (module, word) not in NOT_A_VERDICT
+    ]
     assert not spelled, "use Verdict or Outcome (reporting/verdicts.py) instead of:\n" + "\n".join(spelled)
     still_there = {(module, word) for module, _, word in verdict_literals()}
     assert set(NOT_A_VERDICT) <= still_there, set(NOT_A_VERDICT) - still_there  # no stale exception
@@ -196,20 +217,32 @@ def _requirement_name(requirement: str) -> str:
 def test_every_package_the_suite_imports_is_declared():
     """Each package outside the standard library that the package imports is a dependency of pyproject.toml: an
     installation never works only because another package brought it along (h11 came with httpx's httpcore)."""
-    declared = {_requirement_name(requirement) for requirement in
-                tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]}
+    declared = {
+        _requirement_name(requirement)
+        for requirement in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+            "dependencies"
+        ]
+    }
     distributions = metadata.packages_distributions()
     imported: dict[str, set[str]] = {}
     for path in (ROOT / "wallet_conformance").rglob("*.py"):
         if "suite" in path.relative_to(ROOT / "wallet_conformance").parts:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else []
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                else []
+            )
             for name in names:
                 top = name.split(".")[0]
                 if top != "wallet_conformance" and top not in sys.stdlib_module_names:
                     imported.setdefault(top, set()).add(path.relative_to(ROOT).as_posix())
-    undeclared = {top: sorted(files)[:2] for top, files in imported.items()
-                  if not {_requirement_name(name) for name in distributions.get(top, [top])} & declared}
+    undeclared = {
+        top: sorted(files)[:2]
+        for top, files in imported.items()
+        if not {_requirement_name(name) for name in distributions.get(top, [top])} & declared
+    }
     assert not undeclared, undeclared

@@ -55,33 +55,61 @@ def test_fault_is_killed_under_its_requirement(fault_name, pytester, covering, s
     # Last, for a fault only the exchange judge sees (in an exchange no test of its requirement makes): every
     # hand-written test, the judge holding every exchange to the fault's requirement.
     everything = (["tests"], HAND_WRITTEN)
-    for paths, selection in ((hand_written, ("--requirement", fault.requirement_id)),
-                             (generated, ("--requirement", fault.requirement_id)), everything):
+    for paths, selection in (
+        (hand_written, ("--requirement", fault.requirement_id)),
+        (generated, ("--requirement", fault.requirement_id)),
+        everything,
+    ):
         if killers or not paths:
             continue
         # --tb=line: the matrix reads the report, and pytest formats a long traceback by parsing the source of each
         # of its frames (about 0.1 s a failure, a fifth of a fault's run).
         process, report, took = run_in_process(
-            pytester, pytester.path / "report", "--reference-fault", fault_name, *selection, "--seed", seed,
-            "--record-har", str(recording),
-            "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, *timing, "--tb=line", paths=tuple(paths))
+            pytester,
+            pytester.path / "report",
+            "--reference-fault",
+            fault_name,
+            *selection,
+            "--seed",
+            seed,
+            "--record-har",
+            str(recording),
+            "--settle-timeout",
+            SETTLE_TIMEOUT,
+            *QUICK_SETTLEMENT,
+            *timing,
+            "--tb=line",
+            paths=tuple(paths),
+        )
         seconds += took
         assert report is not None, f"{fault_name}: the run wrote no report\n{tail(process)}"
         killers = killing_tests(report, fault.requirement_id)
         collateral.update(failed_beyond(report, fault.requirement_id))
     MATRIX_ROWS.mkdir(parents=True, exist_ok=True)
-    row = {"fault": fault_name, "requirement": fault.requirement_id, "seed": seed,
-           "level": catalogue()[fault.requirement_id].level, "description": fault.description,
-           "killed": bool(killers), "killing_tests": killers, "seconds": round(seconds, 2),
-           "only_generated": bool(killers) and all(test.startswith(GENERATED_NODES) for test in killers),
-           "passive": passive_verdict(recording, fault.requirement_id), "collateral": sorted(collateral),
-           "undeclared": sorted(collateral - set(COLLATERAL.get(fault, {})))}
+    row = {
+        "fault": fault_name,
+        "requirement": fault.requirement_id,
+        "seed": seed,
+        "level": catalogue()[fault.requirement_id].level,
+        "description": fault.description,
+        "killed": bool(killers),
+        "killing_tests": killers,
+        "seconds": round(seconds, 2),
+        "only_generated": bool(killers) and all(test.startswith(GENERATED_NODES) for test in killers),
+        "passive": passive_verdict(recording, fault.requirement_id),
+        "collateral": sorted(collateral),
+        "undeclared": sorted(collateral - set(COLLATERAL.get(fault, {}))),
+    }
     (MATRIX_ROWS / f"{fault_name}.json").write_text(json.dumps(row, indent=2) + "\n")
-    assert killers, (f"fault {fault_name!r} survived: no test of {fault.requirement_id} failed "
-                     f"({fault.description})\n{tail(process)}")
-    assert not row["undeclared"], (f"fault {fault_name!r} also failed {row['undeclared']}, which COLLATERAL does not "
-                                   f"declare: a failure on the wrong requirement, or a fault breaking two statements\n"
-                                   f"{tail(process)}")
+    assert killers, (
+        f"fault {fault_name!r} survived: no test of {fault.requirement_id} failed "
+        f"({fault.description})\n{tail(process)}"
+    )
+    assert not row["undeclared"], (
+        f"fault {fault_name!r} also failed {row['undeclared']}, which COLLATERAL does not "
+        f"declare: a failure on the wrong requirement, or a fault breaking two statements\n"
+        f"{tail(process)}"
+    )
 
 
 def passive_verdict(recording: Path, requirement: str) -> str:
@@ -96,9 +124,20 @@ def test_an_inbound_credit_not_called_external_is_not_judged_by_the_external_sou
     """Inbound credits with sourceType `external`: the sourceType requirement fails; the External sourceData shape
     (about External sources only) skips, and the `src-` prefix is judged only on the leg that says External."""
     process, report, _ = run_in_process(
-        pytester, pytester.path / "report", "--reference-fault", "inbound-source-type-lowercase", "--requirement",
-        "RES-04", "--requirement", "RES-70", "--requirement", "RES-62", *QUICK_SETTLEMENT, "--tb=line",
-        paths=("tests/test_resources.py",))
+        pytester,
+        pytester.path / "report",
+        "--reference-fault",
+        "inbound-source-type-lowercase",
+        "--requirement",
+        "RES-04",
+        "--requirement",
+        "RES-70",
+        "--requirement",
+        "RES-62",
+        *QUICK_SETTLEMENT,
+        "--tb=line",
+        paths=("tests/test_resources.py",),
+    )
     assert report is not None, tail(process)
     verdicts = {entry["id"]: entry for entry in report["requirements"]}
     assert verdicts["RES-62"]["verdict"] == "fail", verdicts["RES-62"]

@@ -13,8 +13,14 @@ from wallet_conformance.client.personal import REMEMBERED, SHORTEST, Masking
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
 
-WALLET = {"accountName": "Adaeze Okonkwo", "accountNumber": "0123456789", "emailAddress": "ada.ok@example.com",
-          "mobile": {"phoneNumber": "+2348031234567"}, "bankName": "Providus", "balance": 150000}
+WALLET = {
+    "accountName": "Adaeze Okonkwo",
+    "accountNumber": "0123456789",
+    "emailAddress": "ada.ok@example.com",
+    "mobile": {"phoneNumber": "+2348031234567"},
+    "bankName": "Providus",
+    "balance": 150000,
+}
 
 
 def test_a_mask_keeps_each_values_format_and_every_other_field():
@@ -39,7 +45,7 @@ def test_one_value_one_mask_and_found_again_where_no_field_names_it():
     assert later == f"expected '{number}', received '{first['accountName']}'; ref 990123456789", later
     quoted = masking.mask(json.dumps({"evidence": json.dumps(WALLET)}))
     assert json.loads(json.loads(quoted)["evidence"])["accountNumber"] == number
-    assert number in masking.mask("curl -d '{\"accountNumber\": \"0123456789\"}'")
+    assert number in masking.mask('curl -d \'{"accountNumber": "0123456789"}\'')
     assert Masking().value("0123456789") != number  # another run's salt, another mask
 
 
@@ -73,14 +79,29 @@ def test_an_active_run_masks_personal_data_only_when_asked(tmp_path, asked):
     it, the run keeps them, as its records are the suite's own."""
     with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as reference:
         process, report, _ = run_suite(
-            tmp_path / "reports", "--base-url", reference.base_url, "--secret-key", reference.secret_key,
-            "--requirement", "SVC-12", "-n", "2", "--record-har", str(tmp_path / "run.har"),
-            "--alluredir", str(tmp_path / "allure"), *(["--mask-personal-data"] if asked else []))
+            tmp_path / "reports",
+            "--base-url",
+            reference.base_url,
+            "--secret-key",
+            reference.secret_key,
+            "--requirement",
+            "SVC-12",
+            "-n",
+            "2",
+            "--record-har",
+            str(tmp_path / "run.har"),
+            "--alluredir",
+            str(tmp_path / "allure"),
+            *(["--mask-personal-data"] if asked else []),
+        )
         wallets = list(reference.service.store.wallets)
     assert report is not None and report["outcome"]["exit_status"] == 1, tail(process)
-    kept = [process.stdout + process.stderr, (tmp_path / "run.har").read_text(),
-            *(path.read_text() for path in (tmp_path / "reports").glob("*.*")),
-            *(path.read_text() for path in (tmp_path / "allure").iterdir())]
+    kept = [
+        process.stdout + process.stderr,
+        (tmp_path / "run.har").read_text(),
+        *(path.read_text() for path in (tmp_path / "reports").glob("*.*")),
+        *(path.read_text() for path in (tmp_path / "allure").iterdir()),
+    ]
     personal = {value for wallet in wallets for value in (wallet.account_name, wallet.account_number)}
     assert wallets and all(len(value) >= SHORTEST for value in personal)
     assert {value for value in personal if any(value in text for text in kept)} == (set() if asked else personal)

@@ -79,7 +79,10 @@ def test_verdicts_by_level_and_report_format(pytester):
     assert found["SVC-03"] == "pass" and found["SVC-04"] == "skip" and found["SVC-01"] == "untested"
     outcome = report["outcome"]
     assert (outcome["conforms"], outcome["must_failed"], outcome["should_failed"]) == (
-        False, ["SVC-05", "SVC-06"], ["SVC-18"])
+        False,
+        ["SVC-05", "SVC-06"],
+        ["SVC-18"],
+    )
     entry = next(e for e in report["requirements"] if e["id"] == "SVC-04")
     assert entry["reason"] == "no funding configured"
     info = next(e for e in report["requirements"] if e["id"] == "ERR-04")
@@ -112,12 +115,19 @@ def test_info_failure_never_fails_the_run(pytester):
     assert result.ret == 0 and verdicts(report)["ERR-04"] == "observed"
 
 
-@pytest.mark.parametrize(("source", "args", "reason"), [
-    (LEVELS, ("-k", "no_such_test"), "no conformance test ran (every test was deselected*"),
-    ('@pytest.mark.requirement("SVC-03")\ndef test_skips():\n    """Skipped."""\n    pytest.skip("no funding")\n',
-     (), "every test of the run was skipped (1); the first: no funding"),
-    (LEVELS, ("--requirement", "SVC-18"), "1 test(s) ran, but none judged a MUST requirement"),
-], ids=["deselected", "skipped", "no-must"])
+@pytest.mark.parametrize(
+    ("source", "args", "reason"),
+    [
+        (LEVELS, ("-k", "no_such_test"), "no conformance test ran (every test was deselected*"),
+        (
+            '@pytest.mark.requirement("SVC-03")\ndef test_skips():\n    """Skipped."""\n    pytest.skip("no funding")\n',
+            (),
+            "every test of the run was skipped (1); the first: no funding",
+        ),
+        (LEVELS, ("--requirement", "SVC-18"), "1 test(s) ran, but none judged a MUST requirement"),
+    ],
+    ids=["deselected", "skipped", "no-must"],
+)
 def test_a_run_that_judged_no_must_requirement_judged_nothing(pytester, source, args, reason):
     """Every test deselected, every test skipped, or only a SHOULD one judged: the outcome is nothing-judged (exit
     11) with its reason, and neither the terminal nor any report says the target conforms."""
@@ -128,8 +138,12 @@ def test_a_run_that_judged_no_must_requirement_judged_nothing(pytester, source, 
     assert fnmatch.fnmatch(outcome["reason"], reason), outcome["reason"]
     result.stdout.fnmatch_lines(["NOTHING WAS JUDGED*", f"  {reason}", "exit status 11*"])
     out = pytester.path / "out"
-    shown = [result.stdout.str(), (out / "conformance.md").read_text(), (out / "junit.xml").read_text(),
-             (out / "conformance.html").read_text().split("</style>")[1]]  # the page, not its stylesheet
+    shown = [
+        result.stdout.str(),
+        (out / "conformance.md").read_text(),
+        (out / "junit.xml").read_text(),
+        (out / "conformance.html").read_text().split("</style>")[1],
+    ]  # the page, not its stylesheet
     assert not any(re.search(r"\bconforms\b", text, re.IGNORECASE) for text in shown)
     assert validation.problems("conformance-report.json", report) == []
 
@@ -144,20 +158,30 @@ def test_requirement_option_selects_tests(pytester):
     assert report["outcome"]["verdict"] == "conforms-on-the-selection" and not report["outcome"]["complete"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("--base-url", "http://127.0.0.1:1/v1"), "*no --secret-key*"),
-    (("--base-url", "http://127.0.0.1:1/v2", "--secret-key", "k-1234"), "*must end with the version segment /v1*"),
-    (("--base-url", "ftp://example.invalid/v1", "--secret-key", "k-1234"), "*must be an http(s) URL*"),
-    (("--environment", "prod"), "*--environment must be staging or production, got 'prod'*"),
-    (("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1"),
-     "*--second-secret-key*3 characters long*"),
-    (("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1234"),
-     "*--second-secret-key*is the --secret-key itself*"),
-    (("--second-secret-key", "k-5678"), "*--second-secret-key*no --base-url*"),
-    (("--har", "no-such-file.har"), "*--har no-such-file.har: no such file or folder*"),
-    (("--har", "pytest.ini", "--record-har", "out.har"), "*--record-har needs an active run*"),
-    (("--har", "pytest.ini", "--reference-fault", "wrong-close-message"), "*--reference-fault needs an active run*"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--base-url", "http://127.0.0.1:1/v1"), "*no --secret-key*"),
+        (("--base-url", "http://127.0.0.1:1/v2", "--secret-key", "k-1234"), "*must end with the version segment /v1*"),
+        (("--base-url", "ftp://example.invalid/v1", "--secret-key", "k-1234"), "*must be an http(s) URL*"),
+        (("--environment", "prod"), "*--environment must be staging or production, got 'prod'*"),
+        (
+            ("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1"),
+            "*--second-secret-key*3 characters long*",
+        ),
+        (
+            ("--base-url", "http://127.0.0.1:1/v1", "--secret-key", "k-1234", "--second-secret-key", "k-1234"),
+            "*--second-secret-key*is the --secret-key itself*",
+        ),
+        (("--second-secret-key", "k-5678"), "*--second-secret-key*no --base-url*"),
+        (("--har", "no-such-file.har"), "*--har no-such-file.har: no such file or folder*"),
+        (("--har", "pytest.ini", "--record-har", "out.har"), "*--record-har needs an active run*"),
+        (
+            ("--har", "pytest.ini", "--reference-fault", "wrong-close-message"),
+            "*--reference-fault needs an active run*",
+        ),
+    ],
+)
 def test_bad_configuration_stops_the_run(pytester, args, message):
     """Bad configuration stops the run before any test with one clear message, and the reports of that stop replace
     the folder's: exit 4, no verdict, the message as the reason."""
@@ -173,8 +197,14 @@ def test_unreachable_target_stops_the_run(pytester):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # bound, not listening: connections are refused
-        result, _ = run(pytester, '@pytest.mark.requirement("SVC-03")\ndef test_x():\n    """x."""\n',
-                        "--base-url", f"http://127.0.0.1:{port}/v1", "--secret-key", "sk-do-not-print-1")
+        result, _ = run(
+            pytester,
+            '@pytest.mark.requirement("SVC-03")\ndef test_x():\n    """x."""\n',
+            "--base-url",
+            f"http://127.0.0.1:{port}/v1",
+            "--secret-key",
+            "sk-do-not-print-1",
+        )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.str() + result.stderr.str()
     assert "cannot be reached" in output and "sk-do-not-print-1" not in output
@@ -215,13 +245,18 @@ def test_check_naming_an_undeclared_requirement_is_a_suite_error(pytester):
     """A check naming an id its test does not declare, or none among several, errors loudly: never skip or pass."""
     result, report = run(pytester, SUITE_ERRORS)
     result.assert_outcomes(failed=4, passed=1)
-    result.stdout.fnmatch_lines(["*SUITE ERROR*'SVC-04', which the test does not declare*",
-                                 "*SUITE ERROR*the test declares 2 (SVC-06, SVC-07)*",
-                                 "*SUITE ERROR*'SVC-29', which the test does not declare*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*SUITE ERROR*'SVC-04', which the test does not declare*",
+            "*SUITE ERROR*the test declares 2 (SVC-06, SVC-07)*",
+            "*SUITE ERROR*'SVC-29', which the test does not declare*",
+        ]
+    )
     assert report is not None and result.ret == 6  # a suite error outranks a failure of the target
     found = verdicts(report)
     assert {rid: found[rid] for rid in ("SVC-05", "SVC-06", "SVC-07", "SVC-03")} == dict.fromkeys(
-        ("SVC-05", "SVC-06", "SVC-07", "SVC-03"), "suite-error")
+        ("SVC-05", "SVC-06", "SVC-07", "SVC-03"), "suite-error"
+    )
     assert found["SVC-18"] == "fail"
     assert found["SVC-19"] == "pass" and found["SVC-04"] == "untested" and found["SVC-29"] == "untested"
     reasons = {entry["id"]: entry["reason"] or "" for entry in report["requirements"]}
@@ -272,8 +307,10 @@ def test_a_failure_of_the_target_shows_its_evidence_and_the_suites_traceback_onl
     fault = Fault.WRONG_CLOSE_MESSAGE
     args = (f"--reference-fault={fault.cli_name}", f"--requirement={fault.requirement_id}", *QUICK_SETTLEMENT)
     # run_in_process passes -q: -vv is a user's -v.
-    shown = {name: run_in_process(pytester, pytester.path / name, *args, *more, paths=("tests/test_service.py",))[0]
-             for name, more in (("plain", ()), ("verbose", ("-vv",)))}
+    shown = {
+        name: run_in_process(pytester, pytester.path / name, *args, *more, paths=("tests/test_service.py",))[0]
+        for name, more in (("plain", ()), ("verbose", ("-vv",)))
+    }
     for process in shown.values():
         assert process.returncode == ExitStatus.DOES_NOT_CONFORM, tail(process)
         assert "[SVC-12] meta.message of closeWallet is the documented message" in process.stdout, tail(process)
@@ -359,8 +396,11 @@ def _received(pytester: pytest.Pytester, *args: str) -> tuple[dict, dict, set]:
             for judges in ("findings", "exchanges"):
                 line["record"].pop(judges)
         received[line["nodeid"], line["when"]] = line
-    judged = {entry["id"]: [entry["verdict"], entry["reason"], entry["evidence"], entry["observations"]]
-              for entry in report["requirements"] if entry["verdict"] != "untested"}
+    judged = {
+        entry["id"]: [entry["verdict"], entry["reason"], entry["evidence"], entry["observations"]]
+        for entry in report["requirements"]
+        if entry["verdict"] != "untested"
+    }
     return received, json.loads(mask(json.dumps(judged))), found
 
 
@@ -379,9 +419,13 @@ def test_the_controller_receives_the_same_typed_records_in_one_process_and_under
     refused = alone["conformance/test_sample.py::test_refused", "call"]
     assert refused["types"]["error"] == "Classified" and refused["record"]["error"]["setup_requirement"] == "RES-40"
     assert alone["conformance/test_sample.py::test_observed", "call"]["record"]["observations"] == [
-        {"requirement": "ERR-04", "status": 418}]
+        {"requirement": "ERR-04", "status": 418}
+    ]
     assert {name for line in alone.values() for name in line["user_properties"]} == {"requirements"}
     assert alone_judged["SVC-05"][0] == "fail" and alone_judged["SVC-05"][2][0]["exchange"]["status"] == 200
     assert alone_judged["RES-50"][0] == "fail" and alone_judged["RES-50"][2][0]["rule"]  # the exchange judge's
     assert (alone_judged["RES-40"][0], alone_judged["SVC-06"][0], alone_judged["SVC-07"][0]) == (
-        "fail", "blocked", "suite-error")
+        "fail",
+        "blocked",
+        "suite-error",
+    )

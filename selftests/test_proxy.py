@@ -46,16 +46,32 @@ from wallet_conformance.world import bodies
 # messages, pagination, money, currency and timestamps, the resource tables, one operation's stated form, what an
 # accepted request sent, the parties of a transaction, the invariants between answers, a refusal's envelope.
 FAULTS_SHOWN = (
-    Fault.CONTENT_TYPE_TEXT_ON_BANK_LIST, Fault.SUCCESS_AS_STRING_ON_TRANSFER, Fault.MESSAGE_ON_WALLET_READ,
-    Fault.WRONG_CLOSE_MESSAGE, Fault.WRONG_BANK_LIST_MESSAGE, Fault.PAGINATION_TOTAL_AS_STRING,
-    Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST, Fault.CURRENCY_LOWERCASE_ON_COLLECTION,
-    Fault.TIMESTAMPS_WITHOUT_MILLISECONDS_ON_TRANSACTIONS, Fault.ACCOUNT_WITHOUT_BUSINESS,
-    Fault.BANK_ACCOUNT_WITHOUT_VERSION, Fault.TRANSACTION_WITHOUT_TREF, Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL,
-    Fault.BANK_TRANSFER_NEGATIVE_FEE, Fault.VERIFY_WITHOUT_REQUEST_SRC, Fault.CREATE_WALLET_WITH_ID,
-    Fault.UPDATE_RETURNS_OLD_WEBHOOKS, Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED,
-    Fault.DESTINATION_DATA_IS_SOURCE, Fault.CREDIT_LEG_FROM_ITS_DESTINATION, Fault.WALLET_LIST_NUMBER_REVERSED,
-    Fault.TRANSFER_REFERENCE_REPEATS, Fault.DUPLICATE_REFERENCE_ACCEPTED, Fault.TRANSFER_201,
-    Fault.MALFORMED_JSON_500, Fault.ERROR_SUCCESS_TRUE,
+    Fault.CONTENT_TYPE_TEXT_ON_BANK_LIST,
+    Fault.SUCCESS_AS_STRING_ON_TRANSFER,
+    Fault.MESSAGE_ON_WALLET_READ,
+    Fault.WRONG_CLOSE_MESSAGE,
+    Fault.WRONG_BANK_LIST_MESSAGE,
+    Fault.PAGINATION_TOTAL_AS_STRING,
+    Fault.BALANCE_IN_NAIRA_ON_WALLET_LIST,
+    Fault.CURRENCY_LOWERCASE_ON_COLLECTION,
+    Fault.TIMESTAMPS_WITHOUT_MILLISECONDS_ON_TRANSACTIONS,
+    Fault.ACCOUNT_WITHOUT_BUSINESS,
+    Fault.BANK_ACCOUNT_WITHOUT_VERSION,
+    Fault.TRANSACTION_WITHOUT_TREF,
+    Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL,
+    Fault.BANK_TRANSFER_NEGATIVE_FEE,
+    Fault.VERIFY_WITHOUT_REQUEST_SRC,
+    Fault.CREATE_WALLET_WITH_ID,
+    Fault.UPDATE_RETURNS_OLD_WEBHOOKS,
+    Fault.BANK_TRANSFER_DESTINATION_NUMBER_REVERSED,
+    Fault.DESTINATION_DATA_IS_SOURCE,
+    Fault.CREDIT_LEG_FROM_ITS_DESTINATION,
+    Fault.WALLET_LIST_NUMBER_REVERSED,
+    Fault.TRANSFER_REFERENCE_REPEATS,
+    Fault.DUPLICATE_REFERENCE_ACCEPTED,
+    Fault.TRANSFER_201,
+    Fault.MALFORMED_JSON_500,
+    Fault.ERROR_SUCCESS_TRUE,
 )
 WRONG_KEY = "sk_live_WRONG_RECOGNISABLE_0123456789"
 # A wrong value for each of the proxy's own options, and the words its one line must hold.
@@ -98,9 +114,20 @@ def test_the_suites_active_run_through_the_proxy_gets_the_same_verdicts(pytester
     with proxied() as (reference, proxy):
         origin = proxy.base_url.removesuffix("/v1")
         process, active, _ = run_in_process(
-            pytester, pytester.path / "active", "--base-url", proxy.base_url, "--secret-key", reference.secret_key,
-            "--second-secret-key", reference.second_secret_key, "--funding-url", f"{origin}/sandbox/fund",
-            "--tb=line", *HAND_WRITTEN, paths=("tests",))
+            pytester,
+            pytester.path / "active",
+            "--base-url",
+            proxy.base_url,
+            "--secret-key",
+            reference.secret_key,
+            "--second-secret-key",
+            reference.second_secret_key,
+            "--funding-url",
+            f"{origin}/sandbox/fund",
+            "--tb=line",
+            *HAND_WRITTEN,
+            paths=("tests",),
+        )
         caught_up(proxy)
         report = proxy.report()
     assert active is not None and process.returncode == 0, tail(process)
@@ -206,13 +233,18 @@ def test_a_client_that_leaves_mid_body_is_counted_and_forwards_nothing_whole():
     """A client that sends half its body and disconnects: counted, never judged, no wallet made; the proxy goes on
     serving the next request."""
     with proxied() as (reference, proxy):
-        before = len(httpx.get(f"{reference.base_url}/virtual-accounts",
-                               headers={"x-service-key": reference.secret_key}).json()["data"])
+        before = len(
+            httpx.get(f"{reference.base_url}/virtual-accounts", headers={"x-service-key": reference.secret_key}).json()[
+                "data"
+            ]
+        )
         body = json.dumps(bodies.wallet("cf0leaving")).encode()
         with socket.create_connection(("127.0.0.1", proxy.port)) as raw:
-            raw.sendall(b"POST /v1/virtual-accounts HTTP/1.1\r\nhost: proxy\r\ncontent-type: application/json\r\n"
-                        + f"x-service-key: {reference.secret_key}\r\ncontent-length: {len(body)}\r\n\r\n".encode()
-                        + body[:len(body) // 2])
+            raw.sendall(
+                b"POST /v1/virtual-accounts HTTP/1.1\r\nhost: proxy\r\ncontent-type: application/json\r\n"
+                + f"x-service-key: {reference.secret_key}\r\ncontent-length: {len(body)}\r\n\r\n".encode()
+                + body[: len(body) // 2]
+            )
             time.sleep(0.2)
         deadline = time.monotonic() + 5
         while not proxy.forwarder.tally.client_disconnects:
@@ -261,16 +293,19 @@ def test_bytes_are_unchanged_under_concurrent_clients():
         headers = dict(scope["headers"])
         rng = random.Random(headers[b"x-request-id"])
         body = rng.randbytes(rng.choice([0, 17, 4096, 300_000, 700_000]))
-        sent[headers[b"x-request-id"].decode()] = (hashlib.sha256(received).hexdigest(),
-                                                   hashlib.sha256(body).hexdigest())
+        sent[headers[b"x-request-id"].decode()] = (
+            hashlib.sha256(received).hexdigest(),
+            hashlib.sha256(body).hexdigest(),
+        )
         chunked = rng.random() < 0.5
         start = [(b"content-type", b"application/octet-stream"), (b"x-upstream", b"Kept  As-Is")]
         if not chunked:
             start.append((b"content-length", str(len(body)).encode()))
         await send({"type": "http.response.start", "status": 200 + rng.choice([0, 1, 2]), "headers": start})
         for at in range(0, len(body), 65_536) if chunked else [0]:
-            await send({"type": "http.response.body", "body": body[at:at + 65_536] if chunked else body,
-                        "more_body": True})
+            await send(
+                {"type": "http.response.body", "body": body[at : at + 65_536] if chunked else body, "more_body": True}
+            )
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     def client(number: int) -> list[tuple[str, str, str, int, str]]:
@@ -279,14 +314,25 @@ def test_bytes_are_unchanged_under_concurrent_clients():
             for index in range(10):
                 request_id = f"{number}-{index}"
                 body = random.Random(request_id).randbytes(random.Random(request_id).choice([0, 10, 200_000]))
-                answer = http.post(f"{proxy.base_url}/transactions/transfer", content=body,
-                                   headers={"x-request-id": request_id})
-                seen.append((request_id, hashlib.sha256(body).hexdigest(), hashlib.sha256(answer.content).hexdigest(),
-                             answer.status_code, answer.headers.get("x-upstream", "")))
+                answer = http.post(
+                    f"{proxy.base_url}/transactions/transfer", content=body, headers={"x-request-id": request_id}
+                )
+                seen.append(
+                    (
+                        request_id,
+                        hashlib.sha256(body).hexdigest(),
+                        hashlib.sha256(answer.content).hexdigest(),
+                        answer.status_code,
+                        answer.headers.get("x-upstream", ""),
+                    )
+                )
         return seen
 
-    with served(upstream) as origin, Proxy(ProxyConfig(upstream=f"{origin}/v1", listen=("127.0.0.1", 0))) as proxy, \
-            ThreadPoolExecutor(20) as pool:
+    with (
+        served(upstream) as origin,
+        Proxy(ProxyConfig(upstream=f"{origin}/v1", listen=("127.0.0.1", 0))) as proxy,
+        ThreadPoolExecutor(20) as pool,
+    ):
         results = [item for found in pool.map(client, range(20)) for item in found]
     assert len(results) == 200 == len(sent)
     for request_id, request_hash, answer_hash, status, header in results:
@@ -335,13 +381,13 @@ def test_a_judge_that_dies_stops_no_traffic_and_the_command_ends_with_no_verdict
                 os.kill(child.pid, signal.SIGKILL)
                 child.join(timeout=5)
         with httpx.Client(headers={"x-service-key": reference.secret_key}) as client:
-            statuses.extend(client.get(f"http://127.0.0.1:{port}/v1/transactions/banks").status_code
-                            for _ in range(20))
+            statuses.extend(client.get(f"http://127.0.0.1:{port}/v1/transactions/banks").status_code for _ in range(20))
 
     with ReferenceServer() as reference:
         stop_soon(1.0, traffic)
-        status = cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{port}",
-                           "--report-dir", str(tmp_path)])
+        status = cli.main(
+            ["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{port}", "--report-dir", str(tmp_path)]
+        )
     error = capsys.readouterr().err
     assert set(statuses) == {200} and len(statuses) == 20
     assert status == ExitStatus.SUITE_ERROR and error.count("judging process ended") == 1, error
@@ -358,8 +404,9 @@ def test_a_judge_that_stops_answering_never_holds_the_proxy_from_stopping(monkey
     with proxied() as (reference, proxy):
         proxy.side.facts()  # started
         os.kill(proxy.side.pid, signal.SIGSTOP)
-        status = httpx.get(f"{proxy.base_url}/transactions/banks",
-                           headers={"x-service-key": reference.secret_key}).status_code
+        status = httpx.get(
+            f"{proxy.base_url}/transactions/banks", headers={"x-service-key": reference.secret_key}
+        ).status_code
         started = time.monotonic()
     took = time.monotonic() - started
     assert status == 200 and took < 10, took
@@ -370,8 +417,10 @@ def test_a_judge_that_stops_answering_never_holds_the_proxy_from_stopping(monkey
 def test_annotate_names_the_requirements_an_answer_broke():
     """With --annotate, the close answer of a reference that words it wrongly carries x-conformance-broken: SVC-12;
     an answer that broke nothing carries no such header."""
-    with proxied([Fault.WRONG_CLOSE_MESSAGE.cli_name], annotate=True) as (reference, proxy), \
-            httpx.Client(base_url=proxy.base_url, headers={"x-service-key": reference.secret_key}) as client:
+    with (
+        proxied([Fault.WRONG_CLOSE_MESSAGE.cli_name], annotate=True) as (reference, proxy),
+        httpx.Client(base_url=proxy.base_url, headers={"x-service-key": reference.secret_key}) as client,
+    ):
         made = client.post("/virtual-accounts", json=bodies.wallet("cf0annotate", "primary"))
         closed = client.delete(f"/virtual-accounts/{made.json()['data']['publicId']}")
     assert ANNOTATION not in made.headers and closed.headers[ANNOTATION] == "SVC-12"
@@ -421,9 +470,25 @@ def test_the_command_prints_breaks_and_tallies_rotates_its_har_and_reports_when_
 
     with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as reference:
         stop_soon(1.5, traffic)
-        status = cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{port}",
-                           "--tally-every", "0.5", "--report-every", "0.5", "--report-dir", str(tmp_path / "reports"),
-                           "--record-har", str(tmp_path / "live.har"), "--har-max-size", "0.02"])
+        status = cli.main(
+            [
+                "proxy",
+                "--upstream",
+                reference.base_url,
+                "--listen",
+                f"127.0.0.1:{port}",
+                "--tally-every",
+                "0.5",
+                "--report-every",
+                "0.5",
+                "--report-dir",
+                str(tmp_path / "reports"),
+                "--record-har",
+                str(tmp_path / "live.har"),
+                "--har-max-size",
+                "0.02",
+            ]
+        )
     output = capsys.readouterr().out
     assert status == ExitStatus.DOES_NOT_CONFORM and written_while_running == [True], output
     assert "BROKEN SVC-12 (MUST) on closeWallet" in output and f"x-service-key: {PLACEHOLDER}" in output
@@ -444,8 +509,19 @@ def test_the_command_with_no_traffic_ends_nothing_judged(tmp_path, capsys):
     none)."""
     with ReferenceServer() as reference:
         stop_soon(0.5)
-        status = cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{free_port()}",
-                           "--report-dir", str(tmp_path), "--tally-every", "0.1"])
+        status = cli.main(
+            [
+                "proxy",
+                "--upstream",
+                reference.base_url,
+                "--listen",
+                f"127.0.0.1:{free_port()}",
+                "--report-dir",
+                str(tmp_path),
+                "--tally-every",
+                "0.1",
+            ]
+        )
     report = json.loads((tmp_path / "conformance.json").read_text())
     output = capsys.readouterr().out
     assert status == ExitStatus.NOTHING_JUDGED and report["outcome"]["reason"].startswith("the proxy forwarded no")
@@ -460,8 +536,17 @@ def test_an_upstream_that_does_not_answer_at_start_is_said_and_not_fatal(tmp_pat
     """An upstream that does not answer when the proxy starts: one line says so, and the proxy serves until it is
     stopped (a staging target may be down a while)."""
     stop_soon(0.3)
-    status = cli.main(["proxy", "--upstream", "http://127.0.0.1:9/v1", "--listen", f"127.0.0.1:{free_port()}",
-                       "--report-dir", str(tmp_path)])
+    status = cli.main(
+        [
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:9/v1",
+            "--listen",
+            f"127.0.0.1:{free_port()}",
+            "--report-dir",
+            str(tmp_path),
+        ]
+    )
     said = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"{PREFIX} the upstream")]
     assert status == ExitStatus.NOTHING_JUDGED and len(said) == 1, said
     assert said[0].startswith(f"{PREFIX} the upstream did not answer GET http://127.0.0.1:9/v1 (ConnectError")
@@ -470,8 +555,12 @@ def test_an_upstream_that_does_not_answer_at_start_is_said_and_not_fatal(tmp_pat
 def test_the_tally_is_told_only_when_it_changed():
     """The tally line comes when the traffic changed it: none before the first exchange, never the same twice."""
     told: list[str] = []
-    with ReferenceServer() as reference, Proxy(ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0),
-                                                           tally_every=0.05, say=told.append)) as proxy:
+    with (
+        ReferenceServer() as reference,
+        Proxy(
+            ProxyConfig(upstream=reference.base_url, listen=("127.0.0.1", 0), tally_every=0.05, say=told.append)
+        ) as proxy,
+    ):
         time.sleep(0.4)
         before = list(told)
         httpx.get(f"{proxy.base_url}/transactions/banks", headers={"x-service-key": reference.secret_key})
@@ -488,8 +577,17 @@ def test_an_address_it_cannot_listen_on_is_named_with_listen(tmp_path, capsys):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        status = cli.main(["proxy", "--upstream", "http://127.0.0.1:9/v1", "--listen", f"127.0.0.1:{port}",
-                           "--report-dir", str(tmp_path / "reports")])
+        status = cli.main(
+            [
+                "proxy",
+                "--upstream",
+                "http://127.0.0.1:9/v1",
+                "--listen",
+                f"127.0.0.1:{port}",
+                "--report-dir",
+                str(tmp_path / "reports"),
+            ]
+        )
     lines = capsys.readouterr().err.strip().splitlines()
     assert status == ExitStatus.CANNOT_RUN and len(lines) == 1, lines
     assert lines[0].startswith(f"ERROR: --listen 127.0.0.1:{port}: cannot listen there (Address already in use"), lines
@@ -535,9 +633,11 @@ def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
     """Two proxies each seeing half of the traffic, both in front of a third that sees all of it (in front of a
     faulty reference): `wallet-conformance merge` of the halves' reports gives every requirement the whole's verdict,
     the same counts of exchanges, and says the invariants across them are not claimed."""
-    with proxied([Fault.WRONG_CLOSE_MESSAGE.cli_name]) as (reference, whole), \
-            Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as first, \
-            Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as second:
+    with (
+        proxied([Fault.WRONG_CLOSE_MESSAGE.cli_name]) as (reference, whole),
+        Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as first,
+        Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as second,
+    ):
         tour(first.base_url, reference.secret_key, "cf0half1")
         tour(second.base_url, reference.secret_key, "cf0half2")
         for proxy in (first, second, whole):
@@ -545,8 +645,15 @@ def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
         for name, proxy in (("first", first), ("second", second)):
             proxy.write(tmp_path / name)
         entire = whole.report()
-    status = cli.main(["merge", str(tmp_path / "first" / "conformance.json"),
-                       str(tmp_path / "second" / "conformance.json"), "--report-dir", str(tmp_path / "merged")])
+    status = cli.main(
+        [
+            "merge",
+            str(tmp_path / "first" / "conformance.json"),
+            str(tmp_path / "second" / "conformance.json"),
+            "--report-dir",
+            str(tmp_path / "merged"),
+        ]
+    )
     merged = json.loads((tmp_path / "merged" / "conformance.json").read_text())
     assert status == ExitStatus.DOES_NOT_CONFORM and NOT_CLAIMED in capsys.readouterr().out
     assert verdicts(merged) == verdicts(entire) and verdicts(merged)["SVC-12"] == "fail"
@@ -564,11 +671,16 @@ def test_a_merge_holds_what_its_reports_held_and_ends_as_a_run_that_did_not_comp
     """A requirement passes in a merge only where some merged report held it, and a merge of a run that did not
     complete (interrupted) ends as that run did: never "conforms"."""
     passed = TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 2})
-    held = build_report([passed], catalogue(), target={"base_url": None}, environment="staging", seed=1,
-                        strict=False)
-    nothing = build_report([TestRecord("tests/test_a.py::test_ok", ("SVC-03",))], catalogue(),
-                           target={"base_url": None}, environment="staging", seed=1, strict=False,
-                           stop=endings.interrupted("interrupted (SIGINT) after 1 of 9 tests"))
+    held = build_report([passed], catalogue(), target={"base_url": None}, environment="staging", seed=1, strict=False)
+    nothing = build_report(
+        [TestRecord("tests/test_a.py::test_ok", ("SVC-03",))],
+        catalogue(),
+        target={"base_url": None},
+        environment="staging",
+        seed=1,
+        strict=False,
+        stop=endings.interrupted("interrupted (SIGINT) after 1 of 9 tests"),
+    )
     joined = merge([held, nothing], ["first", "second"])
     entry = next(entry for entry in joined["requirements"] if entry["id"] == "SVC-03")
     assert entry["verdict"] == "pass" and entry["held"] == {"checks": 2, "exchanges": 0}
@@ -582,8 +694,9 @@ def test_a_merge_holds_what_its_reports_held_and_ends_as_a_run_that_did_not_comp
 def a_report(base_url: str | None) -> dict[str, Any]:
     """A conformance.json of one passed test, against `base_url`."""
     passed = TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 1})
-    return build_report([passed], catalogue(), target={"base_url": base_url}, environment="staging", seed=1,
-                        strict=False)
+    return build_report(
+        [passed], catalogue(), target={"base_url": base_url}, environment="staging", seed=1, strict=False
+    )
 
 
 def test_merge_refuses_a_report_given_twice(tmp_path, capsys):

@@ -41,8 +41,12 @@ TRANSFER = b'{"source":"vba-1","destination":"vba-2","amount":10000,"currency":"
 
 def own(request: Received) -> bytes:
     """An answer that names its own request, so a client can tell its answer from another's."""
-    return answer(200, json.dumps({"meta": {"statusCode": 200, "success": True},
-                                   "data": {"answers": f"{request.method} {request.target}"}}).encode())
+    return answer(
+        200,
+        json.dumps(
+            {"meta": {"statusCode": 200, "success": True}, "data": {"answers": f"{request.method} {request.target}"}}
+        ).encode(),
+    )
 
 
 def proxy_in_front_of(upstream: RawUpstream) -> Proxy:
@@ -56,8 +60,11 @@ def test_a_post_the_upstream_read_and_left_unanswered_is_never_sent_again():
     def script(request: Received) -> bytes:
         return CLOSE if request.method == "POST" else own(request)
 
-    with RawUpstream(script) as upstream, proxy_in_front_of(upstream) as proxy, \
-            httpx.Client(base_url=proxy.base_url, headers={"x-service-key": KEY}, timeout=DEADLINE) as client:
+    with (
+        RawUpstream(script) as upstream,
+        proxy_in_front_of(upstream) as proxy,
+        httpx.Client(base_url=proxy.base_url, headers={"x-service-key": KEY}, timeout=DEADLINE) as client,
+    ):
         assert client.get("/transactions/banks").status_code == 200
         sent = client.post("/transactions/transfer", content=TRANSFER, headers={"content-type": "application/json"})
         time.sleep(0.2)  # what a retry would have sent, had there been one
@@ -78,8 +85,11 @@ def test_a_kept_connection_an_upstream_would_close_for_idleness_carries_no_trans
         answered_at[request.connection] = time.monotonic()
         return CLOSE if idle is not None and idle >= idle_timeout else own(request)
 
-    with RawUpstream(script) as upstream, proxy_in_front_of(upstream) as proxy, \
-            httpx.Client(base_url=proxy.base_url, headers={"x-service-key": KEY}, timeout=DEADLINE) as client:
+    with (
+        RawUpstream(script) as upstream,
+        proxy_in_front_of(upstream) as proxy,
+        httpx.Client(base_url=proxy.base_url, headers={"x-service-key": KEY}, timeout=DEADLINE) as client,
+    ):
         assert client.get("/transactions/banks").status_code == 200
         time.sleep(idle_timeout + 0.1)
         sent = client.post("/transactions/transfer", content=TRANSFER, headers={"content-type": "application/json"})
@@ -87,12 +97,20 @@ def test_a_kept_connection_an_upstream_would_close_for_idleness_carries_no_trans
     assert [request.connection for request in upstream.received] == [1, 2], upstream.received
 
 
-@pytest.mark.parametrize("first", [
-    pytest.param(("GET", answer(200, b"ok") + answer(200, b'"INJECTED"')), id="more-bytes-than-content-length"),
-    pytest.param(("HEAD", answer(200, b"hello")), id="a-body-after-head"),
-    pytest.param(("GET", b"HTTP/1.1 204 X\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 X\r\ncontent-length: 10\r\n\r\n"
-                          b'"INJECTED"'), id="an-answer-after-204"),
-])
+@pytest.mark.parametrize(
+    "first",
+    [
+        pytest.param(("GET", answer(200, b"ok") + answer(200, b'"INJECTED"')), id="more-bytes-than-content-length"),
+        pytest.param(("HEAD", answer(200, b"hello")), id="a-body-after-head"),
+        pytest.param(
+            (
+                "GET",
+                b'HTTP/1.1 204 X\r\ncontent-length: 0\r\n\r\nHTTP/1.1 200 X\r\ncontent-length: 10\r\n\r\n"INJECTED"',
+            ),
+            id="an-answer-after-204",
+        ),
+    ],
+)
 def test_an_answer_that_does_not_end_cleanly_is_never_anyone_elses(first):
     """The upstream's first answer carries bytes after its end (more than its Content-Length, a body after a HEAD,
     a second answer after a 204): the connection is not kept, and each later client gets its own answer."""
@@ -103,8 +121,11 @@ def test_an_answer_that_does_not_end_cleanly_is_never_anyone_elses(first):
         sent.append(request.target)
         return reply if len(sent) == 1 else own(request)
 
-    with RawUpstream(script) as upstream, proxy_in_front_of(upstream) as proxy, \
-            httpx.Client(base_url=proxy.base_url, headers={"x-service-key": KEY}, timeout=DEADLINE) as client:
+    with (
+        RawUpstream(script) as upstream,
+        proxy_in_front_of(upstream) as proxy,
+        httpx.Client(base_url=proxy.base_url, headers={"x-service-key": KEY}, timeout=DEADLINE) as client,
+    ):
         client.request(method, "/transactions/banks")
         later = [client.get(f"/virtual-accounts/vba-{number}") for number in range(5)]
     for number, response in enumerate(later):
@@ -112,16 +133,23 @@ def test_an_answer_that_does_not_end_cleanly_is_never_anyone_elses(first):
         assert response.json()["data"]["answers"] == f"GET /v1/virtual-accounts/vba-{number}", response.text
 
 
-@pytest.mark.parametrize("request_bytes", [
-    pytest.param(b"CONNECT evil.example:443 HTTP/1.1\r\nhost: evil.example:443\r\n\r\n", id="connect"),
-    pytest.param(b"GET http://evil.example/v1/virtual-accounts HTTP/1.1\r\nhost: evil.example\r\n\r\n",
-                 id="absolute-form"),
-    pytest.param(b"OPTIONS * HTTP/1.1\r\nhost: x\r\n\r\n", id="asterisk-form"),
-    pytest.param(b"GET //evil.example/x HTTP/1.1\r\nhost: x\r\n\r\n", id="double-slash"),
-    pytest.param(b"GET @evil.example/x HTTP/1.1\r\nhost: x\r\n\r\n", id="at-sign"),
-    pytest.param(b"DELETE /v1/virtual-accounts/vba-1 HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n"
-                 b"transfer-encoding: chunked\r\n\r\n0\r\n\r\n", id="content-length-and-transfer-encoding"),
-])
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        pytest.param(b"CONNECT evil.example:443 HTTP/1.1\r\nhost: evil.example:443\r\n\r\n", id="connect"),
+        pytest.param(
+            b"GET http://evil.example/v1/virtual-accounts HTTP/1.1\r\nhost: evil.example\r\n\r\n", id="absolute-form"
+        ),
+        pytest.param(b"OPTIONS * HTTP/1.1\r\nhost: x\r\n\r\n", id="asterisk-form"),
+        pytest.param(b"GET //evil.example/x HTTP/1.1\r\nhost: x\r\n\r\n", id="double-slash"),
+        pytest.param(b"GET @evil.example/x HTTP/1.1\r\nhost: x\r\n\r\n", id="at-sign"),
+        pytest.param(
+            b"DELETE /v1/virtual-accounts/vba-1 HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n"
+            b"transfer-encoding: chunked\r\n\r\n0\r\n\r\n",
+            id="content-length-and-transfer-encoding",
+        ),
+    ],
+)
 def test_what_is_no_request_of_the_api_is_refused_before_anything_goes_upstream(request_bytes):
     """CONNECT, a target in absolute, asterisk or authority form, a path a server could take for another host, a
     request framed two ways: answered 400 in an envelope by the proxy, nothing sent upstream, and the proxy goes on
@@ -156,8 +184,12 @@ def test_a_body_nested_deeper_than_a_parser_goes_costs_no_verdict():
     """A wallet creation whose body is 50,000 `[` then 50,000 `]`: forwarded as it is, judged as text, and the
     judging goes on to the next exchange; the report has a verdict, never the judge's death."""
     nested = b"[" * 50_000 + b"]" * 50_000
-    with proxied() as (reference, proxy), httpx.Client(base_url=proxy.base_url, timeout=DEADLINE,
-                                                        headers={"x-service-key": reference.secret_key}) as client:
+    with (
+        proxied() as (reference, proxy),
+        httpx.Client(
+            base_url=proxy.base_url, timeout=DEADLINE, headers={"x-service-key": reference.secret_key}
+        ) as client,
+    ):
         client.post("/virtual-accounts", content=nested, headers={"content-type": "application/json"})
         assert client.get("/transactions/banks").status_code == 200
         caught_up(proxy)
@@ -176,8 +208,19 @@ def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkey
 
     judging = side._Judging("http://127.0.0.1:9/v1", 1_000, Lines(), RotatingHar(Path("/dev/full"), 1 << 30))
     banks = b'{"meta": {"statusCode": 200, "success": true}, "data": []}'
-    good = Captured("GET", "http://127.0.0.1:9/v1/transactions/banks", [], b"", 0, 200,
-                    [("content-type", "application/json")], banks, len(banks), time.time(), 0.001)
+    good = Captured(
+        "GET",
+        "http://127.0.0.1:9/v1/transactions/banks",
+        [],
+        b"",
+        0,
+        200,
+        [("content-type", "application/json")],
+        banks,
+        len(banks),
+        time.time(),
+        0.001,
+    )
     real = har.exchange
     monkeypatch.setattr(har, "exchange", lambda *args: (_ for _ in ()).throw(RuntimeError("a bug")))
     judging.judge(good)
@@ -195,8 +238,9 @@ def test_keys_a_client_chooses_never_rewrite_a_report_or_a_har(tmp_path):
     real = "sk_live_0123456789abcdef0123"
     with proxied(record_har=tmp_path / "live.har") as (_, proxy):
         for key in ('": "', "http", "data", real):
-            httpx.get(f"{proxy.base_url}/transactions/banks?echo={key}", headers={"x-service-key": key},
-                      timeout=DEADLINE)
+            httpx.get(
+                f"{proxy.base_url}/transactions/banks?echo={key}", headers={"x-service-key": key}, timeout=DEADLINE
+            )
         caught_up(proxy)
         report, written = proxy.write(tmp_path / "reports")
     assert json.loads((tmp_path / "live.har").read_text())["log"]["entries"]
@@ -213,16 +257,25 @@ CLIENT_TIMEOUT = 1.0
 
 def bounded_proxy(upstream_url: str, **bounds: object) -> Proxy:
     """A proxy whose client bounds are short, so each case ends in seconds."""
-    return Proxy(ProxyConfig(upstream=upstream_url, listen=("127.0.0.1", 0), request_timeout=2,
-                             client_timeout=CLIENT_TIMEOUT, **bounds))  # type: ignore[arg-type]
+    return Proxy(
+        ProxyConfig(
+            upstream=upstream_url, listen=("127.0.0.1", 0), request_timeout=2, client_timeout=CLIENT_TIMEOUT, **bounds
+        )
+    )  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("sent", "status"), [
-    pytest.param(None, None, id="a-silent-connection"),
-    pytest.param(b"GET /v1/transactions/banks HTTP/1.1\r\nhost: x\r\n", b"HTTP/1.1 408", id="a-head-never-ended"),
-    pytest.param(b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{\"amo",
-                 b"HTTP/1.1 408", id="a-body-never-ended"),
-])
+@pytest.mark.parametrize(
+    ("sent", "status"),
+    [
+        pytest.param(None, None, id="a-silent-connection"),
+        pytest.param(b"GET /v1/transactions/banks HTTP/1.1\r\nhost: x\r\n", b"HTTP/1.1 408", id="a-head-never-ended"),
+        pytest.param(
+            b'POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{"amo',
+            b"HTTP/1.1 408",
+            id="a-body-never-ended",
+        ),
+    ],
+)
 def test_a_client_that_sends_too_slowly_is_closed_within_the_client_timeout(sent, status):
     """A connection that sends nothing, a head that never ends (a byte now and then, slowloris), a body that stops:
     closed within --client-timeout (408 where a request had begun), never left open."""
@@ -302,10 +355,14 @@ def test_an_upstream_that_reads_only_the_head_of_an_upload_is_bounded_by_the_req
     with socket.create_server(("127.0.0.1", 0)) as server:
         threading.Thread(target=head_only, args=(server,), daemon=True).start()
         upstream = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
-        with bounded_proxy(upstream) as proxy, \
-                socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE) as client:
-            client.sendall(b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-type: application/json"
-                           b"\r\ncontent-length: %d\r\n\r\n" % size)
+        with (
+            bounded_proxy(upstream) as proxy,
+            socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE) as client,
+        ):
+            client.sendall(
+                b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-type: application/json"
+                b"\r\ncontent-length: %d\r\n\r\n" % size
+            )
             started = time.monotonic()
             threading.Thread(target=upload, args=(client,), daemon=True).start()
             reply = whole_answer(client)
@@ -369,10 +426,14 @@ def test_a_proxy_stopped_at_once_tells_each_client_what_became_of_its_request(tm
             with contextlib.suppress(OSError):
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break
-        with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as sent, \
-                socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as arriving:
-            sent.sendall(b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
-                         b"content-length: %d\r\n\r\n%s" % (len(TRANSFER), TRANSFER))
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as sent,
+            socket.create_connection(("127.0.0.1", port), timeout=DEADLINE) as arriving,
+        ):
+            sent.sendall(
+                b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                b"content-length: %d\r\n\r\n%s" % (len(TRANSFER), TRANSFER)
+            )
             while not clients_requests(upstream) and time.monotonic() < deadline:
                 time.sleep(0.02)
             arriving.sendall(b"POST /v1/virtual-accounts HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\n{")
@@ -385,8 +446,17 @@ def test_a_proxy_stopped_at_once_tells_each_client_what_became_of_its_request(tm
         thread = threading.Thread(target=traffic, daemon=True)
         thread.start()
         try:
-            status = cli.main(["proxy", "--upstream", upstream.base_url, "--listen", f"127.0.0.1:{port}",
-                               "--report-dir", str(tmp_path)])
+            status = cli.main(
+                [
+                    "proxy",
+                    "--upstream",
+                    upstream.base_url,
+                    "--listen",
+                    f"127.0.0.1:{port}",
+                    "--report-dir",
+                    str(tmp_path),
+                ]
+            )
             thread.join(DEADLINE)
         finally:
             release.set()
@@ -431,8 +501,11 @@ def test_a_report_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
 # ------------------------------------------------------------------ personal data
 
 
-CUSTOMER = {"accountName": "Adaeze Okonkwo", "emailAddress": "adaeze.okonkwo@example.com",
-            "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"}}
+CUSTOMER = {
+    "accountName": "Adaeze Okonkwo",
+    "emailAddress": "adaeze.okonkwo@example.com",
+    "mobile": {"phoneNumber": "08031234567", "isoCode": "NG"},
+}
 
 
 @pytest.mark.parametrize("keep", [False, True], ids=["masked", "kept"])
@@ -445,22 +518,38 @@ def test_personal_data_is_masked_in_everything_the_proxy_keeps(keep, tmp_path, c
     seen: dict[str, str] = {}
 
     def traffic() -> None:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}/v1", timeout=DEADLINE,
-                          headers={"x-service-key": reference.secret_key}) as client:
+        with httpx.Client(
+            base_url=f"http://127.0.0.1:{port}/v1", timeout=DEADLINE, headers={"x-service-key": reference.secret_key}
+        ) as client:
             made = client.post("/virtual-accounts", json={**CUSTOMER, "category": "secondary", "currency": "NGN"})
             seen.update(made.json()["data"])
             client.delete(f"/virtual-accounts/{seen['publicId']}")
 
     with ReferenceServer(faults=[Fault.WRONG_CLOSE_MESSAGE]) as reference:
         stop_soon(1.0, traffic)
-        cli.main(["proxy", "--upstream", reference.base_url, "--listen", f"127.0.0.1:{port}", "--report-dir",
-                  str(tmp_path / "reports"), "--record-har", str(tmp_path / "live.har"),
-                  *(["--keep-personal-data"] if keep else [])])
+        cli.main(
+            [
+                "proxy",
+                "--upstream",
+                reference.base_url,
+                "--listen",
+                f"127.0.0.1:{port}",
+                "--report-dir",
+                str(tmp_path / "reports"),
+                "--record-har",
+                str(tmp_path / "live.har"),
+                *(["--keep-personal-data"] if keep else []),
+            ]
+        )
     printed = capsys.readouterr().out
     recorded = (tmp_path / "live.har").read_text()
     kept = [printed, recorded, *(path.read_text() for path in (tmp_path / "reports").iterdir())]
-    personal = [CUSTOMER["accountName"], CUSTOMER["emailAddress"], CUSTOMER["mobile"]["phoneNumber"],
-                seen["accountNumber"]]
+    personal = [
+        CUSTOMER["accountName"],
+        CUSTOMER["emailAddress"],
+        CUSTOMER["mobile"]["phoneNumber"],
+        seen["accountNumber"],
+    ]
     assert seen["accountName"] == CUSTOMER["accountName"] and "BROKEN SVC-12" in printed
     for value in personal:
         assert (value in recorded) == keep, value  # the HAR holds every exchange: each value is in it, or masked

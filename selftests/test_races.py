@@ -50,8 +50,9 @@ class Arrivals:
                 return
             self.headers.append(time.monotonic())
             head, body = received.split(b"\r\n\r\n", 1)
-            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                          if line.lower().startswith(b"content-length:"))
+            length = next(
+                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+            )
             if self.read(connection, lambda data: len(data) >= length, body) is None:
                 return  # the client gave the request up
             self.last_bytes.append(time.monotonic())

@@ -20,28 +20,54 @@ MINE, THEIRS = "65a1f0c0000000000000000a", "65a1f0c0000000000000000b"  # two acc
 def answer(operation_id: str, data: Any, status: int = 200, sent: Any = None, text: str | None = None) -> Exchange:
     operation = contract.operations()[operation_id]
     body = {"meta": {"statusCode": status, "success": status < 400}, "data": data}
-    return Exchange(operation_id=operation_id, method=operation.method, url=f"https://target.invalid/v1{operation.path}",
-                    request_headers=[], request_body=sent, status=status,
-                    response_headers=[("content-type", "application/json")],
-                    text=json.dumps(body) if text is None else text, elapsed=0.01)
+    return Exchange(
+        operation_id=operation_id,
+        method=operation.method,
+        url=f"https://target.invalid/v1{operation.path}",
+        request_headers=[],
+        request_body=sent,
+        status=status,
+        response_headers=[("content-type", "application/json")],
+        text=json.dumps(body) if text is None else text,
+        elapsed=0.01,
+    )
 
 
 def wallet(number: int, owner: str = MINE, **shown: Any) -> dict[str, Any]:
-    return {"publicId": f"{WALLET}{number:08d}", "accountNumber": f"91000000{number:02d}", "account": owner,
-            "live": False, "balance": 0, **shown}
+    return {
+        "publicId": f"{WALLET}{number:08d}",
+        "accountNumber": f"91000000{number:02d}",
+        "account": owner,
+        "live": False,
+        "balance": 0,
+        **shown,
+    }
 
 
 def party(record: dict[str, Any], **shown: Any) -> dict[str, Any]:
     return {"publicId": record["publicId"], "accountNumber": record["accountNumber"], "reference": None, **shown}
 
 
-def transaction(number: int, source: dict[str, Any], destination: dict[str, Any], owner: str = MINE,
-                **shown: Any) -> dict[str, Any]:
-    return {"_id": f"t{number}", "publicId": f"{TRANSACTION}{number:010d}", "account": owner, "live": False,
-            "entry": "debit", "amount": 10000, "reference": f"wt-{number:010d}", "status": contract.pending_state(),
-            "source": source["publicId"], "sourceType": "VirtualAccount", "sourceData": party(source),
-            "destination": destination["publicId"], "destinationType": "VirtualAccount",
-            "destinationData": party(destination), **shown}
+def transaction(
+    number: int, source: dict[str, Any], destination: dict[str, Any], owner: str = MINE, **shown: Any
+) -> dict[str, Any]:
+    return {
+        "_id": f"t{number}",
+        "publicId": f"{TRANSACTION}{number:010d}",
+        "account": owner,
+        "live": False,
+        "entry": "debit",
+        "amount": 10000,
+        "reference": f"wt-{number:010d}",
+        "status": contract.pending_state(),
+        "source": source["publicId"],
+        "sourceType": "VirtualAccount",
+        "sourceData": party(source),
+        "destination": destination["publicId"],
+        "destinationType": "VirtualAccount",
+        "destinationData": party(destination),
+        **shown,
+    }
 
 
 def sent(source: dict[str, Any], destination: dict[str, Any]) -> dict[str, Any]:
@@ -57,10 +83,13 @@ def test_a_generated_reference_two_transactions_show_is_caught():
     source, destination = wallet(1), wallet(2)
     first = transaction(1, source, destination)
     second = transaction(2, source, destination, reference=first["reference"])
-    found = findings(answer("transfer", first, sent=sent(source, destination)),
-                     answer("transfer", second, sent=sent(source, destination)))
+    found = findings(
+        answer("transfer", first, sent=sent(source, destination)),
+        answer("transfer", second, sent=sent(source, destination)),
+    )
     assert [(finding.requirement, finding.operation_id, finding.by) for finding in found] == [
-        ("RES-79", "transfer", "records")]
+        ("RES-79", "transfer", "records")
+    ]
     failure = found[0].failure
     assert first["publicId"] in failure.title and second["publicId"] in failure.title
     assert "data of the transfer answer to POST https://target.invalid/v1/transactions/transfer" in failure.expected
@@ -83,8 +112,11 @@ def test_an_own_wallet_a_transaction_shows_with_another_number_is_caught():
     """A transaction of the wallet's own account showing it in sourceData with another accountNumber: RES-80."""
     source, destination = wallet(1), wallet(2)
     shown = transaction(1, source, destination, sourceData=party(source, accountNumber="9999999999"))
-    found = findings(answer("createWallet", source, 201), answer("createWallet", destination, 201),
-                     answer("verifyTransaction", shown))
+    found = findings(
+        answer("createWallet", source, 201),
+        answer("createWallet", destination, 201),
+        answer("verifyTransaction", shown),
+    )
     assert [finding.requirement for finding in found] == ["RES-80"]
     assert "data.sourceData" in found[0].failure.received
 
@@ -97,17 +129,22 @@ def test_conforming_answers_across_operations_and_two_accounts_pass():
     settled = {**made, "status": contract.success_state(), "balance": 5000, "updatedAt": "later"}
     into_theirs = transaction(2, mine, theirs, destinationData=party(theirs, accountNumber="91******03"))
     their_own = transaction(3, theirs, theirs, THEIRS, reference=made["reference"])  # references: per account
-    found, compared = contradictions([
-        answer("createWallet", {**mine, "id": 1}, 201), answer("createWallet", {**other, "id": 2}, 201),
-        answer("getWallet", {**mine, "_id": "w1", "id": "w1", "balance": 7}),
-        answer("listWallets", [{**other, "_id": "w2", "id": 2}, {**mine, "_id": "w1", "id": 1}]),
-        answer("createWallet", {**theirs, "id": 3}, 201),
-        answer("transfer", made, sent=sent(mine, other)), answer("verifyTransaction", settled),
-        answer("transfer", into_theirs, sent=sent(mine, theirs)), answer("listTransactions", [into_theirs, settled]),
-        answer("listTransactions", [their_own]),
-        answer("closeWallet", {"publicId": other["publicId"], "accountNumber": other["accountNumber"]}),
-        answer("getWallet", {**other, "_id": "w2", "id": "w2", "status": "closed"}),
-    ])
+    found, compared = contradictions(
+        [
+            answer("createWallet", {**mine, "id": 1}, 201),
+            answer("createWallet", {**other, "id": 2}, 201),
+            answer("getWallet", {**mine, "_id": "w1", "id": "w1", "balance": 7}),
+            answer("listWallets", [{**other, "_id": "w2", "id": 2}, {**mine, "_id": "w1", "id": 1}]),
+            answer("createWallet", {**theirs, "id": 3}, 201),
+            answer("transfer", made, sent=sent(mine, other)),
+            answer("verifyTransaction", settled),
+            answer("transfer", into_theirs, sent=sent(mine, theirs)),
+            answer("listTransactions", [into_theirs, settled]),
+            answer("listTransactions", [their_own]),
+            answer("closeWallet", {"publicId": other["publicId"], "accountNumber": other["accountNumber"]}),
+            answer("getWallet", {**other, "_id": "w2", "id": "w2", "status": "closed"}),
+        ]
+    )
     assert found == [] and compared >= 6, (found, compared)
 
 
@@ -117,55 +154,84 @@ def test_a_transfer_accepted_after_its_wallet_closed_and_completed_is_caught():
     closing = answer("closeWallet", {"publicId": source["publicId"], "accountNumber": source["accountNumber"]})
     completed = transaction(1, source, destination)
     failed = transaction(2, source, destination)
-    found = findings(closing, answer("transfer", completed, sent=sent(source, destination)),
-                     answer("transfer", failed, sent=sent(source, destination)),
-                     answer("verifyTransaction", {**failed, "status": "failed"}),
-                     answer("verifyTransaction", {**completed, "status": contract.success_state()}))
+    found = findings(
+        closing,
+        answer("transfer", completed, sent=sent(source, destination)),
+        answer("transfer", failed, sent=sent(source, destination)),
+        answer("verifyTransaction", {**failed, "status": "failed"}),
+        answer("verifyTransaction", {**completed, "status": contract.success_state()}),
+    )
     assert [(finding.requirement, finding.operation_id) for finding in found] == [("STA-09", "verifyTransaction")]
     assert "data of the closeWallet answer" in str(found[0].failure.expected)
 
 
 def test_a_collection_reference_two_collection_accounts_of_one_account_show_is_caught():
     """One reference on two collection accounts of one account breaks LIM-19; on another account's, nothing."""
-    def collection(number: int, owner: str) -> dict[str, Any]:
-        return {"publicId": f"{WALLET}c{number:07d}", "accountNumber": f"92000000{number:02d}", "account": owner,
-                "live": False, "reference": "order-17"}
 
-    created = [answer("createCollectionAccount", collection(number, owner), 201)
-               for number, owner in ((1, MINE), (2, THEIRS), (3, MINE))]
+    def collection(number: int, owner: str) -> dict[str, Any]:
+        return {
+            "publicId": f"{WALLET}c{number:07d}",
+            "accountNumber": f"92000000{number:02d}",
+            "account": owner,
+            "live": False,
+            "reference": "order-17",
+        }
+
+    created = [
+        answer("createCollectionAccount", collection(number, owner), 201)
+        for number, owner in ((1, MINE), (2, THEIRS), (3, MINE))
+    ]
     assert [finding.requirement for finding in findings(*created[:2])] == []
     assert [finding.requirement for finding in findings(*created)] == ["LIM-19"]
-
 
 
 def test_an_account_number_is_held_to_one_open_record_at_a_time():
     """RES-79: a number two open virtual accounts show is caught; one shown again after its wallet closed, or after
     its collection account expired, names the new record alone."""
-    def collection(number: int, account_number: str, created: str, expiration: str) -> dict[str, Any]:
-        return {"publicId": f"{WALLET}c{number:07d}", "accountNumber": account_number, "account": MINE,
-                "live": False, "reference": f"order-{number}", "createdAt": created, "expiration": expiration}
 
-    first = answer("createCollectionAccount", collection(1, "9300000001", "2026-01-01T10:00:00.000Z",
-                                                         "2026-01-01T10:10:00.000Z"), 201)
-    while_open = answer("createCollectionAccount", collection(2, "9300000001", "2026-01-01T10:05:00.000Z",
-                                                              "2026-01-01T10:15:00.000Z"), 201)
-    once_expired = answer("createCollectionAccount", collection(3, "9300000001", "2026-01-01T10:20:00.000Z",
-                                                                "2026-01-01T10:30:00.000Z"), 201)
+    def collection(number: int, account_number: str, created: str, expiration: str) -> dict[str, Any]:
+        return {
+            "publicId": f"{WALLET}c{number:07d}",
+            "accountNumber": account_number,
+            "account": MINE,
+            "live": False,
+            "reference": f"order-{number}",
+            "createdAt": created,
+            "expiration": expiration,
+        }
+
+    first = answer(
+        "createCollectionAccount",
+        collection(1, "9300000001", "2026-01-01T10:00:00.000Z", "2026-01-01T10:10:00.000Z"),
+        201,
+    )
+    while_open = answer(
+        "createCollectionAccount",
+        collection(2, "9300000001", "2026-01-01T10:05:00.000Z", "2026-01-01T10:15:00.000Z"),
+        201,
+    )
+    once_expired = answer(
+        "createCollectionAccount",
+        collection(3, "9300000001", "2026-01-01T10:20:00.000Z", "2026-01-01T10:30:00.000Z"),
+        201,
+    )
     assert [finding.requirement for finding in findings(first, while_open)] == ["RES-79"]
     assert findings(first, once_expired) == []
     closed, successor = wallet(1), wallet(2)
     successor["accountNumber"] = closed["accountNumber"]
     close = answer("closeWallet", {"publicId": closed["publicId"], "accountNumber": closed["accountNumber"]})
-    assert [finding.requirement for finding in findings(answer("getWallet", closed), answer("getWallet", successor))] \
-        == ["RES-79"]
+    assert [
+        finding.requirement for finding in findings(answer("getWallet", closed), answer("getWallet", successor))
+    ] == ["RES-79"]
     assert findings(answer("getWallet", closed), close, answer("getWallet", successor)) == []
+
 
 def test_refusals_cut_bodies_and_text_show_no_record():
     """A refusal, a body the client cut and an answer that is not JSON are not taken."""
     read = wallet(1)
     refused = answer("getWallet", {**read, "accountNumber": "0"}, status=404)
     cut = answer("getWallet", {**read, "accountNumber": "1"})
-    cut.size = 10 ** 7
+    cut.size = 10**7
     text = answer("getWallet", None, text="<html>not json</html>")
     assert findings(answer("getWallet", read), refused, cut, text) == []
 
@@ -185,9 +251,17 @@ def test_a_run_fails_a_record_changing_identity_that_no_test_of_its_requirement_
     """Wallet list entries showing another accountNumber, in a run of the wallet list's own tests only: the registry
     fails RES-80 for listWallets, its evidence the contradicting list and its message the earlier answer."""
     fault = Fault.WALLET_LIST_NUMBER_REVERSED
-    process, report, _ = run_in_process(pytester, pytester.path / "report", "--reference-fault", fault.cli_name,
-                                        "-k", "test_wallet_list_is_paged_wallets", *QUICK_SETTLEMENT, "--tb=line",
-                                        paths=("tests/test_endpoints.py",))
+    process, report, _ = run_in_process(
+        pytester,
+        pytester.path / "report",
+        "--reference-fault",
+        fault.cli_name,
+        "-k",
+        "test_wallet_list_is_paged_wallets",
+        *QUICK_SETTLEMENT,
+        "--tb=line",
+        paths=("tests/test_endpoints.py",),
+    )
     assert report is not None, tail(process)
     entry = next(entry for entry in report["requirements"] if entry["id"] == fault.requirement_id)
     judged = [test for test in entry["tests"] if test["nodeid"] == "records::RES-80[listWallets]"]

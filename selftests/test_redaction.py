@@ -51,8 +51,17 @@ def test_key_header_and_curl_line_never_show_the_key():
 def test_exchange_description_holds_no_key():
     """An exchange's description (request, response excerpt, curl) is built from redacted data."""
     register_secret(KEY)
-    exchange = Exchange("listBanks", "GET", "http://h/v1/transactions/banks", [("x-service-key", PLACEHOLDER)],
-                        None, 401, [], redact(f'{{"echo": "{KEY}"}}'), 0.01)
+    exchange = Exchange(
+        "listBanks",
+        "GET",
+        "http://h/v1/transactions/banks",
+        [("x-service-key", PLACEHOLDER)],
+        None,
+        401,
+        [],
+        redact(f'{{"echo": "{KEY}"}}'),
+        0.01,
+    )
     assert KEY not in exchange.describe()
 
 
@@ -60,14 +69,32 @@ def test_failing_run_against_a_target_leaks_no_key(tmp_path):
     """A run with failures, --showlocals and JUnit XML against a target given by URL and key writes the key nowhere."""
     with ReferenceServer(secret_key=KEY, faults=["wrong-close-message", "any-key-accepted-on-reads"]) as server:
         process, report, _ = run_suite(
-            tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--funding-url", server.funding_url,
-            "--requirement", "SVC-12", "--requirement", "AUTH-02", "--requirement", "SVC-03",
-            "--showlocals", "--junitxml", str(tmp_path / "junit.xml"), "-rA",
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--funding-url",
+            server.funding_url,
+            "--requirement",
+            "SVC-12",
+            "--requirement",
+            "AUTH-02",
+            "--requirement",
+            "SVC-03",
+            "--showlocals",
+            "--junitxml",
+            str(tmp_path / "junit.xml"),
+            "-rA",
             paths=("tests/test_service.py", "tests/test_authentication.py"),
         )
     assert report is not None and report["outcome"]["must_failed"], tail(process)
-    written = [process.stdout, process.stderr, (tmp_path / "junit.xml").read_text(),
-               (tmp_path / "conformance.json").read_text()]
+    written = [
+        process.stdout,
+        process.stderr,
+        (tmp_path / "junit.xml").read_text(),
+        (tmp_path / "conformance.json").read_text(),
+    ]
     assert all(KEY not in text for text in written)
     assert PLACEHOLDER in process.stdout  # the curl lines are there, with the placeholder
 
@@ -77,11 +104,29 @@ def test_failing_run_leaks_no_second_key(tmp_path):
     Markdown, HTML, JUnit, Allure results and curl lines."""
     with reference_with_second_key(KEY, SECOND_KEY, faults=["any-key-accepted-on-reads"]) as server:
         process, report, _ = run_suite(
-            tmp_path, "--base-url", server.base_url, "--secret-key", KEY, "--second-secret-key", SECOND_KEY,
-            "--funding-url", server.funding_url, "--requirement", "AUTH-02", "--requirement", "AUTH-10",
-            "--requirement", "AUTH-16", "--showlocals", "--junitxml", str(tmp_path / "junit.xml"), "-rA",
-            "--alluredir", str(tmp_path / "allure-results"),
-            paths=("tests/test_authentication.py", "tests/test_isolation.py"))
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--second-secret-key",
+            SECOND_KEY,
+            "--funding-url",
+            server.funding_url,
+            "--requirement",
+            "AUTH-02",
+            "--requirement",
+            "AUTH-10",
+            "--requirement",
+            "AUTH-16",
+            "--showlocals",
+            "--junitxml",
+            str(tmp_path / "junit.xml"),
+            "-rA",
+            "--alluredir",
+            str(tmp_path / "allure-results"),
+            paths=("tests/test_authentication.py", "tests/test_isolation.py"),
+        )
     assert report is not None and report["outcome"]["must_failed"], tail(process)
     written = [path for path in tmp_path.rglob("*") if path.is_file()]
     assert any(path.parent.name == "allure-results" for path in written) and (tmp_path / "junit.xml") in written

@@ -802,8 +802,9 @@ def test_test_and_live_keys_see_their_own_records(reference: ReferenceClient) ->
 def raw_status(server: ReferenceServer, header_line: str) -> int:
     """The status of GET /accounts sent with one header line written as is (httpx refuses whitespace around a value)."""
     with socket.create_connection((server.host, server.port), timeout=10) as connection:
-        connection.sendall(f"GET /v1/accounts HTTP/1.1\r\nHost: reference\r\n{header_line}\r\n"
-                           "Connection: close\r\n\r\n".encode())
+        connection.sendall(
+            f"GET /v1/accounts HTTP/1.1\r\nHost: reference\r\n{header_line}\r\nConnection: close\r\n\r\n".encode()
+        )
         answer = b""
         while chunk := connection.recv(65536):
             answer += chunk
@@ -826,8 +827,9 @@ def test_the_second_business_has_its_own_account_and_keys(reference: ReferenceCl
     """The second key lists its business's one account (default, its own business id); neither business lists the
     other's accounts."""
     server = reference.server
-    assert len({server.secret_key, server.live_secret_key, server.second_secret_key,
-                server.second_live_secret_key}) == 4
+    assert (
+        len({server.secret_key, server.live_secret_key, server.second_secret_key, server.second_live_secret_key}) == 4
+    )
     first = reference.data("GET", "/accounts")
     (second,) = reference.data("GET", "/accounts", key=server.second_secret_key)
     assert reference.data("GET", "/accounts", key=server.second_live_secret_key) == [second]
@@ -918,9 +920,16 @@ def test_an_update_changes_no_server_owned_field(reference: ReferenceClient) -> 
     account = reference.data("GET", "/accounts", params={"isDefault": "true"})[0]
     (theirs,) = reference.data("GET", "/accounts", key=reference.server.second_secret_key)
     body = {
-        "webhooks": account["webhooks"], "_id": theirs["_id"], "id": theirs["id"], "publicId": str(uuid.uuid4()),
-        "business": theirs["business"], "pubKey": {"live": "live_pub_0", "test": "test_pub_0"},
-        "createdAt": "2001-02-03T04:05:06.789Z", "__v": account["__v"] + 7, "isDefault": False, "updatedAt": None,
+        "webhooks": account["webhooks"],
+        "_id": theirs["_id"],
+        "id": theirs["id"],
+        "publicId": str(uuid.uuid4()),
+        "business": theirs["business"],
+        "pubKey": {"live": "live_pub_0", "test": "test_pub_0"},
+        "createdAt": "2001-02-03T04:05:06.789Z",
+        "__v": account["__v"] + 7,
+        "isDefault": False,
+        "updatedAt": None,
     }
     assert reference.data("PATCH", f"/accounts/{account['publicId']}", json=body) == account
     assert reference.data("GET", "/accounts", params={"isDefault": "true"}) == [account]
@@ -929,8 +938,13 @@ def test_an_update_changes_no_server_owned_field(reference: ReferenceClient) -> 
 def key_spellings(key: str) -> dict[str, str]:
     """Values of x-service-key that are not the key, though close to it."""
     changed = chr(ord(key[-1]) + 1) if key[-1] != "z" else "a"
-    return {"upper case": key.upper(), "prefix": key[:-1], "one character changed": key[:-1] + changed,
-            "appended": key + "0", "empty": ""}
+    return {
+        "upper case": key.upper(),
+        "prefix": key[:-1],
+        "one character changed": key[:-1] + changed,
+        "appended": key + "0",
+        "empty": "",
+    }
 
 
 @pytest.mark.parametrize("spelling", list(key_spellings("test_sk_0")))

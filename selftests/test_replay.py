@@ -37,8 +37,7 @@ FAILURES = {
     Fault.NO_AUTH_ON_CLOSE: "tests/test_authentication.py::test_request_without_key_is_refused[closeWallet]",
     Fault.WEBHOOKS_NOT_PERSISTED: "tests/test_events.py::test_webhooks_set_by_update_are_read_back",
     Fault.TRANSFER_201: "tests/test_errors.py::test_success_uses_the_documented_status[transfer]",
-    Fault.EMAIL_NOT_VALIDATED:
-        "tests/test_limits.py::test_secondary_wallet_with_invalid_email_is_refused[not-an-email]",
+    Fault.EMAIL_NOT_VALIDATED: "tests/test_limits.py::test_secondary_wallet_with_invalid_email_is_refused[not-an-email]",
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: "exchange-judge::STA-03[transfer]",
 }
 FORMATS = ("conformance.json", MARKDOWN, HTML, JUNIT)
@@ -52,9 +51,15 @@ def failed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     requirements chosen: its report folder."""
     folder = tmp_path_factory.mktemp("replayed") / "reports"
     tests = tuple(test for test in FAILURES.values() if test.startswith("tests/"))
-    process, report, _ = run_suite(folder, *(f"--reference-fault={fault.cli_name}" for fault in FAILURES),
-                                   *(f"--requirement={fault.requirement_id}" for fault in FAILURES),
-                                   *QUICK_SETTLEMENT, "-n", "2", paths=tests)
+    process, report, _ = run_suite(
+        folder,
+        *(f"--reference-fault={fault.cli_name}" for fault in FAILURES),
+        *(f"--requirement={fault.requirement_id}" for fault in FAILURES),
+        *QUICK_SETTLEMENT,
+        "-n",
+        "2",
+        paths=tests,
+    )
     assert report is not None and process.returncode == 1, tail(process)
     return folder
 
@@ -66,15 +71,17 @@ def _keys(server: ReferenceServer) -> dict[str, str]:
 def _replay(replay: replayed.Replay, server: ReferenceServer) -> replayed.Outcome:
     """The replay against `server` made fresh (its records forgotten, its faults kept)."""
     httpx.post(server.reset_url, timeout=10).raise_for_status()
-    return replayed.run(replay, base_url=server.base_url, keys=_keys(server), funding_url=server.funding_url,
-                        timeout=120)
+    return replayed.run(
+        replay, base_url=server.base_url, keys=_keys(server), funding_url=server.funding_url, timeout=120
+    )
 
 
 def test_every_format_carries_each_failure_s_replay_whole(failed_run):
     """JSON, Markdown, HTML and JUnit each carry the replay of every chosen failure, the same script, copied whole:
     the Markdown's code block and the HTML's <pre class="replay"> are the script itself."""
-    scripts = {name: {replay.test: replay.script for replay in replayed.replays_in(failed_run / name)}
-               for name in FORMATS}
+    scripts = {
+        name: {replay.test: replay.script for replay in replayed.replays_in(failed_run / name)} for name in FORMATS
+    }
     for fault, test in FAILURES.items():
         assert test in scripts["conformance.json"], (fault, sorted(scripts["conformance.json"]))
         expected = scripts["conformance.json"][test]
@@ -83,8 +90,9 @@ def test_every_format_carries_each_failure_s_replay_whole(failed_run):
     markdown = (failed_run / MARKDOWN).read_text(encoding="utf-8")
     blocks = re.findall(r"```sh\n(#!/usr/bin/env bash\n.*?)\n```", markdown, re.S)
     page = (failed_run / HTML).read_text(encoding="utf-8")
-    pres = [html.unescape(text) for text in re.findall(r'<pre class="replay" data-test="[^"]*">\n(.*?)</pre>', page,
-                                                        re.S)]
+    pres = [
+        html.unescape(text) for text in re.findall(r'<pre class="replay" data-test="[^"]*">\n(.*?)</pre>', page, re.S)
+    ]
     for test in FAILURES.values():
         assert scripts["conformance.json"][test].rstrip("\n") in blocks, test
         assert scripts["conformance.json"][test] in pres, test
@@ -94,8 +102,10 @@ def test_every_format_carries_each_failure_s_replay_whole(failed_run):
 def test_a_replay_shows_the_failure_again_and_not_on_the_faithful_reference(failed_run, fault):
     """From each report format, the replay of a failure run against a fresh reference with the same faults shows it
     again, answer for answer but for the values a target assigns; against the faithful reference it does not."""
-    with ReferenceServer(faults=list(FAILURES), settle_delay=SETTLE_DELAY) as faulty, \
-            ReferenceServer(settle_delay=SETTLE_DELAY) as faithful:
+    with (
+        ReferenceServer(faults=list(FAILURES), settle_delay=SETTLE_DELAY) as faulty,
+        ReferenceServer(settle_delay=SETTLE_DELAY) as faithful,
+    ):
         for name in FORMATS:
             replay = replayed.chosen(replayed.replays_in(failed_run / name), FAILURES[fault], None)
             again = _replay(replay, faulty)
@@ -106,8 +116,18 @@ def test_a_replay_shows_the_failure_again_and_not_on_the_faithful_reference(fail
 
 
 def _exchange(method: str, url: str, status: int, answer: object, body: object = None, **more: object) -> Exchange:
-    return Exchange(None, method, url, [("accept", "application/json")], body, status,
-                    [("content-type", "application/json")], json.dumps(answer), 0.001, **more)
+    return Exchange(
+        None,
+        method,
+        url,
+        [("accept", "application/json")],
+        body,
+        status,
+        [("content-type", "application/json")],
+        json.dumps(answer),
+        0.001,
+        **more,
+    )
 
 
 def test_a_replay_chains_assigned_identifiers_and_sends_each_form_of_the_key(tmp_path):
@@ -115,31 +135,60 @@ def test_a_replay_chains_assigned_identifiers_and_sends_each_form_of_the_key(tmp
     key is made from the key in the environment as the suite made it (client/near_copies.py); a value the client
     chose itself is sent as it is."""
     key = "test_sk_abcdefghij0123456789"
-    made = _exchange("POST", "http://x/v1/virtual-accounts", 201, {"data": {"publicId": "vba-00000042"}},
-                     {"accountName": "cf12345678gw0 wallet"})
+    made = _exchange(
+        "POST",
+        "http://x/v1/virtual-accounts",
+        201,
+        {"data": {"publicId": "vba-00000042"}},
+        {"accountName": "cf12345678gw0 wallet"},
+    )
     probes = []
     for kind in NEAR_COPIES:
-        probe = _exchange("GET", "http://x/v1/virtual-accounts/vba-00000042", 401, {"meta": {}},
-                          keyed={"header:x-service-key": f"\x00{kind}\x00"})
+        probe = _exchange(
+            "GET",
+            "http://x/v1/virtual-accounts/vba-00000042",
+            401,
+            {"meta": {}},
+            keyed={"header:x-service-key": f"\x00{kind}\x00"},
+        )
         probe.request_headers.append(("x-service-key", "<SECRET_KEY>"))
         probes.append(probe)
     text = script(steps_of([made, *probes], failing={1}), test="t", failed=["AUTH-02"], base_url="http://x/v1")
-    assert 'PUBLICID_1=$(field data publicId)' in text and '/virtual-accounts/"${PUBLICID_1}"' in text
+    assert "PUBLICID_1=$(field data publicId)" in text and '/virtual-accounts/"${PUBLICID_1}"' in text
     assert "cf12345678gw0 wallet" in text and text.rstrip().endswith(END)
-    near = text[text.index("near() {"):text.index("\n}\n", text.index("near() {")) + 3]
+    near = text[text.index("near() {") : text.index("\n}\n", text.index("near() {")) + 3]
     for kind in NEAR_COPIES:
-        shell = subprocess.run(["bash", "-c", f'{near}\nnear {kind} "$1"', "-", key], capture_output=True,
-                               text=True, check=True).stdout.strip()
+        shell = subprocess.run(
+            ["bash", "-c", f'{near}\nnear {kind} "$1"', "-", key], capture_output=True, text=True, check=True
+        ).stdout.strip()
         assert shell == near_copy(key, kind), kind
 
 
 def test_answers_are_compared_but_for_what_a_target_assigns():
     """Two answers alike but for identifiers, account numbers and timestamps are alike; another prefix, another
     amount or another message is a difference; a list is compared by its status only."""
-    then = {"data": {"publicId": "vba-00000011", "_id": "65a1f0c00000000000000019", "id": 11, "balance": 100,
-                     "accountNumber": "9100000011", "createdAt": "2026-12-06T14:17:43.865Z", "message": "done"}}
-    now = {"data": {"publicId": "vba-00000002", "_id": "65a1f0c0000000000000007c", "id": 2, "balance": 100,
-                    "accountNumber": "9100000002", "createdAt": "2026-12-07T09:00:00.001Z", "message": "done"}}
+    then = {
+        "data": {
+            "publicId": "vba-00000011",
+            "_id": "65a1f0c00000000000000019",
+            "id": 11,
+            "balance": 100,
+            "accountNumber": "9100000011",
+            "createdAt": "2026-12-06T14:17:43.865Z",
+            "message": "done",
+        }
+    }
+    now = {
+        "data": {
+            "publicId": "vba-00000002",
+            "_id": "65a1f0c0000000000000007c",
+            "id": 2,
+            "balance": 100,
+            "accountNumber": "9100000002",
+            "createdAt": "2026-12-07T09:00:00.001Z",
+            "message": "done",
+        }
+    }
     assert replayed.compare(200, json.dumps(then), 200, json.dumps(now)) == []
     for change in ({"publicId": "va-00000002"}, {"balance": 99}, {"message": "closed"}):
         other = {"data": {**now["data"], **change}}
@@ -190,19 +239,32 @@ def test_keep_failing_records_leaves_a_failing_test_s_wallets_open(tmp_path, htt
     node = "tests/test_money.py::test_settled_bank_transfer_debits_amount_plus_fee"
     with ReferenceServer(faults=[Fault.BANK_TRANSFER_FEE_NOT_DEBITED], settle_delay=SETTLE_DELAY) as server:
         process, report, _ = run_suite(
-            tmp_path / "reports", "--base-url", server.base_url, "--secret-key", server.secret_key,
-            "--funding-url", server.funding_url, "--quiet-window", "0.15", "-p", "no:randomly",
-            *(["--keep-failing-records"] if keep else []), paths=(node,))
+            tmp_path / "reports",
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            server.secret_key,
+            "--funding-url",
+            server.funding_url,
+            "--quiet-window",
+            "0.15",
+            "-p",
+            "no:randomly",
+            *(["--keep-failing-records"] if keep else []),
+            paths=(node,),
+        )
         assert report is not None and process.returncode == 1, tail(process)
         entry = next(entry for entry in report["requirements"] if entry["id"] == "SVC-26")
         kept = [wallet for test in entry["tests"] for wallet in test["kept"]]
-        listed = http_client.get(f"{server.base_url}/virtual-accounts",
-                                 headers={"x-service-key": server.secret_key}).json()["data"]
+        listed = http_client.get(
+            f"{server.base_url}/virtual-accounts", headers={"x-service-key": server.secret_key}
+        ).json()["data"]
         open_now = {wallet["publicId"] for wallet in listed}
         if keep:
             assert kept and set(kept) <= open_now, (kept, open_now)
-            assert "kept open for inspection" in process.stdout and kept[0] in (tmp_path / "reports" / MARKDOWN) \
-                .read_text(encoding="utf-8")
+            assert "kept open for inspection" in process.stdout and kept[0] in (
+                tmp_path / "reports" / MARKDOWN
+            ).read_text(encoding="utf-8")
         else:
             assert not kept and not open_now, open_now
 
@@ -223,15 +285,31 @@ def test_the_replay_command_prints_no_key_even_one_the_request_carried_in_its_qu
     nor a line the script prints itself."""
     with ReferenceServer(settle_delay=SETTLE_DELAY) as faithful:
         key = faithful.secret_key
-        probe = _exchange("DELETE", f"{faithful.base_url}/virtual-accounts/vba-00000001?key=<SECRET_KEY>", 200,
-                          {"meta": {"statusCode": 200}}, keyed={"url": f"{faithful.base_url}/virtual-accounts/"
-                                                                       "vba-00000001?key=\x00\x00&k=\x00prefix\x00"})
-        text = script(steps_of([probe], failing={0}), test="tests/test_x.py::test_key", failed=["AUTH-01"],
-                      base_url=faithful.base_url)
+        probe = _exchange(
+            "DELETE",
+            f"{faithful.base_url}/virtual-accounts/vba-00000001?key=<SECRET_KEY>",
+            200,
+            {"meta": {"statusCode": 200}},
+            keyed={"url": f"{faithful.base_url}/virtual-accounts/vba-00000001?key=\x00\x00&k=\x00prefix\x00"},
+        )
+        text = script(
+            steps_of([probe], failing={0}),
+            test="tests/test_x.py::test_key",
+            failed=["AUTH-01"],
+            base_url=faithful.base_url,
+        )
         (tmp_path / "report.md").write_text(f"```sh\n{text}```\n", encoding="utf-8")
         monkeypatch.setenv("WALLET_API_SECRET_KEY", key)
-        status = cli.main(["replay", str(tmp_path / "report.md"), "--test", "tests/test_x.py::test_key",
-                           "--base-url", faithful.base_url])
+        status = cli.main(
+            [
+                "replay",
+                str(tmp_path / "report.md"),
+                "--test",
+                "tests/test_x.py::test_key",
+                "--base-url",
+                faithful.base_url,
+            ]
+        )
         out, err = capsys.readouterr()
     assert status == 0 and "/v1/virtual-accounts/vba-00000001?..." in out, out
     assert key not in out + err and near_copy(key, "prefix") not in out + err
@@ -244,7 +322,6 @@ def test_a_replay_the_suite_cannot_make_is_said_in_its_place_not_raised():
     broken.started = "not a time"  # type: ignore[assignment]
     after = _exchange("GET", "http://x/v1/transactions/banks", 200, {"data": []}, started=1.0)
     client = ApiClient("http://x/v1", "test_sk_abcdefghij0123456789")
-    target = Target(base_url="http://x/v1", secret_key="test_sk_abcdefghij0123456789", funding_url=None,
-                    embedded=False)
+    target = Target(base_url="http://x/v1", secret_key="test_sk_abcdefghij0123456789", funding_url=None, embedded=False)
     made = replays.replay(target, client, [broken, after], [], "tests/test_x.py::test_y", ["SVC-01"])
     assert made is not None and made.startswith("# no replay of tests/test_x.py::test_y: the suite could not make one")

@@ -60,11 +60,17 @@ def test_unnamed():
 def test_setup_error_fails_its_own_requirement_and_blocks_the_others(pytester):
     """A refused setup step fails only the requirement it exercises, the others blocked; the terminal shows why. A
     test whose refused step exercises no requirement judged nothing: pytest shows it skipped, never FAILED."""
-    result, report = run(pytester, SETUP, "-rs", *[f"--requirement={rid}" for rid in
-                                                  ("RES-40", "SVC-05", "SVC-06", "SVC-07", "SVC-08")])
+    result, report = run(
+        pytester, SETUP, "-rs", *[f"--requirement={rid}" for rid in ("RES-40", "SVC-05", "SVC-06", "SVC-07", "SVC-08")]
+    )
     found = verdicts(report)
-    assert found == {"RES-40": "fail", "SVC-05": "blocked", "SVC-06": "blocked", "SVC-07": "blocked",
-                     "SVC-08": "blocked"}
+    assert found == {
+        "RES-40": "fail",
+        "SVC-05": "blocked",
+        "SVC-06": "blocked",
+        "SVC-07": "blocked",
+        "SVC-08": "blocked",
+    }
     assert "validating the documented bank account was refused" in entry(report, "SVC-05")["reason"]
     assert "exercises RES-40" in entry(report, "SVC-05")["reason"]
     assert entry(report, "RES-40")["tests"][0]["attributed"] is False  # a setup step, not a check
@@ -81,19 +87,41 @@ def test_setup_error_fails_its_own_requirement_and_blocks_the_others(pytester):
 
 def _silent_record(nodeid: str, declared: tuple[str, ...]) -> TestRecord:
     """A test stopped by an operation's silence, recorded as the plugin records it."""
-    silence = Silence("POST", "http://127.0.0.1:41234/v1/collection-accounts", [("x-service-key", "<SECRET_KEY>")],
-                      {"amount": 10000}, 1.0, 1.0, 2, "GET http://127.0.0.1:41234/v1/transactions/banks answered 200")
+    silence = Silence(
+        "POST",
+        "http://127.0.0.1:41234/v1/collection-accounts",
+        [("x-service-key", "<SECRET_KEY>")],
+        {"amount": 10000},
+        1.0,
+        1.0,
+        2,
+        "GET http://127.0.0.1:41234/v1/transactions/banks answered 200",
+    )
     found = classify(UnansweredFailure(silence), declared)
-    return TestRecord(nodeid, declared, outcome="failed", failed_requirements=found.failed_requirements,
-                      setup_error=found.setup_error, setup_requirement=found.setup_requirement,
-                      evidence=found.evidence)
+    return TestRecord(
+        nodeid,
+        declared,
+        outcome="failed",
+        failed_requirements=found.failed_requirements,
+        setup_error=found.setup_error,
+        setup_requirement=found.setup_requirement,
+        evidence=found.evidence,
+    )
 
 
 def test_a_silence_the_client_raised_is_judged_inside_a_group_with_its_notes():
     """The client's Unanswered names no requirement; judged (as the plugin does with what a test stopped on), inside
     the group Hypothesis raises for distinct failures too, it fails ERR-09 with the example Hypothesis drew kept."""
-    silence = Silence("GET", "http://127.0.0.1:41234/v1/virtual-accounts", [("x-service-key", "<SECRET_KEY>")], None,
-                      1.0, 1.0, 2, "GET http://127.0.0.1:41234/v1/transactions/banks answered 200")
+    silence = Silence(
+        "GET",
+        "http://127.0.0.1:41234/v1/virtual-accounts",
+        [("x-service-key", "<SECRET_KEY>")],
+        None,
+        1.0,
+        1.0,
+        2,
+        "GET http://127.0.0.1:41234/v1/transactions/banks answered 200",
+    )
     raised = Unanswered(silence)
     raised.add_note("Falsifying example: test_list(page=2)")
     other = ValueError("a bug of the suite")
@@ -111,8 +139,15 @@ def test_a_generated_test_that_held_nothing_passes_nothing():
     requirement (every generated request refused, say), its passing leaves that requirement untested, saying so;
     one exchange held to it makes the pass."""
     generated = TestRecord("tests/generated/test_schemathesis.py::test_generated[createWallet]", ("SVC-12", "RES-20"))
-    report = build_report([generated], catalogue(), target={"base_url": None}, environment="staging", seed=1,
-                          strict=False, exchanges_held={"RES-20": 3})
+    report = build_report(
+        [generated],
+        catalogue(),
+        target={"base_url": None},
+        environment="staging",
+        seed=1,
+        strict=False,
+        exchanges_held={"RES-20": 3},
+    )
     assert entry(report, "RES-20")["verdict"] == "pass" and entry(report, "RES-20")["held"]["exchanges"] == 3
     untested = entry(report, "SVC-12")
     assert untested["verdict"] == "untested" and "every generated request refused" in untested["reason"]
@@ -134,10 +169,19 @@ def test_an_error_is_told_by_its_class_not_by_its_name():
 def test_a_silence_fails_err_09_wherever_met_and_blocks_the_tests_own_requirements():
     """A request left unanswered fails ERR-09 as a check, with the request and its curl line, in a test that declares
     it and in one that does not; the latter's own requirement is blocked, never failed."""
-    records = [_silent_record("tests/test_e.py::test_refused", ("END-22",)),
-               _silent_record("tests/test_e.py::test_answered", ("ERR-09",))]
-    report = build_report(records, catalogue(), target={"base_url": "http://127.0.0.1:41234/v1"},
-                          environment="staging", seed=7, strict=False, selected=("ERR-09", "END-22"))
+    records = [
+        _silent_record("tests/test_e.py::test_refused", ("END-22",)),
+        _silent_record("tests/test_e.py::test_answered", ("ERR-09",)),
+    ]
+    report = build_report(
+        records,
+        catalogue(),
+        target={"base_url": "http://127.0.0.1:41234/v1"},
+        environment="staging",
+        seed=7,
+        strict=False,
+        selected=("ERR-09", "END-22"),
+    )
     silent, refused = entry(report, "ERR-09"), entry(report, "END-22")
     assert silent["verdict"] == "fail" and [test["attributed"] for test in silent["tests"]] == [True, True]
     assert silent["evidence"][0]["received"] == "no answer within 1 s (twice)"
@@ -164,13 +208,18 @@ def test_pass():
 
 def test_suite_error_is_never_a_pass_and_has_its_own_exit_status(pytester):
     """A SuiteError judges none of its test's requirements, is reported loudly everywhere and exits 6."""
-    result, report = run(pytester, SUITE, "--requirement", "SVC-05", "--requirement", "SVC-06",
-                         "--requirement", "SVC-03")
+    result, report = run(
+        pytester, SUITE, "--requirement", "SVC-05", "--requirement", "SVC-06", "--requirement", "SVC-03"
+    )
     assert result.ret == ExitStatus.SUITE_ERROR == 6
     assert verdicts(report) == {"SVC-03": "pass", "SVC-05": "suite-error", "SVC-06": "suite-error"}
     assert report["outcome"]["verdict"] == "suite-error" and not report["outcome"]["conforms"]
-    result.stdout.fnmatch_lines(["*SUITE ERRORS (the suite is wrong, not the target): SVC-05, SVC-06*",
-                                 "*SUITE ERROR: the suite itself is wrong*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*SUITE ERRORS (the suite is wrong, not the target): SVC-05, SVC-06*",
+            "*SUITE ERROR: the suite itself is wrong*",
+        ]
+    )
     cases = ET.parse(pytester.path / "out" / "junit.xml").getroot().iter("testcase")
     errors = {case.get("name").split()[0] for case in cases if case.find("error") is not None}
     assert errors == {"SVC-05", "SVC-06"}
@@ -198,9 +247,11 @@ def test_untested_must_requirements_are_named_and_can_fail_the_run(pytester):
     assert result.ret == 0
     assert report["outcome"]["verdict"] == "conforms-to-what-was-tested" and not report["outcome"]["complete"]
     assert report["outcome"]["must_not_tested"] == [
-        {"id": "SVC-05", "verdict": "skip", "reason": "no transfer settled within 30 s"}]
-    result.stdout.fnmatch_lines(["*SVC-05 ?skip? no transfer settled within 30 s*",
-                                 "*conforms TO WHAT COULD BE TESTED*"])
+        {"id": "SVC-05", "verdict": "skip", "reason": "no transfer settled within 30 s"}
+    ]
+    result.stdout.fnmatch_lines(
+        ["*SVC-05 ?skip? no transfer settled within 30 s*", "*conforms TO WHAT COULD BE TESTED*"]
+    )
     for option in ("--require-complete", "--strict"):
         gated, report = run(pytester, COMPLETE, *selection, option)
         assert gated.ret == ExitStatus.INCOMPLETE == 7, option
@@ -215,7 +266,9 @@ def test_untested_must_requirements_are_named_and_can_fail_the_run(pytester):
 
 def test_bad_waiver_file_stops_the_run_with_one_message(pytester):
     """An unknown id, a missing field or a bad date in the waiver file stops the run before any test."""
-    pytester.makefile(".yaml", waivers="""
+    pytester.makefile(
+        ".yaml",
+        waivers="""
 - id: NOPE-01
   reason: r
   owner: o
@@ -223,11 +276,18 @@ def test_bad_waiver_file_stops_the_run_with_one_message(pytester):
 - id: SVC-03
   reason: r
   expires: soon
-""")
+""",
+    )
     result, report = run(pytester, COMPLETE, "--waivers", "waivers.yaml")
     assert result.ret == pytest.ExitCode.USAGE_ERROR and report["outcome"]["verdict"] == "usage-error"
-    result.stderr.fnmatch_lines(["*--waivers waivers.yaml:*", "*waiver 1 (NOPE-01): no such requirement*",
-                                 "*waiver 2 (SVC-03): missing owner*", "*expires must be a date*"])
+    result.stderr.fnmatch_lines(
+        [
+            "*--waivers waivers.yaml:*",
+            "*waiver 1 (NOPE-01): no such requirement*",
+            "*waiver 2 (SVC-03): missing owner*",
+            "*expires must be a date*",
+        ]
+    )
 
 
 def test_baseline_from_another_catalogue_is_refused(pytester):
@@ -244,24 +304,45 @@ def test_baseline_from_another_catalogue_is_refused(pytester):
 
 
 def sample_report(**gate: object) -> dict:
-    evidence = {"requirement": "SVC-12", "kind": "check", "title": "meta.message of closeWallet is the documented one",
-                "expected": "VirtualAccount successfully deleted", "received": "VirtualAccount successfully closed",
-                "exchange": {"request": "DELETE http://127.0.0.1:41234/v1/virtual-accounts/vba-1",
-                             "request_body": None, "status": 200, "content_type": "application/json",
-                             "response": '{"meta":{"at":"2026-11-23T00:15:38.668Z"}}',
-                             "curl": "curl -sS -X DELETE http://127.0.0.1:41234/v1/virtual-accounts/vba-1"}}
+    evidence = {
+        "requirement": "SVC-12",
+        "kind": "check",
+        "title": "meta.message of closeWallet is the documented one",
+        "expected": "VirtualAccount successfully deleted",
+        "received": "VirtualAccount successfully closed",
+        "exchange": {
+            "request": "DELETE http://127.0.0.1:41234/v1/virtual-accounts/vba-1",
+            "request_body": None,
+            "status": 200,
+            "content_type": "application/json",
+            "response": '{"meta":{"at":"2026-11-23T00:15:38.668Z"}}',
+            "curl": "curl -sS -X DELETE http://127.0.0.1:41234/v1/virtual-accounts/vba-1",
+        },
+    }
     records = [
-        TestRecord("tests/test_a.py::test_close", ("SVC-12",), outcome="failed", failed_requirements=("SVC-12",),
-                   message="[SVC-12] meta.message", evidence=[evidence]),
+        TestRecord(
+            "tests/test_a.py::test_close",
+            ("SVC-12",),
+            outcome="failed",
+            failed_requirements=("SVC-12",),
+            message="[SVC-12] meta.message",
+            evidence=[evidence],
+        ),
         TestRecord("tests/test_a.py::test_ok", ("SVC-03",), held={"SVC-03": 1}),
         TestRecord("tests/test_a.py::test_info", ("ERR-04",), observations=[{"requirement": "ERR-04", "status": 404}]),
         TestRecord("tests/test_a.py::test_skip", ("SVC-05",), outcome="skipped", message="no funding configured"),
     ]
-    return build_report(records, catalogue(), target={"base_url": "http://127.0.0.1:41234/v1",
-                                                       "embedded_reference": True},
-                        environment="staging", seed=7, strict=False,
-                        selected=("SVC-12", "SVC-03", "ERR-04", "SVC-05"), gate=gating.Gate(**gate),
-                        run={"started_at": "2026-11-23T00:00:00Z", "duration": 1.5})
+    return build_report(
+        records,
+        catalogue(),
+        target={"base_url": "http://127.0.0.1:41234/v1", "embedded_reference": True},
+        environment="staging",
+        seed=7,
+        strict=False,
+        selected=("SVC-12", "SVC-03", "ERR-04", "SVC-05"),
+        gate=gating.Gate(**gate),
+        run={"started_at": "2026-11-23T00:00:00Z", "duration": 1.5},
+    )
 
 
 def test_every_format_renders_the_failure_and_its_evidence():
@@ -313,8 +394,10 @@ def test_a_waiver_of_a_requirement_that_did_not_fail_is_reported_unused():
     --require-complete makes keep a skipped MUST requirement from failing the run is used."""
     import datetime as dt
 
-    waivers = tuple(gating.Waiver(rid, "known", "payments-team", dt.date(2026, 12, 31))
-                    for rid in ("SVC-12", "SVC-03", "SVC-05", "LIM-01"))
+    waivers = tuple(
+        gating.Waiver(rid, "known", "payments-team", dt.date(2026, 12, 31))
+        for rid in ("SVC-12", "SVC-03", "SVC-05", "LIM-01")
+    )
     report = sample_report(waivers=waivers, today=dt.date(2026, 11, 23))
     assert validation.problems("conformance-report.json", report) == []
     assert report["outcome"]["gate"]["unused_waivers"] == ["SVC-03", "SVC-05"]
@@ -329,8 +412,10 @@ def test_a_waiver_of_a_requirement_that_did_not_fail_is_reported_unused():
 
 def test_mask_replaces_volatile_values():
     """Ports, timings, timestamps, run ids and uuids are masked so two reports of one behaviour diff cleanly."""
-    text = ("http://127.0.0.1:45123/v1 (application/json, 12 ms) 2026-11-23T00:15:38.668Z cf1a2b3c4dgw1 "
-            "9f1c2d3e-0a1b-4c5d-8e9f-0123456789ab")
+    text = (
+        "http://127.0.0.1:45123/v1 (application/json, 12 ms) 2026-11-23T00:15:38.668Z cf1a2b3c4dgw1 "
+        "9f1c2d3e-0a1b-4c5d-8e9f-0123456789ab"
+    )
     assert mask(text) == "http://127.0.0.1:[port]/v1 (application/json, [n] ms) [timestamp] cf[run] [uuid]"
     digest = "sha256:cf" + "0" * 62  # a file's hash that starts like a run id is left whole
     assert mask(digest) == digest
@@ -341,39 +426,74 @@ def test_mask_replaces_volatile_values():
 
 def test_the_reproduce_command_names_every_option_that_changes_a_verdict():
     """The command from Settings: non-default options by group, seed, profile, keys as placeholders, --strict last."""
-    deployed = Settings(base_url="https://staging.example.com/v1", secret_key="sk_live_not_shown", seed=7,
-                        generation_seed=7, strict=True, waivers=Path("ci/waivers.yaml"), report_dir=Path("out"))
+    deployed = Settings(
+        base_url="https://staging.example.com/v1",
+        secret_key="sk_live_not_shown",
+        seed=7,
+        generation_seed=7,
+        strict=True,
+        waivers=Path("ci/waivers.yaml"),
+        report_dir=Path("out"),
+    )
     assert command_line(reproduction(deployed)) == (
         "wallet-conformance --base-url https://staging.example.com/v1 --secret-key <SECRET_KEY> --environment staging "
-        "--seed 7 --profile quick --waivers ci/waivers.yaml --strict")
-    reference = Settings(seed=7, generation_seed=9, reference_faults=("wrong-close-message",), quiet_window=0.15,
-                         pytest_selection=("-k", "close and not list"))
+        "--seed 7 --profile quick --waivers ci/waivers.yaml --strict"
+    )
+    reference = Settings(
+        seed=7,
+        generation_seed=9,
+        reference_faults=("wrong-close-message",),
+        quiet_window=0.15,
+        pytest_selection=("-k", "close and not list"),
+    )
     assert command_line(reproduction(reference)) == (
         "wallet-conformance --seed 7 --profile quick --quiet-window 0.15 --reference-fault wrong-close-message "
-        "--hypothesis-seed 9 -k 'close and not list'")
+        "--hypothesis-seed 9 -k 'close and not list'"
+    )
     recorded = Settings(har_given=("captures/a run.har",), har=(Path("captures/a run.har"),), seed=7)
     assert command_line(reproduction(recorded)) == "wallet-conformance --har 'captures/a run.har'"
 
 
 def _human_reports(folder: Path) -> dict[str, str]:
     """The Markdown and the HTML report of a run, the HTML's entities unescaped."""
-    return {"md": (folder / "conformance.md").read_text(), "html": html.unescape((folder / "conformance.html")
-                                                                                 .read_text())}
+    return {
+        "md": (folder / "conformance.md").read_text(),
+        "html": html.unescape((folder / "conformance.html").read_text()),
+    }
 
 
 def test_reference_faults_and_variants_are_recorded_in_the_header_and_every_report(pytester):
     """A fault, a variant and -k are named, with the command, in the header, conformance.json, the .md and the .html."""
-    result, report = run(pytester, COMPLETE, "--seed", "7", "--requirement", "SVC-03", "--reference-fault",
-                         "wrong-close-message", "--reference-variant", "close-is-idempotent", "-k", "pass")
-    command = ("wallet-conformance --seed 7 --profile quick --requirement SVC-03 --reference-fault wrong-close-message "
-               "--reference-variant close-is-idempotent -k pass")
-    assert report["run"]["reference"] == {"faults": ["wrong-close-message"], "variants": ["close-is-idempotent"],
-                                          "settle_delay": 0.1, "latency": 0.0}
+    result, report = run(
+        pytester,
+        COMPLETE,
+        "--seed",
+        "7",
+        "--requirement",
+        "SVC-03",
+        "--reference-fault",
+        "wrong-close-message",
+        "--reference-variant",
+        "close-is-idempotent",
+        "-k",
+        "pass",
+    )
+    command = (
+        "wallet-conformance --seed 7 --profile quick --requirement SVC-03 --reference-fault wrong-close-message "
+        "--reference-variant close-is-idempotent -k pass"
+    )
+    assert report["run"]["reference"] == {
+        "faults": ["wrong-close-message"],
+        "variants": ["close-is-idempotent"],
+        "settle_delay": 0.1,
+        "latency": 0.0,
+    }
     assert report["run"]["reproduce"] == command and report["run"]["pytest_selection"] == ["-k", "pass"]
     assert validation.problems("conformance-report.json", report) == []
     switched = "faults wrong-close-message; variants close-is-idempotent"
-    result.stdout.fnmatch_lines([f"wallet-conformance: reference: {switched}",
-                                 f"wallet-conformance: reproduce with: {command}"])
+    result.stdout.fnmatch_lines(
+        [f"wallet-conformance: reference: {switched}", f"wallet-conformance: reproduce with: {command}"]
+    )
     for name, text in _human_reports(pytester.path / "out").items():
         assert f"reference | {switched}" in text or f"<th>reference</th><td>{switched}</td>" in text, name
         assert command in text, name
@@ -384,17 +504,25 @@ def test_waiver_and_baseline_files_are_recorded_with_their_sha256(pytester):
     pytester.makefile(".yaml", waivers="- id: SVC-05\n  reason: r\n  owner: o\n  expires: 2999-12-31\n")
     _, earlier = run(pytester, COMPLETE, "--requirement", "SVC-03")
     (pytester.path / "old.json").write_text(json.dumps(earlier))
-    result, report = run(pytester, COMPLETE, "--requirement", "SVC-03", "--waivers", "waivers.yaml", "--baseline",
-                         "old.json")
-    digests = {name: "sha256:" + hashlib.sha256((pytester.path / name).read_bytes()).hexdigest()
-               for name in ("waivers.yaml", "old.json")}
+    result, report = run(
+        pytester, COMPLETE, "--requirement", "SVC-03", "--waivers", "waivers.yaml", "--baseline", "old.json"
+    )
+    digests = {
+        name: "sha256:" + hashlib.sha256((pytester.path / name).read_bytes()).hexdigest()
+        for name in ("waivers.yaml", "old.json")
+    }
     assert report["run"]["files"] == [
         {"option": "--waivers", "file": "waivers.yaml", "sha256": digests["waivers.yaml"]},
-        {"option": "--baseline", "file": "old.json", "sha256": digests["old.json"]}]
+        {"option": "--baseline", "file": "old.json", "sha256": digests["old.json"]},
+    ]
     assert "--waivers waivers.yaml --baseline old.json" in report["run"]["reproduce"]
     assert validation.problems("conformance-report.json", report) == []
-    result.stdout.fnmatch_lines([f"wallet-conformance: waivers: waivers.yaml ({digests['waivers.yaml']})",
-                                 f"wallet-conformance: baseline: old.json ({digests['old.json']})"])
+    result.stdout.fnmatch_lines(
+        [
+            f"wallet-conformance: waivers: waivers.yaml ({digests['waivers.yaml']})",
+            f"wallet-conformance: baseline: old.json ({digests['old.json']})",
+        ]
+    )
     for name, text in _human_reports(pytester.path / "out").items():
         assert all(f"{file} ({digest})" in text for file, digest in digests.items()), name
 
@@ -406,10 +534,13 @@ def test_a_secret_key_never_appears_in_the_header_or_the_reports(pytester, monke
     """A key from the environment is in no header or report file; the command shows --secret-key <SECRET_KEY>."""
     monkeypatch.setenv("WALLET_API_SECRET_KEY", KEY)
     with ReferenceServer(secret_key=KEY) as server:
-        result, report = run(pytester, COMPLETE, "--base-url", server.base_url, "--seed", "7", "--requirement",
-                             "SVC-03")
-    command = (f"wallet-conformance --base-url {server.base_url} --secret-key <SECRET_KEY> --environment staging "
-               "--seed 7 --profile quick --requirement SVC-03")
+        result, report = run(
+            pytester, COMPLETE, "--base-url", server.base_url, "--seed", "7", "--requirement", "SVC-03"
+        )
+    command = (
+        f"wallet-conformance --base-url {server.base_url} --secret-key <SECRET_KEY> --environment staging "
+        "--seed 7 --profile quick --requirement SVC-03"
+    )
     assert report["run"]["reproduce"] == command and report["run"]["reference"] is None
     result.stdout.fnmatch_lines([f"wallet-conformance: reproduce with: {command}"])
     assert KEY not in result.stdout.str() + result.stderr.str()
@@ -424,15 +555,33 @@ def test_the_reproduce_command_of_a_report_gives_the_same_verdicts(pytester, tmp
     """The report's command, rerun elsewhere, runs the same tests and fails SVC-12 alike; the seed alone passes it."""
     selection = ("--requirement", "SVC-12", "--seed", "7", *QUICK_SETTLEMENT)
     module = "tests/test_service.py"  # a path of the suite's chooses its tests, written from the suite's root
-    _, first, _ = run_in_process(pytester, tmp_path / "first", "--reference-fault", "wrong-close-message", *selection,
-                                 paths=(module,))
+    _, first, _ = run_in_process(
+        pytester, tmp_path / "first", "--reference-fault", "wrong-close-message", *selection, paths=(module,)
+    )
     words = shlex.split(first["run"]["reproduce"])
     assert words[0] == "wallet-conformance" and words[1:] == first["run"]["arguments"] and words[-1] == module
-    environment = {name: value for name, value in os.environ.items()
-                   if not name.startswith(("WALLET_API_", "PYTEST_XDIST_"))}
-    again = subprocess.run([sys.executable, "-m", "wallet_conformance.cli", *words[1:], "-q", "-p", "no:cacheprovider",
-                            "--report-dir", str(tmp_path / "again")], cwd=tmp_path, env=environment,
-                           capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    environment = {
+        name: value for name, value in os.environ.items() if not name.startswith(("WALLET_API_", "PYTEST_XDIST_"))
+    }
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wallet_conformance.cli",
+            *words[1:],
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--report-dir",
+            str(tmp_path / "again"),
+        ],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
     assert (tmp_path / "again" / "conformance.json").exists(), tail(again)
     repeated = json.loads((tmp_path / "again" / "conformance.json").read_text())
     assert verdicts(repeated) == verdicts(first) == {"SVC-12": "fail"}, tail(again)

@@ -13,14 +13,19 @@ KEY = "sk_test_safety_selftest_0b7e2d"
 
 
 def wallets(server: ReferenceServer) -> list[dict]:
-    response = httpx.get(f"{server.base_url}/virtual-accounts", params={"perPage": 100},
-                         headers={"x-service-key": server.secret_key}, trust_env=False)
+    response = httpx.get(
+        f"{server.base_url}/virtual-accounts",
+        params={"perPage": 100},
+        headers={"x-service-key": server.secret_key},
+        trust_env=False,
+    )
     return response.json()["data"]
 
 
 def transactions(server: ReferenceServer) -> list[dict]:
-    response = httpx.get(f"{server.base_url}/transactions", headers={"x-service-key": server.secret_key},
-                         trust_env=False)
+    response = httpx.get(
+        f"{server.base_url}/transactions", headers={"x-service-key": server.secret_key}, trust_env=False
+    )
     return response.json()["data"]
 
 
@@ -28,8 +33,17 @@ def transactions(server: ReferenceServer) -> list[dict]:
 def test_production_run_without_opt_in_writes_nothing(tmp_path):
     """With --environment production and no --allow-writes, no record is created and no money moves."""
     with ReferenceServer(secret_key=KEY) as server:
-        process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY,
-                                       "--funding-url", server.funding_url, "--environment", "production")
+        process, report, _ = run_suite(
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--funding-url",
+            server.funding_url,
+            "--environment",
+            "production",
+        )
         assert wallets(server) == [] and transactions(server) == [], tail(process)
     assert report is not None and process.returncode == 0, tail(process)
     skipped = [entry for entry in report["requirements"] if entry["verdict"] == "skip"]
@@ -41,9 +55,20 @@ def test_production_run_without_opt_in_writes_nothing(tmp_path):
 def test_production_writes_without_money_movement_move_no_money(tmp_path):
     """With --allow-writes but not --allow-money-movement, wallets may be made but no transfer is sent."""
     with ReferenceServer(secret_key=KEY) as server:
-        process, report, _ = run_suite(tmp_path, "--base-url", server.base_url, "--secret-key", KEY,
-                                       "--environment", "production", "--allow-writes",
-                                       "--requirement", "SVC-25", "--requirement", "LIM-11")
+        process, report, _ = run_suite(
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--environment",
+            "production",
+            "--allow-writes",
+            "--requirement",
+            "SVC-25",
+            "--requirement",
+            "LIM-11",
+        )
         moved = [t for t in transactions(server) if t.get("entry") == "debit"]
         assert moved == [], tail(process)
     assert report is not None

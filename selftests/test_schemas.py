@@ -134,10 +134,13 @@ def test_every_documented_field_is_required(name: str) -> None:
 
 
 # Currency fields whose table row gives no value: any string is theirs (SVC-33 observes which).
-OPEN_CURRENCIES = [("bank", "currency", "566"), ("bank account", "currency", "ngn"),
-                   ("inbound credit", "sourceData.currency", "USD"),
-                   ("inbound credit", "meta.rate.sourceCurrency", "USD"),
-                   ("inbound credit", "meta.clientResponse.currency", "566")]
+OPEN_CURRENCIES = [
+    ("bank", "currency", "566"),
+    ("bank account", "currency", "ngn"),
+    ("inbound credit", "sourceData.currency", "USD"),
+    ("inbound credit", "meta.rate.sourceCurrency", "USD"),
+    ("inbound credit", "meta.clientResponse.currency", "566"),
+]
 
 
 @pytest.mark.parametrize(("name", "path", "value"), OPEN_CURRENCIES, ids=lambda item: str(item))
@@ -275,9 +278,14 @@ def test_invalid_variant_fails(name: str, path: str, value: Any, keyword: str) -
 
 def test_nullable_fields_accept_null() -> None:
     """deletedAt, feeReference, debitReference, batchId and a wallet party's reference may be null."""
-    for name, path in [("bank", "deletedAt"), ("transfer", "deletedAt"), ("transfer", "feeReference"),
-                       ("transfer", "debitReference"), ("transfer", "batchId"),
-                       ("transfer", "sourceData.reference")]:
+    for name, path in [
+        ("bank", "deletedAt"),
+        ("transfer", "deletedAt"),
+        ("transfer", "feeReference"),
+        ("transfer", "debitReference"),
+        ("transfer", "batchId"),
+        ("transfer", "sourceData.reference"),
+    ]:
         schema_file, pointer, instance = FORMS[name]
         assert problems(schema_file, changed(instance, path, None), pointer) == [], (name, path)
 
@@ -325,8 +333,12 @@ ENVELOPE_INVALID = [
     ("/$defs/single", ex.envelope([]), "data", "type"),
     ("/$defs/paged", ex.envelope([]), "meta", "required"),
     ("/$defs/paged", ex.envelope({}, pagination=ex.PAGINATION), "data", "type"),
-    ("/$defs/paged", ex.envelope([], pagination={"totalCount": 1, "perPage": "10", "current": 1}),
-     "meta.pagination.perPage", "type"),
+    (
+        "/$defs/paged",
+        ex.envelope([], pagination={"totalCount": 1, "perPage": "10", "current": 1}),
+        "meta.pagination.perPage",
+        "type",
+    ),
     ("/$defs/paged", ex.envelope([], pagination={"totalCount": 1, "perPage": 10}), "meta.pagination", "required"),
     ("/$defs/unpaged-list", ex.envelope([ex.BANK], pagination=ex.PAGINATION), "meta", "not"),
     ("/$defs/success", ex.envelope({}) | {"meta": {"statusCode": 200, "success": False}}, "meta.success", "const"),

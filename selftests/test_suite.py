@@ -25,11 +25,26 @@ def whole_run(tmp_path_factory: pytest.TempPathFactory, name: str, *args: str) -
     """The whole suite, as a user runs it against a deployed target, against a fresh faithful reference, with the
     run's seed; with the wallets the target still lists open afterwards."""
     with ReferenceServer(secret_key=KEY) as server:
-        run = run_suite(tmp_path_factory.mktemp(name), "--base-url", server.base_url, "--secret-key", KEY,
-                        "--second-secret-key", server.second_secret_key, "--funding-url", server.funding_url,
-                        "--seed", SEED, *args)
-        response = httpx.get(f"{server.base_url}/virtual-accounts", params={"perPage": 100},
-                             headers={"x-service-key": KEY}, trust_env=False)
+        run = run_suite(
+            tmp_path_factory.mktemp(name),
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            KEY,
+            "--second-secret-key",
+            server.second_secret_key,
+            "--funding-url",
+            server.funding_url,
+            "--seed",
+            SEED,
+            *args,
+        )
+        response = httpx.get(
+            f"{server.base_url}/virtual-accounts",
+            params={"perPage": 100},
+            headers={"x-service-key": KEY},
+            trust_env=False,
+        )
     return (*run, response.json()["data"])
 
 
@@ -43,8 +58,11 @@ def test_suite_passes_against_the_faithful_reference(faithful_run):
     """Bare `pytest tests` exits 0 against the faithful reference with no MUST or SHOULD failure."""
     process, report, _, _ = faithful_run
     assert report is not None, tail(process)
-    failed = [(entry["id"], entry["reason"]) for entry in report["requirements"]
-              if entry["level"] in GATED and entry["verdict"] == "fail"]
+    failed = [
+        (entry["id"], entry["reason"])
+        for entry in report["requirements"]
+        if entry["level"] in GATED and entry["verdict"] == "fail"
+    ]
     assert not failed, f"{failed}\n{tail(process)}"
     assert process.returncode == 0, tail(process)
 
@@ -55,8 +73,11 @@ def test_every_must_and_should_requirement_is_tested(faithful_run):
     assert report is not None
     missing = [entry["id"] for entry in report["requirements"] if entry["level"] in GATED and not entry["tests"]]
     assert not missing, f"MUST/SHOULD requirements with no test: {missing}"
-    not_run = [(entry["id"], entry["verdict"], entry["reason"]) for entry in report["requirements"]
-               if entry["level"] in GATED and entry["verdict"] not in ("pass", "fail")]
+    not_run = [
+        (entry["id"], entry["verdict"], entry["reason"])
+        for entry in report["requirements"]
+        if entry["level"] in GATED and entry["verdict"] not in ("pass", "fail")
+    ]
     assert not not_run, f"MUST/SHOULD requirements not run against the reference: {not_run}"
 
 
@@ -95,23 +116,40 @@ def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
     reported = {test["nodeid"] for entry in four["requirements"] for test in entry["tests"]}
     assert reported <= collected, f"reported under names no serial run uses: {sorted(reported - collected)[:5]}"
     entries = [{entry["id"]: entry for entry in report["requirements"]} for report in (two, four)]
-    hand_written_only = {rid for rid, entry in entries[0].items()
-                         if not any(test["nodeid"].startswith(GENERATED_NODES) for test in entry["tests"])}
-    differ = {rid: [(entry["verdict"], entry["reason"]) for entry in (on_two, entries[1][rid])]
-              for rid, on_two in entries[0].items()
-              if rid in hand_written_only and entries[1][rid]["verdict"] != on_two["verdict"]}
-    unexplained = {rid: pair for rid, pair in differ.items()
-                   if not any(verdict == "skip" and LIST_CHANGED in (reason or "") for verdict, reason in pair)}
+    hand_written_only = {
+        rid
+        for rid, entry in entries[0].items()
+        if not any(test["nodeid"].startswith(GENERATED_NODES) for test in entry["tests"])
+    }
+    differ = {
+        rid: [(entry["verdict"], entry["reason"]) for entry in (on_two, entries[1][rid])]
+        for rid, on_two in entries[0].items()
+        if rid in hand_written_only and entries[1][rid]["verdict"] != on_two["verdict"]
+    }
+    unexplained = {
+        rid: pair
+        for rid, pair in differ.items()
+        if not any(verdict == "skip" and LIST_CHANGED in (reason or "") for verdict, reason in pair)
+    }
     assert not unexplained, f"verdicts (and reasons) on two workers / on four: {unexplained}\n{tail(process)}"
-    tests = [{test["nodeid"]: test for entry in report["requirements"] for test in entry["tests"]}
-             for report in (two, four)]
-    unjudged = {nodeid for run in tests for nodeid, test in run.items()
-                if nodeid.endswith(WALLET_LIST_READS) and LIST_CHANGED in (test["message"] or "")}
+    tests = [
+        {test["nodeid"]: test for entry in report["requirements"] for test in entry["tests"]} for report in (two, four)
+    ]
+    unjudged = {
+        nodeid
+        for run in tests
+        for nodeid, test in run.items()
+        if nodeid.endswith(WALLET_LIST_READS) and LIST_CHANGED in (test["message"] or "")
+    }
     assert not unjudged, f"the run's own workers kept the wallet list from being judged: {sorted(unjudged)}"
     assert set(tests[1]) - set(tests[0]) <= {nodeid for nodeid in tests[1] if nodeid.startswith(JUDGE_RECORDS)}
-    outcomes = {nodeid: (test["outcome"], tests[1][nodeid]["outcome"]) for nodeid, test in tests[0].items()
-                if nodeid in tests[1] and test["outcome"] != tests[1][nodeid]["outcome"]
-                and not any(LIST_CHANGED in (run[nodeid]["message"] or "") for run in tests)}
+    outcomes = {
+        nodeid: (test["outcome"], tests[1][nodeid]["outcome"])
+        for nodeid, test in tests[0].items()
+        if nodeid in tests[1]
+        and test["outcome"] != tests[1][nodeid]["outcome"]
+        and not any(LIST_CHANGED in (run[nodeid]["message"] or "") for run in tests)
+    }
     assert not outcomes, f"test outcomes on two workers / on four: {outcomes}\n{tail(process)}"
 
 

@@ -39,7 +39,11 @@ def test_an_exception_no_check_raised_is_a_suite_error(pytester):
     assert result.ret == ExitStatus.SUITE_ERROR, result.stdout.str()[-3000:]
     found = {entry["id"]: entry for entry in report["requirements"]}
     assert {rid: found[rid]["verdict"] for rid in ("SVC-05", "SVC-06", "SVC-07", "SVC-18")} == {
-        "SVC-05": "suite-error", "SVC-06": "suite-error", "SVC-07": "suite-error", "SVC-18": "fail"}
+        "SVC-05": "suite-error",
+        "SVC-06": "suite-error",
+        "SVC-07": "suite-error",
+        "SVC-18": "fail",
+    }
     assert "KeyError" in found["SVC-05"]["reason"] and "AssertionError" in found["SVC-07"]["reason"]
     message = found["SVC-05"]["tests"][0]["message"]
     assert "no check raised" in message and "GET " in message and "/transactions/banks" in message, message
@@ -68,13 +72,30 @@ def test_a_null_pagination_fails_the_pagination_requirements_and_nothing_else(tm
     hand-written tests and the generated paging walks (the other generated tests' lists meet the same exchange
     judge)."""
     key = "sk-pagination-null"
-    assert all((rid in catalogue() and "pagination" in catalogue()[rid].quote + catalogue()[rid].title)
-               or "perPage" in catalogue()[rid].quote for rid in PAGINATION_FIELDS)
-    with ReferenceServer(secret_key=key, settle_delay=0.05) as reference, \
-            Hostile(lambda request: None, upstream=reference, rewrite=_pagination_null) as hostile:
-        process, report, _ = run_suite(tmp_path, "--base-url", hostile.base_url, "--secret-key", key,
-                                       "--funding-url", hostile.funding_url, "--seed", "7", "-n", "2",
-                                       *QUICK_SETTLEMENT, *(f"--ignore={GENERATED / name}" for name in UNPAGED))
+    assert all(
+        (rid in catalogue() and "pagination" in catalogue()[rid].quote + catalogue()[rid].title)
+        or "perPage" in catalogue()[rid].quote
+        for rid in PAGINATION_FIELDS
+    )
+    with (
+        ReferenceServer(secret_key=key, settle_delay=0.05) as reference,
+        Hostile(lambda request: None, upstream=reference, rewrite=_pagination_null) as hostile,
+    ):
+        process, report, _ = run_suite(
+            tmp_path,
+            "--base-url",
+            hostile.base_url,
+            "--secret-key",
+            key,
+            "--funding-url",
+            hostile.funding_url,
+            "--seed",
+            "7",
+            "-n",
+            "2",
+            *QUICK_SETTLEMENT,
+            *(f"--ignore={GENERATED / name}" for name in UNPAGED),
+        )
     assert report is not None, process.stdout[-3000:]
     failed = {entry["id"] for entry in report["requirements"] if entry["verdict"] in ("fail", "suite-error")}
     assert "SVC-17" in failed and failed <= set(PAGINATION_FIELDS), failed

@@ -264,8 +264,10 @@ def others_records(c: ReferenceClient) -> tuple[int, int]:
     fund(c, wallet, MINIMUM)
     reference = c.data("GET", "/transactions")[0]["reference"]
     other = c.server.second_secret_key
-    return (c.call("GET", f"/virtual-accounts/{wallet}", key=other).status_code,
-            c.call("GET", f"/transactions/{reference}/verify", key=other).status_code)
+    return (
+        c.call("GET", f"/virtual-accounts/{wallet}", key=other).status_code,
+        c.call("GET", f"/transactions/{reference}/verify", key=other).status_code,
+    )
 
 
 def into_another_business(c: ReferenceClient) -> int:
@@ -309,8 +311,9 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.CLOSED_WALLET_READABLE: lambda c: c.call("GET", f"/virtual-accounts/{closed(c)}").status_code,
     Variant.CLOSED_WALLET_LISTED: lambda c: closed(c) in listed_wallets(c),
     Variant.CLOSE_IS_IDEMPOTENT: lambda c: c.call("DELETE", f"/virtual-accounts/{closed(c)}").status_code,
-    Variant.FUNDED_WALLET_NOT_CLOSABLE: lambda c: c.call("DELETE", f"/virtual-accounts/{wallets(c, MINIMUM)[0]}")
-    .status_code,
+    Variant.FUNDED_WALLET_NOT_CLOSABLE: lambda c: (
+        c.call("DELETE", f"/virtual-accounts/{wallets(c, MINIMUM)[0]}").status_code
+    ),
     Variant.CLOSED_WALLET_FAILS_LATER: to_a_closed_wallet,
     Variant.BALANCES_POSTED_LATER: balance_right_after_settlement,
     Variant.PAYOUTS_ABOVE_LIMIT_FAIL: large_payout_status,
@@ -333,7 +336,8 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.WEBHOOK_BARE_TRANSACTION: delivery_shape,
     Variant.WEBHOOK_URLS_CHECKED: lambda c: update_webhooks(c, ["ftp://hooks.conformance.invalid/events"]).status_code,
     Variant.WEBHOOKS_SORTED: lambda c: update_webhooks(c, ["https://b.invalid/", "https://a.invalid/"]).json()["data"][
-        "webhooks"],
+        "webhooks"
+    ],
     Variant.FUNDING_DELAYED: funding_status,
     Variant.INBOUND_PAYMENT_FEE: credited_by_a_payment,
     Variant.INBOUND_LEVY_DEBITED: credited_by_a_payment,
@@ -342,9 +346,11 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.ACCOUNTS_OWN_ONLY: lambda c: names(accounts(c)),
     Variant.TRANSFERS_WITHIN_BUSINESS: into_another_business,
     Variant.OTHER_BUSINESS_WITHHELD: another_business_credit_leg,
-    Variant.COLLECTIONS_INTO_ANY_WALLET: lambda c: c.call(
-        "POST", "/collection-accounts", json=collection_body(c.wallet(key=c.server.second_secret_key)["publicId"])
-    ).status_code,
+    Variant.COLLECTIONS_INTO_ANY_WALLET: lambda c: (
+        c.call(
+            "POST", "/collection-accounts", json=collection_body(c.wallet(key=c.server.second_secret_key)["publicId"])
+        ).status_code
+    ),
     Variant.INACTIVE_BANK_FIRST: lambda c: c.data("GET", "/transactions/banks")[0]["active"],
     Variant.NUMERIC_STRINGS_PARSED: lambda c: transfer(c, amount=str(MINIMUM)).status_code,
     Variant.PREEXISTING_RECORDS: lambda c: meta(c.call("GET", "/virtual-accounts"))["pagination"]["totalCount"],
@@ -356,8 +362,9 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Variant.VERIFY_ANY_CASE: verify_in_other_case,
     Variant.NO_CREDIT_LEG: settled_credit_leg,
-    Variant.RESERVED_WEBHOOK_HOSTS_REFUSED: lambda c: update_webhooks(c, ["https://hooks.conformance.invalid/"])
-    .status_code,
+    Variant.RESERVED_WEBHOOK_HOSTS_REFUSED: lambda c: (
+        update_webhooks(c, ["https://hooks.conformance.invalid/"]).status_code
+    ),
     Variant.BANK_CURRENCY_NUMERIC: lambda c: c.data("GET", "/transactions/banks")[0]["currency"],
 }
 
@@ -369,8 +376,9 @@ def test_variants_are_many_and_unique_kebab_case() -> None:
     """At least thirty variants, each its own member with a unique kebab-case CLI name; `all` is every one."""
     assert len(Variant.__members__) == len(list(Variant)) == len(VARIANTS) >= 30
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name) for name in VARIANTS)
-    assert all(Variant.parse(name) is variant and Variant.parse(variant.name) is variant
-               for name, variant in VARIANTS.items())
+    assert all(
+        Variant.parse(name) is variant and Variant.parse(variant.name) is variant for name, variant in VARIANTS.items()
+    )
     assert expand([ALL]) == list(Variant) and len(VariantSet([ALL, "lists-oldest-first"])) == len(Variant)
     with pytest.raises(ValueError, match="unknown variant"):
         Variant.parse("no-such-variant")
@@ -414,7 +422,9 @@ def test_cli_lists_variants() -> None:
     for name, variant in VARIANTS.items():
         assert name in listing and variant.description in listing and variant.quote in listing
     assert parse_arguments(["--variant", "all", "--variant", "lists-oldest-first"]).variant == [
-        ALL, "lists-oldest-first"]
+        ALL,
+        "lists-oldest-first",
+    ]
 
 
 # ------------------------------------------------------------------------ visible behaviour
@@ -484,16 +494,32 @@ def variant_reach(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[st
     with file_lock(shared / "variant-reach.lock"):
         if not path.exists():
             report = shared / "variant-reach-report"
-            process, _, _ = run_suite(report, "--settle-timeout", SETTLE_TIMEOUT, *QUICK_SETTLEMENT, *HAND_WRITTEN,
-                                      *LISTENING, "-p", "selftests.switch_reach", "--variant-reach", str(path))
+            process, _, _ = run_suite(
+                report,
+                "--settle-timeout",
+                SETTLE_TIMEOUT,
+                *QUICK_SETTLEMENT,
+                *HAND_WRITTEN,
+                *LISTENING,
+                "-p",
+                "selftests.switch_reach",
+                "--variant-reach",
+                str(path),
+            )
             assert path.exists() and process.returncode == 0, f"the faithful run failed:\n{tail(process)}"
     return json.loads(path.read_text())
 
 
-@pytest.mark.parametrize("variant", [pytest.param(name, marks=pytest.mark.long) if name in LONG_VARIANTS else name
-                                     for name in [ALL, *sorted(VARIANTS)]])
-def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pytest.Pytester,
-                                                     variant_reach: dict[str, list[str]]) -> None:
+@pytest.mark.parametrize(
+    "variant",
+    [
+        pytest.param(name, marks=pytest.mark.long) if name in LONG_VARIANTS else name
+        for name in [ALL, *sorted(VARIANTS)]
+    ],
+)
+def test_suite_passes_the_reference_with_the_variant(
+    variant: str, pytester: pytest.Pytester, variant_reach: dict[str, list[str]]
+) -> None:
     """The suite finds no MUST and no SHOULD failure in a reference that reads open points another way.
 
     Every variant on: the whole suite. One variant alone: the hand-written tests that make the faithful reference
@@ -510,8 +536,9 @@ def test_suite_passes_the_reference_with_the_variant(variant: str, pytester: pyt
         reached = variant_reach.get(variant)
         paths = ("tests",) if reached is None or variant in variant_reach[AT_START] else tuple(reached)
         tests = "all" if paths == ("tests",) else len(paths)
-        process, report, seconds = run_in_process(pytester, pytester.path / "report", *arguments, *QUICK_SETTLEMENT,
-                                                  *HAND_WRITTEN, *LISTENING, paths=paths)
+        process, report, seconds = run_in_process(
+            pytester, pytester.path / "report", *arguments, *QUICK_SETTLEMENT, *HAND_WRITTEN, *LISTENING, paths=paths
+        )
     assert report is not None, f"{variant}: the run wrote no report\n{tail(process)}"
     failed = failures(report)
     VARIANT_ROWS.mkdir(parents=True, exist_ok=True)
@@ -530,8 +557,9 @@ def test_a_refused_page_size_is_the_suites_guess_not_a_failure(pytester: pytest.
     asked for larger pages ask again for smaller ones, the lists and the primary limit are judged, and the refusal
     is observed under END-39."""
     arguments = ("--reference-variant", Variant.PER_PAGE_LIMITED.cli_name, *QUICK_SETTLEMENT)
-    process, report, _ = run_in_process(pytester, pytester.path / "report", *arguments,
-                                        paths=("tests/test_limits.py", "tests/generated/test_paging.py"))
+    process, report, _ = run_in_process(
+        pytester, pytester.path / "report", *arguments, paths=("tests/test_limits.py", "tests/generated/test_paging.py")
+    )
     assert report is not None, tail(process)
     verdicts = {entry["id"]: entry for entry in report["requirements"]}
     assert verdicts["LIM-02"]["verdict"] == "pass", verdicts["LIM-02"]
@@ -543,8 +571,16 @@ def test_a_refused_page_size_is_the_suites_guess_not_a_failure(pytester: pytest.
 def test_a_refused_webhook_listener_skips_the_delivery_observation(pytester: pytest.Pytester) -> None:
     """A target that refuses the listener's URL as a webhook (which URLs it takes is not shown): EVT-02 skips
     naming --webhook-public-url, and the update operation is not failed for it."""
-    arguments = ("--reference-variant", Variant.WEBHOOK_URLS_CHECKED.cli_name, "--webhook-listen", "127.0.0.1:0",
-                 "--webhook-public-url", "ftp://hooks.conformance.invalid/deliveries", "-k", "deliveries")
+    arguments = (
+        "--reference-variant",
+        Variant.WEBHOOK_URLS_CHECKED.cli_name,
+        "--webhook-listen",
+        "127.0.0.1:0",
+        "--webhook-public-url",
+        "ftp://hooks.conformance.invalid/deliveries",
+        "-k",
+        "deliveries",
+    )
     process, report, _ = run_in_process(pytester, pytester.path / "report", *arguments, paths=("tests",))
     assert report is not None, tail(process)
     verdicts = {entry["id"]: entry for entry in report["requirements"]}
@@ -560,7 +596,6 @@ def test_the_money_model_waits_for_a_settled_debit_posted_late(seed: str, tmp_pa
     moment later: the money model reads the source until it holds still, not taking it for a transfer that failed."""
     variants = (Variant.SETTLED_STATUS_SUCCESSFUL, Variant.DEBIT_AT_SETTLEMENT, Variant.BALANCES_POSTED_LATER)
     arguments = [argument for variant in variants for argument in ("--reference-variant", variant.cli_name)]
-    process, report, _ = run_suite(tmp_path, *arguments, "--seed", seed,
-                                   paths=("tests/generated/test_stateful.py",))
+    process, report, _ = run_suite(tmp_path, *arguments, "--seed", seed, paths=("tests/generated/test_stateful.py",))
     assert report is not None, tail(process)
     assert not failures(report) and process.returncode == 0, tail(process)

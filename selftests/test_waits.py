@@ -100,8 +100,9 @@ def test_skip_unless_completed_skips_only_an_end_that_moved_nothing():
     money.skip_unless_completed({"reference": "ref-1", "status": contract.success_state()}, moved=False)
 
 
-@pytest.mark.parametrize(("status", "least", "most"),
-                         [(contract.success_state(), SETTLE, None), ("failed", QUIET, SETTLE)])
+@pytest.mark.parametrize(
+    ("status", "least", "most"), [(contract.success_state(), SETTLE, None), ("failed", QUIET, SETTLE)]
+)
 def test_a_balance_that_never_moves_after_a_settlement_is_its_value_before(status, least, most):
     """Waited for within --settle-timeout after a completed transfer, --quiet-window after another end: a balance
     that never moves is given as it was."""

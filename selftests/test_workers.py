@@ -18,10 +18,19 @@ def test_the_bundled_reference_gets_two_workers_per_core_at_most_four():
     assert local_workers(False, 8) is None
 
 
-@pytest.mark.parametrize(("base_url", "local"), [
-    (None, True), ("http://127.0.0.1:8080/v1", True), ("http://127.9.9.9/v1", True), ("http://[::1]:8080/v1", True),
-    ("http://localhost:3000/v1", True), ("https://staging.example.com/v1", False), ("http://10.0.0.5/v1", False),
-    ("http://localhost.example.com/v1", False)])
+@pytest.mark.parametrize(
+    ("base_url", "local"),
+    [
+        (None, True),
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://127.9.9.9/v1", True),
+        ("http://[::1]:8080/v1", True),
+        ("http://localhost:3000/v1", True),
+        ("https://staging.example.com/v1", False),
+        ("http://10.0.0.5/v1", False),
+        ("http://localhost.example.com/v1", False),
+    ],
+)
 def test_a_target_on_this_machine_is_the_bundled_reference_or_a_loopback_address(base_url, local):
     """The implementer's own server (127.0.0.0/8, ::1, localhost) counts as on this machine, as the bundled reference
     does, and gets the same workers by default; any other address is a deployed target."""

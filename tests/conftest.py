@@ -164,6 +164,7 @@ def sent_wrong(request: pytest.FixtureRequest) -> Callable[[str], dict[str, wron
 
 # ------------------------------------------------------------------ requests without the right key
 
+
 def _unauthenticated_fixture(operation_id: str, kind: str) -> Any:
     @pytest.fixture(scope="session", name=_fixture_name("unauthenticated", operation_id, kind))
     def made(request: pytest.FixtureRequest) -> Exchange:

@@ -61,13 +61,20 @@ def test_key_refusal_is_401(unauthenticated, operation_id, kind):
     exchange = unauthenticated(operation_id, kind)
     what = "no x-service-key" if kind == MISSING else "a wrong x-service-key"
     if exchange.ok:
-        pytest.skip(f"{operation_id} with {what} was accepted (HTTP {exchange.status}): no refusal to look at "
-                    f"(see {'AUTH-01' if kind == MISSING else 'AUTH-02'})")
+        pytest.skip(
+            f"{operation_id} with {what} was accepted (HTTP {exchange.status}): no refusal to look at "
+            f"(see {'AUTH-01' if kind == MISSING else 'AUTH-02'})"
+        )
     # Credentials that were sent and refused may get 403 as well (RFC 9110 section 15.5.4); none sent is a 401.
     allowed = (REFUSED_STATUS,) if kind == MISSING else KEY_REFUSALS
     expected = " or ".join(map(str, allowed))
-    checks.holds(exchange.status in allowed, f"{operation_id} with {what} is answered {expected}", expected,
-                 exchange.status, exchange)
+    checks.holds(
+        exchange.status in allowed,
+        f"{operation_id} with {what} is answered {expected}",
+        expected,
+        exchange.status,
+        exchange,
+    )
 
 
 @pytest.mark.requirement("AUTH-04")
@@ -106,8 +113,15 @@ def test_public_key_as_service_key_is_observed(resources, api, observe, mode):
         pytest.skip(f"the account shows no pubKey.{mode} (see AUTH-05)")
     exchange = api.call("listWallets", key=key)
     listed = len(exchange.data) if isinstance(exchange.data, list) else None
-    observe("AUTH-06", key=f"pubKey.{mode}", operation="listWallets", status=exchange.status, accepted=exchange.ok,
-            message=exchange.meta.get("message"), listed=listed)
+    observe(
+        "AUTH-06",
+        key=f"pubKey.{mode}",
+        operation="listWallets",
+        status=exchange.status,
+        accepted=exchange.ok,
+        message=exchange.meta.get("message"),
+        listed=listed,
+    )
 
 
 @pytest.mark.requirement("AUTH-06")
@@ -122,16 +136,18 @@ def test_public_key_on_every_operation_is_observed(public_key_probe, observe, op
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_key_header_name_in_another_case_is_accepted(key_probe, operation_id):
     """A valid request whose key header is named in another letter case (X-Service-Key) is accepted."""
-    key_probes.accepted_as_the_key(key_probe(operation_id, key_probes.HEADER_NAME_CASE),
-                                   lambda: key_probe(operation_id, key_probes.AS_SENT))
+    key_probes.accepted_as_the_key(
+        key_probe(operation_id, key_probes.HEADER_NAME_CASE), lambda: key_probe(operation_id, key_probes.AS_SENT)
+    )
 
 
 @pytest.mark.requirement("AUTH-08")
 @pytest.mark.parametrize("operation_id", OPERATIONS)
 def test_whitespace_around_key_is_accepted(key_probe, operation_id):
     """A valid request whose x-service-key holds the key with whitespace around it is accepted."""
-    key_probes.accepted_as_the_key(key_probe(operation_id, key_probes.WHITESPACE),
-                                   lambda: key_probe(operation_id, key_probes.AS_SENT))
+    key_probes.accepted_as_the_key(
+        key_probe(operation_id, key_probes.WHITESPACE), lambda: key_probe(operation_id, key_probes.AS_SENT)
+    )
 
 
 @pytest.mark.requirement("AUTH-20")

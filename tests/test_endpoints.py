@@ -43,11 +43,13 @@ def test_update_sets_the_webhooks_to_the_sent_list(api, resources, run_id):
     checks.accepted(account_changes.taken(change.update), "an update of the webhooks")
     held = envelope.data_is_object(change.update).get("webhooks")
     if not isinstance(held, list):
-        raise CannotJudge(f"the update shows webhooks {held!r}, no array (RES-13's matter): which URLs it holds "
-                          "cannot be read")
+        raise CannotJudge(
+            f"the update shows webhooks {held!r}, no array (RES-13's matter): which URLs it holds cannot be read"
+        )
     # Whether the target keeps the order of the list is not shown: the same URLs, in any order (as EVT-01 reads it).
-    checks.equals(sorted(held, key=str), sorted(change.sent, key=str), "data.webhooks holds the URLs sent",
-                  change.update)
+    checks.equals(
+        sorted(held, key=str), sorted(change.sent, key=str), "data.webhooks holds the URLs sent", change.update
+    )
     resources.require(change.restored, "restore the account's webhooks")
 
 
@@ -55,8 +57,13 @@ def test_update_sets_the_webhooks_to_the_sent_list(api, resources, run_id):
 def test_observe_updating_an_account_name(api, resources, run_id, observe):
     """Records whether an update changes an account's name (a field other than webhooks), then restores it."""
     renamed = account_changes.name_updated_then_restored(api, resources, run_id)
-    observe("END-03", field="name", status=renamed.update.status,
-            response_shows_new_name=renamed.response_shows_new_name, listed_name_changed=renamed.listed_name_changed)
+    observe(
+        "END-03",
+        field="name",
+        status=renamed.update.status,
+        response_shows_new_name=renamed.response_shows_new_name,
+        listed_name_changed=renamed.listed_name_changed,
+    )
 
 
 @pytest.mark.requirement("END-04")
@@ -65,8 +72,11 @@ def test_update_of_unknown_account_is_refused(api, resources):
     with resources.account_wide():
         account = resources.own_account()
         # The account's own webhooks: even a target that wrongly applied the update would change nothing.
-        exchange = api.call("updateAccount", {"accountId": str(uuid.uuid4())},
-                            json_body=bodies.account_update(account.get("webhooks", [])))
+        exchange = api.call(
+            "updateAccount",
+            {"accountId": str(uuid.uuid4())},
+            json_body=bodies.account_update(account.get("webhooks", [])),
+        )
     checks.refused(exchange, "an update of an account that does not exist")
 
 
@@ -88,8 +98,13 @@ def test_account_name_filter(api, resources):
     listed_ids = [entry.get("publicId") for entry in listing.entries if isinstance(entry, dict)]
     if chosen_id not in listed_ids and not listing.complete:
         pytest.skip(f"the account named {name!r} was not among the filtered accounts read ({listing.note})")
-    checks.contains(listed_ids, chosen_id, f"the account named {name!r} is among the filtered accounts", exchange,
-                    where="data[].publicId")
+    checks.contains(
+        listed_ids,
+        chosen_id,
+        f"the account named {name!r} is among the filtered accounts",
+        exchange,
+        where="data[].publicId",
+    )
 
 
 @pytest.mark.requirement("END-06")
@@ -98,13 +113,19 @@ def test_a_name_no_account_holds_lists_no_account(api, resources):
     listing = account_queries.read(api, resources, account_queries.unmatched())
     exchange = listing.first
     if 400 <= exchange.status < 500:
-        pytest.skip(f"the target refused a name no account holds (HTTP {exchange.status}): it lists no account, and a "
-                    "refusal shows no list to judge")
+        pytest.skip(
+            f"the target refused a name no account holds (HTTP {exchange.status}): it lists no account, and a "
+            "refusal shows no list to judge"
+        )
     checks.accepted(exchange, "a name filter that matches no account")
     names = [entry.get("name") for _, entry in envelope.entries(exchange, allow_empty=True)]
     if names:
-        checks.fail("GET /accounts?name= with a name no account holds lists no account", "no account",
-                    f"{len(names)} accounts, named {names[:5]}", exchange)
+        checks.fail(
+            "GET /accounts?name= with a name no account holds lists no account",
+            "no account",
+            f"{len(names)} accounts, named {names[:5]}",
+            exchange,
+        )
 
 
 @pytest.mark.requirement("END-07")
@@ -121,18 +142,23 @@ def test_account_is_default_filter(api, is_default):
 def test_default_account_is_found_by_the_filter(api, resources):
     """GET /accounts?isDefault=true lists the default account of the unfiltered list."""
     # List order is not shown: the default account may sit beyond the first page.
-    listing = lists.read(api, "listAccounts", until=lambda entries: any(
-        isinstance(entry, dict) and entry.get("isDefault") is True for entry in entries))
+    listing = lists.read(
+        api,
+        "listAccounts",
+        until=lambda entries: any(isinstance(entry, dict) and entry.get("isDefault") is True for entry in entries),
+    )
     resources.require(listing.first, "list accounts")
-    defaults = [entry.get("publicId") for entry in listing.entries
-                if isinstance(entry, dict) and entry.get("isDefault") is True]
+    defaults = [
+        entry.get("publicId") for entry in listing.entries if isinstance(entry, dict) and entry.get("isDefault") is True
+    ]
     if not defaults:
         pytest.skip(f"the unfiltered account list shows no default account in what could be read ({listing.note})")
     exchange = api.call("listAccounts", params={"isDefault": True})
     checks.accepted(exchange, "isDefault=true")
     listed = [entry.get("publicId") for _, entry in envelope.entries(exchange, allow_empty=True)]
-    checks.contains(listed, defaults[0], "the default account is listed by isDefault=true", exchange,
-                    where="data[].publicId")
+    checks.contains(
+        listed, defaults[0], "the default account is listed by isDefault=true", exchange, where="data[].publicId"
+    )
 
 
 @pytest.mark.requirement("END-07")
@@ -166,12 +192,21 @@ def test_account_live_filter(api, live):
 def test_a_wallet_just_created_is_listed(api, resources):
     """GET /virtual-accounts, read page after page, lists a wallet the key just created (within --settle-timeout)."""
     public_id = resources.wallet()["publicId"]
-    listed, read = lists.listed_within(api, "listWallets", lambda entry: isinstance(entry, dict) and entry.get(
-        "publicId") == public_id, resources.settings.settle_timeout)
+    listed, read = lists.listed_within(
+        api,
+        "listWallets",
+        lambda entry: isinstance(entry, dict) and entry.get("publicId") == public_id,
+        resources.settings.settle_timeout,
+    )
     if listed is None and not read.complete:
         raise CannotJudge(f"{public_id} is not in what could be read of the wallet list ({read.note})")
-    checks.holds(listed is not None, "the wallet list lists a wallet just created", f"{public_id} listed",
-                 f"not in {read.note}", read.exchanges[-1])
+    checks.holds(
+        listed is not None,
+        "the wallet list lists a wallet just created",
+        f"{public_id} listed",
+        f"not in {read.note}",
+        read.exchanges[-1],
+    )
 
 
 # Forms a country code may take in mobile.isoCode: ISO 3166 alpha-2 and alpha-3, and the dialling code, bare and with +.
@@ -202,8 +237,9 @@ def test_created_wallet_has_the_requested_category(samples):
     """A created wallet has the requested category."""
     exchange = samples("createWallet")
     data = envelope.data_is_object(exchange)
-    checks.equals(data.get("category"), exchange.request_body["category"], "data.category is the requested one",
-                  exchange)
+    checks.equals(
+        data.get("category"), exchange.request_body["category"], "data.category is the requested one", exchange
+    )
 
 
 @pytest.mark.requirement("END-12")
@@ -211,8 +247,9 @@ def test_created_wallet_has_the_requested_name(samples):
     """A created wallet has the requested accountName."""
     exchange = samples("createWallet")
     data = envelope.data_is_object(exchange)
-    checks.equals(data.get("accountName"), exchange.request_body["accountName"],
-                  "data.accountName is the requested one", exchange)
+    checks.equals(
+        data.get("accountName"), exchange.request_body["accountName"], "data.accountName is the requested one", exchange
+    )
 
 
 @pytest.mark.requirement("END-13")
@@ -226,8 +263,9 @@ def test_observe_wallet_without_optional_looking_field(resources, run_id, observ
 
 
 @pytest.mark.requirement("END-53")
-@pytest.mark.parametrize("missing", [(part,) for part in MOBILE_PARTS] + [tuple(MOBILE_PARTS)],
-                         ids=[*MOBILE_PARTS, "both"])
+@pytest.mark.parametrize(
+    "missing", [(part,) for part in MOBILE_PARTS] + [tuple(MOBILE_PARTS)], ids=[*MOBILE_PARTS, "both"]
+)
 def test_secondary_wallet_with_partial_mobile_is_refused(resources, run_id, missing):
     """A secondary wallet whose mobile lacks phoneNumber, isoCode or both ({}) is refused."""
     body = bodies.wallet(run_id)
@@ -309,9 +347,12 @@ def test_collection_account_without_reference_is_accepted(api, samples, run_id):
     assert "reference" not in body
     exchange = api.call("createCollectionAccount", json_body=body)
     reference = bodies.collection_reference(2 * contract.reference_min_length())
-    controls.accepted(exchange, "a collection account without reference",
-                      lambda: api.call("createCollectionAccount", json_body={**body, "reference": reference}),
-                      "a new reference")
+    controls.accepted(
+        exchange,
+        "a collection account without reference",
+        lambda: api.call("createCollectionAccount", json_body={**body, "reference": reference}),
+        "a new reference",
+    )
 
 
 # ------------------------------------------------------------------ bank accounts and banks
@@ -362,12 +403,22 @@ def test_a_transfer_just_accepted_is_listed(api, resources):
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     exchange = api.call("transfer", json_body=bodies.transfer(source, resources.wallet()["publicId"]))
     reference = money.accepted_transfer(exchange, "make a wallet-to-wallet transfer")["reference"]
-    listed, read = lists.listed_within(api, "listTransactions", lambda entry: isinstance(entry, dict) and entry.get(
-        "reference") == reference, resources.settings.settle_timeout)
+    listed, read = lists.listed_within(
+        api,
+        "listTransactions",
+        lambda entry: isinstance(entry, dict) and entry.get("reference") == reference,
+        resources.settings.settle_timeout,
+    )
     if listed is None and not read.complete:
         raise CannotJudge(f"{reference} is not in what could be read of the transaction list ({read.note})")
-    checks.holds(listed is not None, "the transaction list lists a transfer just accepted", f"{reference} listed",
-                 f"not in {read.note}", read.exchanges[-1], also=(exchange,))
+    checks.holds(
+        listed is not None,
+        "the transaction list lists a transfer just accepted",
+        f"{reference} listed",
+        f"not in {read.note}",
+        read.exchanges[-1],
+        also=(exchange,),
+    )
 
 
 @pytest.mark.requirement("END-27")
@@ -416,16 +467,23 @@ def test_verify_no_longer_answers_pending_once_the_list_shows_a_transfer_settled
     resources.verify(sent["reference"])
     found = money.settled_or_none(resources, sent["reference"], must_settle=None, look=money.listed(resources, sent))
     if found is None:
-        raise CannotJudge(f"the transaction list still showed {sent['reference']} pending, or did not show it, after "
-                          "--settle-timeout: what verify should show then is open")
+        raise CannotJudge(
+            f"the transaction list still showed {sent['reference']} pending, or did not show it, after "
+            "--settle-timeout: what verify should show then is open"
+        )
     listed, page = found
     look = money.verify_answer(resources, sent["reference"])
     # Verify once it stopped saying pending; else its last answer, still pending after --settle-timeout.
     verified = money.settled_or_none(resources, sent["reference"], must_settle=None, look=look) or api.exchanges[-1]
     status = verified.data.get("status") if isinstance(verified.data, dict) else None
-    checks.holds(status != contract.pending_state(), "verify shows the transfer as the transaction list did",
-                 f"a status other than {status!r} (the list showed {listed.get('status')!r})", status, verified,
-                 also=(page,))
+    checks.holds(
+        status != contract.pending_state(),
+        "verify shows the transfer as the transaction list did",
+        f"a status other than {status!r} (the list showed {listed.get('status')!r})",
+        status,
+        verified,
+        also=(page,),
+    )
 
 
 @pytest.mark.requirement("END-31")
@@ -475,8 +533,7 @@ def test_transfer_answer_carries_the_narration_sent(samples, operation_id):
     """A transfer and a bank transfer are answered with the narration they were sent."""
     exchange = samples(operation_id)
     data = envelope.data_is_object(exchange)
-    checks.equals(data.get("narration"), exchange.request_body["narration"], "data.narration is the one sent",
-                  exchange)
+    checks.equals(data.get("narration"), exchange.request_body["narration"], "data.narration is the one sent", exchange)
 
 
 @pytest.mark.requirement("END-35")
@@ -486,8 +543,12 @@ def test_bank_transfer_goes_to_the_requested_account(samples):
     data = envelope.data_is_object(exchange)
     destination = data.get("destinationData") if isinstance(data.get("destinationData"), dict) else {}
     for name in ("accountNumber", "bankCode"):
-        checks.equals(destination.get(name), exchange.request_body[name],
-                      f"data.destinationData.{name} is the requested one", exchange)
+        checks.equals(
+            destination.get(name),
+            exchange.request_body[name],
+            f"data.destinationData.{name} is the requested one",
+            exchange,
+        )
 
 
 @pytest.mark.money
@@ -544,11 +605,18 @@ def test_a_payment_into_a_collection_account_credits_its_wallet(api, resources, 
     collection = resources.require(created, "create a collection account")
     amount = contract.minimum_amount("transfer")
     paid = resources.pay_into_collection_account(collection, wallet["publicId"], amount)
-    checks.holds(paid.credited, "a payment into a collection account credits the wallet it collects into",
-                 f"the balance of {wallet['publicId']} above {paid.before}", paid.after, paid.payment,
-                 detail=paid.note, also=money.reads(resources, {wallet["publicId"]: paid.before}))
+    checks.holds(
+        paid.credited,
+        "a payment into a collection account credits the wallet it collects into",
+        f"the balance of {wallet['publicId']} above {paid.before}",
+        paid.after,
+        paid.payment,
+        detail=paid.note,
+        also=money.reads(resources, {wallet["publicId"]: paid.before}),
+    )
     if paid.rise != amount:
         money.shortfall_accounted_for(api, wallet, paid)
+
     # The wallet is new: a credit into it of the amount paid, or of less (a fee on the credit), is the payment.
     def the_payment(entry: object) -> bool:
         return any(money.is_credit_to(entry, wallet["publicId"], credited) for credited in range(paid.rise, amount + 1))
@@ -556,10 +624,16 @@ def test_a_payment_into_a_collection_account_credits_its_wallet(api, resources, 
     searched = lists.read(api, "listTransactions", until=lambda entries: any(map(the_payment, entries)))
     listed = next(filter(the_payment, searched.entries), None)
     if listed is None and not searched.complete:
-        raise CannotJudge(f"no credit to {wallet['publicId']} in what could be read of GET /transactions "
-                          f"({searched.note})")
-    checks.holds(listed is not None, "the wallet's transactions show the payment into its collection account",
-                 f"a credit to {wallet['publicId']} of {amount}", f"none in {searched.note}", searched.first)
+        raise CannotJudge(
+            f"no credit to {wallet['publicId']} in what could be read of GET /transactions ({searched.note})"
+        )
+    checks.holds(
+        listed is not None,
+        "the wallet's transactions show the payment into its collection account",
+        f"a credit to {wallet['publicId']} of {amount}",
+        f"none in {searched.note}",
+        searched.first,
+    )
 
 
 @pytest.mark.requirement("END-42")
@@ -590,6 +664,9 @@ def test_wallet_read_by_prefix_of_public_id_is_not_that_wallet(api, resources):
     # Nor another wallet whose publicId the text only begins (the newest of them, say): only one it names exactly.
     answered = exchange.data.get("publicId") if exchange.ok and isinstance(exchange.data, dict) else None
     if isinstance(answered, str) and answered != text and answered.startswith(text):
-        checks.fail("a wallet read with a prefix of publicIds returns no wallet the prefix only begins",
-                    f"a refusal, or the wallet whose publicId is {text}",
-                    f"HTTP {exchange.status} returning {answered}", exchange)
+        checks.fail(
+            "a wallet read with a prefix of publicIds returns no wallet the prefix only begins",
+            f"a refusal, or the wallet whose publicId is {text}",
+            f"HTTP {exchange.status} returning {answered}",
+            exchange,
+        )

@@ -21,9 +21,12 @@ from wallet_conformance.world.bad_requests import ALL_CASES, INPUT_CASES, PROBE_
 OPERATIONS = tuple(contract.operations())
 CREATED = catalogue()["ERR-02"].operations
 SUCCESS_STATUSES = [
-    pytest.param(operation_id, "ERR-02" if operation_id in CREATED else "ERR-01",
-                 marks=pytest.mark.requirement("ERR-02" if operation_id in CREATED else "ERR-01"),
-                 id=operation_id)
+    pytest.param(
+        operation_id,
+        "ERR-02" if operation_id in CREATED else "ERR-01",
+        marks=pytest.mark.requirement("ERR-02" if operation_id in CREATED else "ERR-01"),
+        id=operation_id,
+    )
     for operation_id in OPERATIONS
 ]
 
@@ -68,9 +71,13 @@ def test_invalid_input_is_a_client_error(invalid, case):
     checks.refused_with_4xx(invalid(case), case)
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(case, marks=pytest.mark.requirement("ERR-10" if case in PROBE_CASES else "ERR-06"))
-    for case in ALL_CASES])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(case, marks=pytest.mark.requirement("ERR-10" if case in PROBE_CASES else "ERR-06"))
+        for case in ALL_CASES
+    ],
+)
 def test_error_is_an_envelope(invalid, case):
     """An error response is a JSON object holding meta and data (ERR-06; what answers a probe, ERR-10)."""
     envelope.json_envelope(refusals.refusal(invalid(case), case))

@@ -28,10 +28,13 @@ def test_webhooks_set_by_update_are_read_back(api, resources, run_id):
             checks.fail("GET /accounts lists the updated account", public_id, "not listed", exchange)
         held = read.get("webhooks")
         if not isinstance(held, list):
-            pytest.skip(f"the account shows its webhooks as {held!r}, no array: what it holds cannot be compared with "
-                        "the list set (see RES-13)")
-        checks.equals(sorted(held, key=str), sorted(change.sent), "the account holds the webhooks set by the update",
-                      exchange)
+            pytest.skip(
+                f"the account shows its webhooks as {held!r}, no array: what it holds cannot be compared with "
+                "the list set (see RES-13)"
+            )
+        checks.equals(
+            sorted(held, key=str), sorted(change.sent), "the account holds the webhooks set by the update", exchange
+        )
 
 
 # ------------------------------------------------------------------ EVT-02: a listener for deliveries
@@ -41,15 +44,19 @@ def test_webhooks_set_by_update_are_read_back(api, resources, run_id):
 def test_webhook_deliveries_are_observed(api, resources, settings, target, run_id, observe):
     """What the target delivers to a registered webhook around a funding and a transfer (recorded, not judged)."""
     if not settings.webhook_listen:
-        pytest.skip("deliveries are observed only with --webhook-listen HOST:PORT (and --webhook-public-url when "
-                    "the target reaches the listener at another address)")
+        pytest.skip(
+            "deliveries are observed only with --webhook-listen HOST:PORT (and --webhook-public-url when "
+            "the target reaches the listener at another address)"
+        )
     watched = webhook_deliveries.around_a_transfer(api, resources, settings, target.secret_key, run_id)
     if watched.refused:
         # Which URLs a target takes as webhooks is not shown (many refuse plain http or private hosts): a refusal is
         # recorded and skips, never judged against the update operation.
         observe("EVT-02", webhook_refused=watched.update.status, url_scheme=watched.url_scheme)
-        pytest.skip(f"the target refused the listener's URL as a webhook (HTTP {watched.update.status}): give "
-                    "--webhook-public-url with an address it accepts to observe deliveries")
+        pytest.skip(
+            f"the target refused the listener's URL as a webhook (HTTP {watched.update.status}): give "
+            "--webhook-public-url with an address it accepts to observe deliveries"
+        )
     examples = watched.one_per_kind()
     observe(
         "EVT-02",

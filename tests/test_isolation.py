@@ -42,8 +42,12 @@ def test_other_accounts_wallet_is_not_read(sides, observe):
     wallet = sides.owner.wallet()
     exchange = sides.intruder.api.call("getWallet", {"walletId": wallet["publicId"]})
     observe("AUTH-19", **isolation.refusal_seen(sides, exchange))
-    isolation.not_disclosed(exchange, isolation.identifiers(wallet, WALLET_IDENTIFIERS),
-                            f"a wallet read with {sides.words}", requirement="AUTH-10")
+    isolation.not_disclosed(
+        exchange,
+        isolation.identifiers(wallet, WALLET_IDENTIFIERS),
+        f"a wallet read with {sides.words}",
+        requirement="AUTH-10",
+    )
 
 
 @pytest.mark.requirement("AUTH-11", "AUTH-19")
@@ -52,8 +56,9 @@ def test_other_accounts_wallet_is_not_closed(sides, observe):
     attempt = isolation.close_attempt(sides)
     observe("AUTH-19", **isolation.refusal_seen(sides, attempt.exchange))
     checks.refused(attempt.exchange, f"a wallet close with {sides.words}", requirement="AUTH-11")
-    checks.accepted_by_the_api(attempt.after, "its owner still reads a wallet another key tried to close",
-                               requirement="AUTH-11")
+    checks.accepted_by_the_api(
+        attempt.after, "its owner still reads a wallet another key tried to close", requirement="AUTH-11"
+    )
 
 
 @pytest.mark.requirement("AUTH-12", "AUTH-19")
@@ -78,8 +83,7 @@ def test_other_accounts_transaction_is_not_verified(sides, observe):
     reference = sides.owner.reference()
     exchange = sides.intruder.api.call("verifyTransaction", {"reference": reference})
     observe("AUTH-19", **isolation.refusal_seen(sides, exchange))
-    isolation.not_disclosed(exchange, {"reference": reference}, f"a verify with {sides.words}",
-                            requirement="AUTH-14")
+    isolation.not_disclosed(exchange, {"reference": reference}, f"a verify with {sides.words}", requirement="AUTH-14")
 
 
 @pytest.mark.requirement("AUTH-15")
@@ -95,16 +99,22 @@ def test_other_business_records_are_not_listed(sides, listed):
 def test_other_business_records_are_not_listed_under_a_filter(sides, listed):
     """A key's lists, under each filter given the values of another business's record, hold none of its records."""
     for sighting in isolation.owner_records_filtered(sides, listed):
-        isolation.none_listed(sighting, f"{listed} under {sighting.sought['filter']} with the key of "
-                                        f"{sides.intruder.name}", requirement="AUTH-15")
+        isolation.none_listed(
+            sighting,
+            f"{listed} under {sighting.sought['filter']} with the key of {sides.intruder.name}",
+            requirement="AUTH-15",
+        )
 
 
 @pytest.mark.requirement("AUTH-15")
 def test_payers_debit_is_not_listed_to_the_payee(sides):
     """A transfer another business made into the key's wallet is not listed to the key as that business's debit."""
     sighting = isolation.payer_debit_listed(sides)
-    isolation.none_listed(sighting, f"listTransactions with the key of {sides.intruder.name}, after "
-                                    f"{sides.owner.name} paid into its wallet", requirement="AUTH-15")
+    isolation.none_listed(
+        sighting,
+        f"listTransactions with the key of {sides.intruder.name}, after {sides.owner.name} paid into its wallet",
+        requirement="AUTH-15",
+    )
 
 
 @pytest.mark.requirement("AUTH-16", "AUTH-19")
@@ -119,8 +129,12 @@ def test_other_account_is_not_updated(sides, observe):
 def test_other_accounts_of_the_list_are_not_updated(api, resources, observe):
     """PATCH of every other account the key's GET /accounts lists is refused, and their webhooks stay as they were."""
     updates = isolation.other_accounts_updated(api, resources)
-    observe("AUTH-19", operation="updateAccount", of="the other accounts the key's list shows",
-            statuses=sorted({update.exchange.status for update in updates}))
+    observe(
+        "AUTH-19",
+        operation="updateAccount",
+        of="the other accounts the key's list shows",
+        statuses=sorted({update.exchange.status for update in updates}),
+    )
     for update in updates:
         isolation.update_refused_and_unchanged(update, requirement="AUTH-21")
 
@@ -129,8 +143,12 @@ def test_other_accounts_of_the_list_are_not_updated(api, resources, observe):
 def test_transfer_into_other_accounts_wallet_is_observed(sides, observe):
     """Whether a transfer may pay into another account's wallet, and what its answer shows of it (recorded)."""
     exchange = isolation.transfer_into(sides)
-    observe("AUTH-17", direction=sides.words, **isolation.payment_seen(exchange),
-            **isolation.settled_payment_seen(sides, exchange))
+    observe(
+        "AUTH-17",
+        direction=sides.words,
+        **isolation.payment_seen(exchange),
+        **isolation.settled_payment_seen(sides, exchange),
+    )
 
 
 @pytest.mark.requirement("AUTH-18")

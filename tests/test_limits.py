@@ -38,13 +38,23 @@ def test_primary_wallets_up_to_the_limit_are_accepted(primary_run):
     for number, exchange in primary_run.numbered_fills():
         if not exchange.ok and not primary_run.counted:
             # Primary wallets beyond what the list let the suite read may exist: the refusal may be the limit.
-            pytest.skip(f"primary wallet number {number} by the suite's count was refused (HTTP {exchange.status}), "
-                        f"but the account's primary wallets could not all be counted ({primary_run.context()})")
+            pytest.skip(
+                f"primary wallet number {number} by the suite's count was refused (HTTP {exchange.status}), "
+                f"but the account's primary wallets could not all be counted ({primary_run.context()})"
+            )
         if not exchange.ok and primary_run.closed_counted:
-            pytest.skip(f"primary wallet number {number} by the suite's count was refused (HTTP {exchange.status}): "
-                        f"primary wallets the run closed still hold places (see LIM-03; {primary_run.context()})")
-        checks.holds(exchange.ok, f"primary wallet number {number} of at most {primary_run.limit} is accepted",
-                     "a 2xx status", exchange.status, exchange, detail=primary_run.context())
+            pytest.skip(
+                f"primary wallet number {number} by the suite's count was refused (HTTP {exchange.status}): "
+                f"primary wallets the run closed still hold places (see LIM-03; {primary_run.context()})"
+            )
+        checks.holds(
+            exchange.ok,
+            f"primary wallet number {number} of at most {primary_run.limit} is accepted",
+            "a 2xx status",
+            exchange.status,
+            exchange,
+            detail=primary_run.context(),
+        )
 
 
 @pytest.mark.account_wide
@@ -56,11 +66,19 @@ def test_primary_wallet_beyond_the_limit_is_refused(primary_run):
     if primary_run.extra.ok:
         listed = primary_run.listed_with_extra
         if listed is not None and listed.count <= primary_run.limit:
-            pytest.skip(f"primary wallet number {primary_run.limit + 1} by the suite's count was accepted, but the "
-                        f"wallet list then showed {listed.count} open primary wallets ({listed.note}): another "
-                        "client of the account, another run of the suite perhaps, closed some meanwhile")
-    checks.holds(not primary_run.extra.ok, f"primary wallet number {primary_run.limit + 1} is refused",
-                 "a status outside 2xx", primary_run.extra.status, primary_run.extra, detail=primary_run.context())
+            pytest.skip(
+                f"primary wallet number {primary_run.limit + 1} by the suite's count was accepted, but the "
+                f"wallet list then showed {listed.count} open primary wallets ({listed.note}): another "
+                "client of the account, another run of the suite perhaps, closed some meanwhile"
+            )
+    checks.holds(
+        not primary_run.extra.ok,
+        f"primary wallet number {primary_run.limit + 1} is refused",
+        "a status outside 2xx",
+        primary_run.extra.status,
+        primary_run.extra,
+        detail=primary_run.context(),
+    )
 
 
 @pytest.mark.account_wide
@@ -68,20 +86,30 @@ def test_primary_wallet_beyond_the_limit_is_refused(primary_run):
 def test_primary_wallets_asked_for_at_once_stay_within_the_limit(primary_run):
     """With places left under the limit, primary wallets asked for at once never take the account past it."""
     if primary_run.burst is None:
-        pytest.skip("not reached: the account was not filled to the primary-wallet limit and freed again (see LIM-01, "
-                    "LIM-02 and LIM-03)")
+        pytest.skip(
+            "not reached: the account was not filled to the primary-wallet limit and freed again (see LIM-01, "
+            "LIM-02 and LIM-03)"
+        )
     opened, listed, free = primary_run.opened_at_once, primary_run.listed_after_burst, primary_run.free
     # More than the free places opened (the scenario then counts the wallet list): the limit was passed, unless another
     # client of the account freed places meanwhile.
     if len(opened) > free and listed.count <= primary_run.limit:
-        pytest.skip(f"{len(opened)} of {primary_limit.BURST} primary wallets asked for at once with {free} place(s) "
-                    f"left were opened, but the wallet list then showed {listed.count} open primary wallets "
-                    f"({listed.note}): another client of the account, another run of the suite perhaps, closed some "
-                    "meanwhile")
+        pytest.skip(
+            f"{len(opened)} of {primary_limit.BURST} primary wallets asked for at once with {free} place(s) "
+            f"left were opened, but the wallet list then showed {listed.count} open primary wallets "
+            f"({listed.note}): another client of the account, another run of the suite perhaps, closed some "
+            "meanwhile"
+        )
     shown = f"; the wallet list then showed {listed.count} open primary wallets ({listed.note})" if listed else ""
-    checks.holds(len(opened) <= free, f"of {primary_limit.BURST} primary wallets asked for at once with {free} "
-                 f"place(s) left under the limit, at most {free} are opened", f"at most {free}", len(opened),
-                 opened[-1] if opened else None, detail=f"in race {primary_run.races}{shown}")
+    checks.holds(
+        len(opened) <= free,
+        f"of {primary_limit.BURST} primary wallets asked for at once with {free} "
+        f"place(s) left under the limit, at most {free} are opened",
+        f"at most {free}",
+        len(opened),
+        opened[-1] if opened else None,
+        detail=f"in race {primary_run.races}{shown}",
+    )
 
 
 @pytest.mark.account_wide
@@ -90,20 +118,35 @@ def test_closing_a_primary_wallet_frees_its_place(primary_run):
     """With the account at the limit, closing one primary wallet lets another be created."""
     if primary_run.closed_counted:
         refused = primary_run.recheck[1] if primary_run.recheck else primary_run.fills[-1]
-        checks.fail("a primary wallet is accepted while the account's open ones are fewer than the limit, whatever "
-                    "primary wallets were closed before", "a 2xx status", refused.status, refused,
-                    detail=f"primary wallets the run closed still hold places: {primary_run.context()}")
+        checks.fail(
+            "a primary wallet is accepted while the account's open ones are fewer than the limit, whatever "
+            "primary wallets were closed before",
+            "a 2xx status",
+            refused.status,
+            refused,
+            detail=f"primary wallets the run closed still hold places: {primary_run.context()}",
+        )
     if not primary_run.filled or primary_run.extra is None:
         pytest.skip("not reached: the account could not be filled up to the primary-wallet limit (see LIM-02)")
     if primary_run.extra.ok:
-        pytest.skip("not reached: the primary-wallet limit is not enforced (see LIM-01), so a freed place proves "
-                    "nothing")
+        pytest.skip(
+            "not reached: the primary-wallet limit is not enforced (see LIM-01), so a freed place proves nothing"
+        )
     if primary_run.freed is None or not primary_run.freed.ok or primary_run.refilled is None:
-        raise TargetError(f"could not close a primary wallet to free its place\n"
-                          f"{primary_run.freed.describe() if primary_run.freed else ''}", primary_run.freed,
-                          requirement=contract.acceptance_requirement("closeWallet"))
-    checks.holds(primary_run.refilled.ok, "a primary wallet is accepted after one of the limit was closed",
-                 "a 2xx status", primary_run.refilled.status, primary_run.refilled, detail=primary_run.context())
+        raise TargetError(
+            f"could not close a primary wallet to free its place\n"
+            f"{primary_run.freed.describe() if primary_run.freed else ''}",
+            primary_run.freed,
+            requirement=contract.acceptance_requirement("closeWallet"),
+        )
+    checks.holds(
+        primary_run.refilled.ok,
+        "a primary wallet is accepted after one of the limit was closed",
+        "a 2xx status",
+        primary_run.refilled.status,
+        primary_run.refilled,
+        detail=primary_run.context(),
+    )
 
 
 @pytest.mark.account_wide
@@ -117,10 +160,18 @@ def test_primary_wallet_needs_no_email_or_mobile(primary_run):
     # Refused, it is judged against the primary sent with them right after: refused too, no place was left for it.
     control = primary_run.fills[0] if primary_run.fills else None
     if not exchange.ok and (control is None or not control.ok):
-        pytest.skip(f"the primary wallet without emailAddress and mobile was refused (HTTP {exchange.status}), and so "
-                    f"was the one with them sent next: no place to judge it by ({primary_run.context()})")
-    checks.holds(exchange.ok, "a primary wallet without emailAddress and mobile is accepted", "a 2xx status",
-                 exchange.status, exchange, detail=primary_run.context())
+        pytest.skip(
+            f"the primary wallet without emailAddress and mobile was refused (HTTP {exchange.status}), and so "
+            f"was the one with them sent next: no place to judge it by ({primary_run.context()})"
+        )
+    checks.holds(
+        exchange.ok,
+        "a primary wallet without emailAddress and mobile is accepted",
+        "a 2xx status",
+        exchange.status,
+        exchange,
+        detail=primary_run.context(),
+    )
 
 
 # ------------------------------------------------------------------ secondary wallets
@@ -188,8 +239,14 @@ def test_transfer_below_minimum_is_refused(api, resources, destination):
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]
     before = resources.balance(source)
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination["publicId"], amount))
-    money.refused_without_debit(resources, exchange, {source: before}, f"a transfer of {amount} kobo",
-                                requirement="LIM-10", unmoved=contract.CONSERVED)
+    money.refused_without_debit(
+        resources,
+        exchange,
+        {source: before},
+        f"a transfer of {amount} kobo",
+        requirement="LIM-10",
+        unmoved=contract.CONSERVED,
+    )
 
 
 @pytest.mark.requirement("LIM-11")
@@ -209,8 +266,14 @@ def test_bank_transfer_below_minimum_is_refused(api, resources):
     source = resources.funded_wallet(money.funding("bankTransfer"))["publicId"]
     before = resources.balance(source)
     exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
-    money.refused_without_debit(resources, exchange, {source: before}, f"a bank transfer of {amount} kobo",
-                                requirement="LIM-12", unmoved=contract.CONSERVED)
+    money.refused_without_debit(
+        resources,
+        exchange,
+        {source: before},
+        f"a bank transfer of {amount} kobo",
+        requirement="LIM-12",
+        unmoved=contract.CONSERVED,
+    )
 
 
 @pytest.mark.requirement("LIM-13")
@@ -244,9 +307,12 @@ def test_expire_in_at_either_bound_is_accepted(api, run_id, destination, end):
     body = bodies.collection_account(run_id, destination["publicId"], expireIn=seconds)
     exchange = api.call("createCollectionAccount", json_body=body)
     within = (low + high) // 2
-    controls.accepted(exchange, f"expireIn {seconds} seconds (the {end} bound)",
-                      lambda: api.call("createCollectionAccount", json_body={**body, "expireIn": within}),
-                      f"expireIn {within}, inside the range")
+    controls.accepted(
+        exchange,
+        f"expireIn {seconds} seconds (the {end} bound)",
+        lambda: api.call("createCollectionAccount", json_body={**body, "expireIn": within}),
+        f"expireIn {within}, inside the range",
+    )
 
 
 @pytest.mark.requirement("LIM-16")
@@ -274,8 +340,11 @@ def test_reference_of_multi_byte_characters_shorter_than_the_minimum_is_refused(
     reference = bodies.multi_byte_reference(contract.reference_min_length() - 1, alphabet)
     body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
     exchange = api.call("createCollectionAccount", json_body=body)
-    checks.refused(exchange, f"reference {reference!r} ({len(reference)} characters, {len(reference.encode())} bytes "
-                             f"in UTF-8, {len(reference.encode('utf-16-le')) // 2} UTF-16 code units)")
+    checks.refused(
+        exchange,
+        f"reference {reference!r} ({len(reference)} characters, {len(reference.encode())} bytes "
+        f"in UTF-8, {len(reference.encode('utf-16-le')) // 2} UTF-16 code units)",
+    )
 
 
 @pytest.mark.requirement("LIM-18")
@@ -285,9 +354,12 @@ def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destin
     body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
     exchange = api.call("createCollectionAccount", json_body=body)
     longer = bodies.collection_reference(2 * contract.reference_min_length())
-    controls.accepted(exchange, f"reference {reference!r} ({len(reference)} characters, not used before)",
-                      lambda: api.call("createCollectionAccount", json_body={**body, "reference": longer}),
-                      f"a new reference of {len(longer)} characters")
+    controls.accepted(
+        exchange,
+        f"reference {reference!r} ({len(reference)} characters, not used before)",
+        lambda: api.call("createCollectionAccount", json_body={**body, "reference": longer}),
+        f"a new reference of {len(longer)} characters",
+    )
 
 
 @pytest.mark.requirement("LIM-19")
@@ -298,8 +370,10 @@ def test_reference_already_used_is_refused(api, resources, run_id, destination):
     first = api.call("createCollectionAccount", json_body=body)
     resources.require(first, "create a collection account with a new reference")
     if not request_rules.takes_the_reference(first):
-        pytest.skip(f"the collection account made with reference {reference!r} shows another (see RES-32): the "
-                    "target holds no such reference to refuse again")
+        pytest.skip(
+            f"the collection account made with reference {reference!r} shows another (see RES-32): the "
+            "target holds no such reference to refuse again"
+        )
     exchange = api.call("createCollectionAccount", json_body=body)
     checks.refused(exchange, f"reference {reference!r}, used by a collection account just created")
 
@@ -310,8 +384,13 @@ def test_one_reference_sent_at_once_opens_one_collection_account(api, run_id, de
     for _ in range(ROUNDS):
         race = ReferenceRace.fire(api, run_id, destination["publicId"], RACERS)
         for reference, accepted in race.accepted_twice():
-            checks.fail(f"of the collection accounts asked for at once with reference {reference!r}, at most one is "
-                        "created", "at most 1", len(accepted), accepted[1], detail=race.summary)
+            checks.fail(
+                f"of the collection accounts asked for at once with reference {reference!r}, at most one is created",
+                "at most 1",
+                len(accepted),
+                accepted[1],
+                detail=race.summary,
+            )
 
 
 # ------------------------------------------------------------------ page size
@@ -325,8 +404,9 @@ def test_default_page_size_is_observed(samples, observe, operation_id):
     if not lists.has_pagination(exchange):
         pytest.skip(f"{operation_id} carries no meta.pagination (see SVC-16)")
     per_page = lists.pagination(exchange).get("perPage")
-    observe("LIM-20", operation=operation_id, per_page=per_page,
-            the_observed_one=per_page == contract.default_page_size())
+    observe(
+        "LIM-20", operation=operation_id, per_page=per_page, the_observed_one=per_page == contract.default_page_size()
+    )
 
 
 @pytest.mark.requirement("LIM-21")

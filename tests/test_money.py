@@ -36,8 +36,14 @@ def test_funding_raises_the_balance_by_the_amount(api, resources, wallet):
     """An inbound payment raises the wallet balance by the paid amount, less any fee or levy its transactions record."""
     amount = contract.minimum_amount("transfer")
     paid = money.inbound_payment(resources, wallet["publicId"], amount)
-    checks.holds(paid.credited, "an accepted inbound payment raises the wallet balance by its amount",
-                 paid.before + amount, paid.after, paid.payment, detail=paid.note)
+    checks.holds(
+        paid.credited,
+        "an accepted inbound payment raises the wallet balance by its amount",
+        paid.before + amount,
+        paid.after,
+        paid.payment,
+        detail=paid.note,
+    )
     # Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the
     # transactions say why.
     if paid.rise != amount:
@@ -50,10 +56,15 @@ def test_payments_at_once_are_all_credited(resources):
     target = CreditTarget.paid_once(resources)
     for _ in range(ROUNDS):
         race = target.race(RACERS)
-        checks.holds(race.final == race.expected,
-                     "each inbound payment made at once with others raises the balance as one payment alone does",
-                     race.expected, race.final, resources.last_read(target.public_id),
-                     also=(*race.before_read, *race.accepted[-1:]), detail=race.summary)
+        checks.holds(
+            race.final == race.expected,
+            "each inbound payment made at once with others raises the balance as one payment alone does",
+            race.expected,
+            race.final,
+            resources.last_read(target.public_id),
+            also=(*race.before_read, *race.accepted[-1:]),
+            detail=race.summary,
+        )
 
 
 @pytest.mark.requirement("SVC-24")
@@ -64,19 +75,28 @@ def test_payment_past_32_bits_is_credited_whole(api, resources):
     if paid.after != paid.before + paid.amount:
         # Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the
         # transactions say why; a balance that wrapped below zero, or any other, does not.
-        money.shortfall_accounted_for(api, paid.wallet, Funding(public_id, paid.amount, paid.payment, paid.before,
-                                                                paid.after, credited=paid.after > paid.before))
+        money.shortfall_accounted_for(
+            api,
+            paid.wallet,
+            Funding(public_id, paid.amount, paid.payment, paid.before, paid.after, credited=paid.after > paid.before),
+        )
     credit = paid.credit
     if credit is None:
-        raise CannotJudge(f"no credit into {public_id} was found in GET /transactions ({paid.listing.note}): its "
-                          "amount and balance were not read back")
+        raise CannotJudge(
+            f"no credit into {public_id} was found in GET /transactions ({paid.listing.note}): its "
+            "amount and balance were not read back"
+        )
     amount, fee, balance = credit.get("amount"), credit.get("fee"), credit.get("balance")
     whole = type(amount) is int and (amount == paid.amount or (type(fee) is int and amount + fee == paid.amount))
-    checks.holds(whole and type(balance) is int and balance >= amount,
-                 f"the credit of a {paid.amount} kobo payment shows its amount (less any fee it records) and a balance "
-                 "of at least that amount, as integers of kobo",
-                 f"amount {paid.amount} (or less by its fee), balance at least that", f"amount {amount!r}, fee "
-                 f"{fee!r}, balance {balance!r}", paid.listing.exchanges[-1], also=(paid.payment,))
+    checks.holds(
+        whole and type(balance) is int and balance >= amount,
+        f"the credit of a {paid.amount} kobo payment shows its amount (less any fee it records) and a balance "
+        "of at least that amount, as integers of kobo",
+        f"amount {paid.amount} (or less by its fee), balance at least that",
+        f"amount {amount!r}, fee {fee!r}, balance {balance!r}",
+        paid.listing.exchanges[-1],
+        also=(paid.payment,),
+    )
 
 
 # ------------------------------------------------------------------ SVC-25 wallet-to-wallet
@@ -98,12 +118,20 @@ def test_settled_transfer_moves_the_money(api, resources):
     destination_after = money.balance_or_last(resources, destination, moved_from=destination_before, after=done)
     source_after = money.balance_or_last(resources, source, moved_from=source_before, after=done)
     money.skip_unless_completed(done, (destination_after, source_after) != (destination_before, source_before))
-    checks.equals(destination_after, destination_before + amount,
-                  f"after settlement the destination holds its balance before plus amount ({amount})",
-                  resources.last_read(destination), also=(before[1], exchange))
-    checks.equals(source_after, source_before - charged,
-                  f"after settlement the source holds its balance before minus actualAmount, amount plus fee "
-                  f"({charged})", resources.last_read(source), also=(before[0], exchange))
+    checks.equals(
+        destination_after,
+        destination_before + amount,
+        f"after settlement the destination holds its balance before plus amount ({amount})",
+        resources.last_read(destination),
+        also=(before[1], exchange),
+    )
+    checks.equals(
+        source_after,
+        source_before - charged,
+        f"after settlement the source holds its balance before minus actualAmount, amount plus fee ({charged})",
+        resources.last_read(source),
+        also=(before[0], exchange),
+    )
 
 
 @pytest.mark.requirement("SVC-25")
@@ -120,8 +148,13 @@ def test_two_transfers_into_one_wallet_are_both_credited(api, resources):
     after = money.balance_or_last(resources, destination, reaching=before + 2 * amount)
     if after != before + 2 * amount:
         money.skip_unless_all_completed(done)
-    checks.equals(after, before + 2 * amount, "after both settled the destination holds its balance before plus "
-                  f"both amounts ({amount} each)", resources.last_read(destination), also=(read_before, *exchanges))
+    checks.equals(
+        after,
+        before + 2 * amount,
+        f"after both settled the destination holds its balance before plus both amounts ({amount} each)",
+        resources.last_read(destination),
+        also=(read_before, *exchanges),
+    )
 
 
 # ------------------------------------------------------------------ SVC-26 bank transfer
@@ -141,9 +174,13 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     done = money.settled_or_skip(resources, data["reference"])
     after = money.balance_or_last(resources, source, moved_from=before, after=done)
     money.skip_unless_completed(done, after != before)
-    checks.equals(after, before - charged,
-                  f"after settlement the source holds its balance before minus actualAmount, amount plus fee "
-                  f"({charged})", resources.last_read(source), also=(read_before, exchange))
+    checks.equals(
+        after,
+        before - charged,
+        f"after settlement the source holds its balance before minus actualAmount, amount plus fee ({charged})",
+        resources.last_read(source),
+        also=(read_before, exchange),
+    )
 
 
 # ------------------------------------------------------------------ SVC-27 overdraft
@@ -169,8 +206,14 @@ def test_transfer_above_the_balance_is_refused(api, resources, observe, operatio
     why = f"{operation_id} of {amount} kobo from a wallet holding {balance}"
     # Whether an overdraft is refused at once or accepted and failed later is not shown: what must hold is that
     # it never completes and no balance moves (or every one moved returns within --settle-timeout).
-    money.never_completes(resources, exchange, before, "a transfer the balance cannot cover", why,
-                          seen=lambda **reading: observe("SVC-27", operation=operation_id, **reading))
+    money.never_completes(
+        resources,
+        exchange,
+        before,
+        "a transfer the balance cannot cover",
+        why,
+        seen=lambda **reading: observe("SVC-27", operation=operation_id, **reading),
+    )
 
 
 # ------------------------------------------------------------------ SVC-28 concurrency
@@ -184,8 +227,9 @@ def test_concurrent_transfers_never_overdraw(resources, operation_id):
     races = []
     for _ in range(ROUNDS):
         race = TransferRace.fire(resources, RACERS, FUNDED_SHARES, operation_id)
-        balances.none_below_zero(race.shown_balances(), "the balance shown after an accepted debit is never below zero",
-                                 detail=race.summary)
+        balances.none_below_zero(
+            race.shown_balances(), "the balance shown after an accepted debit is never below zero", detail=race.summary
+        )
         races.append(race)
     # Read once every race was run, so that their settlements are waited for together.
     for race in races:
@@ -193,10 +237,16 @@ def test_concurrent_transfers_never_overdraw(resources, operation_id):
         # An accepted transfer may complete, or fail later moving nothing (when an overdraft is refused is not shown;
         # the status words after settlement are not shown either): the money must add up either way, each completed
         # transfer moving what one moves alone.
-        balances.movements_conserved(end.taken, end.given, end.movements, end.reads[0], also=end.reads[1:],
-                                     detail=race.summary)
-        balances.funding_less_some_debits(end.source, race.funded, [movement.actual for movement in end.movements],
-                                          race.accepted[-1], detail=race.summary)
+        balances.movements_conserved(
+            end.taken, end.given, end.movements, end.reads[0], also=end.reads[1:], detail=race.summary
+        )
+        balances.funding_less_some_debits(
+            end.source,
+            race.funded,
+            [movement.actual for movement in end.movements],
+            race.accepted[-1],
+            detail=race.summary,
+        )
 
 
 # ------------------------------------------------------------------ SVC-29 credit leg

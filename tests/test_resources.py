@@ -102,8 +102,9 @@ def test_validated_bank_account_public_id_starts_with_its_prefix(samples):
     """The bank account returned by validate-account has a publicId starting with `bka-`."""
     exchange = samples("validateAccount")
     data = envelope.data_is_object(exchange)
-    checks.has_prefix(data.get("publicId"), "bankAccountId", exchange,
-                      "POST /transactions/validate-account data.publicId")
+    checks.has_prefix(
+        data.get("publicId"), "bankAccountId", exchange, "POST /transactions/validate-account data.publicId"
+    )
 
 
 @pytest.mark.requirement("RES-02")
@@ -153,8 +154,9 @@ def test_fee_reference_is_null_or_prefixed(transactions, source):
 def test_account_public_id_is_a_uuid_without_prefix(samples):
     """Every account publicId (list and update) is a UUID without prefix."""
     for where, account, exchange in resource_samples.records_of(samples, ACCOUNT_FORMS):
-        checks.conforms(account.get("publicId"), COMMON, exchange, pointer="#/$defs/accountPublicId",
-                        where=f"{where}.publicId")
+        checks.conforms(
+            account.get("publicId"), COMMON, exchange, pointer="#/$defs/accountPublicId", where=f"{where}.publicId"
+        )
 
 
 # ------------------------------------------------------------------ Account (RES-10 .. RES-13)
@@ -191,8 +193,9 @@ def test_account_public_keys_carry_their_prefixes(samples):
 def test_account_webhooks_are_an_array_of_strings(samples):
     """An Account's webhooks is an array of strings."""
     for where, account, exchange in resource_samples.records_of(samples, ACCOUNT_FORMS):
-        checks.conforms(account.get("webhooks"), "account.json", exchange, pointer="#/$defs/webhooks",
-                        where=f"{where}.webhooks")
+        checks.conforms(
+            account.get("webhooks"), "account.json", exchange, pointer="#/$defs/webhooks", where=f"{where}.webhooks"
+        )
 
 
 # ------------------------------------------------------------------ Wallet (RES-20 .. RES-27)
@@ -218,8 +221,9 @@ def test_wallet_id_is_integer_or_string(samples, operation_id):
 @pytest.mark.parametrize("operation_id", catalogue()["RES-22"].operations)
 def test_wallet_read_carries_internal_id(samples, operation_id):
     """The single-wallet read and the wallet list entries carry a string `_id`."""
-    for exchange in {id(exchange): exchange for _, _, exchange in resource_samples.sample_records(samples,
-                                                                                                 operation_id)}.values():
+    for exchange in {
+        id(exchange): exchange for _, _, exchange in resource_samples.sample_records(samples, operation_id)
+    }.values():
         answer_forms.read_internal_id(exchange)
 
 
@@ -259,8 +263,11 @@ def test_wallet_category_is_primary_or_secondary(samples, operation_id):
 def test_observe_when_is_favourite_is_true(samples, observe):
     """Records isFavourite by category on the created, read and listed wallets."""
     seen = resource_samples.is_favourite_by_category(samples, WALLET_FORMS)
-    observe("RES-27", isFavourite_by_category=seen,
-            note="created and read wallets are the run's secondary wallets; the list shows the first page")
+    observe(
+        "RES-27",
+        isFavourite_by_category=seen,
+        note="created and read wallets are the run's secondary wallets; the list shows the first page",
+    )
 
 
 # ------------------------------------------------------------------ Collection account (RES-30 .. RES-36)
@@ -288,8 +295,10 @@ def test_collection_account_keeps_the_supplied_reference(api, samples, run_id):
     body = bodies.collection_account(run_id, samples.wallet()["publicId"], reference=reference)
     exchange = api.call("createCollectionAccount", json_body=body)
     if not exchange.ok:  # which collection accounts are accepted is LIM-15's, LIM-18's and END-20's matter
-        pytest.skip(f"the collection account with a fresh reference was refused (HTTP {exchange.status}): no "
-                    "reference kept to look at")
+        pytest.skip(
+            f"the collection account with a fresh reference was refused (HTTP {exchange.status}): no "
+            "reference kept to look at"
+        )
     data = request_rules.collection_account_shown(exchange)
     checks.equals(data.get("reference"), reference, "data.reference is the supplied reference", exchange)
 
@@ -300,8 +309,13 @@ def test_collection_account_without_reference_gets_one(samples):
     data, exchange = resource_samples.collection_account(samples)
     assert "reference" not in exchange.request_body
     reference = data.get("reference")
-    checks.holds(isinstance(reference, str) and bool(reference.strip()), "data.reference is a generated string",
-                 "a non-empty string", reference, exchange)
+    checks.holds(
+        isinstance(reference, str) and bool(reference.strip()),
+        "data.reference is a generated string",
+        "a non-empty string",
+        reference,
+        exchange,
+    )
 
 
 @pytest.mark.requirement("RES-34")
@@ -310,8 +324,12 @@ def test_collection_account_parent_is_the_destination_wallet(samples):
     data, exchange = resource_samples.collection_account(samples)
     wallet = samples.wallet()
     assert exchange.request_body["destination"] == wallet["publicId"], "the sample is made for the sample wallet"
-    checks.equals(data.get("parentAccountNumber"), wallet.get("accountNumber"),
-                  "data.parentAccountNumber is the destination wallet's accountNumber", exchange)
+    checks.equals(
+        data.get("parentAccountNumber"),
+        wallet.get("accountNumber"),
+        "data.parentAccountNumber is the destination wallet's accountNumber",
+        exchange,
+    )
 
 
 @pytest.mark.requirement("RES-35")
@@ -324,7 +342,7 @@ def test_collection_account_amount_is_the_requested_one(samples):
 # Collection amounts from a hundred kobo to a hundred million naira: a target that keeps small amounts right and
 # large ones wrong (naira for kobo above some amount, say) shows it only at the large ones. Then amounts with kobo
 # (ending in 01, 99 and 50): one worked out in naira as a float may come back fractional only there.
-COLLECTION_MAGNITUDES = tuple(10 ** exponent for exponent in range(2, 11, 2))
+COLLECTION_MAGNITUDES = tuple(10**exponent for exponent in range(2, 11, 2))
 COLLECTION_AMOUNTS = (*COLLECTION_MAGNITUDES, 10**4 + 1, 10**6 + 99, 10**8 + 50)
 
 
@@ -334,12 +352,17 @@ def test_collection_account_amount_is_kept_at_every_magnitude(api, samples, run_
     destination = samples.wallet()["publicId"]
     kept = 0
     for amount in COLLECTION_AMOUNTS:
-        exchange = api.call("createCollectionAccount",
-                            json_body=bodies.collection_account(run_id, destination, amount=amount))
+        exchange = api.call(
+            "createCollectionAccount", json_body=bodies.collection_account(run_id, destination, amount=amount)
+        )
         if not exchange.ok:
             continue  # which amounts a collection account takes is not shown: a refusal is the target's bound
-        checks.equals(request_rules.collection_account_shown(exchange).get("amount"), amount,
-                      "data.amount is the requested amount", exchange)
+        checks.equals(
+            request_rules.collection_account_shown(exchange).get("amount"),
+            amount,
+            "data.amount is the requested amount",
+            exchange,
+        )
         kept += 1
     if not kept:
         raise CannotJudge(f"no collection account of {', '.join(map(str, COLLECTION_AMOUNTS))} kobo was accepted")
@@ -349,12 +372,20 @@ def test_collection_account_amount_is_kept_at_every_magnitude(api, samples, run_
 def test_collection_account_has_requested_name_and_its_own_number(samples):
     """A Collection account has the requested accountName and an accountNumber of its own."""
     data, exchange = resource_samples.collection_account(samples)
-    checks.equals(data.get("accountName"), exchange.request_body["accountName"],
-                  "data.accountName is the requested name", exchange)
+    checks.equals(
+        data.get("accountName"),
+        exchange.request_body["accountName"],
+        "data.accountName is the requested name",
+        exchange,
+    )
     own = data.get("accountNumber")
     if not isinstance(own, str) or own in (samples.wallet().get("accountNumber"), data.get("parentAccountNumber")):
-        checks.fail("data.accountNumber is the collection account's own number",
-                    "a number other than the destination wallet's", own, exchange)
+        checks.fail(
+            "data.accountNumber is the collection account's own number",
+            "a number other than the destination wallet's",
+            own,
+            exchange,
+        )
 
 
 @pytest.mark.requirement("RES-86")
@@ -364,14 +395,19 @@ def test_the_owning_account_is_the_keys_listed_account(samples, api, resources, 
     exchange = samples(operation_id)
     owner = envelope.data_is_object(exchange).get("account")
     own = resources.own_account_id()
-    checks.equals(owner, own, f"the {operation_id} answer's account is the key's own account (the one its wallets "
-                  "name)", exchange)
+    checks.equals(
+        owner, own, f"the {operation_id} answer's account is the key's own account (the one its wallets name)", exchange
+    )
     listing = lists.read(api, "listAccounts", until=lambda entries: any(is_account(entry, own) for entry in entries))
     if not any(is_account(entry, own) for entry in listing.entries):
         if not listing.complete:
             raise CannotJudge(f"the account {own} is not in what could be read of GET /accounts ({listing.note})")
-        checks.fail("the owning account is one GET /accounts lists to the key", f"an account with _id {own}",
-                    f"none in {listing.note}", listing.first)
+        checks.fail(
+            "the owning account is one GET /accounts lists to the key",
+            f"an account with _id {own}",
+            f"none in {listing.note}",
+            listing.first,
+        )
 
 
 # ------------------------------------------------------------------ Bank account (RES-40 .. RES-42)
@@ -416,8 +452,9 @@ def test_bank_deleted_at_is_timestamp_or_null(samples):
     """A Bank's deletedAt is a timestamp or null."""
     for where, bank, exchange in resource_samples.banks(samples):
         if "deletedAt" in bank:  # a missing field is RES-50's failure
-            checks.conforms(bank["deletedAt"], COMMON, exchange, pointer="#/$defs/nullableTimestamp",
-                            where=f"{where}.deletedAt")
+            checks.conforms(
+                bank["deletedAt"], COMMON, exchange, pointer="#/$defs/nullableTimestamp", where=f"{where}.deletedAt"
+            )
 
 
 @pytest.mark.requirement("RES-52")
@@ -431,16 +468,20 @@ def test_bank_meta_holds_code_name_and_nibss_code(samples):
 def test_bank_country_is_lower_case(samples):
     """A Bank's country is a lower-case name."""
     for where, bank, exchange in resource_samples.banks(samples):
-        checks.conforms(bank.get("country"), "bank.json", exchange, pointer="#/$defs/lower-case-country",
-                        where=f"{where}.country")
+        checks.conforms(
+            bank.get("country"), "bank.json", exchange, pointer="#/$defs/lower-case-country", where=f"{where}.country"
+        )
 
 
 @pytest.mark.requirement("RES-54")
 def test_observe_bank_types(samples, observe):
     """Records the values of a Bank's type."""
     listed = samples("listBanks").data
-    types = Counter(str(bank.get("type")) for bank in listed if isinstance(bank, dict)) \
-        if isinstance(listed, list) else {"(no list)": 1}
+    types = (
+        Counter(str(bank.get("type")) for bank in listed if isinstance(bank, dict))
+        if isinstance(listed, list)
+        else {"(no list)": 1}
+    )
     observe("RES-54", types=dict(sorted(types.items())))
 
 
@@ -460,8 +501,9 @@ def test_transaction_has_every_documented_field(transactions, source):
 def test_transaction_entry_is_debit_or_credit(transactions, source):
     """A Transaction's entry is `debit` or `credit`."""
     for where, transaction, exchange in transactions.found(source):
-        checks.conforms(transaction.get("entry"), TRANSACTION, exchange, pointer="#/$defs/entry",
-                        where=f"{where}.entry")
+        checks.conforms(
+            transaction.get("entry"), TRANSACTION, exchange, pointer="#/$defs/entry", where=f"{where}.entry"
+        )
 
 
 @pytest.mark.requirement("RES-62")
@@ -469,8 +511,13 @@ def test_transaction_entry_is_debit_or_credit(transactions, source):
 def test_transaction_source_type_is_documented(transactions, source):
     """A Transaction's sourceType is `VirtualAccount` or `External`."""
     for where, transaction, exchange in transactions.found(source):
-        checks.conforms(transaction.get("sourceType"), TRANSACTION, exchange, pointer="#/$defs/sourceType",
-                        where=f"{where}.sourceType")
+        checks.conforms(
+            transaction.get("sourceType"),
+            TRANSACTION,
+            exchange,
+            pointer="#/$defs/sourceType",
+            where=f"{where}.sourceType",
+        )
 
 
 @pytest.mark.requirement("RES-63")
@@ -478,8 +525,13 @@ def test_transaction_source_type_is_documented(transactions, source):
 def test_transaction_destination_type_is_documented(transactions, source):
     """A Transaction's destinationType is `VirtualAccount` or `BankAccount`."""
     for where, transaction, exchange in transactions.found(source):
-        checks.conforms(transaction.get("destinationType"), TRANSACTION, exchange, pointer="#/$defs/destinationType",
-                        where=f"{where}.destinationType")
+        checks.conforms(
+            transaction.get("destinationType"),
+            TRANSACTION,
+            exchange,
+            pointer="#/$defs/destinationType",
+            where=f"{where}.destinationType",
+        )
 
 
 @pytest.mark.requirement("RES-64")
@@ -487,8 +539,13 @@ def test_transaction_destination_type_is_documented(transactions, source):
 def test_client_transaction_holds_integer_fee_and_actual_amount(transactions, source):
     """A Transaction's clientTransaction holds integer fee and actualAmount."""
     for where, transaction, exchange in transactions.found(source):
-        checks.conforms(transaction.get("clientTransaction"), TRANSACTION, exchange,
-                        pointer="#/$defs/clientTransaction", where=f"{where}.clientTransaction")
+        checks.conforms(
+            transaction.get("clientTransaction"),
+            TRANSACTION,
+            exchange,
+            pointer="#/$defs/clientTransaction",
+            where=f"{where}.clientTransaction",
+        )
 
 
 @pytest.mark.requirement("RES-65")
@@ -498,8 +555,12 @@ def test_debit_actual_amount_is_amount_plus_fee(transactions, source):
     for where, transaction, exchange in transactions.found(source):
         amount, fee, actual = (transaction.get(name) for name in ("amount", "fee", "actualAmount"))
         if not all(type(value) is int for value in (amount, fee, actual)):
-            checks.fail(f"{where}: amount, fee and actualAmount are integers", "three integers",
-                        {"amount": amount, "fee": fee, "actualAmount": actual}, exchange)
+            checks.fail(
+                f"{where}: amount, fee and actualAmount are integers",
+                "three integers",
+                {"amount": amount, "fee": fee, "actualAmount": actual},
+                exchange,
+            )
         checks.equals(actual, amount + fee, f"{where}.actualAmount is amount ({amount}) plus fee ({fee})", exchange)
 
 
@@ -512,8 +573,12 @@ def test_client_transaction_repeats_fee_and_actual_amount(transactions, source):
         if not isinstance(client, dict):
             pytest.skip(f"{where} has no clientTransaction object (RES-64)")
         for name in ("fee", "actualAmount"):
-            checks.equals(client.get(name), transaction.get(name),
-                          f"{where}.clientTransaction.{name} repeats {where}.{name}", exchange)
+            checks.equals(
+                client.get(name),
+                transaction.get(name),
+                f"{where}.clientTransaction.{name} repeats {where}.{name}",
+                exchange,
+            )
 
 
 @pytest.mark.requirement("RES-67")
@@ -521,8 +586,13 @@ def test_client_transaction_repeats_fee_and_actual_amount(transactions, source):
 def test_currency_pair_is_source_slash_destination(transactions, source):
     """A Transaction's currencyPair has the form `<source currency>/<destination currency>`."""
     for where, transaction, exchange in transactions.found(source):
-        checks.conforms(transaction.get("currencyPair"), TRANSACTION, exchange, pointer="#/$defs/currencyPair",
-                        where=f"{where}.currencyPair")
+        checks.conforms(
+            transaction.get("currencyPair"),
+            TRANSACTION,
+            exchange,
+            pointer="#/$defs/currencyPair",
+            where=f"{where}.currencyPair",
+        )
 
 
 @pytest.mark.requirement("RES-68")
@@ -531,8 +601,9 @@ def test_wallet_transfer_names_source_and_destination_by_public_id(samples):
     exchange = samples("transfer")
     data = envelope.data_is_object(exchange)
     for side in ("source", "destination"):
-        checks.equals(data.get(side), exchange.request_body[side], f"data.{side} is the publicId of the {side} wallet",
-                      exchange)
+        checks.equals(
+            data.get(side), exchange.request_body[side], f"data.{side} is the publicId of the {side} wallet", exchange
+        )
 
 
 @pytest.mark.requirement("RES-68")
@@ -540,12 +611,20 @@ def test_bank_transfer_names_source_and_destination_by_public_id(samples):
     """A bank transfer's source is the wallet's publicId and its destination the bank account's publicId."""
     exchange = samples("bankTransfer")
     data = envelope.data_is_object(exchange)
-    checks.equals(data.get("source"), exchange.request_body["source"],
-                  "data.source is the publicId of the source wallet", exchange)
+    checks.equals(
+        data.get("source"),
+        exchange.request_body["source"],
+        "data.source is the publicId of the source wallet",
+        exchange,
+    )
     destination = data.get("destinationData") if isinstance(data.get("destinationData"), dict) else {}
     if not isinstance(data.get("destination"), str) or data["destination"] != destination.get("publicId"):
-        checks.fail("data.destination is the publicId of the destination bank account",
-                    destination.get("publicId", "destinationData.publicId"), data.get("destination"), exchange)
+        checks.fail(
+            "data.destination is the publicId of the destination bank account",
+            destination.get("publicId", "destinationData.publicId"),
+            data.get("destination"),
+            exchange,
+        )
 
 
 @pytest.mark.requirement("RES-69")
@@ -560,14 +639,23 @@ def test_wallet_and_bank_account_parties_hold_documented_fields(transactions, so
 @pytest.mark.parametrize("source", (INBOUND, VERIFY_INBOUND))
 def test_external_source_data_holds_documented_fields(transactions, source):
     """sourceData of an External source (an inbound credit) holds the documented fields."""
-    legs = [(where, transaction, exchange) for where, transaction, exchange in transactions.found(source)
-            if parties.says_external(transaction)]
+    legs = [
+        (where, transaction, exchange)
+        for where, transaction, exchange in transactions.found(source)
+        if parties.says_external(transaction)
+    ]
     if not legs:
         pytest.skip(f"the inbound credit of {source} shows no sourceType {EXTERNAL} (see STA-05)")
     for where, transaction, exchange in legs:
         # The publicId's prefix is RES-04's.
-        checks.conforms(transaction.get("sourceData"), TRANSACTION, exchange, pointer=PARTY_FORMS[EXTERNAL],
-                        where=f"{where}.sourceData", leave_prefixes=True)
+        checks.conforms(
+            transaction.get("sourceData"),
+            TRANSACTION,
+            exchange,
+            pointer=PARTY_FORMS[EXTERNAL],
+            where=f"{where}.sourceData",
+            leave_prefixes=True,
+        )
 
 
 @pytest.mark.requirement("RES-71")
@@ -589,11 +677,15 @@ def test_meta_credit_holds_the_credit_leg(transactions):
 @pytest.mark.parametrize("source", (INBOUND, VERIFY_INBOUND))
 def test_inbound_credit_leg_holds_auth_account_and_link_ref(transactions, source):
     """The credit leg (meta.credit) of an inbound credit also holds auth, account and linkRef."""
-    judged = sum(parties.inbound_leg_holds_its_fields(where, transaction, exchange)
-                 for where, transaction, exchange in transactions.found(source))
+    judged = sum(
+        parties.inbound_leg_holds_its_fields(where, transaction, exchange)
+        for where, transaction, exchange in transactions.found(source)
+    )
     if not judged:
-        pytest.skip(f"the inbound credit of {source} shows no credit leg (meta may hold one), or no sourceType "
-                    f"{EXTERNAL} (see STA-05)")
+        pytest.skip(
+            f"the inbound credit of {source} shows no credit leg (meta may hold one), or no sourceType "
+            f"{EXTERNAL} (see STA-05)"
+        )
 
 
 @pytest.mark.requirement("RES-73")
@@ -624,8 +716,13 @@ def test_nullable_transaction_fields(transactions, source):
     """deletedAt is a timestamp or null; feeReference, debitReference and batchId are strings or null."""
     for where, transaction, exchange in transactions.found(source):
         if "deletedAt" in transaction:  # a missing field is RES-60's failure
-            checks.conforms(transaction["deletedAt"], COMMON, exchange, pointer="#/$defs/nullableTimestamp",
-                            where=f"{where}.deletedAt")
+            checks.conforms(
+                transaction["deletedAt"],
+                COMMON,
+                exchange,
+                pointer="#/$defs/nullableTimestamp",
+                where=f"{where}.deletedAt",
+            )
         for name in ("feeReference", "debitReference", "batchId"):
             value = transaction.get(name)
             if value is not None and not isinstance(value, str):
@@ -654,8 +751,10 @@ def test_observe_fields_beyond_the_documented_ones(request, samples, observe):
 def test_party_data_describes_the_parties_named(transactions, source):
     """sourceData.publicId and destinationData.publicId are the parties the request, or the transaction, names."""
     if not transactions.parties_repeated((source,)):
-        pytest.skip(f"no transaction of {source} that the run could make names its parties by publicId and shows "
-                    "their data's publicId")
+        pytest.skip(
+            f"no transaction of {source} that the run could make names its parties by publicId and shows "
+            "their data's publicId"
+        )
 
 
 @pytest.mark.requirement("RES-83")
@@ -675,11 +774,18 @@ def test_credit_leg_names_the_source(transactions):
 @pytest.mark.requirement("RES-85")
 def test_observe_the_revision_across_an_update(api, resources, run_id, observe):
     """Records the account's __v before an update that changes its webhooks, in the update's answer, and after it."""
-    added = [bodies.webhook_url(run_id, f"webhooks/{secrets.token_hex(3)}/revision",
-                                resources.settings.webhook_public_url)]
+    added = [
+        bodies.webhook_url(run_id, f"webhooks/{secrets.token_hex(3)}/revision", resources.settings.webhook_public_url)
+    ]
     seen = account_changes.revisions_across_a_change(api, resources, added)
-    observe("RES-85", status=seen.update.status, before=seen.before, answered=seen.answered,
-            listed_after=seen.listed_after, moved=seen.listed_after != seen.before)
+    observe(
+        "RES-85",
+        status=seen.update.status,
+        before=seen.before,
+        answered=seen.answered,
+        listed_after=seen.listed_after,
+        moved=seen.listed_after != seen.before,
+    )
 
 
 # ------------------------------------------------------------------ records across answers (RES-79, RES-80)

@@ -19,8 +19,12 @@ ACCOUNT_QUERIES = account_queries.queries()
 READ_AGAIN = 4
 PAGES_READ = 3  # the first pages of the wallet list whose numbering and overlaps are judged
 MESSAGES = [
-    pytest.param(requirement_id, operation_id, marks=pytest.mark.requirement(requirement_id),
-                 id=f"{requirement_id}-{operation_id}")
+    pytest.param(
+        requirement_id,
+        operation_id,
+        marks=pytest.mark.requirement(requirement_id),
+        id=f"{requirement_id}-{operation_id}",
+    )
     for requirement_id in contract.MESSAGE_REQUIREMENTS
     for operation_id in catalogue()[requirement_id].operations
 ]
@@ -138,12 +142,20 @@ def test_total_count_and_per_page_hold_on_a_long_list(api, long_wallet_list):
         pytest.skip("data is no array (see SVC-20): how many wallets page 1 holds cannot be counted")
     made = len(long_wallet_list)
     if total < made:
-        checks.fail("meta.pagination.totalCount counts every wallet of the list, across its pages",
-                    f"at least {made} (the open wallets this test made)", total, exchange)
+        checks.fail(
+            "meta.pagination.totalCount counts every wallet of the list, across its pages",
+            f"at least {made} (the open wallets this test made)",
+            total,
+            exchange,
+        )
     # A page holding more than perPage is LIM-21's matter; one holding fewer, on a list longer than it, is this one's.
     if len(exchange.data) <= per_page:
-        checks.equals(len(exchange.data), min(per_page, total),
-                      f"a page before the last holds meta.pagination.perPage ({per_page}) entries", exchange)
+        checks.equals(
+            len(exchange.data),
+            min(per_page, total),
+            f"a page before the last holds meta.pagination.perPage ({per_page}) entries",
+            exchange,
+        )
 
 
 @pytest.mark.requirement("SVC-30", "SVC-32")
@@ -152,14 +164,21 @@ def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list)
     """Under the paging parameters the target honours, page k says current k, is full, and shares no wallet."""
     scheme = lists.discover(api, "listWallets")
     if scheme is None:
-        pytest.skip(f"no paging parameters the suite tried ({lists.tried()}) selected page 2 of the wallet list; "
-                    "the document does not show which do, so page numbers and overlaps cannot be checked")
+        pytest.skip(
+            f"no paging parameters the suite tried ({lists.tried()}) selected page 2 of the wallet list; "
+            "the document does not show which do, so page numbers and overlaps cannot be checked"
+        )
     with resources.wallet_list_still():
-        pages = lists.judgeable(lambda: lists.first_pages(api, "listWallets", scheme, PAGES_READ), READ_AGAIN,
-                                 clean=lambda read: not page_checks.numbering_problems(read, scheme))
+        pages = lists.judgeable(
+            lambda: lists.first_pages(api, "listWallets", scheme, PAGES_READ),
+            READ_AGAIN,
+            clean=lambda read: not page_checks.numbering_problems(read, scheme),
+        )
     if pages is None:
-        pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads of its first pages; other "
-                    "clients of the account may be adding or closing wallets): not judged")
+        pytest.skip(
+            f"the wallet list kept changing while it was read ({READ_AGAIN} reads of its first pages; other "
+            "clients of the account may be adding or closing wallets): not judged"
+        )
     problems = page_checks.numbering_problems(pages, scheme)
     for judged in (page_checks.CURRENT, page_checks.PAGES):
         checks.no_problem([problem for requirement, problem in problems if requirement == judged], requirement=judged)
@@ -167,8 +186,10 @@ def test_pages_are_numbered_and_do_not_overlap(api, resources, long_wallet_list)
         shown = lists.pagination(exchange)
         total, per_page = shown.get("totalCount"), shown.get("perPage")
         if type(total) is not int or type(per_page) is not int or per_page < 1:
-            pytest.skip(f"totalCount {total!r} or perPage {per_page!r} is not a usable integer (see SVC-17): "
-                        "page numbers and overlaps hold, how full each page is cannot be checked")
+            pytest.skip(
+                f"totalCount {total!r} or perPage {per_page!r} is not a usable integer (see SVC-17): "
+                "page numbers and overlaps hold, how full each page is cannot be checked"
+            )
 
 
 @pytest.mark.requirement("SVC-30")
@@ -176,11 +197,15 @@ def test_total_count_leaves_out_the_closed_wallets_the_list_leaves_out(api, reso
     """After a close, the wallet list's totalCount is the wallets its pages hold: a closed one counts only if listed."""
     after = closed_wallets.wallet_list_after_a_close(api, resources, READ_AGAIN)
     if after.walk is None:
-        pytest.skip(f"the wallet list kept changing while it was read ({READ_AGAIN} reads; other clients of the "
-                    "account may be adding or closing wallets): not judged")
+        pytest.skip(
+            f"the wallet list kept changing while it was read ({READ_AGAIN} reads; other clients of the "
+            "account may be adding or closing wallets): not judged"
+        )
     shown = "listed, as a target may list one" if after.listed else "left out of the list"
-    checks.no_problem(page_checks.count_problems(after.walk, "the wallet list"),
-                      detail=f"the wallet {after.public_id}, closed just before, is {shown}")
+    checks.no_problem(
+        page_checks.count_problems(after.walk, "the wallet list"),
+        detail=f"the wallet {after.public_id}, closed just before, is {shown}",
+    )
 
 
 @pytest.mark.requirement("SVC-30")
@@ -217,11 +242,15 @@ def test_an_empty_page_keeps_the_shape_of_a_list(request, operation_id, client):
     if isinstance(page, str):
         pytest.skip(page)
     if not page.ok:
-        pytest.skip(f"{operation_id} {page.url} was refused (HTTP {page.status}): the document does not say what a "
-                    "page past a list's end answers, and no empty page was seen")
+        pytest.skip(
+            f"{operation_id} {page.url} was refused (HTTP {page.status}): the document does not say what a "
+            "page past a list's end answers, and no empty page was seen"
+        )
     if isinstance(page.data, list) and page.data:
-        pytest.skip(f"a page of {operation_id} past its end still held {len(page.data)} entries: the target clamps "
-                    "the page number, and no empty page was seen")
+        pytest.skip(
+            f"a page of {operation_id} past its end still held {len(page.data)} entries: the target clamps "
+            "the page number, and no empty page was seen"
+        )
     envelope.data_is_array(page, requirement="SVC-20")
     envelope.pagination_presence(page, requirement="SVC-16")
 
@@ -249,8 +278,12 @@ def test_currencies_given_no_value_are_observed(samples, observe, operation_id):
     shown = checks.other_currencies(samples(operation_id))
     if not shown:
         pytest.skip(f"the {operation_id} response holds no currency field the document gives no value")
-    observe("SVC-33", operation=operation_id, values=sorted({str(value) for value in shown.values()}),
-            fields=sorted({path.split(".", 1)[-1] for path in shown})[:10])
+    observe(
+        "SVC-33",
+        operation=operation_id,
+        values=sorted({str(value) for value in shown.values()}),
+        fields=sorted({path.split(".", 1)[-1] for path in shown})[:10],
+    )
 
 
 @pytest.mark.requirement("SVC-23")

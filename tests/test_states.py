@@ -111,8 +111,10 @@ def test_collection_account_expires_expire_in_seconds_after_creation(api, sample
     body = bodies.collection_account(run_id, samples.wallet()["publicId"], expireIn=expire_in)
     exchange = api.call("createCollectionAccount", json_body=body)
     if not exchange.ok:  # which collection accounts are accepted is LIM-15's and END-20's matter
-        pytest.skip(f"the collection account with expireIn {expire_in} was refused (HTTP {exchange.status}): no "
-                    "expiration to look at")
+        pytest.skip(
+            f"the collection account with expireIn {expire_in} was refused (HTTP {exchange.status}): no "
+            "expiration to look at"
+        )
     data = request_rules.collection_account_shown(exchange)
     expiration.expires_expire_in_after_creation(data, expire_in, asked_at, exchange)
 
@@ -151,8 +153,13 @@ def test_closed_wallet_does_not_send(api, resources):
     before = {destination: resources.balance(destination)}
     closed_wallets.closed_holding(resources, source, funding)
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
-    money.never_completes(resources, exchange, before, "a transfer from a closed wallet",
-                          f"transfer of {amount} kobo from the closed wallet {source}")
+    money.never_completes(
+        resources,
+        exchange,
+        before,
+        "a transfer from a closed wallet",
+        f"transfer of {amount} kobo from the closed wallet {source}",
+    )
 
 
 @pytest.mark.money
@@ -165,13 +172,23 @@ def test_closed_wallet_does_not_receive(api, resources):
     before = {source: resources.balance(source)}
     closed_wallets.closed(resources, destination)
     exchange = api.call("transfer", json_body=bodies.transfer(source, destination, amount))
-    money.never_completes(resources, exchange, before, "a transfer to a closed wallet",
-                          f"transfer of {amount} kobo to the closed wallet {destination}")
+    money.never_completes(
+        resources,
+        exchange,
+        before,
+        "a transfer to a closed wallet",
+        f"transfer of {amount} kobo to the closed wallet {destination}",
+    )
 
 
 @pytest.mark.requirement("STA-10")
 def test_observe_closed_wallet_afterwards(api, resources, wallet, observe):
     """Records how a closed wallet reads, whether it is listed, and how a second close is answered."""
     after = closed_wallets.closed_then_revisited(api, resources, wallet["publicId"])
-    observe("STA-10", read_after_close=answer_outline(after.read), listed_on_first_page=after.listed is not None,
-            listed_entry_fields=after.listed_state(), second_close=answer_outline(after.again))
+    observe(
+        "STA-10",
+        read_after_close=answer_outline(after.read),
+        listed_on_first_page=after.listed is not None,
+        listed_entry_fields=after.listed_state(),
+        second_close=answer_outline(after.again),
+    )

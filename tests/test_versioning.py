@@ -15,8 +15,9 @@ def test_operations_answer_under_v1(samples, target):
     # The base address is the suite's configuration, not evidence: the evidence is what the target answers there.
     segment = contract.version_segment()
     if not target.base_url.rstrip("/").endswith(segment):
-        pytest.skip(f"the base address given does not end with {segment}: nothing shows the target serves the version "
-                    "there")
+        pytest.skip(
+            f"the base address given does not end with {segment}: nothing shows the target serves the version there"
+        )
     exchange = samples.accepted("listBanks")
     envelope.json_envelope(exchange)
     envelope.data_is_array(exchange)

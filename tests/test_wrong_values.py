@@ -42,19 +42,35 @@ def _marks(operation_id: str, *requirements: str) -> list[pytest.MarkDecorator]:
     return [pytest.mark.requirement(*requirements), *money]
 
 
-REFUSED = [pytest.param(case.operation_id, name, marks=_marks(case.operation_id, REFUSAL[name]), id=name)
-           for name, case in CASES.items() if REFUSAL[name] is not None]
-READABLE = [pytest.param(case.operation_id, name, marks=_marks(case.operation_id, "END-44"), id=name)
-            for name, case in CASES.items() if REFUSAL[name] is None and case.kind != NULL]
-NULLS = [pytest.param(case.operation_id, name, marks=_marks(case.operation_id, "ERR-09", "ERR-05"), id=name)
-         for name, case in CASES.items() if case.kind == NULL]
+REFUSED = [
+    pytest.param(case.operation_id, name, marks=_marks(case.operation_id, REFUSAL[name]), id=name)
+    for name, case in CASES.items()
+    if REFUSAL[name] is not None
+]
+READABLE = [
+    pytest.param(case.operation_id, name, marks=_marks(case.operation_id, "END-44"), id=name)
+    for name, case in CASES.items()
+    if REFUSAL[name] is None and case.kind != NULL
+]
+NULLS = [
+    pytest.param(case.operation_id, name, marks=_marks(case.operation_id, "ERR-09", "ERR-05"), id=name)
+    for name, case in CASES.items()
+    if case.kind == NULL
+]
 # (operation, the requirement a field sent wrong breaks when shown as sent): each judges the accepted cases it rules
 # (a null accepted is the field's absence, and a name in another case carries a valid value: the record's table and
 # the echo rules judge what the record shows instead).
-SHOWN_BY = sorted({(case.operation_id, case.shown_by) for case in CASES.values()
-                   if case.shown_by and case.kind not in VALID_VALUE_KINDS})
-SHOWN_PARAMS = [pytest.param(operation_id, requirement, marks=_marks(operation_id, requirement),
-                             id=f"{operation_id}-{requirement}") for operation_id, requirement in SHOWN_BY]
+SHOWN_BY = sorted(
+    {
+        (case.operation_id, case.shown_by)
+        for case in CASES.values()
+        if case.shown_by and case.kind not in VALID_VALUE_KINDS
+    }
+)
+SHOWN_PARAMS = [
+    pytest.param(operation_id, requirement, marks=_marks(operation_id, requirement), id=f"{operation_id}-{requirement}")
+    for operation_id, requirement in SHOWN_BY
+]
 
 
 @pytest.mark.parametrize(("operation_id", "case"), REFUSED)
@@ -89,25 +105,37 @@ def test_a_value_in_another_json_type_is_refused_or_read(sent_wrong, observe, op
     """How a value in another JSON type or spelling that denotes a valid one is taken: refused, or read (as what)."""
     outcome = sent_wrong(operation_id)[case]
     shown = SHOWN.get((operation_id, outcome.case.field))
-    observe("END-44", case=case, sent=outcome.value, status=outcome.answer.status,
-            reading="refused" if not outcome.answer.ok else "read",
-            shown=[at(record, shown.where) for _, record in outcome.shown()] if shown and outcome.answer.ok else None)
+    observe(
+        "END-44",
+        case=case,
+        sent=outcome.value,
+        status=outcome.answer.status,
+        reading="refused" if not outcome.answer.ok else "read",
+        shown=[at(record, shown.where) for _, record in outcome.shown()] if shown and outcome.answer.ok else None,
+    )
 
 
 @pytest.mark.parametrize(("operation_id", "requirement_id"), SHOWN_PARAMS)
 def test_an_accepted_wrong_value_is_never_shown_as_sent(sent_wrong, operation_id, requirement_id):
     """Accepted, a field sent wrong is never shown as sent (same JSON type and value) in the answer or a later read."""
-    accepted = [outcome for outcome in sent_wrong(operation_id).values()
-                if outcome.answer.ok and outcome.case.shown_by == requirement_id
-                and outcome.case.kind not in VALID_VALUE_KINDS]
+    accepted = [
+        outcome
+        for outcome in sent_wrong(operation_id).values()
+        if outcome.answer.ok and outcome.case.shown_by == requirement_id and outcome.case.kind not in VALID_VALUE_KINDS
+    ]
     if not accepted:
-        pytest.skip(f"the target refused every {operation_id} request with a field sent wrong that {requirement_id} "
-                    "rules")
+        pytest.skip(
+            f"the target refused every {operation_id} request with a field sent wrong that {requirement_id} rules"
+        )
     for outcome in accepted:
         for exchange, record in outcome.shown():
             held = shows_as_sent(outcome, record)
             if held is not None:
                 where = SHOWN[operation_id, outcome.case.field].where
-                checks.fail(f"data.{where} never shows {outcome.case.field} as it was sent wrong ({outcome.case.kind})",
-                            "the value read as the field's type, or a refusal", held, exchange,
-                            detail=f"{outcome.case.name}: sent {outcome.value!r}")
+                checks.fail(
+                    f"data.{where} never shows {outcome.case.field} as it was sent wrong ({outcome.case.kind})",
+                    "the value read as the field's type, or a refusal",
+                    held,
+                    exchange,
+                    detail=f"{outcome.case.name}: sent {outcome.value!r}",
+                )

@@ -80,27 +80,46 @@ def requirements(parts: list[str] | None, levels: list[str] | None) -> str:
         chosen = Settings(parts=BY_FLAG["--part"].held(parts), levels=BY_FLAG["--level"].held(levels)).chosen
     except ConfigError as error:
         raise UsageMistake(str(error)) from None
-    return "\n".join(f"{requirement.id:<8} {requirement.level:<6} {requirement.title}" for requirement in catalogue()
-                     if chosen is None or requirement.id in chosen)
+    return "\n".join(
+        f"{requirement.id:<8} {requirement.level:<6} {requirement.title}"
+        for requirement in catalogue()
+        if chosen is None or requirement.id in chosen
+    )
 
 
 def help_text() -> str:
     """`--help` (and `run --help`): the subcommands, then the suite's options, grouped as docs/options.md groups them;
     pytest's own behind --help-pytest."""
-    lines = [f"usage: {PROGRAM} [run] [options] [pytest options] [test paths]", "",
-             *textwrap.wrap("Runs the Wallet Service API conformance suite; with no --base-url, against the bundled "
-                            "reference. Each option with an environment variable reads it when the option is not "
-                            "given.", HELP_WIDTH), "", "Subcommands (SUBCOMMAND --help lists its options):",
-             *subcommands_help(), "", "The command's own:"]
+    lines = [
+        f"usage: {PROGRAM} [run] [options] [pytest options] [test paths]",
+        "",
+        *textwrap.wrap(
+            "Runs the Wallet Service API conformance suite; with no --base-url, against the bundled "
+            "reference. Each option with an environment variable reads it when the option is not "
+            "given.",
+            HELP_WIDTH,
+        ),
+        "",
+        "Subcommands (SUBCOMMAND --help lists its options):",
+        *subcommands_help(),
+        "",
+        "The command's own:",
+    ]
     for option in COMMAND_OPTIONS:
         lines += entry(usage(option), option.help_text)
     for group, title in GROUPS.items():
         lines += ["", f"{title}:"]
         for option in (option for option in OPTIONS if option.group == group):
             lines += entry(usage(option), option.help_text)
-    lines += ["", *textwrap.wrap(f"Any other argument is pytest's (-n 2, -k EXPR, --strict, --junitxml FILE, "
-                                 f"--alluredir DIR...): `{PROGRAM} --help-pytest` lists them. The exit statuses: "
-                                 "README.md, \"Gating\".", HELP_WIDTH)]
+    lines += [
+        "",
+        *textwrap.wrap(
+            f"Any other argument is pytest's (-n 2, -k EXPR, --strict, --junitxml FILE, "
+            f"--alluredir DIR...): `{PROGRAM} --help-pytest` lists them. The exit statuses: "
+            'README.md, "Gating".',
+            HELP_WIDTH,
+        ),
+    ]
     return "\n".join(lines)
 
 
@@ -157,8 +176,16 @@ class CommandLine:
 def pytest_arguments(arguments: list[str], work_dir: Path) -> list[str]:
     """pytest's command line for the suite: its tests and settings wherever it is installed, its cache in the run's
     work folder."""
-    return [str(TESTS), "-c", str(PYTEST_CONFIG), "--rootdir", str(ROOT),
-            "-o", f"cache_dir={work_dir.absolute() / 'pytest_cache'}", *arguments]
+    return [
+        str(TESTS),
+        "-c",
+        str(PYTEST_CONFIG),
+        "--rootdir",
+        str(ROOT),
+        "-o",
+        f"cache_dir={work_dir.absolute() / 'pytest_cache'}",
+        *arguments,
+    ]
 
 
 def is_test_path(word: str, folder: Path) -> bool:
@@ -205,8 +232,9 @@ def runs_the_suite(arguments: list[str]) -> bool:
         asked, _ = _own_parser().parse_known_args(arguments)
     except UsageMistake:
         return True
-    return not any((asked.help, asked.version, asked.list_requirements, asked.list_faults, asked.list_variants,
-                    asked.help_pytest))
+    return not any(
+        (asked.help, asked.version, asked.list_requirements, asked.list_faults, asked.list_variants, asked.help_pytest)
+    )
 
 
 def stopped(arguments: list[str], message: str) -> None:
@@ -294,8 +322,15 @@ def merged(arguments: list[str]) -> int:
     report = merge(reports, [str(path) for path in paths], gate)
     written = write_all(report, settings.report_dir)
     several = report["target"].get("note")
-    print("\n".join([*terminal.summary(report, written), *([f"merged: {several}"] if several else []),
-                     f"merged: {report['run']['merged']['not_claimed']}"]))
+    print(
+        "\n".join(
+            [
+                *terminal.summary(report, written),
+                *([f"merged: {several}"] if several else []),
+                f"merged: {report['run']['merged']['not_claimed']}",
+            ]
+        )
+    )
     return exit_status(report)
 
 
@@ -321,24 +356,37 @@ def replay(arguments: list[str]) -> int:
             from wallet_conformance.reference.server import ReferenceServer
 
             reference = replayed.reference_of(path)
-            server = stack.enter_context(ReferenceServer(faults=reference.get("faults") or (),
-                                                         variants=reference.get("variants") or (),
-                                                         settle_delay=reference.get("settle_delay") or 0.1))
+            server = stack.enter_context(
+                ReferenceServer(
+                    faults=reference.get("faults") or (),
+                    variants=reference.get("variants") or (),
+                    settle_delay=reference.get("settle_delay") or 0.1,
+                )
+            )
             base_url, funding_url = server.base_url, server.funding_url
             keys = {KEY_VARIABLE: server.secret_key, SECOND_KEY_VARIABLE: server.second_secret_key}
-            print(f"replay: against a bundled reference with the report's faults "
-                  f"({', '.join(reference.get('faults', ())) or 'none'}) and variants "
-                  f"({', '.join(reference.get('variants', ())) or 'none'})")
+            print(
+                f"replay: against a bundled reference with the report's faults "
+                f"({', '.join(reference.get('faults', ())) or 'none'}) and variants "
+                f"({', '.join(reference.get('variants', ())) or 'none'})"
+            )
         else:
             base_url, funding_url = str(settings.base_url), settings.funding_url
-            keys = {variable: key for variable, key in ((KEY_VARIABLE, settings.secret_key),
-                                                         (SECOND_KEY_VARIABLE, settings.second_secret_key)) if key}
+            keys = {
+                variable: key
+                for variable, key in (
+                    (KEY_VARIABLE, settings.secret_key),
+                    (SECOND_KEY_VARIABLE, settings.second_secret_key),
+                )
+                if key
+            }
         secrets = Secrets()  # the keys and their near-copies, kept out of what the replay prints
         for key in keys.values():
             secrets.add_key(key)
         try:
-            outcome = replayed.run(chosen, base_url=base_url, keys=keys, funding_url=funding_url,
-                                   timeout=settings.test_timeout)
+            outcome = replayed.run(
+                chosen, base_url=base_url, keys=keys, funding_url=funding_url, timeout=settings.test_timeout
+            )
         except replayed.ReplayError as error:
             raise UsageMistake(secrets.redact(str(error))) from None
     print(secrets.redact(outcome.output.rstrip("\n")))

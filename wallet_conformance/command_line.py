@@ -49,8 +49,9 @@ def parser(name: str, options: Iterable[Option] | None = None) -> Parser:
     return built
 
 
-def parse(name: str, arguments: list[str], environ: Mapping[str, str], *,
-          known: bool = False) -> tuple[dict[str, Any], list[str]]:
+def parse(
+    name: str, arguments: list[str], environ: Mapping[str, str], *, known: bool = False
+) -> tuple[dict[str, Any], list[str]]:
     """The values of the subcommand `name`'s options among `arguments` (by dest; its positional words by its
     `dest`), and, when `known`, the arguments that are none of them (else they are a UsageMistake)."""
     subcommand = SUBCOMMANDS[name]
@@ -60,8 +61,7 @@ def parse(name: str, arguments: list[str], environ: Mapping[str, str], *,
     else:
         given, rest = built.parse_intermixed_args(arguments), []
     try:
-        values = {option.dest: value_of(option, getattr(given, option.dest), environ)
-                  for option in subcommand.options}
+        values = {option.dest: value_of(option, getattr(given, option.dest), environ) for option in subcommand.options}
     except ConfigError as error:
         raise UsageMistake(str(error)) from None
     if subcommand.positional and subcommand.dest:
@@ -73,8 +73,10 @@ def not_a_subcommand(word: str) -> str:
     """The one line for a word where a subcommand or a test path was expected."""
     close = difflib.get_close_matches(word, SUBCOMMANDS, n=1)
     guess = f" (did you mean {close[0]}?)" if close else ""
-    return (f"{word!r} is neither a subcommand nor a test path that exists{guess}; the subcommands are "
-            f"{', '.join(SUBCOMMANDS)} (`{PROGRAM} --help`)")
+    return (
+        f"{word!r} is neither a subcommand nor a test path that exists{guess}; the subcommands are "
+        f"{', '.join(SUBCOMMANDS)} (`{PROGRAM} --help`)"
+    )
 
 
 def usage(option: Option) -> str:
@@ -104,5 +106,8 @@ def help_text(subcommand: Subcommand) -> str:
 
 def subcommands_help() -> list[str]:
     """The subcommands as a run's --help lists them."""
-    return [line for subcommand in SUBCOMMANDS.values()
-            for line in entry(subcommand.usage_line.removeprefix(f"{PROGRAM} "), subcommand.summary)]
+    return [
+        line
+        for subcommand in SUBCOMMANDS.values()
+        for line in entry(subcommand.usage_line.removeprefix(f"{PROGRAM} "), subcommand.summary)
+    ]

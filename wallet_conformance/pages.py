@@ -43,14 +43,26 @@ def _default(option: Option) -> str:
 def options_page() -> str:
     """docs/options.md: every option of the suite, by group, with its environment variable and default."""
     declared = "wallet_conformance/settings/ (suite_options.py, proxy_options.py, subcommands.py)"
-    lines = ["# Options", "", GENERATED.format(source=declared), "",
-             "Every option goes after `wallet-conformance` (or `./conformance` in a checkout), or after `wallet-"
-             "conformance run`; any other argument is pytest's (`-n 2`, `-k`, `--strict`, `--hypothesis-seed`..., "
-             "test paths and node ids). Each option with an environment variable reads it when the option is not "
-             "given.", ""]
-    lines += ["## Subcommands", "", "`wallet-conformance SUBCOMMAND --help` lists a subcommand's options, with the "
-              "help and the defaults they have there.", "", "| command | what it does | its reports (without "
-              "`--report-dir`) |", "|---|---|---|"]
+    lines = [
+        "# Options",
+        "",
+        GENERATED.format(source=declared),
+        "",
+        "Every option goes after `wallet-conformance` (or `./conformance` in a checkout), or after `wallet-"
+        "conformance run`; any other argument is pytest's (`-n 2`, `-k`, `--strict`, `--hypothesis-seed`..., "
+        "test paths and node ids). Each option with an environment variable reads it when the option is not "
+        "given.",
+        "",
+    ]
+    lines += [
+        "## Subcommands",
+        "",
+        "`wallet-conformance SUBCOMMAND --help` lists a subcommand's options, with the "
+        "help and the defaults they have there.",
+        "",
+        "| command | what it does | its reports (without `--report-dir`) |",
+        "|---|---|---|",
+    ]
     for subcommand in SUBCOMMANDS.values():
         folder = "/".join([default("--report-dir"), *filter(None, [REPORT_FOLDERS.get(subcommand.name)])]) + "/"
         shown = subcommand.usage_line if subcommand.name != RUN else f"{PROGRAM} [run] [options]"
@@ -61,9 +73,12 @@ def options_page() -> str:
         lines += _table(f"## {title}", [option for option in OPTIONS if option.group == group])
     lines += _table("## The proxy (`wallet-conformance proxy`)", list(PROXY_OPTIONS))
     shared = ", ".join(f"`{flag}`" for flag in PROXY_SHARED)
-    lines += ["", f"The proxy also takes {shared} as above, with the help `{PROGRAM} proxy --help` gives them there "
-              f"(its reports go to `{default('--report-dir')}/{REPORT_FOLDERS['proxy']}/` unless `--report-dir` says "
-              "where); see [the proxy](proxy.md)."]
+    lines += [
+        "",
+        f"The proxy also takes {shared} as above, with the help `{PROGRAM} proxy --help` gives them there "
+        f"(its reports go to `{default('--report-dir')}/{REPORT_FOLDERS['proxy']}/` unless `--report-dir` says "
+        "where); see [the proxy](proxy.md).",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -72,26 +87,40 @@ def _table(title: str, options: list[Option]) -> list[str]:
     for option in options:
         value = option.metavar or ("|".join(option.choices) if option.choices else "")
         flag = f"{option.flag} {value}".strip()
-        lines.append(f"| `{_cell(flag)}` | {f'`{option.env}`' if option.env else ''} | {_default(option)} | "
-                     f"{_cell(option.help.format(default=option.default))} |")
+        lines.append(
+            f"| `{_cell(flag)}` | {f'`{option.env}`' if option.env else ''} | {_default(option)} | "
+            f"{_cell(option.help.format(default=option.default))} |"
+        )
     return lines
 
 
 def requirements_page() -> str:
     """docs/requirements.md: the catalogue, by part of the document, each requirement with the document's words."""
     known = catalogue()
-    lines = ["# Requirements", "", GENERATED.format(source="requirements.yaml"), "",
-             "Every checkable statement of [the document](../spec/wallet-service-api.md), one entry each: its level "
-             "(MUST: the document states it; SHOULD: it follows from the document or from HTTP/JSON standards; INFO: "
-             "the document says 'not shown', observed and never failed), what the suite checks, the document's "
-             "words it rests on, and whether recorded traffic (`--har`) can judge it: it can when a rule of the "
-             "exchange judge or an invariant of the registry of records stands for it (see "
-             "[recorded traffic](har.md)).", ""]
+    lines = [
+        "# Requirements",
+        "",
+        GENERATED.format(source="requirements.yaml"),
+        "",
+        "Every checkable statement of [the document](../spec/wallet-service-api.md), one entry each: its level "
+        "(MUST: the document states it; SHOULD: it follows from the document or from HTTP/JSON standards; INFO: "
+        "the document says 'not shown', observed and never failed), what the suite checks, the document's "
+        "words it rests on, and whether recorded traffic (`--har`) can judge it: it can when a rule of the "
+        "exchange judge or an invariant of the registry of records stands for it (see "
+        "[recorded traffic](har.md)).",
+        "",
+    ]
     for section, title in known.sections.items():
         lines += [f"## {title}", ""]
         for requirement in (r for r in known if r.section == section):
-            lines += [f"### {requirement.id}", "", f"**{requirement.level}**: {_cell(requirement.title)}", "",
-                      f"> {' '.join(requirement.quote.split())}", ""]
+            lines += [
+                f"### {requirement.id}",
+                "",
+                f"**{requirement.level}**: {_cell(requirement.title)}",
+                "",
+                f"> {' '.join(requirement.quote.split())}",
+                "",
+            ]
             if requirement.rests_on:
                 lines += [f"Rests on: {' '.join(requirement.rests_on.split())}", ""]
             if requirement.not_shown:
@@ -99,8 +128,12 @@ def requirements_page() -> str:
             operations = ", ".join(f"`{operation}`" for operation in requirement.operations)
             lines += [f"Operations: {operations}", ""]
             standing = judged_from_traffic().get(requirement.id)
-            lines += [f"Recorded traffic (`--har`): judged, by {', '.join(standing)}" if standing
-                      else f"Recorded traffic (`--har`): not judged, {NEEDS_AN_ACTIVE_RUN}", ""]
+            lines += [
+                f"Recorded traffic (`--har`): judged, by {', '.join(standing)}"
+                if standing
+                else f"Recorded traffic (`--har`): not judged, {NEEDS_AN_ACTIVE_RUN}",
+                "",
+            ]
     return "\n".join(lines)
 
 

@@ -23,8 +23,15 @@ class Generation:
     profile: profiles.Profile
     seed: int
 
-    def run(self, request: pytest.FixtureRequest, test: Callable[..., None], max_examples: int, *,
-            shrink: bool = True, **more: Any) -> None:
+    def run(
+        self,
+        request: pytest.FixtureRequest,
+        test: Callable[..., None],
+        max_examples: int,
+        *,
+        shrink: bool = True,
+        **more: Any,
+    ) -> None:
         """Run a `@given` function with this run's seed mixed with the test's node id.
 
         `shrink=False` for properties whose every example waits for a settlement, or makes a record a failing
@@ -33,8 +40,12 @@ class Generation:
         if not shrink:
             more["phases"] = [hypothesis.Phase.explicit, hypothesis.Phase.generate]
         seed = profiles.test_seed(self.seed, profiles.test_name(request.node))
-        profiles.run(test, seed, profiles.hypothesis_settings(max_examples, **more),
-                     each_example=request.getfixturevalue("api").exchanges.mark_example)
+        profiles.run(
+            test,
+            seed,
+            profiles.hypothesis_settings(max_examples, **more),
+            each_example=request.getfixturevalue("api").exchanges.mark_example,
+        )
 
     def settings(self, max_examples: int, **more: Any) -> hypothesis.settings:
         return profiles.hypothesis_settings(max_examples, **more)

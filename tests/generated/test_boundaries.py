@@ -83,8 +83,9 @@ def test_transfer_at_the_edge_of_the_balance(api, resources, generation, request
             balance_edge.moved_nothing(moved, requirement="SVC-27")
         elif not moved.exchange.ok:
             # A refused transfer of exactly the minimum breaks LIM-11 (the minimum is accepted), any other END-40.
-            balance_edge.refusal_explained_by_fee(moved, observe, requirement=contract.acceptance_requirement(
-                "transfer", moved.exchange.request_body))
+            balance_edge.refusal_explained_by_fee(
+                moved, observe, requirement=contract.acceptance_requirement("transfer", moved.exchange.request_body)
+            )
         else:
             balance_edge.moved_actual_and_amount(moved, requirement="SVC-25")
         balances.not_below_zero(moved.after, "no balance goes below zero", moved.exchange, requirement="SVC-27")
@@ -97,8 +98,11 @@ def test_amounts_across_the_range(api, resources, generation, request):
     """Across the range of amounts, actualAmount is amount plus fee, and settlement moves exactly those sums."""
     walk = AmountRange(api, resources, RANGE_FUNDS)
 
-    @given(wanted=st.one_of(st.integers(MINIMUM, RANGE_TOP),
-                            st.sampled_from([MINIMUM, MINIMUM + 1, RANGE_TOP // 2, RANGE_TOP])))
+    @given(
+        wanted=st.one_of(
+            st.integers(MINIMUM, RANGE_TOP), st.sampled_from([MINIMUM, MINIMUM + 1, RANGE_TOP // 2, RANGE_TOP])
+        )
+    )
     @example(wanted=RANGE_TOP)
     def property_(wanted):
         step = walk.step(wanted)
@@ -130,16 +134,26 @@ def test_bank_transfer_fees_across_amounts(api, resources, generation, request, 
         fees[amount] = transaction.get("fee")
         fee = answer_forms.fee(transaction, exchange, requirement="END-34")
         actual = transaction.get("actualAmount")
-        checks.equals(actual, amount + fee, requirement="RES-65", exchange=exchange,
-                      title=f"actualAmount of a {amount} kobo bank transfer is amount plus fee")
+        checks.equals(
+            actual,
+            amount + fee,
+            requirement="RES-65",
+            exchange=exchange,
+            title=f"actualAmount of a {amount} kobo bank transfer is amount plus fee",
+        )
         final = money.settled_or_none(resources, exchange)
         if final is None:
             pytest.skip("the bank transfer stayed pending past --settle-timeout")
         after = money.balance_or_last(resources, source, moved_from=before, after=final)
         money.skip_unless_completed(final, after != before)
-        checks.equals(after, before - actual, requirement="SVC-26", exchange=resources.last_read(source),
-                      also=(*filter(None, [read_before]), exchange),
-                      title="a settled bank transfer debits the source by actualAmount (amount plus fee)")
+        checks.equals(
+            after,
+            before - actual,
+            requirement="SVC-26",
+            exchange=resources.last_read(source),
+            also=(*filter(None, [read_before]), exchange),
+            title="a settled bank transfer debits the source by actualAmount (amount plus fee)",
+        )
 
     generation.run(request, property_, generation.profile.settlements, shrink=False)
     observe("END-34", bank_transfer_fees=dict(sorted(fees.items())))
@@ -151,8 +165,13 @@ def test_expire_in_around_its_range(api, resources, generation, request):
     low, high = contract.expire_in_bounds()
     destination = resources.wallet()["publicId"]
     within = (low + high) // 2
-    controls.plain_accepted(api.call("createCollectionAccount", json_body=bodies.collection_account(
-        resources.run_id, destination, expireIn=within)), f"a collection account with expireIn {within}")
+    controls.plain_accepted(
+        api.call(
+            "createCollectionAccount",
+            json_body=bodies.collection_account(resources.run_id, destination, expireIn=within),
+        ),
+        f"a collection account with expireIn {within}",
+    )
 
     @given(expire_in=strategies.expire_ins())
     @example(expire_in=low - 1)
@@ -167,8 +186,11 @@ def test_expire_in_around_its_range(api, resources, generation, request):
         elif expire_in > high:
             checks.refused(exchange, requirement="LIM-16", why=f"expireIn {expire_in}, above {high}")
         else:
-            checks.accepted(exchange, requirement="LIM-15" if expire_in in (low, high) else "END-20",
-                            why=f"expireIn {expire_in}, within {low}..{high}")
+            checks.accepted(
+                exchange,
+                requirement="LIM-15" if expire_in in (low, high) else "END-20",
+                why=f"expireIn {expire_in}, within {low}..{high}",
+            )
 
     generation.run(request, property_, generation.profile.boundaries)
 
@@ -179,8 +201,13 @@ def test_reference_length_around_the_minimum(api, resources, generation, request
     shortest = contract.reference_min_length()
     destination = resources.wallet()["publicId"]
     longer = bodies.collection_reference(2 * shortest)
-    controls.plain_accepted(api.call("createCollectionAccount", json_body=bodies.collection_account(
-        resources.run_id, destination, reference=longer)), f"a collection account with a new reference {longer!r}")
+    controls.plain_accepted(
+        api.call(
+            "createCollectionAccount",
+            json_body=bodies.collection_account(resources.run_id, destination, reference=longer),
+        ),
+        f"a collection account with a new reference {longer!r}",
+    )
 
     @given(length=strategies.reference_lengths())
     @example(length=shortest - 1)
@@ -192,8 +219,11 @@ def test_reference_length_around_the_minimum(api, resources, generation, request
         if length < shortest:
             checks.refused(exchange, requirement="LIM-17", why=f"a reference of {length} characters")
         else:
-            checks.accepted(exchange, requirement="LIM-18" if length == shortest else "END-20",
-                            why=f"a new reference of {length} characters")
+            checks.accepted(
+                exchange,
+                requirement="LIM-18" if length == shortest else "END-20",
+                why=f"a new reference of {length} characters",
+            )
 
     generation.run(request, property_, generation.profile.boundaries)
 
@@ -208,12 +238,16 @@ def test_reference_is_unique_across_wallets(api, resources, generation, request)
     @example(length=12, same_wallet=False)
     def property_(length, same_wallet):
         reference = bodies.collection_reference(length)
-        first = api.call("createCollectionAccount",
-                         json_body=bodies.collection_account(resources.run_id, wallets[0], reference=reference))
+        first = api.call(
+            "createCollectionAccount",
+            json_body=bodies.collection_account(resources.run_id, wallets[0], reference=reference),
+        )
         resources.require(first, "create a collection account")
         if not request_rules.takes_the_reference(first):
-            raise CannotJudge(f"the collection account made with reference {reference!r} shows another (see RES-32): "
-                              "the target holds no such reference to refuse again")
+            raise CannotJudge(
+                f"the collection account made with reference {reference!r} shows another (see RES-32): "
+                "the target holds no such reference to refuse again"
+            )
         again = bodies.collection_account(resources.run_id, wallets[0 if same_wallet else 1], reference=reference)
         exchange = api.call("createCollectionAccount", json_body=again)
         where = "the same wallet" if same_wallet else "another wallet"
@@ -225,18 +259,23 @@ def test_reference_is_unique_across_wallets(api, resources, generation, request)
 # What a secondary wallet's contact details get, by the e-mail drawn and whether the mobile is sent: the requirement
 # that states it, and whether it is accepted.
 CONTACT_EXPECTATIONS = {
-    ("missing", True): ("LIM-05", False), ("missing", False): ("LIM-05", False),
-    ("invalid", True): ("LIM-06", False), ("invalid", False): ("LIM-06", False),
-    ("valid", False): ("LIM-07", False), ("valid", True): ("LIM-04", True),
+    ("missing", True): ("LIM-05", False),
+    ("missing", False): ("LIM-05", False),
+    ("invalid", True): ("LIM-06", False),
+    ("invalid", False): ("LIM-06", False),
+    ("valid", False): ("LIM-07", False),
+    ("valid", True): ("LIM-04", True),
 }
 
 
 @pytest.mark.requirement("LIM-04", "LIM-05", "LIM-06", "LIM-07")
 def test_secondary_wallet_contact_shapes(api, resources, generation, request):
     """A secondary wallet needs a valid e-mail address and a mobile object; without either it is refused."""
-    email_kinds = st.one_of(st.tuples(st.just("valid"), strategies.valid_emails),
-                            st.tuples(st.just("invalid"), strategies.invalid_emails),
-                            st.tuples(st.just("missing"), st.none()))
+    email_kinds = st.one_of(
+        st.tuples(st.just("valid"), strategies.valid_emails),
+        st.tuples(st.just("invalid"), strategies.invalid_emails),
+        st.tuples(st.just("missing"), st.none()),
+    )
 
     @given(email=email_kinds, with_mobile=st.booleans())
     def property_(email, with_mobile):
@@ -245,10 +284,12 @@ def test_secondary_wallet_contact_shapes(api, resources, generation, request):
         exchange = resources.create_wallet(body)  # the end-of-run sweep closes it, if it was made
         requirement, accepted = CONTACT_EXPECTATIONS[kind, with_mobile]
         judged = checks.accepted if accepted else checks.refused
-        judged(exchange, requirement=requirement, why=f"a secondary wallet with e-mail {body.get('emailAddress')!r}"
-               f"{'' if with_mobile else ' and no mobile'}")
+        judged(
+            exchange,
+            requirement=requirement,
+            why=f"a secondary wallet with e-mail {body.get('emailAddress')!r}{'' if with_mobile else ' and no mobile'}",
+        )
 
     # Not shrunk: each replay creates a wallet, and a target answering an invalid address 5xx would, replayed a dozen
     # times, pass for a failing one and stop the run before the failure is reported.
     generation.run(request, property_, generation.profile.boundaries, shrink=False)
-

@@ -19,8 +19,9 @@ ATTEMPTS = 4
 
 @pytest.mark.requirement("END-39", "LIM-21", "SVC-30", "SVC-32", "END-56")
 @pytest.mark.parametrize("operation_id", contract.paginated_operations())
-def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resources: Resources, generation: Any,
-                                     observe: Any) -> None:
+def test_pages_hold_every_entry_once(
+    operation_id: str, api: ApiClient, resources: Resources, generation: Any, observe: Any
+) -> None:
     """Under the paging parameters the target honours, pages do not overlap, hold every entry, and say so."""
     paging = ListPaging(api, resources, operation_id)
     paging.lengthen_to_two_small_pages()
@@ -32,10 +33,18 @@ def test_pages_hold_every_entry_once(operation_id: str, api: ApiClient, resource
     walk = paging.walk_until_judgeable(ATTEMPTS)
     if walk is None:
         observe("LIM-21", operation=operation_id, note=f"the list kept changing over {ATTEMPTS} walks")
-        pytest.skip(f"{operation_id} kept changing while it was read ({ATTEMPTS} walks; other clients of the "
-                    "account may be changing it): not judged")
-    observe("END-39", operation=operation_id, pages=len(walk.exchanges), entries=len(walk.ids),
-            created=len(paging.created), refused_page_sizes=lists.refused_sizes(api, operation_id))
+        pytest.skip(
+            f"{operation_id} kept changing while it was read ({ATTEMPTS} walks; other clients of the "
+            "account may be changing it): not judged"
+        )
+    observe(
+        "END-39",
+        operation=operation_id,
+        pages=len(walk.exchanges),
+        entries=len(walk.ids),
+        created=len(paging.created),
+        refused_page_sizes=lists.refused_sizes(api, operation_id),
+    )
     problems = page_checks.walk_problems(walk, paging.size, paging.whole, paging.wallets_made)
     for judged in page_checks.WALK_REQUIREMENTS:
         checks.no_problem([problem for requirement, problem in problems if requirement == judged], requirement=judged)

@@ -25,9 +25,19 @@ NOT_GENERATED = {"updateAccount": "a generated webhooks list would send the acco
 GENERATED = [op for op in OPERATIONS if op not in NOT_GENERATED]
 
 
-@pytest.mark.parametrize("operation_id", [
-    pytest.param(op, marks=[pytest.mark.requirement(*cases.valid_requirements(op, binding.must_accept(op))),
-                            *binding.group_marks(op)]) for op in GENERATED])
+@pytest.mark.parametrize(
+    "operation_id",
+    [
+        pytest.param(
+            op,
+            marks=[
+                pytest.mark.requirement(*cases.valid_requirements(op, binding.must_accept(op))),
+                *binding.group_marks(op),
+            ],
+        )
+        for op in GENERATED
+    ],
+)
 def test_valid_requests(operation_id, api, resources, binder, generation, request, observe):
     """Valid generated requests succeed as documented, or get a 4xx the document allows; responses conform."""
     refusals: Counter[int] = Counter()
@@ -45,9 +55,13 @@ def test_valid_requests(operation_id, api, resources, binder, generation, reques
     observe("ERR-04", operation=operation_id, refusals_of_valid_requests=dict(sorted(refusals.items())))
 
 
-@pytest.mark.parametrize("operation_id", [
-    pytest.param(op, marks=[pytest.mark.requirement(*cases.invalid_requirements(op)), *binding.group_marks(op)])
-    for op in GENERATED])
+@pytest.mark.parametrize(
+    "operation_id",
+    [
+        pytest.param(op, marks=[pytest.mark.requirement(*cases.invalid_requirements(op)), *binding.group_marks(op)])
+        for op in GENERATED
+    ],
+)
 def test_invalid_requests(operation_id, api, resources, binder, generation, request, observe):
     """Requests that break openapi.yaml are not accepted (no 2xx), and never answered with a 5xx (ERR-05)."""
     statuses: Counter[int] = Counter()

@@ -105,11 +105,14 @@ class Silence:
         """What the client saw: how long it waited, on how many copies."""
         if self.closed:
             return "the connection was closed without an answer" + (
-                " (twice)" if self.sent > 1 else " (sent once: a second copy could be applied as well as the first)")
+                " (twice)" if self.sent > 1 else " (sent once: a second copy could be applied as well as the first)"
+            )
         if self.sent > 1:
             return f"no answer within {self.waited:g} s (twice)"
-        return (f"no answer within {self.waited:g} s (sent once and waited on twice as long: a second copy could be "
-                "applied as well as the first)")
+        return (
+            f"no answer within {self.waited:g} s (sent once and waited on twice as long: a second copy could be "
+            "applied as well as the first)"
+        )
 
     def curl(self) -> str:
         return curl_command(self.method, self.url, self.request_headers, self.request_body, self.padding)
@@ -124,9 +127,13 @@ class Unanswered(TargetError):
     def __init__(self, silence: Silence, again: bool = False) -> None:
         self.silence = silence
         self.again = again
-        super().__init__(redact(f"{silence.method} {silence.url}: {silence.summary}"
-                                + ("; not waited on again: the same request went unanswered earlier in the run"
-                                   if again else "") + f"; meanwhile {silence.alive}"))
+        super().__init__(
+            redact(
+                f"{silence.method} {silence.url}: {silence.summary}"
+                + ("; not waited on again: the same request went unanswered earlier in the run" if again else "")
+                + f"; meanwhile {silence.alive}"
+            )
+        )
 
 
 class RateLimited(TargetError):
@@ -178,8 +185,19 @@ class Exchange:
     def unanswered(cls, silence: Silence) -> Exchange:
         """A request the target left without an answer, as an exchange: status 0, as HAR writes a request that got no
         response, and what the client saw instead of one (`answered`: whether an exchange got an answer)."""
-        return cls(None, silence.method, silence.url, silence.request_headers, silence.request_body, 0, [], "",
-                   silence.waited, retries=[f"{silence.summary}; meanwhile {silence.alive}"], padding=silence.padding)
+        return cls(
+            None,
+            silence.method,
+            silence.url,
+            silence.request_headers,
+            silence.request_body,
+            0,
+            [],
+            "",
+            silence.waited,
+            retries=[f"{silence.summary}; meanwhile {silence.alive}"],
+            padding=silence.padding,
+        )
 
     @property
     def answered(self) -> bool:
@@ -358,13 +376,22 @@ class ApiClient:
     within a total `rate_limit_wait`.
     """
 
-    def __init__(self, base_url: str, secret_key: str, timeout: float = 10.0,
-                 transport: httpx.BaseTransport | None = None,
-                 guard: Callable[[str, str | None], None] | None = None,
-                 ca_bundle: str | None = None, rate_limit_wait: float = 60.0, *, bound: Bound | None = None,
-                 observer: Callable[[Exchange], None] | None = None, journal: Journal | None = None,
-                 sending: Callable[[str], AbstractContextManager[Any]] | None = None,
-                 shares_log_of: ApiClient | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        secret_key: str,
+        timeout: float = 10.0,
+        transport: httpx.BaseTransport | None = None,
+        guard: Callable[[str, str | None], None] | None = None,
+        ca_bundle: str | None = None,
+        rate_limit_wait: float = 60.0,
+        *,
+        bound: Bound | None = None,
+        observer: Callable[[Exchange], None] | None = None,
+        journal: Journal | None = None,
+        sending: Callable[[str], AbstractContextManager[Any]] | None = None,
+        shares_log_of: ApiClient | None = None,
+    ) -> None:
         """Everything a client does besides sending is given here, and nothing is set on it afterwards: the run's
         time `bound`, the `observer` of every exchange, the crash `journal` of the calls carrying its key, what a
         call is `sending` under (world/resources.py: the run's workers hold the wallet list still while one of them
@@ -384,12 +411,20 @@ class ApiClient:
         self._sending = sending
         self._transport = transport
         self._verify = tls_verification(ca_bundle)
-        self._http = httpx.Client(timeout=timeout, transport=transport, follow_redirects=False, verify=self._verify,
-                                  limits=httpx.Limits(keepalive_expiry=IDLE_REUSE))
+        self._http = httpx.Client(
+            timeout=timeout,
+            transport=transport,
+            follow_redirects=False,
+            verify=self._verify,
+            limits=httpx.Limits(keepalive_expiry=IDLE_REUSE),
+        )
         self._own = threading.local()  # a thread's client of its own (own_connection), while it holds one
         # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
-        self._plain = httpx.Client(timeout=timeout, follow_redirects=False,
-                                   transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY))
+        self._plain = httpx.Client(
+            timeout=timeout,
+            follow_redirects=False,
+            transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY),
+        )
         self.exchanges = shares_log_of.exchanges if shares_log_of else ExchangeLog(observer=observer)
         # every 429 met: what it asked and what the client did
         self.rate_limited: list[dict[str, Any]] = shares_log_of.rate_limited if shares_log_of else []
@@ -413,8 +448,12 @@ class ApiClient:
             finally:
                 self._own.gate = None
             return
-        http = httpx.Client(timeout=self.timeout, follow_redirects=False, verify=self._verify,
-                            limits=httpx.Limits(keepalive_expiry=IDLE_REUSE))
+        http = httpx.Client(
+            timeout=self.timeout,
+            follow_redirects=False,
+            verify=self._verify,
+            limits=httpx.Limits(keepalive_expiry=IDLE_REUSE),
+        )
         self._own.http = http
         try:
             yield
@@ -442,9 +481,18 @@ class ApiClient:
         a 5xx storm (a storm that goes on marks it failing again within SERVER_ERRORS_FAILING answers)."""
         self.recent_statuses.clear()
 
-    def call(self, operation_id: str, path_params: Mapping[str, str] | None = None, *,
-             json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None, key: Any = DEFAULT,
-             headers: Mapping[str, str] | None = None, content: str | None = None, padding: int = 0) -> Exchange:
+    def call(
+        self,
+        operation_id: str,
+        path_params: Mapping[str, str] | None = None,
+        *,
+        json_body: Any = DEFAULT,
+        params: Mapping[str, Any] | None = None,
+        key: Any = DEFAULT,
+        headers: Mapping[str, str] | None = None,
+        content: str | None = None,
+        padding: int = 0,
+    ) -> Exchange:
         """Call one operation of openapi.yaml. `key=None` sends no key; a string sends that key instead; `padding`
         spaces follow the JSON body."""
         operation = contract.operations()[operation_id]
@@ -455,8 +503,17 @@ class ApiClient:
         if journal is not None:
             journal(self, operation_id, path_params or {}, None)  # before a change: what to restore after a crash
         with self._sending(operation_id) if self._sending is not None else nullcontext():
-            exchange = self.request(operation.method, path, json_body=json_body, params=params, key=key,
-                                    headers=headers, content=content, operation_id=operation_id, padding=padding)
+            exchange = self.request(
+                operation.method,
+                path,
+                json_body=json_body,
+                params=params,
+                key=key,
+                headers=headers,
+                content=content,
+                operation_id=operation_id,
+                padding=padding,
+            )
         if journal is not None:
             journal(self, operation_id, path_params or {}, exchange)
         return exchange
@@ -475,10 +532,21 @@ class ApiClient:
         is Unanswered."""
         return self.request(method, path, json_body=json_body, awaited=True)
 
-    def request(self, method: str, path: str, *, json_body: Any = DEFAULT, params: Mapping[str, Any] | None = None,
-                key: Any = DEFAULT, headers: Mapping[str, str] | None = None, content: str | None = None,
-                operation_id: str | None = None, absolute: bool = False, padding: int = 0,
-                awaited: bool = False) -> Exchange:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = DEFAULT,
+        params: Mapping[str, Any] | None = None,
+        key: Any = DEFAULT,
+        headers: Mapping[str, str] | None = None,
+        content: str | None = None,
+        operation_id: str | None = None,
+        absolute: bool = False,
+        padding: int = 0,
+        awaited: bool = False,
+    ) -> Exchange:
         """Send one request to `{base_url}{path}` (or to `path` itself when `absolute`). The silence of a call of an
         operation, or of an `awaited` request, is Unanswered; any other request's is a TargetError."""
         if self._guard is not None:
@@ -506,8 +574,10 @@ class ApiClient:
             pause = self._rate_limit_pause(exchange, len(retries))
             if pause is None:
                 break
-            retries.append(f"answered 429 ({exchange.elapsed * 1000:.0f} ms, Retry-After "
-                           f"{exchange.header('retry-after') or '-'}): waited {pause:.1f} s and sent it again")
+            retries.append(
+                f"answered 429 ({exchange.elapsed * 1000:.0f} ms, Retry-After "
+                f"{exchange.header('retry-after') or '-'}): waited {pause:.1f} s and sent it again"
+            )
             time.sleep(pause)
         exchange.retries = [*retries, *exchange.retries]
         exchange.padding = padding
@@ -515,15 +585,27 @@ class ApiClient:
         exchange.key_variable = self.key_variable
         self.exchanges.append(exchange)
         if exchange.status == 429 and self.rate_limited and self.rate_limited[-1]["gave_up"]:
-            raise RateLimited(f"{method} {redact(url)} answered 429 (rate limited; Retry-After "
-                              f"{exchange.header('retry-after') or '-'}) past what the run may wait (--rate-limit-wait:"
-                              f" {self.rate_limit_wait:g} s left, at most {RATE_LIMIT_MAX_PAUSE:g} s a wait, "
-                              f"{RATE_LIMIT_RETRIES} times): a throttled answer is not judged", exchange)
+            raise RateLimited(
+                f"{method} {redact(url)} answered 429 (rate limited; Retry-After "
+                f"{exchange.header('retry-after') or '-'}) past what the run may wait (--rate-limit-wait:"
+                f" {self.rate_limit_wait:g} s left, at most {RATE_LIMIT_MAX_PAUSE:g} s a wait, "
+                f"{RATE_LIMIT_RETRIES} times): a throttled answer is not judged",
+                exchange,
+            )
         return exchange
 
-    def _answer(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
-                payload: bytes | None, body: Any, operation_id: str | None, awaited: bool = False,
-                padding: int = 0) -> Exchange:
+    def _answer(
+        self,
+        method: str,
+        url: str,
+        query: dict[str, str],
+        sent_headers: dict[str, str],
+        payload: bytes | None,
+        body: Any,
+        operation_id: str | None,
+        awaited: bool = False,
+        padding: int = 0,
+    ) -> Exchange:
         """The answer to a request. One of an operation (or `awaited`) still unanswered after a second chance
         (_patiently) while the target answers a cheap read is its silence (Unanswered); that request is not waited on
         again."""
@@ -540,13 +622,33 @@ class ApiClient:
         except _NoAnswer as unanswered:
             alive = self._alive(operation_id or "", f"{unanswered} ({'twice' if copies > 1 else 'sent once'})")
             closed = isinstance(unanswered, _Closed)
-        silence = Silence(method, redact(url), redact_headers(list(sent_headers.items())), _redact_body(body),
-                          self.timeout, wait, copies, alive, padding, closed)
+        silence = Silence(
+            method,
+            redact(url),
+            redact_headers(list(sent_headers.items())),
+            _redact_body(body),
+            self.timeout,
+            wait,
+            copies,
+            alive,
+            padding,
+            closed,
+        )
         self.unanswered[request_key] = silence
         raise Unanswered(silence)
 
-    def _patiently(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
-                   payload: bytes | None, body: Any, operation_id: str | None, wait: float, copies: int) -> Exchange:
+    def _patiently(
+        self,
+        method: str,
+        url: str,
+        query: dict[str, str],
+        sent_headers: dict[str, str],
+        payload: bytes | None,
+        body: Any,
+        operation_id: str | None,
+        wait: float,
+        copies: int,
+    ) -> Exchange:
         """Send a request, waiting `wait` seconds for its answer, and when none comes send the same request once more
         if `copies` allows (a single slow answer may be a hiccup); raises _NoAnswer when the last copy got none."""
         try:
@@ -554,8 +656,11 @@ class ApiClient:
         except _NoAnswer as first:
             if copies < 2:
                 raise
-            why = "the connection closed without an answer" if isinstance(first, _Closed) else \
-                f"no answer within {wait:g} s"
+            why = (
+                "the connection closed without an answer"
+                if isinstance(first, _Closed)
+                else f"no answer within {wait:g} s"
+            )
         exchange = self._send(method, url, query, sent_headers, payload, body, operation_id, wait)
         exchange.retries.append(f"{why}: sent again, the same request")
         return exchange
@@ -576,14 +681,27 @@ class ApiClient:
             raise TargetError(f"{unanswered}; a cheap read got no answer either: {error}") from None
         return f"{answer.method} {answer.url} answered {answer.status} in {answer.elapsed * 1000:.0f} ms"
 
-    def _send(self, method: str, url: str, query: dict[str, str], sent_headers: dict[str, str],
-              payload: bytes | None, body: Any, operation_id: str | None, wait: float | None = None) -> Exchange:
+    def _send(
+        self,
+        method: str,
+        url: str,
+        query: dict[str, str],
+        sent_headers: dict[str, str],
+        payload: bytes | None,
+        body: Any,
+        operation_id: str | None,
+        wait: float | None = None,
+    ) -> Exchange:
         if self.target_down:
-            raise NotSent(f"{method} {redact(url)} not sent: the target stopped answering "
-                          f"({self.transport_failures} requests in a row got no answer)")
+            raise NotSent(
+                f"{method} {redact(url)} not sent: the target stopped answering "
+                f"({self.transport_failures} requests in a row got no answer)"
+            )
         if self.target_failing:  # the run stops after this test
-            raise NotSent(f"{method} {redact(url)} not sent: the target is failing ({self.server_errors} of its "
-                          f"last {len(self.recent_statuses)} answers were 5xx)")
+            raise NotSent(
+                f"{method} {redact(url)} not sent: the target is failing ({self.server_errors} of its "
+                f"last {len(self.recent_statuses)} answers were 5xx)"
+            )
         wait = wait or self.timeout
         timeout = wait
         if self.bound.deadline is not None:
@@ -597,16 +715,17 @@ class ApiClient:
         content, headers = (payload, sent_headers) if plain else self._held_back(payload, sent_headers)
         try:
             http = self._plain if plain else self._client()
-            with http.stream(method, url, params=query, headers=headers, content=content,
-                                   timeout=timeout) as response:
+            with http.stream(method, url, params=query, headers=headers, content=content, timeout=timeout) as response:
                 started = content.released if isinstance(content, _HeldBack) else started
                 kept, size = _read_capped(response, started + timeout)
         except (httpx.TimeoutException, _TooSlow) as error:
             if timeout < wait:  # cut short by the test's bound, not the target's fault alone
                 raise TargetError(f"{method} {redact(url)} stopped: {self.bound.reason}") from None
             self.transport_failures += 1
-            raise _NoAnswer(f"{method} {redact(url)} failed: no full answer within {timeout:g} s "
-                            f"(--request-timeout; {type(error).__name__})") from None
+            raise _NoAnswer(
+                f"{method} {redact(url)} failed: no full answer within {timeout:g} s "
+                f"(--request-timeout; {type(error).__name__})"
+            ) from None
         except httpx.HTTPError as error:
             self.transport_failures += 1
             failed = f"{method} {redact(url)} failed: {type(error).__name__}: {redact(str(error))}{_tls_hint(error)}"
@@ -633,7 +752,7 @@ class ApiClient:
         """The parts of a request that carry this client's key, each with the key's appearances marked (Exchange)."""
         parts = {"url": url, **{f"header:{name}": value for name, value in headers.items()}}
         if payload is not None:
-            parts["body"] = payload[:len(payload) - padding].decode("utf-8", errors="replace")
+            parts["body"] = payload[: len(payload) - padding].decode("utf-8", errors="replace")
         keyed = {}
         for part, text in parts.items():
             marked = key_template(text, self._key)
@@ -664,9 +783,15 @@ class ApiClient:
         left = self.bound.deadline - time.monotonic() if self.bound.deadline is not None else pause
         # Never sooner than the target asked: a wait longer than allowed keeps the 429 as the answer.
         retry = retried < RATE_LIMIT_RETRIES and pause <= min(RATE_LIMIT_MAX_PAUSE, self.rate_limit_wait, left)
-        self.rate_limited.append({"operation": exchange.operation_id, "method": exchange.method,
-                                  "retry_after": exchange.header("retry-after"),
-                                  "waited": round(pause, 3) if retry else 0.0, "gave_up": not retry})
+        self.rate_limited.append(
+            {
+                "operation": exchange.operation_id,
+                "method": exchange.method,
+                "retry_after": exchange.header("retry-after"),
+                "waited": round(pause, 3) if retry else 0.0,
+                "gave_up": not retry,
+            }
+        )
         if not retry:
             return None
         self.rate_limit_wait -= pause
@@ -699,7 +824,7 @@ def _read_capped(response: httpx.Response, deadline: float) -> tuple[bytes, int]
     for chunk in response.iter_bytes():
         size += len(chunk)
         if len(kept) < MAX_BODY:
-            kept.extend(chunk[:MAX_BODY - len(kept)])
+            kept.extend(chunk[: MAX_BODY - len(kept)])
         if time.perf_counter() > deadline:  # a body trickled in forever: each read is bounded, the whole too
             raise _TooSlow
     return bytes(kept), size
@@ -721,8 +846,10 @@ def _retry_after(value: str | None) -> float | None:
 
 def _tls_hint(error: httpx.HTTPError) -> str:
     if "CERTIFICATE_VERIFY_FAILED" in str(error) or isinstance(error.__cause__, ssl.SSLCertVerificationError):
-        return (" (the target's TLS certificate is not trusted: give the CA with --ca-bundle FILE or "
-                "WALLET_API_CA_BUNDLE; the suite never turns verification off)")
+        return (
+            " (the target's TLS certificate is not trusted: give the CA with --ca-bundle FILE or "
+            "WALLET_API_CA_BUNDLE; the suite never turns verification off)"
+        )
     return ""
 
 

@@ -58,22 +58,27 @@ def entry(exchange: Exchange) -> dict[str, Any]:
     """One exchange as a HAR 1.2 entry (its secrets were replaced when the client kept it)."""
     milliseconds = round(exchange.elapsed * 1000, 3)
     request: dict[str, Any] = {
-        "method": exchange.method, "url": exchange.url, "httpVersion": HTTP_VERSION, "cookies": [],
+        "method": exchange.method,
+        "url": exchange.url,
+        "httpVersion": HTTP_VERSION,
+        "cookies": [],
         "headers": _pairs(exchange.request_headers),
         "queryString": _pairs(parse_qsl(urlsplit(exchange.url).query, keep_blank_values=True)),
-        "headersSize": -1, "bodySize": 0,
+        "headersSize": -1,
+        "bodySize": 0,
     }
     body = exchange.request_body
     if body is not None:
         text = body if isinstance(body, str) else json.dumps(body)
-        request["postData"] = {"mimeType": _header(exchange.request_headers, "content-type") or "application/json",
-                               "text": text}
+        request["postData"] = {
+            "mimeType": _header(exchange.request_headers, "content-type") or "application/json",
+            "text": text,
+        }
         request["bodySize"] = len(text.encode()) + exchange.padding
         if exchange.padding:
             request["postData"]["comment"] = f"sent followed by {exchange.padding} spaces, not kept here"
     size = exchange.size if exchange.truncated else len(exchange.text.encode())
-    content: dict[str, Any] = {"size": size, "mimeType": exchange.header("content-type") or "",
-                               "text": exchange.text}
+    content: dict[str, Any] = {"size": size, "mimeType": exchange.header("content-type") or "", "text": exchange.text}
     if exchange.truncated:
         content["comment"] = f"cut by the client: the first {len(exchange.text.encode())} of {size} bytes kept"
     try:
@@ -84,9 +89,17 @@ def entry(exchange: Exchange) -> dict[str, Any]:
         "startedDateTime": _iso(exchange.started),
         "time": milliseconds,
         "request": request,
-        "response": {"status": exchange.status, "statusText": phrase, "httpVersion": HTTP_VERSION, "cookies": [],
-                     "headers": _pairs(exchange.response_headers), "content": content, "redirectURL": "",
-                     "headersSize": -1, "bodySize": size},
+        "response": {
+            "status": exchange.status,
+            "statusText": phrase,
+            "httpVersion": HTTP_VERSION,
+            "cookies": [],
+            "headers": _pairs(exchange.response_headers),
+            "content": content,
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": size,
+        },
         "cache": {},
         "timings": {"send": 0, "wait": milliseconds, "receive": 0},
     }
@@ -169,7 +182,7 @@ class _Stream:
         if not chunk:
             self.ended = True
             return False
-        self.text = self.text[self.at:] + chunk
+        self.text = self.text[self.at :] + chunk
         self.at = 0
         return True
 
@@ -196,8 +209,9 @@ class _Stream:
             except json.JSONDecodeError:
                 if self._more():
                     continue
-                raise HarError(f"{self.name}: not a HAR file, or cut short (no readable JSON value for {where})"
-                               ) from None
+                raise HarError(
+                    f"{self.name}: not a HAR file, or cut short (no readable JSON value for {where})"
+                ) from None
             if end == len(self.text) and self._more():  # a number may go on in the next piece
                 continue
             self.at = end
@@ -271,11 +285,16 @@ def _opening(first: str) -> str:
 def _check(found: Any, name: str, index: int) -> None:
     request = found.get("request") if isinstance(found, dict) else None
     response = found.get("response") if isinstance(found, dict) else None
-    if not (isinstance(request, dict) and isinstance(request.get("method"), str)
-            and isinstance(request.get("url"), str) and isinstance(response, dict)
-            and type(response.get("status")) is int):
-        raise HarError(f"{name}: entry {index} is not a HAR entry (it needs request.method, request.url and "
-                       "response.status)")
+    if not (
+        isinstance(request, dict)
+        and isinstance(request.get("method"), str)
+        and isinstance(request.get("url"), str)
+        and isinstance(response, dict)
+        and type(response.get("status")) is int
+    ):
+        raise HarError(
+            f"{name}: entry {index} is not a HAR entry (it needs request.method, request.url and response.status)"
+        )
 
 
 # ------------------------------------------------------------------ reading: which target, which operation
@@ -289,7 +308,7 @@ def base_of(url: str) -> str | None:
     names = parts.path.split("/")
     if segment not in names or not parts.netloc:
         return None
-    return f"{parts.scheme}://{parts.netloc}" + "/".join(names[:names.index(segment) + 1])
+    return f"{parts.scheme}://{parts.netloc}" + "/".join(names[: names.index(segment) + 1])
 
 
 @cache
@@ -298,8 +317,10 @@ def _templates() -> tuple[tuple[str, re.Pattern[str], str], ...]:
     path with a parameter in its place)."""
     found = [(operation.method.upper(), operation.path, operation.id) for operation in contract.operations().values()]
     found.sort(key=lambda item: "{" in item[1])
-    return tuple((method, re.compile("^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)) + "$"), operation_id)
-                 for method, path, operation_id in found)
+    return tuple(
+        (method, re.compile("^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)) + "$"), operation_id)
+        for method, path, operation_id in found
+    )
 
 
 def operation_of(method: str, url: str, base_url: str) -> str | None:
@@ -308,15 +329,22 @@ def operation_of(method: str, url: str, base_url: str) -> str | None:
     parts, base = urlsplit(url), urlsplit(base_url)
     if (parts.scheme, parts.netloc) != (base.scheme, base.netloc) or not parts.path.startswith(base.path + "/"):
         return None
-    path = parts.path[len(base.path):]
-    return next((operation_id for verb, pattern, operation_id in _templates()
-                 if verb == method.upper() and pattern.match(path)), None)
+    path = parts.path[len(base.path) :]
+    return next(
+        (
+            operation_id
+            for verb, pattern, operation_id in _templates()
+            if verb == method.upper() and pattern.match(path)
+        ),
+        None,
+    )
 
 
 def in_target(url: str, base_url: str) -> bool:
     parts, base = urlsplit(url), urlsplit(base_url)
     return (parts.scheme, parts.netloc) == (base.scheme, base.netloc) and (
-        parts.path == base.path or parts.path.startswith(base.path.rstrip("/") + "/"))
+        parts.path == base.path or parts.path.startswith(base.path.rstrip("/") + "/")
+    )
 
 
 # ------------------------------------------------------------------ reading: an entry as an exchange
@@ -326,9 +354,11 @@ def _headers(part: dict[str, Any]) -> list[tuple[str, str]]:
     headers = part.get("headers")
     if not isinstance(headers, list):
         return []
-    return [(str(header.get("name")), str(header.get("value", ""))) for header in headers
-            if isinstance(header, dict) and isinstance(header.get("name"), str)
-            and not header["name"].startswith(":")]  # HTTP/2 pseudo-headers: the request line says them
+    return [
+        (str(header.get("name")), str(header.get("value", "")))
+        for header in headers
+        if isinstance(header, dict) and isinstance(header.get("name"), str) and not header["name"].startswith(":")
+    ]  # HTTP/2 pseudo-headers: the request line says them
 
 
 def _learn_secrets(found: dict[str, Any]) -> None:
@@ -433,14 +463,24 @@ def from_httpx(response: httpx.Response, base_url: str) -> Exchange:
         elapsed = response.elapsed.total_seconds() * 1000
     except RuntimeError:  # a response that was never sent over the wire (an httpx.MockTransport's) has none
         elapsed = 0
-    found = {"request": {"method": request.method, "url": str(request.url),
-                         "headers": [{"name": name, "value": value} for name, value in request.headers.items()],
-                         **({"postData": {"mimeType": request.headers.get("content-type", ""), "text": body}}
-                            if body is not None else {})},
-             "response": {"status": response.status_code,
-                          "headers": [{"name": name, "value": value} for name, value in response.headers.items()],
-                          "content": {"text": response.text, "size": len(response.content)}},
-             "time": elapsed}
+    found = {
+        "request": {
+            "method": request.method,
+            "url": str(request.url),
+            "headers": [{"name": name, "value": value} for name, value in request.headers.items()],
+            **(
+                {"postData": {"mimeType": request.headers.get("content-type", ""), "text": body}}
+                if body is not None
+                else {}
+            ),
+        },
+        "response": {
+            "status": response.status_code,
+            "headers": [{"name": name, "value": value} for name, value in response.headers.items()],
+            "content": {"text": response.text, "size": len(response.content)},
+        },
+        "time": elapsed,
+    }
     return exchange(found, base_url)
 
 

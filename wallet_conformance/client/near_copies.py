@@ -79,6 +79,9 @@ def key_template(text: str, key: str) -> str | None:
 
 @cache
 def _forms(key: str) -> tuple[re.Pattern[str], dict[str, str]]:
-    forms = sorted([("", key), *((kind, copy) for kind in NEAR_COPIES if (copy := near_copy(key, kind)))],
-                   key=lambda pair: len(pair[1]), reverse=True)
+    forms = sorted(
+        [("", key), *((kind, copy) for kind in NEAR_COPIES if (copy := near_copy(key, kind)))],
+        key=lambda pair: len(pair[1]),
+        reverse=True,
+    )
     return re.compile("|".join(re.escape(value) for _, value in forms)), {value: kind for kind, value in forms}

@@ -20,8 +20,20 @@ from dataclasses import dataclass, field
 
 # The fields of the document's records (and of the requests that make them) that hold a person's data. Not `name`:
 # a business account's name, a bank's, and the name of every header and query parameter of a HAR.
-FIELDS = ("accountName", "emailAddress", "email", "phoneNumber", "accountNumber", "parentAccountNumber",
-          "bvn", "address", "firstName", "lastName", "customerName", "beneficiaryName")
+FIELDS = (
+    "accountName",
+    "emailAddress",
+    "email",
+    "phoneNumber",
+    "accountNumber",
+    "parentAccountNumber",
+    "bvn",
+    "address",
+    "firstName",
+    "lastName",
+    "customerName",
+    "beneficiaryName",
+)
 SHORTEST = 5  # a value seen in a personal field is masked wherever else it appears (a check's expected, received) too
 REMEMBERED = 10_000  # values remembered so, at most
 MASKS_KEPT = 100_000  # masks kept, made once and known again (a text masked twice keeps them), at most
@@ -29,9 +41,11 @@ MASKS_KEPT = 100_000  # masks kept, made once and known again (a text masked twi
 # after as many backslashes as the name's quotes do): a string value, or a number.
 _VALUE = re.compile(
     r'(?P<q>\\*)"(?P<field>' + "|".join(FIELDS) + r')(?P=q)"(?P<colon>\s*:\s*)'
-    r'(?:(?P=q)"(?P<text>(?:[^"\\]|\\+u[0-9a-fA-F]{4})*)(?P=q)"|(?P<number>-?\d+))')
-_KIND = {character: kind for kind in (string.digits, string.ascii_lowercase, string.ascii_uppercase)
-         for character in kind}  # what a character is replaced by one of
+    r'(?:(?P=q)"(?P<text>(?:[^"\\]|\\+u[0-9a-fA-F]{4})*)(?P=q)"|(?P<number>-?\d+))'
+)
+_KIND = {
+    character: kind for kind in (string.digits, string.ascii_lowercase, string.ascii_uppercase) for character in kind
+}  # what a character is replaced by one of
 
 
 _TOKEN = re.compile(r"[^\W_]+")  # a run of letters and digits: how a remembered value is looked for
@@ -66,7 +80,7 @@ class Masking:
             shapes = self.remembered.get(run[0], {})
             for (offset, length), values in sorted(shapes.items(), key=lambda shape: -shape[0][1]):
                 start, end = run.start() - offset, run.start() - offset + length
-                whole = not (text[end - 1:end + 1].isalnum() and end < len(text))  # not the start of a longer run
+                whole = not (text[end - 1 : end + 1].isalnum() and end < len(text))  # not the start of a longer run
                 if start >= done and whole and text[start:end] in values:
                     pieces += [text[done:start], self.value(text[start:end])]
                     done = end
@@ -75,8 +89,13 @@ class Masking:
 
     def _remember(self, value: str) -> None:
         first = _TOKEN.search(value)
-        if len(value) >= SHORTEST and first and value not in self.values and value not in self.made and \
-                len(self.values) < REMEMBERED:
+        if (
+            len(value) >= SHORTEST
+            and first
+            and value not in self.values
+            and value not in self.made
+            and len(self.values) < REMEMBERED
+        ):
             self.values.add(value)
             self.remembered.setdefault(first[0], {}).setdefault((first.start(), len(value)), set()).add(value)
 
@@ -90,8 +109,10 @@ class Masking:
             stream = hmac.new(self.salt, value.encode(), hashlib.sha256).digest()
             while len(stream) < len(value):
                 stream += hashlib.sha256(stream).digest()
-            masked = "".join(_KIND[character][byte % len(_KIND[character])] if character in _KIND else character
-                             for character, byte in zip(value, stream, strict=False))
+            masked = "".join(
+                _KIND[character][byte % len(_KIND[character])] if character in _KIND else character
+                for character, byte in zip(value, stream, strict=False)
+            )
             if len(self.masks) < MASKS_KEPT:
                 self.masks[value] = masked
                 self.made.add(masked)
@@ -99,7 +120,7 @@ class Masking:
 
     def _masked(self, found: re.Match[str]) -> str:
         quote = found["q"] + '"'
-        name = f'{quote}{found["field"]}{quote}{found["colon"]}'
+        name = f"{quote}{found['field']}{quote}{found['colon']}"
         if found["number"] is not None:
             return name + self.value(found["number"])
         text = re.sub(r"\\+u[0-9a-fA-F]{4}", "x", found["text"])  # a character written escaped: one letter

@@ -27,8 +27,9 @@ class PlainTransport(httpx.BaseTransport):
         timeout = request.extensions.get("timeout", {}).get("read")
         port = url.port or (443 if url.scheme == "https" else 80)
         if url.scheme == "https":
-            connection: http.client.HTTPConnection = http.client.HTTPSConnection(url.host, port, timeout=timeout,
-                                                                                  context=self.tls)
+            connection: http.client.HTTPConnection = http.client.HTTPSConnection(
+                url.host, port, timeout=timeout, context=self.tls
+            )
         else:
             connection = http.client.HTTPConnection(url.host, port, timeout=timeout)
         target = url.raw_path.decode("ascii")
@@ -41,8 +42,11 @@ class PlainTransport(httpx.BaseTransport):
             connection.endheaders(body or None)
             answer = connection.getresponse()
             content = answer.read(self.max_body + 1)
-            headers = [(name, value) for name, value in answer.getheaders()
-                       if name.lower() not in ("content-length", "transfer-encoding", "content-encoding")]
+            headers = [
+                (name, value)
+                for name, value in answer.getheaders()
+                if name.lower() not in ("content-length", "transfer-encoding", "content-encoding")
+            ]
             return httpx.Response(answer.status, headers=headers, content=content, request=request)
         except TimeoutError as error:
             raise httpx.ReadTimeout(str(error), request=request) from None

@@ -19,8 +19,10 @@ PLACEHOLDER = "<SECRET_KEY>"
 # words or the structure of a report or a HAR; and how many such keys a run learns (the others are counted).
 LEARNABLE = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
 LEARNT_AT_MOST = 1_000
-SECRET_HEADERS = frozenset({"x-service-key", "authorization", "proxy-authorization", "cookie", "set-cookie",
-                            "x-wallet-signature"})
+SECRET_HEADERS = frozenset(
+    {"x-service-key", "authorization", "proxy-authorization", "cookie", "set-cookie", "x-wallet-signature"}
+)
+
 
 class Secrets:
     """The secret values of one run (its keys, their near-copies, the keys recorded traffic carries), longest first,

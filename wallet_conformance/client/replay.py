@@ -64,18 +64,34 @@ def steps_of(exchanges: Sequence[Exchange], failing: Collection[int] = (), given
 
 
 def _same_request(one: Exchange, other: Exchange) -> bool:
-    return (one.method, one.url, one.request_headers, one.request_body) == \
-        (other.method, other.url, other.request_headers, other.request_body)
+    return (one.method, one.url, one.request_headers, one.request_body) == (
+        other.method,
+        other.url,
+        other.request_headers,
+        other.request_body,
+    )
 
 
-def script(steps: Sequence[Step], *, test: str, failed: Sequence[str], base_url: str, funding_url: str | None = None,
-           note: str | None = None) -> str:
+def script(
+    steps: Sequence[Step],
+    *,
+    test: str,
+    failed: Sequence[str],
+    base_url: str,
+    funding_url: str | None = None,
+    note: str | None = None,
+) -> str:
     """The replay of `steps` as a bash script: of `test`, which failed the requirements `failed`; `note`, a line more
     on where it was seen."""
     chained = _chained(steps)
     used_keys = sorted({step.exchange.key_variable or KEY_VARIABLE for step in steps if step.exchange.keyed})
-    forms = {form for step in steps for text in step.exchange.keyed.values()
-             for form in re.findall(f"{KEY_MARK}([^{KEY_MARK}]*){KEY_MARK}", text) if form}
+    forms = {
+        form
+        for step in steps
+        for text in step.exchange.keyed.values()
+        for form in re.findall(f"{KEY_MARK}([^{KEY_MARK}]*){KEY_MARK}", text)
+        if form
+    }
     funded = funding_url is not None and any(step.exchange.url.startswith(funding_url) for step in steps)
     lines = [
         "#!/usr/bin/env bash",
@@ -111,8 +127,12 @@ def script(steps: Sequence[Step], *, test: str, failed: Sequence[str], base_url:
             lines.append(_recorded(number, exchange))
         previous = exchange
     shown = ", ".join(str(number) for number, step in enumerate(steps, start=1) if step.failing) or "none"
-    lines += ["", f"echo '# {len(steps)} steps sent again; the answers of step(s) {shown} showed the failure: compare "
-                  "them with the recorded ones'", END]
+    lines += [
+        "",
+        f"echo '# {len(steps)} steps sent again; the answers of step(s) {shown} showed the failure: compare "
+        "them with the recorded ones'",
+        END,
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -122,7 +142,7 @@ def recorded_answers(text: str) -> dict[int, tuple[int, str | None]]:
     answers: dict[int, tuple[int, str | None]] = {}
     for line in text.splitlines():
         if line.startswith(RECORDED):
-            step, status, *body = line[len(RECORDED):].split(" ", 2)
+            step, status, *body = line[len(RECORDED) :].split(" ", 2)
             answers[int(step.rstrip(":"))] = (int(status), body[0] if body and not body[0].startswith("(") else None)
     return answers
 
@@ -175,11 +195,16 @@ def _chained(steps: Sequence[Step]) -> dict[str, tuple[str, int, tuple[Any, ...]
     for index, step in enumerate(steps):
         if not step.exchange.is_json:
             continue
-        later = "\n".join(requests[index + 1:])
-        earlier = "\n".join(requests[:index + 1])
+        later = "\n".join(requests[index + 1 :])
+        earlier = "\n".join(requests[: index + 1])
         for path, value in _leaves(step.exchange.json):
-            if (not isinstance(value, str) or not assigned(value) or value in chained
-                    or not _appears(value, later) or _appears(value, earlier)):
+            if (
+                not isinstance(value, str)
+                or not assigned(value)
+                or value in chained
+                or not _appears(value, later)
+                or _appears(value, earlier)
+            ):
                 continue
             name = re.sub(r"\W", "_", str(path[-1] if path else "value")).upper().lstrip("_") or "VALUE"
             chained[value] = (f"{name}_{index + 1}", index + 1, path)
@@ -189,14 +214,15 @@ def _chained(steps: Sequence[Step]) -> dict[str, tuple[str, int, tuple[Any, ...]
 def _word(text: str, names: dict[str, str], key_variable: str) -> str:
     """`text` as one shell word: its literal parts quoted, a key's marks and the assigned values as variables."""
     marks = f"{KEY_MARK}[^{KEY_MARK}]*{KEY_MARK}"
-    values = "|".join(f"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])"
-                      for value in sorted(names, key=len, reverse=True))
+    values = "|".join(
+        f"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])" for value in sorted(names, key=len, reverse=True)
+    )
     pattern = re.compile(marks + (f"|{values}" if values else ""))
     parts: list[str] = []
     position = 0
     for match in pattern.finditer(text):
         if match.start() > position:
-            parts.append(shlex.quote(text[position:match.start()]))
+            parts.append(shlex.quote(text[position : match.start()]))
         found = match.group()
         if found.startswith(KEY_MARK):
             form = found.strip(KEY_MARK)
@@ -214,10 +240,11 @@ def _send(number: int, exchange: Exchange, names: dict[str, str], base_url: str,
     url = exchange.keyed.get("url", exchange.url)
     base = base_url.rstrip("/")
     if funding_url and url.startswith(funding_url):
-        url_word = f'"${{{FUNDING_VARIABLE}}}"' + (_word(url[len(funding_url):], names, key_variable)
-                                                   if url != funding_url else "")
+        url_word = f'"${{{FUNDING_VARIABLE}}}"' + (
+            _word(url[len(funding_url) :], names, key_variable) if url != funding_url else ""
+        )
     elif url.startswith(base):
-        url_word = f'"${{{BASE_VARIABLE}}}"' + (_word(url[len(base):], names, key_variable) if url != base else "")
+        url_word = f'"${{{BASE_VARIABLE}}}"' + (_word(url[len(base) :], names, key_variable) if url != base else "")
     else:
         url_word = _word(url, names, key_variable)
     words = ["send", str(number), exchange.method, url_word]

@@ -32,5 +32,10 @@ class Target:
 def configured(settings: Settings) -> Target:
     """The deployed implementation the options name."""
     assert settings.base_url and settings.secret_key
-    return Target(base_url=settings.base_url, secret_key=settings.secret_key, funding_url=settings.funding_url,
-                  embedded=False, second_secret_key=settings.second_secret_key)
+    return Target(
+        base_url=settings.base_url,
+        secret_key=settings.secret_key,
+        funding_url=settings.funding_url,
+        embedded=False,
+        second_secret_key=settings.second_secret_key,
+    )

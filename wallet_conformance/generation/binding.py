@@ -81,8 +81,12 @@ class Binder:
     def spent(self, exchange: Any) -> None:
         """Count money an accepted transfer takes from the funded wallet."""
         data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
-        if exchange.operation_id in contract.money_operations() and self._funded is not None \
-                and data.get("source") == self._funded["publicId"] and isinstance(data.get("actualAmount"), int):
+        if (
+            exchange.operation_id in contract.money_operations()
+            and self._funded is not None
+            and data.get("source") == self._funded["publicId"]
+            and isinstance(data.get("actualAmount"), int)
+        ):
             self.sent += data["actualAmount"]
 
     def bind(self, request: Request) -> str | None:
@@ -94,8 +98,11 @@ class Binder:
             for name in [name for name in body if name not in documented]:
                 del body[name]
         if "walletId" in request.path:  # a read, or a close: of a wallet of its own, which no other test loses
-            wallet = self.resources.wallet() if contract.operations()[op].method == "DELETE" else (
-                self.fixture("sample_wallet"))
+            wallet = (
+                self.resources.wallet()
+                if contract.operations()[op].method == "DELETE"
+                else (self.fixture("sample_wallet"))
+            )
             request.path["walletId"] = wallet["publicId"]
             return must_accept(op)
         if op == "verifyTransaction":
@@ -119,11 +126,15 @@ class Binder:
             reference = body.get("reference")
             if isinstance(reference, str):  # unique on a target that holds earlier runs, and within this one
                 body["reference"] = f"{self.nonce}{next(self.references)}{reference}"
-            plain = (isinstance(body.get("accountName"), str) and body["accountName"].strip()
-                     and PRINTABLE.fullmatch(body["accountName"])
-                     and type(body.get("amount")) is int and body["amount"] in COLLECTION_AMOUNTS
-                     and type(body.get("expireIn")) is int
-                     and ("reference" not in body or PLAIN_REFERENCE.fullmatch(str(body["reference"]))))
+            plain = (
+                isinstance(body.get("accountName"), str)
+                and body["accountName"].strip()
+                and PRINTABLE.fullmatch(body["accountName"])
+                and type(body.get("amount")) is int
+                and body["amount"] in COLLECTION_AMOUNTS
+                and type(body.get("expireIn")) is int
+                and ("reference" not in body or PLAIN_REFERENCE.fullmatch(str(body["reference"])))
+            )
             return must_accept(op) if plain else None
         if op in contract.money_operations():
             source = self.funded()
@@ -139,11 +150,14 @@ class Binder:
             # Clearly affordable: at most half the balance, so any fee the target charges still fits.
             affordable = type(amount) is int and amount <= self.available() // 2
             narration = body.get("narration")
-            complete = (all(name in body for name in fields) and isinstance(narration, str) and narration.strip()
-                        and PRINTABLE.fullmatch(narration))
+            complete = (
+                all(name in body for name in fields)
+                and isinstance(narration, str)
+                and narration.strip()
+                and PRINTABLE.fullmatch(narration)
+            )
             return must_accept(op, body) if affordable and complete else None
         return must_accept(op)
-
 
 
 def send(api: ApiClient, resources: Resources, sent: Request, key: Any = DEFAULT) -> Exchange:
@@ -154,10 +168,16 @@ def send(api: ApiClient, resources: Resources, sent: Request, key: Any = DEFAULT
     the primary-limit tests of another worker never count it.
     """
     may_be_primary = sent.operation_id == "createWallet" and not (
-        isinstance(sent.body, dict) and sent.body.get("category") == "secondary")
+        isinstance(sent.body, dict) and sent.body.get("category") == "secondary"
+    )
     with resources.account_wide() if may_be_primary else nullcontext():
-        exchange = api.call(sent.operation_id, {name: str(value) for name, value in sent.path.items()},
-                            json_body=sent.body, params=sent.query or None, key=key)
+        exchange = api.call(
+            sent.operation_id,
+            {name: str(value) for name, value in sent.path.items()},
+            json_body=sent.body,
+            params=sent.query or None,
+            key=key,
+        )
         if exchange.operation_id == "createWallet" and exchange.ok:
             resources.track(exchange)
             public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
@@ -169,5 +189,3 @@ def send(api: ApiClient, resources: Resources, sent: Request, key: Any = DEFAULT
         body = "" if exchange.request_body is None else f" {json.dumps(exchange.request_body)}"
         hypothesis.note(f"sent: {exchange.method} {exchange.url}{body}")
     return exchange
-
-

@@ -32,6 +32,7 @@ from wallet_conformance.spec import contract, validation
 POSITIVE = GenerationMode.POSITIVE
 NEGATIVE = GenerationMode.NEGATIVE
 
+
 @cache
 def openapi_schema() -> Any:
     """openapi.yaml (schemas bundled) loaded by Schemathesis; no base URL: the suite's client sends."""
@@ -77,8 +78,9 @@ class Request:
     @classmethod
     def from_case(cls, case: Any) -> Request:
         body = DEFAULT if case.body is NOT_SET else _jsonable(case.body)
-        return cls(case.operation.definition.raw["operationId"], dict(case.path_parameters or {}),
-                   dict(case.query or {}), body)
+        return cls(
+            case.operation.definition.raw["operationId"], dict(case.path_parameters or {}), dict(case.query or {}), body
+        )
 
     def __repr__(self) -> str:
         """The operation only: Hypothesis prints a failing example as drawn, before real records are bound into it;
@@ -110,8 +112,11 @@ def request_problems(request: Request) -> list[Problem]:
     the target issued names that record, whatever its identifier's pattern: an identifier without its prefix is the
     issuing requirement's failure (RES-01), not invalid input."""
     found = request_rules.problems(request.operation_id, request.body, query=request.query, path=request.path)
-    return [problem for problem in found
-            if not (problem.keyword == "pattern" and problem.where.removeprefix("body.") in request.issued)]
+    return [
+        problem
+        for problem in found
+        if not (problem.keyword == "pattern" and problem.where.removeprefix("body.") in request.issued)
+    ]
 
 
 # ------------------------------------------------------------------ verdicts
@@ -128,16 +133,28 @@ def judge(exchange: Exchange, problems: list[Problem], must_accept: str | None, 
       invalid requests leave those to the tests of valid ones).
     """
     if exchange.status == 401:
-        raise ConformanceFailure(KEY_ACCEPTED, "the account's secret key is accepted", "not 401", exchange.status,
-                                 exchange, detail="the run's own key was refused: every other verdict would lie")
+        raise ConformanceFailure(
+            KEY_ACCEPTED,
+            "the account's secret key is accepted",
+            "not 401",
+            exchange.status,
+            exchange,
+            detail="the run's own key was refused: every other verdict would lie",
+        )
     if exchange.status >= 500:
         checks.refused_with_4xx(exchange, requirement="ERR-05", why="a generated request")
     if problems:
         requirement = invalid_input_requirement(exchange.operation_id, problems)
         if requirement is not None and exchange.ok:
             listing = "; ".join(f"{problem.where}: {problem.message}" for problem in problems[:4])
-            raise ConformanceFailure(requirement, "an invalid request is not accepted", checks.NOT_ACCEPTED,
-                                     exchange.status, exchange, detail=f"invalid: {listing}")
+            raise ConformanceFailure(
+                requirement,
+                "an invalid request is not accepted",
+                checks.NOT_ACCEPTED,
+                exchange.status,
+                exchange,
+                detail=f"invalid: {listing}",
+            )
     elif must_accept is not None:
         checks.accepted(exchange, requirement=must_accept, why=f"a valid {exchange.operation_id} request")
     if exchange.ok and not success_checks:
@@ -160,15 +177,27 @@ def valid_requirements(operation_id: str, must_accept: str | None) -> list[str]:
     """The requirements the generated valid requests of one operation check: every rule of the registry on its
     answers, the key accepted, what refusals look like, its acceptance (`must_accept`; for a transfer of exactly the
     minimum, that the minimum is accepted) and its limits."""
-    minimum = [contract.MINIMUM_ACCEPTED[operation_id]] if must_accept and operation_id in contract.MINIMUM_ACCEPTED \
-        else []
-    ids = [*rules.requirements(operation_id), "ERR-05", REFUSALS_OBSERVED, KEY_ACCEPTED,
-           *([must_accept] if must_accept else []), *minimum, *limit_requirements(operation_id)]
+    minimum = (
+        [contract.MINIMUM_ACCEPTED[operation_id]] if must_accept and operation_id in contract.MINIMUM_ACCEPTED else []
+    )
+    ids = [
+        *rules.requirements(operation_id),
+        "ERR-05",
+        REFUSALS_OBSERVED,
+        KEY_ACCEPTED,
+        *([must_accept] if must_accept else []),
+        *minimum,
+        *limit_requirements(operation_id),
+    ]
     return list(dict.fromkeys(ids))
 
 
 def invalid_requirements(operation_id: str) -> list[str]:
     """The requirements the generated invalid requests of one operation check: refusals, never a 5xx."""
-    ids = [*rules.requirements(operation_id, ("client-error", "not-success")), REFUSALS_OBSERVED, KEY_ACCEPTED,
-           *limit_requirements(operation_id)]
+    ids = [
+        *rules.requirements(operation_id, ("client-error", "not-success")),
+        REFUSALS_OBSERVED,
+        KEY_ACCEPTED,
+        *limit_requirements(operation_id),
+    ]
     return list(dict.fromkeys(ids))

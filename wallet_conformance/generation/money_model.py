@@ -165,14 +165,40 @@ class MoneyMachine(RuleBasedStateMachine):
         self.failed = True
         sequence = "\n    ".join(self.calls)
         detail = f"{failure.detail + chr(10) + '  ' if failure.detail else ''}calls of this program:\n    {sequence}"
-        return ConformanceFailure(failure.requirement, failure.title, failure.expected, failure.received,
-                                  failure.exchange, detail=detail, also=failure.also)
+        return ConformanceFailure(
+            failure.requirement,
+            failure.title,
+            failure.expected,
+            failure.received,
+            failure.exchange,
+            detail=detail,
+            also=failure.also,
+        )
 
-    def holds(self, requirement: str, condition: bool, title: str, expected: Any, received: Any,
-              exchange: Exchange | None = None, *, also: tuple[Exchange, ...] = (), detail: str | None = None) -> None:
+    def holds(
+        self,
+        requirement: str,
+        condition: bool,
+        title: str,
+        expected: Any,
+        received: Any,
+        exchange: Exchange | None = None,
+        *,
+        also: tuple[Exchange, ...] = (),
+        detail: str | None = None,
+    ) -> None:
         """What the model expects holds (checks.holds); its failure carries the whole sequence of calls."""
-        self.check(checks.holds, condition, title, expected, received, exchange, also=also, detail=detail,
-                   requirement=requirement)
+        self.check(
+            checks.holds,
+            condition,
+            title,
+            expected,
+            received,
+            exchange,
+            also=also,
+            detail=detail,
+            requirement=requirement,
+        )
 
     def balance(self, wallet: str) -> Any:
         return self.read(wallet)[0]
@@ -190,9 +216,15 @@ class MoneyMachine(RuleBasedStateMachine):
         for wallet in wallets:
             if wallet in self.balances:
                 value, read = self.read(wallet)
-                self.holds(requirement, value == self.balances[wallet],
-                           f"a refused {refused.operation_id} leaves the balance of {wallet} as it was",
-                           self.balances[wallet], value, read, also=(self.agreed[wallet], refused))
+                self.holds(
+                    requirement,
+                    value == self.balances[wallet],
+                    f"a refused {refused.operation_id} leaves the balance of {wallet} as it was",
+                    self.balances[wallet],
+                    value,
+                    read,
+                    also=(self.agreed[wallet], refused),
+                )
                 self.agreed[wallet] = read
 
     def moved(self, wallet: str | None, kind: str, exchange: Exchange | None) -> None:
@@ -224,8 +256,12 @@ class MoneyMachine(RuleBasedStateMachine):
     # Money bugs show only once money has moved, and a program may be short (Hypothesis's mutations of earlier
     # programs end some early) or use only some of the rules (swarm testing): many a program never transfers, pays
     # out or makes a collection account. So every program opens with one of each, drawn like a rule's.
-    @initialize(amounts=st.tuples(st.integers(*FUNDING), st.integers(*FUNDING)), choice=st.sampled_from(TRANSFERS),
-                bank_choice=st.sampled_from(BANK_TRANSFERS), with_reference=st.booleans())
+    @initialize(
+        amounts=st.tuples(st.integers(*FUNDING), st.integers(*FUNDING)),
+        choice=st.sampled_from(TRANSFERS),
+        bank_choice=st.sampled_from(BANK_TRANSFERS),
+        with_reference=st.booleans(),
+    )
     def first_steps(self, amounts: tuple[int, int], choice: str, bank_choice: str, with_reference: bool) -> None:
         """Two funded secondary wallets, a transfer below the minimum and another from the first to the second, a bank
         transfer from the second, a collection account for the first and its reference again for the second."""
@@ -254,8 +290,12 @@ class MoneyMachine(RuleBasedStateMachine):
         exchange = self.call("createWallet", json_body=bodies.wallet(self.resources.run_id, category))
         self.resources.track(exchange)
         if category == "primary" and held >= PRIMARY_LIMIT:
-            self.check(checks.refused, exchange, requirement="LIM-01",
-                       why=f"a primary wallet while this program holds {held} open ones")
+            self.check(
+                checks.refused,
+                exchange,
+                requirement="LIM-01",
+                why=f"a primary wallet while this program holds {held} open ones",
+            )
         if not exchange.ok:
             if category == "secondary":
                 self.check(checks.accepted, exchange, requirement="LIM-04", why="a secondary wallet")
@@ -296,8 +336,9 @@ class MoneyMachine(RuleBasedStateMachine):
     @rule(data=st.data(), choice=st.sampled_from(TRANSFERS))
     def transfer(self, data: st.DataObject, choice: str) -> None:
         source = data.draw(st.sampled_from(self.sources()), label="source")
-        destination = data.draw(st.sampled_from([wallet for wallet in self.made if wallet != source]),
-                                label="destination")
+        destination = data.draw(
+            st.sampled_from([wallet for wallet in self.made if wallet != source]), label="destination"
+        )
         self.send("transfer", source, destination, choice)
 
     @precondition(lambda self: bool(self.made))
@@ -310,8 +351,14 @@ class MoneyMachine(RuleBasedStateMachine):
             if wallet is not None and self.pending_on(wallet):
                 self.settle()
         available = self.balances.get(source, 0)
-        amount = {"below the minimum": MINIMUM - 1, "the minimum": MINIMUM, "half": available // 2,
-                  "the whole balance": available, "one kobo more": available + 1, "double": available * 2}[choice]
+        amount = {
+            "below the minimum": MINIMUM - 1,
+            "the minimum": MINIMUM,
+            "half": available // 2,
+            "the whole balance": available,
+            "one kobo more": available + 1,
+            "double": available * 2,
+        }[choice]
         amount = max(amount, 1)
         note(f"{kind} of {choice}: {amount} kobo from {source} (model balance {available})")
         if kind == "transfer":
@@ -329,37 +376,59 @@ class MoneyMachine(RuleBasedStateMachine):
             # Refused at once or accepted and failed later (transitions are not shown), as for an overdraft: it
             # must move no money, which the comparison after settlement checks.
             data = exchange.data if isinstance(exchange.data, dict) else {}
-            self.pending.append(Pending(data.get("reference"), kind, source, destination, amount, amount, False,
-                                        data))
+            self.pending.append(Pending(data.get("reference"), kind, source, destination, amount, amount, False, data))
             self.touched.update(wallet for wallet in (source, destination) if wallet in self.balances)
             for wallet in (source, destination):
                 self.moved(wallet, "closed", exchange)
             return
         if amount < MINIMUM:
-            self.check(checks.refused, exchange, requirement="LIM-10" if kind == "transfer" else "LIM-12",
-                       why=f"a {kind} of {amount} kobo")
+            self.check(
+                checks.refused,
+                exchange,
+                requirement="LIM-10" if kind == "transfer" else "LIM-12",
+                why=f"a {kind} of {amount} kobo",
+            )
             self.unmoved(exchange, CONSERVED, source)
             return
         if not exchange.ok:
             # Only with room for any fee the suite allows (money.funding) and no fee seen: a fee is not bounded.
             if money.funding(kind, amount) <= available and not self.context.fees[kind] - {0}:
-                self.check(checks.accepted, exchange, why=f"a {kind} of {amount} kobo from a balance of {available}",
-                           requirement=contract.refusal_requirement(kind, exchange.request_body, exchange.status))
+                self.check(
+                    checks.accepted,
+                    exchange,
+                    why=f"a {kind} of {amount} kobo from a balance of {available}",
+                    requirement=contract.refusal_requirement(kind, exchange.request_body, exchange.status),
+                )
             else:
-                why = ("the balance may not cover it and its fee" if money.funding(kind, amount) > available
-                       else f"the target charges {kind} fees, which the document does not bound")
+                why = (
+                    "the balance may not cover it and its fee"
+                    if money.funding(kind, amount) > available
+                    else f"the target charges {kind} fees, which the document does not bound"
+                )
                 note(f"the {kind} was refused, which is allowed ({why}): not judged")
             self.unmoved(exchange, OTHER_MOVEMENTS["overdraft"] if amount > available else CONSERVED, source)
             return
         data = exchange.data if isinstance(exchange.data, dict) else {}
         reference, fee, actual = data.get("reference"), data.get("fee"), data.get("actualAmount")
-        self.holds("END-28", reference not in self.context.references, "every transfer gets a reference of its own",
-                   "a new reference", reference, exchange)
+        self.holds(
+            "END-28",
+            reference not in self.context.references,
+            "every transfer gets a reference of its own",
+            "a new reference",
+            reference,
+            exchange,
+        )
         self.context.references.add(reference)
         if isinstance(fee, int):
             self.context.fees[kind].add(fee)
-        self.check(checks.equals, actual, amount + (fee if isinstance(fee, int) else 0), requirement="RES-65",
-                   title="actualAmount is amount plus fee", exchange=exchange)
+        self.check(
+            checks.equals,
+            actual,
+            amount + (fee if isinstance(fee, int) else 0),
+            requirement="RES-65",
+            title="actualAmount is amount plus fee",
+            exchange=exchange,
+        )
         self.pending.append(Pending(reference, kind, source, destination, amount, actual, actual <= available, data))
         self.touched.add(source)
         if actual <= available:
@@ -374,8 +443,10 @@ class MoneyMachine(RuleBasedStateMachine):
     def collection_account(self, data: st.DataObject) -> None:
         """A collection account for an open wallet: with no reference (the target generates one), a new one, or one
         this program already used (refused, LIM-19), then on another wallet than the first."""
-        kind = data.draw(st.sampled_from(["none", "new", "used"] if self.collection_references else ["none", "new"]),
-                         label="reference")
+        kind = data.draw(
+            st.sampled_from(["none", "new", "used"] if self.collection_references else ["none", "new"]),
+            label="reference",
+        )
         if kind != "used":
             self.collect(data.draw(st.sampled_from(list(self.balances)), label="wallet"), kind)
             return
@@ -402,18 +473,33 @@ class MoneyMachine(RuleBasedStateMachine):
         # One without a reference is accepted as END-23 says, one with a new reference as END-20 does; the run's own
         # key refused (401) is AUTH-04's matter.
         accepting = contract.KEY_ACCEPTED if exchange.status == 401 else "END-23" if kind == "none" else "END-20"
-        self.check(checks.accepted, exchange, requirement=accepting,
-                   why=f"a collection account for an open wallet ({'without' if kind == 'none' else 'with'} reference)")
+        self.check(
+            checks.accepted,
+            exchange,
+            requirement=accepting,
+            why=f"a collection account for an open wallet ({'without' if kind == 'none' else 'with'} reference)",
+        )
         if request_rules.answers_the_destination(exchange):
             note("the answer shows the destination wallet, not a collection account (END-20): its reference unread")
             return
         reference = exchange.data.get("reference") if isinstance(exchange.data, dict) else None
         if kind == "none":
-            self.holds("RES-33", isinstance(reference, str) and bool(reference),
-                       "a collection account made without a reference gets a generated one", "a generated reference",
-                       reference, exchange)
-        self.holds("RES-33" if kind == "none" else "LIM-19", reference not in self.context.collection_references,
-                   "collection references never repeat", "a new reference", reference, exchange)
+            self.holds(
+                "RES-33",
+                isinstance(reference, str) and bool(reference),
+                "a collection account made without a reference gets a generated one",
+                "a generated reference",
+                reference,
+                exchange,
+            )
+        self.holds(
+            "RES-33" if kind == "none" else "LIM-19",
+            reference not in self.context.collection_references,
+            "collection references never repeat",
+            "a new reference",
+            reference,
+            exchange,
+        )
         if isinstance(reference, str):
             self.context.collection_references.add(reference)
             self.collection_references.append(reference)
@@ -445,8 +531,14 @@ class MoneyMachine(RuleBasedStateMachine):
             self.pending.remove(item)
             self.settled.append(item)
             for name in ("amount", "fee", "actualAmount"):
-                self.check(checks.equals, final.get(name), item.accepted.get(name), requirement="END-28",
-                           title=f"verify returns the transfer's {name}", exchange=self.api.exchanges[-1])
+                self.check(
+                    checks.equals,
+                    final.get(name),
+                    item.accepted.get(name),
+                    requirement="END-28",
+                    title=f"verify returns the transfer's {name}",
+                    exchange=self.api.exchanges[-1],
+                )
             if item.affordable and self.ended_without_moving(item, final):
                 self.balances[item.source] += item.actual  # the reservation comes back: nothing moved
             elif item.affordable:
@@ -494,16 +586,24 @@ class MoneyMachine(RuleBasedStateMachine):
         quiet = [wallet for wallet in self.balances if not self.pending_on(wallet)]
         seen = self.settled_balances(quiet)
         if not self.pending and self.money_in - self.money_out != sum(self.balances.values()):
-            raise SuiteError(f"the money model lost track of its own money: it put in {self.money_in} and saw "
-                             f"{self.money_out} leave, yet its wallets hold {sum(self.balances.values())} "
-                             f"({self.balances})")
+            raise SuiteError(
+                f"the money model lost track of its own money: it put in {self.money_in} and saw "
+                f"{self.money_out} leave, yet its wallets hold {sum(self.balances.values())} "
+                f"({self.balances})"
+            )
         for wallet, (value, read) in seen.items():
             moves = self.moves.get(wallet, [])
             shown = [self.agreed[wallet], *(move.exchange for move in moves if move.exchange is not None)]
-            self.holds(balance_requirement(moves), value == self.balances[wallet],
-                       f"the balance of {wallet} after settlement is the model's", self.balances[wallet], value, read,
-                       also=tuple({id(each): each for each in shown}.values()),
-                       detail="movements since it last agreed: " + ("; ".join(move.line for move in moves) or "none"))
+            self.holds(
+                balance_requirement(moves),
+                value == self.balances[wallet],
+                f"the balance of {wallet} after settlement is the model's",
+                self.balances[wallet],
+                value,
+                read,
+                also=tuple({id(each): each for each in shown}.values()),
+                detail="movements since it last agreed: " + ("; ".join(move.line for move in moves) or "none"),
+            )
             self.moves[wallet], self.agreed[wallet] = [], read
         self.compare_list({wallet: value for wallet, (value, _) in seen.items()})
 
@@ -515,9 +615,14 @@ class MoneyMachine(RuleBasedStateMachine):
         for wallet, value in seen.items():
             entry = listed.get(wallet)
             if isinstance(entry, dict):
-                self.holds("END-14", entry.get("balance") == value,
-                           f"the wallet list shows {wallet} with the balance of its single read", value,
-                           entry.get("balance"), walk.exchanges[-1])
+                self.holds(
+                    "END-14",
+                    entry.get("balance") == value,
+                    f"the wallet list shows {wallet} with the balance of its single read",
+                    value,
+                    entry.get("balance"),
+                    walk.exchanges[-1],
+                )
 
     @invariant()
     def nothing_below_zero(self) -> None:
@@ -527,15 +632,26 @@ class MoneyMachine(RuleBasedStateMachine):
             if wallet in self.balances:
                 value = self.balance(wallet)
                 if isinstance(value, int):
-                    self.holds("SVC-27", value >= 0, f"the balance of {wallet} never goes below zero", ">= 0", value,
-                               self.api.exchanges[-1])
+                    self.holds(
+                        "SVC-27",
+                        value >= 0,
+                        f"the balance of {wallet} never goes below zero",
+                        ">= 0",
+                        value,
+                        self.api.exchanges[-1],
+                    )
         self.touched.clear()
 
     @invariant()
     def primary_limit_holds(self) -> None:
         if self.primaries:
-            self.holds("LIM-01", len(self.primaries) <= PRIMARY_LIMIT, "no more than five open primary wallets",
-                       PRIMARY_LIMIT, len(self.primaries))
+            self.holds(
+                "LIM-01",
+                len(self.primaries) <= PRIMARY_LIMIT,
+                "no more than five open primary wallets",
+                PRIMARY_LIMIT,
+                len(self.primaries),
+            )
 
     def teardown(self) -> None:
         """Settle, compare, then close what the program opened (primary places are account-wide).
@@ -555,15 +671,20 @@ class MoneyMachine(RuleBasedStateMachine):
                 if isinstance(total, int) and total < self.listed_before + opened:
                     # Fewer than before plus the program's: another client (another run) may have closed wallets
                     # meanwhile. What breaks LIM-21 is a totalCount below the entries the list itself holds.
-                    walk = lists.walk(self.api, "listWallets", lists.discover(self.api, "listWallets"),
-                                       lists.LARGE_PAGE)
+                    walk = lists.walk(
+                        self.api, "listWallets", lists.discover(self.api, "listWallets"), lists.LARGE_PAGE
+                    )
                     entries = len({str(lists.identity(entry)) for entry in walk.entries})
                     if walk.total is not None:
-                        self.holds("LIM-21", entries <= walk.total,
-                                   "the wallet list's totalCount moves with the wallets created",
-                                   f"at least {entries}, the wallets the list holds (it said {total} before, having "
-                                   f"held {self.listed_before}, and the program opened {opened})", walk.total,
-                                   walk.exchanges[0])
+                        self.holds(
+                            "LIM-21",
+                            entries <= walk.total,
+                            "the wallet list's totalCount moves with the wallets created",
+                            f"at least {entries}, the wallets the list holds (it said {total} before, having "
+                            f"held {self.listed_before}, and the program opened {opened})",
+                            walk.total,
+                            walk.exchanges[0],
+                        )
         finally:
             self.context.lengths.append(self.step_count)
             if not (self.failed and self.resources.settings.keep_failing_records):  # else kept, or closed by the sweep

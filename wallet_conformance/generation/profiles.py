@@ -39,10 +39,28 @@ class Profile:
 
 
 PROFILES = {
-    "quick": Profile("quick", cases=6, auth_cases=2, boundaries=6, settlements=3, programs=4, steps=10,
-                     paging_extra=3, shrink_cases=False),
-    "thorough": Profile("thorough", cases=60, auth_cases=10, boundaries=40, settlements=15, programs=30,
-                        steps=30, paging_extra=12, shrink_cases=True),
+    "quick": Profile(
+        "quick",
+        cases=6,
+        auth_cases=2,
+        boundaries=6,
+        settlements=3,
+        programs=4,
+        steps=10,
+        paging_extra=3,
+        shrink_cases=False,
+    ),
+    "thorough": Profile(
+        "thorough",
+        cases=60,
+        auth_cases=10,
+        boundaries=40,
+        settlements=15,
+        programs=30,
+        steps=30,
+        paging_extra=12,
+        shrink_cases=True,
+    ),
 }
 
 # Health checks the generated tests are allowed to trip, each with the test that trips it and why. None: with every
@@ -77,8 +95,9 @@ def hypothesis_settings(max_examples: int, **more: Any) -> hypothesis.settings:
     )
 
 
-def run(test: Callable[..., None], seed: int, settings: hypothesis.settings,
-        each_example: Callable[[], None] | None = None) -> None:
+def run(
+    test: Callable[..., None], seed: int, settings: hypothesis.settings, each_example: Callable[[], None] | None = None
+) -> None:
     """Run a `@given` test function with an explicit seed and settings; a failing example shows what it drew.
     `each_example` is called as each example begins (Hypothesis' documented `inner_test` hook): a failure's replay
     starts at the last one, the shrunk example Hypothesis runs again to report it."""
@@ -110,8 +129,10 @@ def replayable() -> Iterator[None]:
     try:
         yield
     except hypothesis.errors.FlakyStrategyDefinition as error:
-        raise CannotJudge("the target answered one replayed program two ways (another client of the account changed "
-                          f"it between examples), so it is not judged: {str(error).splitlines()[0]}") from None
+        raise CannotJudge(
+            "the target answered one replayed program two ways (another client of the account changed "
+            f"it between examples), so it is not judged: {str(error).splitlines()[0]}"
+        ) from None
 
 
 def register_hypothesis_profiles() -> None:

@@ -28,17 +28,33 @@ _COLLECTION = contract.schema("collection-account.json")["$defs"]["created"]["pr
 # read where the contract keeps it (the catalogue's `pending`, the schemas' constants).
 STATED_VALUES: dict[str, dict[str, tuple[tuple[str, Any, str], ...]]] = {
     "STA-03": {"transfer": (("status", contract.pending_state(), "an accepted transfer"),)},
-    "END-31": {"transfer": (("entry", _TRANSACTION["transfer-accepted"]["properties"]["entry"]["const"],
-                             "a transfer"),)},
-    "END-32": {"transfer": (("destinationType",
-                             _TRANSACTION["transfer-accepted"]["properties"]["destinationType"]["const"],
-                             "a wallet-to-wallet transfer"),)},
+    "END-31": {
+        "transfer": (("entry", _TRANSACTION["transfer-accepted"]["properties"]["entry"]["const"], "a transfer"),)
+    },
+    "END-32": {
+        "transfer": (
+            (
+                "destinationType",
+                _TRANSACTION["transfer-accepted"]["properties"]["destinationType"]["const"],
+                "a wallet-to-wallet transfer",
+            ),
+        )
+    },
     "STA-04": {"bankTransfer": (("status", contract.pending_state(), "an accepted bank transfer"),)},
-    "END-33": {"bankTransfer": (("destinationType",
-                                 _TRANSACTION["bank-transfer-accepted"]["properties"]["destinationType"]["const"],
-                                 "a bank transfer"),)},
-    "STA-06": {"createCollectionAccount": tuple((name, _COLLECTION[name]["const"], "a new collection account")
-                                                for name in ("status", "active"))},
+    "END-33": {
+        "bankTransfer": (
+            (
+                "destinationType",
+                _TRANSACTION["bank-transfer-accepted"]["properties"]["destinationType"]["const"],
+                "a bank transfer",
+            ),
+        )
+    },
+    "STA-06": {
+        "createCollectionAccount": tuple(
+            (name, _COLLECTION[name]["const"], "a new collection account") for name in ("status", "active")
+        )
+    },
 }
 ACCEPTED_TRANSFER = "STA-03"  # also: with an integer fee and actualAmount
 
@@ -61,8 +77,13 @@ def stated_values(exchange: Exchange, *, requirement: str | None = None) -> None
     if requirement == ACCEPTED_TRANSFER and data is not None:
         for name in ("fee", "actualAmount"):
             if type(data.get(name)) is not int:
-                checks.fail(f"the accepted transfer carries an integer {name}", "an integer",
-                            data.get(name, f"no {name}"), exchange, requirement=requirement)
+                checks.fail(
+                    f"the accepted transfer carries an integer {name}",
+                    "an integer",
+                    data.get(name, f"no {name}"),
+                    exchange,
+                    requirement=requirement,
+                )
 
 
 # requirement -> the schema of schemas/ and the pointer to what the document says of its operation's answer.
@@ -97,8 +118,9 @@ def fee(data: dict[str, Any], exchange: Exchange, where: str = "data", *, requir
     """A transfer's fee: an integer of 0 or more."""
     value = data.get("fee")
     if type(value) is not int or value < 0:
-        checks.fail(f"{where}.fee is an integer of 0 or more", "an integer >= 0", value, exchange,
-                    requirement=requirement)
+        checks.fail(
+            f"{where}.fee is an integer of 0 or more", "an integer >= 0", value, exchange, requirement=requirement
+        )
     return value
 
 
@@ -120,9 +142,17 @@ def read_internal_id(exchange: Exchange, *, requirement: str | None = None) -> N
     if exchange.operation_id in catalogue()[contract.SINGLE_RECORD].operations:
         found = [("data", data)] if isinstance(data, dict) else []
     else:
-        found = [(f"data[{index}]", entry) for index, entry in enumerate(data if isinstance(data, list) else [])
-                 if isinstance(entry, dict)]
+        found = [
+            (f"data[{index}]", entry)
+            for index, entry in enumerate(data if isinstance(data, list) else [])
+            if isinstance(entry, dict)
+        ]
     for where, wallet in found:
         if not isinstance(wallet.get("_id"), str):
-            checks.fail(f"{where} carries a string _id", "a string _id", wallet.get("_id", "no _id"), exchange,
-                        requirement=requirement)
+            checks.fail(
+                f"{where} carries a string _id",
+                "a string _id",
+                wallet.get("_id", "no _id"),
+                exchange,
+                requirement=requirement,
+            )

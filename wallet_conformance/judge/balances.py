@@ -14,16 +14,23 @@ from wallet_conformance.judge.failures import CannotJudge, check
 
 
 @check
-def not_below_zero(balance: Any, title: str, exchange: Exchange | None = None, *, detail: str | None = None,
-                   requirement: str | None = None) -> None:
+def not_below_zero(
+    balance: Any,
+    title: str,
+    exchange: Exchange | None = None,
+    *,
+    detail: str | None = None,
+    requirement: str | None = None,
+) -> None:
     """A balance the target shows, when it is an integer, is 0 or more (any other value is another check's)."""
     if type(balance) is int and balance < 0:
         fail(title, ">= 0", balance, exchange, detail=detail, requirement=requirement)
 
 
 @check
-def none_below_zero(shown: Iterable[tuple[Any, Exchange]], title: str, *, detail: str | None = None,
-                    requirement: str | None = None) -> None:
+def none_below_zero(
+    shown: Iterable[tuple[Any, Exchange]], title: str, *, detail: str | None = None, requirement: str | None = None
+) -> None:
     """Every balance shown, each with the exchange that showed it, is 0 or more (`not_below_zero`)."""
     for balance, exchange in shown:
         not_below_zero(balance, title, exchange, detail=detail, requirement=requirement)
@@ -39,8 +46,15 @@ def reachable(funded: int, debits: list[int]) -> set[int]:
 
 
 @check
-def funding_less_some_debits(final: int, funded: int, debits: list[int], exchange: Exchange, *,
-                             detail: str | None = None, requirement: str | None = None) -> None:
+def funding_less_some_debits(
+    final: int,
+    funded: int,
+    debits: list[int],
+    exchange: Exchange,
+    *,
+    detail: str | None = None,
+    requirement: str | None = None,
+) -> None:
     """Passes when the final balance is the funding less the actualAmount of some of the accepted transfers
     (`debits`: any of them, the others failed moving nothing), never below zero.
 
@@ -51,12 +65,19 @@ def funding_less_some_debits(final: int, funded: int, debits: list[int], exchang
     not_below_zero(final, "the source balance never goes below zero", exchange, detail=detail, requirement=requirement)
     possible = reachable(funded, debits)
     if final == funded and funded in possible:
-        raise CannotJudge(f"none of the {len(debits)} accepted transfers completed (the balance stayed {funded}): "
-                          "no debit to check")
+        raise CannotJudge(
+            f"none of the {len(debits)} accepted transfers completed (the balance stayed {funded}): no debit to check"
+        )
     if final not in possible:
-        fail("after settlement the source holds its funding minus the actualAmount of the accepted transfers that "
-             "completed, never below zero", f"one of {sorted(possible)}", final, exchange, detail=detail,
-             requirement=requirement)
+        fail(
+            "after settlement the source holds its funding minus the actualAmount of the accepted transfers that "
+            "completed, never below zero",
+            f"one of {sorted(possible)}",
+            final,
+            exchange,
+            detail=detail,
+            requirement=requirement,
+        )
 
 
 @dataclass(frozen=True)
@@ -82,9 +103,16 @@ def conserved(movements: list[Movement]) -> set[tuple[int, int]]:
 
 
 @check
-def movements_conserved(taken: int, given: int | None, movements: list[Movement], exchange: Exchange, *,
-                        also: tuple[Exchange, ...] = (), detail: str | None = None,
-                        requirement: str | None = None) -> None:
+def movements_conserved(
+    taken: int,
+    given: int | None,
+    movements: list[Movement],
+    exchange: Exchange,
+    *,
+    also: tuple[Exchange, ...] = (),
+    detail: str | None = None,
+    requirement: str | None = None,
+) -> None:
     """The source lost exactly the actualAmount of the transfers that completed and the destination gained exactly
     their amount (`given` None: the destination is outside the service, a bank account); one that did not complete
     moved nothing. `exchange` shows the source as judged, `also` the other states it is compared with."""
@@ -98,9 +126,14 @@ def movements_conserved(taken: int, given: int | None, movements: list[Movement]
         return
     completed = sum(movement.completed for movement in movements)
     shown = sorted(possible)[:10]
-    fail("every accepted transfer that completed moved its money and no more: the source lost their actualAmount, the "
-         "destination gained their amount, and one that did not complete moved nothing",
-         f"{'(taken, given) ' if given is not None else 'taken '}one of {shown}"
-         f"{' ...' if len(possible) > 10 else ''} ({completed} of {len(movements)} show the completed status)",
-         f"taken {taken}" + (f", given {given}" if given is not None else ""), exchange, also=also, detail=detail,
-         requirement=requirement)
+    fail(
+        "every accepted transfer that completed moved its money and no more: the source lost their actualAmount, the "
+        "destination gained their amount, and one that did not complete moved nothing",
+        f"{'(taken, given) ' if given is not None else 'taken '}one of {shown}"
+        f"{' ...' if len(possible) > 10 else ''} ({completed} of {len(movements)} show the completed status)",
+        f"taken {taken}" + (f", given {given}" if given is not None else ""),
+        exchange,
+        also=also,
+        detail=detail,
+        requirement=requirement,
+    )

@@ -41,16 +41,33 @@ NOT_ACCEPTED = "an answer that is no success (no 2xx)"
 UNAVAILABLE = frozenset({502, 503, 504})
 
 
-def fail(title: str, expected: Any, received: Any, exchange: Exchange | None = None, *, detail: str | None = None,
-         requirement: str | None = None, also: tuple[Exchange, ...] = ()) -> None:
+def fail(
+    title: str,
+    expected: Any,
+    received: Any,
+    exchange: Exchange | None = None,
+    *,
+    detail: str | None = None,
+    requirement: str | None = None,
+    also: tuple[Exchange, ...] = (),
+) -> None:
     """Raise the one failure type, attributed to `requirement` (default: the calling test's own); `also`, the other
     exchanges that show it (the earlier state a comparison read)."""
     raise ConformanceFailure(requirement_of(requirement), title, expected, received, exchange, detail, also)
 
 
 @check
-def holds(condition: bool, title: str, expected: Any, received: Any, exchange: Exchange | None = None, *,
-          detail: str | None = None, also: tuple[Exchange, ...] = (), requirement: str | None = None) -> None:
+def holds(
+    condition: bool,
+    title: str,
+    expected: Any,
+    received: Any,
+    exchange: Exchange | None = None,
+    *,
+    detail: str | None = None,
+    also: tuple[Exchange, ...] = (),
+    requirement: str | None = None,
+) -> None:
     """What the test worked out holds (a balance as the model has it, a list as its pages hold it): the check of a
     comparison no other check makes. Else the failure, as `fail` gives it."""
     if not condition:
@@ -58,8 +75,12 @@ def holds(condition: bool, title: str, expected: Any, received: Any, exchange: E
 
 
 @check
-def no_problem(problems: Iterable[tuple[str, Any, Any, Exchange | None]], *, detail: str | None = None,
-               requirement: str | None = None) -> None:
+def no_problem(
+    problems: Iterable[tuple[str, Any, Any, Exchange | None]],
+    *,
+    detail: str | None = None,
+    requirement: str | None = None,
+) -> None:
     """The test found nothing wrong: of what it found (each a title, expected, received and the exchange, as
     world/page_checks.py gives a list's problems), the first is the failure."""
     for title, expected, received, exchange in problems:
@@ -72,8 +93,7 @@ def no_problem(problems: Iterable[tuple[str, Any, Any, Exchange | None]], *, det
 @check
 def status(exchange: Exchange, expected: int, *, requirement: str | None = None) -> None:
     if exchange.status != expected:
-        fail(f"{exchange.method} answers HTTP {expected}", expected, exchange.status, exchange,
-             requirement=requirement)
+        fail(f"{exchange.method} answers HTTP {expected}", expected, exchange.status, exchange, requirement=requirement)
 
 
 @rule("ERR-01", "ERR-02", when="success", name="success status")
@@ -97,9 +117,13 @@ def answered(exchange: Exchange, *, requirement: str | None = None) -> None:
     client saw instead in its notes; met anywhere else, the client's Unanswered fails ERR-09 too
     (failures.UnansweredFailure)."""
     if not 100 <= exchange.status <= 599:
-        fail(f"{exchange.method} {urlsplit(exchange.url).path} is answered with an HTTP status",
-             "a status from 100 to 599", "; ".join(exchange.retries) or f"status {exchange.status}", exchange,
-             requirement=requirement)
+        fail(
+            f"{exchange.method} {urlsplit(exchange.url).path} is answered with an HTTP status",
+            "a status from 100 to 599",
+            "; ".join(exchange.retries) or f"status {exchange.status}",
+            exchange,
+            requirement=requirement,
+        )
 
 
 @check
@@ -111,17 +135,24 @@ def refused(exchange: Exchange, why: str, *, requirement: str | None = None) -> 
     if exchange.status < 300:
         fail(f"not accepted: {why}", NOT_ACCEPTED, exchange.status, exchange, requirement=requirement)
     if exchange.status in UNAVAILABLE:
-        raise CannotJudge(f"{why}: the target was unavailable (HTTP {exchange.status}), which says nothing of the "
-                          "input (ERR-05 judges the 5xx)")
+        raise CannotJudge(
+            f"{why}: the target was unavailable (HTTP {exchange.status}), which says nothing of the "
+            "input (ERR-05 judges the 5xx)"
+        )
 
 
 @check
 def refused_with_4xx(exchange: Exchange, why: str, *, requirement: str | None = None) -> None:
     """ERR-05: invalid input is refused with a 4xx; a 2xx accepted it, a 5xx is the server failing (RFC 9110)."""
     if not 400 <= exchange.status < 500:
-        fail(f"refused with a 4xx: {why}", "a status in 400..499", exchange.status, exchange,
-             detail="a status outside 4xx is no refusal of the input (a 5xx is the server failing)",
-             requirement=requirement)
+        fail(
+            f"refused with a 4xx: {why}",
+            "a status in 400..499",
+            exchange.status,
+            exchange,
+            detail="a status outside 4xx is no refusal of the input (a 5xx is the server failing)",
+            requirement=requirement,
+        )
 
 
 @check
@@ -132,8 +163,13 @@ def accepted(exchange: Exchange, why: str, *, requirement: str | None = None) ->
         fail(f"accepted: {why}", "a 2xx status", exchange.status, exchange, requirement=requirement)
     body = exchange.json if exchange.is_json else None
     if not (isinstance(body, dict) and isinstance(body.get("meta"), dict) and "data" in body):
-        fail(f"accepted: {why}", "a 2xx JSON envelope with meta and data",
-             f"HTTP {exchange.status} with a body that is not a JSON envelope", exchange, requirement=requirement)
+        fail(
+            f"accepted: {why}",
+            "a 2xx JSON envelope with meta and data",
+            f"HTTP {exchange.status} with a body that is not a JSON envelope",
+            exchange,
+            requirement=requirement,
+        )
 
 
 @check
@@ -145,8 +181,13 @@ def accepted_by_the_api(exchange: Exchange, why: str, *, requirement: str | None
         fail(f"accepted: {why}", "a 2xx status", exchange.status, exchange, requirement=requirement)
     body = exchange.json if exchange.is_json else None
     if not (isinstance(body, dict) and isinstance(body.get("meta"), dict)):
-        fail(f"accepted: {why}", "a 2xx JSON object with a meta object",
-             f"HTTP {exchange.status} with a body that is no JSON object with meta", exchange, requirement=requirement)
+        fail(
+            f"accepted: {why}",
+            "a 2xx JSON object with a meta object",
+            f"HTTP {exchange.status} with a body that is no JSON object with meta",
+            exchange,
+            requirement=requirement,
+        )
 
 
 # ------------------------------------------------------------------ values and schemas
@@ -162,8 +203,16 @@ def is_prefix_problem(problem: validation.Problem) -> bool:
 
 
 @check
-def conforms(instance: Any, schema_file: str, exchange: Exchange | None = None, *, pointer: str = "",
-             where: str = "data", leave_prefixes: bool = False, requirement: str | None = None) -> Any:
+def conforms(
+    instance: Any,
+    schema_file: str,
+    exchange: Exchange | None = None,
+    *,
+    pointer: str = "",
+    where: str = "data",
+    leave_prefixes: bool = False,
+    requirement: str | None = None,
+) -> Any:
     """`instance` validates against a schema of schemas/ (all problems listed, the first as `received`), but for what
     the value rules judge (`schema_problems`); with `leave_prefixes`, an identifier without its prefix is left to the
     prefix's own requirement."""
@@ -174,8 +223,14 @@ def conforms(instance: Any, schema_file: str, exchange: Exchange | None = None, 
         first = problems[0]
         listing = "; ".join(f"{where}{_join(problem.path)}: {problem.message}" for problem in problems[:8])
         more = f" (and {len(problems) - 8} more)" if len(problems) > 8 else ""
-        fail(f"{where} matches {schema_file}{pointer}", f"{first.keyword}: {first.expected}",
-             f"{where}{_join(first.path)}: {first.message}", exchange, detail=listing + more, requirement=requirement)
+        fail(
+            f"{where} matches {schema_file}{pointer}",
+            f"{first.keyword}: {first.expected}",
+            f"{where}{_join(first.path)}: {first.message}",
+            exchange,
+            detail=listing + more,
+            requirement=requirement,
+        )
     return instance
 
 
@@ -186,8 +241,9 @@ def _join(path: str) -> str:
 
 
 @check
-def has_prefix(value: Any, definition: str, exchange: Exchange | None, field: str, *,
-               requirement: str | None = None) -> str:
+def has_prefix(
+    value: Any, definition: str, exchange: Exchange | None, field: str, *, requirement: str | None = None
+) -> str:
     """`value` starts with the identifier prefix of `definition` in schemas/common.json."""
     expected = contract.prefix(definition)
     if not isinstance(value, str) or not value.startswith(expected):
@@ -196,16 +252,30 @@ def has_prefix(value: Any, definition: str, exchange: Exchange | None, field: st
 
 
 @check
-def equals(received: Any, expected: Any, title: str, exchange: Exchange | None = None, *,
-           requirement: str | None = None, also: tuple[Exchange, ...] = ()) -> Any:
+def equals(
+    received: Any,
+    expected: Any,
+    title: str,
+    exchange: Exchange | None = None,
+    *,
+    requirement: str | None = None,
+    also: tuple[Exchange, ...] = (),
+) -> Any:
     if received != expected:
         fail(title, expected, received, exchange, requirement=requirement, also=also)
     return received
 
 
 @check
-def contains(container: Iterable[Any], item: Any, title: str, exchange: Exchange | None = None, *,
-             where: str = "the response", requirement: str | None = None) -> Any:
+def contains(
+    container: Iterable[Any],
+    item: Any,
+    title: str,
+    exchange: Exchange | None = None,
+    *,
+    where: str = "the response",
+    requirement: str | None = None,
+) -> Any:
     """`item` is among `container`; the failure says what was looked for and what `where` held instead."""
     held = list(container)
     if item not in held:
@@ -243,8 +313,16 @@ def _walked_fields(exchange: Exchange) -> list[tuple[str, str, Any]]:
     return held[1]
 
 
-def _every_field(exchange: Exchange, names: frozenset[str], holds: Callable[[Any], bool], title: str, expected: str,
-                 requirement: str, *, null_allowed: bool) -> dict[str, Any]:
+def _every_field(
+    exchange: Exchange,
+    names: frozenset[str],
+    holds: Callable[[Any], bool],
+    title: str,
+    expected: str,
+    requirement: str,
+    *,
+    null_allowed: bool,
+) -> dict[str, Any]:
     """Every field of data (at any depth) named in `names` holds (`holds(value)`), or is null where that is allowed;
     returns the fields it validated, by path."""
     seen = {}
@@ -260,8 +338,15 @@ def _every_field(exchange: Exchange, names: frozenset[str], holds: Callable[[Any
 @check
 def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every money field of data is an integer (or null); returns the fields it validated, by path."""
-    return _every_field(exchange, MONEY_FIELDS, lambda value: type(value) is int, "money amounts are integers in kobo",
-                        "an integer", requirement, null_allowed=True)
+    return _every_field(
+        exchange,
+        MONEY_FIELDS,
+        lambda value: type(value) is int,
+        "money amounts are integers in kobo",
+        "an integer",
+        requirement,
+        null_allowed=True,
+    )
 
 
 # The operations answering a record whose table gives `currency` the value NGN (the Wallet, the Collection account and
@@ -279,8 +364,11 @@ def _ngn_currencies(exchange: Exchange) -> dict[str, Any]:
     if operation not in _NGN_OPERATIONS:
         return {}
     data = exchange.data
-    records = [(f"data[{index}]", record) for index, record in enumerate(data)] if isinstance(data, list) \
+    records = (
+        [(f"data[{index}]", record) for index, record in enumerate(data)]
+        if isinstance(data, list)
         else [("data", data)]
+    )
     found: dict[str, Any] = {}
     for path, record in records:
         if not isinstance(record, dict):
@@ -304,8 +392,11 @@ def _transactions_and_legs(exchange: Exchange) -> list[tuple[str, dict[str, Any]
     if exchange.operation_id not in _TRANSACTION_OPERATIONS:
         return []
     data = exchange.data
-    records = [(f"data[{index}]", record) for index, record in enumerate(data)] if isinstance(data, list) \
+    records = (
+        [(f"data[{index}]", record) for index, record in enumerate(data)]
+        if isinstance(data, list)
         else [("data", data)]
+    )
     found = []
     for path, record in records:
         if isinstance(record, dict):
@@ -328,8 +419,13 @@ def actual_amount_is_amount_plus_fee(exchange: Exchange, *, requirement: str | N
         if not all(type(value) is int for value in (amount, fee, actual)):
             continue
         if actual != amount + fee:
-            fail("actualAmount is amount plus fee", amount + fee,
-                 f"{path}.actualAmount = {actual} (amount {amount}, fee {fee})", exchange, requirement=requirement)
+            fail(
+                "actualAmount is amount plus fee",
+                amount + fee,
+                f"{path}.actualAmount = {actual} (amount {amount}, fee {fee})",
+                exchange,
+                requirement=requirement,
+            )
         held[f"{path}.actualAmount"] = actual
     return held
 
@@ -342,8 +438,13 @@ def currencies_are_ngn(exchange: Exchange, *, requirement: str | None = None) ->
     found = _ngn_currencies(exchange)
     for path, value in found.items():
         if value != CURRENCY:
-            fail(f"the currency the table gives is {CURRENCY}", CURRENCY, f"{path} = {value!r}", exchange,
-                 requirement=requirement)
+            fail(
+                f"the currency the table gives is {CURRENCY}",
+                CURRENCY,
+                f"{path} = {value!r}",
+                exchange,
+                requirement=requirement,
+            )
     return found
 
 
@@ -351,8 +452,11 @@ def other_currencies(exchange: Exchange) -> dict[str, Any]:
     """The currency fields of data the document gives no value (a Bank's, a Bank account's, meta.rate's, an external
     source's), by path: what the target shows there, to observe."""
     bound = _ngn_currencies(exchange)
-    return {f"{path}.{key}": value for path, key, value in _walked_fields(exchange)
-            if key in CURRENCY_FIELDS and f"{path}.{key}" not in bound}
+    return {
+        f"{path}.{key}": value
+        for path, key, value in _walked_fields(exchange)
+        if key in CURRENCY_FIELDS and f"{path}.{key}" not in bound
+    }
 
 
 def _is_timestamp(value: Any) -> bool:
@@ -370,11 +474,24 @@ def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None)
     """Every timestamp field of data is ISO 8601 UTC with milliseconds (or null, or for a field typed `timestamp or
     null` an empty string); returns those it validated."""
     title, expected = "timestamps are ISO 8601 UTC strings with milliseconds", "YYYY-MM-DDThh:mm:ss.sss and Z or +00:00"
-    seen = _every_field(exchange, TIMESTAMP_FIELDS - NULLABLE_TIMESTAMP_FIELDS, _is_timestamp, title, expected,
-                        requirement, null_allowed=True)
-    return seen | _every_field(exchange, TIMESTAMP_FIELDS & NULLABLE_TIMESTAMP_FIELDS,
-                               lambda value: value == "" or _is_timestamp(value), title, expected, requirement,
-                               null_allowed=True)
+    seen = _every_field(
+        exchange,
+        TIMESTAMP_FIELDS - NULLABLE_TIMESTAMP_FIELDS,
+        _is_timestamp,
+        title,
+        expected,
+        requirement,
+        null_allowed=True,
+    )
+    return seen | _every_field(
+        exchange,
+        TIMESTAMP_FIELDS & NULLABLE_TIMESTAMP_FIELDS,
+        lambda value: value == "" or _is_timestamp(value),
+        title,
+        expected,
+        requirement,
+        null_allowed=True,
+    )
 
 
 def value_rule_finds(name: str | None, value: Any) -> bool:
@@ -392,7 +509,10 @@ def value_rule_finds(name: str | None, value: Any) -> bool:
 def schema_problems(instance: Any, schema_file: str, pointer: str = "") -> list[validation.Problem]:
     """The ways `instance` fails a schema of schemas/, but for the value of a field that a value rule finds wrong
     (`value_rule_finds`): that rule judges it on every answer, under its own requirement; its absence stays here."""
-    return [problem for problem in validation.problems(schema_file, instance, pointer)
-            if problem.keyword == "required"
-            or (validation.field_name(problem.path) in CURRENCY_FIELDS and problem.keyword != "const")
-            or not value_rule_finds(validation.field_name(problem.path), validation.value_at(instance, problem.path))]
+    return [
+        problem
+        for problem in validation.problems(schema_file, instance, pointer)
+        if problem.keyword == "required"
+        or (validation.field_name(problem.path) in CURRENCY_FIELDS and problem.keyword != "const")
+        or not value_rule_finds(validation.field_name(problem.path), validation.value_at(instance, problem.path))
+    ]

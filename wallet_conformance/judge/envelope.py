@@ -29,17 +29,30 @@ META = "#/$defs/meta/properties"
 def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """The body is a JSON object holding `meta` (an object) and `data` (envelope.json, its root and meta's type)."""
     if not exchange.is_json:
-        fail("the body is a JSON envelope with meta and data", "a JSON object with meta and data",
-             "a body that is not JSON", exchange, requirement=requirement)
+        fail(
+            "the body is a JSON envelope with meta and data",
+            "a JSON object with meta and data",
+            "a body that is not JSON",
+            exchange,
+            requirement=requirement,
+        )
     body = exchange.json
     # The root of envelope.json also holds meta's own fields: those are other requirements (statusCode, success).
-    shape = [problem for problem in validation.problems(SCHEMA, body)
-             if problem.path == "" or (problem.path == "meta" and problem.keyword == "type")]
+    shape = [
+        problem
+        for problem in validation.problems(SCHEMA, body)
+        if problem.path == "" or (problem.path == "meta" and problem.keyword == "type")
+    ]
     if shape:
         received = sorted(body) if isinstance(body, dict) else type(body).__name__
-        fail("the body is a JSON envelope with meta and data", ["data", "meta"], received, exchange,
-             detail="; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in shape),
-             requirement=requirement)
+        fail(
+            "the body is a JSON envelope with meta and data",
+            ["data", "meta"],
+            received,
+            exchange,
+            detail="; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in shape),
+            requirement=requirement,
+        )
     return body
 
 
@@ -48,8 +61,13 @@ def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict
 def content_type_json(exchange: Exchange, *, requirement: str | None = None) -> str:
     content_type = (exchange.header("content-type") or "").split(";")[0].strip().lower()
     if content_type != "application/json":
-        fail("the response is labelled application/json", "application/json", content_type or None, exchange,
-             requirement=requirement)
+        fail(
+            "the response is labelled application/json",
+            "application/json",
+            content_type or None,
+            exchange,
+            requirement=requirement,
+        )
     return content_type
 
 
@@ -61,8 +79,13 @@ def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> i
     code = exchange.meta.get("statusCode")
     conforms(code, SCHEMA, exchange, pointer=f"{META}/statusCode", where="meta.statusCode", requirement=requirement)
     if code != exchange.status:
-        fail("meta.statusCode is an integer repeating the HTTP status", exchange.status, code, exchange,
-             requirement=requirement)
+        fail(
+            "meta.statusCode is an integer repeating the HTTP status",
+            exchange.status,
+            code,
+            exchange,
+            requirement=requirement,
+        )
     return code
 
 
@@ -72,8 +95,7 @@ def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = Non
     value = exchange.meta.get("success")
     if "success" not in exchange.meta:
         fail("meta.success is a boolean", "true or false", None, exchange, requirement=requirement)
-    return conforms(value, SCHEMA, exchange, pointer=f"{META}/success", where="meta.success",
-                    requirement=requirement)
+    return conforms(value, SCHEMA, exchange, pointer=f"{META}/success", where="meta.success", requirement=requirement)
 
 
 @rule("ERR-08", when="client-error", name="error meta.success false", args=(False,), where=has_meta)
@@ -82,8 +104,13 @@ def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = Non
 def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | None = None) -> bool:
     """meta.success is true on a success (envelope.json#/$defs/success), false on an error (#/$defs/failure)."""
     if exchange.meta.get("success") is not expected:
-        fail(f"meta.success is {str(expected).lower()}", expected, exchange.meta.get("success"), exchange,
-             requirement=requirement)
+        fail(
+            f"meta.success is {str(expected).lower()}",
+            expected,
+            exchange.meta.get("success"),
+            exchange,
+            requirement=requirement,
+        )
     return expected
 
 
@@ -91,8 +118,14 @@ def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | No
 @check
 def message_is_string(exchange: Exchange, *, requirement: str | None = None) -> None:
     if "message" in exchange.meta:
-        conforms(exchange.meta["message"], SCHEMA, exchange, pointer=f"{META}/message", where="meta.message",
-                 requirement=requirement)
+        conforms(
+            exchange.meta["message"],
+            SCHEMA,
+            exchange,
+            pointer=f"{META}/message",
+            where="meta.message",
+            requirement=requirement,
+        )
 
 
 def shows_meta(exchange: Exchange) -> bool:
@@ -113,13 +146,16 @@ def meta_holds(name: str | None = None) -> Callable[[Exchange], bool]:
 def _meta(exchange: Exchange) -> dict[str, Any]:
     """The answer's meta object; CannotJudge when the body holds none (the envelope's requirement judges that)."""
     if not shows_meta(exchange):
-        raise CannotJudge(f"the {exchange.operation_id} answer is no JSON object with a meta object: what its meta "
-                          "says cannot be read (see SVC-03)")
+        raise CannotJudge(
+            f"the {exchange.operation_id} answer is no JSON object with a meta object: what its meta "
+            "says cannot be read (see SVC-03)"
+        )
     return exchange.meta
 
 
-@rule(contract.MESSAGE_PRESENT, contract.MESSAGE_ABSENT, when="success", name="meta.message presence",
-      where=meta_holds())
+@rule(
+    contract.MESSAGE_PRESENT, contract.MESSAGE_ABSENT, when="success", name="meta.message presence", where=meta_holds()
+)
 @check
 def message_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
     """meta.message is present or absent as the document says for this operation (with-/without-message), on an
@@ -127,11 +163,21 @@ def message_presence(exchange: Exchange, *, requirement: str | None = None) -> N
     rule = contract.message_rule(exchange.operation_id)
     present = "message" in _meta(exchange)
     if rule == "present" and not present:
-        fail(f"meta.message is present on {exchange.operation_id}", "a message", "no message", exchange,
-             requirement=requirement)
+        fail(
+            f"meta.message is present on {exchange.operation_id}",
+            "a message",
+            "no message",
+            exchange,
+            requirement=requirement,
+        )
     if rule == "absent" and present:
-        fail(f"meta.message is absent from {exchange.operation_id}", "no message", exchange.meta["message"], exchange,
-             requirement=requirement)
+        fail(
+            f"meta.message is absent from {exchange.operation_id}",
+            "no message",
+            exchange.meta["message"],
+            exchange,
+            requirement=requirement,
+        )
 
 
 @rule(*contract.MESSAGE_REQUIREMENTS, when="success", name="meta.message words", where=meta_holds("message"))
@@ -143,8 +189,13 @@ def message_value(exchange: Exchange, *, requirement: str | None = None) -> str 
         raise CannotJudge(f"the {exchange.operation_id} answer carries no meta.message (see SVC-08)")
     expected = contract.success_message(exchange.operation_id)
     if exchange.meta.get("message") != expected:
-        fail(f"meta.message of {exchange.operation_id} is the documented message", expected,
-             exchange.meta.get("message"), exchange, requirement=requirement)
+        fail(
+            f"meta.message of {exchange.operation_id} is the documented message",
+            expected,
+            exchange.meta.get("message"),
+            exchange,
+            requirement=requirement,
+        )
     return expected
 
 
@@ -155,11 +206,21 @@ def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -
     paginated = contract.is_paginated(exchange.operation_id)
     present = "pagination" in _meta(exchange)
     if paginated and not present:
-        fail(f"meta.pagination is present on {exchange.operation_id}", "meta.pagination", sorted(exchange.meta),
-             exchange, requirement=requirement)
+        fail(
+            f"meta.pagination is present on {exchange.operation_id}",
+            "meta.pagination",
+            sorted(exchange.meta),
+            exchange,
+            requirement=requirement,
+        )
     if not paginated and present:
-        fail(f"no pagination object on {exchange.operation_id}", "no meta.pagination", exchange.meta["pagination"],
-             exchange, requirement=requirement)
+        fail(
+            f"no pagination object on {exchange.operation_id}",
+            "no meta.pagination",
+            exchange.meta["pagination"],
+            exchange,
+            requirement=requirement,
+        )
 
 
 @rule("SVC-17", when="success", name="meta.pagination fields", where=meta_holds("pagination"))
@@ -173,8 +234,14 @@ def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> d
     pagination = exchange.meta.get("pagination")
     for name in ("totalCount", "perPage", "current"):
         value = pagination.get(name) if isinstance(pagination, dict) else None
-        conforms(value, SCHEMA, exchange, pointer=f"#/$defs/pagination/properties/{name}",
-                 where=f"meta.pagination.{name}", requirement=requirement)
+        conforms(
+            value,
+            SCHEMA,
+            exchange,
+            pointer=f"#/$defs/pagination/properties/{name}",
+            where=f"meta.pagination.{name}",
+            requirement=requirement,
+        )
     return pagination
 
 
@@ -183,8 +250,13 @@ def data_is_object(exchange: Exchange, *, requirement: str | None = None) -> dic
     """data is an object on a single-record response (envelope.json#/$defs/single)."""
     if not isinstance(exchange.data, dict):
         _shape_broken(exchange, contract.SINGLE_RECORD, "an object", requirement)
-        fail("data is an object on a single-record response", "an object", type(exchange.data).__name__, exchange,
-             requirement=requirement)
+        fail(
+            "data is an object on a single-record response",
+            "an object",
+            type(exchange.data).__name__,
+            exchange,
+            requirement=requirement,
+        )
     return exchange.data
 
 
@@ -201,23 +273,35 @@ def data_is_array(exchange: Exchange, *, requirement: str | None = None) -> list
     """data is an array on a list response (envelope.json#/$defs/paged and unpaged-list)."""
     if not isinstance(exchange.data, list):
         _shape_broken(exchange, LIST_DATA, "an array", requirement)
-        fail("data is an array on a list response", "an array", type(exchange.data).__name__, exchange,
-             requirement=requirement)
+        fail(
+            "data is an array on a list response",
+            "an array",
+            type(exchange.data).__name__,
+            exchange,
+            requirement=requirement,
+        )
     return exchange.data
 
 
 def _shape_broken(exchange: Exchange, shape: str, expected: str, requirement: str | None) -> None:
     """An accepted JSON answer of an operation `shape` (SVC-19, SVC-20) gives the shape of data, with data of another
     shape, is that requirement's failure: a check of another requirement cannot read what it judges from it."""
-    if requirement != shape and exchange.ok and exchange.is_json and \
-            exchange.operation_id in catalogue()[shape].operations:
-        raise CannotJudge(f"{exchange.operation_id} answered data as {type(exchange.data).__name__}, not {expected} "
-                          f"({shape}'s failure): what {requirement} says of it cannot be read")
+    if (
+        requirement != shape
+        and exchange.ok
+        and exchange.is_json
+        and exchange.operation_id in catalogue()[shape].operations
+    ):
+        raise CannotJudge(
+            f"{exchange.operation_id} answered data as {type(exchange.data).__name__}, not {expected} "
+            f"({shape}'s failure): what {requirement} says of it cannot be read"
+        )
 
 
 @check
-def entries(exchange: Exchange, label: str = "data", *, requirement: str | None = None,
-            allow_empty: bool = False) -> list[tuple[str, dict[str, Any]]]:
+def entries(
+    exchange: Exchange, label: str = "data", *, requirement: str | None = None, allow_empty: bool = False
+) -> list[tuple[str, dict[str, Any]]]:
     """The entries of a list response, each an object, with where they are (`data[0]`, ...).
 
     An empty list proves nothing about its entries: the test skips with the reason, unless `allow_empty`.
@@ -228,6 +312,8 @@ def entries(exchange: Exchange, label: str = "data", *, requirement: str | None 
             fail("each list entry is an object", "an object", type(entry).__name__, exchange, requirement=requirement)
         found.append((f"{label}[{index}]", entry))
     if not found and not allow_empty:
-        raise CannotJudge(f"{exchange.method} {exchange.operation_id} listed no entry: nothing to check its entries on "
-                          f"(a check over an empty list proves nothing)")
+        raise CannotJudge(
+            f"{exchange.method} {exchange.operation_id} listed no entry: nothing to check its entries on "
+            f"(a check over an empty list proves nothing)"
+        )
     return found

@@ -35,8 +35,12 @@ class Finding:
 def judgeable(exchange: Exchange) -> bool:
     """Whether the exchange is a request of an operation of the contract (its method) and got a whole answer."""
     operation = contract.operations().get(exchange.operation_id or "")
-    return (operation is not None and exchange.method.upper() == operation.method.upper()
-            and exchange.status >= 100 and not exchange.truncated)
+    return (
+        operation is not None
+        and exchange.method.upper() == operation.method.upper()
+        and exchange.status >= 100
+        and not exchange.truncated
+    )
 
 
 def judge(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> list[Finding]:
@@ -52,5 +56,7 @@ def held_to(exchange: Exchange, withheld: frozenset[str] = frozenset()) -> tuple
     if not judgeable(exchange):
         return set(), []
     held, broken = held_and_broken(exchange, withheld)
-    return ({requirement for _, requirement in held},
-            [Finding(rule.name, requirement, exchange.operation_id, failure) for rule, requirement, failure in broken])
+    return (
+        {requirement for _, requirement in held},
+        [Finding(rule.name, requirement, exchange.operation_id, failure) for rule, requirement, failure in broken],
+    )

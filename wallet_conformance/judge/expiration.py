@@ -27,19 +27,29 @@ def parse_timestamp(value: Any) -> datetime | None:
 
 
 @check
-def expires_expire_in_after_creation(data: dict[str, Any], expire_in: int, asked_at: datetime,
-                                     exchange: Exchange, *, requirement: str | None = None) -> datetime:
+def expires_expire_in_after_creation(
+    data: dict[str, Any], expire_in: int, asked_at: datetime, exchange: Exchange, *, requirement: str | None = None
+) -> datetime:
     """data.expiration is a timestamp about `expire_in` seconds after data.createdAt (else after `asked_at`, when the
     request was sent, with a wider tolerance); returns the expiration."""
     expiration = parse_timestamp(data.get("expiration"))
     if expiration is None:
-        checks.fail("data.expiration is a timestamp", "an ISO 8601 timestamp", data.get("expiration"), exchange,
-                    requirement=requirement)
+        checks.fail(
+            "data.expiration is a timestamp",
+            "an ISO 8601 timestamp",
+            data.get("expiration"),
+            exchange,
+            requirement=requirement,
+        )
     created = parse_timestamp(data.get("createdAt"))
     start, tolerance = (created, EXPIRATION_TOLERANCE) if created else (asked_at, OWN_CLOCK_TOLERANCE)
     expected = start + timedelta(seconds=expire_in)
     if abs(expiration - expected) > tolerance:
-        checks.fail(f"data.expiration is about {expire_in} s after creation",
-                    f"{expected.isoformat()} (within {tolerance.total_seconds():g} s)", data.get("expiration"),
-                    exchange, requirement=requirement)
+        checks.fail(
+            f"data.expiration is about {expire_in} s after creation",
+            f"{expected.isoformat()} (within {tolerance.total_seconds():g} s)",
+            data.get("expiration"),
+            exchange,
+            requirement=requirement,
+        )
     return expiration

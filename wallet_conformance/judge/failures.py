@@ -70,14 +70,18 @@ def requirement_of(requirement: str | None) -> str:
     ids = DECLARED.get()
     if requirement is None:
         if ids is None:
-            raise SuiteError("a check named no requirement outside a conformance test: pass requirement=\"ID\"")
+            raise SuiteError('a check named no requirement outside a conformance test: pass requirement="ID"')
         if len(ids) != 1:
-            raise SuiteError(f"a check named no requirement, and the test declares {len(ids)} "
-                             f"({', '.join(ids) or 'none'}): pass requirement=\"ID\"")
+            raise SuiteError(
+                f"a check named no requirement, and the test declares {len(ids)} "
+                f'({", ".join(ids) or "none"}): pass requirement="ID"'
+            )
         return ids[0]
     if ids is not None and requirement not in ids:
-        raise SuiteError(f"a check names requirement {requirement!r}, which the test does not declare "
-                         f"(it declares {', '.join(ids) or 'none'}): a typo here would hide a failure")
+        raise SuiteError(
+            f"a check names requirement {requirement!r}, which the test does not declare "
+            f"(it declares {', '.join(ids) or 'none'}): a typo here would hide a failure"
+        )
     return requirement
 
 
@@ -121,9 +125,16 @@ class ConformanceFailure(AssertionError):
     requirement and no other, even when a test names several.
     """
 
-    def __init__(self, requirement: str, title: str, expected: Any, received: Any,
-                 exchange: Exchange | None = None, detail: str | None = None,
-                 also: tuple[Exchange, ...] = ()) -> None:
+    def __init__(
+        self,
+        requirement: str,
+        title: str,
+        expected: Any,
+        received: Any,
+        exchange: Exchange | None = None,
+        detail: str | None = None,
+        also: tuple[Exchange, ...] = (),
+    ) -> None:
         self.requirement = requirement
         self.title = title
         self.expected = expected
@@ -178,18 +189,28 @@ class UnansweredFailure(Unanswered):
     def __init__(self, silence: Silence, again: bool = False) -> None:
         super().__init__(silence, again)
         self.requirement = contract.ANSWERED
-        self.title = (f"{silence.method} {urlsplit(silence.url).path} got no answer within {silence.timeout:g} s "
-                      "(--request-timeout) while the target answered others")
+        self.title = (
+            f"{silence.method} {urlsplit(silence.url).path} got no answer within {silence.timeout:g} s "
+            "(--request-timeout) while the target answered others"
+        )
         self.expected = f"an answer, a success or a refusal, within {silence.timeout:g} s (--request-timeout)"
         self.received = silence.summary + (
-            "; not waited on again: the same request went unanswered earlier in the run" if again else "")
+            "; not waited on again: the same request went unanswered earlier in the run" if again else ""
+        )
         self.detail = f"the target is up: {silence.alive}"
-        lines = [f"[{self.requirement}] {self.title}", f"  {self.detail}", f"  expected: {self.expected}",
-                 f"  received: {self.received}", f"  request:  {silence.method} {silence.url}"]
+        lines = [
+            f"[{self.requirement}] {self.title}",
+            f"  {self.detail}",
+            f"  expected: {self.expected}",
+            f"  received: {self.received}",
+            f"  request:  {silence.method} {silence.url}",
+        ]
         if silence.request_body is not None:
             body = silence.request_body
-            lines.append(f"    body:   {body if isinstance(body, str) else json.dumps(body)}"
-                         + (f" followed by {silence.padding} spaces" if silence.padding else ""))
+            lines.append(
+                f"    body:   {body if isinstance(body, str) else json.dumps(body)}"
+                + (f" followed by {silence.padding} spaces" if silence.padding else "")
+            )
         lines += ["  Reproduce with:", f"    {silence.curl()}"]
         self.args = (redact("\n".join(lines)),)
 

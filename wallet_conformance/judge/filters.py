@@ -16,6 +16,10 @@ def names_hold(entries: list[Any], name: str, exchange: Exchange, *, requirement
     for index, entry in enumerate(entries):
         listed = entry.get("name") if isinstance(entry, dict) else None
         if not isinstance(listed, str) or name.casefold() not in listed.casefold():
-            checks.fail("every account the name filter returns has a name holding the filter's name",
-                        f"a name holding {name!r}", f"listed account {index} named {listed!r}", exchange,
-                        requirement=requirement)
+            checks.fail(
+                "every account the name filter returns has a name holding the filter's name",
+                f"a name holding {name!r}",
+                f"listed account {index} named {listed!r}",
+                exchange,
+                requirement=requirement,
+            )

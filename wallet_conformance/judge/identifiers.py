@@ -36,5 +36,10 @@ def not_that_record(exchange: Exchange, name: str, value: str, title: str, *, re
     data = exchange.data if exchange.ok else None
     returned = data if isinstance(data, list) else [data]
     if any(isinstance(record, dict) and record.get(name) == value for record in returned):
-        checks.fail(title, f"no record with {name} {value}", f"HTTP {exchange.status} returning the record with "
-                    f"{name} {value}", exchange, requirement=requirement)
+        checks.fail(
+            title,
+            f"no record with {name} {value}",
+            f"HTTP {exchange.status} returning the record with {name} {value}",
+            exchange,
+            requirement=requirement,
+        )

@@ -52,14 +52,18 @@ def field_shown(exchange: Exchange, name: str) -> dict[str, Any]:
 
 def answer_outline(exchange: Exchange) -> dict[str, Any]:
     """An answer in brief: its status, meta.success, and the keys of its data."""
-    return {"status": exchange.status, "meta.success": exchange.meta.get("success"),
-            "data": keys_or_type(exchange.data)}
+    return {
+        "status": exchange.status,
+        "meta.success": exchange.meta.get("success"),
+        "data": keys_or_type(exchange.data),
+    }
 
 
 def headers_named(exchange: Exchange, words: Iterable[str]) -> dict[str, str]:
     """The response headers whose name (lower-cased) holds one of `words`, by lower-cased name."""
-    return {name.lower(): value for name, value in exchange.response_headers
-            if any(word in name.lower() for word in words)}
+    return {
+        name.lower(): value for name, value in exchange.response_headers if any(word in name.lower() for word in words)
+    }
 
 
 def rate_limit_headers(exchange: Exchange) -> dict[str, str]:
@@ -80,8 +84,11 @@ def version_answer(exchange: Exchange, root: str, v1: Exchange | None = None) ->
     """What an operation answered under one version segment: the path asked (below `root`), status, content type,
     whether it is an envelope, its message, where it points, its version headers, and (given the same operation's
     answer under /v1) whether both list the same data."""
-    same = exchange.data == v1.data if v1 is not None and exchange.ok and isinstance(exchange.data, list) \
-        and isinstance(v1.data, list) else None
+    same = (
+        exchange.data == v1.data
+        if v1 is not None and exchange.ok and isinstance(exchange.data, list) and isinstance(v1.data, list)
+        else None
+    )
     return {
         "path": exchange.url.removeprefix(root),
         "status": exchange.status,

@@ -31,19 +31,25 @@ def _defined(definition: str, name: str) -> str:
 
 EXTERNAL = _defined("sourceType", "External")
 VIRTUAL_ACCOUNT = _defined("sourceType", "VirtualAccount")
-BANK_ACCOUNT = next(value for value in contract.schema(TRANSACTION)["$defs"]["destinationType"]["enum"]
-                    if value != VIRTUAL_ACCOUNT)
+BANK_ACCOUNT = next(
+    value for value in contract.schema(TRANSACTION)["$defs"]["destinationType"]["enum"] if value != VIRTUAL_ACCOUNT
+)
 CREDIT = _defined("entry", "credit")
 # The form of sourceData / destinationData for each kind of party (schemas/transaction.json).
-PARTY_FORMS = {VIRTUAL_ACCOUNT: "#/$defs/wallet-party", BANK_ACCOUNT: "#/$defs/bank-account-party",
-               EXTERNAL: "#/$defs/external-source"}
+PARTY_FORMS = {
+    VIRTUAL_ACCOUNT: "#/$defs/wallet-party",
+    BANK_ACCOUNT: "#/$defs/bank-account-party",
+    EXTERNAL: "#/$defs/external-source",
+}
 # The identifier (schemas/common.json) whose prefix the publicId of each kind of party carries.
 PARTY_IDS = {VIRTUAL_ACCOUNT: "walletId", BANK_ACCOUNT: "bankAccountId", EXTERNAL: "externalSourceId"}
 # Where a transaction repeats its parties beyond `source` and `destination`, as (requirement, where, side): its
 # parties' data and its credit leg, the places the answer to a transfer repeats the wallets it named.
 REPEATED: tuple[tuple[str, str, str], ...] = tuple(
-    (requirement, where, side) for operation_id, requirement, where, side in PARTIES_REPEATED
-    if operation_id == "transfer")
+    (requirement, where, side)
+    for operation_id, requirement, where, side in PARTIES_REPEATED
+    if operation_id == "transfer"
+)
 LEG = "meta.credit."
 # What an answer may withhold of another business's wallet it shows (null, absent or masked): its name, its number and
 # its balance. Never an identifier, and never of the caller's own records.
@@ -93,8 +99,13 @@ def wallet_party_prefixes(found: Iterable[Found], *, requirement: str | None = N
         for leg_where, leg in legs(where, transaction):
             for side in SIDES:
                 if leg.get(f"{side}Type") == VIRTUAL_ACCOUNT:
-                    checks.has_prefix(_public_id(leg.get(f"{side}Data")), "walletId", exchange,
-                                      f"{leg_where}.{side}Data.publicId", requirement=requirement)
+                    checks.has_prefix(
+                        _public_id(leg.get(f"{side}Data")),
+                        "walletId",
+                        exchange,
+                        f"{leg_where}.{side}Data.publicId",
+                        requirement=requirement,
+                    )
                     judged += 1
     return judged
 
@@ -109,10 +120,16 @@ def external_source_prefixes(found: Iterable[Found], *, requirement: str | None 
         for leg_where, leg in legs(where, transaction):
             if says_external(leg):
                 judged += 1
-                checks.has_prefix(_public_id(leg.get("sourceData")), "externalSourceId", exchange,
-                                  f"{leg_where}.sourceData.publicId", requirement=requirement)
-                checks.has_prefix(leg.get("source"), "externalSourceId", exchange, f"{leg_where}.source",
-                                  requirement=requirement)
+                checks.has_prefix(
+                    _public_id(leg.get("sourceData")),
+                    "externalSourceId",
+                    exchange,
+                    f"{leg_where}.sourceData.publicId",
+                    requirement=requirement,
+                )
+                checks.has_prefix(
+                    leg.get("source"), "externalSourceId", exchange, f"{leg_where}.source", requirement=requirement
+                )
     return judged
 
 
@@ -126,8 +143,15 @@ def party_forms(found: Iterable[Found], kinds: tuple[str, ...], *, requirement: 
         for side in SIDES:
             kind = transaction.get(f"{side}Type")
             if kind in kinds:
-                checks.conforms(transaction.get(f"{side}Data"), TRANSACTION, exchange, pointer=PARTY_FORMS[kind],
-                                where=f"{where}.{side}Data", leave_prefixes=True, requirement=requirement)
+                checks.conforms(
+                    transaction.get(f"{side}Data"),
+                    TRANSACTION,
+                    exchange,
+                    pointer=PARTY_FORMS[kind],
+                    where=f"{where}.{side}Data",
+                    leave_prefixes=True,
+                    requirement=requirement,
+                )
                 judged += 1
     return judged
 
@@ -139,8 +163,14 @@ def _into_a_wallet(transaction: dict[str, Any]) -> bool:
 
 
 @check
-def repeats_the_parties(where: str, transaction: dict[str, Any], named: dict[str, Any], exchange: Exchange, *,
-                        requirement: str | None = None) -> int:
+def repeats_the_parties(
+    where: str,
+    transaction: dict[str, Any],
+    named: dict[str, Any],
+    exchange: Exchange,
+    *,
+    requirement: str | None = None,
+) -> int:
     """Every place of REPEATED holding `requirement` that the transaction shows (as a string) is the publicId `named`
     gives its side (`source`, `destination`); the credit leg only of a transaction into a wallet. A place the
     transaction does not show, or not as a string, is the schema's matter. Returns how many places it judged."""
@@ -152,8 +182,13 @@ def repeats_the_parties(where: str, transaction: dict[str, Any], named: dict[str
         if isinstance(held, str):
             judged += 1
             if held != named[side]:
-                checks.fail(f"{where}.{place} is the publicId of the transaction's {side}", named[side], held,
-                            exchange, requirement=requirement)
+                checks.fail(
+                    f"{where}.{place} is the publicId of the transaction's {side}",
+                    named[side],
+                    held,
+                    exchange,
+                    requirement=requirement,
+                )
     return judged
 
 
@@ -192,15 +227,17 @@ def parties_named_alike(exchange: Exchange, *, requirement: str | None = None) -
 
 
 @check
-def inbound_leg_holds_its_fields(where: str, transaction: dict[str, Any], exchange: Exchange, *,
-                                 requirement: str | None = None) -> int:
+def inbound_leg_holds_its_fields(
+    where: str, transaction: dict[str, Any], exchange: Exchange, *, requirement: str | None = None
+) -> int:
     """The credit leg of an inbound credit (sourceType External), when it shows one, also holds auth, account and
     linkRef (`$defs/inbound-credit-leg`); returns how many legs it judged (0 or 1)."""
     leg = credit_leg(transaction)
     if not says_external(transaction) or leg is None:
         return 0
-    checks.conforms(leg, TRANSACTION, exchange, pointer=INBOUND_LEG, where=f"{where}.meta.credit",
-                    requirement=requirement)
+    checks.conforms(
+        leg, TRANSACTION, exchange, pointer=INBOUND_LEG, where=f"{where}.meta.credit", requirement=requirement
+    )
     return 1
 
 
@@ -216,8 +253,9 @@ def parties_named_by_public_id(exchange: Exchange, *, requirement: str | None = 
         for side in SIDES:
             kind = transaction.get(f"{side}Type")
             if kind in (VIRTUAL_ACCOUNT, BANK_ACCOUNT) and side in transaction:
-                checks.has_prefix(transaction[side], PARTY_IDS[kind], exchange, f"{where}.{side}",
-                                  requirement=requirement)
+                checks.has_prefix(
+                    transaction[side], PARTY_IDS[kind], exchange, f"{where}.{side}", requirement=requirement
+                )
                 judged += 1
     return judged
 
@@ -242,8 +280,14 @@ def currency_pair_of_the_parties(exchange: Exchange, *, requirement: str | None 
             if isinstance(shown, str):
                 judged += 1
                 if half != shown:
-                    checks.fail(f"{where}.currencyPair names the {side}'s currency on its {side} side", shown, pair,
-                                exchange, detail=f"{where}.{side}Data.currency is {shown!r}", requirement=requirement)
+                    checks.fail(
+                        f"{where}.currencyPair names the {side}'s currency on its {side} side",
+                        shown,
+                        pair,
+                        exchange,
+                        detail=f"{where}.{side}Data.currency is {shown!r}",
+                        requirement=requirement,
+                    )
     return judged
 
 

@@ -15,15 +15,26 @@ def every_account_holds_both(exchange: Exchange, *, requirement: str | None = No
     public key."""
     accounts = envelope.data_is_array(exchange, requirement=requirement)
     if not accounts:
-        checks.fail("GET /accounts lists at least one account", "an account", "an empty list", exchange,
-                    requirement=requirement)
+        checks.fail(
+            "GET /accounts lists at least one account", "an account", "an empty list", exchange, requirement=requirement
+        )
     for index, account in enumerate(accounts):
         pub_key = account.get("pubKey") if isinstance(account, dict) else None
         if not isinstance(pub_key, dict):
-            checks.fail("an account holds pubKey, an object", "an object with live and test",
-                        f"data[{index}].pubKey = {pub_key!r}", exchange, requirement=requirement)
+            checks.fail(
+                "an account holds pubKey, an object",
+                "an object with live and test",
+                f"data[{index}].pubKey = {pub_key!r}",
+                exchange,
+                requirement=requirement,
+            )
         for mode in MODES:
             value = pub_key.get(mode)
             if not isinstance(value, str) or not value:
-                checks.fail(f"pubKey.{mode} is a non-empty string", "a public key",
-                            f"data[{index}].pubKey.{mode} = {value!r}", exchange, requirement=requirement)
+                checks.fail(
+                    f"pubKey.{mode} is a non-empty string",
+                    "a public key",
+                    f"data[{index}].pubKey.{mode} = {value!r}",
+                    exchange,
+                    requirement=requirement,
+                )

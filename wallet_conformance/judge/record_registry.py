@@ -95,13 +95,27 @@ class Kind:
 
 VIRTUAL_ACCOUNTS = "virtual account"
 NUMBERS = "the accountNumber of a virtual account"
-WALLET = Kind("wallet", VIRTUAL_ACCOUNTS, ("accountNumber", "_id", OWNER),
-              (("accountNumber", NUMBERS), ("_id", "the _id of a wallet")))
-COLLECTION_ACCOUNT = Kind("collection account", VIRTUAL_ACCOUNTS, ("accountNumber", "reference", OWNER),
-                          (("accountNumber", NUMBERS),), (("reference", COLLECTION_REFERENCES),))
+WALLET = Kind(
+    "wallet",
+    VIRTUAL_ACCOUNTS,
+    ("accountNumber", "_id", OWNER),
+    (("accountNumber", NUMBERS), ("_id", "the _id of a wallet")),
+)
+COLLECTION_ACCOUNT = Kind(
+    "collection account",
+    VIRTUAL_ACCOUNTS,
+    ("accountNumber", "reference", OWNER),
+    (("accountNumber", NUMBERS),),
+    (("reference", COLLECTION_REFERENCES),),
+)
 BANK_ACCOUNT_RECORD = Kind("bank account", "bank account", ("accountNumber",))
-TRANSACTION = Kind("transaction", "transaction", ("reference", "_id", "amount", "source", "destination"),
-                   (("_id", "the _id of a transaction"),), (("reference", IDENTIFIERS),))
+TRANSACTION = Kind(
+    "transaction",
+    "transaction",
+    ("reference", "_id", "amount", "source", "destination"),
+    (("_id", "the _id of a transaction"),),
+    (("reference", IDENTIFIERS),),
+)
 ACCOUNT = Kind("account", "account", ("_id", "business"), (("_id", "the _id of an account"),))
 # The family of a transaction's party, by the party's type (sourceType, destinationType).
 PARTY_FAMILIES = {VIRTUAL_ACCOUNT: VIRTUAL_ACCOUNTS, BANK_ACCOUNT: BANK_ACCOUNT_RECORD.family}
@@ -113,10 +127,18 @@ Report = Callable[[str, str, str, str, str], None]
 def kinds() -> dict[str, Kind]:
     """The kind of record each operation's answer shows, from the catalogue's requirements on each kind's fields
     (where a wallet's publicId shows: created, listed, read, closed)."""
-    shown = {"RES-01": WALLET, "RES-30": COLLECTION_ACCOUNT, "RES-40": BANK_ACCOUNT_RECORD, "RES-60": TRANSACTION,
-             "RES-10": ACCOUNT}
-    return {operation_id: kind for requirement, kind in shown.items()
-            for operation_id in catalogue()[requirement].operations}
+    shown = {
+        "RES-01": WALLET,
+        "RES-30": COLLECTION_ACCOUNT,
+        "RES-40": BANK_ACCOUNT_RECORD,
+        "RES-60": TRANSACTION,
+        "RES-10": ACCOUNT,
+    }
+    return {
+        operation_id: kind
+        for requirement, kind in shown.items()
+        for operation_id in catalogue()[requirement].operations
+    }
 
 
 @cache
@@ -127,7 +149,7 @@ def closing() -> frozenset[str]:
 
 def shows_records(exchange: Exchange) -> bool:
     """Whether the registry takes the exchange: a whole 2xx JSON answer of an operation whose answers show records."""
-    return (exchange.operation_id in kinds() and exchange.ok and judgeable(exchange) and exchange.is_json)
+    return exchange.operation_id in kinds() and exchange.ok and judgeable(exchange) and exchange.is_json
 
 
 @dataclass(frozen=True)
@@ -227,8 +249,13 @@ class RecordRegistry:
 
     def __init__(self, limit: int = MAX_RECORDS) -> None:
         self.limit = limit
-        self.forgotten: dict[str, int] = {"records": 0, "identifiers": 0, "closed wallets": 0,
-                                          "transfers after a close": 0, "expirations": 0}
+        self.forgotten: dict[str, int] = {
+            "records": 0,
+            "identifiers": 0,
+            "closed wallets": 0,
+            "transfers after a close": 0,
+            "expirations": 0,
+        }
         self._records: dict[tuple[str, str], _Record] = {}
         # An identifier's namespace (and scope) and value -> the publicId of the record that showed it first, and where.
         self._names: dict[tuple[Any, ...], tuple[str, Sighting]] = {}
@@ -249,8 +276,9 @@ class RecordRegistry:
 
         def report(rule: str, requirement: str, title: str, expected: str, received: str) -> None:
             if requirement not in found:
-                failure = ConformanceFailure(requirement, title, expected, received, exchange,
-                                             detail=f"the registry of records: {rule}")
+                failure = ConformanceFailure(
+                    requirement, title, expected, received, exchange, detail=f"the registry of records: {rule}"
+                )
                 found[requirement] = Finding(rule, requirement, answer.operation, failure, FINDER)
 
         if exchange.operation_id in contract.money_operations():
@@ -296,8 +324,11 @@ class RecordRegistry:
                             places.update(f"{leg_where}.{side}Data.{name}" for name in WITHHELD_FIELDS)
                             if side == "destination" and leg is credit_leg(record):
                                 places.add(f"{leg_where}.balance")
-            elif (kind is COLLECTION_ACCOUNT and isinstance(exchange.request_body, dict)
-                  and self._foreign(exchange.request_body.get("destination"), viewer)):
+            elif (
+                kind is COLLECTION_ACCOUNT
+                and isinstance(exchange.request_body, dict)
+                and self._foreign(exchange.request_body.get("destination"), viewer)
+            ):
                 places.add(f"{where}.{WITHHELD_PARENT}")
         return frozenset(places)
 
@@ -345,21 +376,29 @@ class RecordRegistry:
                 scope = (f"the {name} of a {kind.name}", owner, mode)
                 self._named(scope, kept[name], name, public_id, kind, sighting, requirement, report)
 
-    def _changed(self, known: _Record, public_id: str, kind: Kind, name: str, value: Any, sighting: Sighting,
-                 report: Report) -> None:
+    def _changed(
+        self, known: _Record, public_id: str, kind: Kind, name: str, value: Any, sighting: Sighting, report: Report
+    ) -> None:
         """A view of `public_id` shows `name` other than an earlier one: the record changed identity, or (shown as
         another kind of record) the publicId names two records."""
         before = known.values[name]
         if known.kind is kind:
-            report("one record, one identity", IDENTITY,
-                   f"{kind.name} {public_id} shows the {name} {value!r}, not the {before!r} shown before",
-                   f"{name} {before!r}, as first shown in {known.seen[name]}",
-                   f"{name} {value!r} in {sighting.where} of this answer")
+            report(
+                "one record, one identity",
+                IDENTITY,
+                f"{kind.name} {public_id} shows the {name} {value!r}, not the {before!r} shown before",
+                f"{name} {before!r}, as first shown in {known.seen[name]}",
+                f"{name} {value!r} in {sighting.where} of this answer",
+            )
         else:
-            report("one identifier, one record", IDENTIFIERS,
-                   f"{public_id} names a {known.kind.name} and a {kind.name}",
-                   f"{public_id} naming one record: the {known.kind.name} with {name} {before!r}, first shown in "
-                   f"{known.seen[name]}", f"a {kind.name} with {name} {value!r} in {sighting.where} of this answer")
+            report(
+                "one identifier, one record",
+                IDENTIFIERS,
+                f"{public_id} names a {known.kind.name} and a {kind.name}",
+                f"{public_id} naming one record: the {known.kind.name} with {name} {before!r}, first shown in "
+                f"{known.seen[name]}",
+                f"a {kind.name} with {name} {value!r} in {sighting.where} of this answer",
+            )
 
     # ------------------------------------------------------------------ one identifier, one record (RES-79, LIM-19)
 
@@ -375,8 +414,17 @@ class RecordRegistry:
         expiration = self._expires.get(first)
         return expiration is not None and created is not None and expiration <= created
 
-    def _named(self, scope: tuple[Any, ...], value: Any, name: str, public_id: str, kind: Kind, sighting: Sighting,
-               requirement: str, report: Report) -> None:
+    def _named(
+        self,
+        scope: tuple[Any, ...],
+        value: Any,
+        name: str,
+        public_id: str,
+        kind: Kind,
+        sighting: Sighting,
+        requirement: str,
+        report: Report,
+    ) -> None:
         key = (*scope, value)
         holder = self._names.get(key)
         if holder is None:
@@ -387,10 +435,13 @@ class RecordRegistry:
         if first == public_id:
             return
         within = " of one account" if len(scope) > 1 else ""
-        report("one identifier, one record", requirement,
-               f"the {name} {value!r} names two records{within}: {first} and {public_id}",
-               f"{name} {value!r} naming only {first}, first shown in {where}",
-               f"the {kind.name} {public_id} with {name} {value!r} in {sighting.where} of this answer")
+        report(
+            "one identifier, one record",
+            requirement,
+            f"the {name} {value!r} names two records{within}: {first} and {public_id}",
+            f"{name} {value!r} naming only {first}, first shown in {where}",
+            f"the {kind.name} {public_id} with {name} {value!r} in {sighting.where} of this answer",
+        )
 
     # ------------------------------------------------------------------ a transaction's parties (RES-80)
 
@@ -419,11 +470,14 @@ class RecordRegistry:
                 number = _value(party.get("accountNumber"), "accountNumber")
                 before = known.values.get("accountNumber")
                 if number is not None and before is not None and number != before:
-                    report("one record, one identity", IDENTITY,
-                           f"{known.kind.name} {public_id} shows the accountNumber {number!r} as a party of a "
-                           f"transaction, not the {before!r} shown before",
-                           f"accountNumber {before!r}, as first shown in {known.seen['accountNumber']}",
-                           f"accountNumber {number!r} in {leg_where}.{side}Data of this answer")
+                    report(
+                        "one record, one identity",
+                        IDENTITY,
+                        f"{known.kind.name} {public_id} shows the accountNumber {number!r} as a party of a "
+                        f"transaction, not the {before!r} shown before",
+                        f"accountNumber {before!r}, as first shown in {known.seen['accountNumber']}",
+                        f"accountNumber {number!r} in {leg_where}.{side}Data of this answer",
+                    )
 
     # ------------------------------------------------------------------ closed wallets (STA-09)
 
@@ -446,10 +500,14 @@ class RecordRegistry:
         if transaction.get("status") != SUCCESS:
             return
         wallet, closed, accepted = self._after_close.pop(public_id)
-        report("closed wallets move no money", CLOSED_WALLETS,
-               f"the transfer {public_id}, accepted after the wallet {wallet} was closed, completed",
-               f"no transfer of {wallet} completing once it is closed (its close: {closed}); {public_id} was "
-               f"accepted in {accepted}", f"status {SUCCESS!r} in {sighting.where} of this answer")
+        report(
+            "closed wallets move no money",
+            CLOSED_WALLETS,
+            f"the transfer {public_id}, accepted after the wallet {wallet} was closed, completed",
+            f"no transfer of {wallet} completing once it is closed (its close: {closed}); {public_id} was "
+            f"accepted in {accepted}",
+            f"status {SUCCESS!r} in {sighting.where} of this answer",
+        )
 
 
 def contradictions(exchanges: Iterable[Exchange]) -> tuple[list[Finding], int]:

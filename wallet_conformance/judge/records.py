@@ -32,13 +32,15 @@ def one_record(exchange: Exchange, label: str, *, requirement: str | None = None
 @check
 def listed_records(exchange: Exchange, label: str, *, requirement: str | None = None) -> list[Found]:
     """The records of a list response, one per entry, each an object (an empty list cannot be judged)."""
-    return [Found(where, entry, exchange)
-            for where, entry in envelope.entries(exchange, label, requirement=requirement)]
+    return [
+        Found(where, entry, exchange) for where, entry in envelope.entries(exchange, label, requirement=requirement)
+    ]
 
 
 @check
-def of_kind(record: Any, schema_file: str, exchange: Exchange, where: str = "data", *,
-            requirement: str | None = None) -> dict[str, Any]:
+def of_kind(
+    record: Any, schema_file: str, exchange: Exchange, where: str = "data", *, requirement: str | None = None
+) -> dict[str, Any]:
     """`record` is a record of the resource `schema_file` is the table of: an object holding more than half of the
     fields that tell that resource from the others (contract.kind_fields). Whether it holds every field of the table,
     with its type and values, is the table requirement's (contract.RESOURCE_TABLES)."""
@@ -48,8 +50,13 @@ def of_kind(record: Any, schema_file: str, exchange: Exchange, where: str = "dat
         checks.fail(f"{where} is a {kind}", "an object", type(record).__name__, exchange, requirement=requirement)
     held = sorted(fields & record.keys())
     if 2 * len(held) <= len(fields):
-        checks.fail(f"{where} is a {kind}", f"an object with most of the fields only a {kind} has: {sorted(fields)}",
-                    f"{where} holds {held or 'none of them'}", exchange, requirement=requirement)
+        checks.fail(
+            f"{where} is a {kind}",
+            f"an object with most of the fields only a {kind} has: {sorted(fields)}",
+            f"{where} holds {held or 'none of them'}",
+            exchange,
+            requirement=requirement,
+        )
     return record
 
 

@@ -37,8 +37,9 @@ def _request_validator(operation_id: str) -> Draft202012Validator:
     op = contract.operations()[operation_id]
     definition = document["paths"][op.path][op.method.lower()]
     body = definition["requestBody"]["content"]["application/json"]["schema"]["$ref"]
-    return Draft202012Validator({"$ref": "urn:openapi" + body}, registry=registry,
-                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return Draft202012Validator(
+        {"$ref": "urn:openapi" + body}, registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
 
 
 @dataclass(frozen=True)
@@ -150,8 +151,9 @@ def body_problems(operation_id: str, body: Any) -> tuple[Any, list[Problem]]:
     return read, found
 
 
-def problems(operation_id: str, body: Any = DEFAULT, *, query: dict[str, Any] | None = None,
-             path: dict[str, Any] | None = None) -> list[Problem]:
+def problems(
+    operation_id: str, body: Any = DEFAULT, *, query: dict[str, Any] | None = None, path: dict[str, Any] | None = None
+) -> list[Problem]:
     """Every way a request of `operation_id`, as sent (`body`: DEFAULT when none was sent), breaks openapi.yaml
     (empty: the request is valid). A value in another JSON type that spells one of its own is one lenient problem, and
     is then judged as that value (`read_leniently`)."""
@@ -244,8 +246,14 @@ def _judged(exchange: Exchange) -> tuple[list[Problem], Any]:
         body = sent_body(exchange)
         read, found = body, []
         if body is not NOT_JSON and _takes_a_body(exchange.operation_id or ""):
-            read, found = body_problems(exchange.operation_id, body) if body is not DEFAULT else (
-                body, [problem for problem in problems(exchange.operation_id) if problem.where.startswith("body")])
+            read, found = (
+                body_problems(exchange.operation_id, body)
+                if body is not DEFAULT
+                else (
+                    body,
+                    [problem for problem in problems(exchange.operation_id) if problem.where.startswith("body")],
+                )
+            )
         held = _last.held = (exchange, found, read)
     return held[1], held[2]
 
@@ -266,8 +274,12 @@ def _takes_a_body(operation_id: str) -> bool:
     return operation is not None and "requestBody" in openapi()["paths"][operation.path][operation.method.lower()]
 
 
-@rule(*(requirement for *_, requirement in INVALID_INPUT_REQUIREMENTS), when="success",
-      name="accepted request within the limits", each=True)
+@rule(
+    *(requirement for *_, requirement in INVALID_INPUT_REQUIREMENTS),
+    when="success",
+    name="accepted request within the limits",
+    each=True,
+)
 @check
 def accepted_within_limits(exchange: Exchange, *, requirement: str | None = None) -> None:
     """A request the target accepted keeps the documented limit `requirement` (one of INVALID_INPUT_REQUIREMENTS): a
@@ -275,8 +287,14 @@ def accepted_within_limits(exchange: Exchange, *, requirement: str | None = None
     found = exchange_problems(exchange)
     if exchange.ok and found and invalid_input_requirement(exchange.operation_id, found) == requirement:
         listing = "; ".join(f"{problem.where}: {problem.message}" for problem in found[:4])
-        checks.fail("an invalid request is not accepted", checks.NOT_ACCEPTED, exchange.status, exchange,
-                    detail=f"accepted although invalid: {listing}", requirement=requirement)
+        checks.fail(
+            "an invalid request is not accepted",
+            checks.NOT_ACCEPTED,
+            exchange.status,
+            exchange,
+            detail=f"accepted although invalid: {listing}",
+            requirement=requirement,
+        )
 
 
 @dataclass(frozen=True)
@@ -333,9 +351,14 @@ PARTIES_REPEATED: tuple[tuple[str, str, str, str], ...] = (
 )
 # What the answer to an accepted request carries of what was sent: (operation, requirement, where in data, body
 # field).
-ECHOED: tuple[tuple[str, str, str, str], ...] = tuple(
-    (operation_id, shown.echoed_by, shown.where, name) for (operation_id, name), shown in SHOWN.items()
-    if shown.echoed_by) + PARTIES_REPEATED
+ECHOED: tuple[tuple[str, str, str, str], ...] = (
+    tuple(
+        (operation_id, shown.echoed_by, shown.where, name)
+        for (operation_id, name), shown in SHOWN.items()
+        if shown.echoed_by
+    )
+    + PARTIES_REPEATED
+)
 
 
 def _plain(value: Any) -> bool:
@@ -360,16 +383,23 @@ def answers_the_destination(exchange: Exchange) -> bool:
     destination sent) rather than a collection account of its own: that answer is no collection account (END-20's
     matter), and what a collection account keeps of its request cannot be read from it."""
     body, data = sent_body(exchange), exchange.data
-    return (exchange.operation_id == COLLECTION and isinstance(body, dict) and isinstance(data, dict)
-            and isinstance(body.get("destination"), str) and data.get("publicId") == body["destination"])
+    return (
+        exchange.operation_id == COLLECTION
+        and isinstance(body, dict)
+        and isinstance(data, dict)
+        and isinstance(body.get("destination"), str)
+        and data.get("publicId") == body["destination"]
+    )
 
 
 def collection_account_shown(exchange: Exchange) -> dict[str, Any]:
     """The collection account an accepted collection-account request made, as its answer shows it; CannotJudge when
     the answer is no object or shows the destination wallet instead (END-20, SVC-19 judge that)."""
     if not isinstance(exchange.data, dict) or answers_the_destination(exchange):
-        raise CannotJudge("the answer to the collection-account request shows no collection account of its own (data "
-                          "is no object, or the destination wallet itself; see END-20)")
+        raise CannotJudge(
+            "the answer to the collection-account request shows no collection account of its own (data "
+            "is no object, or the destination wallet itself; see END-20)"
+        )
     return exchange.data
 
 
@@ -410,8 +440,12 @@ def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> No
             same = set(map(str, held)) == set(map(str, sent))
         else:
             same = held == sent and type(held) is not bool
-        as_sent = isinstance(raw, dict) and raw.get(name) != sent and held == raw.get(name) \
+        as_sent = (
+            isinstance(raw, dict)
+            and raw.get(name) != sent
+            and held == raw.get(name)
             and type(held) is type(raw.get(name))
+        )
         if not same and not as_sent:
             checks.fail(f"data.{where} is the {name} sent", sent, held, exchange, requirement=requirement)
 
@@ -424,11 +458,15 @@ def verified_reference(exchange: Exchange, *, requirement: str | None = None) ->
     asked = path_parameters(exchange).get("reference")
     data = exchange.data
     answered = data.get("reference") if isinstance(data, dict) else None
-    near_copy = isinstance(answered, str) and asked is not None and (
-        answered.startswith(asked) or answered.lower() == asked.lower())
+    near_copy = (
+        isinstance(answered, str)
+        and asked is not None
+        and (answered.startswith(asked) or answered.lower() == asked.lower())
+    )
     if exchange.ok and asked is not None and isinstance(data, dict) and answered != asked and not near_copy:
-        checks.fail("data.reference is the one in the path", asked, data.get("reference"), exchange,
-                    requirement=requirement)
+        checks.fail(
+            "data.reference is the one in the path", asked, data.get("reference"), exchange, requirement=requirement
+        )
 
 
 def path_parameters(exchange: Exchange) -> dict[str, str]:

@@ -63,8 +63,14 @@ def declared_rules() -> tuple[Rule, ...]:
     return tuple(_DECLARED)
 
 
-def rule(*requirements: str, when: When, name: str, args: tuple[Any, ...] = (),
-         where: Callable[[Exchange], bool] | None = None, each: bool = False) -> Callable[[Check], Check]:
+def rule(
+    *requirements: str,
+    when: When,
+    name: str,
+    args: tuple[Any, ...] = (),
+    where: Callable[[Exchange], bool] | None = None,
+    each: bool = False,
+) -> Callable[[Check], Check]:
     """Declares the decorated check a rule of the exchange judge, and returns the check as it is.
 
     - `requirements`: those the rule may stand for: on an operation, the first whose catalogue `operations` take it in;

@@ -54,15 +54,26 @@ def _response_schema(exchange: Exchange, requirement: str) -> None:
     """The answer holds the schema openapi.yaml gives its operation and status: a refusal is an envelope."""
     why = "a refusal is an envelope"
     if not exchange.is_json:
-        checks.fail("the answer is a JSON envelope", "a JSON body", "a body that is not JSON", exchange,
-                    detail=why, requirement=requirement)
+        checks.fail(
+            "the answer is a JSON envelope",
+            "a JSON body",
+            "a body that is not JSON",
+            exchange,
+            detail=why,
+            requirement=requirement,
+        )
     found = validation.response_problems(exchange.operation_id, exchange.status, exchange.json) or []
     if found:
         first = found[0]
         listing = "; ".join(f"{problem.path or 'body'}: {problem.message}" for problem in found[:8])
-        checks.fail(f"the answer matches the schema of {exchange.operation_id} (HTTP {exchange.status})",
-                    f"{first.keyword}: {first.expected}", f"{first.path or 'body'}: {first.message}", exchange,
-                    detail=f"{why}. {listing}", requirement=requirement)
+        checks.fail(
+            f"the answer matches the schema of {exchange.operation_id} (HTTP {exchange.status})",
+            f"{first.keyword}: {first.expected}",
+            f"{first.path or 'body'}: {first.message}",
+            exchange,
+            detail=f"{why}. {listing}",
+            requirement=requirement,
+        )
 
 
 @rule(*contract.RESOURCE_TABLES, when="success", name="resource table")
@@ -76,19 +87,29 @@ def _table(exchange: Exchange, requirement: str) -> None:
     if exchange.operation_id in catalogue()[contract.SINGLE_RECORD].operations:
         shown = [("data", data)] if isinstance(data, dict) else []
     else:
-        shown = [(f"data[{index}]", entry) for index, entry in enumerate(data if isinstance(data, list) else [])
-                 if isinstance(entry, dict)]
-    found = [replace(problem, path=f"{where}.{problem.path}" if problem.path else where)
-             for where, record in shown for problem in checks.schema_problems(record, schema_file)]
+        shown = [
+            (f"data[{index}]", entry)
+            for index, entry in enumerate(data if isinstance(data, list) else [])
+            if isinstance(entry, dict)
+        ]
+    found = [
+        replace(problem, path=f"{where}.{problem.path}" if problem.path else where)
+        for where, record in shown
+        for problem in checks.schema_problems(record, schema_file)
+    ]
     withheld = WITHHELD.get()
     found = [problem for problem in found if not (withheld and _withheld(problem, exchange.json, withheld))]
     if found:
         first = found[0]
         listing = "; ".join(f"{problem.path}: {problem.message}" for problem in found[:8])
-        checks.fail(f"the records of {exchange.operation_id} hold the table of {schema_file}",
-                    f"{first.keyword}: {first.expected}", f"{first.path}: {first.message}", exchange,
-                    detail=f"every field of the table, with its type and the values the table gives it. {listing}",
-                    requirement=requirement)
+        checks.fail(
+            f"the records of {exchange.operation_id} hold the table of {schema_file}",
+            f"{first.keyword}: {first.expected}",
+            f"{first.path}: {first.message}",
+            exchange,
+            detail=f"every field of the table, with its type and the values the table gives it. {listing}",
+            requirement=requirement,
+        )
 
 
 def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) -> bool:
@@ -109,19 +130,40 @@ def _withheld(problem: validation.Problem, body: Any, withheld: frozenset[str]) 
 # one is the failure a generated test reports (judge_answer), and a requirement's rules are listed in it.
 ORDER = (
     # Success answers: the envelope, its meta, the documented status and message, and the values of data.
-    "json envelope", "meta.statusCode", "meta.success boolean", "meta.success true", "meta.message string",
-    "meta.message presence", "meta.message words", "meta.pagination presence", "meta.pagination fields",
+    "json envelope",
+    "meta.statusCode",
+    "meta.success boolean",
+    "meta.success true",
+    "meta.message string",
+    "meta.message presence",
+    "meta.message words",
+    "meta.pagination presence",
+    "meta.pagination fields",
     "list data array",
-    "success status", "money in kobo", "actualAmount is amount plus fee", "currency NGN", "timestamps",
+    "success status",
+    "money in kobo",
+    "actualAmount is amount plus fee",
+    "currency NGN",
+    "timestamps",
     # Refusals: an envelope repeating its status with success false.
-    "error envelope", "error meta.statusCode", "error meta.success false",
+    "error envelope",
+    "error meta.statusCode",
+    "error meta.success false",
     # What was sent: an accepted request keeps the documented limits, and its answer carries what was sent.
-    "accepted request within the limits", "what was sent comes back", "the operation's stated form",
-    "inbound credit leg", "parties named by publicId", "currency pair of the parties",
-    "the parties repeated alike", "verify answers the path's reference",
+    "accepted request within the limits",
+    "what was sent comes back",
+    "the operation's stated form",
+    "inbound credit leg",
+    "parties named by publicId",
+    "currency pair of the parties",
+    "the parties repeated alike",
+    "verify answers the path's reference",
     "expiration after expireIn",
     # Any answer: no 5xx (SHOULD); success bodies labelled JSON (SHOULD); the schemas of openapi.yaml.
-    "no server error", "content type", "resource table", "response schema",
+    "no server error",
+    "content type",
+    "resource table",
+    "response schema",
 )
 
 
@@ -131,8 +173,10 @@ def _registry() -> tuple[Rule, ...]:
     rules = declared_rules()
     names = {declared_rule.name for declared_rule in rules}
     if names != set(ORDER) or len(ORDER) != len(set(ORDER)):
-        raise LookupError(f"rules declared without a place in ORDER: {sorted(names - set(ORDER))}; places in ORDER "
-                          f"no rule takes: {sorted(set(ORDER) - names)}")
+        raise LookupError(
+            f"rules declared without a place in ORDER: {sorted(names - set(ORDER))}; places in ORDER "
+            f"no rule takes: {sorted(set(ORDER) - names)}"
+        )
     return tuple(sorted(rules, key=lambda declared_rule: ORDER.index(declared_rule.name)))
 
 
@@ -141,20 +185,21 @@ RULES: tuple[Rule, ...] = _registry()
 
 @cache
 def _applying(operation_id: str) -> tuple[tuple[Rule, str], ...]:
-    return tuple((held, requirement) for held in RULES
-                 if (requirement := held.requirement_for(operation_id)) is not None)
+    return tuple(
+        (held, requirement) for held in RULES if (requirement := held.requirement_for(operation_id)) is not None
+    )
 
 
-def applying(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")
-             ) -> Iterator[tuple[Rule, str]]:
+def applying(
+    operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")
+) -> Iterator[tuple[Rule, str]]:
     """The rules that hold on an operation's answers of the kinds `when`, each with its requirement there."""
     for held, requirement in _applying(operation_id):
         if held.when in when:
             yield held, requirement
 
 
-def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")
-                 ) -> list[str]:
+def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")) -> list[str]:
     """The requirements the rules hold on an operation's answers of the kinds `when`, in the registry's order."""
     return list(dict.fromkeys(requirement for _, requirement in applying(operation_id, when)))
 

@@ -28,8 +28,11 @@ def judged_from_traffic() -> dict[str, tuple[str, ...]]:
             standing.setdefault(requirement, []).append(rule.name)
     for requirement, invariant in INVARIANTS.items():
         standing.setdefault(requirement, []).append(invariant)
-    return {requirement.id: tuple(dict.fromkeys(standing[requirement.id]))
-            for requirement in catalogue() if requirement.id in standing}
+    return {
+        requirement.id: tuple(dict.fromkeys(standing[requirement.id]))
+        for requirement in catalogue()
+        if requirement.id in standing
+    }
 
 
 def _in_scope(requirement: str, operation_id: str) -> bool:

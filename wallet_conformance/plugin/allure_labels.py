@@ -49,8 +49,11 @@ def attach_exchanges(exchanges: Sequence[Any]) -> None:
     if allure is None or not exchanges:
         return
     text = "\n\n".join(exchange.describe() for exchange in exchanges[-ATTACHED:])
-    allure.attach(text, name=f"exchanges ({min(len(exchanges), ATTACHED)} of {len(exchanges)})",
-                  attachment_type=allure.attachment_type.TEXT)
+    allure.attach(
+        text,
+        name=f"exchanges ({min(len(exchanges), ATTACHED)} of {len(exchanges)})",
+        attachment_type=allure.attachment_type.TEXT,
+    )
 
 
 def scrub(config: pytest.Config) -> None:

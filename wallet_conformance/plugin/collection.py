@@ -119,9 +119,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             continue
         ids = requirement_ids(item)
         if not ids:
-            problems.append(f"{item.nodeid}: names no requirement (add @pytest.mark.requirement(\"ID\"))")
-        problems.extend(f"{item.nodeid}: unknown requirement {rid!r} (not in requirements.yaml)"
-                        for rid in ids if rid not in known)
+            problems.append(f'{item.nodeid}: names no requirement (add @pytest.mark.requirement("ID"))')
+        problems.extend(
+            f"{item.nodeid}: unknown requirement {rid!r} (not in requirements.yaml)" for rid in ids if rid not in known
+        )
         item.user_properties.append(("requirements", ids))  # for pytest's own --junitxml; the reports read markers
         allure_labels.label(item, [known[rid] for rid in ids if rid in known], known.sections)
         if item.get_closest_marker("account_wide"):

@@ -65,13 +65,15 @@ class EarlyStop:
         run = state(self.config)
         if run.not_run is not None and run.not_run.stop is None:
             failed = run.not_run.status != ExitStatus.GATE_PASSES
-            terminalreporter.write_line(f"{run.not_run.message}\n(exit status {run.not_run.status})", red=failed,
-                                        bold=failed)
+            terminalreporter.write_line(
+                f"{run.not_run.message}\n(exit status {run.not_run.status})", red=failed, bold=failed
+            )
         if run.stops.stopped is not None:
             failed = len(terminalreporter.stats.get("failed", [])) + len(terminalreporter.stats.get("error", []))
             if failed:
-                terminalreporter.write_line(f"{failed} test(s) failed before the stop (evidence in the report); "
-                                            f"the first: {self.first_failure}")
+                terminalreporter.write_line(
+                    f"{failed} test(s) failed before the stop (evidence in the report); the first: {self.first_failure}"
+                )
 
 
 def add_to_report(report: dict[str, Any], stops: Stops) -> None:
@@ -81,12 +83,17 @@ def add_to_report(report: dict[str, Any], stops: Stops) -> None:
     met = stops.rate_limited
     if entry is None or not met:
         return
-    summary = {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, "answers": len(met),
-               "waited_seconds": round(sum(item["waited"] for item in met), 3),
-               "kept_as_answer": sum(item["gave_up"] for item in met)}
+    summary = {
+        "requirement": RATE_LIMIT_REQUIREMENT,
+        "status": 429,
+        "answers": len(met),
+        "waited_seconds": round(sum(item["waited"] for item in met), 3),
+        "kept_as_answer": sum(item["gave_up"] for item in met),
+    }
     entry["observations"].append(summary)
-    entry["observations"].extend({"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item}
-                                 for item in met[:RATE_LIMITS_KEPT])
+    entry["observations"].extend(
+        {"requirement": RATE_LIMIT_REQUIREMENT, "status": 429, **item} for item in met[:RATE_LIMITS_KEPT]
+    )
 
 
 def _crash_line(report: pytest.TestReport) -> str:

@@ -20,8 +20,11 @@ from wallet_conformance.world.resources import Resources, WalletList
 from wallet_conformance.world.safety import Guard
 
 # Why the isolation tests skip without a second key; a skipped MUST is not tested, so --require-complete asks for it.
-SECOND_KEY_MISSING = ("give --second-secret-key KEY (or WALLET_API_SECOND_SECRET_KEY): the secret key of an account "
-                      "of another business on the same target")
+SECOND_KEY_MISSING = (
+    "give --second-secret-key KEY (or WALLET_API_SECOND_SECRET_KEY): the secret key of an account "
+    "of another business on the same target"
+)
+
 
 @pytest.fixture(scope="session")
 def settings(pytestconfig: pytest.Config) -> Settings:
@@ -32,8 +35,10 @@ def settings(pytestconfig: pytest.Config) -> Settings:
 def target(pytestconfig: pytest.Config) -> Target:
     resolved = state(pytestconfig).target
     if resolved is None:
-        pytest.exit("no target: run the conformance suite from tests/ (the plugin resolves the target at start)",
-                    returncode=ExitStatus.CANNOT_RUN)
+        pytest.exit(
+            "no target: run the conformance suite from tests/ (the plugin resolves the target at start)",
+            returncode=ExitStatus.CANNOT_RUN,
+        )
     return resolved
 
 
@@ -84,8 +89,15 @@ def second_api(clients: Clients, api: ApiClient) -> ApiClient:
 
 
 @pytest.fixture(scope="session")
-def resources(api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard,
-              wallet_list: WalletList, pytestconfig: pytest.Config) -> Iterator[Resources]:
+def resources(
+    api: ApiClient,
+    settings: Settings,
+    target: Target,
+    run_id: str,
+    guard: Guard,
+    wallet_list: WalletList,
+    pytestconfig: pytest.Config,
+) -> Iterator[Resources]:
     """Everything the run creates; closed at the end of the run, after failures and Ctrl-C too (but for the wallets
     --keep-failing-records keeps)."""
     made = Resources(api, settings, target, run_id, guard, wallet_list, kept=state(pytestconfig).kept)
@@ -108,16 +120,32 @@ def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
 
 
 @pytest.fixture(scope="session")
-def second_resources(second_api: ApiClient, settings: Settings, target: Target, run_id: str,
-                     guard: Guard, wallet_list: WalletList, pytestconfig: pytest.Config) -> Iterator[Resources]:
+def second_resources(
+    second_api: ApiClient,
+    settings: Settings,
+    target: Target,
+    run_id: str,
+    guard: Guard,
+    wallet_list: WalletList,
+    pytestconfig: pytest.Config,
+) -> Iterator[Resources]:
     """What the run creates in the second key's account; closed at the end of the run with that key. Its wallets are
     funded through the funding hook only (--funded-wallet is the first account's)."""
-    made = Resources(second_api, replace(settings, funded_wallet=None), target, run_id, guard, wallet_list,
-                     kept=state(pytestconfig).kept)
+    made = Resources(
+        second_api,
+        replace(settings, funded_wallet=None),
+        target,
+        run_id,
+        guard,
+        wallet_list,
+        kept=state(pytestconfig).kept,
+    )
     try:
         yield made
     finally:
         problems = made.sweep()
         if problems:
-            print("\nwallet-conformance: could not close what the run created in the second key's account:\n  "
-                  + "\n  ".join(problems))
+            print(
+                "\nwallet-conformance: could not close what the run created in the second key's account:\n  "
+                + "\n  ".join(problems)
+            )

@@ -92,9 +92,10 @@ def _reference_names(found: Settings) -> None:
     from wallet_conformance.reference.faults import FAULTS
     from wallet_conformance.reference.variants import ALL, VARIANTS
 
-    for flag, given, known, listing in (("--reference-fault", found.reference_faults, FAULTS, "--list-faults"),
-                                        ("--reference-variant", found.reference_variants, {ALL, *VARIANTS},
-                                         "--list-variants")):
+    for flag, given, known, listing in (
+        ("--reference-fault", found.reference_faults, FAULTS, "--list-faults"),
+        ("--reference-variant", found.reference_variants, {ALL, *VARIANTS}, "--list-variants"),
+    ):
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise ConfigError(f"{flag} {', '.join(unknown)}: no such name; `{PROGRAM} {listing}` lists them")
@@ -137,8 +138,11 @@ def _selection(config: pytest.Config) -> tuple[str, ...]:
     words += [f"--deselect={node}" for node in getattr(option, "deselect", None) or ()]
     for ignored in getattr(option, "ignore", None) or ():
         path = (config.invocation_params.dir / ignored).resolve()
-        words.append(f"--ignore-glob=*/{path.relative_to(root).as_posix()}" if path.is_relative_to(root)
-                     else f"--ignore={ignored}")
+        words.append(
+            f"--ignore-glob=*/{path.relative_to(root).as_posix()}"
+            if path.is_relative_to(root)
+            else f"--ignore={ignored}"
+        )
     words += [f"--ignore-glob={pattern}" for pattern in getattr(option, "ignore_glob", None) or ()]
     if getattr(option, "lf", False):
         words.append("--lf")
@@ -165,8 +169,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.has_plugin(SUITE):
         return  # only the options, declared through the entry point, in a run of something else: nothing to do
     # The `requirement` marker is declared here only (not in pyproject.toml): the plugin owns it.
-    config.addinivalue_line("markers", "requirement(*ids): the catalogue requirements (requirements.yaml) "
-                                       "this test checks")
+    config.addinivalue_line(
+        "markers", "requirement(*ids): the catalogue requirements (requirements.yaml) this test checks"
+    )
     config.addinivalue_line("markers", "account_wide: uses an account-wide limit; runs in one xdist group")
     config.addinivalue_line("markers", "money: moves money; needs a funding URL or a funded wallet")
     # The suite's plugin and reports: imported in the suite's runs only.
@@ -203,6 +208,11 @@ def sends_requests(config: pytest.Config) -> bool:
     from wallet_conformance.plugin.collection import runs_conformance
 
     option = config.option
-    shows = (option.help, option.collectonly, getattr(option, "showfixtures", False),
-             getattr(option, "show_fixtures_per_test", False), getattr(option, "markers", False))
+    shows = (
+        option.help,
+        option.collectonly,
+        getattr(option, "showfixtures", False),
+        getattr(option, "show_fixtures_per_test", False),
+        getattr(option, "markers", False),
+    )
     return runs_conformance(config) and not any(shows)

@@ -54,8 +54,9 @@ class PhaseRecord:
         error = data.get("error")
         return cls(
             requirements=tuple(data["requirements"]),
-            error=None if error is None else Classified(**{**error, "failed_requirements": tuple(
-                error["failed_requirements"])}),
+            error=None
+            if error is None
+            else Classified(**{**error, "failed_requirements": tuple(error["failed_requirements"])}),
             observations=list(data.get("observations", ())),
             held=dict(data.get("held", {})),
             rate_limited=list(data.get("rate_limited", ())),
@@ -80,8 +81,10 @@ def observe(item: pytest.Item, requirement: str, facts: dict[str, Any]) -> None:
     one of another requirement is the suite's error, as a check naming it would be."""
     declared = requirement_ids(item)
     if requirement not in declared:
-        raise SuiteError(f"an observation names requirement {requirement!r}, which the test does not declare (it "
-                         f"declares {', '.join(declared) or 'none'})")
+        raise SuiteError(
+            f"an observation names requirement {requirement!r}, which the test does not declare (it "
+            f"declares {', '.join(declared) or 'none'})"
+        )
     item.stash.setdefault(OBSERVATIONS, []).append({"requirement": requirement, **facts})
 
 

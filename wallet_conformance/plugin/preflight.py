@@ -18,8 +18,11 @@ WALLET_LIST = "END-14"  # GET /virtual-accounts returns an array of Wallet with 
 def preflight_reads() -> tuple[str, ...]:
     """The reads of the preflight: the one unpaged read without a path parameter (the bank list) and the wallet
     list. Safe anywhere (no write), answered 200 with an envelope by every conforming target."""
-    unpaged = [operation.id for operation in contract.operations().values()
-               if operation.method == "GET" and "{" not in operation.path and not contract.is_paginated(operation.id)]
+    unpaged = [
+        operation.id
+        for operation in contract.operations().values()
+        if operation.method == "GET" and "{" not in operation.path and not contract.is_paginated(operation.id)
+    ]
     return (*unpaged, *catalogue()[WALLET_LIST].operations)
 
 
@@ -57,18 +60,26 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
 def _judge(exchange: Exchange, base_url: str) -> Stop | None:
     what = f"{exchange.method} {exchange.url}"
     if exchange.status in (401, 403):
-        return _stop(f"the target refused the secret key ({what} answered {exchange.status}): check --secret-key. "
-                     "If the key is right, the target breaks AUTH-04.", ExitStatus.CANNOT_RUN)
+        return _stop(
+            f"the target refused the secret key ({what} answered {exchange.status}): check --secret-key. "
+            "If the key is right, the target breaks AUTH-04.",
+            ExitStatus.CANNOT_RUN,
+        )
     if exchange.status >= 500:
-        return _stop(f"the target is failing: {what} answered {exchange.status}. Nothing can be tested until it "
-                     f"answers its read operations.\n{_excerpt(exchange)}", ExitStatus.TARGET_FAILING)
-    base_url_words = (f"--base-url must be the API's base address, ending in {contract.version_segment()}: "
-                      f"{base_url}")
+        return _stop(
+            f"the target is failing: {what} answered {exchange.status}. Nothing can be tested until it "
+            f"answers its read operations.\n{_excerpt(exchange)}",
+            ExitStatus.TARGET_FAILING,
+        )
+    base_url_words = f"--base-url must be the API's base address, ending in {contract.version_segment()}: {base_url}"
     location = exchange.header("location")
     if not 200 <= exchange.status < 300 and exchange.is_json and not location:
         # A JSON answer refusing a documented read: a server speaking JSON, with no such operation at that path.
-        return _stop(f"{what} answered {exchange.status} (in JSON): the base URL likely has the wrong path "
-                     f"({base_url_words}). No test was run.\n{_excerpt(exchange)}", ExitStatus.NOT_THE_PROTOCOL)
+        return _stop(
+            f"{what} answered {exchange.status} (in JSON): the base URL likely has the wrong path "
+            f"({base_url_words}). No test was run.\n{_excerpt(exchange)}",
+            ExitStatus.NOT_THE_PROTOCOL,
+        )
     content_type = exchange.header("content-type") or "no content type"
     envelope = exchange.json if isinstance(exchange.json, dict) else {}
     problem = None
@@ -86,8 +97,11 @@ def _judge(exchange: Exchange, base_url: str) -> Stop | None:
         problem = f"answered JSON labelled {content_type!r}, not application/json"
     if problem is None:
         return None
-    return _stop(f"the target does not answer JSON envelopes: {what} {problem}. Is --base-url right ("
-                 f"{base_url_words})? No test was run.\n{_excerpt(exchange)}", ExitStatus.NOT_THE_PROTOCOL)
+    return _stop(
+        f"the target does not answer JSON envelopes: {what} {problem}. Is --base-url right ("
+        f"{base_url_words})? No test was run.\n{_excerpt(exchange)}",
+        ExitStatus.NOT_THE_PROTOCOL,
+    )
 
 
 def _excerpt(exchange: Exchange) -> str:

@@ -91,8 +91,9 @@ class Recorder:
         nodeid = plain_nodeid(report.nodeid)
         record = tally.records.get(nodeid)
         if record is None:  # a test passes once its call has
-            record = tally.records[nodeid] = TestRecord(nodeid=nodeid, requirements=phase.requirements,
-                                                        outcome="skipped", message=UNFINISHED_TEST)
+            record = tally.records[nodeid] = TestRecord(
+                nodeid=nodeid, requirements=phase.requirements, outcome="skipped", message=UNFINISHED_TEST
+            )
         record.duration += report.duration
         record.observations.extend(phase.observations)  # the call phase's record carries them
         for requirement, count in phase.held.items():
@@ -124,14 +125,19 @@ class Recorder:
         try:
             yield
         except KeyboardInterrupt:
-            again = "the end-of-run cleanup was interrupted too: what the run made may be left on the target " \
-                    "(--cleanup closes it)"
+            again = (
+                "the end-of-run cleanup was interrupted too: what the run made may be left on the target "
+                "(--cleanup closes it)"
+            )
             exitstatus = pytest.ExitCode.INTERRUPTED
         run = state(self.config)
         stopping = interruption.of(self.config)
         with stopping.final():
-            if runs_conformance(self.config) and not self.config.option.collectonly and (
-                    run.not_run is None or run.not_run.stop is not None):
+            if (
+                runs_conformance(self.config)
+                and not self.config.option.collectonly
+                and (run.not_run is None or run.not_run.stop is not None)
+            ):
                 self._report(run, self._stop(run, session, exitstatus, again))
         session.exitstatus = self._status(run, session.exitstatus)
 
@@ -148,16 +154,21 @@ class Recorder:
             how = signals or "pytest stopped"  # a KeyboardInterrupt no signal of this process raised
             return endings.interrupted("; ".join(filter(None, [f"{how} {where}", again])))
         if exitstatus == pytest.ExitCode.INTERNAL_ERROR:
-            return Stop(Outcome.SUITE_ERROR, f"the run stopped on an internal error {self._progress(run, session)} "
-                                             "(INTERNALERROR above)", int(ExitStatus.INTERNAL_ERROR))
+            return Stop(
+                Outcome.SUITE_ERROR,
+                f"the run stopped on an internal error {self._progress(run, session)} (INTERNALERROR above)",
+                int(ExitStatus.INTERNAL_ERROR),
+            )
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
             return endings.usage_error("a usage error stopped the run (the ERROR line above)")
         return None
 
     def _progress(self, run: Run, session: pytest.Session) -> str:
         """How far the run got: `after 49 of 1043 tests`, or before its first."""
-        done = sum(nodeid.partition("::")[0] not in (JUDGE, FINDER) and record.message != UNFINISHED_TEST
-                   for nodeid, record in run.tally.records.items())
+        done = sum(
+            nodeid.partition("::")[0] not in (JUDGE, FINDER) and record.message != UNFINISHED_TEST
+            for nodeid, record in run.tally.records.items()
+        )
         collected = session.testscollected or self.collected
         if not done:
             return "before its first test ended" if collected else "before its tests were collected"
@@ -191,13 +202,26 @@ class Recorder:
         settings, tally = run.settings, run.tally
         target = run.target.public() if run.target else {"base_url": settings.base_url}
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
-        tally.report = build_report(list(tally.records.values()), catalogue(), target=target,
-                                    environment=settings.environment, seed=settings.seed, strict=settings.strict,
-                                    selected=tuple(sorted(settings.chosen or ())), gate=run.gate,
-                                    run={"started_at": started, "duration": round(time.time() - self.started, 2),
-                                         "profile": settings.profile, "exchanges": tally.exchanges,
-                                         **run_inputs(settings)},
-                                    exchanges_held=tally.held, stop=stop, selection=self._selection(run))
+        tally.report = build_report(
+            list(tally.records.values()),
+            catalogue(),
+            target=target,
+            environment=settings.environment,
+            seed=settings.seed,
+            strict=settings.strict,
+            selected=tuple(sorted(settings.chosen or ())),
+            gate=run.gate,
+            run={
+                "started_at": started,
+                "duration": round(time.time() - self.started, 2),
+                "profile": settings.profile,
+                "exchanges": tally.exchanges,
+                **run_inputs(settings),
+            },
+            exchanges_held=tally.held,
+            stop=stop,
+            selection=self._selection(run),
+        )
         early_stop.add_to_report(tally.report, run.stops)
         try:
             tally.written = write_all(tally.report, settings.report_dir)
@@ -234,6 +258,8 @@ class Recorder:
             return
         late = interruption.of(config).late
         if late:
-            writer.write_line(f"({', '.join(late)} received once the run had ended and its reports were being "
-                              "written: too late to change its ending)")
+            writer.write_line(
+                f"({', '.join(late)} received once the run had ended and its reports were being "
+                "written: too late to change its ending)"
+            )
         writer.write_line(terminal.last_line(report), bold=True)

@@ -28,12 +28,21 @@ def unkept_note(client: ApiClient, start: int) -> str | None:
     unkept = client.exchanges.oldest_kept - start
     if unkept <= 0:
         return None
-    return (f"the test's first {unkept} request(s) are no longer kept (a client keeps its last {KEPT_EXCHANGES}): "
-            "the replay starts after them, and may not show the failure")
+    return (
+        f"the test's first {unkept} request(s) are no longer kept (a client keeps its last {KEPT_EXCHANGES}): "
+        "the replay starts after them, and may not show the failure"
+    )
 
 
-def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evidence: Sequence[dict[str, Any]],
-           test: str, failed: Sequence[str], note: str | None = None) -> str | None:
+def replay(
+    target: Target,
+    client: ApiClient,
+    exchanges: Sequence[Exchange],
+    evidence: Sequence[dict[str, Any]],
+    test: str,
+    failed: Sequence[str],
+    note: str | None = None,
+) -> str | None:
     """The replay script of a failure shown by `evidence` among `exchanges` (None when there is none to replay); a
     failure shown by an exchange judge's finding replays up to that exchange. An exchange of the evidence made
     before the test (by a fixture the test shares) is replayed with the records given to it, in the order sent.
@@ -45,31 +54,44 @@ def replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evi
         return redact(f"# no replay of {test}: the suite could not make one ({type(error).__name__}: {error})"[:500])
 
 
-def _replay(target: Target, client: ApiClient, exchanges: Sequence[Exchange], evidence: Sequence[dict[str, Any]],
-            test: str, failed: Sequence[str], note: str | None) -> str | None:
+def _replay(
+    target: Target,
+    client: ApiClient,
+    exchanges: Sequence[Exchange],
+    evidence: Sequence[dict[str, Any]],
+    test: str,
+    failed: Sequence[str],
+    note: str | None,
+) -> str | None:
     shown = [item for entry in evidence for item in (entry.get("exchange"), *entry.get("compared_with", ())) if item]
     requests = {(item["request"], item["status"]) for item in shown}
 
     def showed(exchange: Exchange) -> bool:
         """Whether the evidence shows it: its request line and status first, where most exchanges differ."""
-        return ((f"{exchange.method} {exchange.url}", exchange.status) in requests
-                and exchange_evidence(exchange) in shown)
+        return (f"{exchange.method} {exchange.url}", exchange.status) in requests and exchange_evidence(
+            exchange
+        ) in shown
 
     inside = {id(exchange) for exchange in exchanges}
-    earlier = {id(exchange): exchange for exchange in [*client.exchanges, *client.exchanges.made.values()]
-               if id(exchange) not in inside and showed(exchange)}
-    given = sorted({id(exchange): exchange for exchange in [*_given(client, [*earlier.values(), *exchanges]),
-                                                            *earlier.values()]}.values(),
-                   key=lambda exchange: exchange.started or 0.0)
+    earlier = {
+        id(exchange): exchange
+        for exchange in [*client.exchanges, *client.exchanges.made.values()]
+        if id(exchange) not in inside and showed(exchange)
+    }
+    given = sorted(
+        {
+            id(exchange): exchange for exchange in [*_given(client, [*earlier.values(), *exchanges]), *earlier.values()]
+        }.values(),
+        key=lambda exchange: exchange.started or 0.0,
+    )
     sent = [*given, *exchanges]
     if not sent:
         return None
     failing = {index for index, exchange in enumerate(sent) if showed(exchange)}
     if failing:
-        sent = sent[:max(failing) + 1]
+        sent = sent[: max(failing) + 1]
     steps = steps_of(sent, failing=failing, given=len(given))
-    return script(steps, test=test, failed=failed, base_url=target.base_url, funding_url=target.funding_url,
-                  note=note)
+    return script(steps, test=test, failed=failed, base_url=target.base_url, funding_url=target.funding_url, note=note)
 
 
 def wallets_used(client: ApiClient, exchanges: Sequence[Exchange]) -> list[str]:
@@ -78,8 +100,11 @@ def wallets_used(client: ApiClient, exchanges: Sequence[Exchange]) -> list[str]:
     shown = [*_given(client, exchanges), *exchanges]
     used = dict.fromkeys(word for exchange in shown for word in _WORD.findall(request_text(exchange)))
     made = client.exchanges.made
-    return [word for word in used if word in made and made[word].operation_id == "createWallet"
-            and made[word].data.get("publicId") == word]
+    return [
+        word
+        for word in used
+        if word in made and made[word].operation_id == "createWallet" and made[word].data.get("publicId") == word
+    ]
 
 
 def _given(client: ApiClient, exchanges: Sequence[Exchange]) -> list[Exchange]:
@@ -101,4 +126,3 @@ def _given(client: ApiClient, exchanges: Sequence[Exchange]) -> list[Exchange]:
 
 def _before(earlier: Exchange, first: Exchange) -> bool:
     return earlier.started is None or first.started is None or earlier.started <= first.started
-

@@ -176,9 +176,22 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool, gate:
         recorder = har.PartWriter(parts / f"{worker.get('workerid', 'worker') if worker else 'main'}.part")
     bound = Bound()
     clients = _clients(settings, target, bound, ledger, judged, recorder) if runs_tests and target else None
-    return Run(settings=settings, secrets=secrets, started=time.monotonic(), bound=bound, target=target,
-               server=server, not_run=not_run, judged=judged, har_parts=parts, recorder=recorder, ledger=ledger,
-               clients=clients, gate=gate or Gate(), selection_file=selection_file)
+    return Run(
+        settings=settings,
+        secrets=secrets,
+        started=time.monotonic(),
+        bound=bound,
+        target=target,
+        server=server,
+        not_run=not_run,
+        judged=judged,
+        har_parts=parts,
+        recorder=recorder,
+        ledger=ledger,
+        clients=clients,
+        gate=gate or Gate(),
+        selection_file=selection_file,
+    )
 
 
 def _resolve(settings: Settings, own_process: bool) -> tuple[Target, Any, NotRun | None]:
@@ -212,12 +225,21 @@ def _start_reference(settings: Settings, own_process: bool = False) -> tuple[Tar
     from wallet_conformance.reference.process import ReferenceProcess
 
     kind = ReferenceProcess if own_process else ReferenceServer
-    server = kind(faults=settings.reference_faults, settle_delay=settings.reference_settle_delay,
-                  variants=settings.reference_variants, latency=settings.reference_latency)
+    server = kind(
+        faults=settings.reference_faults,
+        settle_delay=settings.reference_settle_delay,
+        variants=settings.reference_variants,
+        latency=settings.reference_latency,
+    )
     server.start()
     # The reference seeds a second business with its own key (ReferenceServer.second_secret_key) where it has one.
-    target = Target(base_url=server.base_url, secret_key=server.secret_key, funding_url=server.funding_url,
-                    embedded=True, second_secret_key=getattr(server, "second_secret_key", None))
+    target = Target(
+        base_url=server.base_url,
+        secret_key=server.secret_key,
+        funding_url=server.funding_url,
+        embedded=True,
+        second_secret_key=getattr(server, "second_secret_key", None),
+    )
     return target, server
 
 
@@ -260,8 +282,14 @@ def _har_parts(config: pytest.Config, settings: Settings) -> Path | None:
     return folder
 
 
-def _clients(settings: Settings, target: Target, bound: Bound, ledger: Path | None, judged: Judged,
-             recorder: har.PartWriter | None) -> Clients:
+def _clients(
+    settings: Settings,
+    target: Target,
+    bound: Bound,
+    ledger: Path | None,
+    judged: Judged,
+    recorder: har.PartWriter | None,
+) -> Clients:
     """The clients, built whole: each sends its key, is bounded by the current test's time, refuses what production
     does not allow, hands every exchange to the exchange judge (and --record-har), and waits while another worker
     reads the wallet list; the first key's, against a deployed target, journals what it changes for --cleanup. The
@@ -276,14 +304,30 @@ def _clients(settings: Settings, target: Target, bound: Bound, ledger: Path | No
 
         journal = Journal(settings.work_dir, target.base_url, run_id)
     observer = judged.take if recorder is None else _both(judged.take, recorder.add)
-    first = ApiClient(target.base_url, target.secret_key, timeout=settings.request_timeout, guard=guard,
-                      ca_bundle=settings.ca_bundle, rate_limit_wait=settings.rate_limit_wait, bound=bound,
-                      observer=observer, journal=journal, sending=wallet_list.sending)
+    first = ApiClient(
+        target.base_url,
+        target.secret_key,
+        timeout=settings.request_timeout,
+        guard=guard,
+        ca_bundle=settings.ca_bundle,
+        rate_limit_wait=settings.rate_limit_wait,
+        bound=bound,
+        observer=observer,
+        journal=journal,
+        sending=wallet_list.sending,
+    )
     second = None
     if target.second_secret_key:
-        second = ApiClient(target.base_url, target.second_secret_key, timeout=settings.request_timeout, guard=guard,
-                           ca_bundle=settings.ca_bundle, rate_limit_wait=settings.rate_limit_wait, bound=bound,
-                           shares_log_of=first)
+        second = ApiClient(
+            target.base_url,
+            target.second_secret_key,
+            timeout=settings.request_timeout,
+            guard=guard,
+            ca_bundle=settings.ca_bundle,
+            rate_limit_wait=settings.rate_limit_wait,
+            bound=bound,
+            shares_log_of=first,
+        )
     return Clients(first=first, second=second, guard=guard, wallet_list=wallet_list, run_id=run_id, journal=journal)
 
 

@@ -53,10 +53,13 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, Any]:
     run.judged.current = plain_nodeid(item.nodeid)
     # The test's bound, cut at the end of the run's budget; teardown gets a fresh one (cleanup must happen).
     end_of_budget = run.started + run.settings.run_budget
-    _bound(run, min(time.monotonic() + run.settings.test_timeout, end_of_budget),
-           f"the test used up its time bound (--test-timeout {run.settings.test_timeout:g} s)"
-           if time.monotonic() + run.settings.test_timeout < end_of_budget
-           else f"the run used up its budget (--run-budget {run.settings.run_budget:g} s)")
+    _bound(
+        run,
+        min(time.monotonic() + run.settings.test_timeout, end_of_budget),
+        f"the test used up its time bound (--test-timeout {run.settings.test_timeout:g} s)"
+        if time.monotonic() + run.settings.test_timeout < end_of_budget
+        else f"the run used up its budget (--run-budget {run.settings.run_budget:g} s)",
+    )
     if is_conformance_item(item):
         allure_labels.operation_parameter(item)
     return (yield from _run_declared(item))
@@ -69,8 +72,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     run = state(item.config)
-    _bound(run, time.monotonic() + run.settings.test_timeout,
-           f"the test's cleanup used up its time bound (--test-timeout {run.settings.test_timeout:g} s)")
+    _bound(
+        run,
+        time.monotonic() + run.settings.test_timeout,
+        f"the test's cleanup used up its time bound (--test-timeout {run.settings.test_timeout:g} s)",
+    )
 
 
 def _bound(run: Run, deadline: float, reason: str) -> None:
@@ -99,7 +105,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     run = state(item.config)
     record = phase_record.PhaseRecord(requirements=requirement_ids(item))
     client = run.clients.first if run.clients else None
-    made = client.exchanges[item.stash.get(TEST_START, 0):] if client is not None else []
+    made = client.exchanges[item.stash.get(TEST_START, 0) :] if client is not None else []
     recent = made[-EXCHANGES_SHOWN:]
     if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
         classified = evidence.classify(call.excinfo.value, requirement_ids(item))
@@ -119,17 +125,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if client is not None and run.target is not None and classified.failed_requirements:
             start = replays.test_start(client, item.stash.get(TEST_START, 0))
             exchanges = client.exchanges[start:]
-            classified.replay = replays.replay(run.target, client, exchanges, classified.evidence,
-                                               plain_nodeid(item.nodeid), classified.failed_requirements,
-                                               note=replays.unkept_note(client, start))
+            classified.replay = replays.replay(
+                run.target,
+                client,
+                exchanges,
+                classified.evidence,
+                plain_nodeid(item.nodeid),
+                classified.failed_requirements,
+                note=replays.unkept_note(client, start),
+            )
             if run.settings.keep_failing_records:  # the end-of-run sweep leaves them open
                 classified.kept = replays.wallets_used(client, exchanges)
                 run.kept.update(classified.kept)
         record.error = classified
         allure_labels.attach_evidence(classified.evidence)
         if recent:
-            report.sections.append((EXCHANGES_SECTION,
-                                    "\n\n".join(exchange.describe() for exchange in recent)))
+            report.sections.append((EXCHANGES_SECTION, "\n\n".join(exchange.describe() for exchange in recent)))
         if classified.blocked:
             # A test that could not judge is no failure: pytest shows it skipped, its reason the refused step.
             first = str(call.excinfo.value).strip().splitlines() or [call.excinfo.typename]
@@ -141,17 +152,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         record.observations = phase_record.observations(item)
         record.held = dict(item.stash.get(HELD, {}))
         if client is not None:
-            record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0):]
+            record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0) :]
     record.findings, record.exchanges = exchange_judging.found(run.judged)
     if client is not None and run.target is not None:
         for finding in record.findings:  # the first time a judge tells of a requirement and operation
             if finding.evidence is not None:
                 finding.replay = replays.replay(
-                    run.target, client, made, [finding.evidence],
+                    run.target,
+                    client,
+                    made,
+                    [finding.evidence],
                     NODEID.format(by=finding.by, requirement=finding.requirement, operation=finding.operation),
-                    [finding.requirement], note="; ".join(filter(None, [
-                        f"the exchange judge's rule {finding.rule!r}, during {finding.seen_in}",
-                        replays.unkept_note(client, item.stash.get(TEST_START, 0))])))
+                    [finding.requirement],
+                    note="; ".join(
+                        filter(
+                            None,
+                            [
+                                f"the exchange judge's rule {finding.rule!r}, during {finding.seen_in}",
+                                replays.unkept_note(client, item.stash.get(TEST_START, 0)),
+                            ],
+                        )
+                    ),
+                )
     reason = _why_stop(run)
     if reason is not None and not item.session.shouldstop:
         record.stopped = stopped_early(reason)  # the controlling process reads it in the record (plugin/early_stop.py)
@@ -185,12 +207,16 @@ def _why_stop(run: Run) -> str | None:
         if client.target_down:
             return "the target stopped answering: the run stops here rather than wait on every request"
         if client.target_failing:
-            return (f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} "
-                    "answers were 5xx; the run stops here rather than fail every test on it")
+            return (
+                f"the target is failing: {client.server_errors} of its last {len(client.recent_statuses)} "
+                "answers were 5xx; the run stops here rather than fail every test on it"
+            )
         if any(entry["gave_up"] for entry in client.rate_limited):
-            return ("the target kept answering 429 (rate limited) past what the run may wait (--rate-limit-wait "
-                    f"{run.settings.rate_limit_wait:g} s in all): the run stops here rather than judge throttled "
-                    "answers")
+            return (
+                "the target kept answering 429 (rate limited) past what the run may wait (--rate-limit-wait "
+                f"{run.settings.rate_limit_wait:g} s in all): the run stops here rather than judge throttled "
+                "answers"
+            )
     if time.monotonic() - run.started > run.settings.run_budget:
         return f"the run used up its budget (--run-budget {run.settings.run_budget:g} s): it stops with what it has"
     return None

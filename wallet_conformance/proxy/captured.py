@@ -33,17 +33,24 @@ class Captured:
         """The exchange as a HAR entry (the shape client/har.py reads back): secrets still in it, for the reader to
         learn and redact; a body cut at the cap keeps its whole size."""
         body, size = self._decoded()
-        request: dict[str, Any] = {"method": self.method, "url": self.url,
-                                   "headers": [{"name": name, "value": value} for name, value in self.request_headers]}
+        request: dict[str, Any] = {
+            "method": self.method,
+            "url": self.url,
+            "headers": [{"name": name, "value": value} for name, value in self.request_headers],
+        }
         if self.request_size:
             text = self.request_body.decode("utf-8", errors="replace")
             content_type = next((value for key, value in self.request_headers if key.lower() == "content-type"), "")
             request["postData"] = {"mimeType": content_type, "text": text}
-        return {"request": request,
-                "response": {"status": self.status,
-                             "headers": [{"name": name, "value": value} for name, value in self.response_headers],
-                             "content": {"text": body.decode("utf-8", errors="replace"), "size": size}},
-                "time": self.elapsed * 1000}
+        return {
+            "request": request,
+            "response": {
+                "status": self.status,
+                "headers": [{"name": name, "value": value} for name, value in self.response_headers],
+                "content": {"text": body.decode("utf-8", errors="replace"), "size": size},
+            },
+            "time": self.elapsed * 1000,
+        }
 
     def _decoded(self) -> tuple[bytes, int]:
         """The answer's body as its client reads it (gzip or deflate undone when whole), and its whole size."""

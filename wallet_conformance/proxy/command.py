@@ -91,8 +91,12 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
         except (UsageMistake, OSError) as error:  # OSError: the first reports cannot be written
             print(redact(f"ERROR: {error}"), file=sys.stderr)
             return int(ExitStatus.CANNOT_RUN)
-        say(redact(f"{PROGRAM} {PROXY}: forwarding {proxy.base_url} to {config.upstream}; reports to "
-                   f"{config.report_dir} when stopped (Ctrl-C)"))
+        say(
+            redact(
+                f"{PROGRAM} {PROXY}: forwarding {proxy.base_url} to {config.upstream}; reports to "
+                f"{config.report_dir} when stopped (Ctrl-C)"
+            )
+        )
         say(redact(proxy.upstream_line()))
         proxy.serve()
         try:

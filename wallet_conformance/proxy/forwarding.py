@@ -30,8 +30,9 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"te", b"trailer", b"transfer-encoding",
-                        b"upgrade", b"host"})
+HOP_BY_HOP = frozenset(
+    {b"connection", b"keep-alive", b"proxy-connection", b"te", b"trailer", b"transfer-encoding", b"upgrade", b"host"}
+)
 ANNOTATION = "x-conformance-broken"  # --annotate: the requirements an answer broke, comma-separated
 UNREACHABLE = 502
 TIMED_OUT = 504
@@ -88,8 +89,9 @@ def envelope(status: int, message: str) -> bytes:
 
 
 def _drop_hop_by_hop(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    named = {token.strip().lower() for name, value in headers if name.lower() == b"connection"
-             for token in value.split(b",")}
+    named = {
+        token.strip().lower() for name, value in headers if name.lower() == b"connection" for token in value.split(b",")
+    }
     return [(name, value) for name, value in headers if name.lower() not in HOP_BY_HOP and name.lower() not in named]
 
 
@@ -117,9 +119,14 @@ class Forwarder:
     hands each whole exchange to `hand_over` (which must not block), and with `annotate` to `judge_now` (awaited) for
     the requirements it broke."""
 
-    def __init__(self, upstream: str, client: Upstream, hand_over: Callable[[Captured], None],
-                 judge_now: Callable[[Captured], Awaitable[list[str]]] | None = None,
-                 client_timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        client: Upstream,
+        hand_over: Callable[[Captured], None],
+        judge_now: Callable[[Captured], Awaitable[list[str]]] | None = None,
+        client_timeout: float = 30.0,
+    ) -> None:
         parts = urlsplit(upstream)
         self.upstream = upstream.rstrip("/")
         self.version = contract.version_segment()  # /v1: the proxy's paths are the target's under it
@@ -135,7 +142,7 @@ class Forwarder:
     def target(self, path: str, query: bytes) -> str:
         """The upstream URL of a request to the proxy's `path`: /v1/x goes to UPSTREAM/x."""
         if path == self.version or path.startswith(self.version + "/"):
-            url = self.upstream + path[len(self.version):]
+            url = self.upstream + path[len(self.version) :]
         else:
             url = self.origin_path + path
         return url + ("?" + query.decode("latin-1") if query else "")
@@ -164,8 +171,10 @@ class Forwarder:
             self.tally.refused += 1
             await self._refuse(send, REFUSED, refusal)
             return
-        url = self.target(scope.get("raw_path", scope["path"].encode()).decode("latin-1").split("?")[0],
-                          scope.get("query_string", b""))
+        url = self.target(
+            scope.get("raw_path", scope["path"].encode()).decode("latin-1").split("?")[0],
+            scope.get("query_string", b""),
+        )
         headers = [*_drop_hop_by_hop(list(scope["headers"])), (b"host", self.host)]
         try:
             first = await self._received(receive)
@@ -189,7 +198,7 @@ class Forwarder:
         # --request-timeout bounds the whole upstream exchange: the upload, the answer's head and its body.
         deadline = asyncio.get_running_loop().time() + self.client.timeout
         try:
-            target = url[len(self.origin):].encode("latin-1")  # the path and query as the client wrote them
+            target = url[len(self.origin) :].encode("latin-1")  # the path and query as the client wrote them
             progress.sent = not first.get("more_body")  # else once its last chunk goes (_rest)
             async with asyncio.timeout_at(deadline):
                 response = await self.client.send(scope["method"].encode(), target, headers, content)
@@ -201,17 +210,23 @@ class Forwarder:
             return
         except (TimedOut, TimeoutError) as error:
             self.tally.timed_out += 1
-            await self._refuse(send, TIMED_OUT, f"the proxy's upstream {self.upstream} did not answer within the "
-                                                f"request timeout ({error or 'the whole exchange'})")
+            await self._refuse(
+                send,
+                TIMED_OUT,
+                f"the proxy's upstream {self.upstream} did not answer within the "
+                f"request timeout ({error or 'the whole exchange'})",
+            )
             return
         except Unreachable as error:
             self.tally.unreachable += 1
-            await self._refuse(send, UNREACHABLE, f"the proxy's upstream {self.upstream} could not be reached "
-                                                  f"({error})")
+            await self._refuse(
+                send, UNREACHABLE, f"the proxy's upstream {self.upstream} could not be reached ({error})"
+            )
             return
         # The answer is relayed while the client is watched: a client that hangs up ends the upstream download.
-        relaying = asyncio.ensure_future(self._relay(scope, url, headers, bytes(kept), sizes[0], response, send,
-                                                     started, clock, deadline))
+        relaying = asyncio.ensure_future(
+            self._relay(scope, url, headers, bytes(kept), sizes[0], response, send, started, clock, deadline)
+        )
         gone = asyncio.ensure_future(_until_gone(receive))
         try:
             await asyncio.wait({relaying, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -229,8 +244,19 @@ class Forwarder:
             return
         relaying.result()
 
-    async def _relay(self, scope: Scope, url: str, headers: list[tuple[bytes, bytes]], kept: bytes, size_sent: int,
-                     response: Answer, send: Send, started: float, clock: float, deadline: float) -> None:
+    async def _relay(
+        self,
+        scope: Scope,
+        url: str,
+        headers: list[tuple[bytes, bytes]],
+        kept: bytes,
+        size_sent: int,
+        response: Answer,
+        send: Send,
+        started: float,
+        clock: float,
+        deadline: float,
+    ) -> None:
         """The upstream's answer, sent on to the client as it comes (with annotate, once judged), and the exchange
         handed to the judge; an answer the upstream breaks off, or does not end by the deadline, is cut."""
         answer_headers = _drop_hop_by_hop(response.headers)
@@ -243,7 +269,7 @@ class Forwarder:
             async with asyncio.timeout_at(deadline):
                 async for chunk in response.chunks:
                     if len(body) < MAX_BODY:
-                        body += chunk[:MAX_BODY - len(body)]
+                        body += chunk[: MAX_BODY - len(body)]
                     size += len(chunk)
                     if self.judge_now is None and chunks:
                         # A chunk goes once the next has come: the last one ends the answer after the exchange is
@@ -259,14 +285,26 @@ class Forwarder:
             return
         finally:
             await response.chunks.aclose()  # type: ignore[attr-defined]
-        captured = Captured(scope["method"], url, _text(headers), kept, size_sent, response.status,
-                            _text(answer_headers), bytes(body), size, started, time.perf_counter() - clock)
+        captured = Captured(
+            scope["method"],
+            url,
+            _text(headers),
+            kept,
+            size_sent,
+            response.status,
+            _text(answer_headers),
+            bytes(body),
+            size,
+            started,
+            time.perf_counter() - clock,
+        )
         self.tally.forwarded += 1
         if self.judge_now is not None:
             broken = await self.judge_now(captured)
             annotation = [(ANNOTATION.encode(), ", ".join(broken).encode())] if broken else []
-            await send({"type": "http.response.start", "status": response.status,
-                        "headers": answer_headers + annotation})
+            await send(
+                {"type": "http.response.start", "status": response.status, "headers": answer_headers + annotation}
+            )
             await send({"type": "http.response.body", "body": b"".join(chunks), "more_body": False})
         else:
             self.hand_over(captured)
@@ -279,14 +317,19 @@ class Forwarder:
         asyncio.current_task().uncancel()  # type: ignore[union-attr]  # this task ends here, having told its client
         if not progress.sent:
             self.tally.stopped_not_sent += 1
-            await self._refuse(send, STOPPED, "the proxy was stopped before this request was sent upstream whole: it "
-                                              "was not forwarded")
+            await self._refuse(
+                send, STOPPED, "the proxy was stopped before this request was sent upstream whole: it was not forwarded"
+            )
             return
         self.tally.stopped_sent += 1
         if progress.answering:
             raise AnswerCut
-        await self._refuse(send, UNREACHABLE, "the proxy was stopped before the upstream's answer was relayed: the "
-                                              "request was sent upstream once, and may have been acted on")
+        await self._refuse(
+            send,
+            UNREACHABLE,
+            "the proxy was stopped before the upstream's answer was relayed: the "
+            "request was sent upstream once, and may have been acted on",
+        )
 
     async def _received(self, receive: Receive) -> Message:
         """The client's next message, within the client timeout (ClientTimedOut past it)."""
@@ -298,11 +341,15 @@ class Forwarder:
 
     async def _timed_out_client(self, send: Send) -> None:
         self.tally.client_timeouts += 1
-        await self._refuse(send, CLIENT_TIMED_OUT, f"the request's body did not arrive within {self.client_timeout:g} "
-                                                   "s (--client-timeout)")
+        await self._refuse(
+            send,
+            CLIENT_TIMED_OUT,
+            f"the request's body did not arrive within {self.client_timeout:g} s (--client-timeout)",
+        )
 
-    async def _rest(self, opening: bytes, receive: Receive, kept: bytearray, sizes: list[int],
-                    progress: _Progress) -> AsyncIterator[bytes]:
+    async def _rest(
+        self, opening: bytes, receive: Receive, kept: bytearray, sizes: list[int], progress: _Progress
+    ) -> AsyncIterator[bytes]:
         """The request body as it arrives, copied up to the cap; ClientGone when the client leaves before its end,
         ClientTimedOut when it stops sending for the client timeout. The request counts as sent once its last chunk
         goes: before, the upstream holds a part of a request, which no server acts on."""
@@ -313,7 +360,7 @@ class Forwarder:
                 raise ClientGone
             chunk = message.get("body", b"")
             if len(kept) < MAX_BODY:
-                kept += chunk[:MAX_BODY - len(kept)]
+                kept += chunk[: MAX_BODY - len(kept)]
             sizes[0] += len(chunk)
             progress.sent = not message.get("more_body")
             if chunk:
@@ -338,7 +385,11 @@ class Forwarder:
     @staticmethod
     async def _refuse(send: Send, status: int, message: str) -> None:
         body = envelope(status, message)
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": body, "more_body": False})
-

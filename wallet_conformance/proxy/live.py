@@ -29,13 +29,20 @@ def tally_line(report: dict[str, Any], facts: dict[str, Any]) -> str:
     """Exchanges forwarded and judged, requirements passed, failed and untested, what was dropped or not relayed."""
     counts = {verdict: sum(report["counts"][level][verdict] for level in report["counts"]) for verdict in Verdict}
     exchanges = report["run"]["exchanges"]
-    line = (f"{PREFIX} {facts['forwarded']} forwarded, {exchanges.get('judged', 0)} judged, {facts['dropped']} "
-            f"dropped; requirements {counts[Verdict.PASS]} passed, {counts[Verdict.FAIL]} failed, "
-            f"{sum(counts[verdict] for verdict in NOT_TESTED)} untested")
-    relayed = [f"{facts[name]} {words}" for name, words in (("unreachable", "unreachable (502)"),
-                                                             ("timed_out", "timed out (504)"),
-                                                             ("client_disconnects", "client disconnects"))
-               if facts.get(name)]
+    line = (
+        f"{PREFIX} {facts['forwarded']} forwarded, {exchanges.get('judged', 0)} judged, {facts['dropped']} "
+        f"dropped; requirements {counts[Verdict.PASS]} passed, {counts[Verdict.FAIL]} failed, "
+        f"{sum(counts[verdict] for verdict in NOT_TESTED)} untested"
+    )
+    relayed = [
+        f"{facts[name]} {words}"
+        for name, words in (
+            ("unreachable", "unreachable (502)"),
+            ("timed_out", "timed out (504)"),
+            ("client_disconnects", "client disconnects"),
+        )
+        if facts.get(name)
+    ]
     return line + (f"; {', '.join(relayed)}" if relayed else "")
 
 
@@ -48,8 +55,9 @@ class Tally:
     def news(self, report: dict[str, Any], facts: dict[str, Any]) -> str | None:
         """The tally line of `report` and `facts`, or None when there is nothing new to tell."""
         line = tally_line(report, facts)
-        traffic = any(facts.get(name) for name in ("forwarded", "dropped", "unreachable", "timed_out",
-                                                    "client_disconnects"))
+        traffic = any(
+            facts.get(name) for name in ("forwarded", "dropped", "unreachable", "timed_out", "client_disconnects")
+        )
         if line == self._told or not traffic:
             return None
         self._told = line
@@ -61,7 +69,7 @@ def upstream_line(upstream: str, status: int | None, error: str | None = None) -
     it does not)."""
     if status is not None:
         return f"{PREFIX} the upstream answered (HTTP {status} to GET {upstream})"
-    return (f"{PREFIX} the upstream did not answer GET {upstream} ({error}); forwarding anyway: clients are answered "
-            "502 while it does not")
-
-
+    return (
+        f"{PREFIX} the upstream did not answer GET {upstream} ({error}); forwarding anyway: clients are answered "
+        "502 while it does not"
+    )

@@ -72,8 +72,9 @@ class ProxyConfig:
             raise ValueError("not a proxy's Settings: read(..., command=PROXY) gives them --upstream and --listen")
         held = {each.name for each in fields(Settings)}
         same = {each.name: getattr(settings, each.name) for each in fields(cls) if each.name in held}
-        return cls(**same, upstream=settings.base_url, har_max_bytes=int(settings.har_max_size * MEGABYTE),
-                   gate=gate, run=run)
+        return cls(
+            **same, upstream=settings.base_url, har_max_bytes=int(settings.har_max_size * MEGABYTE), gate=gate, run=run
+        )
 
 
 class Proxy:
@@ -84,15 +85,38 @@ class Proxy:
         self.socket = _bound(config.listen)
         self.port = self.socket.getsockname()[1]
         upstream = Upstream(config.upstream, tls_verification(config.ca_bundle), config.request_timeout)
-        self.side = SideJudge(config.upstream, config.max_records, self._told, config.record_har,
-                              config.har_max_bytes, config.queue_size, in_the_path=config.annotate)
-        self.forwarder = Forwarder(config.upstream, upstream, self.side.offer,
-                                   self._judge_now if config.annotate else None, config.client_timeout)
+        self.side = SideJudge(
+            config.upstream,
+            config.max_records,
+            self._told,
+            config.record_har,
+            config.har_max_bytes,
+            config.queue_size,
+            in_the_path=config.annotate,
+        )
+        self.forwarder = Forwarder(
+            config.upstream,
+            upstream,
+            self.side.offer,
+            self._judge_now if config.annotate else None,
+            config.client_timeout,
+        )
         bounds = Bounds(config.client_timeout, config.max_header_size, config.max_connections)
-        self._server = _Server(uvicorn.Config(
-            self.forwarder, log_level="warning", access_log=False, lifespan="on", ws="none", http=bounded(bounds),
-            loop="asyncio", server_header=False, date_header=False, timeout_keep_alive=config.client_timeout,
-            h11_max_incomplete_event_size=2 * config.max_header_size))
+        self._server = _Server(
+            uvicorn.Config(
+                self.forwarder,
+                log_level="warning",
+                access_log=False,
+                lifespan="on",
+                ws="none",
+                http=bounded(bounds),
+                loop="asyncio",
+                server_header=False,
+                date_header=False,
+                timeout_keep_alive=config.client_timeout,
+                h11_max_incomplete_event_size=2 * config.max_header_size,
+            )
+        )
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._final: dict[str, Any] | None = None  # the report once the proxy has stopped
@@ -125,8 +149,9 @@ class Proxy:
 
     def start(self) -> Proxy:
         """Serve in a daemon thread; returns once it listens."""
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self.socket]},
-                                        name=f"proxy-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self.socket]}, name=f"proxy-{self.port}", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT
         while not self._server.started:
@@ -146,8 +171,9 @@ class Proxy:
     def __enter__(self) -> Proxy:
         return self.start()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.stop()
 
     def _end(self) -> None:
@@ -169,19 +195,28 @@ class Proxy:
         """What the proxy counted: forwarded, not relayed (502, 504, disconnects), dropped; the registry's bound and
         what it forgot."""
         tally = self.forwarder.tally
-        return {"forwarded": tally.forwarded, "unreachable": tally.unreachable, "timed_out": tally.timed_out,
-                "client_disconnects": tally.client_disconnects, "cut_upstream": tally.cut_upstream,
-                "refused": tally.refused, "client_timeouts": tally.client_timeouts,
-                "stopped_not_sent": tally.stopped_not_sent, "stopped_sent": tally.stopped_sent,
-                **self.side.facts(), "waiting": self.side.waiting()}
+        return {
+            "forwarded": tally.forwarded,
+            "unreachable": tally.unreachable,
+            "timed_out": tally.timed_out,
+            "client_disconnects": tally.client_disconnects,
+            "cut_upstream": tally.cut_upstream,
+            "refused": tally.refused,
+            "client_timeouts": tally.client_timeouts,
+            "stopped_not_sent": tally.stopped_not_sent,
+            "stopped_sent": tally.stopped_sent,
+            **self.side.facts(),
+            "waiting": self.side.waiting(),
+        }
 
     def report(self) -> dict[str, Any]:
         """conformance.json's content for what was judged so far (once the proxy has stopped, for all it judged)."""
         if self._final is not None:
             return self._final
         facts = self.facts()
-        report = self.side.report(self.config.gate, self.config.environment,
-                                  {"profile": None, **self.config.run, "proxy": facts})
+        report = self.side.report(
+            self.config.gate, self.config.environment, {"profile": None, **self.config.run, "proxy": facts}
+        )
         traffic = report["traffic"]
         traffic["notes"] = notes(facts)
         if report["outcome"]["verdict"] == Outcome.NOTHING_JUDGED:
@@ -256,36 +291,53 @@ logging.getLogger("uvicorn.error").addFilter(_not_a_cut)
 
 def notes(facts: dict[str, Any]) -> list[str]:
     """The lines the reports show of the proxy besides the traffic table."""
-    lines = [f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded and relayed whole; "
-             f"{facts['dropped']} not judged because the judge was behind (dropped)"]
-    relayed = [f"{facts[name]} {words}" for name, words in (
-        ("unreachable", "answered 502 (upstream unreachable)"), ("timed_out", "answered 504 (upstream timed out)"),
-        ("client_disconnects", "left by their client mid-request"), ("cut_upstream", "cut off by the upstream"),
-        ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"),
-        ("client_timeouts", "answered 408 (the client's body did not come within --client-timeout)"),
-        ("stopped_not_sent", "answered 503, not forwarded: the proxy was stopped at once (a second signal)"),
-        ("stopped_sent", "sent upstream but not relayed whole: the proxy was stopped at once (a second signal); the "
-                         "upstream may have acted on them"))
-        if facts[name]]
+    lines = [
+        f"live traffic through the proxy: {facts['forwarded']} exchanges forwarded and relayed whole; "
+        f"{facts['dropped']} not judged because the judge was behind (dropped)"
+    ]
+    relayed = [
+        f"{facts[name]} {words}"
+        for name, words in (
+            ("unreachable", "answered 502 (upstream unreachable)"),
+            ("timed_out", "answered 504 (upstream timed out)"),
+            ("client_disconnects", "left by their client mid-request"),
+            ("cut_upstream", "cut off by the upstream"),
+            ("refused", "answered 400 by the proxy, not forwarded (not a path of the API, or framed two ways)"),
+            ("client_timeouts", "answered 408 (the client's body did not come within --client-timeout)"),
+            ("stopped_not_sent", "answered 503, not forwarded: the proxy was stopped at once (a second signal)"),
+            (
+                "stopped_sent",
+                "sent upstream but not relayed whole: the proxy was stopped at once (a second signal); the "
+                "upstream may have acted on them",
+            ),
+        )
+        if facts[name]
+    ]
     if relayed:
         lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))
     if facts.get("keys_not_learnt"):
-        lines.append(f"keys the traffic carried: {facts['keys_learnt']} learnt (redacted wherever they appear), "
-                     f"{facts['keys_not_learnt']} not (not of a key's form, or past the bound): their headers are "
-                     "redacted by name")
+        lines.append(
+            f"keys the traffic carried: {facts['keys_learnt']} learnt (redacted wherever they appear), "
+            f"{facts['keys_not_learnt']} not (not of a key's form, or past the bound): their headers are "
+            "redacted by name"
+        )
     if facts.get("recording_stopped"):
         lines.append(facts["recording_stopped"])
     forgotten = {name: count for name, count in facts["forgotten"].items() if count}
-    lines.append(f"registry of records: at most {facts['registry_bound']:,} entries per table; forgotten "
-                 + (", ".join(f"{count:,} {name}" for name, count in forgotten.items()) if forgotten else "none"))
+    lines.append(
+        f"registry of records: at most {facts['registry_bound']:,} entries per table; forgotten "
+        + (", ".join(f"{count:,} {name}" for name, count in forgotten.items()) if forgotten else "none")
+    )
     return lines
 
 
 def nothing_judged(facts: dict[str, Any], traffic: dict[str, Any]) -> str:
     """Why the proxy's traffic gave no MUST verdict, in one sentence."""
     if not facts["forwarded"] and facts.get("stopped_sent"):
-        return (f"the proxy was stopped at once (a second signal) with {facts['stopped_sent']} request(s) sent "
-                "upstream whose answers it had not relayed, and no exchange relayed whole")
+        return (
+            f"the proxy was stopped at once (a second signal) with {facts['stopped_sent']} request(s) sent "
+            "upstream whose answers it had not relayed, and no exchange relayed whole"
+        )
     if not facts["forwarded"]:
         return "the proxy forwarded no exchange (no client sent traffic through it, or the upstream never answered)"
     judged = sum(row["judged"] for row in traffic["operations"].values())

@@ -44,8 +44,10 @@ class _Bounded(H11Protocol):
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None
         if len(self.connections) > self.bounds.connections:
-            self._refuse(HTTPStatus.SERVICE_UNAVAILABLE, f"the proxy serves at most {self.bounds.connections} "
-                                                         "connections at once (--max-connections)")
+            self._refuse(
+                HTTPStatus.SERVICE_UNAVAILABLE,
+                f"the proxy serves at most {self.bounds.connections} connections at once (--max-connections)",
+            )
             return
         self._await_a_head()
 
@@ -56,9 +58,10 @@ class _Bounded(H11Protocol):
     def data_received(self, data: bytes) -> None:
         waiting = self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
         if waiting and self._head_too_large(data):
-            self._refuse(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, f"a request's head is at most "
-                                                                     f"{self.bounds.header_bytes} bytes "
-                                                                     "(--max-header-size)")
+            self._refuse(
+                HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                f"a request's head is at most {self.bounds.header_bytes} bytes (--max-header-size)",
+            )
             return
         super().data_received(data)
 
@@ -66,7 +69,7 @@ class _Bounded(H11Protocol):
         """Whether the head being received (what came before `data`, and `data`) passes the header limit: its end
         comes past the limit, or has not come within it. A body after the head does not count."""
         limit = self.bounds.header_bytes
-        pending = self.conn.trailing_data[0] + data[:limit + 4]  # what came before is within the limit, or refused
+        pending = self.conn.trailing_data[0] + data[: limit + 4]  # what came before is within the limit, or refused
         end = pending.find(b"\r\n\r\n")
         return end > limit if end >= 0 else len(pending) > limit
 
@@ -94,14 +97,19 @@ class _Bounded(H11Protocol):
         if self.transport.is_closing() or (self.cycle is not None and not self.cycle.response_complete):
             return
         if self.conn.trailing_data[0]:  # a head had begun
-            self._refuse(HTTPStatus.REQUEST_TIMEOUT, f"a request's head must arrive within "
-                                                     f"{self.bounds.client_timeout:g} s (--client-timeout)")
+            self._refuse(
+                HTTPStatus.REQUEST_TIMEOUT,
+                f"a request's head must arrive within {self.bounds.client_timeout:g} s (--client-timeout)",
+            )
         else:
             self.transport.close()
 
     def _refuse(self, status: HTTPStatus, message: str) -> None:
         """Answer `status` in the document's envelope and close the connection, whatever h11 thinks of it."""
         body = envelope(status, message)
-        self.transport.write(f"HTTP/1.1 {status.value} {status.phrase}\r\ncontent-type: application/json\r\n"
-                             f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode() + body)
+        self.transport.write(
+            f"HTTP/1.1 {status.value} {status.phrase}\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode()
+            + body
+        )
         self.transport.close()

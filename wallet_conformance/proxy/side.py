@@ -61,9 +61,16 @@ class SideJudge:
     live lines of each requirement and operation the first time an exchange breaks it; with `record_har`, the judged
     exchanges are written there (rotated past `har_max_bytes`)."""
 
-    def __init__(self, upstream: str, max_records: int, told: Callable[[list[str]], None] | None = None,
-                 record_har: Path | None = None, har_max_bytes: int = 0, size: int = QUEUE,
-                 in_the_path: bool = False) -> None:
+    def __init__(
+        self,
+        upstream: str,
+        max_records: int,
+        told: Callable[[list[str]], None] | None = None,
+        record_har: Path | None = None,
+        har_max_bytes: int = 0,
+        size: int = QUEUE,
+        in_the_path: bool = False,
+    ) -> None:
         context = _context()
         self.dropped = 0  # exchanges not judged: the queue was full, or the proxy stopped before their turn
         self.offered = 0  # exchanges put on the queue
@@ -77,9 +84,23 @@ class SideJudge:
         self._final: dict[str, Any] | None = None  # the judge's facts once it has finished
         self._gone: str | None = None  # why the judge no longer answers
         self._process = context.Process(
-            target=_judging, name="proxy-judge", daemon=True,
-            args=(self._exchanges, self._taken, self._done, their_control, their_lines, upstream, max_records,
-                  active(), record_har, har_max_bytes, not in_the_path))
+            target=_judging,
+            name="proxy-judge",
+            daemon=True,
+            args=(
+                self._exchanges,
+                self._taken,
+                self._done,
+                their_control,
+                their_lines,
+                upstream,
+                max_records,
+                active(),
+                record_har,
+                har_max_bytes,
+                not in_the_path,
+            ),
+        )
         self._process.start()
         their_control.close()
         their_lines.close()
@@ -180,8 +201,9 @@ class SideJudge:
                         raise EOFError
                     if deadline is not None and time.monotonic() > deadline:
                         self._process.kill()
-                        self._gone = (f"the proxy's judging process did not answer {request!r} within {within:g} s, "
-                                      "and was ended")
+                        self._gone = (
+                            f"the proxy's judging process did not answer {request!r} within {within:g} s, and was ended"
+                        )
                         raise JudgeGone(self._gone)
                 answer, failure = self._control.recv()
             except (EOFError, OSError):
@@ -215,8 +237,19 @@ def _yield_the_cpu() -> None:
             os.nice(19)
 
 
-def _judging(exchanges: Any, taken: Any, done: Any, control: Connection, lines: Connection, upstream: str,
-             max_records: int, secrets: Secrets, record_har: Path | None, har_max_bytes: int, yields: bool) -> None:
+def _judging(
+    exchanges: Any,
+    taken: Any,
+    done: Any,
+    control: Connection,
+    lines: Connection,
+    upstream: str,
+    max_records: int,
+    secrets: Secrets,
+    record_har: Path | None,
+    har_max_bytes: int,
+    yields: bool,
+) -> None:
     """The judging process: exchanges off the queue, judged in order in its main thread; the proxy's requests
     answered in another, between two exchanges."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the proxy, which then finishes this judge
@@ -293,10 +326,14 @@ class _Judging:
 
     def facts(self) -> dict[str, Any]:
         records, secrets = self.session.judged.records, active()
-        return {"registry_bound": records.limit, "forgotten": dict(records.forgotten),
-                "keys_learnt": secrets.learnt, "keys_not_learnt": secrets.not_learnt,
-                **({"har_rotations": self._recording.rotations} if self._recording else {}),
-                **({"recording_stopped": self.recording_stopped} if self.recording_stopped else {})}
+        return {
+            "registry_bound": records.limit,
+            "forgotten": dict(records.forgotten),
+            "keys_learnt": secrets.learnt,
+            "keys_not_learnt": secrets.not_learnt,
+            **({"har_rotations": self._recording.rotations} if self._recording else {}),
+            **({"recording_stopped": self.recording_stopped} if self.recording_stopped else {}),
+        }
 
     def judge_now(self, captured: Captured) -> list[str]:
         """Judge one exchange (--annotate); the requirements it broke, in id order."""
@@ -316,9 +353,14 @@ class _Judging:
             exchange = har.exchange(captured.har_entry(), base) if har.in_target(captured.url, base) else None
             if exchange is not None:
                 exchange.started = captured.started
-            self.session.judge(exchange, {"file": SOURCE, "entry": self.entries,
-                                          "request": f"{exchange.method} {exchange.url}" if exchange else
-                                          f"{captured.method} {captured.url}"})
+            self.session.judge(
+                exchange,
+                {
+                    "file": SOURCE,
+                    "entry": self.entries,
+                    "request": f"{exchange.method} {exchange.url}" if exchange else f"{captured.method} {captured.url}",
+                },
+            )
         except Exception as error:  # this exchange alone: the judging goes on
             self.session.judged.failed_on(f"{captured.method} {captured.url}", error)
             return

@@ -118,8 +118,9 @@ class Upstream:
             raise Unreachable(f"{type(error).__name__}: {error}") from None
         return _Connection(reader, writer)
 
-    async def send(self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
-                   body: bytes | AsyncIterator[bytes]) -> Answer:
+    async def send(
+        self, method: bytes, target: bytes, headers: list[tuple[bytes, bytes]], body: bytes | AsyncIterator[bytes]
+    ) -> Answer:
         """Send one request, once, and read its answer's head; the body follows through `Answer.chunks`. Whatever
         happens once it is written (the connection closed, reset, no answer) is the upstream's answer to it: never a
         reason to send it again, since the upstream may have applied it (a transfer)."""
@@ -130,8 +131,14 @@ class Upstream:
             connection.close()
             raise
 
-    async def _exchange(self, connection: _Connection, method: bytes, target: bytes,
-                        headers: list[tuple[bytes, bytes]], body: bytes | AsyncIterator[bytes]) -> Answer:
+    async def _exchange(
+        self,
+        connection: _Connection,
+        method: bytes,
+        target: bytes,
+        headers: list[tuple[bytes, bytes]],
+        body: bytes | AsyncIterator[bytes],
+    ) -> Answer:
         state, writer = connection.h11, connection.writer
         try:
             writer.write(state.send(h11.Request(method=method, target=target, headers=headers)))
@@ -189,8 +196,13 @@ class Upstream:
                     return
         finally:
             state = connection.h11
-            clean = done and state.our_state is h11.DONE and state.their_state is h11.DONE and \
-                not state.trailing_data[0] and not state.trailing_data[1]
+            clean = (
+                done
+                and state.our_state is h11.DONE
+                and state.their_state is h11.DONE
+                and not state.trailing_data[0]
+                and not state.trailing_data[1]
+            )
             if clean and len(self._idle) < KEPT:
                 state.start_next_cycle()
                 connection.kept_at = asyncio.get_running_loop().time()

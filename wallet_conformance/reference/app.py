@@ -89,8 +89,12 @@ def create_app(service: Service) -> Starlette:
 
     app = Starlette(
         routes=[*routes(service.faults), *sandbox.routes()],
-        exception_handlers={ApiError: on_api_error, HTTPException: on_http_error, Page: on_page,
-                            ClientDisconnect: on_client_gone},
+        exception_handlers={
+            ApiError: on_api_error,
+            HTTPException: on_http_error,
+            Page: on_page,
+            ClientDisconnect: on_client_gone,
+        },
     )
     if len(service.variants):
 

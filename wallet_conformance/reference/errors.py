@@ -82,8 +82,11 @@ class Page(Exception):
 
 def html_page(status: int) -> Page:
     phrase = HTTPStatus(status).phrase
-    return Page(status, "text/html", f"<!DOCTYPE html>\n<html><head><title>{status} {phrase}</title></head>"
-                                     f"<body><h1>{phrase}</h1></body></html>\n")
+    return Page(
+        status,
+        "text/html",
+        f"<!DOCTYPE html>\n<html><head><title>{status} {phrase}</title></head><body><h1>{phrase}</h1></body></html>\n",
+    )
 
 
 def text_page(status: int) -> Page:

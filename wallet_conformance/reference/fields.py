@@ -85,8 +85,9 @@ def _number(value: Any, numeric_strings: bool) -> Any:
     return value
 
 
-def kobo(body: Body, name: str, *, minimum: int, round_fractions_down: bool = False,
-         numeric_strings: bool = False) -> int:
+def kobo(
+    body: Body, name: str, *, minimum: int, round_fractions_down: bool = False, numeric_strings: bool = False
+) -> int:
     """A money amount: an integer number of kobo, at least `minimum` (`numeric_strings`: "2500" reads as 2500)."""
     if not present(body, name):
         raise invalid(name, "is required")

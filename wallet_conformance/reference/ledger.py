@@ -144,8 +144,9 @@ class Ledger:
 
     # -- transfers
 
-    def _accept(self, transaction: Transaction, *, check_funds: bool, debited: int, doomed: bool = False
-                ) -> Transaction:
+    def _accept(
+        self, transaction: Transaction, *, check_funds: bool, debited: int, doomed: bool = False
+    ) -> Transaction:
         """Moves the money of an accepted transfer: the source now (or at settlement), and nothing if it is doomed
         (it fails at settlement)."""
         covered = self.covers(transaction.source, transaction.actual_amount)  # type: ignore[arg-type]
@@ -185,8 +186,9 @@ class Ledger:
         if source is destination:
             raise Refusal.SAME_WALLET.error()
         fee = WALLET_TRANSFER_FEE if self.variants.on(Variant.WALLET_TRANSFER_FEE) else 0
-        transaction = self._outbound(caller, source, destination, amount=amount, fee=fee, narration=narration,
-                                     bank=source.bank)
+        transaction = self._outbound(
+            caller, source, destination, amount=amount, fee=fee, narration=narration, bank=source.bank
+        )
         hidden = amount // 100 if self.faults.on(Fault.HIDDEN_FEE_ABOVE_TIER) and amount > HIDDEN_FEE_TIER else 0
         if self.faults.on(Fault.CREDIT_FROM_BALANCE_AT_ACCEPTANCE):
             self._balances_seen[transaction.public_id] = destination.balance
@@ -202,12 +204,30 @@ class Ledger:
         if self.faults.on(Fault.BANK_TRANSFER_NEGATIVE_FEE):
             fee = -fee
         debited = amount if self.faults.on(Fault.BANK_TRANSFER_FEE_NOT_DEBITED) else amount + fee
-        transaction = self._outbound(caller, source, beneficiary, amount=amount, fee=fee, narration=narration,
-                                     bank=beneficiary.bank, to_bank=True)
+        transaction = self._outbound(
+            caller,
+            source,
+            beneficiary,
+            amount=amount,
+            fee=fee,
+            narration=narration,
+            bank=beneficiary.bank,
+            to_bank=True,
+        )
         return self._accept(transaction, check_funds=True, debited=debited)
 
-    def _outbound(self, caller: Credential, source: Wallet, destination: Wallet | BankAccount, *, amount: int, fee: int,
-                  narration: str, bank: Bank, to_bank: bool = False) -> Transaction:
+    def _outbound(
+        self,
+        caller: Credential,
+        source: Wallet,
+        destination: Wallet | BankAccount,
+        *,
+        amount: int,
+        fee: int,
+        narration: str,
+        bank: Bank,
+        to_bank: bool = False,
+    ) -> Transaction:
         """A pending transfer out of `source`, not yet recorded: to a wallet (`wt-` references), or `to_bank`, an
         external account (`bt-`), where the money leaves the service for a third party's bank."""
         number = self._next_transaction_number()
@@ -262,8 +282,11 @@ class Ledger:
             transaction.status = FAILED
             self._tell("transfer.failed", transaction)
             return
-        if (isinstance(transaction.destination, BankAccount) and transaction.amount > PAYOUT_LIMIT
-                and self.variants.on(Variant.PAYOUTS_ABOVE_LIMIT_FAIL)):
+        if (
+            isinstance(transaction.destination, BankAccount)
+            and transaction.amount > PAYOUT_LIMIT
+            and self.variants.on(Variant.PAYOUTS_ABOVE_LIMIT_FAIL)
+        ):
             transaction.status = FAILED  # the beneficiary's bank refused it: the debit comes back
             if transaction.held:
                 transaction.held = False

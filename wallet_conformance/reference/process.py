@@ -12,17 +12,33 @@ from collections.abc import Iterable
 from wallet_conformance.reference.server import START_TIMEOUT_SECONDS
 
 # The labels the entry point prints its addresses and keys under (reference/__main__.py).
-LABELS = {"base URL": "base_url", "test secret key": "secret_key", "second test secret key": "second_secret_key",
-          "funding URL": "funding_url", "settle URL": "settle_url"}
+LABELS = {
+    "base URL": "base_url",
+    "test secret key": "secret_key",
+    "second test secret key": "second_secret_key",
+    "funding URL": "funding_url",
+    "settle URL": "settle_url",
+}
 
 
 class ReferenceProcess:
     """The bundled reference served by a child process; the same addresses and keys as a ReferenceServer."""
 
-    def __init__(self, faults: Iterable[str] = (), settle_delay: float = 0.2, variants: Iterable[str] = (),
-                 latency: float = 0.0) -> None:
-        self.command = [sys.executable, "-m", "wallet_conformance.reference", "--port", "0", "--until-stdin-closes",
-                        "--settle-delay", repr(settle_delay), "--latency", repr(latency)]
+    def __init__(
+        self, faults: Iterable[str] = (), settle_delay: float = 0.2, variants: Iterable[str] = (), latency: float = 0.0
+    ) -> None:
+        self.command = [
+            sys.executable,
+            "-m",
+            "wallet_conformance.reference",
+            "--port",
+            "0",
+            "--until-stdin-closes",
+            "--settle-delay",
+            repr(settle_delay),
+            "--latency",
+            repr(latency),
+        ]
         self.command += [word for fault in faults for word in ("--fault", fault)]
         self.command += [word for variant in variants for word in ("--variant", variant)]
         self.base_url = self.secret_key = self.second_secret_key = self.funding_url = self.settle_url = ""
@@ -30,8 +46,9 @@ class ReferenceProcess:
 
     def start(self) -> ReferenceProcess:
         """Starts the process; returns once it has printed where it serves (it serves then)."""
-        process = self._process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                   text=True)
+        process = self._process = subprocess.Popen(
+            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         timer = threading.Timer(START_TIMEOUT_SECONDS, process.kill)
         timer.start()
         try:

@@ -43,6 +43,7 @@ class Accepted(Exception):
         super().__init__("accepted")
         self.data = data
 
+
 SandboxHandler = Callable[[Request, Service], Awaitable[Any]]
 
 

@@ -223,7 +223,6 @@ def _actual_amount(record: Transaction, wallet_to_wallet: bool, faults: FaultSet
     return record.actual_amount
 
 
-
 def transaction(record: Transaction, faults: FaultSet, *, verify: bool = False) -> Json:
     """A transaction; `verify` adds what the verify operation shows (requestSrc and meta.verify)."""
     stamp: Stamp = (

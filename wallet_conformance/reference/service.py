@@ -149,8 +149,12 @@ def error_response(error: ApiError, service: Service) -> Response:
     status = error.status
     if error.refusal is Refusal.NOT_FOUND and variants.on(Variant.UNKNOWN_RECORD_400):
         status = HTTPStatus.BAD_REQUEST
-    conflicts = (Refusal.DUPLICATE_REFERENCE, Refusal.PRIMARY_LIMIT, Refusal.CUSTOMER_EXISTS,
-                 Refusal.WALLET_HOLDS_MONEY)
+    conflicts = (
+        Refusal.DUPLICATE_REFERENCE,
+        Refusal.PRIMARY_LIMIT,
+        Refusal.CUSTOMER_EXISTS,
+        Refusal.WALLET_HOLDS_MONEY,
+    )
     if error.refusal in conflicts and variants.on(Variant.CONFLICTS_400):
         status = HTTPStatus.BAD_REQUEST
     if status == HTTPStatus.BAD_REQUEST and variants.on(Variant.VALIDATION_422):

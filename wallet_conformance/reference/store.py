@@ -140,8 +140,15 @@ class Store:
         """A bank the list still shows, marked inactive and deleted: payments to it are refused."""
         first = self._banks[0]
         return replace(
-            first, id=0, public_id=f"{self.prefixes.bank}closed-bank", name="Closed Bank", code="999",
-            nibss_code="999999", slug="closed-bank", active=False, deleted_at=first.created_at,
+            first,
+            id=0,
+            public_id=f"{self.prefixes.bank}closed-bank",
+            name="Closed Bank",
+            code="999",
+            nibss_code="999999",
+            slug="closed-bank",
+            active=False,
+            deleted_at=first.created_at,
         )
 
     def _preexisting(self, caller: Credential) -> None:
@@ -149,8 +156,13 @@ class Store:
         for index in range(PREEXISTING_PRIMARY + PREEXISTING_SECONDARY):
             category: Category = "primary" if index < PREEXISTING_PRIMARY else "secondary"
             mobile = {"phoneNumber": f"0803000{index:04d}", "isoCode": "NG"}
-            self.create_wallet(caller, category=category, account_name=f"Existing wallet {index + 1}",
-                               email_address=f"customer{index + 1}@example.com", mobile=mobile)
+            self.create_wallet(
+                caller,
+                category=category,
+                account_name=f"Existing wallet {index + 1}",
+                email_address=f"customer{index + 1}@example.com",
+                mobile=mobile,
+            )
         funded = self.wallets_of(caller, include_closed=True)
         for index in range(PREEXISTING_CREDITS):
             self.ledger.fund(funded[index % len(funded)], 100 * (index + 1), "Payment received earlier")
@@ -182,8 +194,9 @@ class Store:
             listed.reverse()
         return listed
 
-    def account_to_update(self, caller: Credential, public_id: str, *, sibling: bool = False,
-                          other_business: bool = False) -> Account:
+    def account_to_update(
+        self, caller: Credential, public_id: str, *, sibling: bool = False, other_business: bool = False
+    ) -> Account:
         """The account the caller's key may change: its own (faults widen it: another account of its business,
         `sibling`; another business's, `other_business`). Another account of the caller's business is refused 403 (not
         found, under a variant); another business's is not found."""
@@ -225,8 +238,10 @@ class Store:
         if not named and any_case:
             named = [record for record in records if identifier(record).casefold() == wanted.casefold()]
         if not named and by_prefix:
-            named = self.newest_first([record for record in records if identifier(record).startswith(wanted)],
-                                      key=lambda record: record.number)
+            named = self.newest_first(
+                [record for record in records if identifier(record).startswith(wanted)],
+                key=lambda record: record.number,
+            )
         for record in named:
             if record.account is caller.account or any_account:
                 return record
@@ -251,7 +266,8 @@ class Store:
     def wallets_of(self, caller: Credential, *, include_closed: bool = False) -> list[Wallet]:
         """The caller's open wallets (and closed ones when asked), newest first."""
         mine = [
-            w for w in self.wallets
+            w
+            for w in self.wallets
             if w.account is caller.account and w.live == caller.live and (w.open or include_closed)
         ]
         return self.newest_first(mine, key=lambda wallet: wallet.number)
@@ -259,8 +275,11 @@ class Store:
     def last_transfer_credit(self, wallet: Wallet) -> int:
         """The amount of the last wallet-to-wallet transfer credited to the wallet (0 if none)."""
         for transaction in reversed(self.transactions):
-            if transaction.entry == "credit" and transaction.destination is wallet and isinstance(transaction.source,
-                                                                                                  Wallet):
+            if (
+                transaction.entry == "credit"
+                and transaction.destination is wallet
+                and isinstance(transaction.source, Wallet)
+            ):
                 return transaction.amount
         return 0
 
@@ -276,8 +295,15 @@ class Store:
         """One of the caller's wallets, by its exact publicId; a closed one only when asked for. Faults widen the
         lookup: any account's wallet of the caller's mode (`any_account`), a publicId's prefix (`by_prefix`)."""
         usable = [w for w in self.wallets if w.live == caller.live and (w.open or include_closed)]
-        return self._owned(caller, usable, lambda wallet: wallet.public_id, public_id, "VirtualAccount",
-                           any_account=any_account, by_prefix=by_prefix)
+        return self._owned(
+            caller,
+            usable,
+            lambda wallet: wallet.public_id,
+            public_id,
+            "VirtualAccount",
+            any_account=any_account,
+            by_prefix=by_prefix,
+        )
 
     def find_destination_wallet(self, caller: Credential, public_id: str, *, include_closed: bool = False) -> Wallet:
         """Any open wallet of the service in the caller's mode (a closed one only when asked for): transfers may pay
@@ -439,16 +465,27 @@ class Store:
             collects_into=destination,
         )
         if destination is not None and self.faults.on(Fault.COLLECTION_COLLECTS_INTO_OLDEST_WALLET):
-            collection.collects_into = next((wallet for wallet in self.wallets if wallet.account is caller.account
-                                             and wallet.live == caller.live and wallet.open), destination)
+            collection.collects_into = next(
+                (
+                    wallet
+                    for wallet in self.wallets
+                    if wallet.account is caller.account and wallet.live == caller.live and wallet.open
+                ),
+                destination,
+            )
         self.collection_accounts.append(collection)
         return collection
 
     def _references_taken(self, caller: Credential, destination: Wallet | None) -> set[str | None]:
         """The collection references the caller's account (in its mode) has used."""
         per_wallet = self.faults.on(Fault.REFERENCE_UNIQUE_PER_WALLET)
-        return {c.reference for c in self.collection_accounts if c.account is caller.account and c.live == caller.live
-                and (not per_wallet or destination is None or c.parent_account_number == destination.account_number)}
+        return {
+            c.reference
+            for c in self.collection_accounts
+            if c.account is caller.account
+            and c.live == caller.live
+            and (not per_wallet or destination is None or c.parent_account_number == destination.account_number)
+        }
 
     def require_unused_reference(self, caller: Credential, reference: str | None, destination: Wallet | None) -> None:
         """Refuses a collection reference the caller's account (in its mode) has used already."""
@@ -484,8 +521,9 @@ class Store:
         self.bank_accounts.append(beneficiary)
         return beneficiary
 
-    def _new_bank_account(self, auth: str, account: Account, live: bool, name: str, account_number: str, bank: Bank,
-                          reference_prefix: str) -> BankAccount:
+    def _new_bank_account(
+        self, auth: str, account: Account, live: bool, name: str, account_number: str, bank: Bank, reference_prefix: str
+    ) -> BankAccount:
         number = next(self._bank_account_numbers)
         created = now()
         return BankAccount(
@@ -510,8 +548,9 @@ class Store:
                 return known
         bank = self.bank(LEVY_BANK_CODE)
         assert bank is not None, "the levy collector's bank is in data/banks.json"
-        collector = self._new_bank_account(wallet.auth, wallet.account, wallet.live, LEVY_COLLECTOR_NAME,
-                                           LEVY_ACCOUNT_NUMBER, bank, "levy")
+        collector = self._new_bank_account(
+            wallet.auth, wallet.account, wallet.live, LEVY_COLLECTOR_NAME, LEVY_ACCOUNT_NUMBER, bank, "levy"
+        )
         self.levy_collectors.append(collector)
         return collector
 
@@ -519,8 +558,9 @@ class Store:
 
     def transactions_of(self, caller: Credential, *, every_account: bool = False) -> list[Transaction]:
         """The caller's transactions (every account's of the caller's mode, under a fault), newest first."""
-        listed = [t for t in self.transactions
-                  if t.live == caller.live and (t.account is caller.account or every_account)]
+        listed = [
+            t for t in self.transactions if t.live == caller.live and (t.account is caller.account or every_account)
+        ]
         return self.newest_first(listed, key=lambda transaction: transaction.number)
 
     def find_transaction(
@@ -537,8 +577,14 @@ class Store:
         Faults widen the lookup: any account's transaction of the caller's mode, a reference's prefix; a variant
         matches the reference in any letter case (`any_case`)."""
         in_mode = [t for t in self.transactions if t.live == caller.live]
-        identifier: Callable[[Transaction], str] = (
-            (lambda t: t.public_id) if by_public_id else (lambda t: t.reference)
+        identifier: Callable[[Transaction], str] = (lambda t: t.public_id) if by_public_id else (lambda t: t.reference)
+        return self._owned(
+            caller,
+            in_mode,
+            identifier,
+            wanted,
+            "Transaction",
+            any_account=any_account,
+            by_prefix=by_prefix,
+            any_case=any_case,
         )
-        return self._owned(caller, in_mode, identifier, wanted, "Transaction", any_account=any_account,
-                           by_prefix=by_prefix, any_case=any_case)

@@ -42,8 +42,7 @@ INTERNAL_FIELDS = (
 )
 RATE_LIMITS = "Rate limits: not shown."
 KEY = (
-    "Every endpoint requires the header `x-service-key` whose value is the account's secret key, written "
-    "<SECRET_KEY>."
+    "Every endpoint requires the header `x-service-key` whose value is the account's secret key, written <SECRET_KEY>."
 )
 EVENTS = "Event kinds, payloads, delivery rules and signing of deliveries: not shown."
 WEBHOOKS = "| webhooks | array of strings | URLs; settable by update |"
@@ -54,9 +53,7 @@ INBOUND = (
 FILTERS = "| Query | `name` (string), `isDefault` (boolean), `live` (boolean); all optional filters |"
 BANK_FIELDS = "| deletedAt | timestamp or null | |"
 PRIMARY_LIMIT = "Categories: primary wallets are for the caller's own use, at most five at any time."
-CUSTOMERS = (
-    "Secondary wallets are assigned to the caller's users or customers, and have no creation limit."
-)
+CUSTOMERS = "Secondary wallets are assigned to the caller's users or customers, and have no creation limit."
 TRANSFER_DESTINATION = "| destination | string | publicId of the receiving wallet |"
 COLLECTION_DESTINATION = "| destination | string | yes | publicId of the receiving wallet |"
 BODIES = "Requests that have a body are JSON, sent with the header `Content-Type: application/json`."
@@ -84,7 +81,7 @@ class Variant(Switch):
     PAGING_PAGE_LIMIT = (PAGING, "Lists are paged by `page` and `limit` (`perPage` is ignored).")
     PAGING_OFFSET_LIMIT = (PAGING, "Lists are paged by `offset` and `limit` (current = offset / limit + 1).")
     PER_PAGE_CAPPED = (PAGING, "A page size above 20 is clamped to 20 (and pagination.perPage says 20).")
-    PER_PAGE_LIMITED = (PAGING, "A page size above 50 is refused with 400 (\"must be at most 50\").")
+    PER_PAGE_LIMITED = (PAGING, 'A page size above 50 is refused with 400 ("must be at most 50").')
     PAGE_SIZE_20 = (PAGE_SIZE, "Lists asked without a page size hold 20 entries a page (perPage 20).")
     # List order.
     LISTS_OLDEST_FIRST = (TRANSACTION_LIST, "Wallets and transactions are listed oldest first.")
@@ -104,10 +101,12 @@ class Variant(Switch):
         "A transfer the balance cannot cover is accepted `pending`, then ends `failed`; no money moves.",
     )
     BALANCES_POSTED_LATER = (
-        TRANSITIONS, "A settled transfer shows in the balances 0.3 s after its status leaves `pending`."
+        TRANSITIONS,
+        "A settled transfer shows in the balances 0.3 s after its status leaves `pending`.",
     )
     PAYOUTS_ABOVE_LIMIT_FAIL = (
-        STATUSES, "A bank transfer above 300 naira ends `failed` at settlement, and its debit is given back."
+        STATUSES,
+        "A bank transfer above 300 naira ends `failed` at settlement, and its debit is given back.",
     )
     CLOSED_WALLET_FAILS_LATER = (
         TRANSITIONS,
@@ -117,12 +116,15 @@ class Variant(Switch):
     WALLET_TRANSFER_FEE = (ACTUAL_AMOUNT, "Wallet transfers cost a fee of 1,000 kobo: actualAmount = amount + fee.")
     BANK_TRANSFER_FREE = (BANK_TRANSFER_FEE, "Bank transfers cost no fee (fee 0, feeReference null).")
     BANK_TRANSFER_FEE_ABOVE_MINIMUM = (
-        BANK_TRANSFER_FEE, "Bank transfers cost a flat fee of 150 naira, more than the minimum transfer itself."
+        BANK_TRANSFER_FEE,
+        "Bank transfers cost a flat fee of 150 naira, more than the minimum transfer itself.",
     )
     # What a record shows where the document leaves it open.
     VERIFY_ANY_CASE = (VERIFY, "Verify matches a reference in any letter case.")
-    NO_CREDIT_LEG = (CREDIT_LEG, "Settlement credits the destination but records no credit leg (no meta.credit, no "
-                                 "credit transaction).")
+    NO_CREDIT_LEG = (
+        CREDIT_LEG,
+        "Settlement credits the destination but records no credit leg (no meta.credit, no credit transaction).",
+    )
     BANK_CURRENCY_NUMERIC = (BANK_CURRENCY, "A bank's currency is the ISO 4217 numeric code `566`.")
     # Extra fields and headers.
     EXTRA_FIELDS = (INTERNAL_FIELDS, 'Every record carries extra fields ("object", and "status" on wallets).')
@@ -139,7 +141,8 @@ class Variant(Switch):
     WEBHOOK_URLS_CHECKED = (WEBHOOKS, "An update whose webhooks are not all http(s) URLs is refused (ftp:// say).")
     WEBHOOKS_SORTED = (WEBHOOKS, "An account keeps its webhooks sorted, not in the order the update sent them.")
     RESERVED_WEBHOOK_HOSTS_REFUSED = (
-        EVENTS, "An update whose webhooks name a reserved host (.invalid, .test, .example, localhost) is refused (400)."
+        EVENTS,
+        "An update whose webhooks name a reserved host (.invalid, .test, .example, localhost) is refused (400).",
     )
     # Sandbox.
     FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives a quarter of a second later.")
@@ -164,15 +167,18 @@ class Variant(Switch):
     ACCOUNTS_OWN_ONLY = (ACCOUNT_LIST, "GET /accounts lists the key's own account only, not the business's others.")
     # Whose wallets money may go to.
     TRANSFERS_WITHIN_BUSINESS = (
-        TRANSFER_DESTINATION, "A transfer into another business's wallet is refused (404, as an unknown wallet)."
+        TRANSFER_DESTINATION,
+        "A transfer into another business's wallet is refused (404, as an unknown wallet).",
     )
     OTHER_BUSINESS_WITHHELD = (
-        TRANSFER_DESTINATION, "Where a transaction or collection account shows another business's wallet, its "
-                              "accountName is masked, its accountNumber left out (a parent number masked), and a "
-                              "credit leg into it has balance null.",
+        TRANSFER_DESTINATION,
+        "Where a transaction or collection account shows another business's wallet, its "
+        "accountName is masked, its accountNumber left out (a parent number masked), and a "
+        "credit leg into it has balance null.",
     )
     COLLECTIONS_INTO_ANY_WALLET = (
-        COLLECTION_DESTINATION, "A collection account may be made for another account's wallet, of any business."
+        COLLECTION_DESTINATION,
+        "A collection account may be made for another account's wallet, of any business.",
     )
     # Secondary wallets: one per customer.
     CUSTOMERS_UNIQUE = (
@@ -185,7 +191,8 @@ class Variant(Switch):
     NARRATION_REQUIRED = (REQUIRED_FIELDS, "narration is required (non-empty) on both transfers.")
     # Request bodies: how strictly JSON types are read.
     NUMERIC_STRINGS_PARSED = (
-        BODIES, 'An amount or expireIn sent as a numeric string ("2500") is read as that number, and kept as one.'
+        BODIES,
+        'An amount or expireIn sent as a numeric string ("2500") is read as that number, and kept as one.',
     )
 
     def __init__(self, quote: str, description: str) -> None:

@@ -80,7 +80,10 @@ class Webhooks:
             return
         record = serialize.transaction(transaction, self.faults)
         payload: Any = {
-            "event": event, "data": record, "account": account.public_id, "createdAt": serialize.timestamp(now())
+            "event": event,
+            "data": record,
+            "account": account.public_id,
+            "createdAt": serialize.timestamp(now()),
         }
         header = SIGNATURE_HEADER
         if self.store.variants.on(Variant.WEBHOOK_BARE_TRANSACTION):

@@ -47,8 +47,10 @@ def _record(call: Call, record: Any) -> Any:
 
 def _foreign(call: Call, *, public_id: Any = None, number: Any = None) -> bool:
     """Whether a wallet (by publicId or account number) belongs to another business than the caller's."""
-    wallet: Wallet | None = next((wallet for wallet in call.store.wallets
-                                  if wallet.public_id == public_id or wallet.account_number == number), None)
+    wallet: Wallet | None = next(
+        (wallet for wallet in call.store.wallets if wallet.public_id == public_id or wallet.account_number == number),
+        None,
+    )
     return wallet is not None and wallet.account.business != call.caller.account.business
 
 

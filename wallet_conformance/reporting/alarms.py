@@ -15,7 +15,9 @@ def alarms(report: dict[str, Any]) -> list[str]:
     for entry in report["requirements"]:
         for observation in entry.get("observations", ()):
             if isinstance(observation, dict) and observation.get(PUBLIC_KEY_MOVED_MONEY) is True:
-                lines.append(f"A PUBLIC KEY MOVED MONEY ({entry['id']}): {observation.get('operation')} was accepted "
-                             f"with {observation.get('key')} in x-service-key (HTTP {observation.get('status')}); "
-                             "public keys are returned to anyone who lists the accounts")
+                lines.append(
+                    f"A PUBLIC KEY MOVED MONEY ({entry['id']}): {observation.get('operation')} was accepted "
+                    f"with {observation.get('key')} in x-service-key (HTTP {observation.get('status')}); "
+                    "public keys are returned to anyone who lists the accounts"
+                )
     return lines

@@ -32,8 +32,9 @@ FILE_NAME = "conformance.json"
 GENERATED = "tests/generated/"  # the generated tests' node ids start here
 
 
-def verdict(requirement: Requirement, records: list[TestRecord], held: int = 0,
-            not_reached: str | None = None) -> tuple[Verdict, str | None]:
+def verdict(
+    requirement: Requirement, records: list[TestRecord], held: int = 0, not_reached: str | None = None
+) -> tuple[Verdict, str | None]:
     """The verdict of one requirement from the records of the tests that name it, with its reason; `held`, how many
     checks and exchanges held it in the run; `not_reached`, the reason of a requirement no test reached (the run did
     not complete).
@@ -78,8 +79,10 @@ def nothing_held(requirement: Requirement, passing: list[TestRecord]) -> str:
     if all(record.nodeid.startswith(GENERATED) for record in passing):
         tests += ", every generated request refused or none of the kind it judges"
     if rules:
-        return (f"nothing held it: {tests}, but no check held it and no exchange of the run was of the kind its rules "
-                f"judge ({', '.join(rules)})")
+        return (
+            f"nothing held it: {tests}, but no check held it and no exchange of the run was of the kind its rules "
+            f"judge ({', '.join(rules)})"
+        )
     return f"nothing held it: {tests}, but no check of them held it"
 
 
@@ -131,11 +134,19 @@ def suite_version() -> str:
 def gate_for(settings: Settings) -> gating.Gate:
     """The run's gate: its waivers and baseline read and checked (a GateError says what is wrong with either)."""
     waivers = gating.load_waivers(settings.waivers, catalogue()) if settings.waivers else ()
-    baseline = (gating.load_baseline(settings.baseline, judged_against()["requirements.yaml"], FORMAT)
-                if settings.baseline else None)
-    return gating.Gate(strict=settings.strict, require_complete=settings.require_complete, waivers=waivers,
-                       baseline=baseline, baseline_name=settings.baseline.name if settings.baseline else None,
-                       traffic=settings.passive)
+    baseline = (
+        gating.load_baseline(settings.baseline, judged_against()["requirements.yaml"], FORMAT)
+        if settings.baseline
+        else None
+    )
+    return gating.Gate(
+        strict=settings.strict,
+        require_complete=settings.require_complete,
+        waivers=waivers,
+        baseline=baseline,
+        baseline_name=settings.baseline.name if settings.baseline else None,
+        traffic=settings.passive,
+    )
 
 
 def run_inputs(settings: Settings) -> dict[str, Any]:
@@ -144,30 +155,55 @@ def run_inputs(settings: Settings) -> dict[str, Any]:
     faults, variants and timing (None for another target), the time bounds, the files given (waivers, baseline,
     recorded traffic) with the sha256 of their content, and pytest's own selection. Never a key."""
     words = reproduction(settings)
-    given = [(flag, path) for flag, paths in (("--waivers", (settings.waivers,)), ("--baseline", (settings.baseline,)),
-                                              ("--har", settings.har)) for path in paths if path is not None]
+    given = [
+        (flag, path)
+        for flag, paths in (
+            ("--waivers", (settings.waivers,)),
+            ("--baseline", (settings.baseline,)),
+            ("--har", settings.har),
+        )
+        for path in paths
+        if path is not None
+    ]
     reference = None
     if settings.embedded and not settings.passive:
-        reference = {"faults": list(settings.reference_faults), "variants": list(settings.reference_variants),
-                     "settle_delay": settings.reference_settle_delay, "latency": settings.reference_latency}
+        reference = {
+            "faults": list(settings.reference_faults),
+            "variants": list(settings.reference_variants),
+            "settle_delay": settings.reference_settle_delay,
+            "latency": settings.reference_latency,
+        }
     return {
         "reproduce": command_line(words),
         "arguments": words[1:],
         "reference": reference,
-        "time_bounds": {option.attribute: getattr(settings, option.attribute) for option in OPTIONS
-                        if option.group == "timing"},
-        "files": [{"option": flag, "file": path.as_posix(), "sha256": _sha256(path.read_bytes())}
-                  for flag, path in given],
+        "time_bounds": {
+            option.attribute: getattr(settings, option.attribute) for option in OPTIONS if option.group == "timing"
+        },
+        "files": [
+            {"option": flag, "file": path.as_posix(), "sha256": _sha256(path.read_bytes())} for flag, path in given
+        ],
         "pytest_selection": list(settings.pytest_selection),
     }
 
 
-def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target: dict[str, Any],
-                 environment: str, seed: int, strict: bool, selected: tuple[str, ...] = (),
-                 gate: gating.Gate | None = None, run: dict[str, Any] | None = None,
-                 untested: Mapping[str, str] | None = None, traffic: dict[str, Any] | None = None,
-                 exchanges_held: Mapping[str, int] | None = None, stop: Stop | None = None,
-                 selection: Selection | None = None) -> dict[str, Any]:
+def build_report(
+    records: Iterable[TestRecord],
+    catalogue: Catalogue,
+    *,
+    target: dict[str, Any],
+    environment: str,
+    seed: int,
+    strict: bool,
+    selected: tuple[str, ...] = (),
+    gate: gating.Gate | None = None,
+    run: dict[str, Any] | None = None,
+    untested: Mapping[str, str] | None = None,
+    traffic: dict[str, Any] | None = None,
+    exchanges_held: Mapping[str, int] | None = None,
+    stop: Stop | None = None,
+    selection: Selection | None = None,
+) -> dict[str, Any]:
     """The whole report: one entry per requirement of the catalogue.
 
     `run` carries the run's facts that are not results: started_at, duration, profile. `untested` gives the reason of
@@ -191,7 +227,8 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
     entries = []
     counts: dict[str, dict[Verdict, int]] = {level: dict.fromkeys(Verdict, 0) for level in LEVELS}
     by_section: dict[str, dict[str, dict[Verdict, int]]] = {
-        section: {level: dict.fromkeys(Verdict, 0) for level in LEVELS} for section in catalogue.sections}
+        section: {level: dict.fromkeys(Verdict, 0) for level in LEVELS} for section in catalogue.sections
+    }
     chosen = selection.requirements if selection is not None else None
     left_out = f"not selected: the run chose {selection.words}" if selection is not None else ""
     for requirement in catalogue:
@@ -203,42 +240,58 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
             held = {"checks": 0, "exchanges": 0}
             result, reason = Verdict.NOT_SELECTED, left_out
         else:
-            result, reason = verdict(requirement, covering, sum(held.values()),
-                                     stop.not_reached if stop is not None else None)
+            result, reason = verdict(
+                requirement, covering, sum(held.values()), stop.not_reached if stop is not None else None
+            )
         if result == Verdict.UNTESTED and reason is None and untested:
             reason = untested.get(requirement.id)
         counts[requirement.level][result] += 1
         by_section[requirement.section][requirement.level][result] += 1
-        observations = [obs for record in covering for obs in record.observations
-                        if obs.get("requirement") == requirement.id]
-        entries.append({
-            "id": requirement.id,
-            "section": requirement.section,
-            "level": requirement.level,
-            "title": requirement.title,
-            "quote": requirement.quote,
-            "verdict": result,
-            "reason": reason,
-            # A hand-written test's evidence first: it is the plainest to read.
-            "evidence": [item for record in sorted(covering, key=lambda record: record.nodeid.startswith(GENERATED))
-                         for item in record.evidence_for(requirement.id)][:5],
-            "observations": observations,
-            "held": held,
-            "tests": [
-                {"nodeid": record.nodeid, "outcome": record.outcome,
-                 "failed": record.fails(requirement.id),
-                 # True when a check named this requirement in its failure (not a setup step that broke).
-                 "attributed": record.fails(requirement.id) and requirement.id in record.failed_requirements,
-                 "blocked": record.blocks(requirement.id),
-                 "suite_error": record.stopped and record.suite_error,
-                 "held": record.held.get(requirement.id, 0),
-                 "message": record.message if (record.fails(requirement.id) or record.blocks(requirement.id)
-                                               or record.suite_error or record.outcome == "skipped") else None,
-                 "replay": record.replay if record.fails(requirement.id) else None,
-                 "kept": record.kept if record.fails(requirement.id) else []}
-                for record in covering
-            ],
-        })
+        observations = [
+            obs for record in covering for obs in record.observations if obs.get("requirement") == requirement.id
+        ]
+        entries.append(
+            {
+                "id": requirement.id,
+                "section": requirement.section,
+                "level": requirement.level,
+                "title": requirement.title,
+                "quote": requirement.quote,
+                "verdict": result,
+                "reason": reason,
+                # A hand-written test's evidence first: it is the plainest to read.
+                "evidence": [
+                    item
+                    for record in sorted(covering, key=lambda record: record.nodeid.startswith(GENERATED))
+                    for item in record.evidence_for(requirement.id)
+                ][:5],
+                "observations": observations,
+                "held": held,
+                "tests": [
+                    {
+                        "nodeid": record.nodeid,
+                        "outcome": record.outcome,
+                        "failed": record.fails(requirement.id),
+                        # True when a check named this requirement in its failure (not a setup step that broke).
+                        "attributed": record.fails(requirement.id) and requirement.id in record.failed_requirements,
+                        "blocked": record.blocks(requirement.id),
+                        "suite_error": record.stopped and record.suite_error,
+                        "held": record.held.get(requirement.id, 0),
+                        "message": record.message
+                        if (
+                            record.fails(requirement.id)
+                            or record.blocks(requirement.id)
+                            or record.suite_error
+                            or record.outcome == "skipped"
+                        )
+                        else None,
+                        "replay": record.replay if record.fails(requirement.id) else None,
+                        "kept": record.kept if record.fails(requirement.id) else [],
+                    }
+                    for record in covering
+                ],
+            }
+        )
     outcome = gating.apply(entries, gate, stop, selection)
     if outcome["verdict"] == Outcome.NOTHING_JUDGED:
         outcome["reason"] = _nothing_judged(records, traffic)
@@ -264,22 +317,41 @@ def build_report(records: Iterable[TestRecord], catalogue: Catalogue, *, target:
     }
 
 
-def stop_report(stop: Stop, settings: Settings | None = None, gate: gating.Gate | None = None,
-                inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def stop_report(
+    stop: Stop,
+    settings: Settings | None = None,
+    gate: gating.Gate | None = None,
+    inputs: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The report of a run that stopped before it judged anything (a usage error, its preflight), or of one that has
     not finished (written when it starts, replaced when it ends): every requirement not reached, the stop its outcome.
     `settings`: what the run was given, where it could be read (not for a mistake in the options themselves);
     `inputs`: what its verdicts rest on, where it is not the suite's run (the proxy's command)."""
     settings = settings or Settings()
-    target = {"base_url": settings.base_url, "funding_url": settings.funding_url,
-              "embedded_reference": settings.embedded and not settings.passive}
-    run: dict[str, Any] = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "duration": 0.0,
-                           "profile": settings.profile}
+    target = {
+        "base_url": settings.base_url,
+        "funding_url": settings.funding_url,
+        "embedded_reference": settings.embedded and not settings.passive,
+    }
+    run: dict[str, Any] = {
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "duration": 0.0,
+        "profile": settings.profile,
+    }
     if stop.outcome != Outcome.USAGE_ERROR:
         run.update(inputs if inputs is not None else run_inputs(settings))
-    return build_report([], catalogue(), target=target, environment=settings.environment, seed=settings.seed,
-                        strict=settings.strict, selected=tuple(sorted(settings.chosen or ())), gate=gate, run=run,
-                        stop=stop)
+    return build_report(
+        [],
+        catalogue(),
+        target=target,
+        environment=settings.environment,
+        seed=settings.seed,
+        strict=settings.strict,
+        selected=tuple(sorted(settings.chosen or ())),
+        gate=gate,
+        run=run,
+        stop=stop,
+    )
 
 
 def _nothing_judged(records: list[TestRecord], traffic: dict[str, Any] | None) -> str:
@@ -294,8 +366,10 @@ def _nothing_judged(records: list[TestRecord], traffic: dict[str, Any] | None) -
             where = traffic["base_url"] or "a base address ending in the document's version segment"
             return f"none of the {traffic['entries']} recorded entries is under {where}"
         if not judged:
-            return (f"no recorded exchange under {traffic['base_url']} is an operation of the document "
-                    f"({traffic['entries']} entries)")
+            return (
+                f"no recorded exchange under {traffic['base_url']} is an operation of the document "
+                f"({traffic['entries']} entries)"
+            )
         return f"{judged} recorded exchange(s) were judged, but none by a rule of a MUST requirement"
     if not records:
         return "no conformance test ran (every test was deselected, or none was collected)"

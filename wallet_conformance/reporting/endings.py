@@ -25,8 +25,10 @@ NOT_REACHED = {
     Outcome.UNFINISHED: "not reached: the run had not finished when this report was written",
     Outcome.SUITE_ERROR: "not reached: the run stopped on an internal error",
 }
-UNFINISHED_REASON = ("this report was written when the run started, and the run never replaced it: it was killed or "
-                     "crashed, or it is still running")
+UNFINISHED_REASON = (
+    "this report was written when the run started, and the run never replaced it: it was killed or "
+    "crashed, or it is still running"
+)
 
 
 @dataclass(frozen=True)

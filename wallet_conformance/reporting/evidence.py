@@ -50,8 +50,12 @@ class Classified:
     def blocked(self) -> bool:
         """Whether the error judged nothing: a refused setup step that exercises no requirement kept the test from
         judging (never a failure of the test, in any report)."""
-        return self.setup_error and not self.failed_requirements and self.setup_requirement is None and \
-            self.suite_error is None
+        return (
+            self.setup_error
+            and not self.failed_requirements
+            and self.setup_requirement is None
+            and self.suite_error is None
+        )
 
 
 def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
@@ -74,23 +78,35 @@ def classify(error: BaseException, declared: tuple[str, ...]) -> Classified:
         return Classified(suite_error=str(suite), evidence=[error_evidence(suite)])
     stray = next((leaf.requirement for leaf in checks if leaf.requirement not in declared), None)
     if stray is not None:
-        return Classified(suite_error=f"SUITE ERROR: a failure names requirement {stray!r}, which the test does not "
-                                     f"declare ({', '.join(declared)})", evidence=[error_evidence(checks[0])])
+        return Classified(
+            suite_error=f"SUITE ERROR: a failure names requirement {stray!r}, which the test does not "
+            f"declare ({', '.join(declared)})",
+            evidence=[error_evidence(checks[0])],
+        )
     unexpected = next((leaf for leaf in leaves if leaf not in checks and leaf not in refused), None)
     if unexpected is not None:
-        message = (f"SUITE ERROR (a bug of the conformance suite, not of the target): the test stopped on "
-                   f"{type(unexpected).__name__}: {_first(unexpected)}, which no check raised; none of its "
-                   "requirements is judged")
+        message = (
+            f"SUITE ERROR (a bug of the conformance suite, not of the target): the test stopped on "
+            f"{type(unexpected).__name__}: {_first(unexpected)}, which no check raised; none of its "
+            "requirements is judged"
+        )
         return Classified(suite_error=message, evidence=[{**error_evidence(unexpected), "title": message[:300]}])
     silences: list[ConformanceFailure | UnansweredFailure] = [leaf for leaf in refused if _is_silence(leaf)]
     if checks or silences:
         found = tuple(dict.fromkeys(leaf.requirement for leaf in checks + silences))
         undeclared = next((leaf.requirement for leaf in silences if leaf.requirement not in declared), None)
-        return Classified(failed_requirements=found, setup_error=undeclared is not None,
-                          setup_requirement=undeclared, evidence=[error_evidence(leaf) for leaf in checks + silences])
+        return Classified(
+            failed_requirements=found,
+            setup_error=undeclared is not None,
+            setup_requirement=undeclared,
+            evidence=[error_evidence(leaf) for leaf in checks + silences],
+        )
     requirement = getattr(refused[0], "requirement", None)
-    return Classified(setup_error=True, setup_requirement=requirement if isinstance(requirement, str) else None,
-                      evidence=[error_evidence(refused[0])])
+    return Classified(
+        setup_error=True,
+        setup_requirement=requirement if isinstance(requirement, str) else None,
+        evidence=[error_evidence(refused[0])],
+    )
 
 
 def _first(error: BaseException) -> str:
@@ -117,8 +133,13 @@ def error_evidence(error: BaseException) -> dict[str, Any]:
     requirement = getattr(error, "requirement", None)
     item: dict[str, Any] = {
         "requirement": requirement if isinstance(requirement, str) else None,
-        "kind": "check" if _is_check_failure(error) else "setup" if isinstance(error, TargetError) else
-        "suite" if isinstance(error, SuiteError) else "error",
+        "kind": "check"
+        if _is_check_failure(error)
+        else "setup"
+        if isinstance(error, TargetError)
+        else "suite"
+        if isinstance(error, SuiteError)
+        else "error",
         "title": _title(error),
     }
     if _is_check_failure(error):
@@ -147,10 +168,14 @@ def _silence_evidence(error: UnansweredFailure) -> dict[str, Any]:
         "expected": _show(error.expected),
         "received": _show(error.received),
         "detail": _show(error.detail),
-        "exchange": {"request": redact(f"{silence.method} {silence.url}"),
-                     "request_body": None if body is None else _body_shown(body, silence.padding), "status": 0,
-                     "content_type": None,
-                     "response": "(no answer)", "curl": redact(silence.curl())},
+        "exchange": {
+            "request": redact(f"{silence.method} {silence.url}"),
+            "request_body": None if body is None else _body_shown(body, silence.padding),
+            "status": 0,
+            "content_type": None,
+            "response": "(no answer)",
+            "curl": redact(silence.curl()),
+        },
     }
 
 
@@ -183,6 +208,10 @@ def evidence_lines(item: dict[str, Any]) -> list[str]:
     for exchange in filter(None, [item.get("exchange"), *item.get("compared_with", ())]):
         if exchange is not item.get("exchange"):
             lines.append("  compared with:")
-        lines += [f"  request:  {exchange['request']}", f"  response: {exchange['status']} {exchange['response']}",
-                  "Reproduce with:", f"  {exchange['curl']}"]
+        lines += [
+            f"  request:  {exchange['request']}",
+            f"  response: {exchange['status']} {exchange['response']}",
+            "Reproduce with:",
+            f"  {exchange['curl']}",
+        ]
     return lines

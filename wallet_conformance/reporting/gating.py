@@ -46,7 +46,8 @@ class _DatesAsText(yaml.SafeLoader):
 
 _DatesAsText.yaml_implicit_resolvers = {
     first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 
 
 class GateError(ValueError):
@@ -64,8 +65,13 @@ class Waiver:
         return today > self.expires
 
     def to_dict(self, today: dt.date) -> dict[str, Any]:
-        return {"id": self.id, "reason": self.reason, "owner": self.owner, "expires": self.expires.isoformat(),
-                "expired": self.expired(today)}
+        return {
+            "id": self.id,
+            "reason": self.reason,
+            "owner": self.owner,
+            "expires": self.expires.isoformat(),
+            "expired": self.expired(today),
+        }
 
 
 @dataclass(frozen=True)
@@ -143,7 +149,7 @@ def _where(error: yaml.YAMLError, text: str) -> str:
         mark = error.problem_mark or error.context_mark
         return f", line {mark.line + 1}, column {mark.column + 1}"
     if isinstance(error, yaml.reader.ReaderError):  # a character YAML takes in no file: where, by its position
-        lines = text[:error.position].split("\n")
+        lines = text[: error.position].split("\n")
         return f", line {len(lines)}, column {len(lines[-1]) + 1}"
     return ""
 
@@ -166,14 +172,17 @@ def load_baseline(path: Path, catalogue_hash: str, report_format: str) -> dict[s
         raise GateError(f"--baseline {path}: not a {report_format} report (format {found!r})")
     theirs = (baseline.get("judged_against") or {}).get("requirements.yaml")
     if theirs != catalogue_hash:
-        raise GateError(f"--baseline {path} was judged against another catalogue (requirements.yaml "
-                        f"{theirs or 'unknown'}, this run {catalogue_hash}): its verdicts cannot be compared; "
-                        "make a new baseline with this version of the suite")
+        raise GateError(
+            f"--baseline {path} was judged against another catalogue (requirements.yaml "
+            f"{theirs or 'unknown'}, this run {catalogue_hash}): its verdicts cannot be compared; "
+            "make a new baseline with this version of the suite"
+        )
     return baseline
 
 
-def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
-          selection: Selection | None = None) -> dict[str, Any]:
+def apply(
+    entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None, selection: Selection | None = None
+) -> dict[str, Any]:
     """The run's outcome from the requirement entries, how it ended (`stop`: it did not complete) and what it chose
     (`selection`): its verdict, what fails the run, and the exit status. The one place these are decided.
 
@@ -200,7 +209,8 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         if level == "MUST" and result in NOT_TESTED:
             not_tested.append({"id": rid, "verdict": result, "reason": entry["reason"]})
         counts = (result == Verdict.FAIL and level in failing_levels) or (
-            gate.complete_required and level == "MUST" and result in NOT_TESTED)
+            gate.complete_required and level == "MUST" and result in NOT_TESTED
+        )
         if not counts:
             continue
         if waiver and not waiver.expired(gate.today):
@@ -213,9 +223,16 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
     # A waiver whose requirement the run looked at and did not fail, and that kept nothing from failing the run (a
     # run that did not complete looked at nothing through).
     verdicts = {entry["id"]: entry["verdict"] for entry in entries}
-    unused = [] if stop is not None else [
-        waiver.id for waiver in gate.waivers if waiver.id not in waived
-        and verdicts.get(waiver.id) not in (None, Verdict.FAIL, Verdict.NOT_SELECTED, Verdict.SUITE_ERROR)]
+    unused = (
+        []
+        if stop is not None
+        else [
+            waiver.id
+            for waiver in gate.waivers
+            if waiver.id not in waived
+            and verdicts.get(waiver.id) not in (None, Verdict.FAIL, Verdict.NOT_SELECTED, Verdict.SUITE_ERROR)
+        ]
+    )
     failed_now = [rid for rid in gating if any(e["id"] == rid and e["verdict"] == Verdict.FAIL for e in entries)]
     verdict: Outcome
     status: int | None
@@ -241,8 +258,10 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         verdict, status = Outcome.CONFORMS, ExitStatus.GATE_PASSES
     reason = {}
     if verdict == Outcome.INCOMPLETE and selection is not None:
-        reason = {"reason": f"the run chose part of the suite ({' '.join(selection.by)}), and the gate asks for the "
-                            "whole (--require-complete)"}
+        reason = {
+            "reason": f"the run chose part of the suite ({' '.join(selection.by)}), and the gate asks for the "
+            "whole (--require-complete)"
+        }
     return {
         **reason,
         "verdict": verdict,
@@ -252,8 +271,9 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
         "should_failed": should_failed,
         "must_not_tested": not_tested,
         "suite_errors": suite_errors,
-        "selection": None if selection is None else {
-            "by": list(selection.by), "must_selected": must_selected, "must_in_catalogue": must_total},
+        "selection": None
+        if selection is None
+        else {"by": list(selection.by), "must_selected": must_selected, "must_in_catalogue": must_total},
         "gate": {
             "strict": gate.strict,
             "require_complete": gate.complete_required,
@@ -262,8 +282,12 @@ def apply(entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None,
             "waived": waived,
             "unused_waivers": unused,
             "waivers": [waiver.to_dict(gate.today) for waiver in gate.waivers],
-            "baseline": None if before is None else {
-                "file": gate.baseline_name, "still_failing": known, "fixed": fixed,
+            "baseline": None
+            if before is None
+            else {
+                "file": gate.baseline_name,
+                "still_failing": known,
+                "fixed": fixed,
                 "new_failures": failed_now,
             },
         },

@@ -15,8 +15,10 @@ from wallet_conformance.reporting.verdicts import ENDED_EARLY, Outcome, Verdict
 
 def _rules(selector: str, *rules: tuple[tuple[StrEnum, ...], str]) -> str:
     """CSS rules for the classes named after verdicts or outcomes: `selector` holds `{}` for each member's value."""
-    return "".join(",".join(selector.format(member) for member in members) + "{" + declarations + "}"
-                   for members, declarations in rules)
+    return "".join(
+        ",".join(selector.format(member) for member in members) + "{" + declarations + "}"
+        for members, declarations in rules
+    )
 
 
 STYLE = Template("""
@@ -44,17 +46,38 @@ ul.tests{margin:.3em 0;padding-left:1.2em}
 display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:center}
 #filters input{min-width:18em}#filters label{white-space:nowrap}
 """).substitute(
-    conforming=_rules(".v-{}", ((Outcome.CONFORMS,), "background:#d8f5d8"),
-                      ((Outcome.CONFORMS_ON_THE_SELECTION, Outcome.CONFORMS_TO_WHAT_WAS_TESTED,
-                        Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED), "background:#fff3c4")),
-    failing=_rules(".v-{}", ((Outcome.DOES_NOT_CONFORM, Outcome.SUITE_ERROR, Outcome.NOTHING_JUDGED, *ENDED_EARLY),
-                             "background:#ffd6d6"), ((Outcome.INCOMPLETE,), "background:#ffe2b8")),
-    badges=_rules(".b-{}", ((Verdict.PASS, Verdict.OBSERVED), "background:#d8f5d8"),
-                  ((Verdict.FAIL, Verdict.SUITE_ERROR), "background:#ffb3b3;font-weight:700")),
-    not_tested=_rules(".b-{}", ((Verdict.BLOCKED, Verdict.SKIP), "background:#fff0b3"),
-                      ((Verdict.UNTESTED, Verdict.NOT_SELECTED), "background:#eee")),
-    entries=_rules(".req.{}", ((Verdict.FAIL, Verdict.SUITE_ERROR), "border-left-color:#d33"),
-                   ((Verdict.BLOCKED, Verdict.SKIP, Verdict.UNTESTED), "border-left-color:#e6b800")),
+    conforming=_rules(
+        ".v-{}",
+        ((Outcome.CONFORMS,), "background:#d8f5d8"),
+        (
+            (
+                Outcome.CONFORMS_ON_THE_SELECTION,
+                Outcome.CONFORMS_TO_WHAT_WAS_TESTED,
+                Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED,
+            ),
+            "background:#fff3c4",
+        ),
+    ),
+    failing=_rules(
+        ".v-{}",
+        ((Outcome.DOES_NOT_CONFORM, Outcome.SUITE_ERROR, Outcome.NOTHING_JUDGED, *ENDED_EARLY), "background:#ffd6d6"),
+        ((Outcome.INCOMPLETE,), "background:#ffe2b8"),
+    ),
+    badges=_rules(
+        ".b-{}",
+        ((Verdict.PASS, Verdict.OBSERVED), "background:#d8f5d8"),
+        ((Verdict.FAIL, Verdict.SUITE_ERROR), "background:#ffb3b3;font-weight:700"),
+    ),
+    not_tested=_rules(
+        ".b-{}",
+        ((Verdict.BLOCKED, Verdict.SKIP), "background:#fff0b3"),
+        ((Verdict.UNTESTED, Verdict.NOT_SELECTED), "background:#eee"),
+    ),
+    entries=_rules(
+        ".req.{}",
+        ((Verdict.FAIL, Verdict.SUITE_ERROR), "border-left-color:#d33"),
+        ((Verdict.BLOCKED, Verdict.SKIP, Verdict.UNTESTED), "border-left-color:#e6b800"),
+    ),
     observed=_rules(".req.{}", ((Verdict.OBSERVED,), "border-left-color:#4a90d9")),
 )
 

@@ -142,8 +142,11 @@ class Judged:
 def add_counts(total: dict[str, Any], counts: Counts | None) -> dict[str, Any]:
     """The run's exchange counts (conformance.json's run.exchanges) with one report's added."""
     counts = counts or Counts()
-    added = {"made": total.get("made", 0) + counts.made, "judged": total.get("judged", 0) + counts.judged,
-             "judge_errors": total.get("judge_errors", 0) + counts.judge_errors}
+    added = {
+        "made": total.get("made", 0) + counts.made,
+        "judged": total.get("judged", 0) + counts.judged,
+        "judge_errors": total.get("judge_errors", 0) + counts.judge_errors,
+    }
     first = total.get("first_judge_error") or counts.first_judge_error
     return {**added, **({"first_judge_error": first} if first else {})}
 
@@ -162,17 +165,27 @@ def merge(records: dict[str, TestRecord], findings: list[Found]) -> None:
         nodeid = NODEID.format(by=finding.by, requirement=requirement, operation=finding.operation)
         record = records.get(nodeid)
         if record is None:
-            record = records[nodeid] = TestRecord(nodeid=nodeid, requirements=(requirement,), outcome="failed",
-                                                  failed_requirements=(requirement,))
+            record = records[nodeid] = TestRecord(
+                nodeid=nodeid, requirements=(requirement,), outcome="failed", failed_requirements=(requirement,)
+            )
         if not record.evidence:  # each process sends the evidence with its first finding of a requirement
-            record.evidence = [{**(finding.evidence or {}), "requirement": requirement, "rule": finding.rule,
-                                "first_seen_in": finding.seen_in, "exchanges": 0}]
+            record.evidence = [
+                {
+                    **(finding.evidence or {}),
+                    "requirement": requirement,
+                    "rule": finding.rule,
+                    "first_seen_in": finding.seen_in,
+                    "exchanges": 0,
+                }
+            ]
             record.replay = finding.replay
         first = record.evidence[0]
         first["exchanges"] += finding.count
-        record.message = (f"{first['exchanges']} exchange(s) of {finding.operation} broke the rule "
-                          f"{first.get('rule', '?')!r} ({requirement}), first seen during "
-                          f"{first.get('first_seen_in', '?')}: {first['title']}")
+        record.message = (
+            f"{first['exchanges']} exchange(s) of {finding.operation} broke the rule "
+            f"{first.get('rule', '?')!r} ({requirement}), first seen during "
+            f"{first.get('first_seen_in', '?')}: {first['title']}"
+        )
 
 
 @dataclass
@@ -202,8 +215,9 @@ class Traffic:
             if len(self.unmatched) < UNMATCHED_SHOWN:
                 self.unmatched.append({**where, "status": exchange.status})
             return
-        row = self.operations.setdefault(operation, {"exchanges": 0, "judged": 0, "2xx": 0, "4xx": 0, "5xx": 0,
-                                                     "other": 0})
+        row = self.operations.setdefault(
+            operation, {"exchanges": 0, "judged": 0, "2xx": 0, "4xx": 0, "5xx": 0, "other": 0}
+        )
         row["exchanges"] += 1
         row["judged"] += bool(held)
         kind = f"{exchange.status // 100}xx"
@@ -214,9 +228,14 @@ class Traffic:
     def report(self) -> dict[str, Any]:
         """The report's `traffic` section: operations × exchanges seen, in openapi.yaml's order."""
         order = list(contract.operations())
-        return {"files": self.files, "base_url": self.base_url, "entries": self.entries, "outside": self.outside,
-                "operations": {name: self.operations[name] for name in order if name in self.operations},
-                "unmatched": {"count": self.unmatched_count, "shown": self.unmatched}}
+        return {
+            "files": self.files,
+            "base_url": self.base_url,
+            "entries": self.entries,
+            "outside": self.outside,
+            "operations": {name: self.operations[name] for name in order if name in self.operations},
+            "unmatched": {"count": self.unmatched_count, "shown": self.unmatched},
+        }
 
 
 def untested_reasons() -> dict[str, str]:
@@ -228,8 +247,10 @@ def untested_reasons() -> dict[str, str]:
         if requirement.id not in judgeable_by:
             reasons[requirement.id] = NEEDS_AN_ACTIVE_RUN
         else:
-            reasons[requirement.id] = (f"the recorded traffic showed no exchange it judges (judged by "
-                                       f"{', '.join(judgeable_by[requirement.id])})")
+            reasons[requirement.id] = (
+                f"the recorded traffic showed no exchange it judges (judged by "
+                f"{', '.join(judgeable_by[requirement.id])})"
+            )
     return reasons
 
 
@@ -254,8 +275,10 @@ class JudgingSession:
         where = dict(where or {})
         held: set[str] = set()
         if exchange is not None and exchange.operation_id is not None:
-            self.judged.current = " entry ".join(str(where[k]) for k in ("file", "entry") if k in where) or \
-                f"exchange {self.traffic.entries + 1}"
+            self.judged.current = (
+                " entry ".join(str(where[k]) for k in ("file", "entry") if k in where)
+                or f"exchange {self.traffic.entries + 1}"
+            )
             held = self.judged.take(exchange)
         if exchange is not None and "request" not in where:
             where["request"] = f"{exchange.method} {exchange.url}"
@@ -272,8 +295,11 @@ class JudgingSession:
         held = {}
         for (requirement, operation), count in sorted(self.traffic.held.items()):
             nodeid = HELD_NODEID.format(requirement=requirement, operation=operation)
-            held[nodeid] = TestRecord(nodeid=nodeid, requirements=(requirement,),
-                                      message=f"{count} recorded exchange(s) of {operation} held to it")
+            held[nodeid] = TestRecord(
+                nodeid=nodeid,
+                requirements=(requirement,),
+                message=f"{count} recorded exchange(s) of {operation} held to it",
+            )
         return [*self._records.values(), *held.values()]
 
     @property
@@ -281,17 +307,38 @@ class JudgingSession:
         """How many exchanges were made and judged (after `records()`)."""
         return self._counts
 
-    def report(self, gate: gating.Gate | None = None, *, environment: str = "staging", seed: int = 0,
-               selected: tuple[str, ...] = (), run: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def report(
+        self,
+        gate: gating.Gate | None = None,
+        *,
+        environment: str = "staging",
+        seed: int = 0,
+        selected: tuple[str, ...] = (),
+        run: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """conformance.json's content for what was judged: every requirement's verdict, the outcome, the gate."""
         records = self.records()
         gate = gate or gating.Gate(traffic=True)
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started))
-        return build_report(records, catalogue(), target={"base_url": self.traffic.base_url},
-                            environment=environment, seed=seed, strict=gate.strict, selected=selected, gate=gate,
-                            run={"started_at": started, "duration": round(time.time() - self.started, 2),
-                                 "exchanges": self._counts, **(run or {})},
-                            untested=untested_reasons(), traffic=self.traffic.report(), exchanges_held=self._held)
+        return build_report(
+            records,
+            catalogue(),
+            target={"base_url": self.traffic.base_url},
+            environment=environment,
+            seed=seed,
+            strict=gate.strict,
+            selected=selected,
+            gate=gate,
+            run={
+                "started_at": started,
+                "duration": round(time.time() - self.started, 2),
+                "exchanges": self._counts,
+                **(run or {}),
+            },
+            untested=untested_reasons(),
+            traffic=self.traffic.report(),
+            exchanges_held=self._held,
+        )
 
     def write(self, directory: Path, report: dict[str, Any] | None = None) -> list[Path]:
         """Write every report of the session (or of `report`) into `directory`."""
@@ -307,8 +354,9 @@ def recorded_base_url(settings: Settings) -> str | None:
     if len(found) <= 1:
         return next(iter(found), None)
     listing = ", ".join(f"{base} ({count} entries)" for base, count in sorted(found.items()))
-    raise har.HarError(f"the recorded entries are under more than one base address: {listing}; choose the "
-                       "target's with --base-url")
+    raise har.HarError(
+        f"the recorded entries are under more than one base address: {listing}; choose the target's with --base-url"
+    )
 
 
 def recorded_session(settings: Settings, base_url: str | None = None) -> JudgingSession:
@@ -317,13 +365,18 @@ def recorded_session(settings: Settings, base_url: str | None = None) -> Judging
     stops the run (HarError) before anything is reported."""
     session = JudgingSession(base_url or recorded_base_url(settings), [str(path) for path in settings.har])
     for recorded in har.recorded(settings.har, session.base_url):
-        session.judge(recorded.exchange, {"file": str(recorded.file), "entry": recorded.index,
-                                          "request": recorded.request})
+        session.judge(
+            recorded.exchange, {"file": str(recorded.file), "entry": recorded.index, "request": recorded.request}
+        )
     return session
 
 
 def recorded_report(settings: Settings, gate: gating.Gate, base_url: str | None = None) -> dict[str, Any]:
     """--har's report, as the plugin writes it for the same files and options (`base_url`: as `recorded_session`)."""
-    return recorded_session(settings, base_url).report(gate, environment=settings.environment, seed=settings.seed,
-                                                        selected=settings.requirements,
-                                                        run={"profile": settings.profile, **run_inputs(settings)})
+    return recorded_session(settings, base_url).report(
+        gate,
+        environment=settings.environment,
+        seed=settings.seed,
+        selected=settings.requirements,
+        run={"profile": settings.profile, **run_inputs(settings)},
+    )

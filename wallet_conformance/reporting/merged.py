@@ -27,8 +27,10 @@ from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.verdicts import Outcome, Verdict
 from wallet_conformance.spec.catalogue import catalogue
 
-NOT_CLAIMED = (f"the invariants between answers ({', '.join(INVARIANTS)}) were held within each merged report's own "
-               "exchanges: answers seen by different proxies or runs were never compared")
+NOT_CLAIMED = (
+    f"the invariants between answers ({', '.join(INVARIANTS)}) were held within each merged report's own "
+    "exchanges: answers seen by different proxies or runs were never compared"
+)
 # The judges' records (their messages and evidence count exchanges), by the first part of their node ids.
 JUDGES = (JUDGE, FINDER, HELD_NODEID.partition("::")[0])
 _COUNTED = re.compile(r"^(\d+) ")  # a judge's record's message starts with its count of exchanges
@@ -53,8 +55,7 @@ def load(paths: Iterable[Path]) -> list[dict[str, Any]]:
         for key in (path.resolve(), hashlib.sha256(text).hexdigest()):
             if key in seen:
                 again = "the same file as" if isinstance(key, Path) else "the same report as"
-                raise MergeError(f"{path} is {again} {seen[key]}: a report merged twice counts twice; give each "
-                                 "once")
+                raise MergeError(f"{path} is {again} {seen[key]}: a report merged twice counts twice; give each once")
             seen[key] = path
         if not isinstance(report, dict) or report.get("format") != FORMAT:
             raise MergeError(f"{path}: not a conformance.json ({FORMAT})")
@@ -72,8 +73,9 @@ def records(report: dict[str, Any]) -> dict[str, TestRecord]:
     for entry in report["requirements"]:
         failing = [test for test in entry["tests"] if test["failed"]]
         for test in entry["tests"]:
-            record = found.setdefault(test["nodeid"], TestRecord(nodeid=test["nodeid"], requirements=(),
-                                                                 outcome=test["outcome"]))
+            record = found.setdefault(
+                test["nodeid"], TestRecord(nodeid=test["nodeid"], requirements=(), outcome=test["outcome"])
+            )
             record.requirements += (entry["id"],)
             record.message = record.message or test.get("message")
             record.suite_error = record.suite_error or test["suite_error"]
@@ -81,7 +83,7 @@ def records(report: dict[str, Any]) -> dict[str, TestRecord]:
                 record.held[entry["id"]] = test["held"]
             if test["failed"]:
                 record.failed_requirements += (entry["id"],)
-                share = entry["evidence"] if len(failing) == 1 else entry["evidence"][failing.index(test):][:1]
+                share = entry["evidence"] if len(failing) == 1 else entry["evidence"][failing.index(test) :][:1]
                 record.evidence += [{**item, "requirement": entry["id"]} for item in share]
             elif test["blocked"]:
                 record.setup_error = True
@@ -98,8 +100,9 @@ def _join(first: TestRecord, other: TestRecord) -> None:
         first.message = _COUNTED.sub(f"{total} ", first.message or "", count=1)
         for item in first.evidence[:1]:
             if isinstance(item.get("exchanges"), int):
-                extra = next((kept.get("exchanges") for kept in other.evidence if isinstance(kept.get("exchanges"),
-                                                                                               int)), 0)
+                extra = next(
+                    (kept.get("exchanges") for kept in other.evidence if isinstance(kept.get("exchanges"), int)), 0
+                )
                 item["exchanges"] += extra or 0
     if _OUTCOMES.index(other.outcome) < _OUTCOMES.index(first.outcome):
         first.outcome = other.outcome
@@ -126,16 +129,21 @@ def _traffic(reports: list[dict[str, Any]], names: list[str]) -> dict[str, Any] 
                 total[column] = total.get(column, 0) + count
     unmatched = [item for traffic in shown for item in traffic["unmatched"]["shown"]]
     notes = [f"merged from {', '.join(names)}; {NOT_CLAIMED}"]
-    notes += [f"{name}: {note}" for name, traffic in zip(names, shown, strict=False)
-              for note in traffic.get("notes", ())]
-    return {"files": [file for traffic in shown for file in traffic["files"]],
-            "base_url": bases.pop() if len(bases) == 1 else None,
-            "entries": sum(traffic["entries"] for traffic in shown),
-            "outside": sum(traffic["outside"] for traffic in shown),
-            "operations": operations,
-            "unmatched": {"count": sum(traffic["unmatched"]["count"] for traffic in shown),
-                          "shown": unmatched[:UNMATCHED_SHOWN]},
-            "notes": notes}
+    notes += [
+        f"{name}: {note}" for name, traffic in zip(names, shown, strict=False) for note in traffic.get("notes", ())
+    ]
+    return {
+        "files": [file for traffic in shown for file in traffic["files"]],
+        "base_url": bases.pop() if len(bases) == 1 else None,
+        "entries": sum(traffic["entries"] for traffic in shown),
+        "outside": sum(traffic["outside"] for traffic in shown),
+        "operations": operations,
+        "unmatched": {
+            "count": sum(traffic["unmatched"]["count"] for traffic in shown),
+            "shown": unmatched[:UNMATCHED_SHOWN],
+        },
+        "notes": notes,
+    }
 
 
 def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | None = None) -> dict[str, Any]:
@@ -148,8 +156,12 @@ def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | N
                 _join(joined[nodeid], record)
             else:
                 joined[nodeid] = record
-    untested = {entry["id"]: entry["reason"] for report in reports for entry in report["requirements"]
-                if entry["verdict"] == Verdict.UNTESTED and entry["reason"]}
+    untested = {
+        entry["id"]: entry["reason"]
+        for report in reports
+        for entry in report["requirements"]
+        if entry["verdict"] == Verdict.UNTESTED and entry["reason"]
+    }
     held: dict[str, int] = {}
     for report in reports:
         for entry in report["requirements"]:
@@ -169,25 +181,40 @@ def merge(reports: list[dict[str, Any]], names: list[str], gate: gating.Gate | N
     stop = None
     if stopped:
         name, first = stopped[0]
-        stop = Stop(Outcome(first.get("outcome", Outcome.STOPPED_EARLY)), f"{name}: {first['reason']}",
-                    first["status"])
+        stop = Stop(Outcome(first.get("outcome", Outcome.STOPPED_EARLY)), f"{name}: {first['reason']}", first["status"])
     bases = {report["target"].get("base_url") for report in reports}
     target: dict[str, Any] = {"base_url": bases.pop() if len(bases) == 1 else None}
     if len(bases) > 1:
-        target["targets"] = {name: report["target"].get("base_url") for name, report in zip(names, reports,
-                                                                                             strict=True)}
+        target["targets"] = {
+            name: report["target"].get("base_url") for name, report in zip(names, reports, strict=True)
+        }
         target["note"] = several_targets(target["targets"])
-    return build_report(joined.values(), catalogue(), target=target,
-                        environment=reports[0]["environment"], seed=0, strict=gate.strict, gate=gate,
-                        run={"started_at": started[0] if started else None,
-                             "duration": max((report["run"].get("duration") or 0) for report in reports),
-                             "profile": None, "exchanges": exchanges,
-                             "merged": {"reports": names, "not_claimed": NOT_CLAIMED}},
-                        untested=untested, traffic=traffic, exchanges_held=held, stop=stop)
+    return build_report(
+        joined.values(),
+        catalogue(),
+        target=target,
+        environment=reports[0]["environment"],
+        seed=0,
+        strict=gate.strict,
+        gate=gate,
+        run={
+            "started_at": started[0] if started else None,
+            "duration": max((report["run"].get("duration") or 0) for report in reports),
+            "profile": None,
+            "exchanges": exchanges,
+            "merged": {"reports": names, "not_claimed": NOT_CLAIMED},
+        },
+        untested=untested,
+        traffic=traffic,
+        exchanges_held=held,
+        stop=stop,
+    )
 
 
 def several_targets(targets: dict[str, str | None]) -> str:
     """What a merged report says, in its target and on the terminal, when its reports judged different targets."""
     each = ", ".join(f"{name}: {base or 'the bundled reference'}" for name, base in targets.items())
-    return (f"the merged reports judged {len(set(targets.values()))} different targets ({each}): its verdicts are "
-            "of no one target")
+    return (
+        f"the merged reports judged {len(set(targets.values()))} different targets ({each}): its verdicts are "
+        "of no one target"
+    )

@@ -26,8 +26,11 @@ def killing_tests(report: dict[str, Any], requirement: str) -> list[str]:
 
 def failed_beyond(report: dict[str, Any], requirement: str) -> list[str]:
     """The requirements other than `requirement` that one conformance.json fails: a fault's collateral failures."""
-    return [entry["id"] for entry in report["requirements"]
-            if entry["verdict"] == Verdict.FAIL and entry["id"] != requirement]
+    return [
+        entry["id"]
+        for entry in report["requirements"]
+        if entry["verdict"] == Verdict.FAIL and entry["id"] != requirement
+    ]
 
 
 def _collateral(row: dict[str, Any]) -> str:
@@ -46,9 +49,14 @@ def write_matrix(rows: list[dict[str, Any]], directory: Path) -> tuple[Path, Pat
     only_generated = [row["fault"] for row in rows if row.get("only_generated")]
     undeclared = {row["fault"]: row["undeclared"] for row in rows if row.get("undeclared")}
     passive = [row["fault"] for row in rows if row.get("passive") == Verdict.FAIL]
-    summary = {"faults": len(rows), "killed": killed, "survived": [row["fault"] for row in rows if not row["killed"]],
-               "only_generated": only_generated, "recorded_traffic_shows": passive,
-               "undeclared_collateral": undeclared}
+    summary = {
+        "faults": len(rows),
+        "killed": killed,
+        "survived": [row["fault"] for row in rows if not row["killed"]],
+        "only_generated": only_generated,
+        "recorded_traffic_shows": passive,
+        "undeclared_collateral": undeclared,
+    }
     json_path = directory / MATRIX_JSON
     json_path.write_text(json.dumps({"summary": summary, "faults": rows}, indent=2) + "\n", encoding="utf-8")
     lines = [
@@ -75,9 +83,11 @@ def write_matrix(rows: list[dict[str, Any]], directory: Path) -> tuple[Path, Pat
         tests = "<br>".join(f"`{test}`" for test in row["killing_tests"][:3])
         if len(row["killing_tests"]) > 3:
             tests += f"<br>(+{len(row['killing_tests']) - 3} more)"
-        lines.append(f"| `{row['fault']}` | {row['requirement']} | {row['level']} | "
-                     f"{'yes' if row['killed'] else '**NO**'} | {tests or '-'} | {row['seconds']:.1f} | "
-                     f"{row.get('passive', '-')} | {_collateral(row)} |")
+        lines.append(
+            f"| `{row['fault']}` | {row['requirement']} | {row['level']} | "
+            f"{'yes' if row['killed'] else '**NO**'} | {tests or '-'} | {row['seconds']:.1f} | "
+            f"{row.get('passive', '-')} | {_collateral(row)} |"
+        )
     md_path = directory / MATRIX_MD
     md_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return json_path, md_path

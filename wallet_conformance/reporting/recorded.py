@@ -39,8 +39,10 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
             base_url = recorded_base_url(settings)
         except har.HarError as error:
             return _usage_error(redact(str(error)), settings, gate)
-        lines = [f"{PROGRAM}: --har {folder}: no HAR file in this folder: nothing in it is judged"
-                 for folder in folders_without_har(settings.har_given)]
+        lines = [
+            f"{PROGRAM}: --har {folder}: no HAR file in this folder: nothing in it is judged"
+            for folder in folders_without_har(settings.har_given)
+        ]
         print("\n".join([*lines, *terminal.header_lines(settings)]))
         try:
             report = recorded_report(settings, gate, base_url)

@@ -28,8 +28,11 @@ from wallet_conformance.client.replay import (
     recorded_answers,
 )
 
-_SCRIPT = re.compile("#!/usr/bin/env bash\n" + re.escape(TITLE) + r"(?P<test>.+?), which failed (?P<failed>[^\n]*)\n"
-                     r".*?" + re.escape(END) + "\n", re.S)
+_SCRIPT = re.compile(
+    "#!/usr/bin/env bash\n" + re.escape(TITLE) + r"(?P<test>.+?), which failed (?P<failed>[^\n]*)\n"
+    r".*?" + re.escape(END) + "\n",
+    re.S,
+)
 HEX = "<hex>"  # a hexadecimal identifier (a uuid, a database id), in a compared answer: no two runs agree on its digits
 _HEX = re.compile(r"[0-9a-fA-F-]{12,}")
 _NUMBER = re.compile(r"\d+")
@@ -73,8 +76,12 @@ def replays_in(path: Path) -> list[Replay]:
     """Every replay a report holds, in the order it shows them (one per test, the first of its copies)."""
     text = path.read_text(encoding="utf-8")
     if path.suffix.lower() == ".json":
-        scripts = [test["replay"] for entry in json.loads(text).get("requirements", ())
-                   for test in entry.get("tests", ()) if test.get("replay")]
+        scripts = [
+            test["replay"]
+            for entry in json.loads(text).get("requirements", ())
+            for test in entry.get("tests", ())
+            if test.get("replay")
+        ]
     else:
         scripts = [match.group() for match in _SCRIPT.finditer(html.unescape(text))]
     found: dict[str, Replay] = {}
@@ -93,23 +100,25 @@ def reference_of(path: Path) -> dict[str, Any]:
     if beside.is_file():
         return (json.loads(beside.read_text(encoding="utf-8")).get("run") or {}).get("reference") or {}
     text = html.unescape(path.read_text(encoding="utf-8"))
-    return {"faults": list(dict.fromkeys(re.findall(r"--reference-fault[ =]([a-z0-9-]+)", text))),
-            "variants": list(dict.fromkeys(re.findall(r"--reference-variant[ =]([a-z0-9-]+)", text)))}
+    return {
+        "faults": list(dict.fromkeys(re.findall(r"--reference-fault[ =]([a-z0-9-]+)", text))),
+        "variants": list(dict.fromkeys(re.findall(r"--reference-variant[ =]([a-z0-9-]+)", text))),
+    }
 
 
 def chosen(replays: list[Replay], test: str | None, requirement: str | None) -> Replay:
     """The replay of `test` (its node id, or its start), else the first of a test that failed `requirement`."""
     for replay in replays:
-        if (test is not None and (replay.test == test or replay.test.startswith(test))) or \
-                (test is None and requirement is not None and requirement.upper() in replay.failed):
+        if (test is not None and (replay.test == test or replay.test.startswith(test))) or (
+            test is None and requirement is not None and requirement.upper() in replay.failed
+        ):
             return replay
     asked = f"test {test}" if test is not None else f"requirement {requirement}"
     held = ", ".join(sorted({replay.test for replay in replays})[:5]) or "none"
     raise ReplayError(f"the report holds no replay of a failure of {asked} (its replays: {held})")
 
 
-def run(replay: Replay, *, base_url: str, keys: dict[str, str], funding_url: str | None,
-        timeout: float) -> Outcome:
+def run(replay: Replay, *, base_url: str, keys: dict[str, str], funding_url: str | None, timeout: float) -> Outcome:
     """Run the replay with bash against `base_url` (`keys`: each key's variable and value) and compare the answers of
     the steps that showed the failure with the recorded ones."""
     for tool in ("bash", "curl", "python3"):
@@ -120,13 +129,24 @@ def run(replay: Replay, *, base_url: str, keys: dict[str, str], funding_url: str
         if funding_url:
             env[FUNDING_VARIABLE] = funding_url
         try:
-            done = subprocess.run(["bash", "-s"], input=replay.script, env=env, capture_output=True, text=True,
-                                  timeout=timeout, check=False)
+            done = subprocess.run(
+                ["bash", "-s"],
+                input=replay.script,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             raise ReplayError(f"the replay did not end within {timeout:g} s") from None
-        answers = {int(path.stem): (path.read_text(encoding="utf-8"),
-                                    (Path(folder) / f"{path.stem}.body").read_text(encoding="utf-8"))
-                   for path in Path(folder).glob("*.status")}
+        answers = {
+            int(path.stem): (
+                path.read_text(encoding="utf-8"),
+                (Path(folder) / f"{path.stem}.body").read_text(encoding="utf-8"),
+            )
+            for path in Path(folder).glob("*.status")
+        }
     output = done.stdout + (f"\n{done.stderr}" if done.stderr else "")
     if not answers and done.returncode != 0:
         raise ReplayError(f"the replay stopped before its first answer: {done.stderr.strip()[-300:]}")
@@ -156,8 +176,12 @@ def comparable(body: str, now_body: str) -> bool:
         return True
     if not (isinstance(then, dict) and isinstance(now, dict) and isinstance(then.get("data"), list)):
         return True
-    total = [((answer.get("meta") or {}).get("pagination") or {}).get("totalCount") if isinstance(
-        answer.get("meta"), dict) else None for answer in (then, now)]
+    total = [
+        ((answer.get("meta") or {}).get("pagination") or {}).get("totalCount")
+        if isinstance(answer.get("meta"), dict)
+        else None
+        for answer in (then, now)
+    ]
     return isinstance(now.get("data"), list) and len(then["data"]) == len(now["data"]) and total[0] == total[1]
 
 
@@ -172,10 +196,14 @@ def compare(status: int, body: str | None, now_status: int, now_body: str) -> li
     except ValueError:
         return [] if body.strip() == now_body.strip() else ["the body differs"]
     then_leaves, now_leaves = dict(_leaves(_assigned_masked(recorded))), dict(_leaves(_assigned_masked(now)))
-    differences = [f"{path}: {now_leaves.get(path, '(absent)')!r}, where the run had {value!r}"
-                   for path, value in then_leaves.items() if now_leaves.get(path, _ABSENT) != value]
-    differences += [f"{path}: {value!r}, absent in the run" for path, value in now_leaves.items()
-                    if path not in then_leaves]
+    differences = [
+        f"{path}: {now_leaves.get(path, '(absent)')!r}, where the run had {value!r}"
+        for path, value in then_leaves.items()
+        if now_leaves.get(path, _ABSENT) != value
+    ]
+    differences += [
+        f"{path}: {value!r}, absent in the run" for path, value in now_leaves.items() if path not in then_leaves
+    ]
     return differences
 
 
@@ -216,13 +244,20 @@ def verdict_line(outcome: Outcome) -> str:
     replay = outcome.replay
     what = f"{replay.test} ({', '.join(replay.failed)})"
     if outcome.shows_again:
-        return (f"replay: the failure of {what} shows again: every answer that showed it in the run was answered "
-                "alike (but for the values a target assigns)")
+        return (
+            f"replay: the failure of {what} shows again: every answer that showed it in the run was answered "
+            "alike (but for the values a target assigns)"
+        )
     if outcome.cannot_tell:
-        return (f"replay: cannot tell whether the failure of {what} shows again: its answers were alike, but only "
-                "their status could be compared (a list, or an answer too long to keep)")
+        return (
+            f"replay: cannot tell whether the failure of {what} shows again: its answers were alike, but only "
+            "their status could be compared (a list, or an answer too long to keep)"
+        )
     lines = [f"replay: the failure of {what} does not show again:"]
     lines += [f"  step {step}: not reached (the replay stopped before it)" for step in outcome.unanswered]
-    lines += [f"  step {step}: {difference}" for step, differences in sorted(outcome.differences.items())
-              for difference in differences[:5]]
+    lines += [
+        f"  step {step}: {difference}"
+        for step, differences in sorted(outcome.differences.items())
+        for difference in differences[:5]
+    ]
     return "\n".join(lines)

@@ -27,22 +27,22 @@ from wallet_conformance.spec.catalogue import LEVELS
 HEADLINES = {
     Outcome.CONFORMS: "The target conforms: every MUST requirement was tested and passed.",
     Outcome.CONFORMS_TO_WHAT_WAS_TESTED: "The target conforms TO WHAT COULD BE TESTED: no tested MUST requirement "
-                                         "failed, but some MUST requirements were not tested (listed above).",
+    "failed, but some MUST requirements were not tested (listed above).",
     Outcome.CONFORMS_TO_WHAT_THE_TRAFFIC_SHOWED: "The target conforms TO WHAT THE TRAFFIC SHOWED: no recorded "
-                                                 "exchange broke a requirement; requirements no exchange judged are "
-                                                 "untested.",
+    "exchange broke a requirement; requirements no exchange judged are "
+    "untested.",
     Outcome.DOES_NOT_CONFORM: "The target does NOT conform (the broken requirements are listed above).",
     Outcome.INCOMPLETE: "INCOMPLETE: MUST requirements were not tested and the gate requires them "
-                        "(--require-complete or --strict).",
+    "(--require-complete or --strict).",
     Outcome.SUITE_ERROR: "SUITE ERROR: the suite itself is wrong (see above); these results cannot be trusted.",
     Outcome.NOTHING_JUDGED: "NOTHING WAS JUDGED: no MUST requirement passed or failed, so this run says nothing of "
-                            "the target.",
+    "the target.",
     Outcome.CONFORMS_ON_THE_SELECTION: "The target conforms ON THE SELECTION: every MUST requirement the selection "
-                                       "held was tested and passed; the others were not selected.",
+    "held was tested and passed; the others were not selected.",
     Outcome.INTERRUPTED: "INTERRUPTED: the run did not finish, so it says nothing of the target as a whole; the "
-                         "verdicts judge only what ran, and the requirements it had not reached are not reached.",
+    "verdicts judge only what ran, and the requirements it had not reached are not reached.",
     Outcome.STOPPED_EARLY: "STOPPED EARLY: the suite stopped the run, so it says nothing of the target as a whole; "
-                           "the verdicts judge only what ran.",
+    "the verdicts judge only what ran.",
     Outcome.STOPPED_AT_PREFLIGHT: "STOPPED AT THE PREFLIGHT: no test ran, so this run says nothing of the target.",
     Outcome.USAGE_ERROR: "USAGE ERROR: nothing started, so this run says nothing of the target.",
     Outcome.UNFINISHED: "UNFINISHED: the run never wrote its ending.",
@@ -56,12 +56,14 @@ def header_lines(settings: Settings) -> list[str]:
         lines = [f"judging recorded traffic ({len(settings.har)} HAR file(s)); nothing is sent"]
     else:
         where = settings.base_url or "the bundled reference server (started for this run)"
-        lines = [f"target {where}, environment {settings.environment}, seed {settings.seed}, profile "
-                 f"{settings.profile}"]
+        lines = [
+            f"target {where}, environment {settings.environment}, seed {settings.seed}, profile {settings.profile}"
+        ]
         if settings.generation_seed != settings.seed:
             lines.append(f"generated tests: seed {settings.generation_seed} (--hypothesis-seed)")
-    gate = [flag for flag, on in (("--strict", settings.strict), ("--require-complete", settings.require_complete))
-            if on]
+    gate = [
+        flag for flag, on in (("--strict", settings.strict), ("--require-complete", settings.require_complete)) if on
+    ]
     if gate:
         lines.append(f"gate: {' '.join(gate)}")
     if settings.choice_words:
@@ -81,14 +83,17 @@ def _cell(counts: dict[str, int]) -> str:
 def table(report: dict[str, Any]) -> list[str]:
     """One row per part of the document: pass/fail/not-tested per level."""
     name_width = max(len(f"{section} {title}") for section, title in report["sections"].items())
-    lines = [f"{'part of the document':{name_width}} " + " ".join(f"{level:>12}" for level in LEVELS),
-             f"{'':{name_width}} " + " ".join(f"{'ok/fail/skip':>12}" for _ in LEVELS)]
+    lines = [
+        f"{'part of the document':{name_width}} " + " ".join(f"{level:>12}" for level in LEVELS),
+        f"{'':{name_width}} " + " ".join(f"{'ok/fail/skip':>12}" for _ in LEVELS),
+    ]
     for section, title in report["sections"].items():
         counts = report["counts_by_section"][section]
         if not judged_any(counts):
             continue
-        lines.append(f"{section + ' ' + title:{name_width}} "
-                     + " ".join(f"{_cell(counts[level]):>12}" for level in LEVELS))
+        lines.append(
+            f"{section + ' ' + title:{name_width}} " + " ".join(f"{_cell(counts[level]):>12}" for level in LEVELS)
+        )
     lines.append(f"{'all':{name_width}} " + " ".join(f"{_cell(report['counts'][level]):>12}" for level in LEVELS))
     return lines
 
@@ -125,14 +130,19 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
             if report.get("stopped") and reason == NOT_REACHED.get(report["stopped"]["outcome"]):
                 lines.append(f"  {reason}: {len(ids)} (listed in conformance.json)")
             elif verdict == Verdict.UNTESTED:
-                lines.extend(textwrap.wrap(f"{reason}: {', '.join(ids)}", width=110, initial_indent="  ",
-                                           subsequent_indent="    "))
+                lines.extend(
+                    textwrap.wrap(
+                        f"{reason}: {', '.join(ids)}", width=110, initial_indent="  ", subsequent_indent="    "
+                    )
+                )
             else:
                 lines.append(f"  {', '.join(ids)} [{verdict}] {reason}")
     baseline = gate["baseline"]
     if baseline is not None:
-        lines.append(f"baseline {baseline['file']}: new failures {_ids(baseline['new_failures'])}, "
-                     f"still failing {_ids(baseline['still_failing'])}, fixed {_ids(baseline['fixed'])}")
+        lines.append(
+            f"baseline {baseline['file']}: new failures {_ids(baseline['new_failures'])}, "
+            f"still failing {_ids(baseline['still_failing'])}, fixed {_ids(baseline['fixed'])}"
+        )
     if gate["waived"]:
         lines.append(f"waived (not failing the run): {', '.join(gate['waived'])}")
     expired = [waiver["id"] for waiver in gate["waivers"] if waiver["expired"]]
@@ -143,24 +153,31 @@ def summary(report: dict[str, Any], written: Sequence[Path] = ()) -> list[str]:
     lines.extend(alarms(report))
     exchanges = report["run"].get("exchanges") or {}
     if exchanges.get("judge_errors"):
-        lines.append(f"COULD NOT JUDGE {exchanges['judge_errors']} exchange(s): the exchange judge failed on them (a "
-                     f"bug of the suite, or input no parser takes); the first: {exchanges.get('first_judge_error')}")
+        lines.append(
+            f"COULD NOT JUDGE {exchanges['judge_errors']} exchange(s): the exchange judge failed on them (a "
+            f"bug of the suite, or input no parser takes); the first: {exchanges.get('first_judge_error')}"
+        )
     if exchanges.get("made"):
         lines.append(f"exchanges: {exchanges['made']} made, {exchanges['judged']} judged by the exchange judge")
-    kept = sorted({wallet for entry in report["requirements"] for test in entry["tests"] for wallet in
-                   test.get("kept", ())})
+    kept = sorted(
+        {wallet for entry in report["requirements"] for test in entry["tests"] for wallet in test.get("kept", ())}
+    )
     if kept:
-        lines.append(f"kept open for inspection (--keep-failing-records): {len(kept)} wallet(s) of failing tests, "
-                     f"each named in the reports ({', '.join(kept[:5])}{', ...' if len(kept) > 5 else ''}); "
-                     "`wallet-conformance --cleanup` closes them")
+        lines.append(
+            f"kept open for inspection (--keep-failing-records): {len(kept)} wallet(s) of failing tests, "
+            f"each named in the reports ({', '.join(kept[:5])}{', ...' if len(kept) > 5 else ''}); "
+            "`wallet-conformance --cleanup` closes them"
+        )
     if written:
         folder = Path(written[0]).parent
         lines.append(f"Reports in {folder}: {', '.join(Path(path).name for path in written)}")
     lines.append(HEADLINES[outcome["verdict"]])
     selection = outcome.get("selection")
     if selection:
-        lines.append(f"  selection {command_line(selection['by'])}: {selection['must_selected']} of the catalogue's "
-                     f"{selection['must_in_catalogue']} MUST requirements selected, the others not selected")
+        lines.append(
+            f"  selection {command_line(selection['by'])}: {selection['must_selected']} of the catalogue's "
+            f"{selection['must_in_catalogue']} MUST requirements selected, the others not selected"
+        )
     if report.get("stopped"):
         lines.append(f"  {report['stopped']['reason']}")
     if outcome.get("reason"):

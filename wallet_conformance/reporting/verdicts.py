@@ -46,5 +46,10 @@ class Outcome(StrEnum):
 NOT_TESTED = (Verdict.SKIP, Verdict.BLOCKED, Verdict.UNTESTED)  # a MUST requirement with one of these was not tested
 JUDGED = (Verdict.PASS, Verdict.FAIL)  # a MUST requirement with one of these was judged
 # The outcomes of a run that did not complete: none of them says the target conforms, in any form.
-ENDED_EARLY = (Outcome.INTERRUPTED, Outcome.STOPPED_EARLY, Outcome.STOPPED_AT_PREFLIGHT, Outcome.USAGE_ERROR,
-               Outcome.UNFINISHED)
+ENDED_EARLY = (
+    Outcome.INTERRUPTED,
+    Outcome.STOPPED_EARLY,
+    Outcome.STOPPED_AT_PREFLIGHT,
+    Outcome.USAGE_ERROR,
+    Outcome.UNFINISHED,
+)

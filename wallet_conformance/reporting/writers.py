@@ -90,24 +90,35 @@ def header(report: dict[str, Any]) -> list[tuple[str, str]]:
     judged = report["judged_against"]
     status = "no exit status yet" if outcome["exit_status"] is None else f"exit status {outcome['exit_status']}"
     rows = [
-        ("verdict", f"{VERDICT_WORDS[outcome['verdict']]} ({status})"
-                    + (f": {outcome['reason']}" if outcome.get("reason") else "")),
+        (
+            "verdict",
+            f"{VERDICT_WORDS[outcome['verdict']]} ({status})"
+            + (f": {outcome['reason']}" if outcome.get("reason") else ""),
+        ),
         ("target", mask(where)),
         ("environment", report["environment"]),
         # A run's that sent requests, as its command gives it; recorded traffic, the proxy and a merge have none
         *([("seed", str(report["seed"]))] if "--seed" in report["run"].get("arguments", ()) else []),
         ("profile", report["run"].get("profile") or "-"),
         ("gate", _gate_words(report)),
-        ("suite", f"wallet-conformance {report['suite_version']}; "
-                  + ", ".join(f"{name} {digest[:19]}" for name, digest in judged.items())),
+        (
+            "suite",
+            f"wallet-conformance {report['suite_version']}; "
+            + ", ".join(f"{name} {digest[:19]}" for name, digest in judged.items()),
+        ),
     ]
     if report.get("stopped"):
         rows.insert(1, ("stopped", report["stopped"]["reason"]))
     selection = outcome.get("selection")
     if selection:
-        rows.append(("selection", f"{command_line(selection['by'])}: {selection['must_selected']} of the catalogue's "
-                                  f"{selection['must_in_catalogue']} MUST requirements selected, the others not "
-                                  "selected"))
+        rows.append(
+            (
+                "selection",
+                f"{command_line(selection['by'])}: {selection['must_selected']} of the catalogue's "
+                f"{selection['must_in_catalogue']} MUST requirements selected, the others not "
+                "selected",
+            )
+        )
     rows += run_rows(report["run"])
     rows.extend(("ALARM", alarm) for alarm in alarms(report))
     return rows
@@ -126,13 +137,19 @@ def run_rows(run: dict[str, Any]) -> list[tuple[str, str]]:
     reference = run.get("reference")
     if reference:
         facts = [f"{name} {', '.join(reference[name])}" for name in ("faults", "variants") if reference[name]]
-        facts += [f"{name.replace('_', ' ')} {reference[name]:g} s" for name in ("settle_delay", "latency")
-                  if reference[name] != _DEFAULTS[f"reference_{name}"]]
+        facts += [
+            f"{name.replace('_', ' ')} {reference[name]:g} s"
+            for name in ("settle_delay", "latency")
+            if reference[name] != _DEFAULTS[f"reference_{name}"]
+        ]
         if facts:
             rows.append(("reference", "; ".join(facts)))
     flags = {option.attribute: option.flag for option in OPTIONS}  # a bound not at its default is in the command
-    bounds = [f"{name.replace('_', ' ')} {value:g} s" for name, value in (run.get("time_bounds") or {}).items()
-              if flags[name] in run.get("arguments", ())]
+    bounds = [
+        f"{name.replace('_', ' ')} {value:g} s"
+        for name, value in (run.get("time_bounds") or {}).items()
+        if flags[name] in run.get("arguments", ())
+    ]
     if bounds:
         rows.append(("time bounds", ", ".join(bounds)))
     files: dict[str, list[str]] = {}
@@ -171,8 +188,11 @@ def groups(report: dict[str, Any]) -> list[tuple[str, str, list[dict[str, Any]]]
         ("failures", "Failures", pick((Verdict.FAIL,))),
         ("suite-errors", "Suite errors (the suite is wrong, not the target)", pick((Verdict.SUITE_ERROR,))),
         ("not-tested", "Not tested: blocked, skipped, untested (with reasons)", pick(NOT_TESTED)),
-        ("observations", "Observations (the document says 'not shown': facts, not failures)",
-         pick((Verdict.OBSERVED,))),
+        (
+            "observations",
+            "Observations (the document says 'not shown': facts, not failures)",
+            pick((Verdict.OBSERVED,)),
+        ),
         ("passes", "Passes (held by checks of the tests, and by exchanges of the run)", pick((Verdict.PASS,))),
         (str(Verdict.NOT_SELECTED), "Not selected (the run chose part of the suite)", pick((Verdict.NOT_SELECTED,))),
     ]
@@ -180,8 +200,7 @@ def groups(report: dict[str, Any]) -> list[tuple[str, str, list[dict[str, Any]]]
 
 def judged_any(counts: dict[str, dict[str, int]]) -> bool:
     """Whether a part of the document has a requirement the run did not leave out (a row of the tables)."""
-    return any(count for level in LEVELS for verdict, count in counts[level].items()
-               if verdict != Verdict.NOT_SELECTED)
+    return any(count for level in LEVELS for verdict, count in counts[level].items() if verdict != Verdict.NOT_SELECTED)
 
 
 def held_words(entry: dict[str, Any]) -> str:
@@ -202,10 +221,15 @@ def traffic_facts(report: dict[str, Any]) -> list[str]:
     base = f"the base address {traffic['base_url']}" if traffic["base_url"] else "any base address of the document"
     notes = traffic.get("notes") or []  # the proxy's, and a merge's: what was not judged, what is not claimed
     facts = [f"files: {', '.join(traffic['files']) or 'none'}"] if traffic["files"] or not notes else []
-    facts += [*notes, f"{traffic['entries']} entries; {traffic['outside']} outside {base}; "
-              f"{unmatched['count']} of no operation of openapi.yaml"]
-    facts += [f"no operation: {item['file']} entry {item['entry']}: {item['request']} ({item['status']})"
-              for item in unmatched["shown"]]
+    facts += [
+        *notes,
+        f"{traffic['entries']} entries; {traffic['outside']} outside {base}; "
+        f"{unmatched['count']} of no operation of openapi.yaml",
+    ]
+    facts += [
+        f"no operation: {item['file']} entry {item['entry']}: {item['request']} ({item['status']})"
+        for item in unmatched["shown"]
+    ]
     if unmatched["count"] > len(unmatched["shown"]):
         facts.append(f"... and {unmatched['count'] - len(unmatched['shown'])} more of no operation")
     return facts
@@ -214,8 +238,10 @@ def traffic_facts(report: dict[str, Any]) -> list[str]:
 def traffic_rows(report: dict[str, Any]) -> list[list[str]]:
     """Operations × exchanges seen in the recorded traffic (--har): one row per operation."""
     traffic = report.get("traffic") or {}
-    return [[operation, *(str(row.get(column, 0)) for column in TRAFFIC_COLUMNS)]
-            for operation, row in traffic.get("operations", {}).items()]
+    return [
+        [operation, *(str(row.get(column, 0)) for column in TRAFFIC_COLUMNS)]
+        for operation, row in traffic.get("operations", {}).items()
+    ]
 
 
 def _waiver_words(entry: dict[str, Any]) -> str | None:
@@ -242,16 +268,23 @@ def gate_lines(report: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append(("MUST requirements not tested", ", ".join(item["id"] for item in outcome["must_not_tested"])))
     if gate["waived"]:
         lines.append(("waived", ", ".join(gate["waived"])))
-    lines += [("EXPIRED waiver", f"{waiver['id']} (expired {waiver['expires']}, {waiver['owner']})")
-              for waiver in gate["waivers"] if waiver["expired"]]
+    lines += [
+        ("EXPIRED waiver", f"{waiver['id']} (expired {waiver['expires']}, {waiver['owner']})")
+        for waiver in gate["waivers"]
+        if waiver["expired"]
+    ]
     if gate["unused_waivers"]:
         lines.append((UNUSED_WAIVERS, ", ".join(gate["unused_waivers"])))
     baseline = gate["baseline"]
     if baseline is not None:
-        lines.append((f"baseline {baseline['file']}",
-                      f"new failures {', '.join(baseline['new_failures']) or 'none'}; "
-                      f"still failing {', '.join(baseline['still_failing']) or 'none'}; "
-                      f"fixed {', '.join(baseline['fixed']) or 'none'}"))
+        lines.append(
+            (
+                f"baseline {baseline['file']}",
+                f"new failures {', '.join(baseline['new_failures']) or 'none'}; "
+                f"still failing {', '.join(baseline['still_failing']) or 'none'}; "
+                f"fixed {', '.join(baseline['fixed']) or 'none'}",
+            )
+        )
     return lines
 
 
@@ -281,24 +314,38 @@ def entry_view(entry: dict[str, Any]) -> EntryView:
         waived=_waiver_words(entry),
         quote=" ".join(entry["quote"].split()),
         reason=entry["reason"] if entry["reason"] and entry["verdict"] != Verdict.FAIL else None,
-        observations=[json.dumps({key: value for key, value in observation.items() if key != "requirement"},
-                                 sort_keys=True, default=str) for observation in entry["observations"]],
-        evidence=evidence, tests=tests[:5], more_tests=len(tests) > 5,
+        observations=[
+            json.dumps(
+                {key: value for key, value in observation.items() if key != "requirement"}, sort_keys=True, default=str
+            )
+            for observation in entry["observations"]
+        ],
+        evidence=evidence,
+        tests=tests[:5],
+        more_tests=len(tests) > 5,
         replays=[(test["nodeid"], test["replay"]) for test in entry["tests"] if test.get("replay")][:REPLAYS_SHOWN],
-        kept=[test["kept"] for test in entry["tests"] if test.get("kept")])
+        kept=[test["kept"] for test in entry["tests"] if test.get("kept")],
+    )
 
 
 def kept_words(kept: list[str]) -> str:
     """What --keep-failing-records left open for a failing test, and how it is closed later."""
-    return (f"kept open for inspection (--keep-failing-records): {', '.join(kept)}; `wallet-conformance --cleanup` "
-            "closes them")
+    return (
+        f"kept open for inspection (--keep-failing-records): {', '.join(kept)}; `wallet-conformance --cleanup` "
+        "closes them"
+    )
 
 
 def markdown(report: dict[str, Any]) -> str:
     lines = ["# Wallet Service API conformance report", "", "| | |", "|---|---|"]
     lines += [f"| {name} | {_md(value)} |" for name, value in header(report)]
-    lines += ["", "## By part of the document", "", "| part | " + " | ".join(LEVELS) + " |",
-              "|---|" + "---|" * len(LEVELS)]
+    lines += [
+        "",
+        "## By part of the document",
+        "",
+        "| part | " + " | ".join(LEVELS) + " |",
+        "|---|" + "---|" * len(LEVELS),
+    ]
     for section, title in report["sections"].items():
         counts = report["counts_by_section"][section]
         if judged_any(counts):
@@ -359,16 +406,26 @@ def _markdown_entry(entry: dict[str, Any]) -> list[str]:
         for exchange, compared in exchanges:
             if compared:
                 lines += ["", "Compared with:", ""]
-            lines.append(f"- request: {_code(exchange['request'])}"
-                         + (f" body {_code(exchange['request_body'])}" if exchange["request_body"] else ""))
+            lines.append(
+                f"- request: {_code(exchange['request'])}"
+                + (f" body {_code(exchange['request_body'])}" if exchange["request_body"] else "")
+            )
             lines.append(f"- response: {exchange['status']} {_code(exchange['response'])}")
             lines += ["", "Reproduce with:", "", "```sh", exchange["curl"], "```"]
         lines.append("")
     for kept in view.kept:
         lines += [f"- {_md(kept_words(kept))}", ""]
     for nodeid, script in view.replays:
-        lines += [f"<details><summary>Replay of <code>{html.escape(nodeid)}</code> (bash; curl, python3)</summary>",
-                  "", "```sh", script.rstrip("\n"), "```", "", "</details>", ""]
+        lines += [
+            f"<details><summary>Replay of <code>{html.escape(nodeid)}</code> (bash; curl, python3)</summary>",
+            "",
+            "```sh",
+            script.rstrip("\n"),
+            "```",
+            "",
+            "</details>",
+            "",
+        ]
     if view.tests:
         lines += ["Tests: " + ", ".join(f"`{test}`" for test in view.tests) + (" ..." if view.more_tests else ""), ""]
     return lines
@@ -406,26 +463,35 @@ def html_page(report: dict[str, Any]) -> str:
     part, level and verdict; with scripts off, everything shows."""
     outcome = report["outcome"]
     named = part_names(report)
-    page = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            "<title>Wallet Service API conformance report</title>", f"<style>{STYLE}</style></head><body>",
-            "<h1>Wallet Service API conformance report</h1>",
-            f'<p><span class="verdict v-{_h(outcome["verdict"])}" id="verdict">'
-            f'{_h(VERDICT_WORDS[outcome["verdict"]])}</span></p>',
-            '<table id="header">']
+    page = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>Wallet Service API conformance report</title>",
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>Wallet Service API conformance report</h1>",
+        f'<p><span class="verdict v-{_h(outcome["verdict"])}" id="verdict">'
+        f"{_h(VERDICT_WORDS[outcome['verdict']])}</span></p>",
+        '<table id="header">',
+    ]
     rows = header(report)
     page += [f"<tr><th>{_h(name)}</th><td>{_h(value)}</td></tr>" for name, value in rows]
     run = report["run"]  # the one volatile row, kept: a person wants to know when it ran
-    page.append(f"<tr><th>run</th><td>started {html.escape(str(run.get('started_at') or '-'))}, "
-                f"took {html.escape(str(run.get('duration')))} s</td></tr>")
+    page.append(
+        f"<tr><th>run</th><td>started {html.escape(str(run.get('started_at') or '-'))}, "
+        f"took {html.escape(str(run.get('duration')))} s</td></tr>"
+    )
     page.append("</table>")
     page += _html_table(report, named)
     page += _html_gate(report)
     if report.get("traffic"):
-        page += ['<h2 id="traffic">Recorded traffic</h2>',
-                 "<ul>" + "".join(f"<li>{_h(fact)}</li>" for fact in traffic_facts(report)) + "</ul>",
-                 '<table id="traffic-table"><tr><th>operation</th>'
-                 + "".join(f"<th>{_h(column)}</th>" for column in TRAFFIC_COLUMNS) + "</tr>"]
+        page += [
+            '<h2 id="traffic">Recorded traffic</h2>',
+            "<ul>" + "".join(f"<li>{_h(fact)}</li>" for fact in traffic_facts(report)) + "</ul>",
+            '<table id="traffic-table"><tr><th>operation</th>'
+            + "".join(f"<th>{_h(column)}</th>" for column in TRAFFIC_COLUMNS)
+            + "</tr>",
+        ]
         page += ["<tr>" + "".join(f"<td>{_h(cell)}</td>" for cell in row) + "</tr>" for row in traffic_rows(report)]
         page.append("</table>")
     page.append(_html_filters(report, named))
@@ -436,8 +502,10 @@ def html_page(report: dict[str, Any]) -> str:
         if group == "passes":
             page.append(_html_rows("show the passed requirements", entries, named))
         elif group == Verdict.NOT_SELECTED:
-            page += [f"<p>{_h(entries[0]['reason'])}</p>",
-                     _html_rows("show the requirements not selected", entries, named)]
+            page += [
+                f"<p>{_h(entries[0]['reason'])}</p>",
+                _html_rows("show the requirements not selected", entries, named),
+            ]
         else:
             page += [_html_entry(entry, named) for entry in entries]
         page.append("</section>")
@@ -446,8 +514,11 @@ def html_page(report: dict[str, Any]) -> str:
 
 
 def _html_table(report: dict[str, Any], named: dict[str, str]) -> list[str]:
-    rows = ['<h2 id="summary">By part of the document</h2>', '<table id="summary-table">',
-            "<tr><th>part of the document</th>" + "".join(f"<th>{level}</th>" for level in LEVELS) + "</tr>"]
+    rows = [
+        '<h2 id="summary">By part of the document</h2>',
+        '<table id="summary-table">',
+        "<tr><th>part of the document</th>" + "".join(f"<th>{level}</th>" for level in LEVELS) + "</tr>",
+    ]
 
     def cell(counts: dict[str, int]) -> str:
         shown = _cell_counts(counts)
@@ -457,17 +528,23 @@ def _html_table(report: dict[str, Any], named: dict[str, str]) -> list[str]:
     for section in report["sections"]:
         counts = report["counts_by_section"][section]
         if judged_any(counts):
-            rows.append(f"<tr><td>{_h(named[section])}</td>"
-                        + "".join(f"<td>{cell(counts[level])}</td>" for level in LEVELS) + "</tr>")
-    rows.append("<tr><th>all</th>" + "".join(f"<td>{cell(report['counts'][level])}</td>" for level in LEVELS)
-                + "</tr></table>")
+            rows.append(
+                f"<tr><td>{_h(named[section])}</td>"
+                + "".join(f"<td>{cell(counts[level])}</td>" for level in LEVELS)
+                + "</tr>"
+            )
+    rows.append(
+        "<tr><th>all</th>" + "".join(f"<td>{cell(report['counts'][level])}</td>" for level in LEVELS) + "</tr></table>"
+    )
     return rows
 
 
 def _html_gate(report: dict[str, Any]) -> list[str]:
     lines = gate_lines(report)
-    items = [f"{_h(label)}: <b>{_h(value)}</b>" if index == 0 else f"{_h(label)}: {_h(value)}"
-             for index, (label, value) in enumerate(lines)]  # what fails the run, in bold
+    items = [
+        f"{_h(label)}: <b>{_h(value)}</b>" if index == 0 else f"{_h(label)}: {_h(value)}"
+        for index, (label, value) in enumerate(lines)
+    ]  # what fails the run, in bold
     return ['<h2 id="gate">Gate</h2>', "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"]
 
 
@@ -478,63 +555,77 @@ def _html_filters(report: dict[str, Any], named: dict[str, str]) -> str:
 
     def select(name: str, choices: list[tuple[str, str]]) -> str:
         options = "".join(f'<option value="{_h(value)}">{_h(words)}</option>' for value, words in choices)
-        return (f'<label>{name} <select id="filter-{name}" name="{name}"><option value="">all</option>{options}'
-                "</select></label>")
+        return (
+            f'<label>{name} <select id="filter-{name}" name="{name}"><option value="">all</option>{options}'
+            "</select></label>"
+        )
 
-    return "".join([
-        '<div id="filters" hidden>',
-        '<label>Search <input type="search" id="search" placeholder="id, words, test, status..."></label>',
-        select("part", list(named.items())),
-        select("level", [(level, level) for level in LEVELS]),
-        select("verdict", [(verdict, verdict) for verdict in Verdict if verdict in present]),
-        '<output id="shown"></output></div>'])
+    return "".join(
+        [
+            '<div id="filters" hidden>',
+            '<label>Search <input type="search" id="search" placeholder="id, words, test, status..."></label>',
+            select("part", list(named.items())),
+            select("level", [(level, level) for level in LEVELS]),
+            select("verdict", [(verdict, verdict) for verdict in Verdict if verdict in present]),
+            '<output id="shown"></output></div>',
+        ]
+    )
 
 
 def _data(entry: dict[str, Any]) -> str:
     """The attributes of a requirement's element that the filters compare (html_assets.SCRIPT)."""
-    return (f'data-part="{_h(entry["section"])}" data-level="{_h(entry["level"])}" '
-            f'data-verdict="{_h(entry["verdict"])}"')
+    return f'data-part="{_h(entry["section"])}" data-level="{_h(entry["level"])}" data-verdict="{_h(entry["verdict"])}"'
 
 
 def _html_rows(summary: str, entries: list[dict[str, Any]], named: dict[str, str]) -> str:
     """A folded table of requirements, one row each: id, level, part, what is checked with the document's words, and
     what held it."""
-    rows = [f'<tr id="{_h(e["id"])}" {_data(e)}><td>{_h(e["id"])}</td><td>{_h(e["level"])}</td>'
-            f'<td>{_h(named.get(e["section"], e["section"]))}</td><td>{_h(e["title"])}'
-            f'<div class="quote">{_h(entry_view(e).quote)}</div></td><td>{_h(held_words(e))}</td></tr>'
-            for e in entries]
-    return (f"<details><summary>{_h(summary)}</summary><table><tr><th>requirement</th><th>level</th><th>part</th>"
-            "<th>what is checked, and the document's words</th><th>held by</th></tr>" + "".join(rows)
-            + "</table></details>")
+    rows = [
+        f'<tr id="{_h(e["id"])}" {_data(e)}><td>{_h(e["id"])}</td><td>{_h(e["level"])}</td>'
+        f"<td>{_h(named.get(e['section'], e['section']))}</td><td>{_h(e['title'])}"
+        f'<div class="quote">{_h(entry_view(e).quote)}</div></td><td>{_h(held_words(e))}</td></tr>'
+        for e in entries
+    ]
+    return (
+        f"<details><summary>{_h(summary)}</summary><table><tr><th>requirement</th><th>level</th><th>part</th>"
+        "<th>what is checked, and the document's words</th><th>held by</th></tr>" + "".join(rows) + "</table></details>"
+    )
 
 
 def _html_entry(entry: dict[str, Any], named: dict[str, str]) -> str:
     view = entry_view(entry)
-    parts = [f'<div class="req {_h(entry["verdict"])}" id="{_h(entry["id"])}" {_data(entry)}>',
-             f'<h3>{_h(entry["id"])} <span class="b b-{_h(entry["verdict"])}">{_h(entry["verdict"])}</span> '
-             f'<span class="muted">{_h(entry["level"])}</span> {_h(entry["title"])}</h3>',
-             f'<p class="part">{_h(named.get(entry["section"], entry["section"]))}</p>']
+    parts = [
+        f'<div class="req {_h(entry["verdict"])}" id="{_h(entry["id"])}" {_data(entry)}>',
+        f'<h3>{_h(entry["id"])} <span class="b b-{_h(entry["verdict"])}">{_h(entry["verdict"])}</span> '
+        f'<span class="muted">{_h(entry["level"])}</span> {_h(entry["title"])}</h3>',
+        f'<p class="part">{_h(named.get(entry["section"], entry["section"]))}</p>',
+    ]
     if view.waived:
         parts.append(f'<p class="waiver">{_h(view.waived)}</p>')
     parts.append(f"<blockquote>{_h(view.quote)}</blockquote>")
     if view.reason:
         parts.append(f"<p>Reason: {_h(view.reason)}</p>")
     if view.observations:
-        parts.append("<ul>" + "".join(f"<li>observed: <code>{_h(facts)}</code></li>" for facts in view.observations)
-                     + "</ul>")
+        parts.append(
+            "<ul>" + "".join(f"<li>observed: <code>{_h(facts)}</code></li>" for facts in view.observations) + "</ul>"
+        )
     for item, exchanges in view.evidence:
         parts.append(f'<div class="evidence"><p><b>{_h(item["title"])}</b></p>')
         if "expected" in item:
-            parts.append(f"<table><tr><th>expected</th><td><code>{_h(item['expected'])}</code></td></tr>"
-                         f"<tr><th>received</th><td><code>{_h(item['received'])}</code></td></tr></table>")
+            parts.append(
+                f"<table><tr><th>expected</th><td><code>{_h(item['expected'])}</code></td></tr>"
+                f"<tr><th>received</th><td><code>{_h(item['received'])}</code></td></tr></table>"
+            )
         if item.get("first_seen_in"):
             parts.append(f"<p>first seen in: <code>{_h(item['first_seen_in'])}</code></p>")
         for exchange, compared in exchanges:
             if compared:
                 parts.append("<p>compared with:</p>")
             body = f"\n  body: {exchange['request_body']}" if exchange["request_body"] else ""
-            parts.append(f"<pre>request:  {_h(exchange['request'])}{_h(body)}\n"
-                         f"response: {_h(exchange['status'])} {_h(exchange['response'])}</pre>")
+            parts.append(
+                f"<pre>request:  {_h(exchange['request'])}{_h(body)}\n"
+                f"response: {_h(exchange['status'])} {_h(exchange['response'])}</pre>"
+            )
             parts.append(f'<p>Reproduce with:</p><pre class="curl">{html.escape(exchange["curl"])}</pre>')
         parts.append("</div>")
     parts += _html_tests(entry, view)
@@ -556,8 +647,10 @@ def _html_tests(entry: dict[str, Any], view: EntryView) -> list[str]:
         if test.get("kept"):
             item += f"<p>{_h(kept_words(test['kept']))}</p>"
         if replay:
-            item += (f"<p>{_h(REPLAY_LABEL)}</p><pre class=\"replay\" data-test=\"{html.escape(test['nodeid'])}\">\n"
-                     f"{html.escape(replay, quote=False)}</pre>")
+            item += (
+                f'<p>{_h(REPLAY_LABEL)}</p><pre class="replay" data-test="{html.escape(test["nodeid"])}">\n'
+                f"{html.escape(replay, quote=False)}</pre>"
+            )
         items.append(item + "</li>")
     more = '<p class="muted">...</p>' if len(entry["tests"]) > len(tests) else ""
     return ['<p class="muted">tests:</p><ul class="tests">', *items, "</ul>" + more]
@@ -583,8 +676,9 @@ def junit(report: dict[str, Any]) -> str:
         suite = ET.SubElement(root, "testsuite", name="the run", tests="1", failures="0", errors="1", skipped="0")
         case = ET.SubElement(suite, "testcase", classname="wallet_conformance.run", name="the run", time="0")
         status = "no exit status yet" if outcome["exit_status"] is None else f"exit status {outcome['exit_status']}"
-        ET.SubElement(case, "error", message=f"{VERDICT_WORDS[outcome['verdict']]} ({status}): "
-                                              f"{stopped['reason']}").text = stopped["reason"]
+        ET.SubElement(
+            case, "error", message=f"{VERDICT_WORDS[outcome['verdict']]} ({status}): {stopped['reason']}"
+        ).text = stopped["reason"]
         totals["tests"] += 1
         totals["errors"] += 1
     by_section: dict[str, list[dict[str, Any]]] = {}
@@ -596,8 +690,13 @@ def junit(report: dict[str, Any]) -> str:
         counts = dict.fromkeys(totals, 0)
         for entry in entries:
             counts["tests"] += 1
-            case = ET.SubElement(suite, "testcase", classname=f"wallet_conformance.{section}",
-                                 name=f"{entry['id']} [{entry['level']}] {entry['title']}", time="0")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"wallet_conformance.{section}",
+                name=f"{entry['id']} [{entry['level']}] {entry['title']}",
+                time="0",
+            )
             _junit_outcome(case, entry, counts)
         for name, value in counts.items():
             suite.set(name, str(value))
@@ -624,7 +723,8 @@ def _junit_outcome(case: ET.Element, entry: dict[str, Any], counts: dict[str, in
         ET.SubElement(case, "skipped", message=f"{verdict}: {entry['reason'] or 'no test ran for it'}")
     elif entry["observations"]:
         ET.SubElement(case, "system-out").text = "\n".join(
-            json.dumps(observation, sort_keys=True, default=str) for observation in entry["observations"])
+            json.dumps(observation, sort_keys=True, default=str) for observation in entry["observations"]
+        )
 
 
 def _evidence_text(entry: dict[str, Any]) -> str:

@@ -30,8 +30,10 @@ def taken(update: Exchange) -> Exchange:
     """The update of the suite's webhook URLs, which the target took; the test cannot judge one it refused with a 4xx:
     which URLs a target takes as webhooks is not shown (many refuse reserved or private hosts)."""
     if 400 <= update.status < 500:
-        raise CannotJudge(f"the target refused the suite's webhook URLs (HTTP {update.status}); which URLs it takes is "
-                          "not shown: give --webhook-public-url with an address it accepts")
+        raise CannotJudge(
+            f"the target refused the suite's webhook URLs (HTTP {update.status}); which URLs it takes is "
+            "not shown: give --webhook-public-url with an address it accepts"
+        )
     return update
 
 
@@ -50,8 +52,10 @@ def webhooks_added(api: ApiClient, resources: Resources, added: list[str]) -> It
         finally:
             restored = api.call("updateAccount", {"accountId": public_id}, json_body=bodies.account_update(original))
             if not restored.ok:
-                print(f"\nwallet-conformance: could not restore the account's webhooks "
-                      f"(HTTP {restored.status}); they were {original}")
+                print(
+                    f"\nwallet-conformance: could not restore the account's webhooks "
+                    f"(HTTP {restored.status}); they were {original}"
+                )
 
 
 @dataclass(frozen=True)
@@ -94,8 +98,7 @@ def webhooks_updated_then_restored(api: ApiClient, resources: Resources, added: 
         try:
             update = api.call("updateAccount", {"accountId": public_id}, json_body=bodies.account_update(sent))
         finally:
-            restored = api.call("updateAccount", {"accountId": public_id},
-                                json_body=bodies.account_update(original))
+            restored = api.call("updateAccount", {"accountId": public_id}, json_body=bodies.account_update(original))
     return WebhooksUpdate(update, sent, restored)
 
 
@@ -130,14 +133,20 @@ def name_updated_then_restored(api: ApiClient, resources: Resources, run_id: str
         webhooks = account.get("webhooks", [])
         asked = f"{original} {run_id}"
         try:
-            update = api.call("updateAccount", {"accountId": public_id},
-                              json_body=bodies.account_update(webhooks, name=asked))
+            update = api.call(
+                "updateAccount", {"accountId": public_id}, json_body=bodies.account_update(webhooks, name=asked)
+            )
             after = now_listed(public_id)
         finally:
             if now_listed(public_id).get("name") != original:
-                resources.require(api.call("updateAccount", {"accountId": public_id},
-                                           json_body=bodies.account_update(webhooks, name=original)),
-                                  "restore the account's name")
+                resources.require(
+                    api.call(
+                        "updateAccount",
+                        {"accountId": public_id},
+                        json_body=bodies.account_update(webhooks, name=original),
+                    ),
+                    "restore the account's name",
+                )
     return NameUpdate(asked, update, after)
 
 
@@ -161,12 +170,17 @@ def filtered_by_a_distinct_name(api: ApiClient, resources: Resources) -> NameFil
         named = [account for account in listed_accounts(api, resources) if isinstance(account.get("name"), str)]
         if not named:
             raise CannotJudge("GET /accounts shows no account with a name to filter on")
-        chosen = min(named, key=lambda account: sum(account["name"].casefold() in other["name"].casefold()
-                                                    for other in named))
-        listing = lists.read(api, "listAccounts", params={"name": chosen["name"]},
-                             until=lambda entries: any(isinstance(entry, dict)
-                                                       and entry.get("publicId") == chosen.get("publicId")
-                                                       for entry in entries))
+        chosen = min(
+            named, key=lambda account: sum(account["name"].casefold() in other["name"].casefold() for other in named)
+        )
+        listing = lists.read(
+            api,
+            "listAccounts",
+            params={"name": chosen["name"]},
+            until=lambda entries: any(
+                isinstance(entry, dict) and entry.get("publicId") == chosen.get("publicId") for entry in entries
+            ),
+        )
     return NameFiltered(chosen["name"], chosen, listing)
 
 
@@ -221,21 +235,40 @@ def server_owned_fields_sent(api: ApiClient, resources: Resources) -> ServerOwne
     publicId it then has), and a failed restore is reported, not raised."""
     with resources.account_wide():
         before = resources.own_account()
-        sent = {"webhooks": before.get("webhooks", []),
-                **{name: other_value(name, before.get(name)) for name in SERVER_OWNED}}
+        sent = {
+            "webhooks": before.get("webhooks", []),
+            **{name: other_value(name, before.get(name)) for name in SERVER_OWNED},
+        }
         update = api.call("updateAccount", {"accountId": account_id(before)}, json_body=sent)
-        identifiers = {(name, value) for name in ("publicId", "_id", "id")
-                       for value in (before.get(name), sent[name]) if value is not None}
-        listing = lists.read(api, "listAccounts", until=lambda entries: any(
-            isinstance(entry, dict) and any(entry.get(name) == value for name, value in identifiers)
-            for entry in entries))
-        after = next((entry for entry in listing.entries if isinstance(entry, dict)
-                      and any(entry.get(name) == value for name, value in identifiers)), None)
+        identifiers = {
+            (name, value)
+            for name in ("publicId", "_id", "id")
+            for value in (before.get(name), sent[name])
+            if value is not None
+        }
+        listing = lists.read(
+            api,
+            "listAccounts",
+            until=lambda entries: any(
+                isinstance(entry, dict) and any(entry.get(name) == value for name, value in identifiers)
+                for entry in entries
+            ),
+        )
+        after = next(
+            (
+                entry
+                for entry in listing.entries
+                if isinstance(entry, dict) and any(entry.get(name) == value for name, value in identifiers)
+            ),
+            None,
+        )
         made = ServerOwnedUpdate(before, sent, update, after)
         if after is not None and (made.changed() or after.get("webhooks") != before.get("webhooks")):
             body = {"webhooks": before.get("webhooks", []), **{name: before.get(name) for name in made.changed()}}
             restored = api.call("updateAccount", {"accountId": account_id(after)}, json_body=body)
             if not restored.ok:
-                print(f"\nwallet-conformance: could not restore the account's fields (HTTP {restored.status}); "
-                      f"they were {shown({name: before.get(name) for name in made.changed()})}")
+                print(
+                    f"\nwallet-conformance: could not restore the account's fields (HTTP {restored.status}); "
+                    f"they were {shown({name: before.get(name) for name in made.changed()})}"
+                )
     return made

@@ -59,8 +59,9 @@ def listed_names(api: ApiClient, resources: Resources) -> list[str]:
     """The names of every account GET /accounts lists, read to its end; CannotJudge when none has a name."""
     listing = lists.read(api, "listAccounts")
     resources.require(listing.first, "list accounts")
-    names = [entry["name"] for entry in listing.entries
-             if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    names = [
+        entry["name"] for entry in listing.entries if isinstance(entry, dict) and isinstance(entry.get("name"), str)
+    ]
     if not names:
         raise CannotJudge("GET /accounts shows no account with a name to filter on")
     return names
@@ -123,16 +124,26 @@ def values_apart(split: Split, *, requirement: str) -> None:
         for exchange in listing.exchanges:
             for index, entry in enumerate(exchange.data if isinstance(exchange.data, list) else []):
                 if isinstance(entry, dict) and split.name in entry and entry[split.name] != value:
-                    checks.fail(f"every account GET /accounts?{split.name}= lists holds the value asked", value,
-                                f"data[{index}].{split.name} = {entry[split.name]!r}", exchange,
-                                requirement=requirement)
-    listed = {value: {str(lists.identity(entry)) for entry in listing.entries}
-              for value, listing in split.under.items()}
+                    checks.fail(
+                        f"every account GET /accounts?{split.name}= lists holds the value asked",
+                        value,
+                        f"data[{index}].{split.name} = {entry[split.name]!r}",
+                        exchange,
+                        requirement=requirement,
+                    )
+    listed = {
+        value: {str(lists.identity(entry)) for entry in listing.entries} for value, listing in split.under.items()
+    }
     every = {str(lists.identity(entry)) for entry in split.unfiltered.entries}
     both = listed[True] & listed[False]
     if both and not listed[True] == listed[False] == every:
-        checks.fail(f"no account is listed under both {split.name}=true and {split.name}=false, unless both list every "
-                    "account (the filter is then not applied)", "two lists with no account in common",
-                    f"{len(both)} accounts in both ({sorted(both)[:3]}); {len(listed[True])} under true, "
-                    f"{len(listed[False])} under false, {len(every)} unfiltered", split.under[False].exchanges[0],
-                    also=(split.under[True].exchanges[0], split.unfiltered.exchanges[0]), requirement=requirement)
+        checks.fail(
+            f"no account is listed under both {split.name}=true and {split.name}=false, unless both list every "
+            "account (the filter is then not applied)",
+            "two lists with no account in common",
+            f"{len(both)} accounts in both ({sorted(both)[:3]}); {len(listed[True])} under true, "
+            f"{len(listed[False])} under false, {len(every)} unfiltered",
+            split.under[False].exchanges[0],
+            also=(split.under[True].exchanges[0], split.unfiltered.exchanges[0]),
+            requirement=requirement,
+        )

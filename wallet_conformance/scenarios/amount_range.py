@@ -92,11 +92,17 @@ class AmountRange:
     def step(self, wanted: int) -> Step:
         """The next transfer, for an amount of `wanted` kobo."""
         balances = [self.resources.balance(wallet) for wallet in self.pair]
-        source, destination = (self.pair[0], self.pair[1]) if balances[0] >= balances[1] else (self.pair[1],
-                                                                                                 self.pair[0])
+        source, destination = (
+            (self.pair[0], self.pair[1]) if balances[0] >= balances[1] else (self.pair[1], self.pair[0])
+        )
         before = {self.pair[0]: balances[0], self.pair[1]: balances[1]}
-        return Step(source, destination, min(wanted, before[source] * MOST_TENTHS // 10), before,
-                    money.reads(self.resources, before))
+        return Step(
+            source,
+            destination,
+            min(wanted, before[source] * MOST_TENTHS // 10),
+            before,
+            money.reads(self.resources, before),
+        )
 
     def send(self, step: Step) -> Sent:
         """Send the step's transfer (a refusal is a setup error: the walk moves money between its own wallets)."""
@@ -109,11 +115,14 @@ class AmountRange:
         --settle-timeout."""
         end = money.settled_or_none(self.resources, sent.exchange)
         if end is None:
-            raise CannotJudge(f"the transfer stayed pending past --settle-timeout "
-                              f"({self.resources.settings.settle_timeout:g} s)")
+            raise CannotJudge(
+                f"the transfer stayed pending past --settle-timeout ({self.resources.settings.settle_timeout:g} s)"
+            )
         verified = self.api.exchanges[-1]  # the verify that showed the transaction leave pending
-        after = {wallet: money.balance_or_last(self.resources, wallet, moved_from=sent.step.before[wallet], after=end)
-                 for wallet in self.pair}
+        after = {
+            wallet: money.balance_or_last(self.resources, wallet, moved_from=sent.step.before[wallet], after=end)
+            for wallet in self.pair
+        }
         return Settled(sent, end, verified, after, money.reads(self.resources, after))
 
     def wallet_list(self) -> lists.Listing:
@@ -124,9 +133,13 @@ class AmountRange:
 def actual_is_amount_plus_fee(sent: Sent, *, requirement: str | None = None) -> None:
     """The answer's actualAmount is amount plus fee (plus 0 when the fee is no integer: another check's concern)."""
     fee = sent.fee
-    checks.equals(sent.actual, sent.step.amount + (fee if isinstance(fee, int) else 0), requirement=requirement,
-                  exchange=sent.exchange,
-                  title=f"actualAmount of a {sent.step.amount} kobo transfer is amount plus fee ({fee})")
+    checks.equals(
+        sent.actual,
+        sent.step.amount + (fee if isinstance(fee, int) else 0),
+        requirement=requirement,
+        exchange=sent.exchange,
+        title=f"actualAmount of a {sent.step.amount} kobo transfer is amount plus fee ({fee})",
+    )
 
 
 def verify_repeats_the_transfer(settled: Settled, *, requirement: str | None = None) -> None:
@@ -137,8 +150,13 @@ def verify_repeats_the_transfer(settled: Settled, *, requirement: str | None = N
     if isinstance(sent, str) and isinstance(shown, str) and sent != shown:
         return
     for name in SUMS:
-        checks.equals(settled.end.get(name), settled.sent.transaction.get(name), requirement=requirement,
-                      exchange=settled.verified, title=f"verify returns the transfer's {name}")
+        checks.equals(
+            settled.end.get(name),
+            settled.sent.transaction.get(name),
+            requirement=requirement,
+            exchange=settled.verified,
+            title=f"verify returns the transfer's {name}",
+        )
 
 
 def moved_actual_and_amount(settled: Settled, *, requirement: str | None = None) -> None:
@@ -148,14 +166,24 @@ def moved_actual_and_amount(settled: Settled, *, requirement: str | None = None)
     step, exchange = settled.sent.step, settled.sent.exchange
     money.skip_unless_completed(settled.end, settled.after != step.before)
     charged = money.charged(settled.sent.transaction, step.amount, exchange)
-    shown = {"exchange": settled.reads[0] if settled.reads else exchange,
-             "also": (*settled.reads[1:], *step.reads, exchange)}  # the reads after, before, and the transfer
-    checks.equals(settled.after[step.source], step.before[step.source] - charged, requirement=requirement,
-                  title=f"a settled {step.amount} kobo transfer debits the source by actualAmount, amount plus fee",
-                  **shown)
-    checks.equals(settled.after[step.destination], step.before[step.destination] + step.amount,
-                  requirement=requirement, title=f"a settled {step.amount} kobo transfer credits the destination by "
-                                                 "amount", **shown)
+    shown = {
+        "exchange": settled.reads[0] if settled.reads else exchange,
+        "also": (*settled.reads[1:], *step.reads, exchange),
+    }  # the reads after, before, and the transfer
+    checks.equals(
+        settled.after[step.source],
+        step.before[step.source] - charged,
+        requirement=requirement,
+        title=f"a settled {step.amount} kobo transfer debits the source by actualAmount, amount plus fee",
+        **shown,
+    )
+    checks.equals(
+        settled.after[step.destination],
+        step.before[step.destination] + step.amount,
+        requirement=requirement,
+        title=f"a settled {step.amount} kobo transfer credits the destination by amount",
+        **shown,
+    )
 
 
 def list_shows_each_balance(walk: AmountRange, *, requirement: str | None = None) -> None:
@@ -165,10 +193,13 @@ def list_shows_each_balance(walk: AmountRange, *, requirement: str | None = None
     for wallet in walk.pair:
         entry = listed.get(wallet)
         if isinstance(entry, dict):
-            checks.equals(entry.get("balance"), walk.resources.balance(wallet), requirement=requirement,
-                          exchange=listing.exchanges[-1],
-                          title=f"the wallet list shows {wallet} with its single read's balance after a settled "
-                                "transfer")
+            checks.equals(
+                entry.get("balance"),
+                walk.resources.balance(wallet),
+                requirement=requirement,
+                exchange=listing.exchanges[-1],
+                title=f"the wallet list shows {wallet} with its single read's balance after a settled transfer",
+            )
 
 
 # ------------------------------------------------------------------ every order of magnitude, up to the top fee tier
@@ -223,8 +254,11 @@ class Magnitudes:
 
     def observation(self) -> dict[str, Any]:
         """What the walk records: the fee tiers it saw, why it stopped, the amounts that ended moving no money."""
-        return {"fee_tiers": self.tiers(), "stopped": self.stopped,
-                "ended_without_moving_money": [point.amount for point in self.unfinished]}
+        return {
+            "fee_tiers": self.tiers(),
+            "stopped": self.stopped,
+            "ended_without_moving_money": [point.amount for point in self.unfinished],
+        }
 
     def tiers(self) -> list[dict[str, Any]]:
         """The fee structure the walk saw: each run of amounts with one fee, from its first amount to its last."""
@@ -281,8 +315,10 @@ class MagnitudeWalk:
         for point in self.points:
             end = money.settled_or_none(self.resources, point.exchange)
             if end is None:
-                raise CannotJudge(f"the {point.amount} kobo {self.operation_id} stayed pending past --settle-timeout "
-                                  f"({self.resources.settings.settle_timeout:g} s)")
+                raise CannotJudge(
+                    f"the {point.amount} kobo {self.operation_id} stayed pending past --settle-timeout "
+                    f"({self.resources.settings.settle_timeout:g} s)"
+                )
             after = self._balances_after(point, end)
             reads.update({wallet: read for wallet in after if (read := self.resources.last_read(wallet)) is not None})
             moved = after != self._balances_before(point)
@@ -299,8 +335,10 @@ class MagnitudeWalk:
         previous: Point | None = None  # the last point sent but the amounts with kobo
         for amount in amounts(minimum):
             if amount > max(reach, last_change * PAST_LAST_CHANGE):
-                return (f"the fee held from {last_change} to {self.top()} kobo, a decade past its last change and "
-                        f"{DECADES} decades above the minimum")
+                return (
+                    f"the fee held from {last_change} to {self.top()} kobo, a decade past its last change and "
+                    f"{DECADES} decades above the minimum"
+                )
             try:
                 point = self._send(amount)
                 if point is None:
@@ -328,8 +366,10 @@ class MagnitudeWalk:
         resources.guard.require_money_movement()
         funds = money.funding(self.operation_id, amount)
         if funds > self._allowance:
-            raise NotAllowed(f"the walk's share of the run's money budget (1/{BUDGET_SHARE} of --max-amount) has "
-                             f"{self._allowance} kobo left, a {self.operation_id} of {amount} needs {funds}")
+            raise NotAllowed(
+                f"the walk's share of the run's money budget (1/{BUDGET_SHARE} of --max-amount) has "
+                f"{self._allowance} kobo left, a {self.operation_id} of {amount} needs {funds}"
+            )
         self._allowance -= funds
         wallet = resources.wallet()
         source, empty = wallet["publicId"], wallet.get("balance") == 0
@@ -347,8 +387,9 @@ class MagnitudeWalk:
         if not exchange.ok and self.points and refusable:
             return None
         transaction = money.accepted_transfer(exchange, f"send a {self.operation_id} of {amount} kobo")
-        point = Point(amount, source, destination, before, exchange, transaction,
-                      None if empty else resources.last_read(source))
+        point = Point(
+            amount, source, destination, before, exchange, transaction, None if empty else resources.last_read(source)
+        )
         self.points.append(point)
         return point
 
@@ -356,8 +397,10 @@ class MagnitudeWalk:
         return {point.source: point.before, **({point.destination: 0} if point.destination else {})}
 
     def _balances_after(self, point: Point, end: dict[str, Any]) -> dict[str, int]:
-        return {wallet: money.balance_or_last(self.resources, wallet, moved_from=before, after=end)
-                for wallet, before in self._balances_before(point).items()}
+        return {
+            wallet: money.balance_or_last(self.resources, wallet, moved_from=before, after=end)
+            for wallet, before in self._balances_before(point).items()
+        }
 
 
 def fee_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> None:
@@ -370,8 +413,13 @@ def actual_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -
     """Every transfer of the walk was answered with actualAmount equal to amount plus fee."""
     for point in walk.points:
         fee = point.fee if isinstance(point.fee, int) else 0
-        checks.equals(point.actual, point.amount + fee, requirement=requirement, exchange=point.exchange,
-                      title=f"actualAmount of a {point.amount} kobo {walk.operation_id} is amount plus fee ({fee})")
+        checks.equals(
+            point.actual,
+            point.amount + fee,
+            requirement=requirement,
+            exchange=point.exchange,
+            title=f"actualAmount of a {point.amount} kobo {walk.operation_id} is amount plus fee ({fee})",
+        )
 
 
 def settled_sums_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> None:
@@ -379,20 +427,30 @@ def settled_sums_of_every_point(walk: Magnitudes, *, requirement: str | None = N
     `money.charged`) and credited its destination wallet, if any, by amount; the test cannot judge a walk none of whose
     transfers completed."""
     if not walk.settled:
-        raise CannotJudge(f"none of the walk's {len(walk.points)} transfers completed: each ended another way, "
-                          "moving no money")
+        raise CannotJudge(
+            f"none of the walk's {len(walk.points)} transfers completed: each ended another way, moving no money"
+        )
     for point, _, after in walk.settled:
         charged = money.charged(point.transaction, point.amount, point.exchange)
         before = (*filter(None, [point.read_before]), point.exchange)  # the read before (if any), the transfer
-        checks.equals(after[point.source], point.before - charged, requirement=requirement,
-                      exchange=walk.reads.get(point.source, point.exchange), also=before,
-                      title=f"a settled {point.amount} kobo {walk.operation_id} debits the source by actualAmount, "
-                            "amount plus fee")
+        checks.equals(
+            after[point.source],
+            point.before - charged,
+            requirement=requirement,
+            exchange=walk.reads.get(point.source, point.exchange),
+            also=before,
+            title=f"a settled {point.amount} kobo {walk.operation_id} debits the source by actualAmount, "
+            "amount plus fee",
+        )
         if point.destination is not None:
-            checks.equals(after[point.destination], point.amount, requirement=requirement,
-                          exchange=walk.reads.get(point.destination, point.exchange),
-                          also=(point.exchange,),
-                          title=f"a settled {point.amount} kobo transfer credits the destination by amount")
+            checks.equals(
+                after[point.destination],
+                point.amount,
+                requirement=requirement,
+                exchange=walk.reads.get(point.destination, point.exchange),
+                also=(point.exchange,),
+                title=f"a settled {point.amount} kobo transfer credits the destination by amount",
+            )
 
 
 def kobo_points_whole(walk: Magnitudes, *, requirement: str | None = None) -> None:
@@ -406,5 +464,11 @@ def kobo_points_whole(walk: Magnitudes, *, requirement: str | None = None) -> No
         checks.money_is_integer_kobo(point.exchange, requirement=requirement)
         end = ends.get(id(point), {})
         shown = {name: end[name] for name in SUMS if name in end and type(end[name]) is not int}
-        checks.holds(not shown, f"verify shows the {point.amount} kobo {walk.operation_id}'s amounts as integers of "
-                                "kobo", "integers", shown, point.exchange, requirement=requirement)
+        checks.holds(
+            not shown,
+            f"verify shows the {point.amount} kobo {walk.operation_id}'s amounts as integers of kobo",
+            "integers",
+            shown,
+            point.exchange,
+            requirement=requirement,
+        )

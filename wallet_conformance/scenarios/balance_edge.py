@@ -92,8 +92,10 @@ class BalanceEdge:
             if after == balance:
                 after = money.balance_or_last(resources, source, moved_from=balance, after=end)
             if credited == 0:
-                credited = money.balance_or_last(resources, self.destination, moved_from=credited_before,
-                                                 after=end) - credited_before
+                credited = (
+                    money.balance_or_last(resources, self.destination, moved_from=credited_before, after=end)
+                    - credited_before
+                )
         after_reads = money.reads(resources, {source: after, self.destination: credited})
         return EdgeTransfer(source, balance, amount, self.fee, exchange, end, after, credited, (*before, *after_reads))
 
@@ -101,23 +103,38 @@ class BalanceEdge:
 def moved_nothing(moved: EdgeTransfer, *, requirement: str | None = None) -> None:
     """A transfer the balance cannot cover, refused at once or failed later, changes no balance and credits nothing
     to the destination."""
-    checks.equals(moved.after, moved.balance, requirement=requirement, exchange=moved.exchange,
-                  title=f"a transfer of {moved.amount} kobo from a balance of {moved.balance} changes no balance")
-    checks.equals(moved.credited, 0, requirement=requirement, exchange=moved.exchange,
-                  title="an overdraft credits nothing to the destination")
+    checks.equals(
+        moved.after,
+        moved.balance,
+        requirement=requirement,
+        exchange=moved.exchange,
+        title=f"a transfer of {moved.amount} kobo from a balance of {moved.balance} changes no balance",
+    )
+    checks.equals(
+        moved.credited,
+        0,
+        requirement=requirement,
+        exchange=moved.exchange,
+        title="an overdraft credits nothing to the destination",
+    )
 
 
-def refusal_explained_by_fee(moved: EdgeTransfer, observe: Callable[..., None], *,
-                             requirement: str | None = None) -> None:
+def refusal_explained_by_fee(
+    moved: EdgeTransfer, observe: Callable[..., None], *, requirement: str | None = None
+) -> None:
     """A transfer the balance covers, refused: a failure when the target charges no fee on a wallet transfer (then
     nothing but the balance could stop it); else observed, since a fee the document does not bound may take more
     than the edge left (`observe` gets the note under `requirement`)."""
     if moved.fee == 0:
-        checks.accepted(moved.exchange, requirement=requirement,
-                        why=f"a transfer of {moved.amount} from a balance of {moved.balance} (the target charged no "
-                            "fee on a wallet transfer)")
-    observe(requirement, note=f"a transfer of {moved.amount} from {moved.balance} refused; wallet transfer fee "
-                              f"{moved.fee}")
+        checks.accepted(
+            moved.exchange,
+            requirement=requirement,
+            why=f"a transfer of {moved.amount} from a balance of {moved.balance} (the target charged no "
+            "fee on a wallet transfer)",
+        )
+    observe(
+        requirement, note=f"a transfer of {moved.amount} from {moved.balance} refused; wallet transfer fee {moved.fee}"
+    )
 
 
 def moved_actual_and_amount(moved: EdgeTransfer, *, requirement: str | None = None) -> None:
@@ -128,14 +145,26 @@ def moved_actual_and_amount(moved: EdgeTransfer, *, requirement: str | None = No
     that ended another way and moved nothing (`money.skip_unless_completed`).
     """
     if moved.end is None:
-        raise CannotJudge(f"the transfer stayed pending past --settle-timeout: when it leaves pending is not shown, "
-                          f"so its money cannot be checked here ({moved.story})")
+        raise CannotJudge(
+            f"the transfer stayed pending past --settle-timeout: when it leaves pending is not shown, "
+            f"so its money cannot be checked here ({moved.story})"
+        )
     money.skip_unless_completed(moved.end, (moved.after, moved.credited) != (moved.balance, 0))
     charged = money.charged(moved.exchange.data, moved.amount, moved.exchange)
-    before, after = moved.reads[:len(moved.reads) // 2], moved.reads[len(moved.reads) // 2:]
-    checks.equals(moved.after, moved.balance - charged, requirement=requirement, title="a settled transfer debits "
-                  "the source by actualAmount, amount plus fee", exchange=after[0] if after else moved.exchange,
-                  also=(*before[:1], moved.exchange))
-    checks.equals(moved.credited, moved.amount, requirement=requirement, title="a settled transfer credits the "
-                  "destination by amount", exchange=after[-1] if after else moved.exchange,
-                  also=(*before[1:], moved.exchange))
+    before, after = moved.reads[: len(moved.reads) // 2], moved.reads[len(moved.reads) // 2 :]
+    checks.equals(
+        moved.after,
+        moved.balance - charged,
+        requirement=requirement,
+        title="a settled transfer debits the source by actualAmount, amount plus fee",
+        exchange=after[0] if after else moved.exchange,
+        also=(*before[:1], moved.exchange),
+    )
+    checks.equals(
+        moved.credited,
+        moved.amount,
+        requirement=requirement,
+        title="a settled transfer credits the destination by amount",
+        exchange=after[-1] if after else moved.exchange,
+        also=(*before[1:], moved.exchange),
+    )

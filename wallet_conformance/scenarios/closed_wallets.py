@@ -28,9 +28,11 @@ def closed_holding(resources: Resources, public_id: str, held: int) -> Exchange:
     refusal (4xx) leaves nothing to judge about what a closed wallet sends."""
     closing = resources.close_wallet(public_id)
     if 400 <= closing.status < 500:
-        raise CannotJudge(f"the target refused to close a wallet holding {held} kobo ({closing.status}): whether a "
-                          "wallet that holds money may be closed is not shown, so what a closed wallet sends is not "
-                          "judged here (closing an empty wallet is END-18)")
+        raise CannotJudge(
+            f"the target refused to close a wallet holding {held} kobo ({closing.status}): whether a "
+            "wallet that holds money may be closed is not shown, so what a closed wallet sends is not "
+            "judged here (closing an empty wallet is END-18)"
+        )
     resources.require(closing, f"close the wallet {public_id}")
     return closing
 

@@ -20,9 +20,10 @@ def seen_after_creation(api: ApiClient, created: Exchange) -> dict[str, Any]:
     if isinstance(public_id, str):
         read = api.call("getWallet", {"walletId": public_id})
         shown = read.data if isinstance(read.data, dict) else {}
-        facts["GET /virtual-accounts/{publicId}"] = {"status": read.status,
-                                                     **{name: shown.get(name) for name in STATE_FIELDS
-                                                        if name in shown}}
+        facts["GET /virtual-accounts/{publicId}"] = {
+            "status": read.status,
+            **{name: shown.get(name) for name in STATE_FIELDS if name in shown},
+        }
     listed = api.call("listWallets")
     entries = listed.data if isinstance(listed.data, list) else []
     numbers = [entry.get("accountNumber") for entry in entries if isinstance(entry, dict)]

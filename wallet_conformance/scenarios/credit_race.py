@@ -52,15 +52,23 @@ class CreditTarget:
         self.resources.guard.spend(payments * self.amount)
         before = self.resources.balance(self.public_id)
         before_read = self.resources.last_read(self.public_id)
-        exchanges = release(self.resources.api, lambda _: self.resources.pay_in(self.public_id, self.amount),
-                            payments)
+        exchanges = release(self.resources.api, lambda _: self.resources.pay_in(self.public_id, self.amount), payments)
         accepted = [exchange for exchange in exchanges if exchange.ok]
         if not accepted:
-            raise CannotJudge(f"none of the {payments} inbound payments made at once was taken (statuses "
-                              f"{sorted({exchange.status for exchange in exchanges})}): no concurrent credit to check")
+            raise CannotJudge(
+                f"none of the {payments} inbound payments made at once was taken (statuses "
+                f"{sorted({exchange.status for exchange in exchanges})}): no concurrent credit to check"
+            )
         expected = before + len(accepted) * self.alone
-        return CreditRace(self, before, exchanges, accepted, expected, self.balance_once_credited(expected),
-                          (before_read,) if before_read is not None else ())
+        return CreditRace(
+            self,
+            before,
+            exchanges,
+            accepted,
+            expected,
+            self.balance_once_credited(expected),
+            (before_read,) if before_read is not None else (),
+        )
 
     def balance_once_credited(self, expected: int) -> int:
         """The balance once it holds `expected`; short of it, once it has held still twice as long as one payment
@@ -97,6 +105,8 @@ class CreditRace:
     @property
     def summary(self) -> str:
         """The race in one line, for a failure's detail."""
-        return (f"{len(self.accepted)} of {len(self.exchanges)} inbound payments of {self.target.amount} kobo made at "
-                f"once were taken; one payment alone raised the balance by {self.target.alone}; the balance was "
-                f"{self.before} before them")
+        return (
+            f"{len(self.accepted)} of {len(self.exchanges)} inbound payments of {self.target.amount} kobo made at "
+            f"once were taken; one payment alone raised the balance by {self.target.alone}; the balance was "
+            f"{self.before} before them"
+        )

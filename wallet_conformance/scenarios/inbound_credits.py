@@ -25,9 +25,13 @@ def paying_into(entries: list[Any], wallet: dict[str, Any] | None, *, entry: str
     `entry` is the one given, when one is."""
     if wallet is None:
         return []
-    return [(index, listed) for index, listed in enumerate(entries)
-            if isinstance(listed, dict) and money.pays_into(listed, wallet)
-            and (entry is None or listed.get("entry") == entry)]
+    return [
+        (index, listed)
+        for index, listed in enumerate(entries)
+        if isinstance(listed, dict)
+        and money.pays_into(listed, wallet)
+        and (entry is None or listed.get("entry") == entry)
+    ]
 
 
 @dataclass(frozen=True)
@@ -48,16 +52,23 @@ class PaymentListed:
         judged."""
         entries = self.read.entries
         if entries and not any(isinstance(entry, dict) for entry in entries):
-            raise CannotJudge(f"GET /transactions lists no objects ({self.read.note}; see END-27): no transaction to "
-                              "find the payment among")
+            raise CannotJudge(
+                f"GET /transactions lists no objects ({self.read.note}; see END-27): no transaction to "
+                "find the payment among"
+            )
         credits = paying_into(entries, self.wallet, entry=CREDIT) or paying_into(entries, self.wallet)
         if not credits:
             if not self.read.complete:
-                raise CannotJudge(f"no credit into {self.wallet['publicId']} in what could be read of GET "
-                                  f"/transactions ({self.read.note}): the rest of the list could not be reached")
-            checks.fail("the payment into the wallet is listed as a credit",
-                        f"a credit into {self.wallet['publicId']} in GET /transactions", f"none in {self.read.note}",
-                        self.listing)
+                raise CannotJudge(
+                    f"no credit into {self.wallet['publicId']} in what could be read of GET "
+                    f"/transactions ({self.read.note}): the rest of the list could not be reached"
+                )
+            checks.fail(
+                "the payment into the wallet is listed as a credit",
+                f"a credit into {self.wallet['publicId']} in GET /transactions",
+                f"none in {self.read.note}",
+                self.listing,
+            )
         return credits[0]
 
 

@@ -71,17 +71,26 @@ class Tenant:
     def _transfer_reference(self) -> str:
         source = self.resources.funded_wallet(money.funding("transfer"))["publicId"]
         body = bodies.transfer(source, self.wallet()["publicId"], contract.minimum_amount("transfer"))
-        return money.accepted_transfer(self.api.call("transfer", json_body=body),
-                                       f"make a transfer in {self.name}")["reference"]
+        return money.accepted_transfer(self.api.call("transfer", json_body=body), f"make a transfer in {self.name}")[
+            "reference"
+        ]
 
     def _listed_reference(self) -> str:
         listed = self.resources.require(self.api.call("listTransactions"), "list transactions")
         entries = listed if isinstance(listed, list) else []
-        found = next((entry["reference"] for entry in entries
-                      if isinstance(entry, dict) and isinstance(entry.get("reference"), str)), None)
+        found = next(
+            (
+                entry["reference"]
+                for entry in entries
+                if isinstance(entry, dict) and isinstance(entry.get("reference"), str)
+            ),
+            None,
+        )
         if found is None:
-            raise CannotJudge(f"{self.name} shows no transaction with a reference, and the run cannot make one "
-                              "(give --funding-url; in production also --allow-writes --allow-money-movement)")
+            raise CannotJudge(
+                f"{self.name} shows no transaction with a reference, and the run cannot make one "
+                "(give --funding-url; in production also --allow-writes --allow-money-movement)"
+            )
         return found
 
 
@@ -101,8 +110,10 @@ class Direction:
         second key of the same business was given)."""
         owner, intruder = self.owner.account().get("business"), self.intruder.account().get("business")
         if owner is not None and owner == intruder:
-            raise CannotJudge(f"both keys' accounts belong to business {owner!r}: give as --second-secret-key the "
-                              "key of an account of another business")
+            raise CannotJudge(
+                f"both keys' accounts belong to business {owner!r}: give as --second-secret-key the "
+                "key of an account of another business"
+            )
 
 
 def direction(name: str, first: Tenant, second: Tenant) -> Direction:
@@ -111,8 +122,10 @@ def direction(name: str, first: Tenant, second: Tenant) -> Direction:
     chosen = Direction(owner=first, intruder=second) if name == SECOND_ON_FIRST else Direction(second, first)
     owners = [_account_id_if_known(tenant) for tenant in (first, second)]
     if None not in owners and owners[0] == owners[1]:
-        raise CannotJudge("the second key opens the first key's own account (the wallets of both name the same "
-                          "account): give as --second-secret-key the key of an account of another business")
+        raise CannotJudge(
+            "the second key opens the first key's own account (the wallets of both name the same "
+            "account): give as --second-secret-key the key of an account of another business"
+        )
     return chosen
 
 
@@ -127,8 +140,12 @@ def _account_id_if_known(tenant: Tenant) -> str | None:
 
 def refusal_seen(sides: Direction, exchange: Exchange) -> dict[str, Any]:
     """What AUTH-19 records of a request about another account's record: who asked, the operation, its status."""
-    return {"direction": sides.words, "operation": exchange.operation_id, "status": exchange.status,
-            "refused": not exchange.ok}
+    return {
+        "direction": sides.words,
+        "operation": exchange.operation_id,
+        "status": exchange.status,
+        "refused": not exchange.ok,
+    }
 
 
 def _values(node: Any) -> set[Any]:
@@ -147,9 +164,14 @@ def not_disclosed(exchange: Exchange, record: dict[str, Any], words: str, *, req
     ERR-05's failure as well."""
     if exchange.ok:
         shown = sorted(value for value in _values(exchange.data) if value in set(record.values()))
-        checks.holds(not shown, f"{words}: another account's record is not shown",
-                     "a refusal, or nothing of that record", f"HTTP {exchange.status} showing {shown}", exchange,
-                     requirement=requirement)
+        checks.holds(
+            not shown,
+            f"{words}: another account's record is not shown",
+            "a refusal, or nothing of that record",
+            f"HTTP {exchange.status} showing {shown}",
+            exchange,
+            requirement=requirement,
+        )
         return
     checks.refused(exchange, words, requirement=requirement)
 
@@ -203,8 +225,13 @@ def debit_attempt(sides: Direction, operation_id: str) -> Debit:
 
 def refused_without_debit(sides: Direction, debit: Debit, *, requirement: str) -> None:
     """The intruder's transfer was refused (no 2xx), and the owner's wallet kept its balance (read by its owner)."""
-    money.refused_without_debit(sides.owner.resources, debit.exchange, debit.before,
-                                f"{debit.exchange.operation_id} by {sides.words}", requirement=requirement)
+    money.refused_without_debit(
+        sides.owner.resources,
+        debit.exchange,
+        debit.before,
+        f"{debit.exchange.operation_id} by {sides.words}",
+        requirement=requirement,
+    )
 
 
 # ------------------------------------------------------------------ the owner's records in the intruder's lists
@@ -249,11 +276,17 @@ def owner_records_listed(sides: Direction, operation_id: str) -> Sighting:
 def none_listed(sighting: Sighting, words: str, *, requirement: str) -> None:
     """The list showed none of the owner's records; a list read only in part that showed none cannot be judged."""
     if not sighting.found and not sighting.listing.complete:
-        raise CannotJudge(f"the list was read only in part ({sighting.listing.note}): another business's record may "
-                          "lie further")
-    checks.holds(not sighting.found, f"{words}: the list holds none of another business's records",
-                 f"no entry with {sighting.sought}", sighting.found[:1], sighting.listing.exchanges[-1],
-                 requirement=requirement)
+        raise CannotJudge(
+            f"the list was read only in part ({sighting.listing.note}): another business's record may lie further"
+        )
+    checks.holds(
+        not sighting.found,
+        f"{words}: the list holds none of another business's records",
+        f"no entry with {sighting.sought}",
+        sighting.found[:1],
+        sighting.listing.exchanges[-1],
+        requirement=requirement,
+    )
 
 
 # ------------------------------------------------------------------ accounts updated with another account's key
@@ -285,8 +318,11 @@ def update_attempt(sides: Direction) -> AccountUpdate:
     with sides.owner.resources.account_wide():
         account = sides.owner.account()
         intruders = sides.intruder.account()
-        exchange = sides.intruder.api.call("updateAccount", {"accountId": account_id(account)},
-                                           json_body=bodies.account_update(account.get("webhooks", [])))
+        exchange = sides.intruder.api.call(
+            "updateAccount",
+            {"accountId": account_id(account)},
+            json_body=bodies.account_update(account.get("webhooks", [])),
+        )
         after = sides.owner.account()
         _restore_webhooks(sides.intruder.api, sides.intruder.resources, intruders)
     whose = f"{sides.owner.name} ({account.get('publicId')}) with the key of {sides.intruder.name}"
@@ -302,18 +338,38 @@ def other_accounts_updated(api: ApiClient, resources: Resources) -> list[Account
         owner = resources.own_account_id()
         listing = lists.read(api, "listAccounts")
         resources.require(listing.first, "list accounts")
-        others = [entry for entry in listing.entries if isinstance(entry, dict) and not is_account(entry, owner)
-                  and isinstance(entry.get("publicId"), str)]
+        others = [
+            entry
+            for entry in listing.entries
+            if isinstance(entry, dict) and not is_account(entry, owner) and isinstance(entry.get("publicId"), str)
+        ]
         if not others:
             raise CannotJudge("GET /accounts lists no account besides the key's own: no other account to update")
-        sent = [(entry, api.call("updateAccount", {"accountId": entry["publicId"]},
-                                 json_body=bodies.account_update(entry.get("webhooks", [])))) for entry in others]
-        now = {entry.get("publicId"): entry for entry in lists.read(api, "listAccounts").entries
-               if isinstance(entry, dict)}
+        sent = [
+            (
+                entry,
+                api.call(
+                    "updateAccount",
+                    {"accountId": entry["publicId"]},
+                    json_body=bodies.account_update(entry.get("webhooks", [])),
+                ),
+            )
+            for entry in others
+        ]
+        now = {
+            entry.get("publicId"): entry for entry in lists.read(api, "listAccounts").entries if isinstance(entry, dict)
+        }
         _restore_webhooks(api, resources, own)
-    return [AccountUpdate(f"account {entry['publicId']}, listed by the key's GET /accounts but not its own",
-                          exchange, entry.get("webhooks"), now.get(entry["publicId"], {}).get("webhooks"),
-                          entry["publicId"]) for entry, exchange in sent]
+    return [
+        AccountUpdate(
+            f"account {entry['publicId']}, listed by the key's GET /accounts but not its own",
+            exchange,
+            entry.get("webhooks"),
+            now.get(entry["publicId"], {}).get("webhooks"),
+            entry["publicId"],
+        )
+        for entry, exchange in sent
+    ]
 
 
 def _restore_webhooks(api: ApiClient, resources: Resources, before: dict[str, Any]) -> None:
@@ -321,11 +377,14 @@ def _restore_webhooks(api: ApiClient, resources: Resources, before: dict[str, An
     is reported, not raised (the probe's own outcome stands)."""
     if resources.own_account().get("webhooks") == before.get("webhooks"):
         return
-    restored = api.call("updateAccount", {"accountId": account_id(before)},
-                        json_body=bodies.account_update(before.get("webhooks", [])))
+    restored = api.call(
+        "updateAccount", {"accountId": account_id(before)}, json_body=bodies.account_update(before.get("webhooks", []))
+    )
     if not restored.ok:
-        print(f"\nwallet-conformance: could not restore the webhooks of account {before.get('publicId')} "
-              f"(HTTP {restored.status}); they were {before.get('webhooks')}")
+        print(
+            f"\nwallet-conformance: could not restore the webhooks of account {before.get('publicId')} "
+            f"(HTTP {restored.status}); they were {before.get('webhooks')}"
+        )
 
 
 def update_refused_and_unchanged(update: AccountUpdate, *, requirement: str) -> None:
@@ -334,8 +393,13 @@ def update_refused_and_unchanged(update: AccountUpdate, *, requirement: str) -> 
     account's webhooks read back as they were."""
     if not update.reached_another():
         checks.refused(update.exchange, f"an update of {update.whose}", requirement=requirement)
-    checks.equals(update.after, update.before, f"the webhooks of {update.whose} stay as they were", update.exchange,
-                  requirement=requirement)
+    checks.equals(
+        update.after,
+        update.before,
+        f"the webhooks of {update.whose} stay as they were",
+        update.exchange,
+        requirement=requirement,
+    )
 
 
 # ------------------------------------------------------------------ payments towards the owner's wallet (INFO)
@@ -359,8 +423,12 @@ def payment_seen(exchange: Exchange) -> dict[str, Any]:
     and which fields its answer shows of the destination."""
     data = exchange.data if exchange.ok and isinstance(exchange.data, dict) else {}
     shown = data.get("destinationData")
-    return {"operation": exchange.operation_id, "status": exchange.status, "accepted": exchange.ok,
-            "destination_fields_shown": sorted(shown) if isinstance(shown, dict) else None}
+    return {
+        "operation": exchange.operation_id,
+        "status": exchange.status,
+        "accepted": exchange.ok,
+        "destination_fields_shown": sorted(shown) if isinstance(shown, dict) else None,
+    }
 
 
 def settled_payment_seen(sides: Direction, exchange: Exchange) -> dict[str, Any]:
@@ -401,8 +469,9 @@ def _owner_record(sides: Direction, operation_id: str) -> dict[str, Any]:
         return sides.owner.wallet()
     if operation_id == "listTransactions":
         reference = sides.owner.reference()
-        return sides.owner.resources.require(sides.owner.resources.verify(reference),
-                                             f"verify {reference} in {sides.owner.name}")
+        return sides.owner.resources.require(
+            sides.owner.resources.verify(reference), f"verify {reference} in {sides.owner.name}"
+        )
     return sides.owner.account()
 
 
@@ -419,17 +488,24 @@ def owner_records_filtered(sides: Direction, operation_id: str) -> list[Sighting
     tried = list_filters(operation_id)
     filters = {name: record[name] for name in tried if isinstance(record.get(name), str | bool)}
     if not filters:
-        raise CannotJudge(f"the record of {sides.owner.name} holds none of the fields tried as filters "
-                          f"({', '.join(tried)})")
+        raise CannotJudge(
+            f"the record of {sides.owner.name} holds none of the fields tried as filters ({', '.join(tried)})"
+        )
     sightings = []
     for name, value in filters.items():
         held = sides.intruder.resources.wallet_list_still() if operation_id == "listWallets" else nullcontext()
         with held:
-            listing = lists.read(sides.intruder.api, operation_id, params={name: value},
-                                 until=lambda entries: any(map(shows, entries)))
+            listing = lists.read(
+                sides.intruder.api, operation_id, params={name: value}, until=lambda entries: any(map(shows, entries))
+            )
         if listing.first.ok:
-            sightings.append(Sighting({**sought, "filter": f"{name}={value}"}, listing,
-                                      [entry for entry in listing.entries if shows(entry)]))
+            sightings.append(
+                Sighting(
+                    {**sought, "filter": f"{name}={value}"},
+                    listing,
+                    [entry for entry in listing.entries if shows(entry)],
+                )
+            )
     if not sightings:
         raise CannotJudge(f"the target refused every filter tried on {operation_id} ({', '.join(filters)})")
     return sightings
@@ -446,16 +522,24 @@ def payer_debit_listed(sides: Direction) -> Sighting:
     body = bodies.transfer(source, sides.intruder.wallet()["publicId"], contract.minimum_amount("transfer"))
     exchange = sides.owner.api.call("transfer", json_body=body)
     if not exchange.ok or not isinstance(exchange.data, dict):
-        raise CannotJudge(f"the target refused a transfer into another business's wallet (HTTP {exchange.status}): "
-                          "whether it may is not shown (AUTH-17)")
+        raise CannotJudge(
+            f"the target refused a transfer into another business's wallet (HTTP {exchange.status}): "
+            "whether it may is not shown (AUTH-17)"
+        )
     debit = exchange.data.get("publicId")
     money.settled_or_none(sides.owner.resources, exchange, must_settle=False)
 
     def shows(entry: Any) -> bool:
-        return (isinstance(entry, dict) and entry.get("entry") != "credit"
-                and (entry.get("publicId") == debit or entry.get("source") == source))
+        return (
+            isinstance(entry, dict)
+            and entry.get("entry") != "credit"
+            and (entry.get("publicId") == debit or entry.get("source") == source)
+        )
 
     listing = lists.read(sides.intruder.api, "listTransactions", until=lambda entries: any(map(shows, entries)))
     sides.intruder.resources.require(listing.first, f"list transactions with {sides.intruder.name}'s key")
-    return Sighting({"publicId": debit, "source": source, "entry": "not credit"}, listing,
-                    [entry for entry in listing.entries if shows(entry)])
+    return Sighting(
+        {"publicId": debit, "source": source, "entry": "not credit"},
+        listing,
+        [entry for entry in listing.entries if shows(entry)],
+    )

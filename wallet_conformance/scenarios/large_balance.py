@@ -46,8 +46,10 @@ def pay_past_32_bits(resources: Resources) -> LargePayment:
     """
     resources.skip_without_inbound_payments()
     if resources.settings.environment == "production":
-        raise CannotJudge("in production the funding hook's money may be real: a payment past 2^31 kobo is made only "
-                          "in staging or against the bundled reference")
+        raise CannotJudge(
+            "in production the funding hook's money may be real: a payment past 2^31 kobo is made only "
+            "in staging or against the bundled reference"
+        )
     resources.guard.require_money_movement()
     resources.guard.spend(PAST_32_BITS)
     wallet = resources.wallet()
@@ -58,8 +60,14 @@ def pay_past_32_bits(resources: Resources) -> LargePayment:
     after = money.balance_or_last(resources, public_id, reaching=before + PAST_32_BITS)
 
     def credit_of(entries: list[Any]) -> dict[str, Any] | None:
-        return next((entry for entry in entries if isinstance(entry, dict) and entry.get("entry") == "credit"
-                     and money.pays_into(entry, wallet)), None)
+        return next(
+            (
+                entry
+                for entry in entries
+                if isinstance(entry, dict) and entry.get("entry") == "credit" and money.pays_into(entry, wallet)
+            ),
+            None,
+        )
 
     listing = lists.read(resources.api, "listTransactions", until=lambda entries: credit_of(entries) is not None)
     return LargePayment(wallet, payment, before, after, credit_of(listing.entries), listing)

@@ -13,8 +13,16 @@ from wallet_conformance.world.samples import Samples
 
 WALLET_FILTERS = ("category", "accountNumber", "publicId", "accountName")
 TRANSACTION_FILTERS = ("status", "entry", "reference", "source", "sourceType", "destination")
-PAGING_CANDIDATES = ({"page": 2}, {"perPage": 1}, {"per_page": 1}, {"limit": 1}, {"pageSize": 1}, {"size": 1},
-                     {"offset": 1}, {"skip": 1})
+PAGING_CANDIDATES = (
+    {"page": 2},
+    {"perPage": 1},
+    {"per_page": 1},
+    {"limit": 1},
+    {"pageSize": 1},
+    {"size": 1},
+    {"offset": 1},
+    {"skip": 1},
+)
 
 
 @dataclass(frozen=True)
@@ -34,8 +42,10 @@ def filter_trials(samples: Samples) -> list[FilterTrial]:
     except UNAVAILABLE:
         listed = None
     first = listed[0] if isinstance(listed, list) and listed and isinstance(listed[0], dict) else {}
-    return [FilterTrial("listWallets", [(name, wallet.get(name)) for name in WALLET_FILTERS]),
-            FilterTrial("listTransactions", [(name, first.get(name)) for name in TRANSACTION_FILTERS])]
+    return [
+        FilterTrial("listWallets", [(name, wallet.get(name)) for name in WALLET_FILTERS]),
+        FilterTrial("listTransactions", [(name, first.get(name)) for name in TRANSACTION_FILTERS]),
+    ]
 
 
 def _listed(exchange: Exchange) -> list[Any]:
@@ -65,8 +75,7 @@ def filters_tried(api: ApiClient, trials: list[FilterTrial]) -> dict[str, dict[s
         seen[trial.operation_id] = {"unfiltered_totalCount": lists.pagination(base).get("totalCount")}
         for name, value in trial.filters:
             if value is not None:
-                seen[trial.operation_id][name] = _filter_tried(api, trial.operation_id, name, value,
-                                                               len(_listed(base)))
+                seen[trial.operation_id][name] = _filter_tried(api, trial.operation_id, name, value, len(_listed(base)))
     return seen
 
 
@@ -83,8 +92,9 @@ def paging_parameters_tried(api: ApiClient, resources: Resources, operation_id: 
         resources.wallet()
     base = api.call(operation_id)
     base_data = _listed(base)
-    seen: dict[str, Any] = {"unpaged": {"status": base.status, "pagination": base.meta.get("pagination"),
-                                        "entries": len(base_data)}}
+    seen: dict[str, Any] = {
+        "unpaged": {"status": base.status, "pagination": base.meta.get("pagination"), "entries": len(base_data)}
+    }
     for params in PAGING_CANDIDATES:
         exchange = api.call(operation_id, params=params)
         data = _listed(exchange)
@@ -92,9 +102,11 @@ def paging_parameters_tried(api: ApiClient, resources: Resources, operation_id: 
             "status": exchange.status,
             "pagination": exchange.meta.get("pagination"),
             "entries": len(data),
-            "changed_the_page": exchange.ok and (exchange.meta.get("pagination") != base.meta.get("pagination")
-                                                 or len(data) != len(base_data)
-                                                 or _first_public_id(data) != _first_public_id(base_data)),
+            "changed_the_page": exchange.ok
+            and (
+                exchange.meta.get("pagination") != base.meta.get("pagination")
+                or len(data) != len(base_data)
+                or _first_public_id(data) != _first_public_id(base_data)
+            ),
         }
     return seen
-

@@ -45,8 +45,10 @@ def wallets_past_one_page(api: ApiClient, resources: Resources) -> list[str]:
     first = api.call("listWallets")
     per_page = lists.pagination(first).get("perPage")
     if not first.ok or type(per_page) is not int or not 0 < per_page <= LONG_LIST_MOST:
-        raise CannotJudge(f"the wallet list shows no usable perPage ({per_page!r}, HTTP {first.status}; see SVC-17), "
-                          "so the suite cannot make it longer than one page")
+        raise CannotJudge(
+            f"the wallet list shows no usable perPage ({per_page!r}, HTTP {first.status}; see SVC-17), "
+            "so the suite cannot make it longer than one page"
+        )
     return [resources.wallet()["publicId"] for _ in range(per_page + 1)]
 
 

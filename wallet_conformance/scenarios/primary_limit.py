@@ -60,13 +60,25 @@ def open_primaries(api: ApiClient, closed: set[str]) -> PrimaryCount:
     the test as a setup error of listWallets."""
     listing = lists.walk(api, "listWallets", lists.discover(api, "listWallets"), lists.LARGE_PAGE)
     if not listing.first.ok or not isinstance(listing.first.data, list):
-        raise TargetError(f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
-                          listing.first, requirement=contract.acceptance_requirement("listWallets"))
-    entries = {entry["publicId"]: entry for entry in listing.entries
-               if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)}
-    primaries = frozenset(public_id for public_id, entry in entries.items() if entry.get("category") == "primary"
-                          and entry.get("deletedAt") is None and entry.get("active") is not False
-                          and entry.get("status") != "closed" and public_id not in closed)
+        raise TargetError(
+            f"could not list the wallets to count the primary ones\n{listing.first.describe()}",
+            listing.first,
+            requirement=contract.acceptance_requirement("listWallets"),
+        )
+    entries = {
+        entry["publicId"]: entry
+        for entry in listing.entries
+        if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)
+    }
+    primaries = frozenset(
+        public_id
+        for public_id, entry in entries.items()
+        if entry.get("category") == "primary"
+        and entry.get("deletedAt") is None
+        and entry.get("active") is not False
+        and entry.get("status") != "closed"
+        and public_id not in closed
+    )
     return PrimaryCount(primaries, listing.complete, f"counted on {listing.note}: {len(entries)} wallets seen")
 
 
@@ -75,8 +87,11 @@ def opened_wallet(exchange: Exchange) -> str:
     error of createWallet."""
     public_id = exchange.data.get("publicId") if isinstance(exchange.data, dict) else None
     if not isinstance(public_id, str):
-        raise TargetError(f"a created primary wallet has no publicId\n{exchange.describe()}", exchange,
-                          requirement=contract.acceptance_requirement("createWallet"))
+        raise TargetError(
+            f"a created primary wallet has no publicId\n{exchange.describe()}",
+            exchange,
+            requirement=contract.acceptance_requirement("createWallet"),
+        )
     return public_id
 
 
@@ -128,8 +143,10 @@ class PrimaryLimitRun:
     def context(self) -> str:
         """What the account held and what the run made, for failure messages."""
         made = self.bare_opened + sum(fill.ok for fill in self.fills)
-        return (f"the account held {self.existing} open primary wallet(s) before ({self.note}); the run created "
-                f"{made}, having closed {self.closed_before} primary wallet(s) before")
+        return (
+            f"the account held {self.existing} open primary wallet(s) before ({self.note}); the run created "
+            f"{made}, having closed {self.closed_before} primary wallet(s) before"
+        )
 
 
 class PrimaryLimit:
@@ -150,8 +167,10 @@ class PrimaryLimit:
         self.run.closed_before = len(self.resources.closed_primaries)
         if self.run.existing >= self.run.limit:
             self.resources.skip_if_another_run_holds_primaries()  # the places are another run's: say so
-            raise CannotJudge(f"the account already holds {self.run.existing} open primary wallets ({listed.note}); "
-                              f"the limit is {self.run.limit}: close some to test the primary-wallet limit")
+            raise CannotJudge(
+                f"the account already holds {self.run.existing} open primary wallets ({listed.note}); "
+                f"the limit is {self.run.limit}: close some to test the primary-wallet limit"
+            )
 
     def open_the_first(self) -> None:
         """Create a primary wallet without emailAddress and mobile; opened, it takes a place. (Refused, the first of
@@ -228,8 +247,11 @@ class PrimaryLimit:
             self.run.free = self.run.limit - self.run.existing
             self.run.burst = release(self.api, self._create_straight, BURST)
             self.run.races += 1
-            self.created.extend(exchange.data["publicId"] for exchange in self.run.opened_at_once
-                                if isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str))
+            self.created.extend(
+                exchange.data["publicId"]
+                for exchange in self.run.opened_at_once
+                if isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str)
+            )
             if len(self.run.opened_at_once) > self.run.free:
                 self.run.listed_after_burst = open_primaries(self.api, self.resources.closed_wallets)
                 return

@@ -15,8 +15,9 @@ from wallet_conformance.world.resources import Resources
 
 def _shows(entries: list[Any], public_ids: set[str]) -> bool:
     """Whether list entries show every one of `public_ids`."""
-    return public_ids <= {entry["publicId"] for entry in entries
-                          if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)}
+    return public_ids <= {
+        entry["publicId"] for entry in entries if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)
+    }
 
 
 def wallet_everywhere(api: ApiClient, resources: Resources) -> list[Exchange]:

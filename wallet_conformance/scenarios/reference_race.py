@@ -43,9 +43,11 @@ class ReferenceRace:
 
         race = cls(references, release(api, send, requests))
         if not any(exchange.ok for exchange in race.exchanges):
-            raise CannotJudge(f"none of the {requests} collection accounts asked for at once was created (statuses "
-                              f"{sorted({e.status for e in race.exchanges})}): no concurrent use of a reference to "
-                              "check")
+            raise CannotJudge(
+                f"none of the {requests} collection accounts asked for at once was created (statuses "
+                f"{sorted({e.status for e in race.exchanges})}): no concurrent use of a reference to "
+                "check"
+            )
         return race
 
     def reference_of(self, number: int) -> str:
@@ -55,15 +57,23 @@ class ReferenceRace:
     def accepted_twice(self) -> list[tuple[str, list[Exchange]]]:
         """Each reference more than one request opened a collection account with, and those requests' exchanges (an
         accepted request whose account shows another reference did not take the one sent: RES-32's matter)."""
-        opened = [(self.reference_of(number), exchange) for number, exchange in enumerate(self.exchanges)
-                  if exchange.ok and request_rules.takes_the_reference(exchange)]
+        opened = [
+            (self.reference_of(number), exchange)
+            for number, exchange in enumerate(self.exchanges)
+            if exchange.ok and request_rules.takes_the_reference(exchange)
+        ]
         counts = Counter(reference for reference, _ in opened)
-        return [(reference, [exchange for sent, exchange in opened if sent == reference])
-                for reference, count in counts.items() if count > 1]
+        return [
+            (reference, [exchange for sent, exchange in opened if sent == reference])
+            for reference, count in counts.items()
+            if count > 1
+        ]
 
     @property
     def summary(self) -> str:
         """The race in one line, for a failure's detail."""
         sent, accepted = len(self.exchanges), sum(exchange.ok for exchange in self.exchanges)
-        return (f"{sent} collection accounts asked for at once, {sent // len(self.references)} with each of "
-                f"{len(self.references)} new references; {accepted} were created")
+        return (
+            f"{sent} collection accounts asked for at once, {sent // len(self.references)} with each of "
+            f"{len(self.references)} new references; {accepted} were created"
+        )

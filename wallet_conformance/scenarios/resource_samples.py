@@ -34,8 +34,10 @@ def _shaped(exchange: Exchange, operation_id: str) -> Exchange:
     paged = contract.is_paginated(operation_id)
     if exchange.ok and exchange.is_json and not isinstance(exchange.data, list if paged else dict):
         shape = "an array" if paged else "an object"
-        raise CannotJudge(f"{operation_id}'s sample answered data as {type(exchange.data).__name__}, not {shape} "
-                          f"({'SVC-20' if paged else contract.SINGLE_RECORD}'s matter): its records cannot be read")
+        raise CannotJudge(
+            f"{operation_id}'s sample answered data as {type(exchange.data).__name__}, not {shape} "
+            f"({'SVC-20' if paged else contract.SINGLE_RECORD}'s matter): its records cannot be read"
+        )
     return exchange
 
 
@@ -46,8 +48,10 @@ def wallet_places(samples: Samples, operation_ids: tuple[str, ...]) -> list[tupl
     for operation_id in operation_ids:
         exchange = _shaped(samples(operation_id), operation_id)
         if contract.is_paginated(operation_id):
-            places += [(f"{label(operation_id)}[{index}].publicId", entry, exchange)
-                       for index, entry in enumerate(envelope.data_is_array(exchange))]
+            places += [
+                (f"{label(operation_id)}[{index}].publicId", entry, exchange)
+                for index, entry in enumerate(envelope.data_is_array(exchange))
+            ]
         else:
             places.append((f"{label(operation_id)}.publicId", exchange.data, exchange))
     return places
@@ -105,8 +109,10 @@ class ResourceRecords:
 
     def undocumented_fields(self) -> dict[str, list[str]]:
         """Per resource, the fields it carries that its table does not list."""
-        return {name: fields.undocumented_fields(record, schema_file)
-                for name, (record, schema_file) in self.records.items()}
+        return {
+            name: fields.undocumented_fields(record, schema_file)
+            for name, (record, schema_file) in self.records.items()
+        }
 
     def gaps(self) -> dict[str, Any]:
         """`not_sampled` for an observation, when a resource could not be sampled."""

@@ -90,11 +90,16 @@ def inbound_credit(api: ApiClient, resources: Resources) -> InboundCredit:
     listing = read.first
     resources.require(listing, "list transactions")
     mine = paying_into(read.entries, wallet)
-    candidates = [(index, entry) for index, entry in enumerate(read.entries)
-                  if isinstance(entry, dict) and entry.get("sourceType") == EXTERNAL]
+    candidates = [
+        (index, entry)
+        for index, entry in enumerate(read.entries)
+        if isinstance(entry, dict) and entry.get("sourceType") == EXTERNAL
+    ]
     if not (mine or candidates):
-        raise NotReached(f"no inbound credit (sourceType External) in what was read of GET /transactions "
-                          f"({read.note}; give --funding-url so the run can make one)")
+        raise NotReached(
+            f"no inbound credit (sourceType External) in what was read of GET /transactions "
+            f"({read.note}; give --funding-url so the run can make one)"
+        )
     index, entry = (mine or candidates)[0]
     reference = entry.get("reference")
     if not isinstance(reference, str):
@@ -148,8 +153,10 @@ def shaped(exchange: Exchange) -> Exchange:
     data = exchange.data
     if isinstance(data, dict) or (isinstance(data, list) and all(isinstance(entry, dict) for entry in data)):
         return exchange
-    raise CannotJudge(f"the {exchange.operation_id} answer shows no transaction as an object (see SVC-19, SVC-20 and "
-                      "the operation's own requirement)")
+    raise CannotJudge(
+        f"the {exchange.operation_id} answer shows no transaction as an object (see SVC-19, SVC-20 and "
+        "the operation's own requirement)"
+    )
 
 
 class TransactionSources:
@@ -163,26 +170,30 @@ class TransactionSources:
         be judged here (`shaped`)."""
         get = self._get
         if source == TRANSFER:
-            return records.one_record(shaped(get("sample_transfer")), "POST /transactions/transfer data",
-                                      requirement=requirement)
+            return records.one_record(
+                shaped(get("sample_transfer")), "POST /transactions/transfer data", requirement=requirement
+            )
         if source == BANK_TRANSFER:
-            return records.one_record(shaped(get("sample_bankTransfer")), "POST /transactions/bank-transfer data",
-                                      requirement=requirement)
+            return records.one_record(
+                shaped(get("sample_bankTransfer")), "POST /transactions/bank-transfer data", requirement=requirement
+            )
         if source == VERIFY_TRANSFER:
-            return records.one_record(shaped(get(SETTLED_TRANSFER)), "verify (settled transfer) data",
-                                      requirement=requirement)
+            return records.one_record(
+                shaped(get(SETTLED_TRANSFER)), "verify (settled transfer) data", requirement=requirement
+            )
         if source == VERIFY_BANK_TRANSFER:
-            return records.one_record(shaped(get(VERIFIED_BANK_TRANSFER)), "verify (bank transfer) data",
-                                      requirement=requirement)
+            return records.one_record(
+                shaped(get(VERIFIED_BANK_TRANSFER)), "verify (bank transfer) data", requirement=requirement
+            )
         if source == LISTED:
-            return records.listed_records(shaped(get(TRANSACTION_LIST)), "GET /transactions data",
-                                          requirement=requirement)
+            return records.listed_records(
+                shaped(get(TRANSACTION_LIST)), "GET /transactions data", requirement=requirement
+            )
         credit: InboundCredit = get(INBOUND_CREDIT)
         if source == INBOUND:
             return [Found(credit.label, credit.entry, credit.listing)]
         if source == VERIFY_INBOUND:
-            return records.one_record(shaped(credit.verified), "verify (inbound credit) data",
-                                      requirement=requirement)
+            return records.one_record(shaped(credit.verified), "verify (inbound credit) data", requirement=requirement)
         raise ValueError(f"no transaction source {source!r} (the sources are {', '.join(EVERY_SOURCE)})")
 
     def every(self, sources: tuple[str, ...], *, requirement: str | None = None) -> list[Found]:
@@ -216,8 +227,9 @@ class TransactionSources:
         for source in sources:
             with left_out_if_unavailable():
                 for where, transaction, exchange in self.found(source, requirement=requirement):
-                    judged += parties.repeats_the_parties(where, transaction, self.named(source, transaction),
-                                                          exchange, requirement=requirement)
+                    judged += parties.repeats_the_parties(
+                        where, transaction, self.named(source, transaction), exchange, requirement=requirement
+                    )
         return judged
 
     def meta_parts(self, sources: tuple[str, ...], name: str, *, requirement: str | None = None) -> list[Part]:

@@ -51,7 +51,8 @@ def _followed(resources: Resources, exchange: Exchange, started: float) -> dict[
     settled = money.settled_or_none(resources, reference)
     return {
         "status_on_acceptance": data.get("status"),
-        "status_after": settled.get("status") if settled
+        "status_after": settled.get("status")
+        if settled
         else f"still pending after {resources.settings.settle_timeout:g} s",
         "seconds_waited_so_far": round(time.monotonic() - started, 2),
         "verify_transactionStatus": nested(settled, "meta", "verify", "data", "data", "transactionStatus"),

@@ -40,8 +40,9 @@ class Alone:
             destination_before = resources.balance(destination)
             exchange = resources.api.call("transfer", json_body=bodies.transfer(source, destination, amount))
         else:
-            exchange = resources.api.call("bankTransfer", json_body=bodies.bank_transfer(
-                source, *resources.external_account(), amount))
+            exchange = resources.api.call(
+                "bankTransfer", json_body=bodies.bank_transfer(source, *resources.external_account(), amount)
+            )
         data = money.accepted_transfer(exchange, f"make a {operation_id} alone")
         done = money.settled_or_skip(resources, data["reference"])
         taken = source_before - money.balance_or_last(resources, source, moved_from=source_before, after=done)
@@ -83,8 +84,9 @@ class TransferRace:
     exchanges: list[Exchange]
 
     @classmethod
-    def fire(cls, resources: Resources, transfers: int, funded_shares: int,
-             operation_id: str = "transfer") -> TransferRace:
+    def fire(
+        cls, resources: Resources, transfers: int, funded_shares: int, operation_id: str = "transfer"
+    ) -> TransferRace:
         """Fund a new source with `funded_shares` minimum transfers and room for one fee (`money.funding`: the document
         bounds no fee), then release `transfers` of them at once, to a new wallet or to the external account
         (`concurrency.release`).
@@ -106,17 +108,29 @@ class TransferRace:
         def send(number_sent: int) -> Exchange:
             narration = f"{resources.run_id} concurrent {number_sent}"
             if destination is not None:
-                return resources.api.call("transfer", json_body=bodies.transfer(source, destination, amount,
-                                                                                 narration=narration))
+                return resources.api.call(
+                    "transfer", json_body=bodies.transfer(source, destination, amount, narration=narration)
+                )
             body = bodies.bank_transfer(source, number, code, amount, narration=narration)
             return resources.api.call("bankTransfer", json_body=body)
 
-        race = cls(resources, operation_id, source, destination, amount, funded, destination_before,
-                   tuple(read for read in before if read is not None), release(resources.api, send, transfers))
+        race = cls(
+            resources,
+            operation_id,
+            source,
+            destination,
+            amount,
+            funded,
+            destination_before,
+            tuple(read for read in before if read is not None),
+            release(resources.api, send, transfers),
+        )
         if not race.accepted:
-            raise CannotJudge(f"none of the {transfers} concurrent {operation_id}s of {amount} kobo was accepted "
-                              f"(statuses {sorted({exchange.status for exchange in race.exchanges})}): no concurrent "
-                              "debit to check")
+            raise CannotJudge(
+                f"none of the {transfers} concurrent {operation_id}s of {amount} kobo was accepted "
+                f"(statuses {sorted({exchange.status for exchange in race.exchanges})}): no concurrent "
+                "debit to check"
+            )
         return race
 
     @property
@@ -127,14 +141,18 @@ class TransferRace:
     @property
     def summary(self) -> str:
         """The race in one line, for a failure's detail."""
-        return (f"{len(self.accepted)} of {len(self.exchanges)} concurrent {self.operation_id}s of {self.amount} kobo "
-                f"were accepted from a wallet holding {self.funded}")
+        return (
+            f"{len(self.accepted)} of {len(self.exchanges)} concurrent {self.operation_id}s of {self.amount} kobo "
+            f"were accepted from a wallet holding {self.funded}"
+        )
 
     def shown_balances(self) -> list[tuple[Any, Exchange]]:
         """The balance each accepted transfer's response shows, with its exchange (an accepted transfer without a
         transaction reference is a setup error)."""
-        return [(money.accepted_transfer(exchange, "read an accepted concurrent transfer").get("balance"), exchange)
-                for exchange in self.accepted]
+        return [
+            (money.accepted_transfer(exchange, "read an accepted concurrent transfer").get("balance"), exchange)
+            for exchange in self.accepted
+        ]
 
     def ended(self, alone: Alone) -> Ending:
         """The race once every accepted transfer has ended, each completed one expected to move what one transfer
@@ -152,8 +170,10 @@ class TransferRace:
             reference = money.accepted_transfer(exchange, "read an accepted concurrent transfer")["reference"]
             done = money.settled_or_none(self.resources, reference, must_settle=False)
             if done is None:
-                raise CannotJudge(f"transaction {reference} was still pending after --settle-timeout "
-                                  f"({self.resources.settings.settle_timeout:g} s): the balances cannot be judged yet")
+                raise CannotJudge(
+                    f"transaction {reference} was still pending after --settle-timeout "
+                    f"({self.resources.settings.settle_timeout:g} s): the balances cannot be judged yet"
+                )
             completed = done.get("status") == contract.success_state()
             movements.append(balances.Movement(alone.given or 0, alone.taken, completed))
         outcomes = balances.conserved(movements)

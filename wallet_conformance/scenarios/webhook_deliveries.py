@@ -50,8 +50,9 @@ class Deliveries:
         return examples
 
 
-def around_a_transfer(api: ApiClient, resources: Resources, settings: Settings, secret_key: str,
-                      run_id: str) -> Deliveries:
+def around_a_transfer(
+    api: ApiClient, resources: Resources, settings: Settings, secret_key: str, run_id: str
+) -> Deliveries:
     """Listens on --webhook-listen, adds the listener (or --webhook-public-url) to the account's webhooks, funds a
     wallet and transfers the smallest amount from it, then waits up to --settle-timeout for a delivery about the
     transfer; the account's webhooks are put back. A refused URL ends the scenario there (`refused`)."""
@@ -76,8 +77,9 @@ def around_a_transfer(api: ApiClient, resources: Resources, settings: Settings, 
                 seen.settled = money.settled_or_none(resources, reference) is not None
 
             def about_the_transfer() -> bool:
-                return any(reference and reference in item["raw"].decode(errors="replace")
-                           for item in listener.deliveries())
+                return any(
+                    reference and reference in item["raw"].decode(errors="replace") for item in listener.deliveries()
+                )
 
             poll(about_the_transfer, settings.settle_timeout)
             received = listener.deliveries()

@@ -107,14 +107,22 @@ def _sender(get: Fixtures, operation_id: str) -> Callable[[WrongValue], Outcome]
             made = ids
         body = case.body(made)
         spelled = spelled_text(body)  # a number in a spelling of its own (1e4), sent as that text
-        answer = _answer(operation_id, lambda: resources.create_wallet(body) if operation_id == "createWallet"
-                         else api.call(operation_id, content=spelled) if spelled is not None
-                         else api.call(operation_id, json_body=body))
+        answer = _answer(
+            operation_id,
+            lambda: (
+                resources.create_wallet(body)
+                if operation_id == "createWallet"
+                else api.call(operation_id, content=spelled)
+                if spelled is not None
+                else api.call(operation_id, json_body=body)
+            ),
+        )
         if purse is not None:
             purse.after(answer)
         read = _read_back(api, answer)
-        return Outcome(case, _at_path(as_parsed(body), case.sent_path), answer, read,
-                       read.data if read is not None else None)
+        return Outcome(
+            case, _at_path(as_parsed(body), case.sent_path), answer, read, read.data if read is not None else None
+        )
 
     return send
 
@@ -134,8 +142,9 @@ def _answer(operation_id: str, send: Callable[[], Exchange]) -> Exchange:
 def primary_with_null(resources: Resources, field: str) -> Exchange:
     """The answer to a primary wallet's creation whose `field` (emailAddress or mobile, which only a secondary wallet
     requires) is null; a wallet it makes is closed at once. Called under the account lock (primary places)."""
-    answer = _answer("createWallet", partial(resources.create_wallet,
-                                             bodies.wallet(resources.run_id, "primary", **{field: None})))
+    answer = _answer(
+        "createWallet", partial(resources.create_wallet, bodies.wallet(resources.run_id, "primary", **{field: None}))
+    )
     made = answer.data if answer.ok else None
     if isinstance(made, dict) and isinstance(made.get("publicId"), str):
         resources.close_wallet(made["publicId"])
@@ -145,10 +154,12 @@ def primary_with_null(resources: Resources, field: str) -> Exchange:
 def _ids(get: Fixtures, operation_id: str) -> Ids:
     """The records the valid bodies of `operation_id` name (placeholders where its body names none)."""
     resources: Resources = get("resources")
-    external = (resources.external_account() if names_an_external_account(operation_id)
-                else PLACEHOLDERS.external_account)
-    destination = (get("sample_wallet")["publicId"] if operation_id == "createCollectionAccount"
-                   else PLACEHOLDERS.destination)
+    external = (
+        resources.external_account() if names_an_external_account(operation_id) else PLACEHOLDERS.external_account
+    )
+    destination = (
+        get("sample_wallet")["publicId"] if operation_id == "createCollectionAccount" else PLACEHOLDERS.destination
+    )
     return Ids(resources.run_id, PLACEHOLDERS.source, destination, external)
 
 
@@ -183,20 +194,29 @@ def _account_updates(get: Fixtures, own: list[WrongValue]) -> dict[str, Outcome]
     with resources.account_wide():
         account = resources.own_account()
         public_id, original = accounts.account_id(account), accounts.webhooks_of(account)
-        ids = Ids(resources.run_id, PLACEHOLDERS.source, PLACEHOLDERS.destination, PLACEHOLDERS.external_account,
-                  tuple(original))
+        ids = Ids(
+            resources.run_id,
+            PLACEHOLDERS.source,
+            PLACEHOLDERS.destination,
+            PLACEHOLDERS.external_account,
+            tuple(original),
+        )
         try:
             for case in own:
                 body = case.body(ids)
-                answer = _answer("updateAccount",
-                                 partial(api.call, "updateAccount", {"accountId": public_id}, json_body=body))
+                answer = _answer(
+                    "updateAccount", partial(api.call, "updateAccount", {"accountId": public_id}, json_body=body)
+                )
                 record, read = accounts.listed_account(api, resources, public_id) if answer.ok else (None, None)
                 found[case.name] = Outcome(case, _at_path(body, case.sent_path), answer, read, record)
         finally:
             if any(outcome.answer.ok for outcome in found.values()):
-                restored = api.call("updateAccount", {"accountId": public_id},
-                                    json_body=bodies.account_update(original))
+                restored = api.call(
+                    "updateAccount", {"accountId": public_id}, json_body=bodies.account_update(original)
+                )
                 if not restored.ok:
-                    print(f"\nwallet-conformance: could not restore the account's webhooks (HTTP {restored.status}); "
-                          f"they were {original}")
+                    print(
+                        f"\nwallet-conformance: could not restore the account's webhooks (HTTP {restored.status}); "
+                        f"they were {original}"
+                    )
     return found

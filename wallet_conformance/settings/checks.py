@@ -30,11 +30,15 @@ def base_url(option: Option, value: str) -> str:
     dropped), without credentials (they would be shown in every report, and sent in the proxy's Host header)."""
     value = http_url(option, value.rstrip("/"))
     if "@" in urlparse(value).netloc:
-        raise ConfigError(f"{option.flag} carries credentials (user:password@host): they would be written in every "
-                          "report and line of output; the suite authenticates with the secret key alone")
+        raise ConfigError(
+            f"{option.flag} carries credentials (user:password@host): they would be written in every "
+            "report and line of output; the suite authenticates with the secret key alone"
+        )
     if not value.endswith(contract.version_segment()):
-        raise ConfigError(f"{option.flag} must end with the version segment {contract.version_segment()} "
-                          f"(the document's base address), got {value!r}")
+        raise ConfigError(
+            f"{option.flag} must end with the version segment {contract.version_segment()} "
+            f"(the document's base address), got {value!r}"
+        )
     return value
 
 
@@ -50,8 +54,10 @@ def absolute_url(option: Option, value: str) -> str:
 def secret_key(option: Option, key: str) -> str:
     """A key of at least MIN_KEY_LENGTH characters: a shorter one cannot be kept out of the output reliably."""
     if len(key) < MIN_KEY_LENGTH:
-        raise ConfigError(f"{option.named} is {len(key)} characters long: a secret key has at least {MIN_KEY_LENGTH} "
-                          "(is it the whole key?)")
+        raise ConfigError(
+            f"{option.named} is {len(key)} characters long: a secret key has at least {MIN_KEY_LENGTH} "
+            "(is it the whole key?)"
+        )
     return key
 
 
@@ -60,8 +66,9 @@ def choice(words: str | None = None) -> Check:
 
     def check(option: Option, value: str) -> str:
         if value not in (option.choices or ()):
-            raise ConfigError(f"{option.flag} must be {words or 'one of ' + ', '.join(option.choices or ())}, "
-                              f"got {value!r}")
+            raise ConfigError(
+                f"{option.flag} must be {words or 'one of ' + ', '.join(option.choices or ())}, got {value!r}"
+            )
         return value
 
     return check
@@ -95,9 +102,12 @@ def bank_account(option: Option, value: str) -> tuple[str, str | None]:
     the account number at a bank the list shows of type `nuban`), the bank code, when given, a word."""
     number, colon, code = value.partition(":")
     if not (len(number) == NUBAN_DIGITS and number.isascii() and number.isdigit()) or (
-            colon and not re.fullmatch(r"[^\s:]+", code)):
-        raise ConfigError(f"{option.named} must be NUMBER or NUMBER:BANKCODE, NUMBER a NUBAN account number of "
-                          f"{NUBAN_DIGITS} digits and BANKCODE a bankCode of the bank list, got {value!r}")
+        colon and not re.fullmatch(r"[^\s:]+", code)
+    ):
+        raise ConfigError(
+            f"{option.named} must be NUMBER or NUMBER:BANKCODE, NUMBER a NUBAN account number of "
+            f"{NUBAN_DIGITS} digits and BANKCODE a bankCode of the bank list, got {value!r}"
+        )
     return number, code or None
 
 
@@ -144,8 +154,10 @@ def requirement_ids(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
     known = catalogue()
     unknown = [name for name in given if name.upper() not in known]
     if unknown:
-        raise ConfigError(f"{option.flag} {', '.join(unknown)}: no such requirement in requirements.yaml; "
-                          f"`{PROGRAM} --list-requirements` lists them")
+        raise ConfigError(
+            f"{option.flag} {', '.join(unknown)}: no such requirement in requirements.yaml; "
+            f"`{PROGRAM} --list-requirements` lists them"
+        )
     return tuple(dict.fromkeys(name.upper() for name in given))
 
 
@@ -154,8 +166,9 @@ def parts(option: Option, given: tuple[str, ...]) -> tuple[str, ...]:
     known = catalogue().sections
     unknown = [name for name in given if name.lower() not in known]
     if unknown:
-        raise ConfigError(f"{option.flag} {', '.join(unknown)}: no such part of the document; the parts are "
-                          f"{', '.join(known)}")
+        raise ConfigError(
+            f"{option.flag} {', '.join(unknown)}: no such part of the document; the parts are {', '.join(known)}"
+        )
     return tuple(dict.fromkeys(name.lower() for name in given))
 
 

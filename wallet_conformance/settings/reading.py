@@ -23,8 +23,9 @@ def _across(held: Mapping[str, Any], command: str) -> None:
     naming the options. Those of a target and its keys hold where `command` takes --base-url (the proxy forwards
     its clients' keys: it needs none); the proxy's own first."""
     taken = {option.flag for option in SUBCOMMANDS[command].values_of}
-    given: dict[str, Any] = {flag: held.get(option.attribute) if flag in taken else None
-                             for flag, option in BY_ANY_FLAG.items()}
+    given: dict[str, Any] = {
+        flag: held.get(option.attribute) if flag in taken else None for flag, option in BY_ANY_FLAG.items()
+    }
     if command == PROXY:
         proxy_options.across(given)
     if given["--har"]:
@@ -33,21 +34,28 @@ def _across(held: Mapping[str, Any], command: str) -> None:
                 raise ConfigError(f"{flag} needs an active run; --har judges recorded traffic and sends nothing")
     key, second_key = given["--secret-key"], given["--second-secret-key"]
     if second_key and second_key == key:
-        raise ConfigError(f"{BY_FLAG['--second-secret-key'].named} is the --secret-key itself: give the secret key of "
-                          "an account of another business, or leave it out")
+        raise ConfigError(
+            f"{BY_FLAG['--second-secret-key'].named} is the --secret-key itself: give the secret key of "
+            "an account of another business, or leave it out"
+        )
     if "--base-url" not in taken:  # the proxy: its clients' keys are theirs
         pass
     elif given["--base-url"]:
         if not key and not given["--har"]:
-            raise ConfigError(f"--base-url is given but no {BY_FLAG['--secret-key'].named}: the target needs the "
-                              "account's secret key")
+            raise ConfigError(
+                f"--base-url is given but no {BY_FLAG['--secret-key'].named}: the target needs the account's secret key"
+            )
     elif key or second_key:
         flag = BY_FLAG["--secret-key" if key else "--second-secret-key"].named
-        raise ConfigError(f"{flag} is given but no {BY_FLAG['--base-url'].named}: say which target the key is for "
-                          "(without both, the suite runs against the bundled reference and needs no key)")
+        raise ConfigError(
+            f"{flag} is given but no {BY_FLAG['--base-url'].named}: say which target the key is for "
+            "(without both, the suite runs against the bundled reference and needs no key)"
+        )
     chosen = [option for option in ("--requirement", "--part", "--level") if given[option]]
-    if len(chosen) > 1 and not Settings(requirements=given["--requirement"], parts=given["--part"],
-                                        levels=given["--level"]).chosen:
+    if (
+        len(chosen) > 1
+        and not Settings(requirements=given["--requirement"], parts=given["--part"], levels=given["--level"]).chosen
+    ):
         raise ConfigError(f"{' and '.join(chosen)} together choose no requirement: each narrows the others' choice")
     for flag in ("--reference-fault", "--reference-latency", "--reference-variant"):
         if given[flag] and given["--base-url"]:
@@ -55,8 +63,10 @@ def _across(held: Mapping[str, Any], command: str) -> None:
     if given["--cleanup"] and not given["--base-url"]:
         raise ConfigError("--cleanup works on a deployed target: give --base-url and --secret-key")
     if given["--keep-failing-records"] and not given["--base-url"]:
-        raise ConfigError("--keep-failing-records works on a deployed target: the bundled reference, and every record "
-                          "in it, ends with the run")
+        raise ConfigError(
+            "--keep-failing-records works on a deployed target: the bundled reference, and every record "
+            "in it, ends with the run"
+        )
 
 
 def unwritable(folder: Path, error: OSError) -> str:
@@ -81,8 +91,9 @@ def held_values(values: Mapping[str, Any], command: str = RUN) -> dict[str, Any]
     options = [option for option in SUBCOMMANDS[command].values_of if option.dest in values]
     for option in options:
         if values[option.dest] == "" or (option.action == "append" and "" in (values[option.dest] or ())):
-            raise ConfigError(f"{option.flag} is given an empty value; give {option.metavar or 'a value'}, or leave "
-                              "it out")
+            raise ConfigError(
+                f"{option.flag} is given an empty value; give {option.metavar or 'a value'}, or leave it out"
+            )
     return {option.flag: option.held(values[option.dest]) for option in options}
 
 

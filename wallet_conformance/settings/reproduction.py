@@ -44,14 +44,21 @@ def reproduction(settings: Settings, command: str = RUN) -> list[str]:
     it declares `reproduced` that were given."""
     if command != RUN:
         options = [BY_ANY_FLAG[flag] for flag in SUBCOMMANDS[command].reproduced]
-        return [PROGRAM, command, *(word for option in options
-                                    for word in _words(option, getattr(settings, option.attribute)))]
+        return [
+            PROGRAM,
+            command,
+            *(word for option in options for word in _words(option, getattr(settings, option.attribute))),
+        ]
     words = [PROGRAM]
     for option in sorted(OPTIONS, key=lambda option: list(GROUPS).index(option.group)):
         given = _words(option, getattr(settings, option.attribute))
         default = option.derived(vars(settings)) if option.derived else option.default
-        shown = {"changed": given != _words(option, default), "active": not settings.passive,
-                 "deployed": not settings.embedded and not settings.passive, "never": False}[option.reproduce]
+        shown = {
+            "changed": given != _words(option, default),
+            "active": not settings.passive,
+            "deployed": not settings.embedded and not settings.passive,
+            "never": False,
+        }[option.reproduce]
         if shown:
             words += given
     if settings.strict:

@@ -14,21 +14,40 @@ from wallet_conformance.settings.suite_options import BY_FLAG, OPTIONS
 
 # The installed command's own options: they answer without running the suite (wallet_conformance/cli.py).
 COMMAND_OPTIONS: tuple[Option, ...] = (
-    Option("--version", "the suite's version and the sha256 of the files it judges by", action="store_true",
-           group="command"),
-    Option("--list-requirements", "the catalogue, one line per requirement: id, level, title",
-           metavar="[--part P] [--level L]", action="store_true", group="command"),
-    Option("--list-faults", "the bundled reference's faults, for --reference-fault", action="store_true",
-           group="command"),
-    Option("--list-variants", "the bundled reference's variants, for --reference-variant", action="store_true",
-           group="command"),
-    Option("--help-pytest", "pytest's own options (-n, -k, --junitxml...), taken too", action="store_true",
-           group="command"),
+    Option(
+        "--version",
+        "the suite's version and the sha256 of the files it judges by",
+        action="store_true",
+        group="command",
+    ),
+    Option(
+        "--list-requirements",
+        "the catalogue, one line per requirement: id, level, title",
+        metavar="[--part P] [--level L]",
+        action="store_true",
+        group="command",
+    ),
+    Option(
+        "--list-faults", "the bundled reference's faults, for --reference-fault", action="store_true", group="command"
+    ),
+    Option(
+        "--list-variants",
+        "the bundled reference's variants, for --reference-variant",
+        action="store_true",
+        group="command",
+    ),
+    Option(
+        "--help-pytest", "pytest's own options (-n, -k, --junitxml...), taken too", action="store_true", group="command"
+    ),
 )
 # The replay's own options (`wallet-conformance replay`, reporting/replayed.py), with the target's.
 REPLAY_OPTIONS: tuple[Option, ...] = (
-    Option("--test", "the test whose failure is replayed: its node id as the report writes it, or the start of one",
-           metavar="NODEID", group="run"),
+    Option(
+        "--test",
+        "the test whose failure is replayed: its node id as the report writes it, or the start of one",
+        metavar="NODEID",
+        group="run",
+    ),
 )
 BY_ANY_FLAG = {option.flag: option for option in (*OPTIONS, *PROXY_OPTIONS, *REPLAY_OPTIONS)}
 
@@ -76,33 +95,75 @@ class Subcommand:
 
 # The subcommands, in the order the command's help lists them: `wallet-conformance NAME` runs NAME's runner; the bare
 # command, and one starting with an option or a test path, is `run`. One more subcommand is one more entry here.
-SUBCOMMANDS = {subcommand.name: subcommand for subcommand in (
-    Subcommand(RUN, "run the suite (as the bare command, and ./conformance, do)",
-               "wallet_conformance.cli:run_suite", usage="[options] [test paths]"),
-    Subcommand("har", "judge recorded traffic, sending nothing (as --har FILE does)",
-               "wallet_conformance.cli:judge_har",
-               ("--base-url", "--secret-key", "--second-secret-key", "--environment", "--requirement",
-                "--keep-personal-data", "--report-dir", "--waivers", "--baseline", "--require-complete"),
-               positional="FILE", dest=BY_FLAG["--har"].dest,
-               details="A FILE that is a folder stands for every *.har in it. docs/har.md says more."),
-    Subcommand(PROXY, "a validating proxy in front of the target (docs/proxy.md)",
-               "wallet_conformance.proxy.command:main", (*(option.flag for option in PROXY_OPTIONS), *PROXY_SHARED),
-               usage="--upstream URL [options]",
-               reproduced=("--upstream", "--waivers", "--baseline", "--require-complete"),
-               details="Clients use http://HOST:PORT/v1 as their base URL; every exchange is forwarded unchanged and "
-                       "judged on the side. Stop it with Ctrl-C (SIGINT) or SIGTERM: the reports are written then."),
-    Subcommand("replay", "replay a failure from a report; say whether it shows again", "wallet_conformance.cli:replay",
-               ("--test", "--requirement", "--base-url", "--secret-key", "--second-secret-key", "--funding-url",
-                "--test-timeout"),
-               positional="REPORT", dest="reports",
-               details="REPORT is a conformance.json, conformance.md, conformance.html or junit.xml; the replay is "
-                       "the script the report shows for the failing test, run with bash (curl and python3 needed) "
-                       "against --base-url, or, without one, a bundled reference with the faults and variants the "
-                       "report's run had. Exit 1: the failure shows again; 0: it does not; 11: the answers cannot "
-                       "tell (only a list's status could be compared). docs/reports.md says more."),
-    Subcommand("merge", "one report of several conformance.json (proxies, --har runs)",
-               "wallet_conformance.cli:merged", ("--report-dir", "--waivers", "--baseline", "--require-complete"),
-               positional="REPORT", dest="reports",
-               details="Each REPORT a conformance.json of this catalogue, each given once; every requirement is "
-                       "judged again on what they all judged (docs/proxy.md, \"Several proxies, one verdict\")."),
-)}
+SUBCOMMANDS = {
+    subcommand.name: subcommand
+    for subcommand in (
+        Subcommand(
+            RUN,
+            "run the suite (as the bare command, and ./conformance, do)",
+            "wallet_conformance.cli:run_suite",
+            usage="[options] [test paths]",
+        ),
+        Subcommand(
+            "har",
+            "judge recorded traffic, sending nothing (as --har FILE does)",
+            "wallet_conformance.cli:judge_har",
+            (
+                "--base-url",
+                "--secret-key",
+                "--second-secret-key",
+                "--environment",
+                "--requirement",
+                "--keep-personal-data",
+                "--report-dir",
+                "--waivers",
+                "--baseline",
+                "--require-complete",
+            ),
+            positional="FILE",
+            dest=BY_FLAG["--har"].dest,
+            details="A FILE that is a folder stands for every *.har in it. docs/har.md says more.",
+        ),
+        Subcommand(
+            PROXY,
+            "a validating proxy in front of the target (docs/proxy.md)",
+            "wallet_conformance.proxy.command:main",
+            (*(option.flag for option in PROXY_OPTIONS), *PROXY_SHARED),
+            usage="--upstream URL [options]",
+            reproduced=("--upstream", "--waivers", "--baseline", "--require-complete"),
+            details="Clients use http://HOST:PORT/v1 as their base URL; every exchange is forwarded unchanged and "
+            "judged on the side. Stop it with Ctrl-C (SIGINT) or SIGTERM: the reports are written then.",
+        ),
+        Subcommand(
+            "replay",
+            "replay a failure from a report; say whether it shows again",
+            "wallet_conformance.cli:replay",
+            (
+                "--test",
+                "--requirement",
+                "--base-url",
+                "--secret-key",
+                "--second-secret-key",
+                "--funding-url",
+                "--test-timeout",
+            ),
+            positional="REPORT",
+            dest="reports",
+            details="REPORT is a conformance.json, conformance.md, conformance.html or junit.xml; the replay is "
+            "the script the report shows for the failing test, run with bash (curl and python3 needed) "
+            "against --base-url, or, without one, a bundled reference with the faults and variants the "
+            "report's run had. Exit 1: the failure shows again; 0: it does not; 11: the answers cannot "
+            "tell (only a list's status could be compared). docs/reports.md says more.",
+        ),
+        Subcommand(
+            "merge",
+            "one report of several conformance.json (proxies, --har runs)",
+            "wallet_conformance.cli:merged",
+            ("--report-dir", "--waivers", "--baseline", "--require-complete"),
+            positional="REPORT",
+            dest="reports",
+            details="Each REPORT a conformance.json of this catalogue, each given once; every requirement is "
+            'judged again on what they all judged (docs/proxy.md, "Several proxies, one verdict").',
+        ),
+    )
+}

@@ -86,16 +86,23 @@ class Settings:
         none is given: the whole catalogue."""
         if not (self.requirements or self.parts or self.levels):
             return None
-        return frozenset(requirement.id for requirement in catalogue()
-                         if (not self.requirements or requirement.id in self.requirements)
-                         and (not self.parts or requirement.section in self.parts)
-                         and (not self.levels or requirement.level in self.levels))
+        return frozenset(
+            requirement.id
+            for requirement in catalogue()
+            if (not self.requirements or requirement.id in self.requirements)
+            and (not self.parts or requirement.section in self.parts)
+            and (not self.levels or requirement.level in self.levels)
+        )
 
     @property
     def choice_words(self) -> tuple[str, ...]:
         """The options that chose the requirements, as a command gives them (`--part limits --level MUST`)."""
-        return tuple(word for flag, values in (("--requirement", self.requirements), ("--part", self.parts),
-                                                ("--level", self.levels)) for value in values for word in (flag, value))
+        return tuple(
+            word
+            for flag, values in (("--requirement", self.requirements), ("--part", self.parts), ("--level", self.levels))
+            for value in values
+            for word in (flag, value)
+        )
 
     @property
     def embedded(self) -> bool:

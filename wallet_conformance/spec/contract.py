@@ -128,8 +128,11 @@ def query_parameters(operation_id: str) -> dict[str, str]:
     operation = operations()[operation_id]
     definition = openapi()["paths"][operation.path][operation.method.lower()]
     found = (_resolve(parameter) for parameter in definition.get("parameters", ()))
-    return {parameter["name"]: _resolve(parameter["schema"])["type"] for parameter in found
-            if parameter.get("in") == "query"}
+    return {
+        parameter["name"]: _resolve(parameter["schema"])["type"]
+        for parameter in found
+        if parameter.get("in") == "query"
+    }
 
 
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:
@@ -239,8 +242,12 @@ def acceptance_requirement(operation_id: str | None, body: Any = None) -> str | 
     """The requirement that a documented request of this operation is accepted (None for no operation). A transfer of
     exactly the minimum amount (its `body`'s) exercises that the minimum is accepted: a refusal of it is that
     requirement's failure (LIM-11, LIM-13), whatever else the transfer was made for."""
-    if operation_id in MINIMUM_ACCEPTED and isinstance(body, dict) and type(body.get("amount")) is int \
-            and body["amount"] == minimum_amount(operation_id):
+    if (
+        operation_id in MINIMUM_ACCEPTED
+        and isinstance(body, dict)
+        and type(body.get("amount")) is int
+        and body["amount"] == minimum_amount(operation_id)
+    ):
         return MINIMUM_ACCEPTED[operation_id]
     return ACCEPTANCE.get(operation_id) if operation_id else None
 
@@ -271,8 +278,11 @@ def money_operations() -> frozenset[str]:
 def wallet_list_changes() -> frozenset[str]:
     """The operations that change which wallets the wallet list holds: the writes (POST, DELETE) under its path."""
     listed = operations()["listWallets"].path
-    return frozenset(operation_id for operation_id, operation in operations().items()
-                     if operation.method in ("POST", "DELETE") and operation.path.startswith(listed))
+    return frozenset(
+        operation_id
+        for operation_id, operation in operations().items()
+        if operation.method in ("POST", "DELETE") and operation.path.startswith(listed)
+    )
 
 
 @cache
@@ -281,8 +291,9 @@ def sent_once() -> frozenset[str]:
     could be applied as well as the first. The money movements (the document gives a transfer no caller reference
     by which a target could tell a repeat from a new transfer) and wallet creation (a wallet whose answer was lost
     stays open, unknown to the run's sweep; a primary one holds one of the five places)."""
-    created_wallets = {operation_id for operation_id in wallet_list_changes()
-                       if operations()[operation_id].method == "POST"}
+    created_wallets = {
+        operation_id for operation_id in wallet_list_changes() if operations()[operation_id].method == "POST"
+    }
     return money_operations() | created_wallets
 
 
@@ -290,8 +301,9 @@ def sent_once() -> frozenset[str]:
 def cheap_reads() -> tuple[Operation, ...]:
     """Reads safe anywhere that every conforming target answers at once: the GET operations without a path parameter,
     the unpaged ones (the bank list) first."""
-    reads = [operation for operation in operations().values()
-             if operation.method == "GET" and "{" not in operation.path]
+    reads = [
+        operation for operation in operations().values() if operation.method == "GET" and "{" not in operation.path
+    ]
     return tuple(sorted(reads, key=lambda operation: is_paginated(operation.id)))
 
 
@@ -357,7 +369,7 @@ def _resource_sections() -> dict[str, str]:
         if heading.startswith("#"):
             start = text.index(heading)
             end = text.find("\n#", start + len(heading))
-            sections[requirement_id] = " ".join(text[start:end if end >= 0 else None].split())
+            sections[requirement_id] = " ".join(text[start : end if end >= 0 else None].split())
     return sections
 
 
@@ -385,15 +397,19 @@ def tables_holding(requirement_id: str) -> tuple[str, ...]:
     if requirement.section != "resources":
         return ()
     segments = _segments(requirement.quote)
-    return tuple(table for table, section in _resource_sections().items()
-                 if all(segment in section for segment in segments)
-                 and set(requirement.operations) <= set(catalogue()[table].operations))
+    return tuple(
+        table
+        for table, section in _resource_sections().items()
+        if all(segment in section for segment in segments)
+        and set(requirement.operations) <= set(catalogue()[table].operations)
+    )
 
 
 @cache
 def kind_fields(schema_file: str) -> frozenset[str]:
     """The fields that tell a record of a resource table's schema from the other tables' records: those its schema
     requires and no other table's schema does."""
-    others = set().union(*(schema(other).get("required", ()) for other in RESOURCE_TABLES.values()
-                           if other != schema_file))
+    others = set().union(
+        *(schema(other).get("required", ()) for other in RESOURCE_TABLES.values() if other != schema_file)
+    )
     return frozenset(schema(schema_file)["required"]) - others

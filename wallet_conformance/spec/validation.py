@@ -30,8 +30,18 @@ from referencing.jsonschema import DRAFT202012
 from wallet_conformance.spec.documents import openapi, schema_files
 from wallet_conformance.spec.files import SCHEMAS
 
-__all__ = ["Problem", "field_name", "openapi_document", "problems", "registry", "response_problems",
-           "response_schema", "valid_compiled", "validator", "value_at"]
+__all__ = [
+    "Problem",
+    "field_name",
+    "openapi_document",
+    "problems",
+    "registry",
+    "response_problems",
+    "response_schema",
+    "valid_compiled",
+    "validator",
+    "value_at",
+]
 
 OPENAPI_ID = "openapi.json"  # the bundled openapi.yaml among the registry's resources
 
@@ -97,16 +107,18 @@ def _compiled_registry() -> jsonschema_rs.Registry:
     resources = [(OPENAPI_ID, _bundled())]
     for schema_file, contents in schema_files().items():
         resources.append((schema_file, {key: value for key, value in contents.items() if key != "$schema"}))
-    return jsonschema_rs.Registry([(_COMPILED_BASE + uri, {**contents, "$id": _COMPILED_BASE + uri})
-                                   for uri, contents in resources])
+    return jsonschema_rs.Registry(
+        [(_COMPILED_BASE + uri, {**contents, "$id": _COMPILED_BASE + uri}) for uri, contents in resources]
+    )
 
 
 @cache
 def _compiled(schema_file: str, pointer: str) -> Any:
     # A URI fragment takes no braces (openapi.yaml's path templates): percent-encoded, as RFC 6901 says.
     reference = quote(_reference(schema_file, pointer), safe="/#~$:")
-    return jsonschema_rs.validator_for({"$ref": _COMPILED_BASE + reference},
-                                       registry=_compiled_registry(), validate_formats=True)
+    return jsonschema_rs.validator_for(
+        {"$ref": _COMPILED_BASE + reference}, registry=_compiled_registry(), validate_formats=True
+    )
 
 
 # Whether a container holds a whole float, by identity, for every container seen lately (each held, so no other

@@ -27,8 +27,10 @@ def account_id(account: dict[str, Any]) -> str:
     updated (a setup step the target did not let happen, under the requirement of the Account's fields)."""
     public_id = account.get("publicId")
     if not isinstance(public_id, str):
-        raise TargetError(f"the account carries no publicId string to update it by (publicId {public_id!r})",
-                          requirement=ACCOUNT_FIELDS)
+        raise TargetError(
+            f"the account carries no publicId string to update it by (publicId {public_id!r})",
+            requirement=ACCOUNT_FIELDS,
+        )
     return public_id
 
 
@@ -44,8 +46,14 @@ def listed_account(api: ApiClient, resources: Resources, public_id: str) -> tupl
     return next(filter(shows, listing.entries), None), listing.exchanges[-1]
 
 
-def own_webhooks_sent_back(api: ApiClient, resources: Resources, *, key: Any = DEFAULT,
-                           headers: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> Exchange:
+def own_webhooks_sent_back(
+    api: ApiClient,
+    resources: Resources,
+    *,
+    key: Any = DEFAULT,
+    headers: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
+) -> Exchange:
     """PATCH /accounts/{accountId} of the own account with its own webhooks sent back (with `key`, default the
     run's, and any `headers` and query `params`): a write that changes nothing, even where it should have been
     refused. An account that shows its webhooks as no array has none to send back as the update takes them: a setup
@@ -54,11 +62,18 @@ def own_webhooks_sent_back(api: ApiClient, resources: Resources, *, key: Any = D
         account = resources.own_account()
         webhooks = account.get("webhooks", [])
         if not isinstance(webhooks, list):
-            raise TargetError(f"the account shows webhooks {webhooks!r}, no array: they cannot be sent back as an "
-                              "update's webhooks", requirement=WEBHOOKS_ARRAY)
-        return api.call("updateAccount", {"accountId": account_id(account)},
-                        json_body=bodies.account_update(webhooks), key=key, headers=headers,
-                        params=params)
+            raise TargetError(
+                f"the account shows webhooks {webhooks!r}, no array: they cannot be sent back as an update's webhooks",
+                requirement=WEBHOOKS_ARRAY,
+            )
+        return api.call(
+            "updateAccount",
+            {"accountId": account_id(account)},
+            json_body=bodies.account_update(webhooks),
+            key=key,
+            headers=headers,
+            params=params,
+        )
 
 
 def webhooks_of(account: dict[str, Any]) -> list[Any]:

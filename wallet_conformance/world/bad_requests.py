@@ -66,8 +66,7 @@ def _validate_without_number(get: Fixtures) -> Exchange:
 
 
 def _transfer_from_unknown(get: Fixtures) -> Exchange:
-    body = bodies.transfer(unknown_wallet_id(get("run_id")),
-                           get("sample_wallet")["publicId"])
+    body = bodies.transfer(unknown_wallet_id(get("run_id")), get("sample_wallet")["publicId"])
     return get("api").call("transfer", json_body=body)
 
 
@@ -84,19 +83,20 @@ def _update_unknown_account(get: Fixtures) -> Exchange:
     with resources.account_wide():
         account = resources.own_account()
         unknown = uuid.uuid5(uuid.NAMESPACE_URL, f"{resources.run_id}-unknown-account")
-        return resources.api.call("updateAccount", {"accountId": str(unknown)},
-                                  json_body=bodies.account_update(account.get("webhooks", [])))
+        return resources.api.call(
+            "updateAccount", {"accountId": str(unknown)}, json_body=bodies.account_update(account.get("webhooks", []))
+        )
 
 
-def _call(operation_id: str, path: Callable[[str], dict[str, str]] | None = None,
-          **options: Any) -> Request:
+def _call(operation_id: str, path: Callable[[str], dict[str, str]] | None = None, **options: Any) -> Request:
     def send(get: Fixtures) -> Exchange:
         run_id = get("run_id")
         key = options.get("key", DEFAULT)
         if key is not DEFAULT and key is not None:
             key = key.format(run_id=run_id)
-        exchange = get("api").call(operation_id, path(run_id) if path else None, key=key,
-                                                       json_body=options.get("json_body", DEFAULT))
+        exchange = get("api").call(
+            operation_id, path(run_id) if path else None, key=key, json_body=options.get("json_body", DEFAULT)
+        )
         get("resources").track(exchange)
         return exchange
 
@@ -114,8 +114,7 @@ def _wallet_body(**overrides: Any) -> Request:
 # Invalid input: a request the document's rules make invalid, sent with the right key.
 INPUT_CASES: dict[str, Request] = {
     **{f"malformed-json-{operation_id}": _malformed(operation_id) for operation_id in contract.write_operations()},
-    "body-not-an-object-createWallet": lambda get: get("resources").create_wallet(
-        [bodies.wallet(get("run_id"))]),
+    "body-not-an-object-createWallet": lambda get: get("resources").create_wallet([bodies.wallet(get("run_id"))]),
     "missing-amount-createCollectionAccount": _collection(amount=None),
     "missing-accountNumber-validateAccount": _validate_without_number,
     "string-amount-createCollectionAccount": _collection(amount="one hundred naira"),
@@ -123,10 +122,12 @@ INPUT_CASES: dict[str, Request] = {
     "unknown-wallet-getWallet": _call("getWallet", lambda run_id: {"walletId": unknown_wallet_id(run_id)}),
     "unknown-wallet-closeWallet": _call("closeWallet", lambda run_id: {"walletId": unknown_wallet_id(run_id)}),
     "unknown-destination-createCollectionAccount": lambda get: _collection(
-        destination=unknown_wallet_id(get("run_id")))(get),
+        destination=unknown_wallet_id(get("run_id"))
+    )(get),
     "unknown-source-transfer": _transfer_from_unknown,
-    "unknown-reference-verifyTransaction": _call("verifyTransaction",
-                                                 lambda run_id: {"reference": f"{run_id}-unknown-reference"}),
+    "unknown-reference-verifyTransaction": _call(
+        "verifyTransaction", lambda run_id: {"reference": f"{run_id}-unknown-reference"}
+    ),
     "unknown-account-updateAccount": _update_unknown_account,
     # Input outside a stated limit: a 5xx there is the server failing, never a refusal (ERR-05 as well as the limit).
     "invalid-email-createWallet": _wallet_body(emailAddress="not-an-email"),
@@ -208,8 +209,10 @@ class Invalid:
     def __call__(self, case: str) -> Exchange:
         exchange = self.answer(case)
         if not exchange.answered:
-            raise CannotJudge(f"{case} got no answer ({'; '.join(exchange.retries)}): nothing to judge here; the "
-                              "requirement that every request is answered judges it")
+            raise CannotJudge(
+                f"{case} got no answer ({'; '.join(exchange.retries)}): nothing to judge here; the "
+                "requirement that every request is answered judges it"
+            )
         return exchange
 
 
@@ -250,8 +253,6 @@ def valid_request(get: Fixtures, operation_id: str) -> tuple[dict[str, str], Any
         # Room for the fee, which the document does not bound.
         return {}, bodies.bank_transfer(source(money.funding("bankTransfer")), number, code, amount)
     return {}, DEFAULT  # the reads without parameters
-
-
 
 
 def unauthenticated(get: Fixtures, operation_id: str, kind: str) -> Exchange:

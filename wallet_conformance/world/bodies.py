@@ -81,8 +81,12 @@ def secondary_wallet_with(run_id: str, email: str | None, with_mobile: bool, *, 
 
 def collection_account(run_id: str, destination: str, **overrides: Any) -> dict[str, Any]:
     low, _ = contract.expire_in_bounds()
-    body: dict[str, Any] = {"destination": destination, "accountName": f"{run_id} collection",
-                            "amount": contract.minimum_amount("transfer"), "expireIn": low}
+    body: dict[str, Any] = {
+        "destination": destination,
+        "accountName": f"{run_id} collection",
+        "amount": contract.minimum_amount("transfer"),
+        "expireIn": low,
+    }
     body.update(overrides)
     return body
 
@@ -113,19 +117,27 @@ def multi_byte_reference(length: int, alphabet: str) -> str:
 
 def transfer(source: str, destination: str, amount: int | None = None, **overrides: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "source": source, "sourceType": "VirtualAccount", "destination": destination,
-        "destinationType": "VirtualAccount", "amount": amount or contract.minimum_amount("transfer"),
-        "currency": contract.currency(), "narration": "conformance transfer",
+        "source": source,
+        "sourceType": "VirtualAccount",
+        "destination": destination,
+        "destinationType": "VirtualAccount",
+        "amount": amount or contract.minimum_amount("transfer"),
+        "currency": contract.currency(),
+        "narration": "conformance transfer",
     }
     body.update(overrides)
     return body
 
 
-def bank_transfer(source: str, account_number: str, bank_code: str, amount: int | None = None,
-                  **overrides: Any) -> dict[str, Any]:
+def bank_transfer(
+    source: str, account_number: str, bank_code: str, amount: int | None = None, **overrides: Any
+) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "source": source, "accountNumber": account_number, "bankCode": bank_code,
-        "amount": amount or contract.minimum_amount("bankTransfer"), "currency": contract.currency(),
+        "source": source,
+        "accountNumber": account_number,
+        "bankCode": bank_code,
+        "amount": amount or contract.minimum_amount("bankTransfer"),
+        "currency": contract.currency(),
         "narration": "conformance bank transfer",
     }
     body.update(overrides)

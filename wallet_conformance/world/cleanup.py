@@ -38,8 +38,9 @@ class Journal:
         self.state: dict[str, Any] = {"run_id": run_id, "base_url": base_url, "wallets": [], "accounts": {}}
         self._lock = threading.Lock()  # the end-of-run sweep closes wallets from several threads
 
-    def __call__(self, client: ApiClient, operation_id: str, path_params: Mapping[str, str],
-                 exchange: Exchange | None) -> None:
+    def __call__(
+        self, client: ApiClient, operation_id: str, path_params: Mapping[str, str], exchange: Exchange | None
+    ) -> None:
         """What the client tells of a call carrying its key (client/api.Journal): before it, and with its answer."""
         if exchange is None:
             if operation_id == "updateAccount":
@@ -58,12 +59,15 @@ class Journal:
     def _before_update(self, client: ApiClient, account_id: str) -> None:
         if account_id in self.state["accounts"]:
             return
+
         def shows(entry: Any) -> bool:
             return isinstance(entry, dict) and entry.get("publicId") == account_id
 
         # Page after page: the key's account need not be on the first (a business with many accounts).
-        account = next(filter(shows, lists.read(client, "listAccounts",
-                                                until=lambda entries: any(map(shows, entries))).entries), None)
+        account = next(
+            filter(shows, lists.read(client, "listAccounts", until=lambda entries: any(map(shows, entries))).entries),
+            None,
+        )
         if account is not None:
             self.state["accounts"][account_id] = {"webhooks": account.get("webhooks"), "name": account.get("name")}
             self._write()
@@ -113,20 +117,28 @@ def listed_wallets(client: ApiClient) -> tuple[dict[str, dict[str, Any]], str]:
 def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
     """Close what earlier runs left on the target and restore what they changed; the report and exit status. The
     caller has made the preflight (plugin/preflight.py): the target speaks the protocol and takes the key."""
-    client = ApiClient(target.base_url, target.secret_key, timeout=settings.request_timeout,
-                       ca_bundle=settings.ca_bundle, rate_limit_wait=settings.rate_limit_wait)
+    client = ApiClient(
+        target.base_url,
+        target.secret_key,
+        timeout=settings.request_timeout,
+        ca_bundle=settings.ca_bundle,
+        rate_limit_wait=settings.rate_limit_wait,
+    )
     lines: list[str] = []
     left: list[str] = []
     try:
         unreadable: list[str] = []
         found = journals(settings.work_dir, target.base_url, unreadable)
-        lines.append(f"{len(found)} journal(s) of earlier runs in {settings.work_dir / JOURNAL_DIR}"
-                     + (f"; unreadable, left in place: {', '.join(unreadable)}" if unreadable else ""))
+        lines.append(
+            f"{len(found)} journal(s) of earlier runs in {settings.work_dir / JOURNAL_DIR}"
+            + (f"; unreadable, left in place: {', '.join(unreadable)}" if unreadable else "")
+        )
         restored_all = _restore_accounts(client, found, lines, left)
         wallets, note = listed_wallets(client)
         journaled = {public_id for _, state in found for public_id in state.get("wallets", [])}
-        candidates = {public_id: wallet for public_id, wallet in wallets.items()
-                      if is_test_record(wallet.get("accountName"))}
+        candidates = {
+            public_id: wallet for public_id, wallet in wallets.items() if is_test_record(wallet.get("accountName"))
+        }
         for public_id in sorted(journaled - set(candidates)):
             read = client.call("getWallet", {"walletId": public_id})
             if read.ok and isinstance(read.data, dict) and is_test_record(read.data.get("accountName")):
@@ -147,8 +159,7 @@ def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
                 balance = after.data.get("balance", balance)
             if type(balance) is int and balance > 0:
                 money += balance
-        lines.append(f"closed {closed} wallet(s); {refused} refused the close with a 4xx (already closed, most "
-                     "likely)")
+        lines.append(f"closed {closed} wallet(s); {refused} refused the close with a 4xx (already closed, most likely)")
         lines.append(f"money left in the suite's test wallets: {money} kobo")
     except TargetError as error:
         left.append(f"the target failed during cleanup: {error}")
@@ -162,15 +173,19 @@ def clean_up(target: Target, settings: Settings) -> tuple[str, int]:
     return "wallet-conformance cleanup:\n  " + "\n  ".join(lines), status
 
 
-def _restore_accounts(client: ApiClient, found: list[tuple[Path, dict[str, Any]]], lines: list[str],
-                      left: list[str]) -> bool:
+def _restore_accounts(
+    client: ApiClient, found: list[tuple[Path, dict[str, Any]]], lines: list[str], left: list[str]
+) -> bool:
     saved = {account_id: before for _, state in found for account_id, before in state.get("accounts", {}).items()}
     if not saved:
         lines.append("no account settings to restore")
         return True
     listed = client.call("listAccounts")
-    accounts = {a.get("publicId"): a for a in (listed.data if listed.ok and isinstance(listed.data, list) else [])
-                if isinstance(a, dict)}
+    accounts = {
+        a.get("publicId"): a
+        for a in (listed.data if listed.ok and isinstance(listed.data, list) else [])
+        if isinstance(a, dict)
+    }
     for account_id, before in saved.items():
         now = accounts.get(account_id)
         if now is None:

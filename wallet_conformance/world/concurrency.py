@@ -57,6 +57,8 @@ def _results(futures: list[Future[Exchange]], patience: float) -> list[Exchange]
     if causes:
         raise causes[0]
     if errors:
-        raise TargetError(f"the {len(futures)} requests of a race were not all sent but their last byte within "
-                          f"{patience:g} s: the target takes requests too slowly to race")
+        raise TargetError(
+            f"the {len(futures)} requests of a race were not all sent but their last byte within "
+            f"{patience:g} s: the target takes requests too slowly to race"
+        )
     return [future.result() for future in futures]

@@ -13,15 +13,23 @@ from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge
 
 
-def accepted(exchange: Exchange, why: str, control: Callable[[], Exchange], plain: str, *,
-             judge: Callable[..., None] = checks.accepted) -> None:
+def accepted(
+    exchange: Exchange,
+    why: str,
+    control: Callable[[], Exchange],
+    plain: str,
+    *,
+    judge: Callable[..., None] = checks.accepted,
+) -> None:
     """`exchange` was accepted (`judge`: checks.accepted, or checks.accepted_by_the_api); where it was refused, the
     `control` request (the same with `plain`, in words) is sent, and refused too, the test cannot judge."""
     if not exchange.ok:
         seen = control()
         if not seen.ok:
-            raise CannotJudge(f"{why} was refused (HTTP {exchange.status}), and so was the same request with {plain} "
-                              f"(HTTP {seen.status}): the operation refused the request, not what this test varies")
+            raise CannotJudge(
+                f"{why} was refused (HTTP {exchange.status}), and so was the same request with {plain} "
+                f"(HTTP {seen.status}): the operation refused the request, not what this test varies"
+            )
     judge(exchange, why)
 
 
@@ -29,5 +37,7 @@ def plain_accepted(exchange: Exchange, words: str) -> None:
     """`exchange`, a plain valid request of the operation whose requests a test varies in one field, was accepted;
     refused, the operation refuses those requests whatever that field, and the test cannot judge it."""
     if not exchange.ok:
-        raise CannotJudge(f"{words} was refused (HTTP {exchange.status}): the operation refuses the requests this test "
-                          "sends whatever it varies in them")
+        raise CannotJudge(
+            f"{words} was refused (HTTP {exchange.status}): the operation refuses the requests this test "
+            "sends whatever it varies in them"
+        )

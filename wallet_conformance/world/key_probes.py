@@ -72,8 +72,9 @@ WRONG_KEYS: dict[str, Callable[[str], Sent]] = {
 }
 # The key sent where the document does not put it, with no x-service-key (AUTH-01: the header is required).
 ELSEWHERE: dict[str, Callable[[str], Sent]] = {
-    IN_QUERY: lambda key: Sent(f"the key only in the query parameters {', '.join(QUERY_NAMES)}",
-                               params=dict.fromkeys(QUERY_NAMES, key)),
+    IN_QUERY: lambda key: Sent(
+        f"the key only in the query parameters {', '.join(QUERY_NAMES)}", params=dict.fromkeys(QUERY_NAMES, key)
+    ),
     AS_BEARER: lambda key: Sent("the key only as Authorization: Bearer", headers={"Authorization": f"Bearer {key}"}),
 }
 # The key in x-service-key written another way that HTTP says is the same (AUTH-07, AUTH-08), and as it is (the
@@ -114,8 +115,9 @@ def sent_with(get: Fixtures, operation_id: str, sent: Sent, *, shared_wallets: b
         moves_money = operation_id in contract.money_operations()
         if moves_money and not resources.can_fund:
             # An unfunded source would be refused for want of money, whatever the key: no evidence either way.
-            raise CannotJudge(f"a valid {operation_id} request needs a funded source: give --funding-url or "
-                              "--funded-wallet")
+            raise CannotJudge(
+                f"a valid {operation_id} request needs a funded source: give --funding-url or --funded-wallet"
+            )
         if shared_wallets and moves_money:
             path_params: dict[str, str] = {}
             body, watched = get("refused_transfer_wallets").request(operation_id)
@@ -167,16 +169,26 @@ def accepted_as_the_key(probe: Probe, as_sent: Callable[[], Probe]) -> None:
     was refused, the same request with the key as it is (`as_sent`, a probe of AS_SENT) is sent: refused too, the
     operation refused the request whatever the key's form (its body, its records, or the right key itself: other
     requirements' matter), and the test cannot judge."""
-    controls.accepted(probe.exchange, f"{probe.exchange.operation_id} with {probe.sent.words}",
-                      lambda: as_sent().exchange, "the key as it is", judge=checks.accepted_by_the_api)
+    controls.accepted(
+        probe.exchange,
+        f"{probe.exchange.operation_id} with {probe.sent.words}",
+        lambda: as_sent().exchange,
+        "the key as it is",
+        judge=checks.accepted_by_the_api,
+    )
 
 
 def public_key_observation(probe: Probe, mode: str) -> dict[str, Any]:
     """What AUTH-06 records of a request made with the public key `pubKey.<mode>`: its answer, and for a transfer
     whether it moved money (`public_key_moved_money`: the reports raise it loudly)."""
     exchange = probe.exchange
-    seen: dict[str, Any] = {"key": f"pubKey.{mode}", "operation": exchange.operation_id, "status": exchange.status,
-                            "accepted": exchange.ok, "message": exchange.meta.get("message")}
+    seen: dict[str, Any] = {
+        "key": f"pubKey.{mode}",
+        "operation": exchange.operation_id,
+        "status": exchange.status,
+        "accepted": exchange.ok,
+        "message": exchange.meta.get("message"),
+    }
     if exchange.operation_id in contract.money_operations():
         seen["public_key_moved_money"] = exchange.ok
     return seen

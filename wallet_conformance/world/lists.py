@@ -52,12 +52,17 @@ class Scheme:
 
 
 SCHEMES = (
-    Scheme("page", "perPage"), Scheme("page", "limit"), Scheme("page", "pageSize"), Scheme("page", "per_page"),
-    Scheme("page", "size"), Scheme("offset", "limit"), Scheme("page", None), Scheme("offset", None),
+    Scheme("page", "perPage"),
+    Scheme("page", "limit"),
+    Scheme("page", "pageSize"),
+    Scheme("page", "per_page"),
+    Scheme("page", "size"),
+    Scheme("offset", "limit"),
+    Scheme("page", None),
+    Scheme("offset", None),
 )
 # Per client and list: the scheme found (or None) and what each try showed.
-_found: weakref.WeakKeyDictionary[ApiClient, dict[str, tuple[Scheme | None, list[str]]]] = (
-    weakref.WeakKeyDictionary())
+_found: weakref.WeakKeyDictionary[ApiClient, dict[str, tuple[Scheme | None, list[str]]]] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -143,9 +148,11 @@ def _honours(api: ApiClient, operation_id: str, scheme: Scheme, first: Exchange,
         # A size parameter the target ignores leaves its own (larger) page: page 1 must hold just the size asked.
         honoured = bool(twos) and not shared and (size is None or len(ones) == size)
         overlap = "the same" if twos == ones else f"{len(shared)} shared" if shared else "none shared"
-        notes.append(f"{scheme}: {'honoured' if honoured else 'ignored'} (page 2 says current "
-                     f"{shown.get('current')!r}, perPage {shown.get('perPage')!r}; page 1 holds {len(ones)} entries, "
-                     f"page 2 {len(twos)}, {overlap})")
+        notes.append(
+            f"{scheme}: {'honoured' if honoured else 'ignored'} (page 2 says current "
+            f"{shown.get('current')!r}, perPage {shown.get('perPage')!r}; page 1 holds {len(ones)} entries, "
+            f"page 2 {len(twos)}, {overlap})"
+        )
         if honoured or not shared or twos == ones:
             return honoured
     return False
@@ -221,8 +228,9 @@ class Listing:
         return _listed(exchange)
 
 
-def listed_within(api: ApiClient, operation_id: str, shows: Callable[[Any], bool],
-                  timeout: float) -> tuple[Any, Listing]:
+def listed_within(
+    api: ApiClient, operation_id: str, shows: Callable[[Any], bool], timeout: float
+) -> tuple[Any, Listing]:
     """The first entry of the list that `shows` holds for, read page after page (`read`) and read again until it
     appears or `timeout` seconds pass (a list may lag behind a creation: how soon it shows one is not stated); the
     entry is None when it did not appear. Returns it with the last read."""
@@ -235,8 +243,12 @@ def listed_within(api: ApiClient, operation_id: str, shows: Callable[[Any], bool
     return poll(found, timeout), reads[-1]
 
 
-def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] | None = None,
-         params: dict[str, Any] | None = None) -> Listing:
+def read(
+    api: ApiClient,
+    operation_id: str,
+    until: Callable[[list[Any]], bool] | None = None,
+    params: dict[str, Any] | None = None,
+) -> Listing:
     """Read a list page after page (under the scheme the target honours) until it is whole or `until` holds."""
     listing = Listing(operation_id)
     first = api.call(operation_id, params=params)
@@ -254,8 +266,10 @@ def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] |
         return listing
     listing.scheme = discover(api, operation_id)
     if listing.scheme is None:
-        listing.note = (f"page 1 of {operation_id} only ({len(listing.entries)} of totalCount {listing.total}): no "
-                        f"paging parameter the suite tried ({tried()}) selected page 2, and the document shows none")
+        listing.note = (
+            f"page 1 of {operation_id} only ({len(listing.entries)} of totalCount {listing.total}): no "
+            f"paging parameter the suite tried ({tried()}) selected page 2, and the document shows none"
+        )
         return listing
     size = held(first, None)
     page = 1
@@ -263,10 +277,18 @@ def read(api: ApiClient, operation_id: str, until: Callable[[list[Any]], bool] |
         if not listing.add(api.call(operation_id, params={**(params or {}), **listing.scheme.params(page + 1, size)})):
             break
         page += 1
-    listing.note = (f"pages 1 to {page} of {operation_id} under {listing.scheme} ({len(listing.entries)} entries of "
-                    f"totalCount {listing.total})")
-    if until is not None and not done() and page >= MAX_PAGES and params is None and listing.scheme.size \
-            and size < fitting(first, LARGE_PAGE):
+    listing.note = (
+        f"pages 1 to {page} of {operation_id} under {listing.scheme} ({len(listing.entries)} entries of "
+        f"totalCount {listing.total})"
+    )
+    if (
+        until is not None
+        and not done()
+        and page >= MAX_PAGES
+        and params is None
+        and listing.scheme.size
+        and size < fitting(first, LARGE_PAGE)
+    ):
         # What is sought lies past MAX_PAGES pages of the target's size (a list in oldest-first order holds the
         # newest entries at its end): the list is read again, whole, in large pages.
         whole = walk(api, operation_id, listing.scheme, fitting(first, LARGE_PAGE))
@@ -292,8 +314,10 @@ def empty_page(api: ApiClient, operation_id: str) -> Exchange | str:
         return first
     scheme = discover(api, operation_id)
     if scheme is None:
-        return (f"no paging parameters the suite tried ({tried()}) selected page 2 of {operation_id}; the document "
-                "does not show which do, so no page past its end can be asked for")
+        return (
+            f"no paging parameters the suite tried ({tried()}) selected page 2 of {operation_id}; the document "
+            "does not show which do, so no page past its end can be asked for"
+        )
     return past_the_end(api, operation_id, scheme)
 
 
@@ -304,20 +328,28 @@ def past_the_end(api: ApiClient, operation_id: str, scheme: Scheme) -> Exchange 
     first = api.call(operation_id, params=scheme.params(1, None))
     total, per_page = pagination(first).get("totalCount"), pagination(first).get("perPage")
     if not first.ok or type(total) is not int or type(per_page) is not int or per_page < 1:
-        return (f"page 1 of {operation_id} under {scheme} answered HTTP {first.status} with totalCount {total!r} and "
-                f"perPage {per_page!r}: where its end lies cannot be told")
+        return (
+            f"page 1 of {operation_id} under {scheme} answered HTTP {first.status} with totalCount {total!r} and "
+            f"perPage {per_page!r}: where its end lies cannot be told"
+        )
     return api.call(operation_id, params=scheme.params(total // per_page + PAST_THE_END, None, per_page))
 
 
 def pages_seen(pages: list[Exchange]) -> list[tuple[Any, ...]]:
     """What a read of pages showed: each page's status, totalCount and entries (or body)."""
-    return [(page.status, pagination(page).get("totalCount"),
-             [identity(entry) for entry in page.data] if isinstance(page.data, list) else page.text)
-            for page in pages]
+    return [
+        (
+            page.status,
+            pagination(page).get("totalCount"),
+            [identity(entry) for entry in page.data] if isinstance(page.data, list) else page.text,
+        )
+        for page in pages
+    ]
 
 
-def judgeable(read: Callable[[], list[Exchange]], attempts: int,
-              clean: Callable[[list[Exchange]], bool] = lambda pages: False) -> list[Exchange] | None:
+def judgeable(
+    read: Callable[[], list[Exchange]], attempts: int, clean: Callable[[list[Exchange]], bool] = lambda pages: False
+) -> list[Exchange] | None:
     """Pages of a list, read (`read`) until they can be judged; None when they cannot.
 
     Another client of the account (another run, a user) may add or close entries between two page reads, which
@@ -351,8 +383,10 @@ def walk(api: ApiClient, operation_id: str, scheme: Scheme | None, size: int | N
     first = api.call(operation_id, params=scheme.params(1, size) if scheme else None)
     while size is not None and _refuses_size(first):
         smaller = size // 2 if size // 2 >= SMALL_PAGE else None
-        listing.refused.append(f"{scheme.size}={size} answered HTTP {first.status} ({_message(first)}); asked "
-                               f"{f'{scheme.size}={smaller}' if smaller else 'with no page size'} instead")
+        listing.refused.append(
+            f"{scheme.size}={size} answered HTTP {first.status} ({_message(first)}); asked "
+            f"{f'{scheme.size}={smaller}' if smaller else 'with no page size'} instead"
+        )
         size = smaller
         first = api.call(operation_id, params=scheme.params(1, size))
     if listing.refused:
@@ -368,9 +402,11 @@ def walk(api: ApiClient, operation_id: str, scheme: Scheme | None, size: int | N
         stride = held(exchange, size)
         if not got or len(got) < stride:
             break
-    listing.note = (f"pages 1 to {len(listing.exchanges)} of {operation_id} under {scheme or 'no scheme'} "
-                    f"({len(listing.entries)} entries of totalCount {listing.total})"
-                    + (f"; {'; '.join(listing.refused)}" if listing.refused else ""))
+    listing.note = (
+        f"pages 1 to {len(listing.exchanges)} of {operation_id} under {scheme or 'no scheme'} "
+        f"({len(listing.entries)} entries of totalCount {listing.total})"
+        + (f"; {'; '.join(listing.refused)}" if listing.refused else "")
+    )
     return listing
 
 

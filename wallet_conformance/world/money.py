@@ -70,10 +70,12 @@ def accepted_transfer(exchange: Exchange, what: str) -> dict[str, Any]:
     """The transaction of an accepted transfer made as a setup step (a refusal fails its acceptance requirement, or
     a 401 the key's: `contract.refusal_requirement`)."""
     if not exchange.ok or not isinstance(exchange.data, dict) or not isinstance(exchange.data.get("reference"), str):
-        raise TargetError(f"could not {what}: the target answered {exchange.status} without a transaction "
-                          f"reference\n{exchange.describe()}", exchange,
-                          requirement=contract.refusal_requirement(exchange.operation_id, exchange.request_body,
-                                                                    exchange.status))
+        raise TargetError(
+            f"could not {what}: the target answered {exchange.status} without a transaction "
+            f"reference\n{exchange.describe()}",
+            exchange,
+            requirement=contract.refusal_requirement(exchange.operation_id, exchange.request_body, exchange.status),
+        )
     return exchange.data
 
 
@@ -81,9 +83,12 @@ def amount_of(data: Any, name: str, exchange: Exchange) -> int:
     """A money field of a response, which must be an integer of kobo to follow the money."""
     value = data.get(name) if isinstance(data, dict) else None
     if type(value) is not int:
-        raise TargetError(f"the {exchange.operation_id} response has {name} {value!r}, not an integer of kobo "
-                          f"(see SVC-21): cannot follow the money\n{exchange.describe()}", exchange,
-                          requirement=contract.MONEY_INTEGERS)
+        raise TargetError(
+            f"the {exchange.operation_id} response has {name} {value!r}, not an integer of kobo "
+            f"(see SVC-21): cannot follow the money\n{exchange.describe()}",
+            exchange,
+            requirement=contract.MONEY_INTEGERS,
+        )
     return value
 
 
@@ -121,8 +126,11 @@ def listed(resources: Resources, transfer: dict[str, Any]) -> Callable[[], tuple
     publicId."""
 
     def shows(entry: Any) -> bool:
-        return (isinstance(entry, dict) and entry.get("reference") == transfer.get("reference")
-                and entry.get("publicId", transfer.get("publicId")) == transfer.get("publicId"))
+        return (
+            isinstance(entry, dict)
+            and entry.get("reference") == transfer.get("reference")
+            and entry.get("publicId", transfer.get("publicId")) == transfer.get("publicId")
+        )
 
     def left_pending() -> tuple[dict[str, Any], Exchange] | None:
         listing = lists.read(resources.api, "listTransactions", until=lambda entries: any(map(shows, entries)))
@@ -146,8 +154,13 @@ def verify_answer(resources: Resources, reference: str) -> Callable[[], Exchange
     return left_pending
 
 
-def settled_or_none(resources: Resources, transfer: str | Exchange, *, must_settle: bool | None = True,
-                    look: Callable[[], Any] | None = None) -> Any:
+def settled_or_none(
+    resources: Resources,
+    transfer: str | Exchange,
+    *,
+    must_settle: bool | None = True,
+    look: Callable[[], Any] | None = None,
+) -> Any:
     """The one wait for a transfer's end: what `look` shows once the transfer left `pending` (by default `verified`:
     its transaction, whatever status word it then shows), read once per poll within --settle-timeout; None when it
     is still pending then. It never skips nor fails: `settled_or_skip` skips. `transfer` is its reference, or the
@@ -159,8 +172,11 @@ def settled_or_none(resources: Resources, transfer: str | Exchange, *, must_sett
     pending is not shown): not remembered, and not waited for once a transfer that had to settle did not. None for a
     look at how the target shows a transfer (verify beside the transaction list): waited for, not remembered.
     """
-    reference = transfer if isinstance(transfer, str) else (
-        transfer.data.get("reference") if isinstance(transfer.data, dict) else None)
+    reference = (
+        transfer
+        if isinstance(transfer, str)
+        else (transfer.data.get("reference") if isinstance(transfer.data, dict) else None)
+    )
     if not isinstance(reference, str):
         return None
     if must_settle is not None and SETTLEMENT in resources.gave_up:
@@ -169,8 +185,9 @@ def settled_or_none(resources: Resources, transfer: str | Exchange, *, must_sett
         raise TargetError(f"not waited again: {resources.gave_up[SETTLEMENT]}")
     found = poll(look or verified(resources, reference), resources.settings.settle_timeout)
     if found is None and must_settle:
-        resources.gave_up[SETTLEMENT] = (f"transaction {reference} stayed pending for "
-                                         f"{resources.settings.settle_timeout:g} s (--settle-timeout)")
+        resources.gave_up[SETTLEMENT] = (
+            f"transaction {reference} stayed pending for {resources.settings.settle_timeout:g} s (--settle-timeout)"
+        )
     return found
 
 
@@ -183,9 +200,11 @@ def settled_or_skip(resources: Resources, reference: str) -> dict[str, Any]:
     """
     done = settled_or_none(resources, reference)
     if done is None:
-        raise CannotJudge(f"transaction {reference} was still pending after --settle-timeout "
-                          f"({resources.settings.settle_timeout:g} s); the document does not show when a transfer "
-                          "leaves pending, so its money cannot be checked here")
+        raise CannotJudge(
+            f"transaction {reference} was still pending after --settle-timeout "
+            f"({resources.settings.settle_timeout:g} s); the document does not show when a transfer "
+            "leaves pending, so its money cannot be checked here"
+        )
     return done
 
 
@@ -193,9 +212,11 @@ def skip_unless_completed(done: dict[str, Any], moved: bool) -> None:
     """Skips (CannotJudge) judging a settled transaction by its money when it shows a status other than the observed
     completed one and moved nothing: it ended another way (a payout failed and refunded, say)."""
     if done.get("status") != contract.success_state() and not moved:
-        raise CannotJudge(f"transaction {done.get('reference')} left pending with status {done.get('status')!r}, "
-                          f"not the observed {contract.success_state()!r}, and moved no money: it did not complete, "
-                          "so its money is not checked here")
+        raise CannotJudge(
+            f"transaction {done.get('reference')} left pending with status {done.get('status')!r}, "
+            f"not the observed {contract.success_state()!r}, and moved no money: it did not complete, "
+            "so its money is not checked here"
+        )
 
 
 def skip_unless_all_completed(done: list[dict[str, Any]]) -> None:
@@ -203,16 +224,23 @@ def skip_unless_all_completed(done: list[dict[str, Any]]) -> None:
     the observed completed one: it may have ended another way (which money it then moves is not shown)."""
     ended = [each for each in done if each.get("status") != contract.success_state()]
     if ended:
-        raise CannotJudge(f"transaction {ended[0].get('reference')} left pending with status "
-                          f"{ended[0].get('status')!r}, not the observed {contract.success_state()!r}: it may not "
-                          "have completed, so the money of the transfers together is not checked here")
+        raise CannotJudge(
+            f"transaction {ended[0].get('reference')} left pending with status "
+            f"{ended[0].get('status')!r}, not the observed {contract.success_state()!r}: it may not "
+            "have completed, so the money of the transfers together is not checked here"
+        )
 
 
 # ------------------------------------------------------------------ balances that move, or must not: the one wait
 
 
-def _balances(resources: Resources, wallets: Collection[str], until: Callable[[dict[str, int]], bool], within: float,
-              read: Callable[[str], int] | None = None) -> tuple[dict[str, int], bool]:
+def _balances(
+    resources: Resources,
+    wallets: Collection[str],
+    until: Callable[[dict[str, int]], bool],
+    within: float,
+    read: Callable[[str], int] | None = None,
+) -> tuple[dict[str, int], bool]:
     """The balances of `wallets`, each read once per poll (polling.poll: its pauses and deadline), until
     `until(balances)` holds or `within` seconds pass (0: read once): the balances read last, and whether it held."""
     read = read or resources.balance
@@ -225,9 +253,16 @@ def _balances(resources: Resources, wallets: Collection[str], until: Callable[[d
     return seen, bool(poll(held, within))
 
 
-def balance_or_last(resources: Resources, public_id: str, *, moved_from: int | None = None,
-                    after: dict[str, Any] | None = None, reaching: int | None = None, still: bool = False,
-                    read: Callable[[str], int] | None = None) -> int:
+def balance_or_last(
+    resources: Resources,
+    public_id: str,
+    *,
+    moved_from: int | None = None,
+    after: dict[str, Any] | None = None,
+    reaching: int | None = None,
+    still: bool = False,
+    read: Callable[[str], int] | None = None,
+) -> int:
     """The one wait for a balance: a wallet's balance, read once per poll, once it shows what is waited for. It never
     skips nor fails: past its time it gives the balance it read last (what a balance that did not come means is the
     caller's verdict to give).
@@ -251,18 +286,25 @@ def balance_or_last(resources: Resources, public_id: str, *, moved_from: int | N
     settings = resources.settings
     if moved_from is not None and after is not None:
         completed = after.get("status") == contract.success_state()
-        seen, _ = _balances(resources, [public_id], lambda now: now[public_id] != moved_from,
-                            settings.settle_timeout if completed else settings.quiet_window, read)
+        seen, _ = _balances(
+            resources,
+            [public_id],
+            lambda now: now[public_id] != moved_from,
+            settings.settle_timeout if completed else settings.quiet_window,
+            read,
+        )
         return seen[public_id]
     if reaching is not None:
-        seen, reached = _balances(resources, [public_id], lambda now: now[public_id] == reaching,
-                                  settings.settle_timeout, read)
+        seen, reached = _balances(
+            resources, [public_id], lambda now: now[public_id] == reaching, settings.settle_timeout, read
+        )
         if reached:
             return seen[public_id]
     value = (read or resources.balance)(public_id)
     for _ in range(SETTLING_READS):
-        seen, moved = _balances(resources, [public_id], lambda now, held=value: now[public_id] != held,
-                                settings.quiet_window, read)
+        seen, moved = _balances(
+            resources, [public_id], lambda now, held=value: now[public_id] != held, settings.quiet_window, read
+        )
         if not moved:
             break
         value = seen[public_id]
@@ -274,23 +316,50 @@ def reads(resources: Resources, wallets: dict[str, int]) -> tuple[Exchange, ...]
     return tuple(read for wallet in wallets if (read := resources.last_read(wallet)) is not None)
 
 
-def refused_without_debit(resources: Resources, exchange: Exchange, before: dict[str, int], why: str, *,
-                          watch: bool = True, requirement: str | None = None, unmoved: str | None = None) -> None:
+def refused_without_debit(
+    resources: Resources,
+    exchange: Exchange,
+    before: dict[str, int],
+    why: str,
+    *,
+    watch: bool = True,
+    requirement: str | None = None,
+    unmoved: str | None = None,
+) -> None:
     """The transfer was refused, answered with no 2xx (`requirement`), and no balance of `before` moved afterwards
     (`unmoved`, by default the same; within --quiet-window; read once, at once, without `watch`). `before` was read
     just before the transfer: a failure shows those reads and the ones after beside the refusal."""
     shown_before = reads(resources, before)
     checks.refused(exchange, why, requirement=requirement)
-    now, _ = _balances(resources, before, lambda now: any(now[wallet] != held for wallet, held in before.items()),
-                       resources.settings.quiet_window if watch else 0)
+    now, _ = _balances(
+        resources,
+        before,
+        lambda now: any(now[wallet] != held for wallet, held in before.items()),
+        resources.settings.quiet_window if watch else 0,
+    )
     moved = {wallet: value for wallet, value in now.items() if value != before[wallet]}
-    checks.holds(not moved, "a refused transfer changes no balance", before, moved, exchange,
-                 requirement=unmoved or requirement, also=(*shown_before, *reads(resources, moved)))
+    checks.holds(
+        not moved,
+        "a refused transfer changes no balance",
+        before,
+        moved,
+        exchange,
+        requirement=unmoved or requirement,
+        also=(*shown_before, *reads(resources, moved)),
+    )
 
 
 @check
-def never_completes(resources: Resources, exchange: Exchange, before: dict[str, int], title: str, why: str, *,
-                    seen: Callable[..., None] | None = None, requirement: str | None = None) -> None:
+def never_completes(
+    resources: Resources,
+    exchange: Exchange,
+    before: dict[str, int],
+    title: str,
+    why: str,
+    *,
+    seen: Callable[..., None] | None = None,
+    requirement: str | None = None,
+) -> None:
     """A transfer that must not happen (`title`: "a transfer from a closed wallet") moves no money, whether the
     target refuses it at once or accepts it and fails it later: which of the two is not shown ("Transitions
     between transaction statuses: not shown"), as for a transfer the balance cannot cover.
@@ -308,21 +377,43 @@ def never_completes(resources: Resources, exchange: Exchange, before: dict[str, 
     data = accepted_transfer(exchange, f"read the accepted {why}")
     done = settled_or_none(resources, data["reference"], must_settle=False)
     final = done.get("status") if done else None
-    record(reading="accepted, then followed", status=exchange.status, status_on_acceptance=data.get("status"),
-           status_after=final or "still pending")
+    record(
+        reading="accepted, then followed",
+        status=exchange.status,
+        status_on_acceptance=data.get("status"),
+        status_after=final or "still pending",
+    )
     if final == contract.success_state():
-        checks.fail(f"{title} never completes", f"a refusal, or a status other than {final!r}", final,
-                    resources.verify(data["reference"]), detail=why, requirement=requirement)
-    _, back = _balances(resources, before, lambda now: all(now[wallet] == held for wallet, held in before.items()),
-                        resources.settings.settle_timeout)
+        checks.fail(
+            f"{title} never completes",
+            f"a refusal, or a status other than {final!r}",
+            final,
+            resources.verify(data["reference"]),
+            detail=why,
+            requirement=requirement,
+        )
+    _, back = _balances(
+        resources,
+        before,
+        lambda now: all(now[wallet] == held for wallet, held in before.items()),
+        resources.settings.settle_timeout,
+    )
     if not back:
         now = {wallet: resources.balance(wallet) for wallet in before}
-        checks.fail(f"{title} moves no money", before, now, exchange, requirement=requirement,
-                    detail=f"{why}; its status {final or 'still pending'} after --settle-timeout",
-                    also=(*shown_before, *reads(resources, now)))
+        checks.fail(
+            f"{title} moves no money",
+            before,
+            now,
+            exchange,
+            requirement=requirement,
+            detail=f"{why}; its status {final or 'still pending'} after --settle-timeout",
+            also=(*shown_before, *reads(resources, now)),
+        )
     if done is None:
-        raise CannotJudge(f"the {why} was accepted and still pending after --settle-timeout "
-                          f"({resources.settings.settle_timeout:g} s): no money moved so far, but its end was not seen")
+        raise CannotJudge(
+            f"the {why} was accepted and still pending after --settle-timeout "
+            f"({resources.settings.settle_timeout:g} s): no money moved so far, but its end was not seen"
+        )
 
 
 # ------------------------------------------------------------------ where money went
@@ -332,7 +423,8 @@ def pays_into(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:
     """Whether a listed transaction pays into `wallet` (by publicId or account number)."""
     destination = entry.get("destinationData") if isinstance(entry.get("destinationData"), dict) else {}
     return wallet.get("publicId") in (entry.get("destination"), destination.get("publicId")) or (
-        destination.get("accountNumber") == wallet.get("accountNumber"))
+        destination.get("accountNumber") == wallet.get("accountNumber")
+    )
 
 
 def pays_from(entry: dict[str, Any], wallet: dict[str, Any]) -> bool:
@@ -364,13 +456,16 @@ def shortfall_explained(entries: list[Any], wallet: dict[str, Any], amount: int,
     fees = [entry.get("fee") for entry in listed if pays_into(entry, wallet)]
     charged = [entry.get("actualAmount", entry.get("amount")) for entry in listed if pays_from(entry, wallet)]
     charges = sum(charge for charge in charged if type(charge) is int)
-    return any(0 < fee + charges < amount and rise == amount - fee - charges
-               for fee in [fee for fee in fees if type(fee) is int and fee >= 0] or [0])
+    return any(
+        0 < fee + charges < amount and rise == amount - fee - charges
+        for fee in [fee for fee in fees if type(fee) is int and fee >= 0] or [0]
+    )
 
 
 @check
-def shortfall_accounted_for(api: ApiClient, wallet: dict[str, Any], paid: Funding, *,
-                            requirement: str | None = None) -> None:
+def shortfall_accounted_for(
+    api: ApiClient, wallet: dict[str, Any], paid: Funding, *, requirement: str | None = None
+) -> None:
     """An inbound payment that raised the balance by less than its amount is explained by the transactions.
 
     Whether an inbound payment costs a fee is not shown: a rise short of the amount conforms when the transactions
@@ -385,13 +480,21 @@ def shortfall_accounted_for(api: ApiClient, wallet: dict[str, Any], paid: Fundin
 
     read = lists.read(api, "listTransactions", until=explained)
     if not explained(read.entries) and not read.complete:
-        raise CannotJudge(f"the balance rose by {rise} for a payment of {amount}, and the transactions that would say "
-                          f"why were not among those read ({read.note}): not judged")
+        raise CannotJudge(
+            f"the balance rose by {rise} for a payment of {amount}, and the transactions that would say "
+            f"why were not among those read ({read.note}): not judged"
+        )
     if not explained(read.entries):
-        checks.fail(f"a payment of {amount} kobo raises the balance by {amount}, or by {amount} less the fee or the "
-                    f"charges the transactions record", paid.before + amount, paid.after, read.exchanges[-1],
-                    detail=f"the balance rose by {rise}; no fee on the credit nor debit out of the wallet explains "
-                           f"it ({read.note})", requirement=requirement)
+        checks.fail(
+            f"a payment of {amount} kobo raises the balance by {amount}, or by {amount} less the fee or the "
+            f"charges the transactions record",
+            paid.before + amount,
+            paid.after,
+            read.exchanges[-1],
+            detail=f"the balance rose by {rise}; no fee on the credit nor debit out of the wallet explains "
+            f"it ({read.note})",
+            requirement=requirement,
+        )
 
 
 # ------------------------------------------------------------------ a transfer's credit leg
@@ -399,20 +502,28 @@ def shortfall_accounted_for(api: ApiClient, wallet: dict[str, Any], paid: Fundin
 
 def is_credit_to(entry: Any, destination: str, amount: int) -> bool:
     """Whether a listed transaction is a credit of `amount` to the wallet `destination`."""
-    return (isinstance(entry, dict) and entry.get("entry") == "credit" and entry.get("destination") == destination
-            and entry.get("amount") == amount)
+    return (
+        isinstance(entry, dict)
+        and entry.get("entry") == "credit"
+        and entry.get("destination") == destination
+        and entry.get("amount") == amount
+    )
 
 
 def listed_credit(api: ApiClient, destination: str, amount: int) -> tuple[dict[str, Any] | None, lists.Listing]:
     """A credit transaction to `destination` of `amount` in GET /transactions (None when none was read), and what
     was read of the list: list order and paging are not shown, so it is read page after page until it shows."""
-    listing = lists.read(api, "listTransactions",
-                         until=lambda entries: any(is_credit_to(entry, destination, amount) for entry in entries))
+    listing = lists.read(
+        api,
+        "listTransactions",
+        until=lambda entries: any(is_credit_to(entry, destination, amount) for entry in entries),
+    )
     return next((entry for entry in listing.entries if is_credit_to(entry, destination, amount)), None), listing
 
 
-def credit_leg_shown(api: ApiClient, resources: Resources, reference: str, destination: str,
-                     amount: int) -> dict[str, Any]:
+def credit_leg_shown(
+    api: ApiClient, resources: Resources, reference: str, destination: str, amount: int
+) -> dict[str, Any]:
     """Where a wallet-to-wallet transfer of `amount` to `destination`, once settled (`settled_or_skip`), shows the
     destination's credit leg: in the verified debit's meta.credit, as a credit GET /transactions lists, or neither
     (meta "may hold" it: an observation). The test cannot judge a transfer that did not complete."""

@@ -67,11 +67,23 @@ def size_problems(page: SizedPage) -> list[Problem]:
     """A page holds no more entries than perPage, and totalCount counts at least the entries of the page."""
     wrong: list[Problem] = []
     if len(page.entries) > page.per_page:
-        wrong.append(Problem("a page holds no more entries than meta.pagination.perPage", f"at most {page.per_page}",
-                             f"{len(page.entries)} entries", page.exchange))
+        wrong.append(
+            Problem(
+                "a page holds no more entries than meta.pagination.perPage",
+                f"at most {page.per_page}",
+                f"{len(page.entries)} entries",
+                page.exchange,
+            )
+        )
     if page.total < len(page.entries):
-        wrong.append(Problem("meta.pagination.totalCount counts at least the entries of the page",
-                             f"at least {len(page.entries)}", page.total, page.exchange))
+        wrong.append(
+            Problem(
+                "meta.pagination.totalCount counts at least the entries of the page",
+                f"at least {len(page.entries)}",
+                page.total,
+                page.exchange,
+            )
+        )
     return wrong
 
 
@@ -87,8 +99,14 @@ def count_problems(listing: lists.Listing, query: str) -> list[Problem]:
         raise CannotJudge(f"{query}: the pages read do not reach the end of the list ({listing.note})")
     if len(listing.entries) == listing.total:
         return []
-    return [Problem(f"meta.pagination.totalCount of {query} is the number of entries its pages hold ({listing.note})",
-                    len(listing.entries), listing.total, first)]
+    return [
+        Problem(
+            f"meta.pagination.totalCount of {query} is the number of entries its pages hold ({listing.note})",
+            len(listing.entries),
+            listing.total,
+            first,
+        )
+    ]
 
 
 def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[tuple[str, Problem]]:
@@ -100,32 +118,67 @@ def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[tupl
     seen: dict[str, int] = {}
     for number, exchange in enumerate(pages, start=1):
         if not 200 <= exchange.status < 300 or not isinstance(exchange.data, list):
-            wrong.append((PAGES, Problem(f"page {number} of the wallet list under {scheme} is a 2xx list",
-                                         "2xx with a data array", f"HTTP {exchange.status}", exchange)))
+            wrong.append(
+                (
+                    PAGES,
+                    Problem(
+                        f"page {number} of the wallet list under {scheme} is a 2xx list",
+                        "2xx with a data array",
+                        f"HTTP {exchange.status}",
+                        exchange,
+                    ),
+                )
+            )
             continue
         shown = lists.pagination(exchange)
         if shown.get("current") != number:
-            wrong.append((CURRENT, Problem(f"meta.pagination.current is the page number asked ({scheme})", number,
-                                           shown.get("current"), exchange)))
+            wrong.append(
+                (
+                    CURRENT,
+                    Problem(
+                        f"meta.pagination.current is the page number asked ({scheme})",
+                        number,
+                        shown.get("current"),
+                        exchange,
+                    ),
+                )
+            )
         total, per_page = shown.get("totalCount"), shown.get("perPage")
         if type(total) is int and type(per_page) is int and per_page >= 1:
             expected = max(0, min(per_page, total - (number - 1) * per_page))
             if len(exchange.data) != expected and len(exchange.data) <= per_page:
-                wrong.append((PAGES, Problem(f"page {number} holds perPage ({per_page}) entries, or what remains of "
-                                             f"totalCount ({total})", expected, len(exchange.data), exchange)))
+                wrong.append(
+                    (
+                        PAGES,
+                        Problem(
+                            f"page {number} holds perPage ({per_page}) entries, or what remains of "
+                            f"totalCount ({total})",
+                            expected,
+                            len(exchange.data),
+                            exchange,
+                        ),
+                    )
+                )
         for entry in exchange.data:
             public_id = entry.get("publicId") if isinstance(entry, dict) else None
             if public_id in seen:
-                wrong.append((PAGES, Problem("no wallet is listed on two pages",
-                                             f"{public_id} on page {seen[public_id]} only",
-                                             f"{public_id} on pages {seen[public_id]} and {number}", exchange)))
+                wrong.append(
+                    (
+                        PAGES,
+                        Problem(
+                            "no wallet is listed on two pages",
+                            f"{public_id} on page {seen[public_id]} only",
+                            f"{public_id} on pages {seen[public_id]} and {number}",
+                            exchange,
+                        ),
+                    )
+                )
             if isinstance(public_id, str):
                 seen[public_id] = number
     return wrong
 
 
-def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
-                  created: list[str]) -> list[tuple[str, Problem]]:
+def walk_problems(walk: lists.Listing, size: int | None, whole: bool, created: list[str]) -> list[tuple[str, Problem]]:
     """What is wrong with a walk of every page of a list, asked at `size` entries a page (None: the target's own
     size), each with the requirement it breaks: pages overlap, totalCount differs between pages, pages not the last
     hold fewer than perPage, perPage is more than the size asked, `current` is not the page number (under a
@@ -138,18 +191,19 @@ def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
     ids = walk.ids
     repeated = sorted({str(item) for item in ids if ids.count(item) > 1})
     if repeated:
-        wrong.append((PAGES, "pages do not overlap", "every entry on one page only",
-                      f"on two pages: {repeated[:NAMED]}"))
+        wrong.append(
+            (PAGES, "pages do not overlap", "every entry on one page only", f"on two pages: {repeated[:NAMED]}")
+        )
     totals = walk.totals()
     if len(totals) > 1:
-        wrong.append((PAGES, "totalCount is the same on every page of one list", "one total",
-                      sorted(totals, key=str)))
+        wrong.append((PAGES, "totalCount is the same on every page of one list", "one total", sorted(totals, key=str)))
     if whole and len(totals) == 1 and len(ids) != next(iter(totals)):
         wrong.append((PAGES, "the pages together hold totalCount entries", next(iter(totals)), len(ids)))
     missing = sorted(set(created) - set(ids)) if whole else []
     if missing:
-        wrong.append((LISTED, "the pages hold every wallet the run created", "all listed",
-                      f"missing: {missing[:NAMED]}"))
+        wrong.append(
+            (LISTED, "the pages hold every wallet the run created", "all listed", f"missing: {missing[:NAMED]}")
+        )
     for index, page in enumerate(walk.exchanges):
         per_page = lists.pagination(page).get("perPage")
         data = page.data if isinstance(page.data, list) else []
@@ -162,5 +216,7 @@ def walk_problems(walk: lists.Listing, size: int | None, whole: bool,
         current = lists.pagination(page).get("current")
         if walk.scheme and walk.scheme.position == "page" and current != index + 1:
             wrong.append((CURRENT, f"current of page {index + 1} is the page number", index + 1, current))
-    return [(requirement, Problem(f"{where}: {what}", expected, received, last))
-            for requirement, what, expected, received in wrong]
+    return [
+        (requirement, Problem(f"{where}: {what}", expected, received, last))
+        for requirement, what, expected, received in wrong
+    ]

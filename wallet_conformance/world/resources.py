@@ -56,8 +56,10 @@ def own_account(accounts: Any, owner: str) -> dict[str, Any]:
         raise TargetError("GET /accounts listed no account to work with")
     found = next((account for account in accounts if is_account(account, owner)), None)
     if found is None:
-        raise TargetError(f"none of the {len(accounts)} accounts GET /accounts lists has _id or id {owner!r}, the "
-                          "account the key's wallets name: which listed account is the key's own cannot be told")
+        raise TargetError(
+            f"none of the {len(accounts)} accounts GET /accounts lists has _id or id {owner!r}, the "
+            "account the key's wallets name: which listed account is the key's own cannot be told"
+        )
     return found
 
 
@@ -119,8 +121,16 @@ class WalletList:
 class Resources:
     """The run's records on the target."""
 
-    def __init__(self, api: ApiClient, settings: Settings, target: Target, run_id: str, guard: Guard,
-                 wallet_list: WalletList | None = None, kept: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        api: ApiClient,
+        settings: Settings,
+        target: Target,
+        run_id: str,
+        guard: Guard,
+        wallet_list: WalletList | None = None,
+        kept: set[str] | None = None,
+    ) -> None:
         self.api = api
         self.kept = kept if kept is not None else set()  # wallets the sweep leaves open (--keep-failing-records)
         self.wallet_list = wallet_list or WalletList(settings.work_dir)
@@ -172,13 +182,20 @@ class Resources:
         Checked before each primary creation, after a refused one, and when the account is found full."""
         # Large pages under the paging the target honours: this runs before every primary creation.
         listed = lists.walk(self.api, "listWallets", lists.discover(self.api, "listWallets"), lists.LARGE_PAGE)
-        others = [str(entry.get("accountName")) for entry in listed.entries if isinstance(entry, dict)
-                  and entry.get("category") == "primary" and bodies.is_test_record(entry.get("accountName"))
-                  and not bodies.same_run(entry.get("accountName"), self.run_id)]
+        others = [
+            str(entry.get("accountName"))
+            for entry in listed.entries
+            if isinstance(entry, dict)
+            and entry.get("category") == "primary"
+            and bodies.is_test_record(entry.get("accountName"))
+            and not bodies.same_run(entry.get("accountName"), self.run_id)
+        ]
         if others:
-            raise CannotJudge(f"another run of the suite holds {len(others)} of the account's primary wallet places "
-                              f"({', '.join(sorted(others)[:3])}): the primary-wallet limit cannot be tested while it "
-                              "runs; run again when it is done")
+            raise CannotJudge(
+                f"another run of the suite holds {len(others)} of the account's primary wallet places "
+                f"({', '.join(sorted(others)[:3])}): the primary-wallet limit cannot be tested while it "
+                "runs; run again when it is done"
+            )
 
     def wallet(self, category: str = "secondary", **overrides: Any) -> dict[str, Any]:
         """A new open wallet (secondary by default: those have no limit, so tests never compete for them)."""
@@ -211,16 +228,25 @@ class Resources:
         if not isinstance(read, dict):
             body = exchange.json if exchange.is_json else None
             enveloped = isinstance(body, dict) and "data" in body
-            raise TargetError(f"wallet {public_id} reads with no wallet object to take a balance from", exchange,
-                              requirement=contract.SINGLE_RECORD if enveloped else ENVELOPE)
+            raise TargetError(
+                f"wallet {public_id} reads with no wallet object to take a balance from",
+                exchange,
+                requirement=contract.SINGLE_RECORD if enveloped else ENVELOPE,
+            )
         shown = read.get("publicId")
         if isinstance(shown, str) and shown != public_id:
-            raise TargetError(f"a read of wallet {public_id} shows wallet {shown}: its balance is not that wallet's",
-                              exchange, requirement=contract.acceptance_requirement("getWallet"))
+            raise TargetError(
+                f"a read of wallet {public_id} shows wallet {shown}: its balance is not that wallet's",
+                exchange,
+                requirement=contract.acceptance_requirement("getWallet"),
+            )
         balance = read.get("balance")
         if type(balance) is not int:
-            raise TargetError(f"wallet {public_id} reads with balance {balance!r}, not an integer: cannot compare "
-                              "money", exchange, requirement=contract.MONEY_INTEGERS)
+            raise TargetError(
+                f"wallet {public_id} reads with balance {balance!r}, not an integer: cannot compare money",
+                exchange,
+                requirement=contract.MONEY_INTEGERS,
+            )
         return balance
 
     def sweep(self) -> list[str]:
@@ -239,8 +265,11 @@ class Resources:
             return None
 
         with ThreadPoolExecutor(max_workers=SWEEP_CONCURRENCY, thread_name_prefix="sweep") as pool:
-            return [problem for problem in pool.map(close, [wallet for wallet in self.open_wallets
-                                                            if wallet not in self.kept]) if problem]
+            return [
+                problem
+                for problem in pool.map(close, [wallet for wallet in self.open_wallets if wallet not in self.kept])
+                if problem
+            ]
 
     # ------------------------------------------------------------ banks and external accounts
 
@@ -261,11 +290,19 @@ class Resources:
         """
         number, code = self.settings.bank_account
         if code is None:
-            usable = [bank for bank in self.banks() if isinstance(bank, dict) and "bankCode" in bank
-                      and bank.get("active") is not False and bank.get("deletedAt") is None]
+            usable = [
+                bank
+                for bank in self.banks()
+                if isinstance(bank, dict)
+                and "bankCode" in bank
+                and bank.get("active") is not False
+                and bank.get("deletedAt") is None
+            ]
             if not usable:
-                raise CannotJudge("the bank list shows no active bank with a bank code to validate an account with "
-                                  "(see --bank-account)")
+                raise CannotJudge(
+                    "the bank list shows no active bank with a bank code to validate an account with "
+                    "(see --bank-account)"
+                )
             code = str(usable[0]["bankCode"])
         if "bank-account" in self.gave_up:
             raise CannotJudge(self.gave_up["bank-account"])
@@ -276,7 +313,8 @@ class Resources:
                 self.gave_up["bank-account"] = (
                     f"the target did not resolve the external account {number} at bank {code} (validate-account "
                     f"answered {exchange.status}): give one it resolves with --bank-account NUMBER:BANKCODE; the "
-                    "tests that need an external account skip")
+                    "tests that need an external account skip"
+                )
                 raise CannotJudge(self.gave_up["bank-account"])
         return number, code
 
@@ -284,8 +322,9 @@ class Resources:
         """The external account, validated first as the document asks before a bank transfer (a refusal fails
         the validate-account requirement, END-25, as a setup error)."""
         number, code = self.external_account()
-        self.require(self.api.call("validateAccount", json_body=bodies.validation(number, code)),
-                     "validate the external account")
+        self.require(
+            self.api.call("validateAccount", json_body=bodies.validation(number, code)), "validate the external account"
+        )
         return number, code
 
     # ------------------------------------------------------------ money
@@ -322,30 +361,43 @@ class Resources:
         if self.target.funding_url:
             exchange = self.pay_in(public_id, amount)
             if exchange.status in (404, 405, 501):  # no such hook there: a configuration mistake, not the API's
-                self.gave_up["funding-hook"] = (f"the funding hook answered {exchange.status}: check --funding-url "
-                                               f"({exchange.method} {exchange.url}); the tests that need money skip")
+                self.gave_up["funding-hook"] = (
+                    f"the funding hook answered {exchange.status}: check --funding-url "
+                    f"({exchange.method} {exchange.url}); the tests that need money skip"
+                )
                 raise CannotJudge(self.gave_up["funding-hook"])
         else:
             body = bodies.transfer(self.settings.funded_wallet, public_id, amount, narration=f"{self.run_id} funding")
             exchange = self.api.call("transfer", json_body=body)
         if not exchange.ok:
-            return Funding(public_id, amount, exchange, before, before, credited=False,
-                           note=f"the payment was answered {exchange.status}")
+            return Funding(
+                public_id,
+                amount,
+                exchange,
+                before,
+                before,
+                credited=False,
+                note=f"the payment was answered {exchange.status}",
+            )
         # One read per poll: round trips are what a remote target charges for.
-        risen = poll(lambda: [balance] if (balance := self.balance(public_id)) > before else None,
-                     self.settings.settle_timeout)
+        risen = poll(
+            lambda: [balance] if (balance := self.balance(public_id)) > before else None, self.settings.settle_timeout
+        )
         if risen:
             return Funding(public_id, amount, exchange, before, risen[0], credited=True)
         after = self.balance(public_id)
-        self.gave_up["funding"] = (f"funding {public_id} with {amount} kobo did not show in its balance within "
-                                  f"{self.settings.settle_timeout:g} s (it stayed {after})")
+        self.gave_up["funding"] = (
+            f"funding {public_id} with {amount} kobo did not show in its balance within "
+            f"{self.settings.settle_timeout:g} s (it stayed {after})"
+        )
         return Funding(public_id, amount, exchange, before, after, credited=False, note=self.gave_up["funding"])
 
     def pay_in(self, public_id: str, amount: int) -> Exchange:
         """Send one inbound payment of `amount` kobo into a wallet through the funding hook, and wait for nothing: the
         caller has checked that the run has a hook and may move money, and spent the amount from the budget."""
-        return self.api.request("POST", self.target.funding_url, absolute=True,
-                                json_body={"walletId": public_id, "amount": amount})
+        return self.api.request(
+            "POST", self.target.funding_url, absolute=True, json_body={"walletId": public_id, "amount": amount}
+        )
 
     def pay_into_collection_account(self, collection: dict[str, Any], wallet_id: str, amount: int) -> Funding:
         """Pay `amount` kobo into a collection account through the funding hook (its publicId as walletId, and its
@@ -356,25 +408,49 @@ class Resources:
         self.guard.require_money_movement()
         self.guard.spend(amount)
         before = self.balance(wallet_id)
-        payment = self.api.request("POST", self.target.funding_url, absolute=True, json_body={
-            "walletId": collection.get("publicId"), "accountNumber": collection.get("accountNumber"), "amount": amount})
+        payment = self.api.request(
+            "POST",
+            self.target.funding_url,
+            absolute=True,
+            json_body={
+                "walletId": collection.get("publicId"),
+                "accountNumber": collection.get("accountNumber"),
+                "amount": amount,
+            },
+        )
         if not payment.ok:
-            raise CannotJudge(f"the funding hook did not take a payment into a collection account (HTTP "
-                              f"{payment.status}): it pays wallets only, so what a collection account collects "
-                              "cannot be seen")
-        risen = poll(lambda: [balance] if (balance := self.balance(wallet_id)) > before else None,
-                     self.settings.settle_timeout)
+            raise CannotJudge(
+                f"the funding hook did not take a payment into a collection account (HTTP "
+                f"{payment.status}): it pays wallets only, so what a collection account collects "
+                "cannot be seen"
+            )
+        risen = poll(
+            lambda: [balance] if (balance := self.balance(wallet_id)) > before else None, self.settings.settle_timeout
+        )
         after = risen[0] if risen else self.balance(wallet_id)
-        return Funding(wallet_id, amount, payment, before, after, credited=bool(risen),
-                       note="" if risen else f"the balance of {wallet_id} stayed {after} for "
-                                             f"{self.settings.settle_timeout:g} s (--settle-timeout)")
+        return Funding(
+            wallet_id,
+            amount,
+            payment,
+            before,
+            after,
+            credited=bool(risen),
+            note=""
+            if risen
+            else f"the balance of {wallet_id} stayed {after} for {self.settings.settle_timeout:g} s (--settle-timeout)",
+        )
 
     def require_taken(self, funding: Funding) -> Funding:
         """The funding, once the target took its payment; a payment it refused is a setup error (the run cannot
         fund wallets), naming the requirement of the transfer when the money came from --funded-wallet."""
         if not funding.taken:
-            self.require(funding.payment, "fund a wallet through --funding-url" if self.target.funding_url
-                         else "fund a wallet from --funded-wallet", envelope=False)
+            self.require(
+                funding.payment,
+                "fund a wallet through --funding-url"
+                if self.target.funding_url
+                else "fund a wallet from --funded-wallet",
+                envelope=False,
+            )
         return funding
 
     def fund(self, public_id: str, amount: int, before: int | None = None) -> int:
@@ -410,11 +486,14 @@ class Resources:
             return self.wallet()
         listed = self.require(self.api.call("listWallets"), "list wallets")
         entries = listed if isinstance(listed, list) else []
-        found = next((entry for entry in entries if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)),
-                     None)
+        found = next(
+            (entry for entry in entries if isinstance(entry, dict) and isinstance(entry.get("publicId"), str)), None
+        )
         if found is None:
-            raise CannotJudge("the wallet list shows no wallet to probe, and the run may not create one (production "
-                              "without --allow-writes)")
+            raise CannotJudge(
+                "the wallet list shows no wallet to probe, and the run may not create one (production "
+                "without --allow-writes)"
+            )
         return found
 
     def own_account_id(self) -> str:
@@ -424,8 +503,10 @@ class Resources:
         if self._owner is None:
             owners = self._accounts_of_wallets() or self._only_listed_account()
             if len(owners) != 1:
-                raise CannotJudge(f"which account is the key's own cannot be told: the key's wallets name "
-                                  f"{len(owners)} accounts ({', '.join(sorted(owners)) or 'none'}) as theirs")
+                raise CannotJudge(
+                    f"which account is the key's own cannot be told: the key's wallets name "
+                    f"{len(owners)} accounts ({', '.join(sorted(owners)) or 'none'}) as theirs"
+                )
             self._owner = owners.pop()
         return self._owner
 
@@ -440,8 +521,11 @@ class Resources:
         if not wallets:
             listed = self.require(self.api.call("listWallets"), "list wallets")
             wallets = [wallet for wallet in listed if isinstance(wallet, dict)] if isinstance(listed, list) else []
-        return {wallet["account"] for wallet in wallets if isinstance(wallet, dict)
-                and isinstance(wallet.get("account"), str)}
+        return {
+            wallet["account"]
+            for wallet in wallets
+            if isinstance(wallet, dict) and isinstance(wallet.get("account"), str)
+        }
 
     def _only_listed_account(self) -> set[str]:
         """The record id of the one account GET /accounts lists, when it lists exactly one (it can be no other's)."""
@@ -456,8 +540,9 @@ class Resources:
     def own_account(self) -> dict[str, Any]:
         """The key's own account (`own_account_id`), as GET /accounts lists it now (read past page 1 until found)."""
         owner = self.own_account_id()
-        listing = lists.read(self.api, "listAccounts",
-                             until=lambda entries: any(is_account(entry, owner) for entry in entries))
+        listing = lists.read(
+            self.api, "listAccounts", until=lambda entries: any(is_account(entry, owner) for entry in entries)
+        )
         self.require(listing.first, "list accounts")
         return own_account(listing.entries, owner)
 
@@ -496,11 +581,12 @@ class Resources:
         `contract.refusal_requirement`), else none.
         """
         if not exchange.ok:
-            raise TargetError(f"could not {what}: the target answered {exchange.status}\n{exchange.describe()}",
-                              exchange,
-                              requirement=requirement or contract.refusal_requirement(
-                                  exchange.operation_id, exchange.request_body, exchange.status))
+            raise TargetError(
+                f"could not {what}: the target answered {exchange.status}\n{exchange.describe()}",
+                exchange,
+                requirement=requirement
+                or contract.refusal_requirement(exchange.operation_id, exchange.request_body, exchange.status),
+            )
         if not envelope:
             return exchange.json
         return exchange.data
-

@@ -68,6 +68,7 @@ class Guard:
 
     def _reserve(self, spent: int, amount: int) -> int:
         if spent + amount > self.budget:
-            raise NotAllowed(f"the run's money budget (--max-amount) has {self.budget - spent} kobo left, "
-                             f"this test needs {amount}")
+            raise NotAllowed(
+                f"the run's money budget (--max-amount) has {self.budget - spent} kobo left, this test needs {amount}"
+            )
         return spent + amount

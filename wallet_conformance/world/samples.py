@@ -21,10 +21,11 @@ def accepted_sample(exchange: Exchange) -> Exchange:
     """A sample, which must be a success: a refusal is a failure of the operation's acceptance requirement (of the
     key's, a 401: `contract.refusal_requirement`)."""
     if not exchange.ok:
-        raise TargetError(f"a valid {exchange.operation_id} request was not accepted (HTTP {exchange.status})\n"
-                          f"{exchange.describe()}", exchange,
-                          requirement=contract.refusal_requirement(exchange.operation_id, exchange.request_body,
-                                                                    exchange.status))
+        raise TargetError(
+            f"a valid {exchange.operation_id} request was not accepted (HTTP {exchange.status})\n{exchange.describe()}",
+            exchange,
+            requirement=contract.refusal_requirement(exchange.operation_id, exchange.request_body, exchange.status),
+        )
     return exchange
 
 

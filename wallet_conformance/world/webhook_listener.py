@@ -53,8 +53,9 @@ class Listener:
         self.server.daemon_threads = True
         self.host = host
         self.port = self.server.server_address[1]
-        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1},
-                                        name="webhook-listener", daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, name="webhook-listener", daemon=True
+        )
         self._stopper = threading.Timer(lifetime, self.server.shutdown)
         self._stopper.daemon = True
 
@@ -107,11 +108,13 @@ def describe(delivery: dict[str, Any], references: set[str], key: str) -> dict[s
         "content_type": headers.get("content-type"),
         "kind": next((payload[name] for name in KIND_FIELDS if isinstance(payload, dict) and name in payload), None),
         "payload_keys": sorted(payload) if isinstance(payload, dict) else type(payload).__name__,
-        "data_keys": sorted(payload["data"]) if isinstance(payload, dict) and isinstance(payload.get("data"), dict)
+        "data_keys": sorted(payload["data"])
+        if isinstance(payload, dict) and isinstance(payload.get("data"), dict)
         else None,
         "header_names": sorted(headers),
         "signature_headers": {name: shape(value) for name, value in signatures.items()},
         "signed_hmac_sha256_with_secret_key": any(signed_with(raw, value, key) for value in signatures.values())
-        if signatures else None,
+        if signatures
+        else None,
         "about_this_test": any(reference in text for reference in references),
     }

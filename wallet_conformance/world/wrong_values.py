@@ -63,8 +63,12 @@ class Ids:
 
 
 # Stand-ins of the records, for working out at collection what each case is (the values' types are what count).
-PLACEHOLDERS = Ids("cf00000000", f"{contract.prefix('walletId')}00000001", f"{contract.prefix('walletId')}00000002",
-                   ("0123456789", "000"))
+PLACEHOLDERS = Ids(
+    "cf00000000",
+    f"{contract.prefix('walletId')}00000001",
+    f"{contract.prefix('walletId')}00000002",
+    ("0123456789", "000"),
+)
 
 
 def added_webhook(run_id: str) -> str:
@@ -132,8 +136,11 @@ def _fields(node: dict[str, Any], path: tuple[Any, ...]) -> Iterator[tuple[tuple
 
 def _kinds(name: Any, schema: dict[str, Any]) -> list[str]:
     """The wrong kinds a field of this schema is sent in: null for every field (an array's item too)."""
-    by_type = {"number": [STRING_FOR_NUMBER, FLOAT_FOR_INTEGER, EXPONENT_FOR_INTEGER], "string": [NUMBER_FOR_STRING],
-               "array": [ITEM_FOR_ARRAY]}
+    by_type = {
+        "number": [STRING_FOR_NUMBER, FLOAT_FOR_INTEGER, EXPONENT_FOR_INTEGER],
+        "string": [NUMBER_FOR_STRING],
+        "array": [ITEM_FOR_ARRAY],
+    }
     kinds = [NULL, *by_type.get(schema.get("type"), [])]
     if schema.get("type") == "number" and name in MONEY_FIELDS:
         kinds.append(FRACTION_FOR_INTEGER)

@@ -64,8 +64,11 @@ async def update_account(request: Request, call: Call) -> Response:
     # Only the key's own account: another of its business is refused, another business's is not found.
     try:
         account = call.store.account_to_update(
-            call.caller, request.path_params["accountId"], sibling=call.faults.on(Fault.SIBLING_ACCOUNT_UPDATABLE),
-            other_business=call.faults.on(Fault.OTHER_BUSINESS_ACCOUNT_UPDATABLE))
+            call.caller,
+            request.path_params["accountId"],
+            sibling=call.faults.on(Fault.SIBLING_ACCOUNT_UPDATABLE),
+            other_business=call.faults.on(Fault.OTHER_BUSINESS_ACCOUNT_UPDATABLE),
+        )
     except ApiError as error:
         if error.refusal is not Refusal.NOT_FOUND or not call.faults.on(Fault.UPDATE_UNKNOWN_ACCOUNT_ACCEPTED):
             raise

@@ -44,8 +44,13 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     elif mantissa is not None and faults.on(Fault.EXPONENT_AMOUNT_READ_AS_MANTISSA):
         amount = int(mantissa["digits"])  # read as a parser that stops at the `e` reads it
     else:
-        amount = fields.kobo(body, "amount", minimum=1, numeric_strings=call.numeric_strings,
-                             round_fractions_down=faults.on(Fault.COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED))
+        amount = fields.kobo(
+            body,
+            "amount",
+            minimum=1,
+            numeric_strings=call.numeric_strings,
+            round_fractions_down=faults.on(Fault.COLLECTION_FRACTIONAL_AMOUNT_ACCEPTED),
+        )
     expire_in = fields.seconds(body, "expireIn", numeric_strings=call.numeric_strings)
     lower, upper = contract.expire_in_bounds()
     if faults.on(Fault.EXPIRE_IN_LOWER_BOUND_OFF):
@@ -95,8 +100,9 @@ async def create_collection_account(request: Request, call: Call) -> Response:
     collection = call.store.create_collection_account(
         call.caller,
         destination=destination,
-        account_name=account_name if account_name is not None else (
-            destination.account_name if destination else call.caller.account.name),
+        account_name=account_name
+        if account_name is not None
+        else (destination.account_name if destination else call.caller.account.name),
         amount=amount,
         expire_in=expire_in,
         reference=reference,

@@ -32,9 +32,15 @@ async def list_transactions(request: Request, call: Call) -> Response:
         listed = [transaction for transaction in listed if now() - transaction.created_at >= LISTED_LATE]
     if call.faults.on(Fault.PAYERS_DEBIT_LISTED_TO_PAYEE):
         # Another account's debits into the caller's wallets, beside their credit legs, as one query over both parties.
-        paid_in = [t for t in call.store.transactions if t.entry == "debit" and t.live == call.caller.live
-                   and isinstance(t.destination, Wallet) and t.destination.account is call.caller.account
-                   and t.account is not call.caller.account]
+        paid_in = [
+            t
+            for t in call.store.transactions
+            if t.entry == "debit"
+            and t.live == call.caller.live
+            and isinstance(t.destination, Wallet)
+            and t.destination.account is call.caller.account
+            and t.account is not call.caller.account
+        ]
         listed = call.store.newest_first([*listed, *paid_in], key=lambda transaction: transaction.number)
     page, pagination = paginate(request, listed, call)
     data: list[Any] = [serialize.transaction(transaction, call.faults) for transaction in page]
@@ -136,8 +142,9 @@ async def transfer(request: Request, call: Call) -> Response:
         minimum += 1
     round_down = faults.on(Fault.FRACTIONAL_AMOUNT_ACCEPTED)
     try:
-        amount = fields.kobo(body, "amount", minimum=minimum, round_fractions_down=round_down,
-                             numeric_strings=call.numeric_strings)
+        amount = fields.kobo(
+            body, "amount", minimum=minimum, round_fractions_down=round_down, numeric_strings=call.numeric_strings
+        )
     except ApiError:
         sent = body.get("amount")
         below = isinstance(sent, int | float) and not isinstance(sent, bool) and sent < minimum
@@ -166,8 +173,13 @@ async def transfer(request: Request, call: Call) -> Response:
     else:
         check_funds = not faults.on(Fault.OVERDRAFT_ALLOWED)
     accepted = call.ledger.transfer(
-        call.caller, source=source, destination=destination, amount=amount, narration=narration,
-        check_funds=check_funds, doomed=later and not (source.open and destination.open),
+        call.caller,
+        source=source,
+        destination=destination,
+        amount=amount,
+        narration=narration,
+        check_funds=check_funds,
+        doomed=later and not (source.open and destination.open),
     )
     _written_back(call, read, accepted)
     call.service.schedule_settlement(accepted)

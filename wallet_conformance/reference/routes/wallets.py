@@ -36,8 +36,12 @@ async def create_wallet(request: Request, call: Call) -> Response:
     body = await fields.json_body(request, call.faults)
     faults = call.faults
     category = fields.required_text(body, "category")
-    if category == "primary" and "mobile" in body and body["mobile"] is None and \
-            faults.on(Fault.NULL_MOBILE_UNANSWERED):
+    if (
+        category == "primary"
+        and "mobile" in body
+        and body["mobile"] is None
+        and faults.on(Fault.NULL_MOBILE_UNANSWERED)
+    ):
         await held_until_abandoned(request)
     if category not in CATEGORIES:
         if not faults.on(Fault.UNKNOWN_CATEGORY_ACCEPTED):
@@ -74,7 +78,11 @@ async def create_wallet(request: Request, call: Call) -> Response:
         call.store.require_primary_place(call.caller)
         await asyncio.sleep(pause)
     wallet = call.store.create_wallet(
-        call.caller, category=category, account_name=account_name or "", email_address=email, mobile=mobile,
+        call.caller,
+        category=category,
+        account_name=account_name or "",
+        email_address=email,
+        mobile=mobile,
         limit_checked=pause is not None,
     )
     data = serialize.wallet(wallet, "create", faults)
@@ -91,8 +99,11 @@ async def list_wallets(request: Request, call: Call) -> Response:
     category = request.query_params.get("category")
     across = category is not None and call.faults.on(Fault.WALLET_CATEGORY_FILTER_ACROSS_BUSINESSES)
     if across:
-        listed = [wallet for wallet in call.store.wallets
-                  if wallet.live == call.caller.live and wallet.open and wallet.category == category]
+        listed = [
+            wallet
+            for wallet in call.store.wallets
+            if wallet.live == call.caller.live and wallet.open and wallet.category == category
+        ]
     page, pagination = paginate(request, listed, call, filters=("category",) if across else ())
     if call.faults.on(Fault.TOTAL_COUNTS_CLOSED_WALLETS):
         pagination["totalCount"] = len(call.store.wallets_of(call.caller, include_closed=True))
@@ -125,7 +136,9 @@ async def get_wallet(request: Request, call: Call) -> Response:
         try:
             closed_too = call.variants.on(Variant.CLOSED_WALLET_READABLE)
             wallet = call.store.find_wallet(
-                call.caller, wallet_id, include_closed=closed_too,
+                call.caller,
+                wallet_id,
+                include_closed=closed_too,
                 any_account=faults.on(Fault.OTHER_ACCOUNT_WALLET_READABLE),
                 by_prefix=faults.on(Fault.WALLET_READ_BY_PREFIX),
             )
@@ -147,8 +160,9 @@ async def get_wallet(request: Request, call: Call) -> Response:
 async def close_wallet(request: Request, call: Call) -> Response:
     again = call.variants.on(Variant.CLOSE_IS_IDEMPOTENT)
     anyone = call.faults.on(Fault.OTHER_ACCOUNT_WALLET_CLOSABLE)
-    wallet = call.store.find_wallet(call.caller, request.path_params["walletId"], include_closed=again,
-                                    any_account=anyone)
+    wallet = call.store.find_wallet(
+        call.caller, request.path_params["walletId"], include_closed=again, any_account=anyone
+    )
     if wallet.open and wallet.balance and call.variants.on(Variant.FUNDED_WALLET_NOT_CLOSABLE):
         raise Refusal.WALLET_HOLDS_MONEY.error(wallet=wallet.public_id, balance=wallet.balance)
     if wallet.open:
