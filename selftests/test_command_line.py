@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from wallet_conformance import cli, settings
+from wallet_conformance import cli
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.reference.faults import FAULTS
 from wallet_conformance.reference.variants import VARIANTS
@@ -26,6 +26,7 @@ from wallet_conformance.settings import (
     Option,
     Subcommand,
     read,
+    suite_options,
 )
 from wallet_conformance.spec.files import ROOT
 
@@ -209,7 +210,7 @@ def test_each_option_is_held_to_the_check_it_declares(monkeypatch, option):
         raise ConfigError(f"{given.flag} {value!r}: refused by the check it declares")
 
     declared = tuple(replace(each, check=refuses) if each is option else each for each in OPTIONS)
-    monkeypatch.setattr(settings, "OPTIONS", declared)
+    monkeypatch.setattr(suite_options, "OPTIONS", declared)
     values = {each.dest: each.default for each in declared} | {option.dest: a_value(option)}
     with pytest.raises(ConfigError, match=rf"^{re.escape(option.flag)} .*: refused by the check it declares$"):
         read(values)

@@ -27,11 +27,11 @@ from wallet_conformance.client.redaction import Secrets
 from wallet_conformance.command_line import (
     HELP_WIDTH,
     USAGE_HINT,
-    Parser,
     UsageMistake,
     entry,
     not_a_subcommand,
     parse,
+    parser,
     subcommands_help,
     usage,
 )
@@ -62,6 +62,10 @@ from wallet_conformance.settings import (
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import PYTEST_CONFIG, ROOT, TESTS
 
+# The run's options the command's own read before pytest does: --list-requirements's --part and --level, and where
+# the run's work folder is (pytest's cache goes there).
+OWN_READS = ("--work-dir", "--part", "--level")
+
 
 def version() -> str:
     """The suite's version and the sha256 of each file it judges against (the document first)."""
@@ -70,7 +74,7 @@ def version() -> str:
     return "\n".join(lines)
 
 
-def requirements(parts: list[str], levels: list[str]) -> str:
+def requirements(parts: list[str] | None, levels: list[str] | None) -> str:
     """The catalogue's requirements, one line each: id, level, title (of the parts, or the levels, asked), the parts
     and levels checked as a run's --part and --level are."""
     try:
@@ -102,8 +106,8 @@ def help_text() -> str:
         "",
         "The command's own:",
     ]
-    for flag, meaning in COMMAND_OPTIONS:
-        lines += entry(flag, meaning)
+    for option in COMMAND_OPTIONS:
+        lines += entry(usage(option), option.help_text)
     for group, title in GROUPS.items():
         lines += ["", f"{title}:"]
         for option in (option for option in OPTIONS if option.group == group):
@@ -247,13 +251,10 @@ def stopped(arguments: list[str], message: str) -> None:
 
 
 def _own_parser() -> argparse.ArgumentParser:
-    own = Parser(prog=PROGRAM, add_help=False, allow_abbrev=False)
-    for flag in ("--version", "--list-requirements", "--list-faults", "--list-variants", "--help-pytest"):
-        own.add_argument(flag, action="store_true")
+    """The parser of the command's own options (COMMAND_OPTIONS, and -h) and of the run's options they read
+    (OWN_READS); every other word is left to the run."""
+    own = parser(RUN, (*COMMAND_OPTIONS, *(BY_FLAG[flag] for flag in OWN_READS)))
     own.add_argument("-h", "--help", action="store_true")
-    own.add_argument("--work-dir")
-    own.add_argument("--part", action="append", default=[])
-    own.add_argument("--level", action="append", default=[])
     return own
 
 
@@ -415,7 +416,7 @@ def run_suite(arguments: list[str]) -> int:
 
         print(list_faults() if asked.list_faults else list_variants())
         return 0
-    for flag, values in (("--part", asked.part), ("--level", asked.level)):
+    for flag, values in (("--part", asked.part or []), ("--level", asked.level or [])):
         rest += [word for value in values for word in (flag, value)]  # not the catalogue's listing: a run's choice
     if not asked.help_pytest:
         judged = recorded_traffic([*rest, *(["--work-dir", asked.work_dir] if asked.work_dir else [])])

@@ -1,13 +1,13 @@
 """A subcommand's command line (settings.SUBCOMMANDS) read into the values of its options, by dest (the command
-line's, else the environment's, else the default), with one argparse parser built from the option table; and its
---help, each option with the help it has in that subcommand (`Option.help_for`)."""
+line's, else the environment's, else the default), with the one argparse parser every subcommand's is built as, from
+the option declarations; and its --help, each option with the help it has in that subcommand (`Option.help_for`)."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
 from wallet_conformance.settings import (
@@ -36,21 +36,30 @@ class Parser(argparse.ArgumentParser):
         raise UsageMistake(message)
 
 
+def parser(name: str, options: Iterable[Option] | None = None) -> Parser:
+    """The parser of the subcommand `name`, the one every subcommand's command line is read with: its positional
+    words, then its options (or `options`), each as its declaration says (`argument`, which pytest's parser reads
+    too)."""
+    subcommand = SUBCOMMANDS[name]
+    built = Parser(prog=f"{PROGRAM} {name}", add_help=False, allow_abbrev=False)
+    if subcommand.positional and subcommand.dest:
+        built.add_argument(subcommand.dest, nargs="+", metavar=subcommand.positional)
+    for option in subcommand.options if options is None else options:
+        built.add_argument(option.flag, **argument(option))
+    return built
+
+
 def parse(
     name: str, arguments: list[str], environ: Mapping[str, str], *, known: bool = False
 ) -> tuple[dict[str, Any], list[str]]:
     """The values of the subcommand `name`'s options among `arguments` (by dest; its positional words by its
     `dest`), and, when `known`, the arguments that are none of them (else they are a UsageMistake)."""
     subcommand = SUBCOMMANDS[name]
-    parser = Parser(prog=f"{PROGRAM} {name}", add_help=False, allow_abbrev=False)
-    if subcommand.positional and subcommand.dest:
-        parser.add_argument(subcommand.dest, nargs="+", metavar=subcommand.positional)
-    for option in subcommand.options:
-        parser.add_argument(option.flag, **argument(option))
+    built = parser(name)
     if known:
-        given, rest = parser.parse_known_args(arguments)
+        given, rest = built.parse_known_args(arguments)
     else:
-        given, rest = parser.parse_intermixed_args(arguments), []
+        given, rest = built.parse_intermixed_args(arguments), []
     try:
         values = {option.dest: value_of(option, getattr(given, option.dest), environ) for option in subcommand.options}
     except ConfigError as error:

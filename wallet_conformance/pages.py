@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from wallet_conformance.command_line import usage
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
 from wallet_conformance.settings import (
     COMMAND_OPTIONS,
@@ -41,10 +42,11 @@ def _default(option: Option) -> str:
 
 def options_page() -> str:
     """docs/options.md: every option of the suite, by group, with its environment variable and default."""
+    declared = "wallet_conformance/settings/ (suite_options.py, proxy_options.py, subcommands.py)"
     lines = [
         "# Options",
         "",
-        GENERATED.format(source="wallet_conformance/settings.py (OPTIONS, SUBCOMMANDS)"),
+        GENERATED.format(source=declared),
         "",
         "Every option goes after `wallet-conformance` (or `./conformance` in a checkout), or after `wallet-"
         "conformance run`; any other argument is pytest's (`-n 2`, `-k`, `--strict`, `--hypothesis-seed`..., "
@@ -66,7 +68,7 @@ def options_page() -> str:
         shown = subcommand.usage_line if subcommand.name != RUN else f"{PROGRAM} [run] [options]"
         lines.append(f"| `{_cell(shown)}` | {_cell(subcommand.summary)} | `{folder}` |")
     lines += ["", "## The command's own", "", "| option | meaning |", "|---|---|"]
-    lines += [f"| `{flag}` | {_cell(meaning)} |" for flag, meaning in COMMAND_OPTIONS]
+    lines += [f"| `{usage(option)}` | {_cell(option.help_text)} |" for option in COMMAND_OPTIONS]
     for group, title in GROUPS.items():
         lines += _table(f"## {title}", [option for option in OPTIONS if option.group == group])
     lines += _table("## The proxy (`wallet-conformance proxy`)", list(PROXY_OPTIONS))

@@ -1,5 +1,5 @@
 """The suite's options on pytest's command line (one group, each with an environment-variable fallback), read once
-into the run's Settings (wallet_conformance/settings.py declares them). Nothing else reads pytest's options.
+into the run's Settings (wallet_conformance/settings/ declares them). Nothing else reads pytest's options.
 
 This module is the one pytest loads through the `pytest11` entry point wherever the suite is installed, so that pytest
 knows the options before it reads the command line (`--report-dir reports` is then never taken for a test path). The
@@ -183,7 +183,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     found = settings(config)
     if run.is_worker(config):  # an xdist worker: the controller's seed (a random one is drawn per process)
-        seed = config.workerinput[WORKER_SEED]
+        seed = config.workerinput[WORKER_SEED]  # type: ignore[attr-defined]  # xdist sets it on a worker's config
         found = replace(found, seed=seed, generation_seed=_generation_seed(config, seed))
 
     sending = sends_requests(config)

@@ -10,7 +10,6 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
@@ -26,63 +25,31 @@ from wallet_conformance.reporting.gating import GateError
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import (
-    LOOPBACK,
     PROGRAM,
+    PROXY,
     ConfigError,
     Settings,
     command_line,
-    held_values,
     read,
+    reproduction,
     unwritable,
 )
 
-COMMAND = "proxy"
-NOT_LOOPBACK = (
-    "--listen {host}:{port} is not a loopback address: the proxy would forward anyone's requests to the "
-    "target; add --listen-anywhere to mean it"
-)
-NO_UPSTREAM = "--upstream (or WALLET_API_UPSTREAM) is required: the target's base URL, ending in /v1"
 NOT_LISTENING = "--listen {host}:{port}: cannot listen there ({error})"
 
 
 def configure(arguments: list[str], environ: dict[str, str]) -> tuple[ProxyConfig, Settings]:
-    """The proxy's configuration from its command line and environment; a UsageMistake names what is wrong."""
-    given, _ = parse(COMMAND, arguments, environ)
+    """The proxy's configuration from its command line and environment, read and checked as every subcommand's are;
+    a UsageMistake names what is wrong."""
+    given, _ = parse(PROXY, arguments, environ)
     try:
-        values = held_values(given, COMMAND)
-        if not values["--upstream"]:
-            raise UsageMistake(NO_UPSTREAM)
-        settings = read(given, command=COMMAND)
+        settings = read(given, command=PROXY)
         gate = dataclasses.replace(gate_for(settings), traffic=True)
     except (ConfigError, GateError) as error:
         raise UsageMistake(str(error)) from None
-    host, port = values["--listen"]
-    if host not in LOOPBACK and not values["--listen-anywhere"]:
-        raise UsageMistake(NOT_LOOPBACK.format(host=host, port=port))
-    report_dir = settings.report_dir
-    words = [PROGRAM, COMMAND, "--upstream", values["--upstream"]]
-    words += [word for flag in ("--waivers", "--baseline", "--require-complete") for word in _words(flag, values[flag])]
+    words = reproduction(settings, PROXY)
     run = {**run_inputs(settings), "reproduce": command_line(words), "arguments": words[1:], "reference": None}
-    config = ProxyConfig(
-        upstream=values["--upstream"],
-        listen=(host, port),
-        request_timeout=values["--request-timeout"],
-        ca_bundle=values["--ca-bundle"],
-        annotate=values["--annotate"],
-        max_records=values["--max-records"],
-        client_timeout=values["--client-timeout"],
-        max_header_size=values["--max-header-size"],
-        max_connections=values["--max-connections"],
-        tally_every=values["--tally-every"],
-        report_every=values["--report-every"],
-        report_dir=report_dir,
-        record_har=values["--record-har"],
-        har_max_bytes=int(values["--har-max-size"] * 1_000_000),
-        gate=gate,
-        environment=values["--environment"],
-        run=run,
-    )
-    return config, settings
+    return ProxyConfig.of(settings, gate, run), settings
 
 
 def writable(folder: Path, record_har: Path | None) -> None:
@@ -98,12 +65,6 @@ def writable(folder: Path, record_har: Path | None) -> None:
             probe.unlink()
         except OSError as error:
             raise UsageMistake(f"{flag} {where}: cannot be written there ({error.strerror or error})") from None
-
-
-def _words(flag: str, value: Any) -> list[str]:
-    if value in (None, False):
-        return []
-    return [flag] if value is True else [flag, str(value)]
 
 
 def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
@@ -133,7 +94,7 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
             return int(ExitStatus.CANNOT_RUN)
         say(
             redact(
-                f"{PROGRAM} {COMMAND}: forwarding {proxy.base_url} to {config.upstream}; reports to "
+                f"{PROGRAM} {PROXY}: forwarding {proxy.base_url} to {config.upstream}; reports to "
                 f"{config.report_dir} when stopped (Ctrl-C)"
             )
         )

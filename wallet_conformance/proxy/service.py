@@ -17,7 +17,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -36,12 +36,12 @@ from wallet_conformance.proxy.side import QUEUE, JudgeGone, Opening, SideJudge
 from wallet_conformance.proxy.upstream import Upstream
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.writers import write_all
-from wallet_conformance.settings import BY_FLAG, PROXY_OPTIONS
+from wallet_conformance.settings import Settings, default
 
 START_TIMEOUT = 10.0  # seconds the server may take to listen
 DRAIN = 5.0  # seconds the judge may take, when the proxy stops, for the exchanges still waiting
 UPSTREAM_LOOK = 5.0  # seconds the upstream has, at start, to answer the proxy's one look (at most --request-timeout)
-_PROXY = {option.flag: option for option in PROXY_OPTIONS}
+MEGABYTE = 1_000_000  # --har-max-size's unit
 
 
 @dataclass
@@ -50,23 +50,35 @@ class ProxyConfig:
 
     upstream: str
     listen: tuple[str, int] = ("127.0.0.1", 8080)
-    request_timeout: float = BY_FLAG["--request-timeout"].default
+    request_timeout: float = default("--request-timeout")
     ca_bundle: str | None = None
     annotate: bool = False
-    max_records: int = _PROXY["--max-records"].default
-    client_timeout: float = _PROXY["--client-timeout"].default
-    max_header_size: int = _PROXY["--max-header-size"].default
-    max_connections: int = _PROXY["--max-connections"].default
+    max_records: int = default("--max-records")
+    client_timeout: float = default("--client-timeout")
+    max_header_size: int = default("--max-header-size")
+    max_connections: int = default("--max-connections")
     tally_every: float | None = None  # None: no tally printed
     report_every: float | None = None
     report_dir: Path | None = None  # None: reports only when asked (`report()`)
     record_har: Path | None = None
-    har_max_bytes: int = int(_PROXY["--har-max-size"].default * 1_000_000)
+    har_max_bytes: int = int(default("--har-max-size") * MEGABYTE)
     gate: gating.Gate = field(default_factory=lambda: gating.Gate(traffic=True))
-    environment: str = BY_FLAG["--environment"].default
+    environment: str = default("--environment")
     run: dict[str, Any] = field(default_factory=dict)  # the run's inputs (reproduce, files) for the report
     say: Callable[[str], None] | None = None  # where live lines go (None: nowhere)
     queue_size: int = QUEUE  # exchanges waiting for the judge, at most
+
+    @classmethod
+    def of(cls, settings: Settings, gate: gating.Gate, run: dict[str, Any]) -> ProxyConfig:
+        """The configuration of `wallet-conformance proxy` from its Settings: each field they hold by its name,
+        --upstream (their base_url) and --har-max-size in bytes; the gate and the report's inputs besides."""
+        if settings.base_url is None or settings.listen is None:
+            raise ValueError("not a proxy's Settings: read(..., command=PROXY) gives them --upstream and --listen")
+        held = {each.name for each in fields(Settings)}
+        same = {each.name: getattr(settings, each.name) for each in fields(cls) if each.name in held}
+        return cls(
+            **same, upstream=settings.base_url, har_max_bytes=int(settings.har_max_size * MEGABYTE), gate=gate, run=run
+        )
 
 
 class Proxy:

@@ -16,7 +16,7 @@ READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 def money_budget(settings: Settings, funding_url: str | None) -> int:
     """The run's money budget: --max-amount when given; else the larger default in staging with a funding hook (its
-    money is the hook's), the strict one otherwise (settings.py)."""
+    money is the hook's), the strict one otherwise (settings/suite_options.py)."""
     if settings.max_amount is not None:
         return settings.max_amount
     return HOOK_MONEY_BUDGET if funding_url and settings.environment != "production" else MONEY_BUDGET
