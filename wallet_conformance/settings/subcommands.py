@@ -157,13 +157,14 @@ SUBCOMMANDS = {
         ),
         Subcommand(
             "merge",
-            "one report of several conformance.json (proxies, --har runs)",
+            "one report of several runs' records (proxies, --har runs)",
             "wallet_conformance.cli:merged",
             ("--report-dir", "--waivers", "--baseline", "--require-complete"),
             positional="REPORT",
             dest="reports",
-            details="Each REPORT a conformance.json of this catalogue, each given once; every requirement is "
-            'judged again on what they all judged (docs/proxy.md, "Several proxies, one verdict").',
+            details="Each REPORT a run's judgement.jsonl, its report folder, or the conformance.json beside one, "
+            "of this catalogue, each run given once; every requirement is judged again on what they all judged "
+            '(docs/proxy.md, "Several proxies, one verdict").',
         ),
     )
 }
