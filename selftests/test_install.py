@@ -29,8 +29,9 @@ INSTALL_LINE = re.compile(r"^pip install .*wallet-conformance.*$")
 # service's tests (what they prove is the recipes' lines, options, waivers and gate).
 HAND_WRITTEN = "--ignore-glob=*/tests/generated"
 RECIPE_TESTS = f"{HAND_WRITTEN} -k test_service"
-# Under xdist the module's tests share one worker, so the wheel is built and installed once.
-pytestmark = pytest.mark.xdist_group("install")
+# Under xdist the module's tests share one worker, so the wheel is built and installed once; together they take
+# minutes, so they start first.
+pytestmark = [pytest.mark.xdist_group("install"), pytest.mark.long]
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -44,7 +44,8 @@ FAILURES = {
     Fault.TRANSFER_IMMEDIATELY_SUCCESSFUL: "exchange-judge::STA-03[transfer]",
 }
 FORMATS = ("conformance.json", MARKDOWN, HTML, JUNIT)
-pytestmark = pytest.mark.xdist_group("replay")  # one worker runs the suite once for the module
+# One worker runs the suite once for the module, then its replays: minutes in all, so they start first.
+pytestmark = [pytest.mark.xdist_group("replay"), pytest.mark.long]
 SETTLE_DELAY = 0.05
 
 
