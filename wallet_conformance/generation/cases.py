@@ -18,10 +18,7 @@ from functools import cache
 from typing import Any
 
 import hypothesis
-import schemathesis
 from hypothesis import strategies as st
-from schemathesis import GenerationMode
-from schemathesis.core import NOT_SET
 
 from wallet_conformance.client.api import DEFAULT
 from wallet_conformance.client.exchange import Exchange
@@ -34,13 +31,17 @@ from wallet_conformance.judge.request_rules import (
 )
 from wallet_conformance.spec import contract, validation
 
-POSITIVE = GenerationMode.POSITIVE
-NEGATIVE = GenerationMode.NEGATIVE
+# Schemathesis' generation modes, by value: Schemathesis is imported where a case is first generated, so that a
+# process that runs no generated test (most of a run's workers, the proxy, --har) never pays for its import.
+POSITIVE = "positive"
+NEGATIVE = "negative"
 
 
 @cache
 def openapi_schema() -> Any:
     """openapi.yaml (schemas bundled) loaded by Schemathesis; no base URL: the suite's client sends."""
+    import schemathesis
+
     schema = schemathesis.openapi.from_dict(validation.openapi_document())
     schema.config.generation.update(database="none")
     return schema
@@ -52,15 +53,18 @@ def operation(operation_id: str) -> Any:
     return openapi_schema().find_operation_by_id(operation_id)
 
 
-def given_cases(operation_id: str, mode: GenerationMode) -> Callable[[Callable[..., None]], Callable[..., None]]:
+def given_cases(operation_id: str, mode: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """`@given` of a case test: `sent`, the Request of a Schemathesis case of the operation in `mode` (what a failing
     example prints), and Hypothesis' `data` for draws."""
     return hypothesis.given(sent=strategy(operation_id, mode).map(Request.from_case), data=st.data())
 
 
-def strategy(operation_id: str, mode: GenerationMode = POSITIVE, **fixed: Any) -> Any:
-    """Hypothesis strategy of Schemathesis cases for one operation (`fixed`: path_parameters, body...)."""
-    return operation(operation_id).as_strategy(generation_mode=mode, **fixed)
+def strategy(operation_id: str, mode: str = POSITIVE, **fixed: Any) -> Any:
+    """Hypothesis strategy of Schemathesis cases for one operation in `mode` (POSITIVE, NEGATIVE; `fixed`:
+    path_parameters, body...)."""
+    from schemathesis import GenerationMode
+
+    return operation(operation_id).as_strategy(generation_mode=GenerationMode(mode), **fixed)
 
 
 # ------------------------------------------------------------------ requests
@@ -82,6 +86,8 @@ class Request:
 
     @classmethod
     def from_case(cls, case: Any) -> Request:
+        from schemathesis.core import NOT_SET
+
         body = DEFAULT if case.body is NOT_SET else _jsonable(case.body)
         return cls(
             case.operation.definition.raw["operationId"], dict(case.path_parameters or {}), dict(case.query or {}), body
