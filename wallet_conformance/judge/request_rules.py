@@ -33,7 +33,7 @@ COLLECTION = "createCollectionAccount"  # the request that names a wallet (its d
 
 @cache
 def _request_validator(operation_id: str) -> Draft202012Validator:
-    document = validation.openapi_document()
+    document = validation.shared_openapi_document()
     registry = Registry().with_resource("urn:openapi", DRAFT202012.create_resource(document))
     op = contract.operations()[operation_id]
     definition = document["paths"][op.path][op.method.lower()]

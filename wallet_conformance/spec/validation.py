@@ -321,5 +321,12 @@ def _bundled() -> dict[str, Any]:
 
 def openapi_document() -> dict[str, Any]:
     """openapi.yaml with every schema file of schemas/ copied into components/schemas (by file stem)
-    and every `./schemas/...` reference pointed at the copy, so it loads without files (`from_dict`)."""
+    and every `./schemas/...` reference pointed at the copy, so it loads without files (`from_dict`): a copy of
+    its own, which the caller may change (Schemathesis does)."""
     return copy.deepcopy(_bundled())
+
+
+def shared_openapi_document() -> dict[str, Any]:
+    """The same document, not copied: one for every reader of the process that never changes it (a validator's
+    registry, a walk over its fields), where a copy each would cost a deep copy of the whole document."""
+    return _bundled()

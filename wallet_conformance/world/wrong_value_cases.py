@@ -100,10 +100,9 @@ def names_an_external_account(operation_id: str) -> bool:
 # ------------------------------------------------------------------ the fields, from openapi.yaml
 
 
-@cache
 def _document() -> dict[str, Any]:
-    """The bundled openapi.yaml, copied once: the walk below resolves a reference at every node."""
-    return validation.openapi_document()
+    """The bundled openapi.yaml, which the walk below reads (it resolves a reference at every node)."""
+    return validation.shared_openapi_document()
 
 
 def _resolved(node: dict[str, Any]) -> dict[str, Any]:
