@@ -3,10 +3,12 @@ process of its own (reference/process.py)."""
 
 from __future__ import annotations
 
+import os
+
 import httpx
 import pytest
 
-from wallet_conformance.plugin.session import local_workers
+from wallet_conformance.plugin.session import local_workers, usable_cores
 from wallet_conformance.reference.process import ReferenceProcess
 from wallet_conformance.settings import Settings
 
@@ -16,6 +18,22 @@ def test_the_bundled_reference_gets_two_workers_per_core_at_most_four():
     gets no count of ours (xdist's own for `-n auto`; with no -n, one process)."""
     assert [local_workers(True, cores) for cores in (1, 2, 8, None)] == [2, 4, 4, 2]
     assert local_workers(False, 8) is None
+
+
+def test_the_cores_counted_are_those_the_run_may_use(tmp_path):
+    """The worker count reads the cores of the process's affinity, fewer where its control group's CPU quota
+    (cgroup v2's cpu.max) allows less, rounded up; no quota, or none readable, leaves the affinity's count."""
+    affinity = len(os.sched_getaffinity(0))
+    quota = tmp_path / "cpu.max"
+    assert usable_cores(tmp_path / "absent") == affinity
+    quota.write_text("max 100000\n")
+    assert usable_cores(quota) == affinity
+    quota.write_text("150000 100000\n")  # a container given 1.5 CPUs
+    assert usable_cores(quota) == min(affinity, 2)
+    quota.write_text("50000 100000\n")
+    assert usable_cores(quota) == 1
+    quota.write_text("nonsense\n")
+    assert usable_cores(quota) == affinity
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,9 @@ nothing."""
 
 from __future__ import annotations
 
-import atexit
-import gc
+import math
 import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +29,7 @@ from wallet_conformance.plugin.run import (
 from wallet_conformance.reporting import terminal
 
 WORKERS_PER_CORE, MOST_WORKERS = 2, 4  # against the bundled reference (docs/performance.md: where the time goes)
+CPU_QUOTA = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "QUOTA PERIOD" in microseconds, or "max PERIOD"
 AUTO_WORKERS = "PYTEST_XDIST_AUTO_NUM_WORKERS"  # xdist's own override of what `-n auto` means
 
 
@@ -50,13 +51,30 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     PYTEST_XDIST_AUTO_NUM_WORKERS says, or for a deployed target."""
     if os.environ.get(AUTO_WORKERS):
         return None
-    return local_workers(settings(config).on_this_machine, os.cpu_count())
+    return local_workers(settings(config).on_this_machine, usable_cores())
 
 
 def local_workers(on_this_machine: bool, cores: int | None) -> int | None:
     """The workers of a run against a target on this machine (the bundled reference, a loopback --base-url): two per
     core, at most four (more workers than cores, since the workers mostly wait); None for a deployed target."""
     return min(MOST_WORKERS, WORKERS_PER_CORE * (cores or 1)) if on_this_machine else None
+
+
+def usable_cores(quota_file: Path = CPU_QUOTA) -> int | None:
+    """The cores this process may run on: those of its CPU affinity, fewer when its control group's CPU quota
+    (cgroup v2's cpu.max, e.g. a container's --cpus) allows less; None when neither can be read."""
+    try:
+        cores: int | None = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count()
+    try:
+        quota, period = quota_file.read_text().split()[:2]
+    except (OSError, ValueError):
+        return cores
+    if quota == "max" or int(period) <= 0:
+        return cores
+    allowed = max(1, math.ceil(int(quota) / int(period)))
+    return min(cores, allowed) if cores else allowed
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -101,11 +119,6 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    # When the process exits, spare the interpreter a last walk of every object the run made: xdist's workers all
-    # exit at once, and on two cores that walk costs most of a second at the end of every parallel run. At exit,
-    # not here: a run inside another process (the self-tests' in-process runs) leaves that process's garbage
-    # collection alone.
-    atexit.register(gc.freeze)
     interruption.of(config).restore()
     run = config.stash.get(RUN, None)
     if run is None:
