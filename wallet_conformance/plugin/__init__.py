@@ -15,6 +15,7 @@
 - allure_labels: Allure labels and attachments
 - har_recording: --record-har, every exchange of the run written as HAR 1.2
 - passive: --har, recorded traffic judged in place of pytest's session (reporting/recorded.py), nothing sent
+- garbage_collection: what collection built is frozen out of the garbage collector's walks
 
 The options module is also pytest's entry point (pyproject.toml), imported before the suite's conftest asks for this
 package: PYTEST_DONT_REWRITE keeps pytest from warning that it cannot rewrite asserts here (the plugin has none).
@@ -31,4 +32,5 @@ pytest_plugins = [
     "wallet_conformance.plugin.fixtures",
     "wallet_conformance.plugin.har_recording",
     "wallet_conformance.plugin.passive",
+    "wallet_conformance.plugin.garbage_collection",
 ]
