@@ -9,6 +9,8 @@
   dropped);
 - masking: what masking personal data costs on a text the size of a proxy's report (personal.py), with no value
   remembered and with as many as it remembers (every report the proxy writes goes through it);
+- the judge's rate: a judging process (the proxy's, proxy/side.py) fed JUDGED captured exchanges of the same mix as
+  fast as its queue takes them, the exchanges it judged per second of its own CPU (the rate with a core to itself);
 - memory: a judging process (the proxy's, proxy/side.py) fed EXCHANGES captured exchanges from this one (a mix of
   wallets created, read and listed, banks listed and refusals: every created wallet a new record for the registry),
   its resident size every tenth of the way, so its growth and where it flattens at the registry's bound are seen.
@@ -18,7 +20,7 @@ The reference and the proxy run as processes of their own (`python -m wallet_con
 figures are what that gives. Not a test: it prints its figures.
 
     .venv/bin/python scripts/proxy_benchmark.py [--requests 2000] [--clients 50] [--seconds 10]
-        [--exchanges 100000] [--max-records 50000] [--memory-only]
+        [--exchanges 100000] [--max-records 50000] [--judged 20000] [--memory-only] [--judge-rate-only]
 """
 
 from __future__ import annotations
@@ -153,7 +155,9 @@ def resident_mb(pid: int | None = None) -> float:
 
 
 def captured(index: int, base: str, key: str) -> Captured:
-    """The index-th exchange of a mix: a wallet created (a new record), read, listed; banks listed; a refusal."""
+    """The index-th exchange of a mix of answers as the bundled reference gives them (each meets the document: what
+    a proxy in front of a conforming server judges): a wallet created (a new record), read, listed; banks listed; a
+    refusal."""
     kind = index % 5
     number = f"{9_000_000_000 + index}"
     wallet = {
@@ -164,12 +168,16 @@ def captured(index: int, base: str, key: str) -> Captured:
         "accountName": "bench wallet",
         "accountNumber": number,
         "bankName": "Bench",
+        "bankCode": "035",
+        "live": False,
+        "isFavourite": True,
+        "processor": "sandbox",
         "category": "primary",
-        "currency": "NGN",
         "balance": 0,
-        "status": "active",
+        "currency": "NGN",
         "createdAt": "2026-11-28T00:00:00.000Z",
         "updatedAt": "2026-11-28T00:00:00.000Z",
+        "lastUpdated": "2026-11-28T00:00:00.000Z",
     }
     if kind == 0:
         method, path, status = "POST", "/virtual-accounts", 201
@@ -193,7 +201,7 @@ def captured(index: int, base: str, key: str) -> Captured:
         method, path, status = "GET", "/virtual-accounts", 200
         body = {
             "meta": {"statusCode": 200, "success": True, "pagination": {"totalCount": 1, "perPage": 10, "current": 1}},
-            "data": [wallet],
+            "data": [{**wallet, "_id": f"{index:024x}"}],
         }
     elif kind == 3:
         method, path, status = "GET", READ, 200
@@ -254,6 +262,29 @@ def memory(exchanges: int, max_records: int) -> list[tuple[int, float]]:
         return _memory(judge, base, key, exchanges)
 
 
+def judge_rate(exchanges: int) -> tuple[float, float]:
+    """Exchanges a judging process judges per second of its own CPU, and per second of wall time, fed `exchanges`
+    captured exchanges of the mix (every one in the target) as fast as its queue takes them."""
+    activate(Secrets())
+    base, key = "https://bench.example/v1", f"test_sk_{secrets.token_hex(20)}"
+    made = [captured(index, base, key) for index in range(exchanges)]
+    with tempfile.TemporaryDirectory() as folder:
+        judge = SideJudge(
+            base, 50_000, Path(folder) / "judgement.jsonl", Opening(Gate(traffic=True), "staging", {}), size=100_000
+        )
+        judge.facts()  # once it answers, it has started
+        cpu, started = cpu_seconds(judge.pid), time.perf_counter()
+        for exchange in made:
+            while judge.waiting() > 5_000:
+                time.sleep(0.001)
+            judge.offer(exchange)
+        while judge.done < exchanges:
+            time.sleep(0.01)
+        spent, took = cpu_seconds(judge.pid) - cpu, time.perf_counter() - started
+        judge.close()
+    return exchanges / spent, exchanges / took
+
+
 def _memory(judge: SideJudge, base: str, key: str, exchanges: int) -> list[tuple[int, float]]:
     judge.facts()  # once it answers, it has started
     points = [(0, resident_mb(judge.pid))]
@@ -277,8 +308,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--exchanges", type=int, default=100_000)
     parser.add_argument("--max-records", type=int, default=50_000)
+    parser.add_argument("--judged", type=int, default=20_000, help="exchanges fed to measure the judge's rate")
     parser.add_argument("--memory-only", action="store_true", help="only the judge's memory: no HTTP")
+    parser.add_argument("--judge-rate-only", action="store_true", help="only the judge's rate: no HTTP, no memory")
     arguments = parser.parse_args()
+    per_cpu, per_wall = judge_rate(arguments.judged)
+    print(
+        f"judge rate: {per_cpu:.0f} exchanges per second of the judging process's CPU "
+        f"({1000 / per_cpu:.3f} ms each; {per_wall:.0f}/s of wall time, {arguments.judged} exchanges)"
+    )
+    if arguments.judge_rate_only:
+        return
     if not arguments.memory_only:
         http(arguments)
     for remembered, milliseconds in masking_cost():
