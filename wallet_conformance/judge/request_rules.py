@@ -135,9 +135,21 @@ def _named_in_another_case(instance: Any, missing: list[str]) -> bool:
     return any(name.lower() in names for name in missing)
 
 
+@cache
+def _body_schema(operation_id: str) -> str:
+    """Where the operation's request body schema is in the bundled openapi.yaml (a JSON pointer)."""
+    op = contract.operations()[operation_id]
+    definition = validation.shared_openapi_document()["paths"][op.path][op.method.lower()]
+    return str(definition["requestBody"]["content"]["application/json"]["schema"]["$ref"]).removeprefix("#")
+
+
 def body_problems(operation_id: str, body: Any) -> tuple[Any, list[RequestViolation]]:
-    """The body read leniently (`read_leniently`), and every way the body sent breaks its schema."""
-    read, found = read_leniently(operation_id, _without_nulls(body))
+    """The body read leniently (`read_leniently`), and every way the body sent breaks its schema. A body the compiled
+    validator finds valid has neither (most bodies: the slower walk below is for the others)."""
+    without_nulls = _without_nulls(body)
+    if validation.valid_compiled(validation.OPENAPI_ID, _body_schema(operation_id), without_nulls):
+        return without_nulls, []
+    read, found = read_leniently(operation_id, without_nulls)
     for error in _request_validator(operation_id).iter_errors(read):
         where = ".".join(["body", *(str(part) for part in error.absolute_path)])
         if _contact_of_a_wallet_not_secondary(operation_id, read, where):
