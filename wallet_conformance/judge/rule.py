@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 from wallet_conformance.client.exchange import Exchange
+from wallet_conformance.judge.failures import as_rule
 from wallet_conformance.spec.catalogue import catalogue
 
 When = Literal["success", "client-error", "not-success"]
@@ -83,8 +84,10 @@ def rule(
     kept = tuple(dict.fromkeys(requirements))
 
     def declare(check: Check) -> Check:
+        called = as_rule(check)
+
         def run(exchange: Exchange, requirement: str) -> None:
-            check(exchange, *args, requirement=requirement)
+            called(exchange, *args, requirement=requirement)
 
         for standing in [(requirement,) for requirement in kept] if each else [kept]:
             _DECLARED.append(Rule(name, when, standing, run, where))

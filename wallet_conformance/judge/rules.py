@@ -35,7 +35,7 @@ from wallet_conformance.client.exchange import Exchange
 
 # The modules that declare rules, imported for their declarations (the ones of this module follow).
 from wallet_conformance.judge import answer_forms, checks, envelope, parties, refusals, request_rules  # noqa: F401
-from wallet_conformance.judge.failures import DECLARED, HELD, CannotJudge, ConformanceFailure
+from wallet_conformance.judge.failures import CannotJudge, ConformanceFailure, rules_running
 from wallet_conformance.judge.rule import Rule, When, declared_rules, rule
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -242,22 +242,21 @@ def held_and_broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) 
     held: Held = []
     broken: Broken = []
     # Each rule holds its own requirement, and what it holds is counted here, not as the running test's checks.
-    declared, shown, counted = DECLARED.set(None), WITHHELD.set(withheld), HELD.set(None)
+    shown = WITHHELD.set(withheld)
     try:
-        for rule_held, requirement in applying(exchange.operation_id):
-            if rule_held.judges(exchange):
-                try:
-                    rule_held.check(exchange, requirement)
-                except ConformanceFailure as failure:
-                    broken.append((rule_held, requirement, failure))
-                except CannotJudge:
-                    pass  # the answer breaks another rule's statement first (data of another shape, say)
-                else:
-                    held.append((rule_held, requirement))
+        with rules_running():
+            for rule_held, requirement in applying(exchange.operation_id):
+                if rule_held.judges(exchange):
+                    try:
+                        rule_held.check(exchange, requirement)
+                    except ConformanceFailure as failure:
+                        broken.append((rule_held, requirement, failure))
+                    except CannotJudge:
+                        pass  # the answer breaks another rule's statement first (data of another shape, say)
+                    else:
+                        held.append((rule_held, requirement))
     finally:
-        DECLARED.reset(declared)
         WITHHELD.reset(shown)
-        HELD.reset(counted)
     if not withheld:
         _remember(exchange, (held, broken))
     return held, broken
