@@ -126,6 +126,7 @@ def _compiled(schema_file: str, pointer: str) -> Any:
 # never changed once parsed.
 _WHOLE_FLOATS: dict[int, tuple[Any, bool]] = {}
 _REMEMBERED = 4096
+_NO_FLOAT = frozenset({str, int, bool, type(None)})  # the types of JSON values that neither are nor hold a float
 
 
 def _holds_whole_float(instance: Any) -> bool:
@@ -140,6 +141,8 @@ def _holds_whole_float(instance: Any) -> bool:
         return held[1]
     found = False
     for value in instance.values() if isinstance(instance, dict) else instance:
+        if type(value) in _NO_FLOAT:  # most values: a call each would be most of the walk's time
+            continue
         found = _holds_whole_float(value) or found  # every part is looked at, and remembered
     if len(_WHOLE_FLOATS) >= _REMEMBERED:
         _WHOLE_FLOATS.clear()
