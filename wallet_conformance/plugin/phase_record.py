@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from wallet_conformance.judge.classification import Classified
 from wallet_conformance.judge.failures import SuiteError
 from wallet_conformance.plugin.collection import requirement_ids
 from wallet_conformance.reporting.endings import Stop
-from wallet_conformance.reporting.evidence import Classified
 from wallet_conformance.reporting.judging import Found
 
 ATTRIBUTE = "wallet_conformance"  # the report's attribute holding the record, and its key in the serialised report

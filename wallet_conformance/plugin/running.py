@@ -15,11 +15,11 @@ import pytest
 
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
+from wallet_conformance.judge import classification
 from wallet_conformance.judge.failures import CannotJudge, declared, holding, judged_silences
 from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record, replays
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
 from wallet_conformance.plugin.run import Run, state
-from wallet_conformance.reporting import evidence
 from wallet_conformance.reporting.endings import stopped_early
 from wallet_conformance.reporting.from_record import NODEID
 from wallet_conformance.world.safety import NotAllowed
@@ -108,7 +108,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     made = client.exchanges[item.stash.get(TEST_START, 0) :] if client is not None else []
     recent = made[-EXCHANGES_SHOWN:]
     if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
-        classified = evidence.classify(call.excinfo.value, requirement_ids(item))
+        classified = classification.classify(call.excinfo.value, requirement_ids(item))
         if classified.suite_error:
             # A suite error judges none of the test's requirements and fails the run; its message and the test's
             # last exchanges lead the report (the record keeps the start of it).
@@ -121,7 +121,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if made:
             for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
                 if "compared_with" not in item_evidence:
-                    item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
+                    item_evidence.setdefault("exchange", classification.exchange_evidence(made[-1]))
         if client is not None and run.target is not None and classified.failed_requirements:
             start = replays.test_start(client, item.stash.get(TEST_START, 0))
             exchanges = client.exchanges[start:]
@@ -197,7 +197,7 @@ def _evidence_text(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup):
         head = [str(error), *getattr(error, "__notes__", ())]  # Hypothesis: "found 2 distinct failures"
         return "\n\n".join(["\n".join(head), *(_evidence_text(inner) for inner in error.exceptions)])
-    refused = "" if evidence.error_evidence(error)["kind"] == "check" else "a setup step failed: "
+    refused = "" if classification.error_evidence(error)["kind"] == "check" else "a setup step failed: "
     return "\n".join([refused + str(error).strip(), *getattr(error, "__notes__", ())])
 
 
