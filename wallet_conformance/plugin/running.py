@@ -2,7 +2,16 @@
 time on the target is bounded, a run that may not do something (NotAllowed) or a test that cannot judge
 (CannotJudge) is skipped here and nowhere else, and what stopped the test is classified into its report (a request
 the client found unanswered made the failure of the requirement that every request is answered): a failure of the
-target is shown by its evidence, a suite error by its traceback too."""
+target is shown by its evidence, a suite error by its traceback too.
+
+Every exchange of the run is judged as it is made, whatever made it (a test, a fixture, a setup read, a paging walk,
+the cleanup at the end of the run): each process's clients feed its ExchangeJudge (judge/session.py, built by
+plugin/run.py; an xdist worker's registry of records compares the answers its own tests saw). What it found during
+each phase of a test rides on that phase's record (plugin/phase_record.py) to the controlling process, whose record
+of judgement keeps its lines (plugin/recording.py): one record per requirement and operation broken
+(`exchange-judge::REQ[operation]`, `records::REQ[operation]`), with the count, the test during which it was first
+seen and that exchange as evidence. A test's teardown report is made after the fixtures it ends, the last test's
+after the run's cleanup, so no exchange goes unreported."""
 
 from __future__ import annotations
 
@@ -17,7 +26,7 @@ from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.judge import classification
 from wallet_conformance.judge.failures import CannotJudge, declared, holding, judged_silences
-from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record, replays
+from wallet_conformance.plugin import allure_labels, phase_record, replays
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
 from wallet_conformance.plugin.run import Run, state
 from wallet_conformance.reporting.endings import stopped_early
@@ -50,7 +59,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, Any]:
     client = run.clients.first if run.clients else None
     item.stash[TEST_START] = len(client.exchanges) if client else 0
     item.stash[RATE_LIMITS_START] = len(client.rate_limited) if client else 0
-    run.judged.current = plain_nodeid(item.nodeid)
+    run.exchange_judge.current = plain_nodeid(item.nodeid)
     # The test's bound, cut at the end of the run's budget; teardown gets a fresh one (cleanup must happen).
     end_of_budget = run.started + run.settings.run_budget
     _bound(
@@ -153,7 +162,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         record.held = dict(item.stash.get(HELD, {}))
         if client is not None:
             record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0) :]
-    record.findings, record.exchanges = exchange_judging.found(run.judged)
+    record.findings, record.exchanges = run.exchange_judge.drain()
     if client is not None and run.target is not None:
         for finding in record.findings:  # the first time a judge tells of a requirement and operation
             if finding.evidence is not None:

@@ -146,35 +146,6 @@ def ending_line(
     }
 
 
-def phase_line(
-    nodeid: str,
-    when: str,
-    requirements: Iterable[str],
-    *,
-    outcome: str,
-    duration: float,
-    message: str | None,
-    error: Classified | None,
-    observations: list[dict[str, Any]],
-    held: Mapping[str, int],
-    rate_limited: list[dict[str, Any]],
-) -> dict[str, Any]:
-    """One phase of a test as the record keeps it: `outcome` is pytest's for the phase (passed, failed, skipped)."""
-    return {
-        "kind": "phase",
-        "nodeid": nodeid,
-        "when": when,
-        "requirements": list(requirements),
-        "outcome": outcome,
-        "duration": duration,
-        "message": message,
-        "error": None if error is None else dataclasses.asdict(error),
-        "observations": observations,
-        "held": dict(held),
-        "rate_limited": rate_limited,
-    }
-
-
 @dataclass
 class Traffic:
     """What the judged exchanges were: per operation the exchanges seen and judged, those of no operation, those
