@@ -26,7 +26,7 @@ from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_traffic
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
-from wallet_conformance.reporting.judging import JudgingSession
+from wallet_conformance.reporting.judging import ReportingSession
 from wallet_conformance.settings import OPTIONS, har_files, read
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.spec.files import ROOT
@@ -470,13 +470,13 @@ def test_a_har_run_writes_its_reports_in_a_folder_of_its_own(tmp_path):
 
 
 def test_the_judging_core_gives_the_verdicts_of_har_without_a_pytest_session(pytester, tmp_path):
-    """A recording of a faulty reference judged through the public API (reporting/judging.JudgingSession, fed entry by
-    entry) gives every requirement the verdict `--har` gives the same file."""
+    """A recording of a faulty reference judged through the public API (reporting/judging.ReportingSession, fed entry
+    by entry) gives every requirement the verdict `--har` gives the same file."""
     path, _ = recorded_run(pytester, tmp_path, "--reference-fault", Fault.WRONG_CLOSE_MESSAGE.cli_name)
     _, passive = judged(pytester, tmp_path / "passive", "--har", str(path))
     assert passive is not None
     base = next(iter(recorded_files.bases([path])))
-    session = JudgingSession(base, [str(path)])
+    session = ReportingSession(base, [str(path)])
     for recorded in recorded_files.recorded([path], base):
         session.judge(
             recorded.exchange, {"file": str(recorded.file), "entry": recorded.index, "request": recorded.request}
@@ -502,7 +502,7 @@ def test_the_judging_core_judges_httpx_traffic():
         httpx.Client(headers={"x-service-key": server.secret_key}, trust_env=False) as client,
     ):
         base, key = server.base_url, server.secret_key
-        session = JudgingSession(base)
+        session = ReportingSession(base)
         made = client.post(f"{base}/virtual-accounts", json=bodies.wallet("cf0judging"))
         wallet = made.json()["data"]["publicId"]
         for response in (

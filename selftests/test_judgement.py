@@ -7,9 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
+
 from selftests.proxy_traffic import caught_up, proxied, tour
 from selftests.suite_runs import QUICK_SETTLEMENT, run_suite
+from wallet_conformance.client.har.httpx_response import from_httpx
+from wallet_conformance.client.redaction import PLACEHOLDER, Secrets
 from wallet_conformance.judge.judgement import FILE_NAME, FORMAT, Judgement, JudgementError, read, runs
+from wallet_conformance.judge.session import JudgingSession
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.reporting.from_record import build_report, run_line, write_record
@@ -166,3 +171,34 @@ def test_a_line_is_written_as_a_reader_reads_it_and_keys_are_not_written(tmp_pat
         deactivate(secrets)
     assert written == on_disk and written["held"] == ["SVC-01"]
     assert "sk_live_do_not_write" not in (tmp_path / FILE_NAME).read_text()
+
+
+def test_two_judging_sessions_of_one_process_keep_their_secrets_apart():
+    """Two JudgingSessions in one process, each given its own Secrets: each record, its evidence and its judge's
+    errors included, hides its own key; the process's active secrets hold neither."""
+    base = "http://127.0.0.1:9/v1"
+    keys = ("first-session-" + "a" * 24, "second-session-" + "b" * 24)
+    sessions = []
+    for key in keys:
+        secrets = Secrets()
+        secrets.add(key)
+        opening = run_line(
+            mode="har",
+            target={"base_url": base},
+            environment="staging",
+            seed=0,
+            strict=False,
+            selected=(),
+            gate=Gate(traffic=True),
+            run={},
+        )
+        sessions.append(JudgingSession(base, opening, secrets=secrets))
+    echoed = json.dumps({"echo": list(keys)})  # an answer breaking the envelope, showing both keys
+    for session in sessions:
+        response = httpx.Response(200, text=echoed, request=httpx.Request("GET", f"{base}/transactions/banks"))
+        result = session.judge(from_httpx(response, base))
+        session.failed_on(f"a capture naming {keys[0]} and {keys[1]}", RuntimeError("unreadable"))
+        assert result.first_findings and result.broke
+    first, second = (json.dumps(session.lines) for session in sessions)
+    assert keys[0] not in first and keys[1] in first and first.count(PLACEHOLDER) >= 2
+    assert keys[1] not in second and keys[0] in second and second.count(PLACEHOLDER) >= 2

@@ -407,7 +407,7 @@ def _received(pytester: pytest.Pytester, *args: str) -> tuple[dict, dict, set]:
 
 def test_the_controller_receives_the_same_typed_records_in_one_process_and_under_xdist(pytester):
     """Each phase of a conformance test reaches the controlling process as one PhaseRecord (its error Classified,
-    the exchange judge's findings Found), with the same fields whether the test ran in the same process or on an
+    the exchange judge's findings FindingTally), with the same fields whether the test ran in the same process or on an
     xdist worker; the verdicts and evidence of the report are the same both ways, and user_properties hold only the
     test's requirement ids (for pytest's own --junitxml)."""
     pytester.makeconftest(RECEIVED)
@@ -416,7 +416,9 @@ def test_the_controller_receives_the_same_typed_records_in_one_process_and_under
     assert alone == parallel and alone_judged == parallel_judged
     assert len(alone) == 18  # six tests, three phases each
     assert {line["types"]["record"] for line in alone.values()} == {"PhaseRecord"}
-    assert alone_found == parallel_found == {"Found"}  # the exchange judge's findings ride on some phase's record
+    assert (
+        alone_found == parallel_found == {"FindingTally"}
+    )  # the exchange judge's findings ride on some phase's record
     refused = alone["conformance/test_sample.py::test_refused", "call"]
     assert refused["types"]["error"] == "Classified" and refused["record"]["error"]["setup_requirement"] == "RES-40"
     assert alone["conformance/test_sample.py::test_observed", "call"]["record"]["observations"] == [

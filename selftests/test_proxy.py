@@ -26,7 +26,7 @@ from wallet_conformance import cli
 from wallet_conformance.client.har.stream import raw_entries
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.judge.judgement import read, runs
+from wallet_conformance.judge.judgement import phase_line, read, runs
 from wallet_conformance.judge.traffic import judged_from_traffic
 from wallet_conformance.proxy import service, side
 from wallet_conformance.proxy.forwarding import ANNOTATION
@@ -35,7 +35,7 @@ from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, Fault
 from wallet_conformance.reporting import endings, gating
-from wallet_conformance.reporting.from_record import build_report, ending_line, phase_line, run_line, write_record
+from wallet_conformance.reporting.from_record import build_report, ending_line, run_line, write_record
 from wallet_conformance.reporting.merged import NOT_CLAIMED, load, merge
 from wallet_conformance.settings import HAR_FILES_KEPT, PROXY_OPTIONS
 from wallet_conformance.spec import validation

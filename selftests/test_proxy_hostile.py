@@ -234,7 +234,7 @@ def test_an_exchange_the_judge_fails_on_is_counted_and_the_next_is_judged(monkey
     monkeypatch.setattr(Captured, "exchange", real)
     for _ in range(200):  # enough to fill the recording's buffer: /dev/full refuses it
         judging.take(good)
-    judging.session.judgement.close()
+    judging.session.judging.judgement.close()
     counts = judging.session.fold.exchanges
     assert counts["judge_errors"] == 1 and "RuntimeError: a bug" in counts["first_judge_error"]
     assert counts["made"] == 200 and "the recording stopped" in judging.facts()["recording_stopped"]

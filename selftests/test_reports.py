@@ -21,11 +21,11 @@ from wallet_conformance.client.api import TargetError as RefusedStep
 from wallet_conformance.client.api import Unanswered
 from wallet_conformance.client.exchange import Silence
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.classification import classify
 from wallet_conformance.judge.failures import UnansweredFailure, judged_silences
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import assemble
-from wallet_conformance.reporting.evidence import classify
 from wallet_conformance.reporting.html_report import html_page
 from wallet_conformance.reporting.junit_report import junit
 from wallet_conformance.reporting.markdown_report import markdown

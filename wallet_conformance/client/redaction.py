@@ -74,6 +74,11 @@ class Secrets:
             text = text.replace(secret, PLACEHOLDER)
         return text
 
+    def conceal(self, text: str) -> str:
+        """What an output shows of `text`: redacted, and its personal data masked where these secrets mask it."""
+        text = self.redact(text)
+        return self.masking.mask(text) if self.masking is not None else text
+
 
 # The secrets of the run going on in this process, on top (a run inside another, as the self-tests make, pushes its
 # own and pops them when it ends): everything the process prints or writes is redacted with them, from code that
@@ -115,9 +120,7 @@ def learn(value: str) -> None:
 def conceal(text: str) -> str:
     """What the run writes or prints of `text`: redacted, and its personal data masked where the run masks it
     (personal.py). Only outputs: the judges see what was sent and answered."""
-    secrets = _RUNS[-1]
-    text = secrets.redact(text)
-    return secrets.masking.mask(text) if secrets.masking is not None else text
+    return _RUNS[-1].conceal(text)
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

@@ -2,7 +2,7 @@
 run, whatever made it: a test, a fixture, a setup read, a paging walk, the cleanup.
 
 A pure function of one exchange, with no pytest inside: the plugin feeds it every exchange the run's clients make
-(plugin/exchange_judging.py), and the same function can judge exchanges recorded elsewhere.
+(judge/session.py's ExchangeJudge), and the same function can judge exchanges recorded elsewhere.
 
 An exchange is judged when it is a request of an operation of the contract and got a whole answer: a request that
 got no answer (status 0), or whose body the client cut at its cap, shows nothing a rule can judge.

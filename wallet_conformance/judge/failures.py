@@ -206,7 +206,7 @@ class UnansweredFailure(Unanswered):
     """A request of an operation left without an answer while the target answered others (the client's Unanswered),
     as the failure of the requirement that every request is answered (contract.ANSWERED), wherever the run meets it,
     never a blocked setup step. Still an Unanswered and a TargetError, as the report matches it (by name, with its
-    `requirement`: reporting/evidence.py); `title`, `expected`, `received` and `detail` are a check's, and the report
+    `requirement`: judge/classification.py); `title`, `expected`, `received` and `detail` are a check's, and the report
     reads them by name."""
 
     def __init__(self, silence: Silence, again: bool = False) -> None:

@@ -22,13 +22,15 @@ where the evidence is made.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from wallet_conformance.client.redaction import conceal
+from wallet_conformance.client.redaction import Secrets, conceal
+from wallet_conformance.judge.classification import Classified
 
 FORMAT = "wallet-conformance-judgement/1"
 FILE_NAME = "judgement.jsonl"
@@ -45,13 +47,24 @@ def new_run_id() -> str:
 
 class Judgement:
     """A record being written: each line kept, and written to `path` as it comes when one is given (flushed, so a
-    reader sees every whole line). Lines are kept in memory only with `keep`: a proxy that judges for days folds its
-    lines as they come (reporting/from_record.py) and keeps none."""
+    reader sees every whole line), and handed to each of `listeners` as a reader of the file will read it (the report
+    folds them: reporting/from_record.py). Lines are kept in memory only with `keep`: a proxy that judges for days
+    folds its lines as they come and keeps none. Each line is redacted and masked with `secrets` (None: the process's
+    active ones, at each line)."""
 
-    def __init__(self, path: Path | None = None, *, keep: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        keep: bool = True,
+        secrets: Secrets | None = None,
+        listeners: Iterable[Callable[[dict[str, Any]], None]] = (),
+    ) -> None:
         self.path = path
         self.lines: list[dict[str, Any]] = []
         self._keep = keep
+        self._secrets = secrets
+        self._listeners = list(listeners)
         self._file: IO[str] | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -60,19 +73,51 @@ class Judgement:
     def add(self, line: dict[str, Any]) -> dict[str, Any]:
         """Add one line (its `kind` among KINDS); the line as a reader of the file will read it."""
         assert line.get("kind") in KINDS, line.get("kind")
-        text = conceal(json.dumps(line, sort_keys=False))
+        text = json.dumps(line, sort_keys=False)
+        text = conceal(text) if self._secrets is None else self._secrets.conceal(text)
         written: dict[str, Any] = json.loads(text)
         if self._keep:
             self.lines.append(written)
         if self._file is not None:
             self._file.write(text + "\n")
             self._file.flush()
+        for listener in self._listeners:
+            listener(written)
         return written
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def phase_line(
+    nodeid: str,
+    when: str,
+    requirements: Iterable[str],
+    *,
+    outcome: str,
+    duration: float,
+    message: str | None,
+    error: Classified | None,
+    observations: list[dict[str, Any]],
+    held: Mapping[str, int],
+    rate_limited: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """One phase of a test as the record keeps it: `outcome` is pytest's for the phase (passed, failed, skipped)."""
+    return {
+        "kind": "phase",
+        "nodeid": nodeid,
+        "when": when,
+        "requirements": list(requirements),
+        "outcome": outcome,
+        "duration": duration,
+        "message": message,
+        "error": None if error is None else dataclasses.asdict(error),
+        "observations": observations,
+        "held": dict(held),
+        "rate_limited": rate_limited,
+    }
 
 
 def read(path: Path) -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ other accounts are compared like the key's own: identifiers are the service's, a
 their account, whichever key read them.
 
 Only whole 2xx JSON answers of an operation of the contract are taken; refusals and cut or non-JSON bodies show no
-record. No pytest here: the plugin feeds the run's exchanges (plugin/exchange_judging.py), and the same class can
+record. No pytest here: the plugin feeds the run's exchanges (judge/session.py's ExchangeJudge), and the same class can
 judge exchanges recorded elsewhere.
 """
 

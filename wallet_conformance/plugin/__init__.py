@@ -1,7 +1,7 @@
 """The pytest plugin of the suite: hooks in small modules, each with one job; the run (plugin/run.py) in `config.stash`.
 
 - options: the command line (and environment) read into the run's Settings, the only reader of pytest's options
-- run: the run of one process, built once from Settings (target, secrets, judge, HAR part, money ledger, clients)
+- run: the run of one process, built once from Settings (target, secrets, exchange judge, HAR part, ledger, clients)
 - session: the run in pytest's session (header, xdist workers, the end; a run that cannot start runs nothing)
 - preflight (no hooks): whether the target speaks the protocol, or why the run stops and with which exit status
 - collection: the `requirement` marker checked against the catalogue, xdist groups, collection.json

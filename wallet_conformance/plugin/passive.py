@@ -1,7 +1,7 @@
 """--har: conformance from recorded traffic. No target is started, no preflight made, no test collected: pytest's
-session is not even begun. The recorded exchanges are judged in a JudgingSession (reporting/recorded.py, the run the
+session is not even begun. The recorded exchanges are judged in a ReportingSession (reporting/recorded.py, the run the
 installed command makes of the same options): the same exchange judge and registry of records an active run feeds
-(plugin/exchange_judging.py), whose findings become the same records (`exchange-judge::REQ[operation]`,
+(judge/session.py), whose findings become the same records (`exchange-judge::REQ[operation]`,
 `records::REQ[operation]`), each failure's evidence naming the file and the entry.
 
 A requirement the judges stand for (judge/traffic.py) passes when some recorded exchange was held to it and none

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from wallet_conformance.judge.classification import Classified
 from wallet_conformance.judge.failures import SuiteError
+from wallet_conformance.judge.session import FindingTally
 from wallet_conformance.plugin.collection import requirement_ids
 from wallet_conformance.reporting.endings import Stop
-from wallet_conformance.reporting.evidence import Classified
-from wallet_conformance.reporting.judging import Found
 
 ATTRIBUTE = "wallet_conformance"  # the report's attribute holding the record, and its key in the serialised report
 OBSERVATIONS = pytest.StashKey[list[dict[str, Any]]]()
@@ -38,8 +38,8 @@ class PhaseRecord:
     observations: list[dict[str, Any]] = field(default_factory=list)  # the call phase's: the test's observations
     held: dict[str, int] = field(default_factory=dict)  # the call phase's: the test's checks that held, by requirement
     rate_limited: list[dict[str, Any]] = field(default_factory=list)  # the call phase's: its 429 answers
-    findings: list[Found] = field(default_factory=list)  # the exchange judge's, since the last report
-    # The record's lines of the exchanges judged since the last report (reporting/judging.py `exchange_line`).
+    findings: list[FindingTally] = field(default_factory=list)  # the exchange judge's, since the last report
+    # The record's lines of the exchanges judged since the last report (judge/session.py `exchange_line`).
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     stopped: Stop | None = None  # the run stops after this phase, and why
 
@@ -61,7 +61,7 @@ class PhaseRecord:
             observations=list(data.get("observations", ())),
             held=dict(data.get("held", {})),
             rate_limited=list(data.get("rate_limited", ())),
-            findings=[Found(**finding) for finding in data.get("findings", ())],
+            findings=[FindingTally(**finding) for finding in data.get("findings", ())],
             exchanges=list(data.get("exchanges", ())),
             stopped=None if data.get("stopped") is None else Stop.from_dict(data["stopped"]),
         )

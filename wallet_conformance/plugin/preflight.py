@@ -48,7 +48,7 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
                 continue
             except TargetError as error:
                 return _stop(f"the target at {target.base_url} cannot be reached: {error}", ExitStatus.CANNOT_RUN)
-            stop = _judge(exchange, target.base_url)
+            stop = _stop_shown_by(exchange, target.base_url)
             if stop is not None and stop.status == ExitStatus.CANNOT_RUN:
                 return stop
             stops.append(stop)
@@ -58,7 +58,8 @@ def preflight(target: Target, timeout: float, ca_bundle: str | None = None) -> S
     return stops[0] if stops and all(stops) else None
 
 
-def _judge(exchange: Exchange, base_url: str) -> Stop | None:
+def _stop_shown_by(exchange: Exchange, base_url: str) -> Stop | None:
+    """The stop one read of the preflight shows (a refused key, a failing target, not the protocol), or None."""
     what = f"{exchange.method} {exchange.url}"
     if exchange.status in (401, 403):
         return _stop(

@@ -21,7 +21,8 @@ import pytest
 
 from wallet_conformance.client.redaction import conceal, redact
 from wallet_conformance.exit_status import ExitStatus
-from wallet_conformance.judge.judgement import FILE_NAME, Judgement
+from wallet_conformance.judge.judgement import FILE_NAME, Judgement, phase_line
+from wallet_conformance.judge.session import finding_line
 from wallet_conformance.plugin import allure_labels, interruption, phase_record
 from wallet_conformance.plugin.collection import declared, plain_nodeid, runs_conformance
 from wallet_conformance.plugin.run import Run, is_worker, state
@@ -31,12 +32,10 @@ from wallet_conformance.reporting.endings import Selection, Stop
 from wallet_conformance.reporting.from_record import (
     UNFINISHED_TEST,
     ending_line,
-    phase_line,
     run_line_of,
     write_stopped,
 )
 from wallet_conformance.reporting.gating import Gate
-from wallet_conformance.reporting.judging import finding_line
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
 from wallet_conformance.settings import Settings, unwritable

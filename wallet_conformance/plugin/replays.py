@@ -14,7 +14,7 @@ from wallet_conformance.client.exchange import KEPT_EXCHANGES, Exchange
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.client.replay import request_text, script, steps_of
 from wallet_conformance.client.target import Target
-from wallet_conformance.reporting.evidence import exchange_evidence
+from wallet_conformance.judge.classification import exchange_evidence
 
 _WORD = re.compile(r"[A-Za-z0-9_.@-]{4,}")  # an identifier a request may carry
 

@@ -30,11 +30,11 @@ from wallet_conformance.client.personal import Masking
 from wallet_conformance.client.redaction import Secrets, activate, redact
 from wallet_conformance.client.target import Target, configured
 from wallet_conformance.judge.judgement import Judgement
+from wallet_conformance.judge.session import ExchangeJudge
 from wallet_conformance.plugin.preflight import preflight
 from wallet_conformance.reporting.endings import Stop
 from wallet_conformance.reporting.from_record import Fold
 from wallet_conformance.reporting.gating import Gate
-from wallet_conformance.reporting.judging import Judged
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.settings import Settings
 from wallet_conformance.world import bodies
@@ -112,7 +112,7 @@ class Run:
     target: Target | None = None  # None: nothing is sent (--collect-only, --help, the self-tests' own runs)
     server: Any = None  # the bundled reference, when this process started it
     not_run: NotRun | None = None  # why it ends before its first test, if it does
-    judged: Judged = field(default_factory=Judged)  # this process's exchange judge and registry of records
+    exchange_judge: ExchangeJudge = field(default_factory=ExchangeJudge)  # this process's, with its registry of records
     har_parts: Path | None = None  # --record-har: the folder of the processes' part files
     recorder: PartWriter | None = None  # --record-har: this process's part file, when it runs tests
     ledger: Path | None = None  # the money an xdist run's workers spent (world/safety.Guard)
@@ -173,12 +173,12 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool, gate:
     selection_file = _selection_file(config, settings) if target is not None and not_run is None else None
     parts = _har_parts(config, settings)
     runs_tests = target is not None and not_run is None and (worker is not None or not starts_workers(config))
-    judged = Judged()
+    exchange_judge = ExchangeJudge()
     recorder = None
     if runs_tests and parts is not None:
         recorder = PartWriter(parts / f"{worker.get('workerid', 'worker') if worker else 'main'}.part")
     bound = Bound()
-    clients = _clients(settings, target, bound, ledger, judged, recorder) if runs_tests and target else None
+    clients = _clients(settings, target, bound, ledger, exchange_judge, recorder) if runs_tests and target else None
     return Run(
         settings=settings,
         secrets=secrets,
@@ -187,7 +187,7 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool, gate:
         target=target,
         server=server,
         not_run=not_run,
-        judged=judged,
+        exchange_judge=exchange_judge,
         har_parts=parts,
         recorder=recorder,
         ledger=ledger,
@@ -286,7 +286,12 @@ def _har_parts(config: pytest.Config, settings: Settings) -> Path | None:
 
 
 def _clients(
-    settings: Settings, target: Target, bound: Bound, ledger: Path | None, judged: Judged, recorder: PartWriter | None
+    settings: Settings,
+    target: Target,
+    bound: Bound,
+    ledger: Path | None,
+    exchange_judge: ExchangeJudge,
+    recorder: PartWriter | None,
 ) -> Clients:
     """The clients, built whole: each sends its key, is bounded by the current test's time, refuses what production
     does not allow, hands every exchange to the exchange judge (and --record-har), and waits while another worker
@@ -301,7 +306,7 @@ def _clients(
         from wallet_conformance.world.cleanup import Journal  # only runs against a deployed target journal
 
         journal = Journal(settings.work_dir, target.base_url, run_id)
-    observer = judged.take if recorder is None else _both(judged.take, recorder.add)
+    observer = exchange_judge.take if recorder is None else _both(exchange_judge.take, recorder.add)
     first = ApiClient(
         target.base_url,
         target.secret_key,

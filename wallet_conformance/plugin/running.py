@@ -2,7 +2,16 @@
 time on the target is bounded, a run that may not do something (NotAllowed) or a test that cannot judge
 (CannotJudge) is skipped here and nowhere else, and what stopped the test is classified into its report (a request
 the client found unanswered made the failure of the requirement that every request is answered): a failure of the
-target is shown by its evidence, a suite error by its traceback too."""
+target is shown by its evidence, a suite error by its traceback too.
+
+Every exchange of the run is judged as it is made, whatever made it (a test, a fixture, a setup read, a paging walk,
+the cleanup at the end of the run): each process's clients feed its ExchangeJudge (judge/session.py, built by
+plugin/run.py; an xdist worker's registry of records compares the answers its own tests saw). What it found during
+each phase of a test rides on that phase's record (plugin/phase_record.py) to the controlling process, whose record
+of judgement keeps its lines (plugin/recording.py): one record per requirement and operation broken
+(`exchange-judge::REQ[operation]`, `records::REQ[operation]`), with the count, the test during which it was first
+seen and that exchange as evidence. A test's teardown report is made after the fixtures it ends, the last test's
+after the run's cleanup, so no exchange goes unreported."""
 
 from __future__ import annotations
 
@@ -15,11 +24,11 @@ import pytest
 
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.redaction import redact
+from wallet_conformance.judge import classification
 from wallet_conformance.judge.failures import CannotJudge, declared, holding, judged_silences
-from wallet_conformance.plugin import allure_labels, exchange_judging, phase_record, replays
+from wallet_conformance.plugin import allure_labels, phase_record, replays
 from wallet_conformance.plugin.collection import is_conformance_item, plain_nodeid, requirement_ids
 from wallet_conformance.plugin.run import Run, state
-from wallet_conformance.reporting import evidence
 from wallet_conformance.reporting.endings import stopped_early
 from wallet_conformance.reporting.from_record import NODEID
 from wallet_conformance.world.safety import NotAllowed
@@ -50,7 +59,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, Any]:
     client = run.clients.first if run.clients else None
     item.stash[TEST_START] = len(client.exchanges) if client else 0
     item.stash[RATE_LIMITS_START] = len(client.rate_limited) if client else 0
-    run.judged.current = plain_nodeid(item.nodeid)
+    run.exchange_judge.current = plain_nodeid(item.nodeid)
     # The test's bound, cut at the end of the run's budget; teardown gets a fresh one (cleanup must happen).
     end_of_budget = run.started + run.settings.run_budget
     _bound(
@@ -108,7 +117,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     made = client.exchanges[item.stash.get(TEST_START, 0) :] if client is not None else []
     recent = made[-EXCHANGES_SHOWN:]
     if call.excinfo is not None and not call.excinfo.errisinstance(pytest.skip.Exception):
-        classified = evidence.classify(call.excinfo.value, requirement_ids(item))
+        classified = classification.classify(call.excinfo.value, requirement_ids(item))
         if classified.suite_error:
             # A suite error judges none of the test's requirements and fails the run; its message and the test's
             # last exchanges lead the report (the record keeps the start of it).
@@ -121,7 +130,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if made:
             for item_evidence in classified.evidence:  # no exchange of its own: the test's last one
                 if "compared_with" not in item_evidence:
-                    item_evidence.setdefault("exchange", evidence.exchange_evidence(made[-1]))
+                    item_evidence.setdefault("exchange", classification.exchange_evidence(made[-1]))
         if client is not None and run.target is not None and classified.failed_requirements:
             start = replays.test_start(client, item.stash.get(TEST_START, 0))
             exchanges = client.exchanges[start:]
@@ -153,7 +162,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         record.held = dict(item.stash.get(HELD, {}))
         if client is not None:
             record.rate_limited = client.rate_limited[item.stash.get(RATE_LIMITS_START, 0) :]
-    record.findings, record.exchanges = exchange_judging.found(run.judged)
+    record.findings, record.exchanges = run.exchange_judge.drain()
     if client is not None and run.target is not None:
         for finding in record.findings:  # the first time a judge tells of a requirement and operation
             if finding.evidence is not None:
@@ -197,7 +206,7 @@ def _evidence_text(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup):
         head = [str(error), *getattr(error, "__notes__", ())]  # Hypothesis: "found 2 distinct failures"
         return "\n\n".join(["\n".join(head), *(_evidence_text(inner) for inner in error.exceptions)])
-    refused = "" if evidence.error_evidence(error)["kind"] == "check" else "a setup step failed: "
+    refused = "" if classification.error_evidence(error)["kind"] == "check" else "a setup step failed: "
     return "\n".join([refused + str(error).strip(), *getattr(error, "__notes__", ())])
 
 

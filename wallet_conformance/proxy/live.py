@@ -6,19 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from wallet_conformance.client.redaction import conceal
-from wallet_conformance.reporting.judging import Found
+from wallet_conformance.judge.session import FindingTally
 from wallet_conformance.reporting.verdicts import NOT_TESTED, Verdict
 from wallet_conformance.spec.catalogue import catalogue
 
 PREFIX = "wallet-conformance proxy:"
 
 
-def first_break_lines(found: Found) -> list[str]:
+def first_break_lines(finding: FindingTally) -> list[str]:
     """The first break of a requirement on an operation: requirement and level, operation, the one-line reason, and
     the curl line that reproduces the request."""
-    evidence = found.evidence or {}
-    level = catalogue()[found.requirement].level if found.requirement in catalogue().requirements else "?"
-    lines = [f"{PREFIX} BROKEN {found.requirement} ({level}) on {found.operation}: {evidence.get('title', found.rule)}"]
+    evidence = finding.evidence or {}
+    level = catalogue()[finding.requirement].level if finding.requirement in catalogue().requirements else "?"
+    reason = evidence.get("title", finding.rule)
+    lines = [f"{PREFIX} BROKEN {finding.requirement} ({level}) on {finding.operation}: {reason}"]
     curl = (evidence.get("exchange") or {}).get("curl")
     if curl:
         lines.append(f"    {curl}")

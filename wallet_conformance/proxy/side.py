@@ -1,13 +1,15 @@
 """Judging on the side: the exchanges the proxy forwarded, judged by the exchange judge and held to the registry of
-records (reporting/judging.py's JudgingSession, as `--har` judges them) in a process of its own, fed through a
-bounded queue.
+records (judge/session.py's JudgingSession, as `--har` judges them) in a process of its own, fed through a bounded
+queue. Its record of judgement is written as it judges and folded as it is written (reporting/judging.py's
+ReportingSession): the reports and the live tally are read from those lines, never from the session's state.
 
 The judging process yields the CPU to everything else on the machine (Linux's SCHED_IDLE policy; elsewhere the
 lowest nice value), so that under load it is the judge that falls behind, never the traffic: a full queue drops the
 exchange and counts it. With --annotate the judge is in the path of every answer, and runs at the usual priority.
 
 Everything the judging process prints or writes is redacted there, with the proxy's keys and those it learns from
-the traffic; the keys reach it through the pipe that starts it, never a file or a command line."""
+the traffic (the session's secrets, also the process's active ones: the keys the traffic teaches are learnt there);
+the keys reach it through the pipe that starts it, never a file or a command line."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.recording import RotatingHar
 from wallet_conformance.proxy.report_notes import notes, nothing_judged
 from wallet_conformance.reporting import gating
-from wallet_conformance.reporting.judging import JudgingSession
+from wallet_conformance.reporting.judging import ReportingSession
 
 QUEUE = 10_000  # exchanges waiting for the judge, at most; beyond, they are dropped (counted)
 QUEUE_BYTES = 64 * 1024 * 1024  # and their bodies' bytes at most (a body is kept up to 256 KiB each way)
@@ -279,7 +281,13 @@ def _judging(
         _yield_the_cpu()
     activate(secrets)
     judging = _Judging(
-        upstream, max_records, lines, RotatingHar(record_har, har_max_bytes) if record_har else None, record, opening
+        upstream,
+        max_records,
+        lines,
+        RotatingHar(record_har, har_max_bytes) if record_har else None,
+        record,
+        opening,
+        secrets,
     )
     answering = threading.Thread(target=judging.answer, args=(control,), name="proxy-judge-control", daemon=True)
     answering.start()
@@ -307,8 +315,9 @@ class _Judging:
         recording: RotatingHar | None,
         record: Path,
         opening: Opening,
+        secrets: Secrets | None = None,
     ) -> None:
-        self.session = JudgingSession(
+        self.session = ReportingSession(
             upstream,
             mode="proxy",
             gate=opening.gate,
@@ -317,6 +326,7 @@ class _Judging:
             record=record,
             keep_lines=False,
             max_records=max_records,
+            secrets=secrets,
         )
         self.lock = threading.RLock()  # the session's state: one exchange, or one request, at a time
         self.finished = threading.Event()  # no more exchanges are taken
@@ -358,7 +368,7 @@ class _Judging:
                 return tell(
                     run={"proxy": facts},
                     notes=notes(facts),
-                    nothing_judged=nothing_judged(facts, self.session.fold.traffic.report()),
+                    nothing_judged=nothing_judged(facts, self.session.traffic()),
                 )
             if request == "finish":
                 self.finished.set()
@@ -369,9 +379,9 @@ class _Judging:
         raise ValueError(f"no such request: {request!r}")
 
     def facts(self) -> dict[str, Any]:
-        secrets = active()
+        secrets = self.session.judging.secrets
         return {
-            **self.session.registry_facts(),
+            **self.session.judging.registry_facts(),
             "keys_learnt": secrets.learnt,
             "keys_not_learnt": secrets.not_learnt,
             **({"har_rotations": self._recording.rotations} if self._recording else {}),
@@ -393,7 +403,7 @@ class _Judging:
             exchange = captured.exchange(base) if in_target(captured.url, base) else None
             if exchange is not None:
                 exchange.started = captured.started
-            judged = self.session.judge(
+            result = self.session.judge(
                 exchange,
                 {
                     "file": SOURCE,
@@ -402,7 +412,7 @@ class _Judging:
                 },
             )
         except Exception as error:  # this exchange alone: the judging goes on
-            self.session.failed_on(f"{captured.method} {captured.url}", error)
+            self.session.judging.failed_on(f"{captured.method} {captured.url}", error)
             return []
         if exchange is not None and self._recording is not None:
             try:
@@ -412,6 +422,6 @@ class _Judging:
                 with contextlib.suppress(OSError):
                     self._recording.close()
                 self._recording = None
-        for finding in judged.first_findings:
+        for finding in result.first_findings:
             self._lines.send(live.first_break_lines(finding))
-        return sorted(judged.broke)
+        return sorted(result.broke)

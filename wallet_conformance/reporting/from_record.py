@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wallet_conformance.judge.classification import Classified
 from wallet_conformance.judge.judgement import FILE_NAME, Judgement, new_run_id
 from wallet_conformance.judge.judgement import FORMAT as RECORD_FORMAT
 from wallet_conformance.judge.record_registry import INVARIANTS
@@ -27,7 +28,6 @@ from wallet_conformance.judge.traffic import NEEDS_AN_ACTIVE_RUN, judged_from_tr
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.conformance import assemble, judged_against, run_inputs, suite_version
 from wallet_conformance.reporting.endings import Selection, Stop, unfinished
-from wallet_conformance.reporting.evidence import Classified
 from wallet_conformance.reporting.results import TestRecord
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
@@ -143,35 +143,6 @@ def ending_line(
         "run": dict(run or {}),
         "notes": list(notes or ()),
         "nothing_judged": nothing_judged,
-    }
-
-
-def phase_line(
-    nodeid: str,
-    when: str,
-    requirements: Iterable[str],
-    *,
-    outcome: str,
-    duration: float,
-    message: str | None,
-    error: Classified | None,
-    observations: list[dict[str, Any]],
-    held: Mapping[str, int],
-    rate_limited: list[dict[str, Any]],
-) -> dict[str, Any]:
-    """One phase of a test as the record keeps it: `outcome` is pytest's for the phase (passed, failed, skipped)."""
-    return {
-        "kind": "phase",
-        "nodeid": nodeid,
-        "when": when,
-        "requirements": list(requirements),
-        "outcome": outcome,
-        "duration": duration,
-        "message": message,
-        "error": None if error is None else dataclasses.asdict(error),
-        "observations": observations,
-        "held": dict(held),
-        "rate_limited": rate_limited,
     }
 
 

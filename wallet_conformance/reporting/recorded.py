@@ -1,4 +1,4 @@
-"""--har, the whole run: recorded traffic judged in a JudgingSession (reporting/judging.py), without a pytest session,
+"""--har, the whole run: recorded traffic judged in a ReportingSession (reporting/judging.py), without a pytest session,
 with the header, the reports, the summary and the exit status of an active run. The installed command (cli.py) and
 plain `pytest --har` (plugin/passive.py) both run it."""
 

@@ -19,9 +19,9 @@ def accepted(
     control: Callable[[], Exchange],
     plain: str,
     *,
-    judge: Callable[..., None] = checks.accepted,
+    check: Callable[..., None] = checks.accepted,
 ) -> None:
-    """`exchange` was accepted (`judge`: checks.accepted, or checks.accepted_by_the_api); where it was refused, the
+    """`exchange` was accepted (`check`: checks.accepted, or checks.accepted_by_the_api); where it was refused, the
     `control` request (the same with `plain`, in words) is sent, and refused too, the test cannot judge."""
     if not exchange.ok:
         seen = control()
@@ -30,7 +30,7 @@ def accepted(
                 f"{why} was refused (HTTP {exchange.status}), and so was the same request with {plain} "
                 f"(HTTP {seen.status}): the operation refused the request, not what this test varies"
             )
-    judge(exchange, why)
+    check(exchange, why)
 
 
 def plain_accepted(exchange: Exchange, words: str) -> None:

@@ -175,7 +175,7 @@ def accepted_as_the_key(probe: Probe, as_sent: Callable[[], Probe]) -> None:
         f"{probe.exchange.operation_id} with {probe.sent.words}",
         lambda: as_sent().exchange,
         "the key as it is",
-        judge=checks.accepted_by_the_api,
+        check=checks.accepted_by_the_api,
     )
 
 
