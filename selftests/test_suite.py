@@ -101,6 +101,12 @@ def test_run_closes_every_wallet_it_opened(faithful_run):
 # read page by page is not judged (a skip that says so), never judged wrongly. The wallet list is held still
 # for the run's own workers (Resources.wallet_list_still), so only the transaction list may skip so.
 LIST_CHANGED = "kept changing while it was read"
+# An observation (a test of INFO requirements alone) of a shared sample (a list's first page, as the target shows it
+# when first asked) observes what that page holds: on four workers the others may have filled the page with records
+# of another kind just before (the transactions list without the inbound credit whose currency it observes). Such a
+# test may observe in one run and skip in the other, saying the sample held nothing to observe; a gated verdict may
+# never differ so.
+NOTHING_TO_OBSERVE = "response holds no"
 JUDGE_RECORDS = ("exchange-judge::", "records::")
 WALLET_LIST_READS = ("test_pages_are_numbered_and_do_not_overlap", "test_pages_hold_every_entry_once[listWallets]")
 
@@ -143,12 +149,20 @@ def test_four_workers_give_the_verdicts_of_two(faithful_run, tmp_path_factory):
     }
     assert not unjudged, f"the run's own workers kept the wallet list from being judged: {sorted(unjudged)}"
     assert set(tests[1]) - set(tests[0]) <= {nodeid for nodeid in tests[1] if nodeid.startswith(JUDGE_RECORDS)}
+    levels: dict[str, set[str]] = {}
+    for entry in two["requirements"]:
+        for test in entry["tests"]:
+            levels.setdefault(test["nodeid"], set()).add(entry["level"])
     outcomes = {
         nodeid: (test["outcome"], tests[1][nodeid]["outcome"])
         for nodeid, test in tests[0].items()
         if nodeid in tests[1]
         and test["outcome"] != tests[1][nodeid]["outcome"]
         and not any(LIST_CHANGED in (run[nodeid]["message"] or "") for run in tests)
+        and not (
+            levels.get(nodeid) == {"INFO"}
+            and any(NOTHING_TO_OBSERVE in (run[nodeid]["message"] or "") for run in tests)
+        )
     }
     assert not outcomes, f"test outcomes on two workers / on four: {outcomes}\n{tail(process)}"
 
