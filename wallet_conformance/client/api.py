@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from wallet_conformance.client.bound import Bound
+from wallet_conformance.client.exchange import MAX_BODY as MAX_BODY
 from wallet_conformance.client.exchange import Exchange, ExchangeLog, Silence
 from wallet_conformance.client.near_copies import key_template
 from wallet_conformance.client.plain_transport import PlainTransport
@@ -32,8 +33,6 @@ MAX_TRANSPORT_FAILURES = 5
 # input never gets there: the suite's requests alternate valid and invalid ones.)
 SERVER_ERROR_WINDOW = 20
 SERVER_ERRORS_FAILING = 16
-# The most of a response body kept (bytes); the rest is read and thrown away, its size recorded.
-MAX_BODY = 256 * 1024
 # Seconds a kept connection is reused after its last answer, under the idle timeouts servers close connections at
 # (gunicorn 2 s; Node, uvicorn and Apache 5 s): a request written on a connection the server is closing that moment
 # is lost unanswered, and one of a money-moving operation is not sent twice.
