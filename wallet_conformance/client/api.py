@@ -1,39 +1,43 @@
-"""The HTTP client of a run: one httpx client sending `x-service-key`, capturing every exchange."""
+"""The HTTP client of a run: one httpx client sending `x-service-key`, capturing every exchange.
+
+ApiClient composes: it builds each request (its key, body, query, the race gate) and sends it through an httpx.Client
+whose transport is the client's policies layered around httpx's own (client/transports/: the exchange kept, the 429
+wait, silences, capture, the circuit breaker, the run's time bound, the capped read); what it raises is in
+client/errors.py."""
 
 from __future__ import annotations
 
 import json
 import threading
-import time
-import unittest
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from email.utils import parsedate_to_datetime
+from http.cookiejar import CookieJar
 from typing import Any
 
 import httpx
 
 from wallet_conformance.client.bound import Bound
+from wallet_conformance.client.call import CALL, HELD, Call, HeldBack, exchange_of
+from wallet_conformance.client.errors import NotSent as NotSent
+from wallet_conformance.client.errors import RateLimited as RateLimited
+from wallet_conformance.client.errors import TargetError as TargetError
+from wallet_conformance.client.errors import Unanswered as Unanswered
+from wallet_conformance.client.exchange import MAX_BODY as MAX_BODY
 from wallet_conformance.client.exchange import Exchange, ExchangeLog, Silence
 from wallet_conformance.client.near_copies import key_template
 from wallet_conformance.client.plain_transport import PlainTransport
-from wallet_conformance.client.redaction import redact, redact_headers
-from wallet_conformance.client.tls import tls_hint, tls_verification
+from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.tls import tls_verification
+from wallet_conformance.client.transports import Layers, Policies, layered
+from wallet_conformance.client.transports.breaker import MAX_TRANSPORT_FAILURES as MAX_TRANSPORT_FAILURES
+from wallet_conformance.client.transports.breaker import Breaker
+from wallet_conformance.client.transports.rate_limit import RateLimits
+from wallet_conformance.client.transports.wire import ClientTransport
 from wallet_conformance.settings import variable_of
 from wallet_conformance.spec import contract
 
 KEY_HEADER = "x-service-key"
-# After this many requests in a row fail to get any answer (timeout, refused connection), the target is
-# taken as down: later requests fail at once instead of each waiting out its timeout.
-MAX_TRANSPORT_FAILURES = 5
-# When SERVER_ERRORS_FAILING of the last SERVER_ERROR_WINDOW answers are 5xx, the target is taken as failing:
-# no further request is sent and the run stops after the current test. (A target answering 5xx to some invalid
-# input never gets there: the suite's requests alternate valid and invalid ones.)
-SERVER_ERROR_WINDOW = 20
-SERVER_ERRORS_FAILING = 16
-# The most of a response body kept (bytes); the rest is read and thrown away, its size recorded.
-MAX_BODY = 256 * 1024
 # Seconds a kept connection is reused after its last answer, under the idle timeouts servers close connections at
 # (gunicorn 2 s; Node, uvicorn and Apache 5 s): a request written on a connection the server is closing that moment
 # is lost unanswered, and one of a money-moving operation is not sent twice.
@@ -41,11 +45,6 @@ IDLE_REUSE = 1.0
 # Where a replay reads each key from: the variables the options read it from.
 KEY_VARIABLE = variable_of("--secret-key")
 SECOND_KEY_VARIABLE = variable_of("--second-secret-key")
-# Rate limiting (429): the most retries of one request, the longest single wait, and the default of
-# the run's total waiting (--rate-limit-wait).
-RATE_LIMIT_RETRIES = 3
-RATE_LIMIT_MAX_PAUSE = 10.0
-RATE_LIMIT_FIRST_PAUSE = 0.5
 
 
 class _Default:
@@ -54,66 +53,6 @@ class _Default:
 
 
 DEFAULT: Any = _Default()  # "use the configured key" / "no body"
-
-
-class TargetError(Exception):
-    """The target could not be reached or did not let the suite set up what a test needs.
-
-    `exchange` is the refused exchange, when there was one. `requirement`, when set, is the requirement the
-    setup step itself exercises (that a documented create-wallet request is accepted, say): the report counts
-    the error as a failure of that requirement only, and the test's other requirements as blocked.
-    """
-
-    def __init__(self, message: str, exchange: Exchange | None = None, requirement: str | None = None) -> None:
-        super().__init__(message)
-        self.exchange = exchange
-        self.requirement = requirement
-
-
-class NotSent(TargetError, unittest.SkipTest):
-    """A request the client would not send because the run is stopping (the target is down or failing).
-
-    The test is not judged (a skip that says why; the run's stop reason is in the report), and a property test
-    stops at once: Hypothesis re-raises a skip, where a failure would have it replay examples, each refused
-    again, for seconds of CPU.
-    """
-
-
-class Unanswered(TargetError):
-    """The silence of one operation: a request the target left without an answer, sent again once (or waited on twice
-    as long), while it answered a cheap read at once; `again` when the same request went unanswered earlier in the run
-    and was not waited on this time. A fact of the transport: what it means for the target's conformance is decided
-    above the client."""
-
-    def __init__(self, silence: Silence, again: bool = False) -> None:
-        self.silence = silence
-        self.again = again
-        super().__init__(
-            redact(
-                f"{silence.method} {silence.url}: {silence.summary}"
-                + ("; not waited on again: the same request went unanswered earlier in the run" if again else "")
-                + f"; meanwhile {silence.alive}"
-            )
-        )
-
-
-class RateLimited(TargetError):
-    """A 429 the client could not wait out (--rate-limit-wait, Retry-After beyond its bounds): the test cannot judge
-    a throttled answer, and the run stops after it (plugin/running.py)."""
-
-
-class _NoAnswer(TargetError):
-    """No full answer within the request's wait (a timeout of the target's own, not the test's bound)."""
-
-
-class _Closed(_NoAnswer):
-    """The connection was closed or reset after the request was sent, without an answer (or with bytes that are no
-    HTTP answer): no answer, as a silence is, only sooner."""
-
-
-# The transport errors of a request sent on an open connection that got no answer; a connection that could not be
-# opened (httpx.ConnectError) is a target that cannot be reached, not one operation left unanswered.
-_CLOSED = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 # What a client tells before and after a call that carries its key (world/cleanup.Journal): the client, the
@@ -156,32 +95,50 @@ class ApiClient:
         self.key_variable = SECOND_KEY_VARIABLE if shares_log_of is not None else KEY_VARIABLE
         self._guard = guard
         self.timeout = timeout
-        self.transport_failures = 0
-        self.recent_statuses: deque[int] = deque(maxlen=SERVER_ERROR_WINDOW)
-        self.rate_limit_wait = rate_limit_wait  # seconds the run may still spend waiting out 429 answers
         self.bound = bound or Bound()
         self._journal = journal
         self._sending = sending
         self._transport = transport
         self._verify = tls_verification(ca_bundle)
-        self._http = httpx.Client(
-            timeout=timeout,
-            transport=transport,
-            follow_redirects=False,
-            verify=self._verify,
-            limits=httpx.Limits(keepalive_expiry=IDLE_REUSE),
+        self.exchanges: ExchangeLog = shares_log_of.exchanges if shares_log_of else ExchangeLog(observer=observer)
+        self._breaker = Breaker()
+        # the 429 budget; every 429 met (what it asked and what the client did) is shared with `shares_log_of`
+        self._rate_limits = RateLimits(rate_limit_wait, shares_log_of.rate_limited if shares_log_of else [])
+        self.unanswered: dict[tuple[Any, ...], Silence] = {}  # requests found silent, not waited on again
+        self._policies = Policies(
+            timeout, self.bound, self._breaker, self._rate_limits, self.unanswered, self._keep, self._cheap_read
+        )
+        self._http, self._layers = self._layered(
+            lambda jar: httpx.Client(
+                timeout=timeout,
+                transport=transport,
+                follow_redirects=False,
+                verify=self._verify,
+                limits=httpx.Limits(keepalive_expiry=IDLE_REUSE),
+                cookies=jar,
+            )
         )
         self._own = threading.local()  # a thread's client of its own (own_connection), while it holds one
         # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
-        self._plain = httpx.Client(
-            timeout=timeout,
-            follow_redirects=False,
-            transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY),
+        self._plain, _ = self._layered(
+            lambda jar: httpx.Client(
+                timeout=timeout,
+                follow_redirects=False,
+                transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY),
+                cookies=jar,
+            )
         )
-        self.exchanges: ExchangeLog = shares_log_of.exchanges if shares_log_of else ExchangeLog(observer=observer)
-        # every 429 met: what it asked and what the client did
-        self.rate_limited: list[dict[str, Any]] = shares_log_of.rate_limited if shares_log_of else []
-        self.unanswered: dict[tuple[Any, ...], Silence] = {}  # requests found silent, not waited on again
+
+    def _layered(self, wire: Callable[[CookieJar], httpx.Client]) -> tuple[httpx.Client, Layers]:
+        """A client sending through this client's layers around `wire`, the plain httpx client that goes on the wire
+        (sharing its cookie jar, as one client's); the outer one is told nothing of the environment, so that no
+        proxy it names bypasses the layers (the wire client honours it)."""
+        jar = CookieJar()
+        layers = layered(ClientTransport(wire(jar)), self._policies)
+        outer = httpx.Client(
+            timeout=self.timeout, follow_redirects=False, trust_env=False, cookies=jar, transport=layers.outer
+        )
+        return outer, layers
 
     def close(self) -> None:
         self._http.close()
@@ -201,38 +158,61 @@ class ApiClient:
             finally:
                 self._own.gate = None
             return
-        http = httpx.Client(
-            timeout=self.timeout,
-            follow_redirects=False,
-            verify=self._verify,
-            limits=httpx.Limits(keepalive_expiry=IDLE_REUSE),
+        http, layers = self._layered(
+            lambda jar: httpx.Client(
+                timeout=self.timeout,
+                follow_redirects=False,
+                verify=self._verify,
+                limits=httpx.Limits(keepalive_expiry=IDLE_REUSE),
+                cookies=jar,
+            )
         )
-        self._own.http = http
+        self._own.http, self._own.layers = http, layers
         try:
             yield
         finally:
-            self._own.http = self._own.gate = None
+            self._own.http = self._own.layers = self._own.gate = None
             http.close()
+
+    @property
+    def transport_failures(self) -> int:
+        """How many requests in a row got no answer."""
+        return self._breaker.transport_failures
+
+    @property
+    def recent_statuses(self) -> deque[int]:
+        """The statuses of the last SERVER_ERROR_WINDOW answers."""
+        return self._breaker.recent_statuses
 
     @property
     def target_down(self) -> bool:
         """Whether the target stopped answering (MAX_TRANSPORT_FAILURES requests in a row got no answer)."""
-        return self.transport_failures >= MAX_TRANSPORT_FAILURES
+        return self._breaker.target_down
 
     @property
     def server_errors(self) -> int:
         """How many of the last SERVER_ERROR_WINDOW answers were 5xx."""
-        return sum(status >= 500 for status in self.recent_statuses)
+        return self._breaker.server_errors
 
     @property
     def target_failing(self) -> bool:
         """Whether the target is failing (SERVER_ERRORS_FAILING of the last SERVER_ERROR_WINDOW answers were 5xx)."""
-        return self.server_errors >= SERVER_ERRORS_FAILING
+        return self._breaker.target_failing
 
     def forget_server_errors(self) -> None:
         """Take the target as no longer failing: the end-of-run sweep tries to close what the run made even after
         a 5xx storm (a storm that goes on marks it failing again within SERVER_ERRORS_FAILING answers)."""
-        self.recent_statuses.clear()
+        self._breaker.recent_statuses.clear()
+
+    @property
+    def rate_limit_wait(self) -> float:
+        """Seconds the run may still spend waiting out 429 answers."""
+        return self._rate_limits.wait_left
+
+    @property
+    def rate_limited(self) -> list[dict[str, Any]]:
+        """Every 429 met: what it asked and what the client did."""
+        return self._rate_limits.met
 
     def call(
         self,
@@ -321,185 +301,43 @@ class ApiClient:
             payload = content.encode()
         sent_headers.update(headers or {})
         query = {name: _query_value(value) for name, value in (params or {}).items()}
-        retries: list[str] = []
-        while True:
-            exchange = self._answer(method, url, query, sent_headers, payload, body, operation_id, awaited, padding)
-            pause = self._rate_limit_pause(exchange, len(retries))
-            if pause is None:
-                break
-            retries.append(
-                f"answered 429 ({exchange.elapsed * 1000:.0f} ms, Retry-After "
-                f"{exchange.header('retry-after') or '-'}): waited {pause:.1f} s and sent it again"
-            )
-            time.sleep(pause)
-        exchange.retries = [*retries, *exchange.retries]
-        exchange.padding = padding
-        exchange.keyed = self._keyed(str(httpx.URL(url, params=query)), sent_headers, payload, padding)
+        plain = any(isinstance(value, str) and value != value.strip() for value in sent_headers.values())
+        http = self._plain if plain else self._connection()[0]
+        build = self._builder(http, held=not plain)
+        call = Call(method, url, query, sent_headers, payload, body, operation_id, build, awaited, padding)
+        return exchange_of(http.send(call.copy()))
+
+    def _keep(self, exchange: Exchange, call: Call) -> None:
+        """The exchange a request ends with, completed with what this client knows (the body's padding, where its key
+        went) and added to its log, which shows it to the run's observer."""
+        exchange.padding = call.padding
+        url = str(httpx.URL(call.url, params=call.query))
+        exchange.keyed = self._keyed(url, call.headers, call.payload, call.padding)
         exchange.key_variable = self.key_variable
         self.exchanges.append(exchange)
-        if exchange.status == 429 and self.rate_limited and self.rate_limited[-1]["gave_up"]:
-            raise RateLimited(
-                f"{method} {redact(url)} answered 429 (rate limited; Retry-After "
-                f"{exchange.header('retry-after') or '-'}) past what the run may wait (--rate-limit-wait:"
-                f" {self.rate_limit_wait:g} s left, at most {RATE_LIMIT_MAX_PAUSE:g} s a wait, "
-                f"{RATE_LIMIT_RETRIES} times): a throttled answer is not judged",
-                exchange,
-            )
-        return exchange
 
-    def _answer(
-        self,
-        method: str,
-        url: str,
-        query: dict[str, str],
-        sent_headers: dict[str, str],
-        payload: bytes | None,
-        body: Any,
-        operation_id: str | None,
-        awaited: bool = False,
-        padding: int = 0,
-    ) -> Exchange:
-        """The answer to a request. One of an operation (or `awaited`) still unanswered after a second chance
-        (_patiently) while the target answers a cheap read is its silence (Unanswered); that request is not waited on
-        again."""
-        if operation_id is None and not awaited:  # the funding hook, say: its silence is judged nowhere
-            return self._send(method, url, query, sent_headers, payload, body, operation_id)
-        request_key = (method, url, tuple(sorted(query.items())), tuple(sorted(sent_headers.items())), payload)
-        known = self.unanswered.get(request_key)
-        if known is not None:
-            raise Unanswered(known, again=True)
-        once = operation_id in contract.sent_once()
-        wait, copies = (2 * self.timeout, 1) if once else (self.timeout, 2)
-        try:
-            return self._patiently(method, url, query, sent_headers, payload, body, operation_id, wait, copies)
-        except _NoAnswer as unanswered:
-            alive = self._alive(operation_id or "", f"{unanswered} ({'twice' if copies > 1 else 'sent once'})")
-            closed = isinstance(unanswered, _Closed)
-        silence = Silence(
-            method,
-            redact(url),
-            redact_headers(list(sent_headers.items())),
-            _redact_body(body),
-            self.timeout,
-            wait,
-            copies,
-            alive,
-            padding,
-            closed,
-        )
-        self.unanswered[request_key] = silence
-        raise Unanswered(silence)
-
-    def _patiently(
-        self,
-        method: str,
-        url: str,
-        query: dict[str, str],
-        sent_headers: dict[str, str],
-        payload: bytes | None,
-        body: Any,
-        operation_id: str | None,
-        wait: float,
-        copies: int,
-    ) -> Exchange:
-        """Send a request, waiting `wait` seconds for its answer, and when none comes send the same request once more
-        if `copies` allows (a single slow answer may be a hiccup); raises _NoAnswer when the last copy got none."""
-        try:
-            return self._send(method, url, query, sent_headers, payload, body, operation_id, wait)
-        except _NoAnswer as first:
-            if copies < 2:
-                raise
-            why = (
-                "the connection closed without an answer"
-                if isinstance(first, _Closed)
-                else f"no answer within {wait:g} s"
-            )
-        exchange = self._send(method, url, query, sent_headers, payload, body, operation_id, wait)
-        exchange.retries.append(f"{why}: sent again, the same request")
-        return exchange
-
-    def _alive(self, silent: str, unanswered: str) -> str:
-        """How the target shows it still answers: a cheap read (the bank list, or another list when the bank list is
-        the silent operation) answered within the timeout. When it answers nothing either, the request fails as any
-        unanswered one (TargetError): the target is down, not one operation silent."""
-        if self.target_down:
-            raise TargetError(unanswered)
-        read = next(operation for operation in contract.cheap_reads() if operation.id != silent)
+    def _cheap_read(self, read: contract.Operation) -> Exchange:
+        """One copy of a cheap read (the silence layer's: does the target answer at all?), sent as it is, kept
+        nowhere."""
+        http, layers = self._connection()
         headers = {"accept": "application/json", KEY_HEADER: self._key}
-        try:
-            answer = self._send(read.method, self.base_url + read.path, {}, headers, None, None, read.id)
-        except NotSent:
-            raise
-        except TargetError as error:
-            raise TargetError(f"{unanswered}; a cheap read got no answer either: {error}") from None
-        return f"{answer.method} {answer.url} answered {answer.status} in {answer.elapsed * 1000:.0f} ms"
+        call = Call(read.method, self.base_url + read.path, {}, headers, None, None, read.id, self._builder(http))
+        return exchange_of(layers.copy.handle_request(call.copy()))
 
-    def _send(
-        self,
-        method: str,
-        url: str,
-        query: dict[str, str],
-        sent_headers: dict[str, str],
-        payload: bytes | None,
-        body: Any,
-        operation_id: str | None,
-        wait: float | None = None,
-    ) -> Exchange:
-        if self.target_down:
-            raise NotSent(
-                f"{method} {redact(url)} not sent: the target stopped answering "
-                f"({self.transport_failures} requests in a row got no answer)"
+    def _builder(self, http: httpx.Client, held: bool = True) -> Callable[[Call], httpx.Request]:
+        """How `http` builds each copy of a request (Call.copy): the body held back at this thread's gate where it
+        holds one (`held`; a request sent plain never is)."""
+
+        def build(call: Call) -> httpx.Request:
+            content, headers = self._held_back(call.payload, call.headers) if held else (call.payload, call.headers)
+            extensions: dict[str, Any] = {CALL: call}
+            if isinstance(content, HeldBack):
+                extensions[HELD] = content
+            return http.build_request(
+                call.method, call.url, params=call.query, headers=headers, content=content, extensions=extensions
             )
-        if self.target_failing:  # the run stops after this test
-            raise NotSent(
-                f"{method} {redact(url)} not sent: the target is failing ({self.server_errors} of its "
-                f"last {len(self.recent_statuses)} answers were 5xx)"
-            )
-        wait = wait or self.timeout
-        timeout = wait
-        if self.bound.deadline is not None:
-            left = self.bound.deadline - time.monotonic()
-            if left <= 0:
-                raise TargetError(f"{method} {redact(url)} not sent: {self.bound.reason}")
-            timeout = min(timeout, left)
-        sent_at = time.time()
-        started = time.perf_counter()
-        plain = any(isinstance(value, str) and value != value.strip() for value in sent_headers.values())
-        content, headers = (payload, sent_headers) if plain else self._held_back(payload, sent_headers)
-        try:
-            http = self._plain if plain else self._client()
-            with http.stream(method, url, params=query, headers=headers, content=content, timeout=timeout) as response:
-                started = content.released if isinstance(content, _HeldBack) else started
-                kept, size = _read_capped(response, started + timeout)
-        except (httpx.TimeoutException, _TooSlow) as error:
-            if timeout < wait:  # cut short by the test's bound, not the target's fault alone
-                raise TargetError(f"{method} {redact(url)} stopped: {self.bound.reason}") from None
-            self.transport_failures += 1
-            raise _NoAnswer(
-                f"{method} {redact(url)} failed: no full answer within {timeout:g} s "
-                f"(--request-timeout; {type(error).__name__})"
-            ) from None
-        except httpx.HTTPError as error:
-            self.transport_failures += 1
-            failed = f"{method} {redact(url)} failed: {type(error).__name__}: {redact(str(error))}{tls_hint(error)}"
-            raise (_Closed if isinstance(error, _CLOSED) else TargetError)(failed) from None
-        self.transport_failures = 0
-        self.recent_statuses.append(response.status_code)
-        elapsed = time.perf_counter() - started
-        text = kept.decode(response.charset_encoding or "utf-8", errors="replace")
-        return Exchange(
-            operation_id=operation_id,
-            method=method,
-            url=redact(str(response.request.url)),
-            request_headers=redact_headers(list(sent_headers.items())),
-            request_body=_redact_body(body),
-            status=response.status_code,
-            response_headers=redact_headers(list(response.headers.items())),
-            text=redact(text),
-            elapsed=elapsed,
-            size=size if size > len(kept) else None,
-            started=sent_at,
-        )
+
+        return build
 
     def _keyed(self, url: str, headers: dict[str, str], payload: bytes | None, padding: int) -> dict[str, str]:
         """The parts of a request that carry this client's key, each with the key's appearances marked (Exchange)."""
@@ -521,91 +359,17 @@ class ApiClient:
         if gate is None or payload is None or len(payload) < 2:
             return payload, headers
         self._own.gate = None
-        return _HeldBack(payload, gate), {**headers, "content-length": str(len(payload))}
+        return HeldBack(payload, gate), {**headers, "content-length": str(len(payload))}
 
-    def _client(self) -> httpx.Client:
-        """The httpx client of this thread: its own (own_connection), else the run's."""
-        return getattr(self._own, "http", None) or self._http
-
-    def _rate_limit_pause(self, exchange: Exchange, retried: int) -> float | None:
-        """How long to wait before sending a 429-answered request again; None to keep the answer as it is."""
-        if exchange.status != 429:
-            return None
-        asked = _retry_after(exchange.header("retry-after"))
-        pause = asked if asked is not None else RATE_LIMIT_FIRST_PAUSE * 2**retried
-        left = self.bound.deadline - time.monotonic() if self.bound.deadline is not None else pause
-        # Never sooner than the target asked: a wait longer than allowed keeps the 429 as the answer.
-        retry = retried < RATE_LIMIT_RETRIES and pause <= min(RATE_LIMIT_MAX_PAUSE, self.rate_limit_wait, left)
-        self.rate_limited.append(
-            {
-                "operation": exchange.operation_id,
-                "method": exchange.method,
-                "retry_after": exchange.header("retry-after"),
-                "waited": round(pause, 3) if retry else 0.0,
-                "gave_up": not retry,
-            }
-        )
-        if not retry:
-            return None
-        self.rate_limit_wait -= pause
-        return pause
-
-
-class _HeldBack:
-    """A request body sent all but its last byte, which waits for `gate()`; `released`: when it went on."""
-
-    def __init__(self, payload: bytes, gate: Callable[[], None]) -> None:
-        self.payload = payload
-        self.gate = gate
-        self.released = time.perf_counter()
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield self.payload[:-1]
-        self.gate()
-        self.released = time.perf_counter()
-        yield self.payload[-1:]
-
-
-class _TooSlow(Exception):
-    """The body kept coming past the request's timeout."""
-
-
-def _read_capped(response: httpx.Response, deadline: float) -> tuple[bytes, int]:
-    """The first MAX_BODY bytes of the body and its whole size; the rest is read and dropped, by `deadline`."""
-    kept = bytearray()
-    size = 0
-    for chunk in response.iter_bytes():
-        size += len(chunk)
-        if len(kept) < MAX_BODY:
-            kept.extend(chunk[: MAX_BODY - len(kept)])
-        if time.perf_counter() > deadline:  # a body trickled in forever: each read is bounded, the whole too
-            raise _TooSlow
-    return bytes(kept), size
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Retry-After in seconds (a number of seconds or an HTTP date), None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
+    def _connection(self) -> tuple[httpx.Client, Layers]:
+        """The httpx client of this thread, and its layers: its own (own_connection), else the run's."""
+        http = getattr(self._own, "http", None)
+        if http is not None:
+            return http, self._own.layers
+        return self._http, self._layers
 
 
 def _query_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
-
-
-def _redact_body(body: Any) -> Any:
-    if body is None:
-        return None
-    if isinstance(body, str):
-        return redact(body)
-    return json.loads(redact(json.dumps(body)))

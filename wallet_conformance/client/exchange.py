@@ -17,6 +17,8 @@ EXCERPT = 600  # characters of a body an exchange's description shows
 # How many exchanges the client keeps in memory (the newest); older ones are dropped, their count kept.
 KEPT_EXCHANGES = 200
 MADE_KEPT = 20_000  # records whose making a client remembers for replays (ExchangeLog.made)
+# The most of a response body kept (bytes); the rest is read and thrown away, its size recorded.
+MAX_BODY = 256 * 1024
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
-"""An exchange seen elsewhere as the exchange the client would have kept: its operation, its secrets replaced, its body
-cut where the client cuts it. `exchange_from` is the one way, from the parts of an exchange; a recorded HAR entry
-(`exchange_of`), an httpx response (httpx_response.py) and the proxy's capture (proxy/captured.py) each give it
-theirs.
+"""An exchange as the client keeps it: its operation, its secrets replaced, its body cut where the client cuts it.
+`exchange_from` is the one way, from the parts of an exchange; a recorded HAR entry (`exchange_of`), an httpx response
+(httpx_response.py), the proxy's capture (proxy/captured.py) and the client's own capture layer
+(client/transports/capture.py, with what it knows of the request it `Sent`) each give it theirs.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from wallet_conformance.client.api import MAX_BODY
-from wallet_conformance.client.exchange import Exchange
+from wallet_conformance.client.exchange import MAX_BODY, Exchange
 from wallet_conformance.client.har.headers import headers_of
 from wallet_conformance.client.har.secret_learning import learn_cookie_secrets, learn_header_secrets
 from wallet_conformance.client.har.url_matching import operation_of
@@ -45,6 +45,18 @@ def _response_body(content: Any) -> tuple[bytes | None, int]:
     return text.encode("utf-8", errors="replace"), size
 
 
+@dataclass(frozen=True)
+class Sent:
+    """What the client that sent a request knows of it, which a recording does not say: the operation it called (None:
+    none, whatever the URL), the body as the exchange shows it (secrets replaced), the charset its answer is read in,
+    and when it was sent (seconds since the epoch). Its own secrets are known, so none is learnt from its headers."""
+
+    operation_id: str | None
+    request_body: Any
+    charset: str
+    started: float
+
+
 def exchange_from(
     method: str,
     url: str,
@@ -57,29 +69,34 @@ def exchange_from(
     response_body: bytes | None,
     whole_size: int = 0,
     elapsed: float = 0.0,
+    sent: Sent | None = None,
 ) -> Exchange:
     """The exchange the client would have kept of one seen elsewhere: its operation (None when it is none), the
     secrets its headers carry learnt and replaced everywhere, the body cut where the client cuts it (`whole_size`:
-    the whole body's bytes, when more was received than is given; a body left out, None, cannot be judged)."""
-    learn_header_secrets(request_headers)
-    learn_header_secrets(response_headers)
+    the whole body's bytes, when more was received than is given; a body left out, None, cannot be judged). With
+    `sent`, the client's own exchange: its operation, body, charset and start as the client says (`base_url` unused)."""
+    if sent is None:
+        learn_header_secrets(request_headers)
+        learn_header_secrets(response_headers)
     if response_body is None:
         text, size = "", whole_size or None
     else:
         whole = max(whole_size, len(response_body))
         kept = response_body[:MAX_BODY]
-        text, size = kept.decode("utf-8", errors="replace"), whole if whole > len(kept) else None
+        charset = sent.charset if sent is not None else "utf-8"
+        text, size = kept.decode(charset, errors="replace"), whole if whole > len(kept) else None
     return Exchange(
-        operation_id=operation_of(method, url, base_url),
+        operation_id=sent.operation_id if sent is not None else operation_of(method, url, base_url),
         method=method,
         url=redact(url),
         request_headers=redact_headers(request_headers),
-        request_body=_request_body(request_text),
+        request_body=sent.request_body if sent is not None else _request_body(request_text),
         status=status,
         response_headers=redact_headers(response_headers),
         text=redact(text),
         elapsed=elapsed if elapsed > 0 else 0.0,
         size=size,
+        started=sent.started if sent is not None else None,
     )
 
 

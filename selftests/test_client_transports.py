@@ -1,0 +1,133 @@
+"""The client's policies are httpx transports layered around httpx's own: each works with any transport inside."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from wallet_conformance.client.api import MAX_TRANSPORT_FAILURES, ApiClient, NotSent, RateLimited
+from wallet_conformance.client.bound import Bound
+from wallet_conformance.client.call import CALL, Call, exchange_of
+from wallet_conformance.client.exchange import Exchange
+from wallet_conformance.client.transports import Policies, layered
+from wallet_conformance.client.transports.breaker import Breaker
+from wallet_conformance.client.transports.rate_limit import RateLimits
+
+KEY = "sk_test_transport_layers_0123456789"
+BANKS = {"data": [], "meta": {}}
+
+
+@pytest.fixture
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits the client sleeps, recorded instead of slept."""
+    slept: list[float] = []
+    monkeypatch.setattr("wallet_conformance.client.transports.rate_limit.time.sleep", slept.append)
+    return slept
+
+
+def throttled_twice(seen: list[httpx.Request]) -> httpx.MockTransport:
+    """A target answering 429 (Retry-After 2) to the first two requests, then 200."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if len(seen) <= 2:
+            return httpx.Response(429, headers={"retry-after": "2"}, json={"error": "slow down"})
+        return httpx.Response(200, json=BANKS)
+
+    return httpx.MockTransport(answer)
+
+
+def test_the_layers_wait_out_a_429_around_a_mock_transport(pauses: list[float]) -> None:
+    """Around httpx.MockTransport alone, a 429 is sent again after its Retry-After; each copy is captured and the
+    one answered last is kept, with the waits in its retries."""
+    seen: list[httpx.Request] = []
+    kept: list[Exchange] = []
+
+    def keep(exchange: Exchange, _: Call) -> None:
+        kept.append(exchange)
+
+    policies = Policies(5.0, Bound(), Breaker(), RateLimits(60.0), {}, keep, _no_read)
+    layers = layered(throttled_twice(seen), policies)
+    with httpx.Client(transport=layers.outer) as http:
+
+        def build(call: Call) -> httpx.Request:
+            return http.build_request(call.method, call.url, headers=call.headers, extensions={CALL: call})
+
+        headers = {"accept": "application/json"}
+        call = Call("GET", "http://target/v1/transactions/banks", {}, headers, None, None, "listBanks", build)
+        answer = http.send(call.copy())
+    exchange = exchange_of(answer)
+    assert len(seen) == 3 and pauses == [2.0, 2.0]
+    assert kept == [exchange] and exchange.status == 200 and exchange.json == BANKS
+    assert [retry.split(":")[-1].strip() for retry in exchange.retries] == ["waited 2.0 s and sent it again"] * 2
+    assert [entry["gave_up"] for entry in policies.rate_limits.met] == [False, False]
+    assert policies.rate_limits.wait_left == 56.0 and list(policies.breaker.recent_statuses) == [429, 429, 200]
+
+
+def _no_read(_: Any) -> Exchange:
+    raise AssertionError("no cheap read: nothing went unanswered")
+
+
+def test_the_client_keeps_one_exchange_per_request_through_its_layers(pauses: list[float]) -> None:
+    """ApiClient over an httpx.MockTransport: two 429 answers waited out, three copies sent, one exchange kept (the
+    answer) with both waits in its retries and the client's own facts (its key's places, the key's variable)."""
+    seen: list[httpx.Request] = []
+    client = ApiClient("http://target/v1", KEY, transport=throttled_twice(seen))
+    exchange = client.call("listBanks")
+    assert len(seen) == 3 and pauses == [2.0, 2.0] and list(client.exchanges) == [exchange]
+    assert exchange.status == 200 and len(exchange.retries) == 2 and client.rate_limit_wait == 56.0
+    assert exchange.operation_id == "listBanks" and "header:x-service-key" in exchange.keyed and exchange.key_variable
+    assert KEY not in repr(exchange) and all(request.headers["x-service-key"] == KEY for request in seen)
+    client.close()
+
+
+def test_the_breaker_opens_inside_the_layers() -> None:
+    """MAX_TRANSPORT_FAILURES requests refused in a row open the breaker: the next is NotSent, and never reaches the
+    transport inside."""
+    seen: list[httpx.Request] = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        raise httpx.ConnectError("refused", request=request)
+
+    client = ApiClient("http://target/v1", KEY, transport=httpx.MockTransport(refuse))
+    for _ in range(MAX_TRANSPORT_FAILURES):
+        with pytest.raises(Exception, match="ConnectError: refused"):
+            client.request("GET", "/transactions/banks")
+    with pytest.raises(NotSent, match="stopped answering"):
+        client.call("listBanks")
+    assert len(seen) == MAX_TRANSPORT_FAILURES and client.target_down and not client.exchanges
+    client.close()
+
+
+def test_a_silent_copy_is_sent_again_once_through_the_layers() -> None:
+    """A copy left without an answer is sent again, and the answer to the second is the one kept, saying so."""
+    seen: list[httpx.Request] = []
+
+    def hiccup(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if len(seen) == 1:
+            raise httpx.ReadTimeout("no answer", request=request)
+        return httpx.Response(200, json=BANKS)
+
+    client = ApiClient("http://target/v1", KEY, timeout=0.5, transport=httpx.MockTransport(hiccup))
+    exchange = client.call("listBanks")
+    assert len(seen) == 2 and list(client.exchanges) == [exchange] and client.transport_failures == 0
+    assert exchange.retries == ["no answer within 0.5 s: sent again, the same request"]
+    client.close()
+
+
+def test_a_429_past_the_budget_is_kept_and_raised(pauses: list[float]) -> None:
+    """A 429 whose wait is past --rate-limit-wait is kept as the answer and raised as RateLimited."""
+    client = ApiClient(
+        "http://target/v1",
+        KEY,
+        rate_limit_wait=1.0,
+        transport=httpx.MockTransport(lambda request: httpx.Response(429, headers={"retry-after": "2"})),
+    )
+    with pytest.raises(RateLimited) as refused:
+        client.call("listBanks")
+    assert pauses == [] and list(client.exchanges) == [refused.value.exchange] and client.rate_limited[-1]["gave_up"]
+    client.close()
