@@ -6,11 +6,9 @@ pre-existing data, except an optional funded wallet given with --funded-wallet.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from wallet_conformance.client.api import ApiClient, TargetError
@@ -20,7 +18,7 @@ from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.settings import Settings
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
-from wallet_conformance.world.locks import file_lock
+from wallet_conformance.world.locks import AccountWideLock, WalletList
 from wallet_conformance.world.polling import poll
 from wallet_conformance.world.safety import Guard, NotAllowed
 
@@ -35,13 +33,6 @@ NOT_RESOLVED = frozenset({400, 404, 422})
 # Closes in flight at once in the end-of-run sweep: a run leaves tens of wallets per process, each one round trip,
 # which against a remote target would add seconds of waiting at the very end.
 SWEEP_CONCURRENCY = 8
-# The lock file through which the run's own workers hold the wallet list still while one of them reads its pages
-# (see Resources.wallet_list_still).
-WALLET_LIST_LOCK = ".wallet-list.lock"
-# The lock file of what the account shares (its webhooks, its primary-wallet places): see Resources.account_wide.
-ACCOUNT_WIDE_LOCK = ".account-wide.lock"
-# Seconds a worker waits for that lock before going on without it: a slow target must not serialise the run.
-WALLET_LIST_WAIT = 5.0
 
 
 def is_account(account: Any, owner: str) -> bool:
@@ -90,35 +81,6 @@ class Funding:
         return self.after - self.before
 
 
-class WalletList:
-    """The run's hold on the account's wallet list, one per process: a test reading its pages holds it `still`, and
-    the run's clients send the calls that change it under `sending` (ApiClient's), waiting while a worker reads it."""
-
-    def __init__(self, work_dir: Path) -> None:
-        self.lock = work_dir / WALLET_LIST_LOCK
-        self._reading = False
-
-    @contextmanager
-    def still(self) -> Iterator[None]:
-        """Hold the wallet list still while a test reads its pages: no worker of this run creates or closes a
-        wallet meanwhile (its calls wait in `sending`). Otherwise the run's own workers, adding wallets all the
-        time under `-n 4`, would keep shifting the pages and the paging tests would never judge them. Other
-        clients of the account are not held: lists.judgeable copes with them."""
-        with file_lock(self.lock, wait=WALLET_LIST_WAIT):
-            self._reading = True
-            try:
-                yield
-            finally:
-                self._reading = False
-
-    def sending(self, operation_id: str) -> AbstractContextManager[Any]:
-        """What a client sends a call under: a call that changes the wallet list waits while another worker reads
-        it (not in the process that reads it, which holds the lock itself)."""
-        if operation_id not in contract.wallet_list_changes() or self._reading:
-            return nullcontext()
-        return file_lock(self.lock, shared=True, wait=WALLET_LIST_WAIT)
-
-
 class Resources:
     """The run's records on the target."""
 
@@ -144,13 +106,13 @@ class Resources:
         self.closed_wallets: set[str] = set()
         self.closed_primaries: set[str] = set()  # those of them created as primary wallets
         self._banks: list[dict[str, Any]] | None = None
-        self._lock_depth = 0
         # Waits that came to nothing once (funding, settlement, the external account), and why: later tests do not
         # wait the full timeout again.
         self.gave_up: dict[str, str] = {}
         self._account_tried = False
         self._owner: str | None = None  # the record id of the key's account (own_account_id)
         self._reads: dict[str, Exchange] = {}  # the latest read of each wallet (`last_read`)
+        self._account_wide = AccountWideLock(settings.work_dir)
 
     # ------------------------------------------------------------ wallets
 
@@ -550,26 +512,9 @@ class Resources:
         self.require(listing.first, "list accounts")
         return own_account(listing.entries, owner)
 
-    @contextmanager
-    def account_wide(self) -> Iterator[None]:
-        """Hold the run's one lock on what the account shares (its webhooks, its primary-wallet places):
-        xdist workers take turns, whatever the dist mode.
-
-        Re-entrant within this process, so code holding it may call code that takes it again.
-        """
-        if self._lock_depth:
-            self._lock_depth += 1
-            try:
-                yield
-            finally:
-                self._lock_depth -= 1
-            return
-        with file_lock(self.settings.work_dir / ACCOUNT_WIDE_LOCK):
-            self._lock_depth = 1
-            try:
-                yield
-            finally:
-                self._lock_depth = 0
+    def account_wide(self) -> AbstractContextManager[None]:
+        """Hold the run's one lock on what the account shares (AccountWideLock.held): xdist workers take turns."""
+        return self._account_wide.held()
 
     def wallet_list_still(self) -> AbstractContextManager[None]:
         """Hold the account's wallet list still while a test reads its pages (WalletList.still)."""
