@@ -21,10 +21,8 @@ from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.locks import AccountWideLock, WalletList
 from wallet_conformance.world.polling import poll
 from wallet_conformance.world.safety import Guard, NotAllowed
+from wallet_conformance.world.setup_steps import SetupSteps
 
-# What stops a setup step that a test can do without (a source of samples it may leave out): the target
-# could not do it, the run may not do it here (the guard), or the run has no way to (a skip, e.g. no funding).
-UNAVAILABLE = (TargetError, NotAllowed, CannotJudge)
 FUNDING_REQUIREMENT = "SVC-24"  # an inbound payment raises the balance by its amount (less its fee)
 ENVELOPE = "SVC-03"  # every response is a JSON envelope with meta and data
 # What validate-account answers for an account the target does not know (the codes are not shown): a request
@@ -81,7 +79,7 @@ class Funding:
         return self.after - self.before
 
 
-class Resources:
+class Resources(SetupSteps):
     """The run's records on the target."""
 
     def __init__(
@@ -94,21 +92,14 @@ class Resources:
         wallet_list: WalletList | None = None,
         kept: set[str] | None = None,
     ) -> None:
-        self.api = api
+        super().__init__(api, settings, target, run_id, guard)
         self.kept = kept if kept is not None else set()  # wallets the sweep leaves open (--keep-failing-records)
         self.wallet_list = wallet_list or WalletList(settings.work_dir)
-        self.settings = settings
-        self.target = target
-        self.run_id = run_id
-        self.guard = guard
         self.open_wallets: dict[str, dict[str, Any]] = {}
         # The wallets this process closed: a list that keeps closed wallets (not shown either way) still shows them.
         self.closed_wallets: set[str] = set()
         self.closed_primaries: set[str] = set()  # those of them created as primary wallets
         self._banks: list[dict[str, Any]] | None = None
-        # Waits that came to nothing once (funding, settlement, the external account), and why: later tests do not
-        # wait the full timeout again.
-        self.gave_up: dict[str, str] = {}
         self._account_tried = False
         self._owner: str | None = None  # the record id of the key's account (own_account_id)
         self._reads: dict[str, Exchange] = {}  # the latest read of each wallet (`last_read`)
@@ -519,23 +510,3 @@ class Resources:
     def wallet_list_still(self) -> AbstractContextManager[None]:
         """Hold the account's wallet list still while a test reads its pages (WalletList.still)."""
         return self.wallet_list.still()
-
-    # ------------------------------------------------------------ helpers
-
-    def require(self, exchange: Exchange, what: str, envelope: bool = True, requirement: str | None = None) -> Any:
-        """The data of a successful exchange; a failure here is the target's, reported as a setup error.
-
-        The error names the requirement the step exercises: `requirement`, else the acceptance requirement of
-        the exchange's operation (a documented request of it is accepted; a 401, the key is: see
-        `contract.refusal_requirement`), else none.
-        """
-        if not exchange.ok:
-            raise TargetError(
-                f"could not {what}: the target answered {exchange.status}\n{exchange.describe()}",
-                exchange,
-                requirement=requirement
-                or contract.refusal_requirement(exchange.operation_id, exchange.request_body, exchange.status),
-            )
-        if not envelope:
-            return exchange.json
-        return exchange.data
