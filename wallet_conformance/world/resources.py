@@ -1,48 +1,29 @@
-"""What the tests create on the target: made on demand, remembered, and closed at the end of the run.
+"""What the tests create on the target, in one account: made on demand, remembered, and closed at the end of the run.
 
-Tests get wallets, money and settled transfers from here; they never depend on the target's
-pre-existing data, except an optional funded wallet given with --funded-wallet.
+`Resources` is the run's records in the account of one key, made of one part per idea, each in its own module:
+the setup steps they share (setup_steps), the wallets (wallets), the money put into them (funding), the banks and
+the external account (bank_accounts), the key's own account (own_account); and the locks on what the run's processes
+share of the account (locks). Tests get wallets, money and settled transfers from here; they never depend on the
+target's pre-existing data, except an optional funded wallet given with --funded-wallet.
 """
 
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any
 
-from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.target import Target
-from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.settings import Settings
-from wallet_conformance.world import lists
 from wallet_conformance.world.bank_accounts import BankAccounts
 from wallet_conformance.world.funding import WalletFunding
 from wallet_conformance.world.locks import AccountWideLock, WalletList
+from wallet_conformance.world.own_account import OwnAccount
 from wallet_conformance.world.safety import Guard
 
 
-def is_account(account: Any, owner: str) -> bool:
-    """Whether a listed account is the one with record id `owner` (its `_id`, or its `id`, which equals it)."""
-    return isinstance(account, dict) and owner in (account.get("_id"), account.get("id"))
-
-
-def own_account(accounts: Any, owner: str) -> dict[str, Any]:
-    """The account of the run's key among `accounts` (entries of GET /accounts): the one whose `_id` or `id` is
-    `owner`, the `account` the key's wallets name (`Resources.own_account_id`). Never a list's first entry nor the
-    default one: the key may be another account's than the business's default."""
-    if not isinstance(accounts, list) or not accounts or not all(isinstance(a, dict) for a in accounts):
-        raise TargetError("GET /accounts listed no account to work with")
-    found = next((account for account in accounts if is_account(account, owner)), None)
-    if found is None:
-        raise TargetError(
-            f"none of the {len(accounts)} accounts GET /accounts lists has _id or id {owner!r}, the "
-            "account the key's wallets name: which listed account is the key's own cannot be told"
-        )
-    return found
-
-
-class Resources(WalletFunding, BankAccounts):
-    """The run's records on the target."""
+class Resources(WalletFunding, OwnAccount, BankAccounts):
+    """The run's records on the target, in the account of one key."""
 
     def __init__(
         self,
@@ -56,63 +37,7 @@ class Resources(WalletFunding, BankAccounts):
     ) -> None:
         super().__init__(api, settings, target, run_id, guard, kept)
         self.wallet_list = wallet_list or WalletList(settings.work_dir)
-        self._owner: str | None = None  # the record id of the key's account (own_account_id)
         self._account_wide = AccountWideLock(settings.work_dir)
-
-    def verify(self, reference: str) -> Exchange:
-        return self.api.call("verifyTransaction", {"reference": reference})
-
-    # ------------------------------------------------------------ the account
-
-    def own_account_id(self) -> str:
-        """The record id of the key's own account: the `account` that the wallets this process made name (one made
-        for it when there is none), or, in a run that may not write, that the wallets the key's wallet list shows
-        name; with no wallet at all, the one account GET /accounts lists, if it lists one. Found once per process."""
-        if self._owner is None:
-            owners = self._accounts_of_wallets() or self._only_listed_account()
-            if len(owners) != 1:
-                raise CannotJudge(
-                    f"which account is the key's own cannot be told: the key's wallets name "
-                    f"{len(owners)} accounts ({', '.join(sorted(owners)) or 'none'}) as theirs"
-                )
-            self._owner = owners.pop()
-        return self._owner
-
-    def _accounts_of_wallets(self) -> set[str]:
-        """The `account` every wallet of the key names: those this process made, else (a run that may not write)
-        those the wallet list shows."""
-        wallets = list(self.open_wallets.values())
-        if not wallets and self.settings.writes_allowed:
-            wallets = [self.wallet()]
-        if wallets and not any(isinstance(wallet.get("account"), str) for wallet in wallets):
-            wallets = [self.read_wallet(wallets[0]["publicId"])]  # the create response shows no account
-        if not wallets:
-            listed = self.require(self.api.call("listWallets"), "list wallets")
-            wallets = [wallet for wallet in listed if isinstance(wallet, dict)] if isinstance(listed, list) else []
-        return {
-            wallet["account"]
-            for wallet in wallets
-            if isinstance(wallet, dict) and isinstance(wallet.get("account"), str)
-        }
-
-    def _only_listed_account(self) -> set[str]:
-        """The record id of the one account GET /accounts lists, when it lists exactly one (it can be no other's)."""
-        exchange = self.api.call("listAccounts")
-        listed = self.require(exchange, "list accounts")
-        total = lists.pagination(exchange).get("totalCount")
-        if not (isinstance(listed, list) and len(listed) == 1 and isinstance(listed[0], dict) and total in (None, 1)):
-            return set()
-        found = listed[0].get("_id") or listed[0].get("id")
-        return {found} if isinstance(found, str) else set()
-
-    def own_account(self) -> dict[str, Any]:
-        """The key's own account (`own_account_id`), as GET /accounts lists it now (read past page 1 until found)."""
-        owner = self.own_account_id()
-        listing = lists.read(
-            self.api, "listAccounts", until=lambda entries: any(is_account(entry, owner) for entry in entries)
-        )
-        self.require(listing.first, "list accounts")
-        return own_account(listing.entries, owner)
 
     def account_wide(self) -> AbstractContextManager[None]:
         """Hold the run's one lock on what the account shares (AccountWideLock.held): xdist workers take turns."""
@@ -121,3 +46,7 @@ class Resources(WalletFunding, BankAccounts):
     def wallet_list_still(self) -> AbstractContextManager[None]:
         """Hold the account's wallet list still while a test reads its pages (WalletList.still)."""
         return self.wallet_list.still()
+
+    def verify(self, reference: str) -> Exchange:
+        """Verify the transaction `reference` names (verifyTransaction), without judging the answer."""
+        return self.api.call("verifyTransaction", {"reference": reference})
