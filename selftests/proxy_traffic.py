@@ -70,7 +70,7 @@ def tour(base_url: str, key: str, run_id: str = "cf0proxy0") -> None:
         time.sleep(SETTLE_DELAY * 3)
         code = next(
             bank["bankCode"]
-            for bank in data(client.get("/transactions/banks"))  # as world/resources.py
+            for bank in data(client.get("/transactions/banks"))  # as world/bank_accounts.py
             if "bankCode" in bank and bank.get("active") is not False and bank.get("deletedAt") is None
         )
         data(client.post("/transactions/validate-account", json=bodies.validation(DEFAULT_BANK_ACCOUNT, code)))

@@ -194,7 +194,7 @@ def test_a_worker_reading_the_wallet_list_holds_the_others_creations(tmp_path):
     import threading
     import time
 
-    from wallet_conformance.world.resources import WalletList
+    from wallet_conformance.world.locks import WalletList
 
     def seconds_to_send(wallet_list: WalletList, operation_id: str) -> float:
         started = time.monotonic()

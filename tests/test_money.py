@@ -19,7 +19,7 @@ from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, money
 from wallet_conformance.world.concurrency import RACERS, ROUNDS
-from wallet_conformance.world.resources import Funding
+from wallet_conformance.world.funding import Funding
 
 pytestmark = pytest.mark.money
 

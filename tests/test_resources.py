@@ -31,7 +31,7 @@ from wallet_conformance.scenarios.transaction_samples import (
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, lists
-from wallet_conformance.world.resources import is_account
+from wallet_conformance.world.own_account import is_account
 
 # Its transaction fixtures (a settled transfer, an inbound credit, the list after them) are module-scoped and
 # asked for by name as tests need them: under xdist its tests share a worker, which makes them once.

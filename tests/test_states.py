@@ -15,7 +15,7 @@ from wallet_conformance.judge.parties import CREDIT, EXTERNAL, documented_value
 from wallet_conformance.scenarios import closed_wallets, collection_accounts, inbound_credits, transfer_pairs
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, money
-from wallet_conformance.world.resources import UNAVAILABLE
+from wallet_conformance.world.setup_steps import UNAVAILABLE
 
 PENDING = contract.pending_state()  # the catalogue's STA-03 value, the one place it is read
 # States: an inbound credit is recorded `success` (the catalogue's STA-05 value).

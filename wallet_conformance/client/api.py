@@ -86,7 +86,7 @@ class ApiClient:
     ) -> None:
         """Everything a client does besides sending is given here, and nothing is set on it afterwards: the run's
         time `bound`, the `observer` of every exchange, the crash `journal` of the calls carrying its key, what a
-        call is `sending` under (world/resources.py: the run's workers hold the wallet list still while one of them
+        call is `sending` under (world/locks.py: the run's workers hold the wallet list still while one of them
         reads its pages), and another client whose exchange log and 429 list it joins (`shares_log_of`: the second
         key's client, so a test's evidence shows both keys' requests in order)."""
         self.base_url = base_url.rstrip("/")

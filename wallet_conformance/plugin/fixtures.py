@@ -16,7 +16,8 @@ from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.plugin.phase_record import observe as keep_observation
 from wallet_conformance.plugin.run import Clients, state
 from wallet_conformance.settings import Settings
-from wallet_conformance.world.resources import Resources, WalletList
+from wallet_conformance.world.locks import WalletList
+from wallet_conformance.world.resources import Resources
 from wallet_conformance.world.safety import Guard
 
 # Why the isolation tests skip without a second key; a skipped MUST is not tested, so --require-complete asks for it.

@@ -38,7 +38,7 @@ from wallet_conformance.reporting.gating import Gate
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.settings import Settings
 from wallet_conformance.world import bodies
-from wallet_conformance.world.resources import WalletList
+from wallet_conformance.world.locks import WalletList
 from wallet_conformance.world.safety import Guard, money_budget
 
 if TYPE_CHECKING:

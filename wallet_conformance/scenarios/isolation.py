@@ -25,7 +25,8 @@ from wallet_conformance.judge.parties import credit_leg
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists, money
 from wallet_conformance.world.accounts import account_id
-from wallet_conformance.world.resources import Resources, is_account
+from wallet_conformance.world.own_account import is_account
+from wallet_conformance.world.resources import Resources
 
 SECOND_ON_FIRST = "second-key-on-first-account"
 FIRST_ON_SECOND = "first-key-on-second-account"

@@ -9,8 +9,9 @@ from typing import Any
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.world import lists
-from wallet_conformance.world.resources import UNAVAILABLE, Resources
+from wallet_conformance.world.resources import Resources
 from wallet_conformance.world.samples import Samples
+from wallet_conformance.world.setup_steps import UNAVAILABLE
 
 WALLET_FILTERS = ("category", "accountNumber", "publicId", "accountName")
 TRANSACTION_FILTERS = ("status", "entry", "reference", "source", "sourceType", "destination")

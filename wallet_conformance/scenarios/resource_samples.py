@@ -15,8 +15,8 @@ from wallet_conformance.judge.failures import CannotJudge, shown
 from wallet_conformance.judge.records import Found
 from wallet_conformance.scenarios.transaction_samples import INBOUND_CREDIT, SETTLED_TRANSFER, NotReached
 from wallet_conformance.spec import contract
-from wallet_conformance.world.resources import UNAVAILABLE
 from wallet_conformance.world.samples import Fixtures, Samples
+from wallet_conformance.world.setup_steps import UNAVAILABLE
 
 WALLET = "wallet.json"
 TRANSACTION = "transaction.json"

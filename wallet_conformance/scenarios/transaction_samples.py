@@ -25,8 +25,9 @@ from wallet_conformance.judge.records import Found
 from wallet_conformance.scenarios.inbound_credits import paying_into
 from wallet_conformance.spec import contract
 from wallet_conformance.world import lists, money
-from wallet_conformance.world.resources import UNAVAILABLE, Resources
+from wallet_conformance.world.resources import Resources
 from wallet_conformance.world.samples import Fixtures
+from wallet_conformance.world.setup_steps import UNAVAILABLE
 
 Part = tuple[str, Any, Exchange]  # a part of a transaction (meta.rate...), where it is, and its exchange
 

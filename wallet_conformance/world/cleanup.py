@@ -1,7 +1,7 @@
 """Cleanup after a crash: what a run changed on the target is journaled as it goes, and
 `./conformance --cleanup` closes what earlier runs left open and restores the account settings they changed.
 
-A run normally closes its own wallets and restores the webhooks it changed (resources.py, the tests). A run
+A run normally closes its own wallets and restores the webhooks it changed (wallets.py, the tests). A run
 killed mid-way (SIGINT twice, SIGKILL, a lost CI runner) cannot; then:
 - the journal (one small JSON file per run and xdist worker in `<report-dir>/cleanup/`) holds the wallets the
   run created and still had open, and each account's webhooks and name as they were before the run changed them;

@@ -1,7 +1,7 @@
 """Following the money: a transfer's end, what it did to each balance, and that a refused one moved nothing.
 
-resources.py makes and funds the wallets; this module follows what happens to their money. One word for each
-question a test asks, and when to use which:
+wallets.py makes the wallets and funding.py funds them; this module follows what happens to their money. One word
+for each question a test asks, and when to use which:
 
 - What does a wallet hold? `Resources.balance`: the one balance read, an integer of kobo (else the test stops
   on SVC-21).
@@ -45,8 +45,9 @@ from wallet_conformance.judge import checks
 from wallet_conformance.judge.failures import CannotJudge, check
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
+from wallet_conformance.world.funding import Funding
 from wallet_conformance.world.polling import poll
-from wallet_conformance.world.resources import Funding, Resources
+from wallet_conformance.world.resources import Resources
 
 SETTLEMENT = "settlement"  # Resources.gave_up: a transfer that had to settle stayed pending
 SETTLING_READS = 3  # times a balance may still move (a debit, then a refund) before it is taken as still
