@@ -45,16 +45,6 @@ class Rule:
                 return requirement_id
         return None
 
-    def judges(self, exchange: Exchange) -> bool:
-        """Whether the rule judges this answer: one of the kind `when` says, which `where` takes."""
-        if self.when == "success":
-            kind = exchange.ok
-        elif self.when == "client-error":
-            kind = 400 <= exchange.status < 500
-        else:
-            kind = not exchange.ok
-        return kind and (self.where is None or self.where(exchange))
-
 
 _DECLARED: list[Rule] = []
 

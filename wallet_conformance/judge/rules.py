@@ -200,6 +200,20 @@ def applying(
             yield held, requirement
 
 
+def _kinds(status: int) -> tuple[When, ...]:
+    """The kinds of answer (Rule.when) an answer with `status` is."""
+    if 200 <= status < 300:
+        return ("success",)
+    return ("client-error", "not-success") if 400 <= status < 500 else ("not-success",)
+
+
+@cache
+def _applying_to(operation_id: str | None, kinds: tuple[When, ...]) -> tuple[tuple[Rule, str], ...]:
+    """The rules that hold on an operation's answers of these kinds, each with its requirement there: those an
+    answer's status alone lets judge it (`where` may still leave it out)."""
+    return tuple((held, requirement) for held, requirement in applying(operation_id) if held.when in kinds)
+
+
 def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")) -> list[str]:
     """The requirements the rules hold on an operation's answers of the kinds `when`, in the registry's order."""
     return list(dict.fromkeys(requirement for _, requirement in applying(operation_id, when)))
@@ -245,8 +259,8 @@ def held_and_broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) 
     shown = WITHHELD.set(withheld)
     try:
         with rules_running():
-            for rule_held, requirement in applying(exchange.operation_id):
-                if rule_held.judges(exchange):
+            for rule_held, requirement in _applying_to(exchange.operation_id, _kinds(exchange.status)):
+                if rule_held.where is None or rule_held.where(exchange):
                     try:
                         rule_held.check(exchange, requirement)
                     except ConformanceFailure as failure:
