@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/benchmark.py [--rounds 3]
     .venv/bin/python scripts/benchmark.py --split-only [--compare-with OTHER_CHECKOUT ...]
+    .venv/bin/python scripts/benchmark.py --default-only [--rounds 3] [--compare-with OTHER_CHECKOUT ...]
 
 Where the time goes (`--split-only` prints only this, and first): the default run (`pytest tests`, no options) and the
 run against the reference 50 ms away with four workers (and serially, for the floor), each with the time split into
@@ -47,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from wallet_conformance.reference import ReferenceServer  # noqa: E402
+from wallet_conformance.reference.process import ReferenceProcess  # noqa: E402
 
 
 def suite_environment() -> dict[str, str]:
@@ -227,7 +229,7 @@ def latency_table(latency: float) -> None:
     print(f"| `-n 4`, no latency | {unhindered:.1f} s | | | {unhindered_cpu:.1f} s |")
 
 
-def split_run(tree: Path, *args: str, server: ReferenceServer | None = None) -> dict[str, Any]:
+def split_run(tree: Path, *args: str, server: ReferenceServer | ReferenceProcess | None = None) -> dict[str, Any]:
     """One run of the suite from checkout `tree` with scripts/timing_plugin.py: its wall time, requests and the
     figures every process of the run wrote. Against `server` when given (as a deployed target), else the default
     run against the bundled reference."""
@@ -409,6 +411,30 @@ def split(trees: dict[str, Path], latency: float) -> None:
         )
 
 
+def default_split(trees: dict[str, Path], rounds: int) -> None:
+    """The default run of each checkout, `rounds` times in turn (the checkouts alternating, so that each meets the
+    same load), and a run against the reference served from a process of its own on loopback (a `--base-url` on
+    127.0.0.1: the implementer's own server) with its default workers and with `-n 0`."""
+    default: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    for _ in range(rounds):
+        for name, tree in trees.items():
+            default[name].append(split_figures(split_run(tree)))
+    for index in range(rounds):
+        split_table(
+            f"The default run (`pytest tests`, no options), round {index + 1}",
+            {name: runs[index] for name, runs in default.items()},
+        )
+    loopback: dict[str, dict[str, Any]] = {}
+    for name, tree in trees.items():
+        for label, args in (("workers", ()), ("-n 0", ("-n", "0"))):
+            server = ReferenceProcess(settle_delay=0.1).start()
+            try:
+                loopback[f"{name}, {label}"] = split_figures(split_run(tree, *args, server=server))
+            finally:
+                server.stop()
+    split_table("A `--base-url` on loopback (the reference in a process of its own)", loopback)
+
+
 def reference_throughput(requests: int = 500) -> tuple[float, float]:
     """Sequential requests per second: GET /transactions/banks, then POST /virtual-accounts (secondary)."""
     with ReferenceServer() as server, httpx.Client(headers={"x-service-key": server.secret_key}) as http:
@@ -437,6 +463,12 @@ def main() -> None:
     parser.add_argument("--latency-only", action="store_true", help="measure only the remote-like target")
     parser.add_argument("--split-only", action="store_true", help="measure only where the time goes")
     parser.add_argument(
+        "--default-only",
+        action="store_true",
+        help="measure only the default run (--rounds times, the checkouts in turn) and a loopback --base-url run "
+        "with and without workers",
+    )
+    parser.add_argument(
         "--compare-with",
         type=Path,
         metavar="CHECKOUT",
@@ -447,6 +479,9 @@ def main() -> None:
     arguments = parser.parse_args()
     rounds = arguments.rounds
     trees = {**{str(tree): tree.resolve() for tree in arguments.compare_with}, "this checkout": ROOT}
+    if arguments.default_only:
+        default_split(trees, rounds)
+        return
     split(trees, arguments.latency)
     if arguments.split_only:
         return
