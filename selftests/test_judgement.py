@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 
 from selftests.proxy_traffic import caught_up, proxied, tour
+from selftests.record_lines import opening
 from selftests.suite_runs import QUICK_SETTLEMENT, run_suite
 from wallet_conformance.client.har.httpx_response import from_httpx
 from wallet_conformance.client.redaction import PLACEHOLDER, Secrets
@@ -17,7 +18,7 @@ from wallet_conformance.judge.judgement import FILE_NAME, FORMAT, Judgement, Jud
 from wallet_conformance.judge.session import JudgingSession
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
-from wallet_conformance.reporting.from_record import build_report, run_line, write_record
+from wallet_conformance.reporting.from_record import build_report, write_record
 from wallet_conformance.reporting.gating import Gate
 from wallet_conformance.reporting.verdicts import Outcome
 from wallet_conformance.reporting.writers import write_all
@@ -121,18 +122,7 @@ def test_a_record_is_refused_when_it_is_no_record_and_read_when_its_last_line_wa
     is not JSON; a last line cut short (a run killed while writing) is left out."""
     good = tmp_path / "good" / FILE_NAME
     write_record(
-        [
-            run_line(
-                mode="run",
-                target={"base_url": None},
-                environment="staging",
-                seed=1,
-                strict=False,
-                selected=(),
-                gate=Gate(),
-                run={},
-            )
-        ],
+        [opening()],
         good.parent,
     )
     good.write_text(good.read_text() + '{"kind": "phase", "nodeid": "cut sho')
@@ -182,17 +172,7 @@ def test_two_judging_sessions_of_one_process_keep_their_secrets_apart():
     for key in keys:
         secrets = Secrets()
         secrets.add(key)
-        opening = run_line(
-            mode="har",
-            target={"base_url": base},
-            environment="staging",
-            seed=0,
-            strict=False,
-            selected=(),
-            gate=Gate(traffic=True),
-            run={},
-        )
-        sessions.append(JudgingSession(base, opening, secrets=secrets))
+        sessions.append(JudgingSession(base, opening("har", base, Gate(traffic=True)), secrets=secrets))
     echoed = json.dumps({"echo": list(keys)})  # an answer breaking the envelope, showing both keys
     for session in sessions:
         response = httpx.Response(200, text=echoed, request=httpx.Request("GET", f"{base}/transactions/banks"))

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from selftests.proxy_traffic import caught_up, proxied, served, tour
+from selftests.record_lines import opening
 from selftests.suite_runs import HAND_WRITTEN, run_in_process, tail
 from selftests.test_hostile_targets import _certificates
 from wallet_conformance import cli
@@ -34,8 +35,8 @@ from wallet_conformance.proxy.live import PREFIX
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, Fault
-from wallet_conformance.reporting import endings, gating
-from wallet_conformance.reporting.from_record import build_report, ending_line, run_line, write_record
+from wallet_conformance.reporting import endings
+from wallet_conformance.reporting.from_record import build_report, ending_line, write_record
 from wallet_conformance.reporting.merged import NOT_CLAIMED, load, merge
 from wallet_conformance.settings import HAR_FILES_KEPT, PROXY_OPTIONS
 from wallet_conformance.spec import validation
@@ -687,18 +688,7 @@ def a_record(
     base_url: str | None, *tests: tuple[str, str, dict[str, int]], stop: endings.Stop | None = None
 ) -> list[dict[str, Any]]:
     """The record of a run of `tests` (node id, requirement, checks held) against `base_url`, each passed."""
-    lines = [
-        run_line(
-            mode="run",
-            target={"base_url": base_url},
-            environment="staging",
-            seed=1,
-            strict=False,
-            selected=(),
-            gate=gating.Gate(),
-            run={},
-        )
-    ]
+    lines = [opening(base_url=base_url)]
     for nodeid, requirement, held in tests:
         lines.append(
             phase_line(
