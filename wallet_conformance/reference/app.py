@@ -7,18 +7,16 @@ in the envelope, and, when a variant is on, the middleware that dresses every an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from wallet_conformance.reference import sandbox
-from wallet_conformance.reference.dressing import dressed
+from wallet_conformance.reference.dressing import Dressing
 from wallet_conformance.reference.errors import ApiError, Page, Refusal, html_page, text_page
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.routes import HANDLERS
@@ -97,14 +95,7 @@ def create_app(service: Service) -> Starlette:
         },
     )
     if len(service.variants):
-
-        async def dress(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-            response = await call_next(request)
-            if not request.url.path.startswith("/v1"):
-                return response
-            return await dressed(request, response, service.variants)
-
-        app.add_middleware(BaseHTTPMiddleware, dispatch=dress)
+        app.add_middleware(Dressing, variants=service.variants)
 
     # /v1/accounts/ is no operation: answer it 404 in an envelope rather than redirect.
     app.router.redirect_slashes = False

@@ -1,7 +1,9 @@
 """What some variants change in every API answer: fields, meta, headers and charset beyond the document, and values
 the document leaves open (a bank's currency).
 
-app.py runs `dressed` over each answer under /v1 when any variant is on.
+app.py puts `Dressing` around the application when any variant is on: a plain ASGI middleware, which holds each
+answer under /v1 whole and sends it dressed (Starlette's BaseHTTPMiddleware would run every request in a task of its
+own, most of the reference's time in the runs with a variant on).
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
-from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from wallet_conformance.reference import serialize
 from wallet_conformance.reference.records import now
@@ -47,26 +49,49 @@ def _each_string(value: Any, change: Callable[[str], str]) -> Any:
     return change(value) if isinstance(value, str) else value
 
 
-async def dressed(request: Request, response: Response, variants: VariantSet) -> Response:
+class Dressing:
+    """The ASGI middleware that dresses every answer under /v1 (`dressed`); the others pass as they are."""
+
+    def __init__(self, app: ASGIApp, variants: VariantSet) -> None:
+        self.app = app
+        self.variants = variants
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/v1"):
+            await self.app(scope, receive, send)
+            return
+        started: Message = {}
+        chunks: list[bytes] = []
+
+        async def hold(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                started.update(message)
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+
+        await self.app(scope, receive, hold)
+        headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in started["headers"]}
+        answer = dressed(scope["path"], started["status"], headers, b"".join(chunks), self.variants)
+        await answer(scope, receive, send)
+
+
+def dressed(path: str, status: int, headers: dict[str, str], raw: bytes, variants: VariantSet) -> Response:
     """An API answer with what some variants add beyond the document: fields, meta, headers, charset."""
-    # call_next answers starlette's streaming response, typed as the Response it derives from.
-    chunks = [chunk async for chunk in response.body_iterator]  # type: ignore[attr-defined]
-    raw = b"".join(chunk if isinstance(chunk, bytes) else chunk.encode() for chunk in chunks)
-    headers = {name: value for name, value in response.headers.items() if name != "content-length"}
-    media_type = response.media_type or headers.pop("content-type", None)
+    headers.pop("content-length", None)
+    media_type = headers.pop("content-type", None)
     try:
         body = json.loads(raw)
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("meta"), dict):
-        if variants.on(Variant.EXTRA_FIELDS) and response.status_code < HTTPStatus.BAD_REQUEST:
-            kind = next((kind for prefix, kind in OBJECT_KINDS if request.url.path.startswith(prefix)), None)
+        if variants.on(Variant.EXTRA_FIELDS) and status < HTTPStatus.BAD_REQUEST:
+            kind = next((kind for prefix, kind in OBJECT_KINDS if path.startswith(prefix)), None)
             data = body.get("data")
             records = data if isinstance(data, list) else [data]
             for record in records:
                 if kind and isinstance(record, dict):
                     record["object"] = kind
-        if request.url.path == "/v1/transactions/banks" and variants.on(Variant.BANK_CURRENCY_NUMERIC):
+        if path == "/v1/transactions/banks" and variants.on(Variant.BANK_CURRENCY_NUMERIC):
             for record in _records(body):
                 if "currency" in record:
                     record["currency"] = ISO_NUMERIC_NAIRA
@@ -84,7 +109,5 @@ async def dressed(request: Request, response: Response, variants: VariantSet) ->
             "cache-control": "no-store",
         }
     if variants.on(Variant.CONTENT_TYPE_CHARSET) and (media_type or "").startswith("application/json"):
-        headers.pop("content-type", None)
         media_type = "application/json; charset=utf-8"
-    headers.pop("content-type", None)
-    return Response(raw, status_code=response.status_code, headers=headers, media_type=media_type)
+    return Response(raw, status_code=status, headers=headers, media_type=media_type)
