@@ -32,8 +32,9 @@ from wallet_conformance.reference.service import Service
 from wallet_conformance.reference.variants import Variant
 
 NO_FAULTS = FaultSet()
-# Under a variant, an inbound payment is credited this long after the funding hook answered.
-FUNDING_DELAY_SECONDS = 0.25
+# Under a variant, an inbound payment is credited one settle delay after the funding hook answered; this long after
+# where transfers settle only when told (no settle delay).
+UNTOLD_FUNDING_DELAY_SECONDS = 0.25
 
 
 class Accepted(Exception):
@@ -81,7 +82,8 @@ async def fund(request: Request, service: Service) -> Any:
     if service.variants.on(Variant.FUNDING_DELAYED):
         # The payment is announced now and credited later, as a bank's notification would arrive.
         ledger = service.store.ledger
-        asyncio.get_running_loop().call_later(FUNDING_DELAY_SECONDS, ledger.fund, wallet, amount, narration)
+        delay = UNTOLD_FUNDING_DELAY_SECONDS if service.settle_delay is None else service.settle_delay
+        asyncio.get_running_loop().call_later(delay, ledger.fund, wallet, amount, narration)
         raise Accepted({"walletId": wallet.public_id, "amount": amount, "status": "pending"})
     credit = service.store.ledger.fund(wallet, amount, narration)
     return serialize.transaction(credit, NO_FAULTS)

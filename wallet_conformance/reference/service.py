@@ -30,8 +30,8 @@ KEY_HEADER = "x-service-key"
 # Where a fault looks for the key when the request has no x-service-key header: these query parameters.
 QUERY_KEY_NAMES = ("key", "apiKey", "api_key", "secretKey", KEY_HEADER)
 DOCUMENTED = object()  # "the operation's documented message"
-# Under the slow-settlement variant: how much later than configured transfers settle.
-SLOW_SETTLEMENT_EXTRA_SECONDS = 0.6
+# Under the slow-settlement variant: how many times the configured delay transfers take to settle.
+SLOW_SETTLEMENT_FACTOR = 4
 
 
 @dataclass
@@ -53,7 +53,7 @@ class Service:
     def settlement(self) -> tuple[float | None, bool]:
         """Seconds from acceptance to settlement (None: never by itself), and whether the sandbox may settle."""
         if self.variants.on(Variant.SLOW_SETTLEMENT):
-            delay = None if self.settle_delay is None else self.settle_delay + SLOW_SETTLEMENT_EXTRA_SECONDS
+            delay = None if self.settle_delay is None else self.settle_delay * SLOW_SETTLEMENT_FACTOR
             return delay, False
         return self.settle_delay, True
 
