@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import threading
+import time
 from typing import Any
 
 import httpx
@@ -131,3 +134,36 @@ def test_a_429_past_the_budget_is_kept_and_raised(pauses: list[float]) -> None:
         client.call("listBanks")
     assert pauses == [] and list(client.exchanges) == [refused.value.exchange] and client.rate_limited[-1]["gave_up"]
     client.close()
+
+
+def test_the_breaker_counts_its_window_while_other_threads_answer() -> None:
+    """Threads sending through one client (a race, the end-of-run sweep) add answers to the breaker's window while
+    another counts its 5xx: the count never meets a window being changed, and ends where the answers say."""
+    breaker, stop, errors = Breaker(), threading.Event(), []
+
+    def answers() -> None:
+        while not stop.is_set():
+            breaker.answered(200)
+
+    def counts() -> None:
+        try:
+            while not stop.is_set():
+                assert not breaker.target_failing
+        except Exception as error:  # the failure this test is about, seen in the thread that met it
+            errors.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns as often as the interpreter lets them
+    threads = [threading.Thread(target=answers), threading.Thread(target=answers), threading.Thread(target=counts)]
+    try:
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        sys.setswitchinterval(interval)
+    assert not errors, errors
+    breaker.answered(503)
+    assert breaker.server_errors == 1 and len(breaker.recent_statuses) == 20

@@ -202,7 +202,7 @@ class ApiClient:
     def forget_server_errors(self) -> None:
         """Take the target as no longer failing: the end-of-run sweep tries to close what the run made even after
         a 5xx storm (a storm that goes on marks it failing again within SERVER_ERRORS_FAILING answers)."""
-        self._breaker.recent_statuses.clear()
+        self._breaker.forget_server_errors()
 
     @property
     def rate_limit_wait(self) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -26,11 +27,13 @@ SERVER_ERRORS_FAILING = 16
 
 @dataclass
 class Breaker:
-    """What the breaker knows of the target, shared by the transports of one client: the requests in a row that got no
-    answer, and the statuses of the last answers."""
+    """What the breaker knows of the target, shared by the transports of one client and the threads that send through
+    it (a race's, the end-of-run sweep's): the requests in a row that got no answer, and the statuses of the last
+    answers, each read and changed under its lock."""
 
     transport_failures: int = 0
     recent_statuses: deque[int] = field(default_factory=lambda: deque(maxlen=SERVER_ERROR_WINDOW))
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def target_down(self) -> bool:
@@ -38,11 +41,27 @@ class Breaker:
 
     @property
     def server_errors(self) -> int:
-        return sum(status >= 500 for status in self.recent_statuses)
+        with self._lock:  # counted while another thread's answer joins the window: a deque iterated must not change
+            return sum(status >= 500 for status in self.recent_statuses)
 
     @property
     def target_failing(self) -> bool:
         return self.server_errors >= SERVER_ERRORS_FAILING
+
+    def answered(self, status: int) -> None:
+        """An answer came: the failures in a row end, and its status joins the window."""
+        with self._lock:
+            self.transport_failures = 0
+            self.recent_statuses.append(status)
+
+    def unanswered(self) -> None:
+        """A request got no answer."""
+        with self._lock:
+            self.transport_failures += 1
+
+    def forget_server_errors(self) -> None:
+        with self._lock:
+            self.recent_statuses.clear()
 
 
 class CircuitBreakerTransport(Layer):
@@ -69,18 +88,17 @@ class CircuitBreakerTransport(Layer):
         try:
             response = self.inner.handle_request(request)
         except (httpx.TimeoutException, TooSlow) as error:
-            breaker.transport_failures += 1
+            breaker.unanswered()
             raise NoAnswer(
                 f"{call.method} {redact(call.url)} failed: no full answer within "
                 f"{request.extensions['timeout']['read']:g} s (--request-timeout; {type(error).__name__})"
             ) from None
         except httpx.HTTPError as error:
-            breaker.transport_failures += 1
+            breaker.unanswered()
             failed = (
                 f"{call.method} {redact(call.url)} failed: {type(error).__name__}: {redact(str(error))}"
                 f"{tls_hint(error)}"
             )
             raise (Closed if isinstance(error, CLOSED) else TargetError)(failed) from None
-        breaker.transport_failures = 0
-        breaker.recent_statuses.append(response.status_code)
+        breaker.answered(response.status_code)
         return response
