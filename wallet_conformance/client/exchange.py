@@ -221,15 +221,19 @@ class ExchangeLog:
         """The run-wide index of the oldest exchange still held."""
         return self._count - len(self._items)
 
+    # Read under the lock, from a copy: another thread's exchange may join (and push the oldest out) meanwhile.
     def __iter__(self) -> Iterator[Exchange]:
-        return iter(self._items)
+        with self._lock:
+            return iter(list(self._items))
 
     def __getitem__(self, index: int | slice) -> Any:
-        first = self._count - len(self._items)  # the run-wide index of the oldest kept exchange
+        with self._lock:
+            items, count = list(self._items), self._count
+        first = count - len(items)  # the run-wide index of the oldest kept exchange
         if isinstance(index, slice):
-            start, stop, step = index.indices(self._count)
-            return [self._items[i - first] for i in range(start, stop, step) if i >= first]
-        position = index + self._count if index < 0 else index
-        if not first <= position < self._count:
-            raise IndexError(f"exchange {index} is no longer kept (the client keeps the last {len(self._items)})")
-        return self._items[position - first]
+            start, stop, step = index.indices(count)
+            return [items[i - first] for i in range(start, stop, step) if i >= first]
+        position = index + count if index < 0 else index
+        if not first <= position < count:
+            raise IndexError(f"exchange {index} is no longer kept (the client keeps the last {len(items)})")
+        return items[position - first]
