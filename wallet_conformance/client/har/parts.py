@@ -5,6 +5,7 @@ controller joins the parts into one HAR when the run ends.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
@@ -23,18 +24,22 @@ class PartWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._file: IO[str] | None = path.open("a", encoding="utf-8")
+        self._lock = threading.Lock()  # a race's threads and the end-of-run sweep's add exchanges at once
 
     def add(self, exchange: Exchange) -> None:
-        if self._file is None:
-            return
         found = entry(exchange)
-        self._file.write(found["startedDateTime"] + "\t" + conceal(json.dumps(found)) + "\n")
-        self._file.flush()
+        line = found["startedDateTime"] + "\t" + conceal(json.dumps(found)) + "\n"
+        with self._lock:
+            if self._file is None:
+                return
+            self._file.write(line)
+            self._file.flush()
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
 
 
 def join(parts: Iterable[Path], path: Path, creator: dict[str, str]) -> int:
