@@ -32,9 +32,9 @@ from wallet_conformance.reference.service import Service
 from wallet_conformance.reference.variants import Variant
 
 NO_FAULTS = FaultSet()
-# Under a variant, an inbound payment is credited one settle delay after the funding hook answered; this long after
-# where transfers settle only when told (no settle delay).
-UNTOLD_FUNDING_DELAY_SECONDS = 0.25
+# Under a variant, an inbound payment is credited one settle delay after the funding hook answered, and this long
+# after at most (also where transfers settle only when told, with no settle delay).
+FUNDING_DELAY_SECONDS = 0.25
 
 
 class Accepted(Exception):
@@ -82,7 +82,9 @@ async def fund(request: Request, service: Service) -> Any:
     if service.variants.on(Variant.FUNDING_DELAYED):
         # The payment is announced now and credited later, as a bank's notification would arrive.
         ledger = service.store.ledger
-        delay = UNTOLD_FUNDING_DELAY_SECONDS if service.settle_delay is None else service.settle_delay
+        delay = (
+            FUNDING_DELAY_SECONDS if service.settle_delay is None else min(service.settle_delay, FUNDING_DELAY_SECONDS)
+        )
         asyncio.get_running_loop().call_later(delay, ledger.fund, wallet, amount, narration)
         raise Accepted({"walletId": wallet.public_id, "amount": amount, "status": "pending"})
     credit = service.store.ledger.fund(wallet, amount, narration)

@@ -30,8 +30,10 @@ KEY_HEADER = "x-service-key"
 # Where a fault looks for the key when the request has no x-service-key header: these query parameters.
 QUERY_KEY_NAMES = ("key", "apiKey", "api_key", "secretKey", KEY_HEADER)
 DOCUMENTED = object()  # "the operation's documented message"
-# Under the slow-settlement variant: how many times the configured delay transfers take to settle.
-SLOW_SETTLEMENT_FACTOR = 4
+# Under the slow-settlement variant, transfers settle this many settle delays later than configured, and this many
+# seconds later at most (a long settle delay stays within the suite's --settle-timeout, as without the variant).
+SLOW_SETTLEMENT_DELAYS = 3
+SLOW_SETTLEMENT_EXTRA_SECONDS = 0.6
 
 
 @dataclass
@@ -53,7 +55,10 @@ class Service:
     def settlement(self) -> tuple[float | None, bool]:
         """Seconds from acceptance to settlement (None: never by itself), and whether the sandbox may settle."""
         if self.variants.on(Variant.SLOW_SETTLEMENT):
-            delay = None if self.settle_delay is None else self.settle_delay * SLOW_SETTLEMENT_FACTOR
+            delay = None
+            if self.settle_delay is not None:
+                later = min(SLOW_SETTLEMENT_DELAYS * self.settle_delay, SLOW_SETTLEMENT_EXTRA_SECONDS)
+                delay = self.settle_delay + later
             return delay, False
         return self.settle_delay, True
 

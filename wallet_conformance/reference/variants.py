@@ -92,7 +92,10 @@ class Variant(Switch):
     CLOSE_IS_IDEMPOTENT = (CLOSE, "Closing a closed wallet again answers 200 and the same data.")
     FUNDED_WALLET_NOT_CLOSABLE = (CLOSE, "A wallet that holds money cannot be closed (409) until it is empty.")
     # Settlement: timing, status word, when balances move.
-    SLOW_SETTLEMENT = (TRANSITIONS, "Transfers take four times the settle delay to settle; the sandbox settle is 404.")
+    SLOW_SETTLEMENT = (
+        TRANSITIONS,
+        "Transfers settle three settle delays late (0.6 s at most); the sandbox settle is 404.",
+    )
     SETTLED_STATUS_SUCCESSFUL = (STATUSES, "A settled transfer's status is `successful`.")
     DEBIT_AT_SETTLEMENT = (TRANSFER_ACCEPTED, "The source is debited at settlement (the amount is held until then).")
     CREDIT_AT_ACCEPTANCE = (TRANSFER_ACCEPTED, "A wallet transfer credits the destination on acceptance.")
@@ -145,7 +148,10 @@ class Variant(Switch):
         "An update whose webhooks name a reserved host (.invalid, .test, .example, localhost) is refused (400).",
     )
     # Sandbox.
-    FUNDING_DELAYED = (INBOUND, "The funding hook answers 202 and the credit arrives one settle delay later.")
+    FUNDING_DELAYED = (
+        INBOUND,
+        "The funding hook answers 202; the credit arrives a settle delay later (0.25 s at most).",
+    )
     INBOUND_PAYMENT_FEE = (
         INBOUND,
         "An inbound payment is credited less a fee of 1%: the credit's amount is what the wallet gets, its fee the "
