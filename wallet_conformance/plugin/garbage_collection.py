@@ -11,6 +11,7 @@ of every object the run made (xdist's workers all exit at once; on two cores tha
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
 
 import pytest
@@ -18,13 +19,19 @@ import pytest
 # gc.set_threshold's: allocations (less deallocations) of container objects between two collections of the youngest
 # generation, and collections of each generation between two of the next (Python's defaults: 700, 10, 10).
 THRESHOLDS = (10_000, 20, 20)
-_before = pytest.StashKey[tuple[int, ...]]()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_before] = gc.get_threshold()
+    # Cleanups run last-registered first: this one, registered before any other plugin's, runs after pytest's own
+    # (its unraisable-exception check collects garbage once more, over a heap still frozen).
+    config.add_cleanup(functools.partial(_hand_back, gc.get_threshold()))
     gc.set_threshold(*THRESHOLDS)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    gc.freeze()  # the modules and the configuration: all an xdist controller, which collects no test, builds
 
 
 @pytest.hookimpl(trylast=True)
@@ -32,8 +39,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
+def _hand_back(thresholds: tuple[int, ...]) -> None:
     gc.unfreeze()
-    gc.set_threshold(*config.stash.get(_before, gc.get_threshold()))
+    gc.set_threshold(*thresholds)
     atexit.register(gc.freeze)
