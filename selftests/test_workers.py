@@ -13,10 +13,10 @@ from wallet_conformance.reference.process import ReferenceProcess
 from wallet_conformance.settings import Settings
 
 
-def test_the_bundled_reference_gets_two_workers_per_core_at_most_four():
-    """With no -n, a run against the bundled reference uses two workers per core, at most four; a deployed target
-    gets no count of ours (xdist's own for `-n auto`; with no -n, one process)."""
-    assert [local_workers(True, cores) for cores in (1, 2, 8, None)] == [2, 4, 4, 2]
+def test_the_bundled_reference_gets_one_worker_more_than_the_cores_at_most_four():
+    """With no -n, a run against the bundled reference uses one worker more than the cores, at most four; a deployed
+    target gets no count of ours (xdist's own for `-n auto`; with no -n, one process)."""
+    assert [local_workers(True, cores) for cores in (1, 2, 3, 8, None)] == [2, 3, 4, 4, 2]
     assert local_workers(False, 8) is None
 
 
