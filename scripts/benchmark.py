@@ -325,6 +325,7 @@ def split_figures(run: dict[str, Any]) -> dict[str, Any]:
         "longest_chain": longest,
         "busy": busy,
         "to_first_test": first,
+        "start_cpu": sorted(process["start_cpu"] for process in processes if process.get("start_cpu") is not None),
         "after_last_test": last,
         "tests": tests,
         "fixtures": fixtures,
@@ -353,6 +354,10 @@ def split_table(label: str, runs: dict[str, dict[str, Any]]) -> None:
     row("request rate (requests / wall)", lambda f: f"{f['requests'] / f['seconds']:.0f} /s")
     row("longest chain", lambda f: f"{f['longest_chain'][1]:.1f} s ({f['longest_chain'][0]})")
     row("from the start to the last process's first test", lambda f: f"{f['to_first_test']:.1f} s")
+    row(
+        "CPU of each testing process before its first test",
+        lambda f: ", ".join(f"{seconds:.2f}" for seconds in f["start_cpu"]) + " s",
+    )
     row("from the last test's end to the run's end", lambda f: f"{f['after_last_test']:.1f} s")
     row(
         "time in tests, per process",

@@ -5,8 +5,9 @@
 
 Per test: its duration (setup, call and teardown), its xdist group, the requests it sent, the seconds spent waiting
 on the target and the seconds slept in the suite's own waits, by kind. Per fixture: its setup time and requests.
-Per process: CPU seconds, and those of the bundled reference where it serves (a thread of this process, or a child
-process). It patches the suite's client and time.sleep from outside; the suite itself knows nothing of it.
+Per process: CPU seconds, those spent before its first test (its start-up), and those of the bundled reference where
+it serves (a thread of this process, or a child process). It patches the suite's client and time.sleep from outside;
+the suite itself knows nothing of it.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ FIXTURES: dict[str, dict[str, Any]] = defaultdict(lambda: {"count": 0, "seconds"
 _current: list[Timings] = []  # the test being run (the run's timings always count)
 _limits: dict[str, float] = {}
 MOMENTS: dict[str, float] = {}  # time.time() of the process's start, its first test's start, its last test's end
+START_CPU: list[float] = []  # the process's CPU seconds when its first test started: its start-up's
 
 
 def _kind() -> str:
@@ -140,6 +142,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     timings = Timings()
     _current.append(timings)
     MOMENTS.setdefault("first_test", time.time())
+    if not START_CPU:
+        START_CPU.append(time.process_time())
     started, cpu = time.perf_counter(), time.thread_time()
     try:
         return (yield)
@@ -201,6 +205,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         "run": RUN.as_dict(),
         "tests": TESTS,
         "moments": MOMENTS,
+        "start_cpu": START_CPU[0] if START_CPU else None,
         "fixtures": dict(FIXTURES),
     }
     Path(FOLDER, f"{os.getpid()}.json").write_text(json.dumps(record))
