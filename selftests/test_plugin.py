@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import fnmatch
+import gc
 import json
 import re
 import socket
 
+import _pytest.unraisableexception
 import pytest
 
 from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
@@ -432,3 +434,23 @@ def test_the_controller_receives_the_same_typed_records_in_one_process_and_under
         "blocked",
         "suite-error",
     )
+
+
+def test_a_run_hands_the_garbage_collector_back_after_pytest_has_collected(pytester, monkeypatch):
+    """pytest's own last garbage collection (its unraisable-exception check) walks a heap still frozen, and the run
+    hands the process back unfrozen, with the collector's thresholds it found."""
+    frozen_when_collected: list[int] = []
+    collect = _pytest.unraisableexception.gc_collect_harder
+
+    def counted(iterations: int) -> None:
+        frozen_when_collected.append(gc.get_freeze_count())
+        collect(iterations)
+
+    monkeypatch.setattr(_pytest.unraisableexception, "gc_collect_harder", counted)
+    thresholds = gc.get_threshold()
+    pytester.makepyfile(test_one='def test_one():\n    """x."""\n')
+    result = pytester.runpytest_inprocess("-p", "wallet_conformance.plugin.garbage_collection", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert frozen_when_collected and frozen_when_collected[-1] > 0
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == thresholds
