@@ -15,7 +15,7 @@ from wallet_conformance.client.bound import Bound
 from wallet_conformance.client.call import CALL, Call, exchange_of
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.transports import Policies, layered
-from wallet_conformance.client.transports.breaker import Breaker
+from wallet_conformance.client.transports.breaker import SERVER_ERROR_WINDOW, Breaker
 from wallet_conformance.client.transports.rate_limit import RateLimits
 
 KEY = "sk_test_transport_layers_0123456789"
@@ -166,4 +166,4 @@ def test_the_breaker_counts_its_window_while_other_threads_answer() -> None:
         sys.setswitchinterval(interval)
     assert not errors, errors
     breaker.answered(503)
-    assert breaker.server_errors == 1 and len(breaker.recent_statuses) == 20
+    assert breaker.server_errors == 1 and len(breaker.recent_statuses) == SERVER_ERROR_WINDOW

@@ -3,7 +3,7 @@ the document leaves open (a bank's currency).
 
 app.py puts `Dressing` around the application when any variant is on: a plain ASGI middleware, which holds each
 answer under /v1 whole and sends it dressed (Starlette's BaseHTTPMiddleware would run every request in a task of its
-own, most of the reference's time in the runs with a variant on).
+own, with memory streams between the two).
 """
 
 from __future__ import annotations
