@@ -1,7 +1,10 @@
 """Judging on the side: the exchanges the proxy forwarded, judged by the exchange judge and held to the registry of
-records (judge/session.py's JudgingSession, as `--har` judges them) in a process of its own, fed through a bounded
-queue. Its record of judgement is written as it judges and folded as it is written (reporting/judging.py's
-ReportingSession): the reports and the live tally are read from those lines, never from the session's state.
+records (judge/session.py's JudgingSession, as `--har` judges them) in a process of its own. A thread of the proxy
+hands them over through a pipe, every exchange that waited while the judge was busy in one message (BATCH at most),
+so that under load the judge's time goes to judging rather than to reading the pipe; what waits is bounded (QUEUE
+exchanges, QUEUE_BYTES of bodies). Its record of judgement is written as it judges and folded as it is written
+(reporting/judging.py's ReportingSession): the reports and the live tally are read from those lines, never from the
+session's state.
 
 The judging process yields the CPU to everything else on the machine (Linux's SCHED_IDLE policy; elsewhere the
 lowest nice value), so that under load it is the judge that falls behind, never the traffic: a full queue drops the
@@ -16,12 +19,12 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import queue
 import signal
 import sys
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -39,6 +42,7 @@ from wallet_conformance.reporting.judging import ReportingSession
 
 QUEUE = 10_000  # exchanges waiting for the judge, at most; beyond, they are dropped (counted)
 QUEUE_BYTES = 64 * 1024 * 1024  # and their bodies' bytes at most (a body is kept up to 256 KiB each way)
+BATCH = 64  # exchanges handed to the judge in one message, at most
 SOURCE = "live traffic"  # how a finding's first_seen_in names the proxy's traffic: "live traffic entry 41"
 ENDING = 30.0  # seconds the judging process may take to finish, or to end, once told to
 LOOKING = 0.5  # seconds between two looks at whether the judging process is alive, while it has not answered
@@ -89,8 +93,12 @@ class SideJudge:
         self.dropped = 0  # exchanges not judged: the queue was full, or the proxy stopped before their turn
         self.offered = 0  # exchanges put on the queue
         self._offered_bytes = 0
-        self._exchanges = context.Queue(maxsize=size)
-        self._taken = context.Value("q", 0, lock=False)  # bytes of the bodies the judge took off the queue
+        self._size = size
+        self._waiting: deque[Captured | None] = deque()  # offered, not yet handed over (None: the end)
+        self._handing = threading.Condition()  # guards the counts above and the list; wakes the feeding thread
+        self._ending = False  # the end was put on the list: nothing more is taken
+        their_exchanges, self._exchanges = context.Pipe(duplex=False)
+        self._taken = context.Value("q", 0, lock=False)  # bytes of the bodies the judge took off the pipe
         self._done = context.Value("q", 0, lock=False)  # exchanges the judge has finished with
         self._control, their_control = context.Pipe()
         lines, their_lines = context.Pipe(duplex=False)
@@ -102,7 +110,7 @@ class SideJudge:
             name="proxy-judge",
             daemon=True,
             args=(
-                self._exchanges,
+                their_exchanges,
                 self._taken,
                 self._done,
                 their_control,
@@ -118,8 +126,11 @@ class SideJudge:
             ),
         )
         self._process.start()
+        their_exchanges.close()
         their_control.close()
         their_lines.close()
+        self._feeder = threading.Thread(target=self._feed, name="proxy-judge-feed", daemon=True)
+        self._feeder.start()
         self._listener = threading.Thread(
             target=_listen, args=(lines, on_first_breaks), name="proxy-judge-lines", daemon=True
         )
@@ -139,18 +150,36 @@ class SideJudge:
         return 0 if self._final is not None else self.offered - self.done
 
     def offer(self, captured: Captured) -> None:
-        """Hand one exchange over without waiting: dropped (counted) when the judge is that far behind."""
+        """Hand one exchange over without waiting: dropped (counted) when the judge is that far behind (`size`
+        exchanges, or QUEUE_BYTES of bodies, offered and not yet judged)."""
         size = len(captured.request_body) + len(captured.response_body)
-        if self._final is not None or self._offered_bytes - self._taken.value + size > QUEUE_BYTES:
-            self.dropped += 1
-            return
-        try:
-            self._exchanges.put_nowait(captured)
-        except (queue.Full, ValueError):  # ValueError: the queue closed as the proxy stops
-            self.dropped += 1
-            return
-        self.offered += 1
-        self._offered_bytes += size
+        with self._handing:
+            if (
+                self._ending
+                or self.offered - self.done >= self._size
+                or self._offered_bytes - self._taken.value + size > QUEUE_BYTES
+            ):
+                self.dropped += 1
+                return
+            self._waiting.append(captured)
+            self.offered += 1
+            self._offered_bytes += size
+            self._handing.notify()
+
+    def _feed(self) -> None:
+        """The proxy's thread that hands the waiting exchanges to the judge, all that waited at once (BATCH at most),
+        until the end is handed over or the judge is gone."""
+        while True:
+            with self._handing:
+                while not self._waiting:
+                    self._handing.wait()
+                batch = [self._waiting.popleft() for _ in range(min(BATCH, len(self._waiting)))]
+            try:
+                self._exchanges.send(batch)
+            except (OSError, ValueError):  # the judge ended, or the pipe was closed as the proxy stops
+                return
+            if batch[-1] is None:
+                return
 
     def broken_by(self, captured: Captured) -> list[str]:
         """Judge one exchange now (--annotate); the requirements it broke, in id order."""
@@ -187,8 +216,11 @@ class SideJudge:
             with contextlib.suppress(AttributeError, OSError):
                 os.sched_setscheduler(self._process.pid, os.SCHED_OTHER, os.sched_param(0))
         deadline = time.monotonic() + wait
-        with contextlib.suppress(queue.Full):  # the judge is told below to stop where it is
-            self._exchanges.put(None, timeout=max(0.0, deadline - time.monotonic()))
+        with self._handing:
+            if not self._ending:
+                self._ending = True
+                self._waiting.append(None)
+                self._handing.notify()
         while self.done < self.offered and time.monotonic() < deadline and self._process.is_alive():
             time.sleep(0.01)
         self._final = self._ask("finish", within=ENDING)
@@ -204,8 +236,8 @@ class SideJudge:
             self._process.kill()
             self._process.join()
         self._control.close()
-        self._exchanges.cancel_join_thread()  # what the judge never took is dropped (counted by `finish`)
-        self._exchanges.close()
+        self._feeder.join(timeout=1)  # it ends on handing the end over, or on the pipe the judge no longer reads
+        self._exchanges.close()  # what the judge never took is dropped (counted by `finish`)
         self._listener.join(timeout=1)
 
     def _ask(self, request: str, *arguments: Any, within: float | None = None) -> Any:
@@ -260,7 +292,7 @@ def _yield_the_cpu() -> None:
 
 
 def _judging(
-    exchanges: Any,
+    exchanges: Connection,
     taken: Any,
     done: Any,
     control: Connection,
@@ -292,16 +324,29 @@ def _judging(
     answering = threading.Thread(target=judging.answer, args=(control,), name="proxy-judge-control", daemon=True)
     answering.start()
     try:
-        while not judging.finished.is_set() and (captured := exchanges.get()) is not None:
-            taken.value += len(captured.request_body) + len(captured.response_body)
-            with judging.lock:
-                if not judging.finished.is_set():
-                    judging.take(captured)
-                    done.value += 1
+        _judge_all(exchanges, taken, done, judging)
     except Exception:  # the suite's own bug: the proxy reports the judge gone (exit 6), never a verdict
         print(redact(traceback.format_exc()), file=sys.stderr, flush=True)
         os._exit(1)
     answering.join()  # the process ends when the proxy says close (or goes away)
+
+
+def _judge_all(exchanges: Connection, taken: Any, done: Any, judging: _Judging) -> None:
+    """Judge the exchanges the proxy hands over, in order, until it hands over the end, says finish, or goes away."""
+    while not judging.finished.is_set():
+        try:
+            batch = exchanges.recv()
+        except EOFError:  # the proxy went away: its control pipe ends the process
+            return
+        for captured in batch:
+            if captured is None:
+                return
+            taken.value += len(captured.request_body) + len(captured.response_body)
+            with judging.lock:
+                if judging.finished.is_set():
+                    return
+                judging.take(captured)
+                done.value += 1
 
 
 class _Judging:
