@@ -133,17 +133,17 @@ class Exchange:
                 return value
         return None
 
-    @property
+    @cached_property
     def envelope(self) -> dict[str, Any]:
         body = self.json
         return body if isinstance(body, dict) else {}
 
-    @property
+    @cached_property
     def meta(self) -> dict[str, Any]:
         meta = self.envelope.get("meta")
         return meta if isinstance(meta, dict) else {}
 
-    @property
+    @cached_property
     def data(self) -> Any:
         return self.envelope.get("data")
 

@@ -37,7 +37,7 @@ def judgeable(exchange: Exchange) -> bool:
     operation = contract.operations().get(exchange.operation_id or "")
     return (
         operation is not None
-        and exchange.method.upper() == operation.method.upper()
+        and exchange.method.upper() == operation.method  # openapi.yaml's, upper case (contract.operations)
         and exchange.status >= 100
         and not exchange.truncated
     )

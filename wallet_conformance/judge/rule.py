@@ -28,12 +28,13 @@ Check = TypeVar("Check", bound=Callable[..., Any])
 @dataclass(frozen=True)
 class Rule:
     """One rule an answer can break: its name, which answers it judges, the requirements it may stand for, and
-    its check, called as `check(exchange, requirement)`."""
+    its check, called as `check(exchange, *args, requirement=REQ)`."""
 
     name: str
     when: When
     requirements: tuple[str, ...]
-    check: Callable[[Exchange, str], Any]
+    check: Callable[..., Any]
+    args: tuple[Any, ...] = ()
     where: Callable[[Exchange], bool] | None = None  # which of the `when` answers it judges at all
 
     def requirement_for(self, operation_id: str | None) -> str | None:
@@ -74,13 +75,8 @@ def rule(
     kept = tuple(dict.fromkeys(requirements))
 
     def declare(check: Check) -> Check:
-        called = as_rule(check)
-
-        def run(exchange: Exchange, requirement: str) -> None:
-            called(exchange, *args, requirement=requirement)
-
         for standing in [(requirement,) for requirement in kept] if each else [kept]:
-            _DECLARED.append(Rule(name, when, standing, run, where))
+            _DECLARED.append(Rule(name, when, standing, as_rule(check), args, where))
         return check
 
     return declare

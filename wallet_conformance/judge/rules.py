@@ -262,7 +262,7 @@ def held_and_broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) 
             for rule_held, requirement in _applying_to(exchange.operation_id, _kinds(exchange.status)):
                 if rule_held.where is None or rule_held.where(exchange):
                     try:
-                        rule_held.check(exchange, requirement)
+                        rule_held.check(exchange, *rule_held.args, requirement=requirement)
                     except ConformanceFailure as failure:
                         broken.append((rule_held, requirement, failure))
                     except CannotJudge:

@@ -35,14 +35,19 @@ def judged_from_traffic() -> dict[str, tuple[str, ...]]:
     }
 
 
-def _in_scope(requirement: str, operation_id: str) -> bool:
-    scope = catalogue()[requirement].operations
-    return "all" in scope or operation_id in scope
+@cache
+def _invariants_of(operation_id: str) -> frozenset[str]:
+    """The invariants whose scope takes in the operation."""
+    return frozenset(
+        requirement
+        for requirement in INVARIANTS
+        if "all" in (scope := catalogue()[requirement].operations) or operation_id in scope
+    )
 
 
-def invariants_taking(exchange: Exchange) -> set[str]:
+def invariants_taking(exchange: Exchange) -> frozenset[str]:
     """The invariants between answers (judge/record_registry.py) one exchange is held to: those whose scope takes the
     operation of an exchange that shows records (none for one that cannot be judged)."""
     if not judgeable(exchange) or not shows_records(exchange):
-        return set()
-    return {requirement for requirement in INVARIANTS if _in_scope(requirement, str(exchange.operation_id))}
+        return frozenset()
+    return _invariants_of(str(exchange.operation_id))

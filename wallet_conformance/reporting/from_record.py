@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +160,7 @@ class Traffic:
     operations: dict[str, dict[str, int]] = field(default_factory=dict)
     unmatched: list[dict[str, Any]] = field(default_factory=list)
     unmatched_count: int = 0
-    held: dict[tuple[str, str], int] = field(default_factory=dict)  # (requirement, operation) -> exchanges held
+    held: Counter[tuple[str, str]] = field(default_factory=Counter)  # (requirement, operation) -> exchanges held
 
     def count(self, line: Mapping[str, Any]) -> None:
         """One exchange line of recorded traffic."""
@@ -172,15 +174,14 @@ class Traffic:
             if len(self.unmatched) < UNMATCHED_SHOWN:
                 self.unmatched.append({**line.get("where", {}), "status": line["status"]})
             return
-        row = self.operations.setdefault(
-            operation, {"exchanges": 0, "judged": 0, "2xx": 0, "4xx": 0, "5xx": 0, "other": 0}
-        )
+        row = self.operations.get(operation)
+        if row is None:
+            row = self.operations[operation] = {"exchanges": 0, "judged": 0, "2xx": 0, "4xx": 0, "5xx": 0, "other": 0}
         row["exchanges"] += 1
         row["judged"] += bool(line["held"])
         kind = f"{line['status'] // 100}xx"
         row[kind if kind in row else "other"] += 1
-        for requirement in line["held"]:
-            self.held[(requirement, operation)] = self.held.get((requirement, operation), 0) + 1
+        self.held.update(zip(line["held"], repeat(operation)))
 
     def report(self, notes: list[str] | None = None) -> dict[str, Any]:
         """The report's `traffic` section: operations × exchanges seen, in openapi.yaml's order."""
@@ -313,7 +314,7 @@ class Fold:
         self.findings: dict[str, TestRecord] = {}  # the judges' records, across runs
         self.traffic = Traffic()
         self.exchanges: dict[str, Any] = {"made": 0, "judged": 0, "judge_errors": 0}
-        self.held: dict[str, int] = {}  # by requirement, the exchanges a rule or an invariant held it on
+        self.held: Counter[str] = Counter()  # by requirement, the exchanges a rule or an invariant held it on
 
     def take(self, line: Mapping[str, Any]) -> None:
         kind = line["kind"]
@@ -342,8 +343,7 @@ class Fold:
         elif line.get("taken"):
             self.exchanges["made"] += 1
             self.exchanges["judged"] += bool(line["judgeable"])
-            for requirement in line["held"]:
-                self.held[requirement] = self.held.get(requirement, 0) + 1
+            self.held.update(line["held"])
         if run.line["mode"] in TRAFFIC_MODES and "where" in line:
             self.traffic.count(line)
 

@@ -23,15 +23,16 @@ def base_of(url: str) -> str | None:
 
 
 @cache
-def _templates() -> tuple[tuple[str, re.Pattern[str], str], ...]:
-    """(method, path pattern, operationId) of every operation; literal paths first (`/transactions/banks` before a
-    path with a parameter in its place)."""
+def _templates() -> dict[str, tuple[tuple[re.Pattern[str], str], ...]]:
+    """By method, (path pattern, operationId) of every operation; literal paths first (`/transactions/banks` before
+    a path with a parameter in its place)."""
     found = [(operation.method.upper(), operation.path, operation.id) for operation in contract.operations().values()]
     found.sort(key=lambda item: "{" in item[1])
-    return tuple(
-        (method, re.compile("^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)) + "$"), operation_id)
-        for method, path, operation_id in found
-    )
+    by_method: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+    for method, path, operation_id in found:
+        pattern = re.compile("^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)) + "$")
+        by_method.setdefault(method, []).append((pattern, operation_id))
+    return {method: tuple(templates) for method, templates in by_method.items()}
 
 
 def operation_of(method: str, url: str, base_url: str) -> str | None:
@@ -42,12 +43,7 @@ def operation_of(method: str, url: str, base_url: str) -> str | None:
         return None
     path = parts.path[len(base.path) :]
     return next(
-        (
-            operation_id
-            for verb, pattern, operation_id in _templates()
-            if verb == method.upper() and pattern.match(path)
-        ),
-        None,
+        (operation_id for pattern, operation_id in _templates().get(method.upper(), ()) if pattern.match(path)), None
     )
 
 
