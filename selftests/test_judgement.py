@@ -163,6 +163,29 @@ def test_a_line_is_written_as_a_reader_reads_it_and_keys_are_not_written(tmp_pat
     assert "sk_live_do_not_write" not in (tmp_path / FILE_NAME).read_text()
 
 
+def test_a_sessions_listeners_read_each_line_as_its_file_holds_it(tmp_path):
+    """The lines a JudgingSession hands its listeners (an exchange held, one broken, one of no operation, one outside
+    the target, a finding) are those its record file holds, of the same JSON types, though most are not read back."""
+    base = "http://127.0.0.1:9/v1"
+    heard: list[dict] = []
+    session = JudgingSession(
+        base, opening("har", base, Gate(traffic=True)), record=tmp_path / FILE_NAME, listeners=[heard.append]
+    )
+    answers = [
+        ("GET", f"{base}/transactions/banks", {"meta": {"statusCode": 200, "success": True}, "data": []}),
+        ("GET", f"{base}/transactions/banks", {"data": "no envelope"}),
+        ("GET", f"{base}/no-such-operation", {}),
+    ]
+    for method, url, body in answers:
+        response = httpx.Response(200, json=body, request=httpx.Request(method, url))
+        session.judge(from_httpx(response, base), {"file": "traffic.har", "entry": len(heard)})
+    session.judge(None, {"file": "traffic.har", "entry": 99})
+    session.finish({"kind": "ending"})
+    kinds = [line["kind"] for line in heard]
+    assert kinds.count("exchange") == 4 and "finding" in kinds
+    assert heard == read(tmp_path / FILE_NAME)
+
+
 def test_two_judging_sessions_of_one_process_keep_their_secrets_apart():
     """Two JudgingSessions in one process, each given its own Secrets: each record, its evidence and its judge's
     errors included, hides its own key; the process's active secrets hold neither."""

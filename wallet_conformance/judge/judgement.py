@@ -70,12 +70,14 @@ class Judgement:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = path.open("w", encoding="utf-8")
 
-    def add(self, line: dict[str, Any]) -> dict[str, Any]:
-        """Add one line (its `kind` among KINDS); the line as a reader of the file will read it."""
+    def add(self, line: dict[str, Any], *, plain: bool = False) -> dict[str, Any]:
+        """Add one line (its `kind` among KINDS); the line as a reader of the file will read it. `plain`: the line
+        holds only JSON's own types (dicts with string keys, lists, strings, numbers, booleans, None), so where
+        redacting and masking leave its text as it is, a reader reads the line itself and it is not read back."""
         assert line.get("kind") in KINDS, line.get("kind")
-        text = json.dumps(line, sort_keys=False)
-        text = conceal(text) if self._secrets is None else self._secrets.conceal(text)
-        written: dict[str, Any] = json.loads(text)
+        encoded = json.dumps(line, sort_keys=False)
+        text = conceal(encoded) if self._secrets is None else self._secrets.conceal(encoded)
+        written: dict[str, Any] = line if plain and text == encoded else json.loads(text)
         if self._keep:
             self.lines.append(written)
         if self._file is not None:

@@ -189,7 +189,8 @@ class JudgingSession:
 
     def judge(self, exchange: Exchange | None, where: Mapping[str, Any] | None = None) -> ExchangeResult:
         """Judge one exchange (None: one outside the target's base URL, only counted): what it was held to, what it
-        broke. `where` names it in the evidence and the listings (e.g. {"file": ..., "entry": ...})."""
+        broke. `where` names it in the evidence and the listings, in strings and numbers (e.g. {"file": ..., "entry":
+        ...})."""
         where = dict(where or {})
         self.entries += 1
         if exchange is not None and exchange.operation_id is not None:
@@ -203,12 +204,12 @@ class JudgingSession:
             where["request"] = f"{exchange.method} {exchange.url}"
         findings, lines = self._judge.drain()
         for line in lines:
-            self.judgement.add({**line, "where": where})
+            self.judgement.add({**line, "where": where}, plain=True)  # exchange_line's, and `where`: JSON's types
         for finding in findings:
             self.judgement.add(finding_line(finding))
         return ExchangeResult(
-            frozenset(held for line in lines for held in line.get("held", ())),
-            frozenset(broke for line in lines for broke in line.get("broke", ())),
+            frozenset().union(*(line.get("held", ()) for line in lines)),
+            frozenset().union(*(line.get("broke", ()) for line in lines)),
             tuple(finding for finding in findings if finding.evidence is not None),
         )
 
