@@ -30,6 +30,7 @@ from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.judgement import phase_line, read, runs
 from wallet_conformance.judge.traffic import judged_from_traffic
 from wallet_conformance.proxy import service, side
+from wallet_conformance.proxy.captured import Captured
 from wallet_conformance.proxy.forwarding import ANNOTATION
 from wallet_conformance.proxy.live import PREFIX
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
@@ -37,6 +38,7 @@ from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import FAULTS, Fault
 from wallet_conformance.reporting import endings
 from wallet_conformance.reporting.from_record import build_report, ending_line, write_record
+from wallet_conformance.reporting.gating import Gate
 from wallet_conformance.reporting.merged import NOT_CLAIMED, load, merge
 from wallet_conformance.settings import HAR_FILES_KEPT, PROXY_OPTIONS
 from wallet_conformance.spec import validation
@@ -341,6 +343,43 @@ def test_bytes_are_unchanged_under_concurrent_clients():
 
 
 # ------------------------------------------------------------------ never in the way
+
+
+def test_exchanges_handed_over_together_are_judged_once_each_in_order(tmp_path):
+    """Offered faster than the judge takes them, exchanges reach it many to a message: each is judged once, in the
+    order offered, and past the bound of what may wait the rest are dropped and counted, never judged."""
+    base = "http://127.0.0.1:9/v1"
+    body = b'{"meta": {"statusCode": 404, "success": false, "message": "not found"}, "data": null}'
+    offered = 400
+    judge = side.SideJudge(
+        base, 1_000, tmp_path / "judgement.jsonl", side.Opening(Gate(traffic=True), "staging", {}), size=150
+    )
+    try:
+        with judge.held():  # the judge takes nothing meanwhile: all that is offered waits, up to the bound
+            for index in range(offered):
+                judge.offer(
+                    Captured(
+                        "GET",
+                        f"{base}/virtual-accounts/vba-{index:08d}",
+                        [],
+                        b"",
+                        0,
+                        404,
+                        [("content-type", "application/json")],
+                        body,
+                        len(body),
+                        time.time(),
+                        0.001,
+                    )
+                )
+        judge.finish(30)
+    finally:
+        judge.close()
+    entries = [line["where"]["entry"] for line in read(tmp_path / "judgement.jsonl") if line["kind"] == "exchange"]
+    urls = [line["url"] for line in read(tmp_path / "judgement.jsonl") if line["kind"] == "exchange"]
+    assert judge.done == len(urls) == 150 and judge.dropped == offered - 150
+    assert entries == list(range(1, 151))
+    assert urls == [f"{base}/virtual-accounts/vba-{index:08d}" for index in range(150)]
 
 
 def test_a_judge_that_falls_behind_drops_and_counts_never_delays():
