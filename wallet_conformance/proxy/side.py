@@ -7,8 +7,9 @@ exchanges, QUEUE_BYTES of bodies). Its record of judgement is written as it judg
 session's state.
 
 The judging process yields the CPU to everything else on the machine (Linux's SCHED_IDLE policy; elsewhere the
-lowest nice value), so that under load it is the judge that falls behind, never the traffic: a full queue drops the
-exchange and counts it. With --annotate the judge is in the path of every answer, and runs at the usual priority.
+lowest nice value), so that under load it is the judge that falls behind, never the traffic: past the bound of what
+waits, the proxy drops the exchange and counts it. With --annotate the judge is in the path of every answer, and runs
+at the usual priority.
 
 Everything the judging process prints or writes is redacted there, with the proxy's keys and those it learns from
 the traffic (the session's secrets, also the process's active ones: the keys the traffic teaches are learnt there);
@@ -90,8 +91,8 @@ class SideJudge:
     ) -> None:
         context = _context()
         self.record = record  # the record of judgement, written by the judging process as it judges
-        self.dropped = 0  # exchanges not judged: the queue was full, or the proxy stopped before their turn
-        self.offered = 0  # exchanges put on the queue
+        self.dropped = 0  # exchanges not judged: too many waited, or the proxy stopped before their turn
+        self.offered = 0  # exchanges taken to be judged
         self._offered_bytes = 0
         self._size = size
         self._waiting: deque[Captured | None] = deque()  # offered, not yet handed over (None: the end)
@@ -146,7 +147,7 @@ class SideJudge:
         return self._done.value
 
     def waiting(self) -> int:
-        """Exchanges on the queue or being judged."""
+        """Exchanges offered and not yet judged."""
         return 0 if self._final is not None else self.offered - self.done
 
     def offer(self, captured: Captured) -> None:
@@ -200,7 +201,7 @@ class SideJudge:
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
-        """Judging paused while the block runs (exchanges queue up, and past the queue are dropped)."""
+        """Judging paused while the block runs (exchanges wait, and past the bound of what waits are dropped)."""
         self._ask("hold")
         try:
             yield
@@ -224,7 +225,8 @@ class SideJudge:
         while self.done < self.offered and time.monotonic() < deadline and self._process.is_alive():
             time.sleep(0.01)
         self._final = self._ask("finish", within=ENDING)
-        self.dropped += self.offered - self.done
+        with self._handing:
+            self.dropped += self.offered - self.done
 
     def close(self) -> None:
         """End the judging process (after `finish`, which this calls if it was not)."""
@@ -306,7 +308,7 @@ def _judging(
     har_max_bytes: int,
     yields: bool,
 ) -> None:
-    """The judging process: exchanges off the queue, judged in order in its main thread; the proxy's requests
+    """The judging process: exchanges off the pipe, judged in order in its main thread; the proxy's requests
     answered in another, between two exchanges."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the proxy, which then finishes this judge
     if yields:
@@ -382,7 +384,7 @@ class _Judging:
 
     def answer(self, control: Connection) -> None:
         """Answer the proxy's requests until it says close, or goes away; then end the process (its main thread may
-        be waiting on the queue)."""
+        be waiting on the pipe)."""
         while True:
             try:
                 request, arguments = control.recv()
