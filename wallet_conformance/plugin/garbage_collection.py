@@ -16,9 +16,7 @@ import gc
 
 import pytest
 
-# gc.set_threshold's: allocations (less deallocations) of container objects between two collections of the youngest
-# generation, and collections of each generation between two of the next (Python's defaults: 700, 10, 10).
-THRESHOLDS = (10_000, 20, 20)
+from wallet_conformance.settings.program import GC_THRESHOLDS
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -26,7 +24,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Cleanups run last-registered first: this one, registered before any other plugin's, runs after pytest's own
     # (its unraisable-exception check collects garbage once more, over a heap still frozen).
     config.add_cleanup(functools.partial(_hand_back, gc.get_threshold()))
-    gc.set_threshold(*THRESHOLDS)
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 @pytest.hookimpl(trylast=True)

@@ -18,6 +18,7 @@ the keys reach it through the pipe that starts it, never a file or a command lin
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -40,6 +41,7 @@ from wallet_conformance.proxy.recording import RotatingHar
 from wallet_conformance.proxy.report_notes import notes, nothing_judged
 from wallet_conformance.reporting import gating
 from wallet_conformance.reporting.judging import ReportingSession
+from wallet_conformance.settings.program import GC_THRESHOLDS
 
 QUEUE = 10_000  # exchanges waiting for the judge, at most; beyond, they are dropped (counted)
 QUEUE_BYTES = 64 * 1024 * 1024  # and their bodies' bytes at most (a body is kept up to 256 KiB each way)
@@ -323,6 +325,8 @@ def _judging(
         opening,
         secrets,
     )
+    gc.freeze()  # the judge's modules and its session: out of the collector's walks, as in a run's processes
+    gc.set_threshold(*GC_THRESHOLDS)
     answering = threading.Thread(target=judging.answer, args=(control,), name="proxy-judge-control", daemon=True)
     answering.start()
     try:
