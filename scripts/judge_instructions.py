@@ -1,15 +1,14 @@
 """The proxy judge's work per exchange as a count of machine instructions: a measure that does not drift with the
 machine's load, where its time does by a third between minutes (docs/performance.md).
 
-Valgrind's cachegrind counts the instructions of the proxy's judging process (proxy/side.py's SideJudge, started as
-the proxy starts it, fed the proxy benchmark's mix, scripts/proxy_benchmark.py's `captured`, as fast as it takes
-them): all it does for an exchange, the pipe, the judge, the registry, the record's line and its fold, and its
-garbage collector. It counts once with WARM exchanges and once with WARM + EXCHANGES; the difference over EXCHANGES
-is the count per exchange. With --in-process, it counts the per-exchange work alone (`_Judging.take` in a loop of
-this process, its collector left at Python's defaults): quicker, and what a change to the judging code moves. Hash
-seeds are fixed, so two counts of the same code agree to about one part in a hundred. What the kernel does for the
-process (reading the pipe, writing the record) is not counted: `proxy_benchmark.py --judge-rate-only` measures it,
-in time.
+Valgrind's cachegrind counts the instructions of the proxy's judging process (proxy/side.py's SideJudge, started as the
+proxy starts it, fed the proxy benchmark's mix, scripts/proxy_benchmark.py's `captured`, as fast as it takes them): all
+it does for an exchange, the pipe, the judge, the registry, the record's line and its fold, and its garbage collector.
+It counts once with WARM exchanges and once with WARM + EXCHANGES; the difference over EXCHANGES is the count per
+exchange. With --in-process, it counts the per-exchange work alone (`_Judging.take` in a loop of one process, its
+collector left at Python's defaults): quicker, and what a change to the judging code moves. Hash seeds are fixed, so two
+counts of the same code agree to about one part in a hundred, or better. What the kernel does for the process (reading
+the pipe, writing the record) is not counted: `proxy_benchmark.py --judge-rate-only` measures it, in time.
 
     .venv/bin/python scripts/judge_instructions.py [--exchanges 2000] [--in-process] [--compare-with DIR ...]
 
