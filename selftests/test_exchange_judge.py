@@ -171,6 +171,8 @@ def test_judge_holds_a_read_transaction_to_the_parties_it_names():
     inbound = ex.fresh(ex.INBOUND_CREDIT)
     del inbound["meta"]["credit"]["linkRef"]
     assert "RES-81" in listed(inbound)
+    typed_as_a_list = ex.fresh(ex.TRANSFER) | {"sourceType": []}  # no party type: names nothing, breaks its table
+    assert "RES-60" in listed(typed_as_a_list) and not {"RES-82", "RES-84"} & listed(typed_as_a_list)
 
 
 def test_judge_names_each_rule_an_answer_breaks_with_its_requirement():

@@ -202,7 +202,12 @@ def named_by_the_record(transaction: dict[str, Any]) -> dict[str, str]:
     named = {}
     for side in SIDES:
         value, kind = transaction.get(side), transaction.get(f"{side}Type")
-        if isinstance(value, str) and kind in PARTY_IDS and value.startswith(contract.prefix(PARTY_IDS[kind])):
+        if (
+            isinstance(value, str)
+            and isinstance(kind, str)
+            and kind in PARTY_IDS
+            and value.startswith(contract.prefix(PARTY_IDS[kind]))
+        ):
             named[side] = value
     return named
 
