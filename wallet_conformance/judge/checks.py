@@ -96,7 +96,12 @@ def status(exchange: Exchange, expected: int, *, requirement: str | None = None)
         fail(f"{exchange.method} answers HTTP {expected}", expected, exchange.status, exchange, requirement=requirement)
 
 
-@rule("ERR-01", "ERR-02", when="success", name="success status")
+def _documented_status(operation_id: str, requirement: str) -> dict[str, Any]:
+    """Any body: the rules' fast path takes only answers with the documented success status (rule.py)."""
+    return {}
+
+
+@rule("ERR-01", "ERR-02", when="success", name="success status", sufficient=_documented_status)
 @check
 def success_status(exchange: Exchange, *, requirement: str | None = None) -> None:
     """The documented success status of the exchange's operation (ERR-01 / ERR-02)."""
@@ -303,6 +308,19 @@ def _fields(node: Any, path: str, found: list[tuple[str, str, Any]]) -> list[tup
     return found
 
 
+def everywhere_in_data(fields: dict[str, Any]) -> dict[str, Any]:
+    """The schema of a body whose data holds each field named in `fields`, at any depth, as its schema there says:
+    what `_fields` walks."""
+    node = {"properties": fields, "additionalProperties": {"$ref": "#/$defs/node"}, "items": {"$ref": "#/$defs/node"}}
+    return {"type": "object", "properties": {"data": {"$ref": "#/$defs/node"}}, "$defs": {"node": node}}
+
+
+def _money_everywhere(operation_id: str, requirement: str) -> dict[str, Any]:
+    """Every money field of data an integer or null: JSON Schema's integer holds no boolean, and a whole float
+    (`1000.0`) never reaches the compiled validator (validation.valid_with)."""
+    return everywhere_in_data({name: {"type": ["integer", "null"]} for name in MONEY_FIELDS})
+
+
 # The fields of the exchange last walked, per thread: three rules in a row walk one exchange's data.
 _walked = threading.local()
 
@@ -335,7 +353,7 @@ def _every_field(
     return seen
 
 
-@rule(contract.MONEY_INTEGERS, when="success", name="money in kobo")
+@rule(contract.MONEY_INTEGERS, when="success", name="money in kobo", sufficient=_money_everywhere)
 @check
 def money_is_integer_kobo(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every money field of data is an integer (or null); returns the fields it validated, by path."""
@@ -431,7 +449,12 @@ def actual_amount_is_amount_plus_fee(exchange: Exchange, *, requirement: str | N
     return held
 
 
-@rule("SVC-22", when="success", name="currency NGN")
+def _ngn_everywhere(operation_id: str, requirement: str) -> dict[str, Any]:
+    """Every `currency` of data, at any depth, NGN: those `_ngn_currencies` reads are all named `currency`."""
+    return everywhere_in_data({"currency": {"const": CURRENCY}})
+
+
+@rule("SVC-22", when="success", name="currency NGN", sufficient=_ngn_everywhere)
 @check
 def currencies_are_ngn(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every currency field whose table row gives NGN is NGN (`_ngn_currencies`); returns those it validated, by path.
@@ -469,7 +492,17 @@ def _is_timestamp(value: Any) -> bool:
 NULLABLE_TIMESTAMP_FIELDS = contract.nullable_timestamps()
 
 
-@rule("SVC-23", when="success", name="timestamps")
+def _timestamps_everywhere(operation_id: str, requirement: str) -> dict[str, Any]:
+    """Every timestamp field of data null or common.json's timestamp, whose pattern is TIMESTAMP (anchored at both
+    ends there, where `re.match` also takes a final newline), or, typed `timestamp or null`, an empty string."""
+    timestamp: dict[str, Any] = {"anyOf": [{"type": "null"}, {"$ref": "common.json#/$defs/timestamp"}]}
+    nullable = {"anyOf": [*timestamp["anyOf"], {"const": ""}]}
+    return everywhere_in_data(
+        {name: nullable if name in NULLABLE_TIMESTAMP_FIELDS else timestamp for name in TIMESTAMP_FIELDS}
+    )
+
+
+@rule("SVC-23", when="success", name="timestamps", sufficient=_timestamps_everywhere)
 @check
 def timestamps_are_utc_ms(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """Every timestamp field of data is ISO 8601 UTC with milliseconds (or null, or for a field typed `timestamp or

@@ -21,10 +21,79 @@ from wallet_conformance.spec.catalogue import catalogue
 SCHEMA = "envelope.json"
 LIST_DATA = "SVC-20"  # data is an array on list responses
 META = "#/$defs/meta/properties"
+PAGINATION_FIELDS = ("totalCount", "perPage", "current")
+
+
+# ------------------------------------------------------------------ what a success's body surely keeps (rule.py)
+
+
+def in_meta(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The schema of a body that is an object whose meta is an object holding `required`, its fields as `properties`
+    give them."""
+    meta = {"type": "object", "required": list(required), "properties": properties}
+    return {"type": "object", "required": ["meta"], "properties": {"meta": meta}}
+
+
+def _whole_envelope(operation_id: str, requirement: str) -> dict[str, Any]:
+    """envelope.json's root, whole: json_envelope reads its problems at the root and meta's type alone."""
+    return {"$ref": SCHEMA}
+
+
+def _status_repeated(operation_id: str, requirement: str) -> dict[str, Any]:
+    """meta.statusCode of meta_status_code's schema, and equal to the documented success status (the answer's)."""
+    code = {"$ref": f"{SCHEMA}{META}/statusCode", "const": contract.operations()[operation_id].success_status}
+    return in_meta({"statusCode": code}, ("statusCode",))
+
+
+def _success_boolean(operation_id: str, requirement: str) -> dict[str, Any]:
+    """meta.success present, of meta_success_is_boolean's schema."""
+    return in_meta({"success": {"$ref": f"{SCHEMA}{META}/success"}}, ("success",))
+
+
+def _success_true(operation_id: str, requirement: str) -> dict[str, Any]:
+    """meta.success present and true: JSON Schema's const true holds no other value (not 1)."""
+    return in_meta({"success": {"const": True}}, ("success",))
+
+
+def _message_string(operation_id: str, requirement: str) -> dict[str, Any]:
+    """meta.message, where present, of message_is_string's schema."""
+    return in_meta({"message": {"$ref": f"{SCHEMA}{META}/message"}})
+
+
+def _message_presence(operation_id: str, requirement: str) -> dict[str, Any]:
+    """meta present, holding message where the operation's answers carry one and not where they do not."""
+    shown = contract.message_rule(operation_id)
+    if shown == "absent":
+        return {**in_meta({}), "properties": {"meta": {"type": "object", "not": {"required": ["message"]}}}}
+    return in_meta({}, ("message",) if shown == "present" else ())
+
+
+def _message_words(operation_id: str, requirement: str) -> dict[str, Any] | None:
+    """meta.message, where present, the operation's documented message (None: the operation has none)."""
+    expected = contract.success_message(operation_id)
+    return None if expected is None else in_meta({"message": {"const": expected}})
+
+
+def _pagination_presence(operation_id: str, requirement: str) -> dict[str, Any]:
+    """meta present, holding pagination on the paged lists and not elsewhere."""
+    if contract.is_paginated(operation_id):
+        return in_meta({}, ("pagination",))
+    return {**in_meta({}), "properties": {"meta": {"type": "object", "not": {"required": ["pagination"]}}}}
+
+
+def _pagination_fields(operation_id: str, requirement: str) -> dict[str, Any]:
+    """meta.pagination, where present, an object holding the three fields, each of pagination_shape's schema."""
+    fields = {name: {"$ref": f"{SCHEMA}#/$defs/pagination/properties/{name}"} for name in PAGINATION_FIELDS}
+    return in_meta({"pagination": {"type": "object", "required": list(fields), "properties": fields}})
+
+
+def _data_array(operation_id: str, requirement: str) -> dict[str, Any]:
+    """data, where present, an array."""
+    return {"type": "object", "properties": {"data": {"type": "array"}}}
 
 
 @rule("ERR-06", when="client-error", name="error envelope", where=of_an_operation)
-@rule("SVC-03", when="success", name="json envelope")
+@rule("SVC-03", when="success", name="json envelope", sufficient=_whole_envelope)
 @check
 def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict[str, Any]:
     """The body is a JSON object holding `meta` (an object) and `data` (envelope.json, its root and meta's type)."""
@@ -72,7 +141,7 @@ def content_type_json(exchange: Exchange, *, requirement: str | None = None) -> 
 
 
 @rule("ERR-07", when="client-error", name="error meta.statusCode", where=has_meta)
-@rule("SVC-05", when="success", name="meta.statusCode")
+@rule("SVC-05", when="success", name="meta.statusCode", sufficient=_status_repeated)
 @check
 def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> int:
     """meta.statusCode is an integer (envelope.json) equal to the HTTP status (code: a schema cannot say it)."""
@@ -89,7 +158,7 @@ def meta_status_code(exchange: Exchange, *, requirement: str | None = None) -> i
     return cast(int, code)  # an integer (envelope.json) equal to the HTTP status: both checked above
 
 
-@rule("SVC-06", when="success", name="meta.success boolean")
+@rule("SVC-06", when="success", name="meta.success boolean", sufficient=_success_boolean)
 @check
 def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = None) -> bool:
     value = exchange.meta.get("success")
@@ -103,7 +172,7 @@ def meta_success_is_boolean(exchange: Exchange, *, requirement: str | None = Non
 
 
 @rule("ERR-08", when="client-error", name="error meta.success false", args=(False,), where=has_meta)
-@rule("ERR-03", when="success", name="meta.success true", args=(True,))
+@rule("ERR-03", when="success", name="meta.success true", args=(True,), sufficient=_success_true)
 @check
 def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | None = None) -> bool:
     """meta.success is true on a success (envelope.json#/$defs/success), false on an error (#/$defs/failure)."""
@@ -113,7 +182,7 @@ def meta_success_is(exchange: Exchange, expected: bool, *, requirement: str | No
     return expected
 
 
-@rule("SVC-07", when="success", name="meta.message string")
+@rule("SVC-07", when="success", name="meta.message string", sufficient=_message_string)
 @check
 def message_is_string(exchange: Exchange, *, requirement: str | None = None) -> None:
     if "message" in exchange.meta:
@@ -153,7 +222,12 @@ def _meta(exchange: Exchange) -> dict[str, Any]:
 
 
 @rule(
-    contract.MESSAGE_PRESENT, contract.MESSAGE_ABSENT, when="success", name="meta.message presence", where=meta_holds()
+    contract.MESSAGE_PRESENT,
+    contract.MESSAGE_ABSENT,
+    when="success",
+    name="meta.message presence",
+    where=meta_holds(),
+    sufficient=_message_presence,
 )
 @check
 def message_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
@@ -180,7 +254,13 @@ def message_presence(exchange: Exchange, *, requirement: str | None = None) -> N
         )
 
 
-@rule(*contract.MESSAGE_REQUIREMENTS, when="success", name="meta.message words", where=meta_holds("message"))
+@rule(
+    *contract.MESSAGE_REQUIREMENTS,
+    when="success",
+    name="meta.message words",
+    where=meta_holds("message"),
+    sufficient=_message_words,
+)
 @check
 def message_value(exchange: Exchange, *, requirement: str | None = None) -> str | None:
     """meta.message, where present, is the document's message for the operation; an answer without one cannot be
@@ -200,7 +280,14 @@ def message_value(exchange: Exchange, *, requirement: str | None = None) -> str 
     return expected
 
 
-@rule(contract.PAGINATED, "END-38", when="success", name="meta.pagination presence", where=meta_holds())
+@rule(
+    contract.PAGINATED,
+    "END-38",
+    when="success",
+    name="meta.pagination presence",
+    where=meta_holds(),
+    sufficient=_pagination_presence,
+)
 @check
 def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
     """meta.pagination is present on the paged lists and absent elsewhere, on an answer whose meta can be read."""
@@ -225,7 +312,13 @@ def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -
         )
 
 
-@rule("SVC-17", when="success", name="meta.pagination fields", where=meta_holds("pagination"))
+@rule(
+    "SVC-17",
+    when="success",
+    name="meta.pagination fields",
+    where=meta_holds("pagination"),
+    sufficient=_pagination_fields,
+)
 @check
 def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
     """meta.pagination holds integer totalCount, perPage and current (envelope.json#/$defs/pagination); an answer
@@ -234,7 +327,7 @@ def pagination_shape(exchange: Exchange, *, requirement: str | None = None) -> d
     if "pagination" not in _meta(exchange):
         raise CannotJudge(f"the {exchange.operation_id} answer carries no meta.pagination (see SVC-16)")
     pagination = exchange.meta.get("pagination")
-    for name in ("totalCount", "perPage", "current"):
+    for name in PAGINATION_FIELDS:
         value = pagination.get(name) if isinstance(pagination, dict) else None
         conforms(
             value,
@@ -269,7 +362,7 @@ def holds_data(exchange: Exchange) -> bool:
     return isinstance(body, dict) and "data" in body
 
 
-@rule(LIST_DATA, when="success", name="list data array", where=holds_data)
+@rule(LIST_DATA, when="success", name="list data array", where=holds_data, sufficient=_data_array)
 @check
 def data_is_array(exchange: Exchange, *, requirement: str | None = None) -> list[Any]:
     """data is an array on a list response (envelope.json#/$defs/paged and unpaged-list)."""

@@ -9,6 +9,11 @@ The rule calls the check as `check(exchange, *args, requirement=REQ)`, where REQ
 the exchange's operation. A check may carry several declarations (json_envelope is both "json envelope" on a success
 and "error envelope" on a refusal). The registry orders the rules (rules.ORDER): which one a generated test reports
 first is part of its verdict.
+
+A rule may also say, as a JSON schema, what an answer's body surely keeps it (`sufficient`): rules.py validates the
+schemas of an operation's rules together, once per answer of the operation's documented success status, and runs
+only the checks of the rules whose schemas the body does not hold. A schema stricter than its check only costs time
+(the check runs); one looser than its check would pass a broken answer, so each says in its docstring why it is not.
 """
 
 from __future__ import annotations
@@ -23,6 +28,10 @@ from wallet_conformance.spec.catalogue import catalogue
 
 When = Literal["success", "client-error", "not-success"]
 Check = TypeVar("Check", bound=Callable[..., Any])
+# Given an operation and the requirement the rule holds on it: a JSON schema (whose `$ref`s name files of schemas/)
+# that the body of an answer of that operation, with its documented success status, holds only where the rule's
+# check passes; None where the rule has none for that operation.
+Sufficient = Callable[[str, str], dict[str, Any] | None]
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,7 @@ class Rule:
     check: Callable[..., Any]
     args: tuple[Any, ...] = ()
     where: Callable[[Exchange], bool] | None = None  # which of the `when` answers it judges at all
+    sufficient: Sufficient | None = None  # what a success's body surely keeps it (rules.py's fast path)
 
     def requirement_for(self, operation_id: str | None) -> str | None:
         """The requirement this rule holds on `operation_id`: the first of its requirements whose catalogue scope
@@ -62,6 +72,7 @@ def rule(
     args: tuple[Any, ...] = (),
     where: Callable[[Exchange], bool] | None = None,
     each: bool = False,
+    sufficient: Sufficient | None = None,
 ) -> Callable[[Check], Check]:
     """Declares the decorated check a rule of the exchange judge, and returns the check as it is.
 
@@ -70,13 +81,14 @@ def rule(
     - `when`: the answers it judges: a success, a refusal (4xx), or any answer but a success;
     - `name`: how the registry and docs/requirements.md name it;
     - `args`: what the check takes after the exchange (meta_success_is: the boolean expected);
-    - `where`: which of those answers it judges at all (an error's meta is judged where the error carries one).
+    - `where`: which of those answers it judges at all (an error's meta is judged where the error carries one);
+    - `sufficient`: a schema a success's body holds only where it keeps the rule (see the module's docstring).
     """
     kept = tuple(dict.fromkeys(requirements))
 
     def declare(check: Check) -> Check:
         for standing in [(requirement,) for requirement in kept] if each else [kept]:
-            _DECLARED.append(Rule(name, when, standing, as_rule(check), args, where))
+            _DECLARED.append(Rule(name, when, standing, as_rule(check), args, where, sufficient))
         return check
 
     return declare

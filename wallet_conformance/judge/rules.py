@@ -77,7 +77,15 @@ def _response_schema(exchange: Exchange, requirement: str) -> None:
         )
 
 
-@rule(*contract.RESOURCE_TABLES, when="success", name="resource table")
+def _table_whole(operation_id: str, requirement: str) -> dict[str, Any]:
+    """data, on an operation answering one record, and each entry of data, on one answering a list, holding the
+    table `requirement` holds, whole: `_table` reads no problem of a record that holds it."""
+    table = {"$ref": contract.RESOURCE_TABLES[requirement]}
+    single = operation_id in catalogue()[contract.SINGLE_RECORD].operations
+    return {"type": "object", "properties": {"data": table if single else {"items": table}}}
+
+
+@rule(*contract.RESOURCE_TABLES, when="success", name="resource table", sufficient=_table_whole)
 def _table(exchange: Exchange, requirement: str) -> None:
     """The records of a success's data hold the table `requirement` holds (contract.RESOURCE_TABLES), in schemas/:
     data when it is an object, each entry that is an object when it is an array. The shape of data is SVC-19's and
@@ -214,6 +222,32 @@ def _applying_to(operation_id: str | None, kinds: tuple[When, ...]) -> tuple[tup
     return tuple((held, requirement) for held, requirement in applying(operation_id) if held.when in kinds)
 
 
+@cache
+def _sufficient(operation_id: str) -> tuple[Any, frozenset[int]] | None:
+    """The schemas of the rules an operation's successes are held to that have one (Rule.sufficient), compiled as one
+    validation, with the places of those rules in `_applying_to(operation_id, ("success",))`; None where none has."""
+    schemas, places = [], []
+    for place, (held, requirement) in enumerate(_applying_to(operation_id, ("success",))):
+        schema = held.sufficient(operation_id, requirement) if held.sufficient is not None else None
+        if schema is not None:
+            schemas.append(schema)
+            places.append(place)
+    return (validation.compiled_all_of(schemas), frozenset(places)) if schemas else None
+
+
+def _kept(exchange: Exchange) -> frozenset[int]:
+    """The places (in `_applying_to`) of the rules this answer surely keeps without running their checks: on a JSON
+    answer with its operation's documented success status whose body holds their schemas together, those with one;
+    else none."""
+    operation = contract.operations().get(exchange.operation_id or "")
+    if operation is None or exchange.status != operation.success_status or not exchange.is_json:
+        return frozenset()
+    sufficient = _sufficient(operation.id)
+    if sufficient is None or not validation.valid_with(sufficient[0], exchange.json):
+        return frozenset()
+    return sufficient[1]
+
+
 def requirements(operation_id: str, when: tuple[When, ...] = ("success", "client-error", "not-success")) -> list[str]:
     """The requirements the rules hold on an operation's answers of the kinds `when`, in the registry's order."""
     return list(dict.fromkeys(requirement for _, requirement in applying(operation_id, when)))
@@ -256,11 +290,17 @@ def held_and_broken(exchange: Exchange, withheld: frozenset[str] = frozenset()) 
     held: Held = []
     broken: Broken = []
     # Each rule holds its own requirement, and what it holds is counted here, not as the running test's checks.
+    kept = _kept(exchange)  # a rule kept there is held without its check: its schema says the check passes
     shown = WITHHELD.set(withheld)
     try:
         with rules_running():
-            for rule_held, requirement in _applying_to(exchange.operation_id, _kinds(exchange.status)):
+            for place, (rule_held, requirement) in enumerate(
+                _applying_to(exchange.operation_id, _kinds(exchange.status))
+            ):
                 if rule_held.where is None or rule_held.where(exchange):
+                    if place in kept:
+                        held.append((rule_held, requirement))
+                        continue
                     try:
                         rule_held.check(exchange, *rule_held.args, requirement=requirement)
                     except ConformanceFailure as failure:

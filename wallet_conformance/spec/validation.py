@@ -32,6 +32,7 @@ from wallet_conformance.spec.files import SCHEMAS
 
 __all__ = [
     "SchemaViolation",
+    "compiled_all_of",
     "field_name",
     "openapi_document",
     "problems",
@@ -39,6 +40,7 @@ __all__ = [
     "response_problems",
     "response_schema",
     "valid_compiled",
+    "valid_with",
     "validator",
     "value_at",
 ]
@@ -152,12 +154,29 @@ def _holds_whole_float(instance: Any) -> bool:
 
 def valid_compiled(schema_file: str, pointer: str, instance: Any) -> bool:
     """Whether the compiled validator finds `instance` valid, where its answer is also jsonschema's (no float)."""
+    return valid_with(_compiled(schema_file, pointer), instance)
+
+
+def valid_with(compiled: Any, instance: Any) -> bool:
+    """Whether a compiled validator (`_compiled`, `compiled_all_of`) finds `instance` valid, where its answer is also
+    jsonschema's: False for an instance holding a whole float, or an integer it cannot read."""
     if _holds_whole_float(instance):
         return False
     try:
-        return _compiled(schema_file, pointer).is_valid(instance)
+        return bool(compiled.is_valid(instance))
     except (ValueError, OverflowError):  # an integer beyond 64 bits, say: jsonschema decides
         return False
+
+
+def compiled_all_of(schemas: list[dict[str, Any]]) -> Any:
+    """A compiled validator of every one of `schemas` at once. Each is a resource of its own beside the files of
+    schemas/, so its `$ref`s name those files as they name each other (`envelope.json#/$defs/meta`) and its own
+    `#/$defs/...` are its own."""
+    return jsonschema_rs.validator_for(
+        {"allOf": [{**schema, "$id": f"{_COMPILED_BASE}all-of-{index}.json"} for index, schema in enumerate(schemas)]},
+        registry=_compiled_registry(),
+        validate_formats=True,
+    )
 
 
 def _readable_path(parts: Any) -> str:
