@@ -212,3 +212,12 @@ def test_the_judge_gives_every_changed_success_the_verdict_of_its_checks(case):
     operation, body = case
     event("the schemas held: rules kept unchecked" if rules._kept(answer(operation, body)) else "the checks ran")
     assert verdict(answer(operation, body)) == checked_one_by_one(operation, body)
+
+
+@SETTINGS
+@given(VALUES)
+def test_an_answer_notes_its_whole_floats_as_the_walk_finds_them(value):
+    """Whether an answer's body holds a float without a fraction or one not finite, noted as it is parsed (what the
+    judge asks before its compiled validation), is what validation's walk finds in the parsed body."""
+    exchange = answer("getWallet", value)
+    assert exchange.is_json and exchange.holds_whole_float == validation._holds_whole_float(exchange.json)

@@ -4,6 +4,7 @@ a client's exchanges, and a request left without an answer (Silence)."""
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -19,6 +20,26 @@ KEPT_EXCHANGES = 200
 MADE_KEPT = 20_000  # records whose making a client remembers for replays (ExchangeLog.made)
 # The most of a response body kept (bytes); the rest is read and thrown away, its size recorded.
 MAX_BODY = 256 * 1024
+
+
+# Whether the body being parsed (per thread) holds a float without a fraction (`1000.0`) or one that is not finite:
+# values jsonschema-rs reads otherwise than the suite's jsonschema (spec/validation.py), noted as the parser meets them.
+_FLOATS = threading.local()
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value.is_integer() or not math.isfinite(value):  # `1e999` parses as infinity
+        _FLOATS.whole = True
+    return value
+
+
+def _constant(name: str) -> float:
+    _FLOATS.whole = True  # NaN, Infinity, -Infinity: Python's parser takes them, as float() does
+    return float(name)
+
+
+_DECODER = json.JSONDecoder(parse_float=_float, parse_constant=_constant)
 
 
 @dataclass(frozen=True)
@@ -79,6 +100,7 @@ class Exchange:
     keyed: dict[str, str] = field(default_factory=dict, repr=False)
     key_variable: str | None = None
     _parsed: Any = field(default=None, repr=False)
+    _whole_floats: bool = field(default=False, repr=False)
 
     @classmethod
     def unanswered(cls, silence: Silence) -> Exchange:
@@ -112,11 +134,18 @@ class Exchange:
     def is_json(self) -> bool:
         if self.truncated:
             return False
+        _FLOATS.whole = False
         try:
-            self._parsed = json.loads(self.text)
+            self._parsed = _DECODER.decode(self.text)
         except ValueError:
             return False
+        self._whole_floats = _FLOATS.whole
         return True
+
+    @property
+    def holds_whole_float(self) -> bool:
+        """Whether the body is JSON holding, anywhere, a float without a fraction (`1000.0`) or one not finite."""
+        return self.is_json and self._whole_floats
 
     @property
     def json(self) -> Any:

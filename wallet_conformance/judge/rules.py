@@ -243,7 +243,9 @@ def _kept(exchange: Exchange) -> frozenset[int]:
     if operation is None or exchange.status != operation.success_status or not exchange.is_json:
         return frozenset()
     sufficient = _sufficient(operation.id)
-    if sufficient is None or not validation.valid_with(sufficient[0], exchange.json):
+    if sufficient is None or not validation.valid_with(
+        sufficient[0], exchange.json, whole_floats=exchange.holds_whole_float
+    ):
         return frozenset()
     return sufficient[1]
 

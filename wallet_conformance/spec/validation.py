@@ -157,10 +157,11 @@ def valid_compiled(schema_file: str, pointer: str, instance: Any) -> bool:
     return valid_with(_compiled(schema_file, pointer), instance)
 
 
-def valid_with(compiled: Any, instance: Any) -> bool:
+def valid_with(compiled: Any, instance: Any, *, whole_floats: bool | None = None) -> bool:
     """Whether a compiled validator (`_compiled`, `compiled_all_of`) finds `instance` valid, where its answer is also
-    jsonschema's: False for an instance holding a whole float, or an integer it cannot read."""
-    if _holds_whole_float(instance):
+    jsonschema's: False for an instance holding a whole float, or an integer it cannot read. `whole_floats`: whether
+    it holds one, where the caller knows (an answer's body: Exchange.holds_whole_float); else it is looked for."""
+    if _holds_whole_float(instance) if whole_floats is None else whole_floats:
         return False
     try:
         return bool(compiled.is_valid(instance))
