@@ -97,7 +97,7 @@ def status(exchange: Exchange, expected: int, *, requirement: str | None = None)
 
 
 def _documented_status(operation_id: str, requirement: str) -> dict[str, Any]:
-    """Any body: the rules' fast path takes only answers with the documented success status (rule.py)."""
+    """Any body: the rules' fast path takes only answers with the documented success status (rules.py, `_kept`)."""
     return {}
 
 

@@ -11,9 +11,10 @@ and "error envelope" on a refusal). The registry orders the rules (rules.ORDER):
 first is part of its verdict.
 
 A rule may also say, as a JSON schema, what an answer's body surely keeps it (`sufficient`): rules.py validates the
-schemas of an operation's rules together, once per answer of the operation's documented success status, and runs
-only the checks of the rules whose schemas the body does not hold. A schema stricter than its check only costs time
-(the check runs); one looser than its check would pass a broken answer, so each says in its docstring why it is not.
+schemas of an operation's rules together, once per answer with the operation's documented success status; where the
+body holds them all, those rules are held without their checks, and where it does not, every check runs. A schema
+stricter than its check only costs time (the checks run); one looser than its check would pass a broken answer, so
+each says in its docstring why it is not (selftests/test_sufficient_schemas.py holds each to its check).
 """
 
 from __future__ import annotations
