@@ -18,7 +18,6 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -160,7 +159,18 @@ class Traffic:
     operations: dict[str, dict[str, int]] = field(default_factory=dict)
     unmatched: list[dict[str, Any]] = field(default_factory=list)
     unmatched_count: int = 0
-    held: Counter[tuple[str, str]] = field(default_factory=Counter)  # (requirement, operation) -> exchanges held
+    # The exchanges of each operation by the requirements they were held to, one key a line (most exchanges of an
+    # operation share one set): spread into `held` when a report asks.
+    held_sets: Counter[tuple[str, tuple[str, ...]]] = field(default_factory=Counter)
+
+    @property
+    def held(self) -> Counter[tuple[str, str]]:
+        """(requirement, operation) -> the exchanges held to it."""
+        held: Counter[tuple[str, str]] = Counter()
+        for (operation, requirements), count in self.held_sets.items():
+            for requirement in requirements:
+                held[(requirement, operation)] += count
+        return held
 
     def count(self, line: Mapping[str, Any]) -> None:
         """One exchange line of recorded traffic."""
@@ -181,7 +191,7 @@ class Traffic:
         row["judged"] += bool(line["held"])
         kind = f"{line['status'] // 100}xx"
         row[kind if kind in row else "other"] += 1
-        self.held.update(zip(line["held"], repeat(operation)))
+        self.held_sets[(operation, tuple(line["held"]))] += 1
 
     def report(self, notes: list[str] | None = None) -> dict[str, Any]:
         """The report's `traffic` section: operations × exchanges seen, in openapi.yaml's order."""
@@ -314,7 +324,7 @@ class Fold:
         self.findings: dict[str, TestRecord] = {}  # the judges' records, across runs
         self.traffic = Traffic()
         self.exchanges: dict[str, Any] = {"made": 0, "judged": 0, "judge_errors": 0}
-        self.held: Counter[str] = Counter()  # by requirement, the exchanges a rule or an invariant held it on
+        self._held_sets: Counter[tuple[str, ...]] = Counter()  # the exchanges by the requirements they were held to
 
     def take(self, line: Mapping[str, Any]) -> None:
         kind = line["kind"]
@@ -343,9 +353,18 @@ class Fold:
         elif line.get("taken"):
             self.exchanges["made"] += 1
             self.exchanges["judged"] += bool(line["judgeable"])
-            self.held.update(line["held"])
+            self._held_sets[tuple(line["held"])] += 1
         if run.line["mode"] in TRAFFIC_MODES and "where" in line:
             self.traffic.count(line)
+
+    @property
+    def held(self) -> Counter[str]:
+        """By requirement, the exchanges a rule or an invariant held it on."""
+        held: Counter[str] = Counter()
+        for requirements, count in self._held_sets.items():
+            for requirement in requirements:
+                held[requirement] += count
+        return held
 
     @property
     def tests(self) -> dict[str, TestRecord]:
