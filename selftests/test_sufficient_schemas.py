@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from selftests import examples as ex
+from selftests.test_exchange_judge import exchange
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge import checks, failures, rules
 from wallet_conformance.spec import contract, validation
@@ -72,10 +73,6 @@ SETTINGS = settings(
     max_examples=600, derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
-SETTINGS = settings(
-    max_examples=600, derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
-)
-
 
 def conforming(operation: str) -> dict[str, Any]:
     """A conforming success envelope of `operation`, as the document shows it, its whole floats written as integers
@@ -96,22 +93,12 @@ def answer(operation: str, body: Any) -> Exchange:
     data = body.get("data") if isinstance(body, dict) else None
     shown = data if isinstance(data, dict) else {}
     path = re.sub(r"\{(\w+)\}", lambda name: str(shown.get(name[1], "x")), definition.path)  # the record's own
-    return Exchange(
-        operation_id=operation,
-        method=definition.method,
-        url=f"https://target.invalid/v1{path}",
-        request_headers=[],
-        request_body=None,
-        status=definition.success_status,
-        response_headers=[("content-type", "application/json")],
-        text=json.dumps(body),
-        elapsed=0.01,
-    )
+    return exchange(operation, definition.method, definition.success_status, body, path)
 
 
-def verdict(exchange: Exchange) -> tuple[list[Any], list[Any]]:
-    """What the judge held and broke on the exchange, comparable between two judgings."""
-    held, broken = rules.held_and_broken(exchange)
+def verdict(answered: Exchange) -> tuple[list[Any], list[Any]]:
+    """What the judge held and broke on the answer, comparable between two judgings."""
+    held, broken = rules.held_and_broken(answered)
     return (
         [(rule.name, requirement) for rule, requirement in held],
         [(rule.name, requirement, failure.title, repr(failure.received)) for rule, requirement, failure in broken],
@@ -120,7 +107,7 @@ def verdict(exchange: Exchange) -> tuple[list[Any], list[Any]]:
 
 def checked_one_by_one(operation: str, body: Any) -> tuple[list[Any], list[Any]]:
     """The judge's verdict with every check run, none taken as kept by its schema."""
-    with mock.patch.object(rules, "_kept", lambda exchange: frozenset()):
+    with mock.patch.object(rules, "_kept", lambda answered: frozenset()):
         return verdict(answer(operation, body))
 
 
@@ -143,11 +130,11 @@ def test_a_conforming_success_is_kept_by_every_rules_schema(operation):
     """The document's own success of each operation holds every rule's schema, so the judge takes them as kept (else
     the fast path would never be taken), and its verdict is the one of every check run one by one: all held."""
     body = conforming(operation)
-    exchange = answer(operation, body)
+    answered = answer(operation, body)
     applying = list(rules.applying(operation, ("success",)))
-    kept = sorted(applying[place][0].name for place in rules._kept(exchange))
+    kept = sorted(applying[place][0].name for place in rules._kept(answered))
     assert kept == sorted(with_schemas(operation)) and kept, (kept, with_schemas(operation))
-    held, broken = verdict(exchange)
+    held, broken = verdict(answered)
     assert broken == [] and (held, broken) == checked_one_by_one(operation, body)
 
 
@@ -198,14 +185,14 @@ def test_a_body_holding_one_rules_schema_keeps_that_rule(case):
     """On a conforming success changed anywhere, each rule whose schema the body holds, alone, passes its check
     where it judges the answer at all: each schema is at least as strict as its own check."""
     operation, body = case
-    exchange = answer(operation, body)
+    answered = answer(operation, body)
     with failures.rules_running():
         for rule, requirement in rules.applying(operation, ("success",)):
-            if rule.name not in with_schemas(operation) or not (rule.where is None or rule.where(exchange)):
+            if rule.name not in with_schemas(operation) or not (rule.where is None or rule.where(answered)):
                 continue
-            if validation.valid_with(schema_alone(operation, rule.name, requirement), exchange.json):
+            if validation.valid_with(schema_alone(operation, rule.name, requirement), answered.json):
                 event(f"held the schema of {rule.name}")
-                rule.check(exchange, *rule.args, requirement=requirement)  # a ConformanceFailure fails the test
+                rule.check(answered, *rule.args, requirement=requirement)  # a ConformanceFailure fails the test
 
 
 @SETTINGS
@@ -224,5 +211,5 @@ def test_the_judge_gives_every_changed_success_the_verdict_of_its_checks(case):
 def test_an_answer_notes_its_whole_floats_as_the_walk_finds_them(value):
     """Whether an answer's body holds a float without a fraction or one not finite, noted as it is parsed (what the
     judge asks before its compiled validation), is what validation's walk finds in the parsed body."""
-    exchange = answer("getWallet", value)
-    assert exchange.is_json and exchange.holds_whole_float == validation._holds_whole_float(exchange.json)
+    answered = answer("getWallet", value)
+    assert answered.is_json and answered.holds_whole_float == validation._holds_whole_float(answered.json)
