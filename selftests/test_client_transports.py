@@ -48,7 +48,7 @@ def test_the_layers_wait_out_a_429_around_a_mock_transport(pauses: list[float]) 
     seen: list[httpx.Request] = []
     kept: list[Exchange] = []
 
-    def keep(exchange: Exchange, _: Call) -> None:
+    def keep(exchange: Exchange, _: Call, __: httpx.URL) -> None:
         kept.append(exchange)
 
     policies = Policies(5.0, Bound(), Breaker(), RateLimits(60.0), {}, keep, _no_read)
@@ -83,6 +83,32 @@ def test_the_client_keeps_one_exchange_per_request_through_its_layers(pauses: li
     assert exchange.status == 200 and len(exchange.retries) == 2 and client.rate_limit_wait == 56.0
     assert exchange.operation_id == "listBanks" and "header:x-service-key" in exchange.keyed and exchange.key_variable
     assert KEY not in repr(exchange) and all(request.headers["x-service-key"] == KEY for request in seen)
+    client.close()
+
+
+def test_the_client_sends_back_the_cookies_its_answers_set(pauses: list[float]) -> None:
+    """A cookie set by any answer, a 429 waited out among them, goes with the client's later requests as httpx's own
+    client sends it; an answer setting none leaves the jar as it was."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        if len(seen) == 1:
+            return httpx.Response(429, headers={"retry-after": "1", "set-cookie": "lb=first; Path=/"}, json={})
+        if len(seen) == 3:
+            return httpx.Response(200, headers={"Set-Cookie": "session=third; Path=/v1"}, json=BANKS)
+        return httpx.Response(200, json=BANKS)
+
+    client = ApiClient("http://target/v1", KEY, transport=httpx.MockTransport(answer))
+    for _ in range(3):
+        client.call("listBanks")
+    assert pauses == [1.0]
+    assert [request.headers.get("cookie") for request in seen] == [
+        None,
+        "lb=first",
+        "lb=first",
+        "session=third; lb=first",
+    ]
     client.close()
 
 

@@ -19,6 +19,7 @@ import httpx
 
 from wallet_conformance.client.bound import Bound
 from wallet_conformance.client.call import CALL, HELD, Call, HeldBack, exchange_of
+from wallet_conformance.client.cookies import SetCookieClient
 from wallet_conformance.client.errors import NotSent as NotSent
 from wallet_conformance.client.errors import RateLimited as RateLimited
 from wallet_conformance.client.errors import TargetError as TargetError
@@ -109,7 +110,7 @@ class ApiClient:
             timeout, self.bound, self._breaker, self._rate_limits, self.unanswered, self._keep, self._cheap_read
         )
         self._http, self._layers = self._layered(
-            lambda jar: httpx.Client(
+            lambda jar: SetCookieClient(
                 timeout=timeout,
                 transport=transport,
                 follow_redirects=False,
@@ -121,7 +122,7 @@ class ApiClient:
         self._own = threading.local()  # a thread's client of its own (own_connection), while it holds one
         # For a header value with whitespace around it, which httpx (h11) will not write (plain_transport.py).
         self._plain, _ = self._layered(
-            lambda jar: httpx.Client(
+            lambda jar: SetCookieClient(
                 timeout=timeout,
                 follow_redirects=False,
                 transport=transport or PlainTransport(tls_verification(ca_bundle), MAX_BODY),
@@ -135,7 +136,7 @@ class ApiClient:
         proxy it names bypasses the layers (the wire client honours it)."""
         jar = CookieJar()
         layers = layered(ClientTransport(wire(jar)), self._policies)
-        outer = httpx.Client(
+        outer = SetCookieClient(
             timeout=self.timeout, follow_redirects=False, trust_env=False, cookies=jar, transport=layers.outer
         )
         return outer, layers
@@ -159,7 +160,7 @@ class ApiClient:
                 self._own.gate = None
             return
         http, layers = self._layered(
-            lambda jar: httpx.Client(
+            lambda jar: SetCookieClient(
                 timeout=self.timeout,
                 follow_redirects=False,
                 verify=self._verify,
@@ -307,12 +308,11 @@ class ApiClient:
         call = Call(method, url, query, sent_headers, payload, body, operation_id, build, awaited, padding)
         return exchange_of(http.send(call.copy()))
 
-    def _keep(self, exchange: Exchange, call: Call) -> None:
+    def _keep(self, exchange: Exchange, call: Call, url: httpx.URL) -> None:
         """The exchange a request ends with, completed with what this client knows (the body's padding, where its key
-        went) and added to its log, which shows it to the run's observer."""
+        went: `url` is where it was sent) and added to its log, which shows it to the run's observer."""
         exchange.padding = call.padding
-        url = str(httpx.URL(call.url, params=call.query))
-        exchange.keyed = self._keyed(url, call.headers, call.payload, call.padding)
+        exchange.keyed = self._keyed(str(url), call.headers, call.payload, call.padding)
         exchange.key_variable = self.key_variable
         self.exchanges.append(exchange)
 

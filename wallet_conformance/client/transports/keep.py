@@ -11,9 +11,9 @@ from wallet_conformance.client.errors import RateLimited
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.transports.layer import Layer
 
-# What the client does with the exchange a request ends with (ApiClient: completes it, logs it, and so shows it to the
-# run's exchange judge).
-Keep = Callable[[Exchange, Call], None]
+# What the client does with the exchange a request ends with, told the URL it went to (ApiClient: completes it, logs
+# it, and so shows it to the run's exchange judge).
+Keep = Callable[[Exchange, Call, httpx.URL], None]
 
 
 class KeepTransport(Layer):
@@ -31,7 +31,7 @@ class KeepTransport(Layer):
             response = self.inner.handle_request(request)
         except RateLimited as throttled:
             if throttled.exchange is not None:
-                self.keep(throttled.exchange, call)
+                self.keep(throttled.exchange, call, request.url)
             raise
-        self.keep(exchange_of(response), call)
+        self.keep(exchange_of(response), call, request.url)
         return response
