@@ -11,8 +11,9 @@ found; the report's `user_properties` keep only the test's requirement ids, for 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -44,8 +45,10 @@ class PhaseRecord:
     stopped: Stop | None = None  # the run stops after this phase, and why
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as plain data (dicts, lists, tuples, strings, numbers), as xdist sends it."""
-        data = asdict(self)
+        """The record as plain data (dicts, lists, tuples, strings, numbers), as xdist sends it. The exchanges' lines,
+        most of a record, go as one JSON text: execnet writes nested data item by item in Python, and json in C."""
+        data = asdict(replace(self, exchanges=[]))
+        data["exchanges"] = json.dumps(self.exchanges)
         data["stopped"] = None if self.stopped is None else self.stopped.to_dict()  # its outcome as a plain string
         return data
 
@@ -62,7 +65,7 @@ class PhaseRecord:
             held=dict(data.get("held", {})),
             rate_limited=list(data.get("rate_limited", ())),
             findings=[FindingTally(**finding) for finding in data.get("findings", ())],
-            exchanges=list(data.get("exchanges", ())),
+            exchanges=json.loads(data["exchanges"]),
             stopped=None if data.get("stopped") is None else Stop.from_dict(data["stopped"]),
         )
 

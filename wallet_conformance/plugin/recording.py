@@ -107,14 +107,14 @@ class Recorder:
                 rate_limited=phase.rate_limited,
             )
         )
-        for line in phase.exchanges:
-            self._add(line)
+        for line in phase.exchanges:  # the judge's lines hold JSON's own types (judge/session.py exchange_line)
+            self._add(line, plain=True)
         for finding in phase.findings:
             self._add(finding_line(finding))
 
-    def _add(self, line: dict[str, Any]) -> None:
+    def _add(self, line: dict[str, Any], *, plain: bool = False) -> None:
         """One line of the run's record: written to the report folder as it comes (opened with the run's line),
-        folded into what the report is made of."""
+        folded into what the report is made of; `plain` as Judgement.add's."""
         tally = state(self.config).tally
         if tally.judgement is None:
             run = state(self.config)
@@ -125,7 +125,7 @@ class Recorder:
             except OSError:  # a folder that cannot be written: said when the reports are not written either
                 tally.judgement = Judgement()
             tally.fold.take(tally.judgement.add(run_line_of(settings, run.gate, target=target, started=self.started)))
-        tally.fold.take(tally.judgement.add(line))
+        tally.fold.take(tally.judgement.add(line, plain=plain))
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> Generator[None, None, None]:
