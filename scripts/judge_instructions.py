@@ -69,15 +69,23 @@ JUDGING_PROCESS = """
 
 def instructions(code: Path, exchanges: int, in_process: bool) -> int:
     """Instructions of the process judging `exchanges` exchanges with the code of `code`."""
+    script = MADE + (IN_PROCESS if in_process else JUDGING_PROCESS)
+    return counted(script, [str(exchanges)], code, counted_pid=r"judging process (\d+)")
+
+
+def counted(script: str, arguments: list[str], code: Path, counted_pid: str | None = None) -> int:
+    """Valgrind's count of the user-space instructions of `script` run with `arguments` and the code of `code` first on
+    its path (this folder's scripts next, hash seeds fixed): of the process whose pid it prints matching `counted_pid`
+    (its children are traced too), else of the first process to end."""
     environment = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(code), str(ROOT / "scripts")]),
         "PYTHONHASHSEED": "0",
     }
     with tempfile.TemporaryDirectory() as folder:
-        script = Path(folder) / "judging.py"
-        script.write_text(MADE + (IN_PROCESS if in_process else JUDGING_PROCESS))
-        counted = subprocess.run(
+        path = Path(folder) / "counted.py"
+        path.write_text(script)
+        run = subprocess.run(
             [
                 "valgrind",
                 "--tool=cachegrind",
@@ -85,8 +93,8 @@ def instructions(code: Path, exchanges: int, in_process: bool) -> int:
                 "--trace-children=yes",  # the judging process is forked from a forkserver the script starts
                 "--cachegrind-out-file=/dev/null",
                 sys.executable,
-                str(script),
-                str(exchanges),
+                str(path),
+                *arguments,
             ],
             env=environment,
             cwd=folder,
@@ -95,11 +103,11 @@ def instructions(code: Path, exchanges: int, in_process: bool) -> int:
             errors="replace",
             check=True,
         )
-    judging = re.search(r"judging process (\d+)", counted.stdout)
-    pid = judging.group(1) if judging else r"\d+"
-    counts = re.findall(rf"=={pid}== I\s+refs:\s+([\d,]+)", counted.stderr)
+    found = re.search(counted_pid, run.stdout) if counted_pid else None
+    pid = found.group(1) if found else r"\d+"
+    counts = re.findall(rf"=={pid}== I\s+refs:\s+([\d,]+)", run.stderr)
     if not counts:
-        raise RuntimeError(f"valgrind printed no count:\n{counted.stderr[-2000:]}")
+        raise RuntimeError(f"valgrind printed no count:\n{run.stderr[-2000:]}")
     return int(counts[0].replace(",", ""))
 
 
