@@ -17,11 +17,10 @@ Needs valgrind (Debian: `apt-get install valgrind`). Not a test: it prints its f
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
-from judge_instructions import ROOT, counted
+from judge_instructions import ROOT, counted, require_valgrind
 
 sys.path.insert(0, str(ROOT))
 
@@ -67,8 +66,7 @@ def main() -> None:
     parser.add_argument("--no-judge", action="store_true", help="the client alone, without the exchange judge")
     parser.add_argument("--compare-with", type=Path, action="append", default=[], help="another checkout's folder")
     arguments = parser.parse_args()
-    if shutil.which("valgrind") is None:
-        sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
+    require_valgrind()
     what = "the client alone" if arguments.no_judge else "the client and the exchange judge"
     for code in [*arguments.compare_with, ROOT]:
         count = per_request(code.resolve(), arguments.rounds, not arguments.no_judge)

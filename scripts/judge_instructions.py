@@ -111,6 +111,11 @@ def counted(script: str, arguments: list[str], code: Path, counted_pid: str | No
     return int(counts[0].replace(",", ""))
 
 
+def require_valgrind() -> None:
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
+
+
 def per_exchange(code: Path, exchanges: int, in_process: bool) -> float:
     return (instructions(code, WARM + exchanges, in_process) - instructions(code, WARM, in_process)) / exchanges
 
@@ -121,8 +126,7 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true", help="the per-exchange work alone, in a loop")
     parser.add_argument("--compare-with", type=Path, action="append", default=[], help="another checkout's folder")
     arguments = parser.parse_args()
-    if shutil.which("valgrind") is None:
-        sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
+    require_valgrind()
     what = "in a loop of one process" if arguments.in_process else "in the judging process"
     for code in [*arguments.compare_with, ROOT]:
         count = per_exchange(code.resolve(), arguments.exchanges, arguments.in_process)
