@@ -112,6 +112,26 @@ def test_the_client_sends_back_the_cookies_its_answers_set(pauses: list[float]) 
     client.close()
 
 
+def test_a_url_keeps_its_own_query() -> None:
+    """A URL given whole (a funding URL with a token in its query, say) is sent with its query; an operation's query
+    parameters are sent as its query."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=BANKS)
+
+    client = ApiClient("http://target/v1", KEY, transport=httpx.MockTransport(answer))
+    funded = client.request("POST", "http://target/sandbox/fund?token=abc", absolute=True, json_body={"amount": 1})
+    listed = client.call("listTransactions", params={"page": 2})
+    assert [str(request.url) for request in seen] == [
+        "http://target/sandbox/fund?token=abc",
+        "http://target/v1/transactions?page=2",
+    ]
+    assert (funded.url, listed.url) == ("http://target/sandbox/fund?token=abc", "http://target/v1/transactions?page=2")
+    client.close()
+
+
 def test_the_breaker_opens_inside_the_layers() -> None:
     """MAX_TRANSPORT_FAILURES requests refused in a row open the breaker: the next is NotSent, and never reaches the
     transport inside."""

@@ -333,8 +333,10 @@ class ApiClient:
             extensions: dict[str, Any] = {CALL: call}
             if isinstance(content, HeldBack):
                 extensions[HELD] = content
+            # No params but the call's own: httpx replaces a URL's query with any params given, even none.
+            params = call.query or None
             return http.build_request(
-                call.method, call.url, params=call.query, headers=headers, content=content, extensions=extensions
+                call.method, call.url, params=params, headers=headers, content=content, extensions=extensions
             )
 
         return build
