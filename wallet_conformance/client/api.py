@@ -333,7 +333,7 @@ class ApiClient:
             extensions: dict[str, Any] = {CALL: call}
             if isinstance(content, HeldBack):
                 extensions[HELD] = content
-            # No params but the call's own: httpx replaces a URL's query with any params given, even none.
+            # No params but the call's own: httpx replaces a URL's query with any params given, even an empty mapping.
             params = call.query or None
             return http.build_request(
                 call.method, call.url, params=params, headers=headers, content=content, extensions=extensions
