@@ -207,6 +207,7 @@ PINNED_IDS = [
     "RES-84",
     "RES-85",
     "RES-86",
+    "RES-87",
     "STA-01",
     "STA-02",
     "STA-03",

@@ -108,7 +108,36 @@ def test_the_rules_declared_on_the_checks_are_held_in_the_registrys_order():
     assert "ERR-08" not in broken_requirements(findings_of(bare))
 
 
-PARTIES = {"RES-68", "RES-82", "RES-83", "RES-84"}
+def test_a_refusals_meta_is_held_at_its_own_level():
+    """A refusal is an envelope (ERR-06, MUST); what its meta holds is ERR-07's and ERR-08's (SHOULD: the error shape
+    is not shown), so a meta without statusCode or success, or with them as strings, fails those alone."""
+    path = "/virtual-accounts/vba-1"
+    for meta, broken in [
+        ({"success": False, "message": "Unauthorized"}, {"ERR-07"}),
+        ({"statusCode": "404", "success": False}, {"ERR-07"}),
+        ({"statusCode": 404}, {"ERR-08"}),
+        ({"statusCode": 404, "success": "false"}, {"ERR-08"}),
+    ]:
+        found = broken_requirements(findings_of(exchange("getWallet", "GET", 404, {"meta": meta, "data": None}, path)))
+        assert found == broken, (meta, found)
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "text", "broken"),
+    [
+        (304, [("etag", '"v1"')], "", set()),  # HTTP gives a 304 no content (RFC 9110 section 15.4.5)
+        (502, [("content-type", "text/html")], "<html>bad gateway</html>", {"ERR-05"}),
+        (504, [("content-type", "text/plain")], "upstream timed out", {"ERR-05"}),
+        (500, [("content-type", "text/html")], "<html>error</html>", {"ERR-05", "ERR-06"}),
+    ],
+)
+def test_an_answer_http_or_a_gateway_gives_no_envelope_is_not_held_to_one(status, headers, text, broken):
+    """A 304 (no content by HTTP) and a gateway's 502 or 504 are no operation's own answer: ERR-06 does not hold them;
+    a 500 is the service's, and is held."""
+    answer = Exchange(
+        "getWallet", "GET", "https://target.invalid/v1/virtual-accounts/vba-1", [], None, status, headers, text, 0.01
+    )
+    assert broken_requirements(findings_of(answer)) == broken
 
 
 def transfer_answer(transaction: dict) -> Exchange:

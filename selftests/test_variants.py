@@ -58,6 +58,13 @@ def credited_by_a_payment(c: ReferenceClient) -> int:
     return c.balance(wallet_id)
 
 
+def inbound_credit_sums(c: ReferenceClient) -> tuple[int, int, int]:
+    """The amount, fee and actualAmount of the credit one inbound payment of the minimum transfer records."""
+    credited_by_a_payment(c)
+    credit = next(entry for entry in c.data("GET", "/transactions") if entry["sourceType"] == "External")
+    return credit["amount"], credit["fee"], credit["actualAmount"]
+
+
 def wallets(c: ReferenceClient, funds: int = 0) -> tuple[str, str]:
     source = c.wallet()["publicId"]
     destination = c.wallet("secondary")["publicId"]
@@ -340,6 +347,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     ],
     Variant.FUNDING_DELAYED: funding_status,
     Variant.INBOUND_PAYMENT_FEE: credited_by_a_payment,
+    Variant.INBOUND_PAYMENT_FEE_NET: inbound_credit_sums,
     Variant.INBOUND_LEVY_DEBITED: credited_by_a_payment,
     Variant.NAME_FILTER_SUBSTRING: lambda c: names(accounts(c, name="pay")),
     Variant.MORE_ACCOUNTS: lambda c: meta(accounts(c))["pagination"]["totalCount"],

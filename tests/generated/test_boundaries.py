@@ -93,7 +93,7 @@ def test_transfer_at_the_edge_of_the_balance(api, resources, generation, request
     generation.run(request, property_, generation.profile.settlements, shrink=False)
 
 
-@pytest.mark.requirement("RES-65", "SVC-25", "END-28", "END-14")
+@pytest.mark.requirement("RES-65", "RES-87", "SVC-25", "END-28", "END-14")
 def test_amounts_across_the_range(api, resources, generation, request):
     """Across the range of amounts, actualAmount is amount plus fee, and settlement moves exactly those sums."""
     walk = AmountRange(api, resources, RANGE_FUNDS)
@@ -108,7 +108,7 @@ def test_amounts_across_the_range(api, resources, generation, request):
         step = walk.step(wanted)
         assume(step.amount >= MINIMUM)  # the wallet holding more holds too little for a minimum transfer
         sent = walk.send(step)
-        amount_range.actual_is_amount_plus_fee(sent, requirement="RES-65")
+        amount_range.actual_is_amount_plus_fee(sent)
         settled = walk.settle(sent)
         amount_range.verify_repeats_the_transfer(settled, requirement="END-28")
         amount_range.moved_actual_and_amount(settled, requirement="SVC-25")
@@ -117,7 +117,7 @@ def test_amounts_across_the_range(api, resources, generation, request):
     generation.run(request, property_, generation.profile.settlements, shrink=False)
 
 
-@pytest.mark.requirement("SVC-26", "RES-65", "END-34")
+@pytest.mark.requirement("SVC-26", "RES-65", "RES-87", "END-34")
 def test_bank_transfer_fees_across_amounts(api, resources, generation, request, observe):
     """A bank transfer's fee is a whole kobo amount of 0 or more; the source is debited by amount plus fee."""
     purse = money.Purse(resources, "bankTransfer")
@@ -137,7 +137,7 @@ def test_bank_transfer_fees_across_amounts(api, resources, generation, request, 
         checks.equals(
             actual,
             amount + fee,
-            requirement="RES-65",
+            requirement=checks.actual_amount_requirement(fee),
             exchange=exchange,
             title=f"actualAmount of a {amount} kobo bank transfer is amount plus fee",
         )

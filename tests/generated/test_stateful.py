@@ -20,6 +20,7 @@ from wallet_conformance.generation import money_model, profiles
     "SVC-31",
     "RES-33",
     "RES-65",
+    "RES-87",
     "END-14",
     "END-16",
     "END-20",

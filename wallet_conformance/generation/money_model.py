@@ -427,7 +427,7 @@ class MoneyMachine(RuleBasedStateMachine):
             checks.equals,
             actual,
             amount + (fee if isinstance(fee, int) else 0),
-            requirement="RES-65",
+            requirement=checks.actual_amount_requirement(fee),
             title="actualAmount is amount plus fee",
             exchange=exchange,
         )

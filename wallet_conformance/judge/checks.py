@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.failures import CannotJudge, ConformanceFailure, check, requirement_of
+from wallet_conformance.judge.refusals import UNAVAILABLE
 from wallet_conformance.judge.rule import rule
 from wallet_conformance.spec import contract, validation
 from wallet_conformance.spec.catalogue import catalogue
@@ -35,10 +36,7 @@ TIMESTAMP_FIELDS = frozenset({"createdAt", "updatedAt", "lastUpdated", "expirati
 # ISO 8601 in UTC with milliseconds, as the document states; read from schemas/common.json.
 TIMESTAMP = re.compile(contract.schema("common.json")["$defs"]["timestamp"]["pattern"])
 CURRENCY = contract.currency()
-# What a refusal is, where the document leaves failure statuses 'not shown': any answer but a success; but a gateway's
-# or an unavailable server's (RFC 9110 sections 15.6.3-15.6.5), which did not take the request up at all.
 NOT_ACCEPTED = "an answer that is no success (no 2xx)"
-UNAVAILABLE = frozenset({502, 503, 504})
 
 
 def fail(
@@ -426,20 +424,46 @@ def _transactions_and_legs(exchange: Exchange) -> list[tuple[str, dict[str, Any]
     return found
 
 
-@rule("RES-65", when="success", name="actualAmount is amount plus fee")
+def actual_amount_requirement(fee: object) -> str:
+    """The requirement that holds a Transaction's actualAmount to amount plus `fee`: RES-65 (MUST) where the fee is 0
+    (or no integer: taken as none), RES-87 (SHOULD) on a debit with a fee, the sum the document shows for the debit it
+    observed with one."""
+    return "RES-87" if type(fee) is int and fee != 0 else "RES-65"
+
+
+@rule("RES-65", when="success", name="actualAmount is amount where no fee")
 @check
-def actual_amount_is_amount_plus_fee(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
-    """Every Transaction of data, debit or credit, and every credit leg, shows actualAmount equal to amount plus fee
-    (amount when fee is 0); one whose three fields are not all integers is not judged here (SVC-21 judges types).
-    Returns the actualAmounts it validated, by path."""
+def actual_amount_without_fee(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
+    """Every Transaction of data, debit or credit, and every credit leg, whose fee is 0 shows actualAmount equal to
+    amount; one whose three fields are not all integers is not judged here (SVC-21 judges types). Returns the
+    actualAmounts it validated, by path."""
+    return _actual_amounts(exchange, lambda path, leg: leg.get("fee") == 0, requirement)
+
+
+@rule("RES-87", when="success", name="a debit's actualAmount is amount plus fee")
+@check
+def debit_actual_amount_is_amount_plus_fee(exchange: Exchange, *, requirement: str | None = None) -> dict[str, int]:
+    """Every debit of data (`entry` debit) with a fee shows actualAmount equal to amount plus fee; a credit with a fee,
+    and a credit leg, are not judged (not shown). Returns the actualAmounts it validated, by path."""
+    return _actual_amounts(
+        exchange,
+        lambda path, leg: not path.endswith(".meta.credit") and leg.get("entry") == "debit" and leg.get("fee") != 0,
+        requirement,
+    )
+
+
+def _actual_amounts(
+    exchange: Exchange, judged: Callable[[str, dict[str, Any]], bool], requirement: str | None
+) -> dict[str, int]:
+    """Every Transaction and credit leg of data that `judged` chooses shows actualAmount equal to amount plus fee."""
     held: dict[str, int] = {}
     for path, leg in _transactions_and_legs(exchange):
         amount, fee, actual = leg.get("amount"), leg.get("fee"), leg.get("actualAmount")
-        if not (type(amount) is int and type(fee) is int and type(actual) is int):
+        if not (type(amount) is int and type(fee) is int and type(actual) is int) or not judged(path, leg):
             continue
         if actual != amount + fee:
             fail(
-                "actualAmount is amount plus fee",
+                "actualAmount is amount plus fee" if fee else "actualAmount is amount where the fee is 0",
                 amount + fee,
                 f"{path}.actualAmount = {actual} (amount {amount}, fee {fee})",
                 exchange,

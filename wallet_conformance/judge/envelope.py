@@ -92,6 +92,12 @@ def _data_array(operation_id: str, requirement: str) -> dict[str, Any]:
     return {"type": "object", "properties": {"data": {"type": "array"}}}
 
 
+def is_shape_problem(problem: validation.SchemaViolation) -> bool:
+    """Whether a problem of envelope.json's root is the envelope's own shape (meta and data, meta an object): what
+    meta holds (statusCode, success) is other requirements', SHOULD on a refusal, whose shape is not shown."""
+    return problem.path == "" or (problem.path == "meta" and problem.keyword == "type")
+
+
 @rule("ERR-06", when="client-error", name="error envelope", where=of_an_operation)
 @rule("SVC-03", when="success", name="json envelope", sufficient=_whole_envelope)
 @check
@@ -106,12 +112,7 @@ def json_envelope(exchange: Exchange, *, requirement: str | None = None) -> dict
             requirement=requirement,
         )
     body = exchange.json
-    # The root of envelope.json also holds meta's own fields: those are other requirements (statusCode, success).
-    shape = [
-        problem
-        for problem in validation.problems(SCHEMA, body)
-        if problem.path == "" or (problem.path == "meta" and problem.keyword == "type")
-    ]
+    shape = [problem for problem in validation.problems(SCHEMA, body) if is_shape_problem(problem)]
     if shape:
         received = sorted(body) if isinstance(body, dict) else type(body).__name__
         fail(

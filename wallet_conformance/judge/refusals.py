@@ -21,12 +21,20 @@ def refusal(exchange: Exchange, case: str) -> Exchange:
     return exchange
 
 
+# What a refusal is, where the document leaves failure statuses 'not shown': any answer but a success; but a gateway's
+# or an unavailable server's (RFC 9110 sections 15.6.3-15.6.5), which did not take the request up at all.
+UNAVAILABLE = frozenset({HTTPStatus.BAD_GATEWAY, HTTPStatus.SERVICE_UNAVAILABLE, HTTPStatus.GATEWAY_TIMEOUT})
+# Answers that are no operation's own envelope: a 413, the refusal of a body's size that a gateway or framework in
+# front of the service answers (ERR-10, SHOULD: its tests judge those, world/bad_requests.py's probes); a 304, which
+# HTTP gives no content (RFC 9110 section 15.4.5), answering a client's conditional request; UNAVAILABLE's.
+NOT_AN_OPERATIONS_OWN = UNAVAILABLE | {HTTPStatus.REQUEST_ENTITY_TOO_LARGE, HTTPStatus.NOT_MODIFIED}
+
+
 def of_an_operation(exchange: Exchange) -> bool:
     """Whether the answer is a documented operation's own (ERR-06, MUST): not one to a request no operation serves (a
-    path no operation has, a method a path does not declare), nor a 413, the refusal of a body's size that a gateway
-    or framework in front of the service answers (ERR-10, SHOULD: its tests judge those, world/bad_requests.py's
-    probes; the exchange judge holds only answers of an operation)."""
-    return exchange.operation_id is not None and exchange.status != HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+    path no operation has, a method a path does not declare), nor one of NOT_AN_OPERATIONS_OWN (the exchange judge
+    holds only answers of an operation)."""
+    return exchange.operation_id is not None and exchange.status not in NOT_AN_OPERATIONS_OWN
 
 
 def has_meta(exchange: Exchange) -> bool:

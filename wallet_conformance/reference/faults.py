@@ -128,10 +128,10 @@ class Fault(Switch):
     INBOUND_SOURCE_TYPE_LOWERCASE = ("RES-62", "Inbound credits say sourceType `external`.")
     LISTED_BANK_DESTINATION_TYPE = ("RES-63", "Listed bank transfers have destinationType `bank_account`.")
     CLIENT_TRANSACTION_MISSING = ("RES-64", "Transactions lack clientTransaction.")
-    ACTUAL_AMOUNT_EXCLUDES_FEE = ("RES-65", "Bank-transfer responses show actualAmount equal to amount.")
+    ACTUAL_AMOUNT_EXCLUDES_FEE = ("RES-87", "Bank-transfer responses show actualAmount equal to amount.")
     CREDIT_LEG_ACTUAL_AMOUNT_ZERO = ("RES-65", "A credit leg (meta.credit) shows actualAmount 0.")
     ACTUAL_AMOUNT_WITHOUT_FEE_IN_TOP_TIER = (
-        "RES-65",
+        "RES-87",
         "Bank transfers in the top fee tier (above 5,000,000 kobo) "
         "show actualAmount equal to amount (the fee is still debited).",
     )

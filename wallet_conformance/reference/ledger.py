@@ -361,7 +361,9 @@ class Ledger:
             live=wallet.live,
             created_at=moment,
         )
-        fee = amount // INBOUND_FEE_DIVISOR if self.variants.on(Variant.INBOUND_PAYMENT_FEE) else 0
+        fee_taken_out = self.variants.on(Variant.INBOUND_PAYMENT_FEE_NET)
+        charged = fee_taken_out or self.variants.on(Variant.INBOUND_PAYMENT_FEE)
+        fee = amount // INBOUND_FEE_DIVISOR if charged else 0
         credited = amount - fee
         balance = wallet.balance
         if not self.faults.on(Fault.FUNDING_NOT_CREDITED):
@@ -375,8 +377,9 @@ class Ledger:
             entry="credit",
             source=source,
             destination=wallet,
-            amount=credited,
+            amount=amount if fee_taken_out else credited,
             fee=fee,
+            fee_taken_out=fee_taken_out,
             fee_reference=f"{self.store.prefixes.fee}{number:010d}" if fee else None,
             balance=balance,
             narration=narration,

@@ -219,10 +219,12 @@ class Transaction:
     held: bool = False
     # Accepted although the balance cannot cover it: it fails at settlement, moving nothing (a variant).
     doomed: bool = False
+    # An inbound credit whose fee is taken out of its amount: actualAmount is what is left (a variant).
+    fee_taken_out: bool = False
 
     @property
     def actual_amount(self) -> int:
-        return self.amount + self.fee
+        return self.amount - self.fee if self.fee_taken_out else self.amount + self.fee
 
     @property
     def source_type(self) -> str:

@@ -157,6 +157,11 @@ class Variant(Switch):
         "An inbound payment is credited less a fee of 1%: the credit's amount is what the wallet gets, its fee the "
         "levy, its actualAmount what was paid.",
     )
+    INBOUND_PAYMENT_FEE_NET = (
+        ACTUAL_AMOUNT,
+        "An inbound payment is credited less a fee of 1%: the credit's amount is what was paid, its fee the levy, its "
+        "actualAmount what the wallet gets (amount less fee).",
+    )
     INBOUND_LEVY_DEBITED = (
         INBOUND,
         "An inbound payment is credited whole, then a levy of 1% is debited from the wallet as a transaction of its "

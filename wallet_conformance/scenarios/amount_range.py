@@ -131,13 +131,14 @@ class AmountRange:
         return lists.walk(self.api, "listWallets", self.scheme, lists.LARGE_PAGE)
 
 
-def actual_is_amount_plus_fee(sent: Sent, *, requirement: str | None = None) -> None:
-    """The answer's actualAmount is amount plus fee (plus 0 when the fee is no integer: another check's concern)."""
+def actual_is_amount_plus_fee(sent: Sent) -> None:
+    """The answer's actualAmount is amount plus fee (plus 0 when the fee is no integer: another check's concern), each
+    fee's requirement's (checks.actual_amount_requirement)."""
     fee = sent.fee
     checks.equals(
         sent.actual,
         sent.step.amount + (fee if isinstance(fee, int) else 0),
-        requirement=requirement,
+        requirement=checks.actual_amount_requirement(fee),
         exchange=sent.exchange,
         title=f"actualAmount of a {sent.step.amount} kobo transfer is amount plus fee ({fee})",
     )
@@ -411,14 +412,15 @@ def fee_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> N
         answer_forms.fee(point.transaction, point.exchange, requirement=requirement)
 
 
-def actual_of_every_point(walk: Magnitudes, *, requirement: str | None = None) -> None:
-    """Every transfer of the walk was answered with actualAmount equal to amount plus fee."""
+def actual_of_every_point(walk: Magnitudes) -> None:
+    """Every transfer of the walk was answered with actualAmount equal to amount plus fee, each fee's requirement's
+    (checks.actual_amount_requirement)."""
     for point in walk.points:
         fee = point.fee if isinstance(point.fee, int) else 0
         checks.equals(
             point.actual,
             point.amount + fee,
-            requirement=requirement,
+            requirement=checks.actual_amount_requirement(fee),
             exchange=point.exchange,
             title=f"actualAmount of a {point.amount} kobo {walk.operation_id} is amount plus fee ({fee})",
         )

@@ -97,8 +97,8 @@ def amount_of(data: Any, name: str, exchange: Exchange) -> int:
 def charged(data: Any, amount: int, exchange: Exchange) -> int:
     """What a transfer of `amount` kobo takes from its source by its own answer: amount plus its fee, which is what
     the document makes actualAmount. The balances are judged against it; whether the answer's actualAmount says the
-    same is RES-65's matter, and whether the fee is 0 or more END-34's. An answer without an integer fee is taken at
-    its actualAmount; one with neither cannot be followed (SVC-21)."""
+    same is RES-65's and RES-87's matter, and whether the fee is 0 or more END-34's. An answer without an integer fee
+    is taken at its actualAmount; one with neither cannot be followed (SVC-21)."""
     data = data if isinstance(data, dict) else {}
     if type(data.get("fee")) is int:
         return amount + data["fee"]
