@@ -15,6 +15,7 @@ from wallet_conformance.judge.exchanges import findings_of
 from wallet_conformance.judge.record_registry import RecordRegistry
 from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.reference.faults import Fault
+from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies
 
 
@@ -138,6 +139,33 @@ def test_an_answer_http_or_a_gateway_gives_no_envelope_is_not_held_to_one(status
         "getWallet", "GET", "https://target.invalid/v1/virtual-accounts/vba-1", [], None, status, headers, text, 0.01
     )
     assert broken_requirements(findings_of(answer)) == broken
+
+
+def test_a_null_pagination_is_no_pagination_object_on_the_bank_list():
+    """The bank list has no pagination object (END-38): none, or a null one as a serialiser writing every field of
+    meta gives it, conforms; an object fails."""
+    banks = ex.envelope([ex.BANK], message="successful")
+    for pagination, broken in [(None, set()), (ex.PAGINATION, {"END-38"})]:
+        banks["meta"]["pagination"] = pagination
+        answer = exchange("listBanks", "GET", 200, banks, "/transactions/banks")
+        assert broken_requirements(findings_of(answer)) == broken, pagination
+
+
+def test_webhooks_held_in_their_normal_form_are_the_webhooks_sent():
+    """An update's answer holding each webhook in its RFC 3986 normal form holds the URLs sent (END-02); another URL
+    does not."""
+    sent = ["HTTPS://Hooks.Example:443", "https://hooks.example/a/./b/%7euser"]
+    for held, broken in [
+        (["https://hooks.example/", "https://hooks.example/a/b/~user"], False),
+        (["https://hooks.example/", "https://hooks.example/a/b/other"], True),
+    ]:
+        account = {**ex.fresh(ex.ACCOUNT), "webhooks": held}
+        body = ex.envelope(account, message=contract.success_message("updateAccount"))
+        answer = exchange("updateAccount", "PATCH", 200, body, f"/accounts/{account['publicId']}", {"webhooks": sent})
+        assert ("END-02" in broken_requirements(findings_of(answer))) is broken, held
+
+
+PARTIES = {"RES-68", "RES-82", "RES-83", "RES-84"}
 
 
 def transfer_answer(transaction: dict) -> Exchange:

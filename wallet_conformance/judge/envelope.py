@@ -75,10 +75,10 @@ def _message_words(operation_id: str, requirement: str) -> dict[str, Any] | None
 
 
 def _pagination_presence(operation_id: str, requirement: str) -> dict[str, Any]:
-    """meta present, holding pagination on the paged lists and not elsewhere."""
+    """meta present, holding pagination on the paged lists and no pagination object elsewhere (none, or null)."""
     if contract.is_paginated(operation_id):
         return in_meta({}, ("pagination",))
-    return {**in_meta({}), "properties": {"meta": {"type": "object", "not": {"required": ["pagination"]}}}}
+    return in_meta({"pagination": {"type": "null"}})
 
 
 def _pagination_fields(operation_id: str, requirement: str) -> dict[str, Any]:
@@ -291,7 +291,8 @@ def message_value(exchange: Exchange, *, requirement: str | None = None) -> str 
 )
 @check
 def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -> None:
-    """meta.pagination is present on the paged lists and absent elsewhere, on an answer whose meta can be read."""
+    """meta.pagination is present on the paged lists, and elsewhere no pagination object (a null one is none: a
+    serialiser may write every field of meta), on an answer whose meta can be read."""
     assert exchange.operation_id is not None  # a rule held on named operations only (Rule.requirement_for)
     paginated = contract.is_paginated(exchange.operation_id)
     present = "pagination" in _meta(exchange)
@@ -303,7 +304,7 @@ def pagination_presence(exchange: Exchange, *, requirement: str | None = None) -
             exchange,
             requirement=requirement,
         )
-    if not paginated and present:
+    if not paginated and exchange.meta.get("pagination") is not None:
         fail(
             f"no pagination object on {exchange.operation_id}",
             "no meta.pagination",

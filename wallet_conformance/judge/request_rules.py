@@ -21,7 +21,7 @@ from referencing.jsonschema import DRAFT202012
 
 from wallet_conformance.client.api import DEFAULT
 from wallet_conformance.client.exchange import Exchange
-from wallet_conformance.judge import checks
+from wallet_conformance.judge import checks, urls
 from wallet_conformance.judge.expiration import expires_expire_in_after_creation, parse_timestamp
 from wallet_conformance.judge.failures import CannotJudge, check
 from wallet_conformance.judge.rule import rule
@@ -449,10 +449,8 @@ def sent_comes_back(exchange: Exchange, *, requirement: str | None = None) -> No
             continue
         if isinstance(sent, list) and not isinstance(held, list):
             continue  # a list shown as another JSON type: the field's type requirement judges that (`typed_by`)
-        if isinstance(sent, list):
-            same = set(map(str, held)) == set(map(str, sent))
-        else:
-            same = held == sent and type(held) is not bool
+        # A list (the webhooks): the same URLs, each in its normal form, in any order.
+        same = urls.same_urls(held, sent) if isinstance(sent, list) else held == sent and type(held) is not bool
         as_sent = (
             isinstance(raw, dict)
             and raw.get(name) != sent

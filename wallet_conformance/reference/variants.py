@@ -143,6 +143,11 @@ class Variant(Switch):
     WEBHOOK_BARE_TRANSACTION = (EVENTS, "Deliveries are the bare Transaction, signed in `x-signature`.")
     WEBHOOK_URLS_CHECKED = (WEBHOOKS, "An update whose webhooks are not all http(s) URLs is refused (ftp:// say).")
     WEBHOOKS_SORTED = (WEBHOOKS, "An account keeps its webhooks sorted, not in the order the update sent them.")
+    WEBHOOKS_NORMALISED = (
+        WEBHOOKS,
+        "An account keeps each webhook in its normal form (RFC 3986): `HTTPS://Hooks.Example:443` as "
+        "`https://hooks.example/`.",
+    )
     RESERVED_WEBHOOK_HOSTS_REFUSED = (
         EVENTS,
         "An update whose webhooks name a reserved host (.invalid, .test, .example, localhost) is refused (400).",

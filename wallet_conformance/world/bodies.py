@@ -11,6 +11,7 @@ import os
 import re
 import secrets
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from wallet_conformance.spec import contract
 
@@ -160,6 +161,13 @@ def webhook_url(run_id: str, path: str, public_url: str | None = None) -> str:
     a reserved host of the run's own."""
     base = public_url.rstrip("/") if public_url else f"https://{run_id}.{WEBHOOK_HOST}"
     return f"{base}/{path}"
+
+
+def in_capitals(url: str) -> str:
+    """The same URL with its scheme and host in capitals, which RFC 3986 reads without regard to case."""
+    parts = urlsplit(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    return urlunsplit((parts.scheme.upper(), f"{userinfo}{at}{host.upper()}", parts.path, parts.query, parts.fragment))
 
 
 def account_update(webhooks: list[str], **overrides: Any) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -54,9 +54,24 @@ def _webhooks(call: Call, body: fields.Body) -> list[str]:
         raise invalid("webhooks", "must hold absolute http(s) URLs")
     if call.variants.on(Variant.RESERVED_WEBHOOK_HOSTS_REFUSED) and any(_reserved(url) for url in webhooks):
         raise invalid("webhooks", "must not name a reserved host")
+    if call.variants.on(Variant.WEBHOOKS_NORMALISED):
+        webhooks = [_normal_url(url) for url in webhooks]
     if call.variants.on(Variant.WEBHOOKS_SORTED):
         webhooks = sorted(webhooks)
     return webhooks
+
+
+def _normal_url(url: str) -> str:
+    """A URL as a URL type of a web framework keeps it: scheme and host in lower case, no default port, a path."""
+    parts = urlsplit(url)
+    if not parts.netloc or parts.hostname is None:
+        return url
+    scheme, host = parts.scheme.lower(), f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    default = {"http": 80, "https": 443}.get(scheme)
+    port = f":{parts.port}" if parts.port is not None and parts.port != default else ""
+    userinfo = parts.netloc.rpartition("@")[0]
+    netloc = f"{userinfo}@{host}{port}" if userinfo else f"{host}{port}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, parts.fragment))
 
 
 @operation("updateAccount")
