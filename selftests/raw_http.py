@@ -1,6 +1,7 @@
-"""HTTP/1.1 on raw sockets, for the proxy's hostile self-tests (selftests/test_proxy_hostile.py): an upstream that logs
-every request it reads, as it read it, and answers the exact bytes a script gives; and a client that sends exact
-bytes and reads whatever comes back, within a deadline."""
+"""HTTP/1.1 on raw sockets, for the hostile self-tests of the proxy (selftests/test_proxy_hostile.py) and of the
+client's transports (selftests/test_client_transports.py): an upstream that logs every request it reads, as it read
+it, and answers the exact bytes a script gives; and a client that sends exact bytes and reads whatever comes back,
+within a deadline."""
 
 from __future__ import annotations
 

@@ -5,21 +5,29 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
+from selftests.raw_http import RawUpstream, Received
 from wallet_conformance.client.api import MAX_TRANSPORT_FAILURES, ApiClient, NotSent, RateLimited
 from wallet_conformance.client.bound import Bound
 from wallet_conformance.client.call import CALL, Call, exchange_of
+from wallet_conformance.client.errors import NoAnswer
 from wallet_conformance.client.exchange import Exchange
-from wallet_conformance.client.transports import Policies, layered
+from wallet_conformance.client.transports import Policies, layered, network
 from wallet_conformance.client.transports.breaker import SERVER_ERROR_WINDOW, Breaker
 from wallet_conformance.client.transports.rate_limit import RateLimits
 
 KEY = "sk_test_transport_layers_0123456789"
 BANKS = {"data": [], "meta": {}}
+# A request's timeout in the hang tests; how long such a test lets it wait before taking it for hung; and how long a
+# trickling target keeps trickling (longer than that: a client that waits for it is seen waiting).
+TIMEOUT = 1.0
+HUNG = 5.0
+TRICKLE = 8.0
 
 
 @pytest.fixture
@@ -213,3 +221,82 @@ def test_the_breaker_counts_its_window_while_other_threads_answer() -> None:
     assert not errors, errors
     breaker.answered(503)
     assert breaker.server_errors == 1 and len(breaker.recent_statuses) == SERVER_ERROR_WINDOW
+
+
+def trickled(head: bytes, piece: bytes) -> Iterator[bytes]:
+    """`head`, then `piece` every tenth of a second for TRICKLE seconds."""
+    yield head
+    ends = time.monotonic() + TRICKLE
+    while time.monotonic() < ends:
+        time.sleep(0.1)
+        yield piece
+
+
+def sent_to(answer: Iterator[bytes], key: str = KEY) -> tuple[BaseException | None, float]:
+    """What a request with `key` to a target answering `answer` ends with (None: an answer), and in how many seconds;
+    fails the test when it still waits after HUNG seconds."""
+    outcome: list[BaseException | None] = []
+    with RawUpstream(lambda _: answer) as upstream:
+        client = ApiClient(upstream.base_url, KEY, timeout=TIMEOUT)
+
+        def send() -> None:
+            try:
+                client.request("GET", "/transactions/banks", key=key)
+                outcome.append(None)
+            except Exception as error:
+                outcome.append(error)
+
+        started = time.perf_counter()
+        thread = threading.Thread(target=send, daemon=True)
+        thread.start()
+        thread.join(HUNG)
+        took = time.perf_counter() - started
+        assert outcome, f"the request still waits after {HUNG:g} s with a timeout of {TIMEOUT:g} s"
+        client.close()
+    return outcome[0], took
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param((b"", b"HTTP/1.1 102 Processing\r\n\r\n"), id="1xx-forever"),
+        pytest.param((b"HTTP/1.1 200 OK\r\n", b"x"), id="head-trickled"),
+        pytest.param((b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n", b"1\r\n \r\n"), id="body-trickled"),
+    ],
+)
+def test_a_trickled_answer_ends_at_the_request_timeout(answer: tuple[bytes, bytes]) -> None:
+    """An answer that keeps coming a little at a time, 1xx answers, its head or its body, fails as unanswered within
+    the request's timeout: the whole answer has that time, not each read."""
+    error, took = sent_to(trickled(*answer))
+    assert isinstance(error, NoAnswer) and f"no full answer within {TIMEOUT:g} s" in str(error), error
+    assert TIMEOUT - 0.1 < took < TIMEOUT + 1
+
+
+def test_an_answer_on_a_kept_connection_is_read_whole() -> None:
+    """Two requests over one kept connection are each answered whole, the answer's deadline notwithstanding."""
+    body = b'{"data": [], "meta": {}}'
+    head = f"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n"
+
+    def answer(_: Received) -> bytes:
+        return head.encode() + body
+
+    with RawUpstream(answer) as upstream:
+        client = ApiClient(upstream.base_url, KEY, timeout=TIMEOUT)
+        exchanges = [client.request("GET", "/transactions/banks") for _ in range(2)]
+        client.close()
+    assert [exchange.json for exchange in exchanges] == [BANKS, BANKS]
+    assert [request.connection for request in upstream.received] == [1, 1]
+
+
+def test_the_pools_httpx_builds_stop_at_the_answer_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every connection pool httpx builds for a client, its own and one per proxy the environment names, gets the
+    answer deadline's network backend: the places inside httpx and httpcore client/transports/network.py reaches are
+    where it reaches them."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    with network.bounded(httpx.Client()) as client:
+        pools = network.pools(client)
+        assert len(pools) == 2 and all(isinstance(pool._network_backend, network.DeadlineBackend) for pool in pools)

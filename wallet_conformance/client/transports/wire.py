@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import httpx
 
+from wallet_conformance.client.transports import network
+
 
 class ClientTransport(httpx.BaseTransport):
     """A request sent through a plain httpx.Client, unchanged (`send(stream=True)`), so that httpx chooses the transport
     as it chooses one for any client: its connection pool (keep-alive as the client's limits say), the environment's
-    HTTP(S)_PROXY and NO_PROXY, a transport given instead. That client shares its cookie jar with the client the
-    layers serve, so that every answer's cookies are kept as they come."""
+    HTTP(S)_PROXY and NO_PROXY, a transport given instead. Its connections stop at the answer's deadline
+    (network.py). That client shares its cookie jar with the client the layers serve, so that every answer's cookies
+    are kept as they come."""
 
     def __init__(self, client: httpx.Client) -> None:
-        self.client = client
+        self.client = network.bounded(client)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         return self.client.send(request, stream=True)
