@@ -272,6 +272,21 @@ def test_a_trickled_answer_ends_at_the_request_timeout(answer: tuple[bytes, byte
     assert TIMEOUT - 0.1 < took < TIMEOUT + 1
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param((b"", b"HTTP/1.1 100 Continue\r\n\r\n"), id="100-forever"),
+        pytest.param((b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n", b"1\r\n \r\n"), id="body-trickled"),
+    ],
+)
+def test_a_trickled_answer_to_a_request_sent_plain_ends_at_the_request_timeout(answer: tuple[bytes, bytes]) -> None:
+    """The same through http.client (a key with whitespace around it, client/plain_transport.py): 100 Continue
+    answers or a body trickled in fail as unanswered within the request's timeout."""
+    error, took = sent_to(trickled(*answer), key=f" {KEY}\t")
+    assert isinstance(error, NoAnswer) and f"no full answer within {TIMEOUT:g} s" in str(error), error
+    assert TIMEOUT - 0.1 < took < TIMEOUT + 1
+
+
 def test_an_answer_on_a_kept_connection_is_read_whole() -> None:
     """Two requests over one kept connection are each answered whole, the answer's deadline notwithstanding."""
     body = b'{"data": [], "meta": {}}'

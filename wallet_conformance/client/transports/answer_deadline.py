@@ -1,8 +1,8 @@
 """When the answer a thread is waiting for must be whole: from sending its request to the last byte of its body,
 head and 1xx answers included, within the request's timeout (the read layer sets it, reading.py).
 
-httpx's wire reads it at every step, through its connections' network backend (network.py). A step with no time left
-fails as a timed-out one does.
+The wires read it at every step: httpx's through its connections' network backend (network.py), the plain transport
+through a watchdog (client/plain_transport.py). A step with no time left fails as a timed-out one does.
 """
 
 from __future__ import annotations
