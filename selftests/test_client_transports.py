@@ -6,6 +6,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -15,11 +16,13 @@ from selftests.raw_http import RawUpstream, Received
 from wallet_conformance.client.api import MAX_TRANSPORT_FAILURES, ApiClient, NotSent, RateLimited
 from wallet_conformance.client.bound import Bound
 from wallet_conformance.client.call import CALL, Call, exchange_of
-from wallet_conformance.client.errors import NoAnswer
+from wallet_conformance.client.errors import NoAnswer, ProxyBypassed, TargetError
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.transports import Policies, layered, network
 from wallet_conformance.client.transports.breaker import SERVER_ERROR_WINDOW, Breaker
 from wallet_conformance.client.transports.rate_limit import RateLimits
+from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.world import key_probes
 
 KEY = "sk_test_transport_layers_0123456789"
 BANKS = {"data": [], "meta": {}}
@@ -303,15 +306,39 @@ def test_an_answer_on_a_kept_connection_is_read_whole() -> None:
     assert [request.connection for request in upstream.received] == [1, 1]
 
 
-def test_the_pools_httpx_builds_stop_at_the_answer_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every connection pool httpx builds for a client, its own and one per proxy the environment names, gets the
-    answer deadline's network backend: the places inside httpx and httpcore client/transports/network.py reaches are
-    where it reaches them."""
+@pytest.fixture
+def proxy_for_https(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The environment names a proxy (one that is not there) for https URLs, none for localhost."""
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     monkeypatch.setenv("NO_PROXY", "localhost")
+
+
+@pytest.mark.usefixtures("proxy_for_https")
+def test_the_pools_httpx_builds_stop_at_the_answer_deadline() -> None:
+    """Every connection pool httpx builds for a client, its own and one per proxy the environment names, gets the
+    answer deadline's network backend, and the proxy httpx sends a URL through is seen: the places inside httpx and
+    httpcore client/transports/network.py reaches are where it reaches them."""
     with network.bounded(httpx.Client()) as client:
         pools = network.pools(client)
         assert len(pools) == 2 and all(isinstance(pool._network_backend, network.DeadlineBackend) for pool in pools)
+        assert network.proxied(client, httpx.URL("https://target.example/v1"))
+        assert not network.proxied(client, httpx.URL("https://localhost/v1"))
+        assert not network.proxied(client, httpx.URL("http://target.example/v1"))
+
+
+@pytest.mark.usefixtures("proxy_for_https")
+def test_a_request_sent_plain_is_not_sent_past_the_proxy() -> None:
+    """Where the environment names a proxy for the target, a key with whitespace around it is not sent (http.client
+    would go past the proxy) and the AUTH-08 probe cannot judge; other requests go through the proxy."""
+    client = ApiClient("https://target.example/v1", KEY, timeout=TIMEOUT)
+    with pytest.raises(ProxyBypassed, match="not sent"):
+        client.request("GET", "/transactions/banks", key=f" {KEY}\t")
+    fixtures = {"api": client, "target": SimpleNamespace(secret_key=KEY)}
+    with pytest.raises(CannotJudge, match="past the proxy"):
+        key_probes.probe(fixtures.__getitem__, "listBanks", key_probes.WHITESPACE)
+    with pytest.raises(TargetError, match="Connection refused"):  # the proxy named is not there
+        client.request("GET", "/transactions/banks")
+    client.close()

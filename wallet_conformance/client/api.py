@@ -21,6 +21,7 @@ from wallet_conformance.client.bound import Bound
 from wallet_conformance.client.call import CALL, HELD, Call, HeldBack, exchange_of
 from wallet_conformance.client.cookies import SetCookieClient
 from wallet_conformance.client.errors import NotSent as NotSent
+from wallet_conformance.client.errors import ProxyBypassed as ProxyBypassed
 from wallet_conformance.client.errors import RateLimited as RateLimited
 from wallet_conformance.client.errors import TargetError as TargetError
 from wallet_conformance.client.errors import Unanswered as Unanswered
@@ -303,10 +304,22 @@ class ApiClient:
         sent_headers.update(headers or {})
         query = {name: _query_value(value) for name, value in (params or {}).items()}
         plain = any(isinstance(value, str) and value != value.strip() for value in sent_headers.values())
+        if plain and self.proxied(url):
+            raise ProxyBypassed(
+                f"{method} {redact(url)} not sent: a header value with whitespace around it goes through the standard "
+                "library's http.client, which would not go through the proxy the environment names for the target "
+                "(HTTP_PROXY, HTTPS_PROXY or ALL_PROXY; NO_PROXY)"
+            )
         http = self._plain if plain else self._connection()[0]
         build = self._builder(http, held=not plain)
         call = Call(method, url, query, sent_headers, payload, body, operation_id, build, awaited, padding)
         return exchange_of(http.send(call.copy()))
+
+    def proxied(self, url: str | None = None) -> bool:
+        """Whether this client's requests for `url` (the base URL) go through a proxy the environment names; a request
+        with a header value that has whitespace around it is then not sent (ProxyBypassed)."""
+        wire = self._layers.wire
+        return isinstance(wire, ClientTransport) and wire.proxied(httpx.URL(url or self.base_url))
 
     def _keep(self, exchange: Exchange, call: Call, url: httpx.URL) -> None:
         """The exchange a request ends with, completed with what this client knows (the body's padding, where its key

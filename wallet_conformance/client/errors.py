@@ -1,7 +1,7 @@
 """What the client raises when a request gets no usable answer: the target unreachable or refusing a setup step
 (TargetError), a request not sent because the run is stopping (NotSent), the silence of one operation (Unanswered), a
-429 it could not wait out (RateLimited); and, inside the client's transports, a copy left without an answer (NoAnswer,
-Closed)."""
+429 it could not wait out (RateLimited), a request it will not send past the environment's proxy (ProxyBypassed); and,
+inside the client's transports, a copy left without an answer (NoAnswer, Closed)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,12 @@ class Unanswered(TargetError):
 class RateLimited(TargetError):
     """A 429 the client could not wait out (--rate-limit-wait, Retry-After beyond its bounds): the test cannot judge
     a throttled answer, and the run stops after it (plugin/running.py)."""
+
+
+class ProxyBypassed(TargetError):
+    """A request the client will not send plain (a header value with whitespace around it, which only http.client
+    writes): the environment names a proxy for the target, and http.client would go past it, to the target's host as
+    this machine resolves and reaches it, not as the run's other requests do."""
 
 
 class NoAnswer(TargetError):

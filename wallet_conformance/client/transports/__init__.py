@@ -48,10 +48,11 @@ class Policies:
 @dataclass(frozen=True)
 class Layers:
     """The layers around one wire: `outer`, the transport a client sends through; `copy`, where one copy of a request
-    is sent as it is (captured, not kept, neither waited on again nor past a 429: a cheap read)."""
+    is sent as it is (captured, not kept, neither waited on again nor past a 429: a cheap read); `wire` itself."""
 
     outer: httpx.BaseTransport
     copy: httpx.BaseTransport
+    wire: httpx.BaseTransport
 
 
 def layered(wire: httpx.BaseTransport, policies: Policies) -> Layers:
@@ -62,4 +63,4 @@ def layered(wire: httpx.BaseTransport, policies: Policies) -> Layers:
     )
     silence = SilenceTransport(copy, policies.timeout, policies.breaker, policies.unanswered, policies.cheap_read)
     outer = KeepTransport(RateLimitWaitTransport(silence, policies.rate_limits, policies.bound), policies.keep)
-    return Layers(outer, copy)
+    return Layers(outer, copy, wire)

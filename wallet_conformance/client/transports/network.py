@@ -1,5 +1,5 @@
-"""httpx's connections made to stop at the answer's deadline (answer_deadline.py): the one place the client reaches
-past httpx's public API.
+"""httpx's connections made to stop at the answer's deadline (answer_deadline.py), and whether httpx sends a URL
+through a proxy: the one place the client reaches past httpx's public API.
 
 httpcore reads an answer's head with its per-read timeout on each read and passes over any number of 1xx answers,
 so a target trickling its head, or sending 1xx answers forever, holds a request that only has a read timeout for
@@ -91,3 +91,8 @@ def bounded(client: httpx.Client) -> httpx.Client:
         if not isinstance(backend, DeadlineBackend):
             pool._network_backend = DeadlineBackend(backend)
     return client
+
+
+def proxied(client: httpx.Client, url: httpx.URL) -> bool:
+    """Whether `client` sends a request for `url` through a proxy the environment names, as httpx decides it."""
+    return client._transport_for_url(url) is not client._transport

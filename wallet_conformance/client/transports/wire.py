@@ -20,5 +20,10 @@ class ClientTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         return self.client.send(request, stream=True)
 
+    def proxied(self, url: httpx.URL) -> bool:
+        """Whether a request for `url` goes through a proxy the environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY;
+        NO_PROXY)."""
+        return network.proxied(self.client, url)
+
     def close(self) -> None:
         self.client.close()
