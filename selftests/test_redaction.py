@@ -2,22 +2,43 @@
 
 from __future__ import annotations
 
+import json
+from urllib.parse import quote, quote_plus
+
+import httpx
+
 from selftests.suite_runs import run_suite, tail
 from selftests.tenants import reference_with_second_key
+from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.curl import curl_command
 from wallet_conformance.client.exchange import Exchange
+from wallet_conformance.client.har.entry import entry
 from wallet_conformance.client.redaction import (
     LEARNT_AT_MOST,
     PLACEHOLDER,
     Secrets,
+    activate,
+    deactivate,
     redact,
     redact_headers,
     register_secret,
 )
+from wallet_conformance.client.replay import script, steps_of
+from wallet_conformance.judge.judgement import Judgement
+from wallet_conformance.judge.session import exchange_line
 from wallet_conformance.reference import ReferenceServer
 
 KEY = "sk_test_selftest_do_not_leak_5f3a9c"
 SECOND_KEY = "sk_test_selftest_second_do_not_leak_8e2d47"
+# A base64-style key: URL-encoding changes its `+`, `/` and `=`.
+ENCODED_KEY = "sk_test_b64+Key/do_not_leak+5f3a=="
+
+
+def encoded_leaks(text: str, key: str = ENCODED_KEY) -> list[str]:
+    """The URL encodings of all of `key` but its last character (so of the key and of every near-copy of it) that
+    `text` holds, with upper- or lower-case hex."""
+    forms = {quote(key[:-1], safe=""), quote_plus(key[:-1], safe="")}
+    return [form for form in {*forms, *(form.lower() for form in forms)} if form in text or form in text.lower()]
 
 
 def test_registered_secret_is_replaced_everywhere_in_text():
@@ -134,3 +155,30 @@ def test_failing_run_leaks_no_second_key(tmp_path):
     leaks = [path.name for path in written if SECOND_KEY[:-1].encode() in path.read_bytes()]
     assert leaks == [] and SECOND_KEY[:-1] not in process.stdout + process.stderr
     assert PLACEHOLDER in process.stdout
+
+
+def test_a_key_that_url_encoding_changes_is_written_in_no_encoding(tmp_path):
+    """A key holding `+`, `/` and `=` sent in the query (the AUTH-01 probe) is in no encoding in the exchange's
+    URL, its description and curl line, its HAR entry, its replay, or its line of the record; the placeholder is."""
+    secrets = Secrets()
+    activate(secrets)
+    try:
+        secrets.add_key(ENCODED_KEY)
+        answer = httpx.MockTransport(lambda request: httpx.Response(200, json={"data": [], "meta": {}}))
+        client = ApiClient("http://target/v1", ENCODED_KEY, transport=answer)
+        exchange = client.call("listBanks", key=None, params={"key": ENCODED_KEY, "apiKey": ENCODED_KEY.swapcase()})
+        judgement = Judgement(tmp_path / "judgement.jsonl")
+        judgement.add(exchange_line(exchange, (), taken=True))
+        judgement.close()
+        replay = script(steps_of([exchange], failing={0}), test="t", failed=["AUTH-01"], base_url="http://target/v1")
+    finally:
+        deactivate(secrets)
+    written = {
+        "url": exchange.url,
+        "description": exchange.describe(),
+        "HAR entry": json.dumps(entry(exchange)),
+        "replay": replay,
+        "record": (tmp_path / "judgement.jsonl").read_text(),
+    }
+    assert {name: encoded_leaks(text) for name, text in written.items() if encoded_leaks(text)} == {}
+    assert PLACEHOLDER in exchange.url and PLACEHOLDER in exchange.curl()

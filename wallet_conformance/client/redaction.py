@@ -6,8 +6,11 @@ so a new report or log line cannot leak a key it never received.
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from collections.abc import Iterable
+from urllib.parse import quote, quote_plus
 
 from wallet_conformance.client.near_copies import every_near_copy
 from wallet_conformance.client.personal import Masking
@@ -19,18 +22,53 @@ PLACEHOLDER = "<SECRET_KEY>"
 # words or the structure of a report or a HAR; and how many such keys a run learns (the others are counted).
 LEARNABLE = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
 LEARNT_AT_MOST = 1_000
+# What httpx leaves as it is in a URL's path and in a query given whole (the WHATWG percent-encode sets; "%" stays, as
+# httpx keeps an escape already there); a query parameter's value it writes as quote_plus does.
+_PATH_SAFE = "".join(char for char in map(chr, range(0x21, 0x7F)) if char not in '"#<>?`{}')
+_QUERY_SAFE = "".join(char for char in map(chr, range(0x21, 0x7F)) if char not in '"#<>')
+_HEX_ESCAPE = re.compile("%[0-9A-F]{2}")
 SECRET_HEADERS = frozenset(
     {"x-service-key", "authorization", "proxy-authorization", "cookie", "set-cookie", "x-wallet-signature"}
 )
 
 
+def written_forms(value: str) -> set[str]:
+    """Every way the suite's outputs can write `value`: as it is; percent-encoded as a whole (`quote`), as a query
+    parameter (`quote_plus`), in a URL's path or query as httpx writes them, each with upper- and lower-case hex; and
+    each of those escaped in a JSON string (ASCII only or not), in HTML and in XML."""
+    percent = {
+        quote(value, safe=""),
+        quote_plus(value, safe=""),
+        quote(value, safe=_PATH_SAFE),
+        quote(value, safe=_QUERY_SAFE),
+    }
+    plain = {value, *percent, *(_HEX_ESCAPE.sub(lambda match: match.group().lower(), form) for form in percent)}
+    escaped = (escape(form) for form in plain for escape in (_json_ascii, _json, html.escape, _xml))
+    return {*plain, *escaped}
+
+
+def _json_ascii(text: str) -> str:
+    return json.dumps(text)[1:-1]
+
+
+def _json(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _xml(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
 class Secrets:
-    """The secret values of one run (its keys, their near-copies, the keys recorded traffic carries), longest first,
-    so that a key is replaced whole before any shorter secret inside it."""
+    """The secret values of one run (its keys, their near-copies, the keys recorded traffic carries), each in every
+    form an output can write it (`written_forms`), longest first, so that a key is replaced whole before any shorter
+    secret inside it."""
 
     def __init__(self, masking: Masking | None = None) -> None:
         self._values: set[str] = set()
+        self._forms: set[str] = set()
         self._longest_first: tuple[str, ...] = ()
+        self._without_escapes: tuple[str, ...] = ()  # those holding no "%": all a text without one can hold
         self.masking = masking  # personal data masked in outputs (the proxy, --har), or kept (None)
         self.learnt = 0  # keys learnt from traffic
         self.not_learnt = 0  # keys of the traffic past LEARNT_AT_MOST, or not of a key's form
@@ -53,7 +91,9 @@ class Secrets:
             if len(value) < MIN_KEY_LENGTH:
                 raise ValueError(f"a secret key shorter than {MIN_KEY_LENGTH} characters cannot be redacted reliably")
             self._values.add(value)
-            self._longest_first = tuple(sorted(self._values, key=len, reverse=True))
+            self._forms |= written_forms(value)
+            self._longest_first = tuple(sorted(self._forms, key=len, reverse=True))
+            self._without_escapes = tuple(form for form in self._longest_first if "%" not in form)
 
     def add_key(self, value: str | None) -> None:
         """Remember a secret key, and its near-copies (near_copies.py) that the key probes send: a target that echoes
@@ -67,7 +107,8 @@ class Secrets:
 
     def redact(self, text: str, more: Iterable[str] = ()) -> str:
         """`text` with each of these secrets (and of `more`) replaced by the placeholder."""
-        secrets = self._longest_first
+        # Most texts hold no percent escape: the escaped forms need no search there (redaction runs on every exchange).
+        secrets = self._longest_first if "%" in text else self._without_escapes
         if more:
             secrets = tuple(sorted({*secrets, *filter(None, more)}, key=len, reverse=True))
         for secret in secrets:
