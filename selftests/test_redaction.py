@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import httpx
@@ -32,6 +33,7 @@ KEY = "sk_test_selftest_do_not_leak_5f3a9c"
 SECOND_KEY = "sk_test_selftest_second_do_not_leak_8e2d47"
 # A base64-style key: URL-encoding changes its `+`, `/` and `=`.
 ENCODED_KEY = "sk_test_b64+Key/do_not_leak+5f3a=="
+FUNDING_TOKEN = "fund_token_do_not_leak_7c1e"
 
 
 def encoded_leaks(text: str, key: str = ENCODED_KEY) -> list[str]:
@@ -182,3 +184,42 @@ def test_a_key_that_url_encoding_changes_is_written_in_no_encoding(tmp_path):
     }
     assert {name: encoded_leaks(text) for name, text in written.items() if encoded_leaks(text)} == {}
     assert PLACEHOLDER in exchange.url and PLACEHOLDER in exchange.curl()
+
+
+def test_a_funding_urls_token_and_an_encoded_key_are_written_nowhere(tmp_path):
+    """A run whose key URL-encoding changes, sent in the query of a bank list that answers it, with a funding URL
+    carrying a token, writes neither the key (in any encoding) nor the token: terminal, every report, the HAR."""
+    with ReferenceServer(secret_key=ENCODED_KEY, faults=["no-auth-on-bank-list"]) as server:
+        process, report, _ = run_suite(
+            tmp_path,
+            "--base-url",
+            server.base_url,
+            "--secret-key",
+            ENCODED_KEY,
+            "--funding-url",
+            f"{server.funding_url}?token={FUNDING_TOKEN}",
+            "--record-har",
+            str(tmp_path / "run.har"),
+            "--junitxml",
+            str(tmp_path / "junit.xml"),
+            "-k",
+            "test_key_outside_its_header_is_refused and listBanks",
+            paths=("tests/test_authentication.py",),
+        )
+    assert report is not None and report["outcome"]["must_failed"], tail(process)
+    written = {path.name: path.read_text() for path in Path(tmp_path).iterdir() if path.is_file()}
+    written["terminal"] = process.stdout + process.stderr
+    assert {"run.har", "junit.xml", "conformance.md", "conformance.html", "judgement.jsonl"} <= set(written)
+    leaks = {name: encoded_leaks(text) for name, text in written.items() if encoded_leaks(text)}
+    leaks |= {name: [FUNDING_TOKEN] for name, text in written.items() if FUNDING_TOKEN in text}
+    assert leaks == {}
+    assert f"?token={PLACEHOLDER}" in written["conformance.md"]
+
+
+def test_a_funding_urls_password_and_tokens_are_secrets_and_its_words_are_not():
+    """A funding URL's password and each query value of a token's form are redacted, as written and decoded; a short
+    value (`env=sandbox`) is not, as it may be any word an exchange holds."""
+    secrets = Secrets()
+    secrets.add_url(f"https://hook:pass%2Bword@h/sandbox/fund?env=sandbox&token={FUNDING_TOKEN}%2B1")
+    text = f"pass%2Bword pass+word env=sandbox {FUNDING_TOKEN}%2B1 {FUNDING_TOKEN}+1"
+    assert secrets.redact(text) == f"{PLACEHOLDER} {PLACEHOLDER} env=sandbox {PLACEHOLDER} {PLACEHOLDER}"

@@ -17,7 +17,8 @@ from wallet_conformance import cli
 from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.exchange import Exchange, ExchangeLog
 from wallet_conformance.client.near_copies import NEAR_COPIES, near_copy
-from wallet_conformance.client.replay import END, script, steps_of
+from wallet_conformance.client.redaction import Secrets, activate, deactivate, redact
+from wallet_conformance.client.replay import END, FUNDING_VARIABLE, script, steps_of
 from wallet_conformance.client.target import Target
 from wallet_conformance.plugin import replays
 from wallet_conformance.reference.faults import Fault
@@ -166,6 +167,22 @@ def test_a_replay_chains_assigned_identifiers_and_sends_each_form_of_the_key(tmp
             ["bash", "-c", f'{near}\nnear {kind} "$1"', "-", key], capture_output=True, text=True, check=True
         ).stdout.strip()
         assert shell == near_copy(key, kind), kind
+
+
+def test_a_funding_hook_with_a_token_is_sent_through_its_variable():
+    """A funding URL carrying a token (a secret of the run) is sent as the funding variable in a replay, whose
+    exchange holds it redacted; the token is not in the script."""
+    token = "fund_token_do_not_leak_0123456789"
+    funding_url = f"http://hook/sandbox/fund?token={token}"
+    secrets = Secrets()
+    secrets.add_url(funding_url)
+    activate(secrets)
+    try:
+        funded = _exchange("POST", redact(funding_url), 200, {"meta": {}}, {"walletId": "vba-1", "amount": 100})
+        text = script(steps_of([funded]), test="t", failed=["SVC-24"], base_url="http://x/v1", funding_url=funding_url)
+    finally:
+        deactivate(secrets)
+    assert f'send 1 POST "${{{FUNDING_VARIABLE}}}" ' in text and token not in text
 
 
 def test_answers_are_compared_but_for_what_a_target_assigns():

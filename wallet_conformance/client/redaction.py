@@ -10,11 +10,11 @@ import html
 import json
 import re
 from collections.abc import Iterable
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 from wallet_conformance.client.near_copies import every_near_copy
 from wallet_conformance.client.personal import Masking
-from wallet_conformance.settings import MIN_KEY_LENGTH
+from wallet_conformance.settings import MIN_KEY_LENGTH, Settings
 
 PLACEHOLDER = "<SECRET_KEY>"
 # What a key carried by traffic (not given to the run) must look like to be learnt: long enough, and of the characters
@@ -60,9 +60,9 @@ def _xml(text: str) -> str:
 
 
 class Secrets:
-    """The secret values of one run (its keys, their near-copies, the keys recorded traffic carries), each in every
-    form an output can write it (`written_forms`), longest first, so that a key is replaced whole before any shorter
-    secret inside it."""
+    """The secret values of one run (its keys, their near-copies, the keys recorded traffic carries, the tokens of its
+    funding hook's URL), each in every form an output can write it (`written_forms`), longest first, so that a key is
+    replaced whole before any shorter secret inside it."""
 
     def __init__(self, masking: Masking | None = None) -> None:
         self._values: set[str] = set()
@@ -104,6 +104,30 @@ class Secrets:
             for copy in every_near_copy(value):
                 if len(copy) >= MIN_KEY_LENGTH:
                     self.add(copy)
+
+    def add_url(self, url: str | None) -> None:
+        """Remember the secrets a URL given to the run carries (a funding hook's `?token=`): its password, and each
+        value of its query that has a token's form (LEARNABLE), as written and decoded. A shorter value (`env=sandbox`,
+        `v=2`) is left as it is: the judges read exchanges redacted, and it may be any word or number of theirs."""
+        if not url:
+            return
+        parts = urlsplit(url)
+        if parts.password and len(unquote(parts.password)) >= MIN_KEY_LENGTH:
+            self.add(parts.password)
+            self.add(unquote(parts.password))
+        for pair in parts.query.split("&"):
+            written = pair.partition("=")[2] if "=" in pair else pair
+            for value in {unquote(written), unquote(written.replace("+", " "))}:
+                if LEARNABLE.fullmatch(value):
+                    self.add(written)
+                    self.add(value)
+
+    def add_given(self, settings: Settings) -> None:
+        """Remember the secrets the options give: the keys (add_key) and the tokens of the funding hook's URL
+        (add_url)."""
+        self.add_key(settings.secret_key)
+        self.add_key(settings.second_secret_key)
+        self.add_url(settings.funding_url)
 
     def redact(self, text: str, more: Iterable[str] = ()) -> str:
         """`text` with each of these secrets (and of `more`) replaced by the placeholder."""

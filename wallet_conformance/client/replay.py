@@ -20,6 +20,7 @@ from wallet_conformance.client.api import KEY_VARIABLE
 from wallet_conformance.client.curl import NOISE
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.near_copies import KEY_MARK
+from wallet_conformance.client.redaction import redact
 from wallet_conformance.settings import variable_of
 
 BASE_VARIABLE = variable_of("--base-url")
@@ -85,6 +86,7 @@ def script(
     """The replay of `steps` as a bash script: of `test`, which failed the requirements `failed`; `note`, a line more
     on where it was seen."""
     chained = _chained(steps)
+    funding_url = redact(funding_url) if funding_url else None  # as the exchanges' URLs hold it: its token redacted
     used_keys = sorted({step.exchange.key_variable or KEY_VARIABLE for step in steps if step.exchange.keyed})
     forms = {
         form

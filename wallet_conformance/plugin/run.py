@@ -157,8 +157,7 @@ def build(config: pytest.Config, settings: Settings, sends_requests: bool, gate:
         masking = Masking() if settings.mask_personal_data else None
     secrets = Secrets(masking)
     activate(secrets)  # until the run is closed (plugin/session.py)
-    secrets.add_key(settings.secret_key)
-    secrets.add_key(settings.second_secret_key)
+    secrets.add_given(settings)
     target, server, not_run = None, None, None
     if worker is not None:
         target = Target(**worker[WORKER_TARGET]) if worker.get(WORKER_TARGET) else None

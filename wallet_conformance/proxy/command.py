@@ -77,8 +77,7 @@ def main(arguments: list[str], say: Callable[[str], None] | None = None) -> int:
         try:
             config, settings = configure(arguments, dict(os.environ))
             secrets.masking = None if settings.keep_personal_data else Masking()
-            secrets.add_key(settings.secret_key)
-            secrets.add_key(settings.second_secret_key)
+            secrets.add_given(settings)
             folder = Path(config.report_dir or ".")
             writable(folder, config.record_har)
             proxy = listening(dataclasses.replace(config, say=say))

@@ -30,8 +30,7 @@ def judge_recorded(settings: Settings, gate: gating.Gate) -> int:
     secrets = Secrets(None if settings.keep_personal_data else Masking())
     activate(secrets)
     try:
-        secrets.add_key(settings.secret_key)
-        secrets.add_key(settings.second_secret_key)
+        secrets.add_given(settings)
         try:
             write_stopped(settings.report_dir, unfinished(), settings, gate)
         except OSError as error:
