@@ -8,6 +8,12 @@ refused with places left, after the run closed primary wallets that would fill t
 told apart by closing one of the scenario's own and asking again: closed primaries still holding places is LIM-03's
 matter, not LIM-02's.
 
+Whether the wallet list keeps closed wallets, and how a closed one shows, is not shown (STA-10). Where it shows the
+wallets the run closed with nothing marking them closed, a listed primary the run did not make may be closed too: it
+is counted only when a read of it answers no open wallet (then as closed); the others are `unsure`. The run then
+counts only what it made: it fills places until its own reach the limit or the target refuses one, and a refusal that
+the unsure ones could explain is the target's count of them (`count_by_the_refusal`), not judged as the sixth.
+
 The limit is account-wide: the scenario runs under `Resources.account_wide`, the run's one lock on what the
 account shares, and closes every primary wallet it made. It records what each step did in a `PrimaryLimitRun`;
 the tests judge that record. A step runs only when the one before it did what the next needs (the places filled,
@@ -27,6 +33,7 @@ from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists
 from wallet_conformance.world.concurrency import RACERS, ROUNDS, release
 from wallet_conformance.world.resources import Resources
+from wallet_conformance.world.wallets import shown_closed
 
 BURST = RACERS  # primary wallets asked for at once with the run's places freed: at most those places may open
 CONTACT = ("emailAddress", "mobile")  # what a secondary wallet needs and a primary one may carry
@@ -34,11 +41,13 @@ CONTACT = ("emailAddress", "mobile")  # what a secondary wallet needs and a prim
 
 @dataclass(frozen=True)
 class PrimaryCount:
-    """The open primary wallets the wallet list shows, whether the whole list was seen, and how it was read."""
+    """The open primary wallets the wallet list shows, whether the whole list was seen, how it was read, and the
+    walk."""
 
     public_ids: frozenset[str]
     complete: bool
     note: str
+    listing: lists.Listing
 
     @property
     def count(self) -> int:
@@ -56,7 +65,7 @@ def primary_body(run_id: str, *, contact: bool = True) -> dict[str, Any]:
 
 
 def open_primaries(api: ApiClient, closed: set[str]) -> PrimaryCount:
-    """The open primary wallets the wallet list shows, less those of `closed` (the wallets the run closed: whether a
+    """The open primary wallets the wallet list shows, less those of `closed` (the wallets known not open: whether a
     list keeps closed wallets is not shown) and those the list itself marks closed. A list the target refuses stops
     the test as a setup error of listWallets."""
     listing = lists.walk(api, "listWallets", lists.discover(api, "listWallets"), lists.LARGE_PAGE)
@@ -74,13 +83,9 @@ def open_primaries(api: ApiClient, closed: set[str]) -> PrimaryCount:
     primaries = frozenset(
         public_id
         for public_id, entry in entries.items()
-        if entry.get("category") == "primary"
-        and entry.get("deletedAt") is None
-        and entry.get("active") is not False
-        and entry.get("status") != "closed"
-        and public_id not in closed
+        if entry.get("category") == "primary" and not shown_closed(entry) and public_id not in closed
     )
-    return PrimaryCount(primaries, listing.complete, f"counted on {listing.note}: {len(entries)} wallets seen")
+    return PrimaryCount(primaries, listing.complete, f"counted on {listing.note}: {len(entries)} wallets seen", listing)
 
 
 def opened_wallet(exchange: Exchange) -> str:
@@ -101,9 +106,13 @@ class PrimaryLimitRun:
     """What one pass at the primary-wallet limit did (made once per worker, read by the tests)."""
 
     limit: int
-    existing: int
+    existing: int  # by the wallet list; where that cannot tell (`unsure`), by the target's refusal, else 0
     counted: bool  # whether the whole wallet list was seen, so `existing` is the account's number
     note: str
+    # Primaries listed that the run did not make, open or closed for all the list shows (it lists the run's closed
+    # wallets unmarked) and not read as closed; and whether a refusal was then taken as the target's count of them.
+    unsure: int = 0
+    full_by_refusal: bool = False
     closed_before: int = 0  # primary wallets the run closed before the scenario
     bare: Exchange | None = None  # the first primary, without emailAddress and mobile
     fills: list[Exchange] = field(default_factory=list)  # then those with them, until the limit or a refusal
@@ -144,10 +153,15 @@ class PrimaryLimitRun:
     def context(self) -> str:
         """What the account held and what the run made, for failure messages."""
         made = self.bare_opened + sum(fill.ok for fill in self.fills)
-        return (
-            f"the account held {self.existing} open primary wallet(s) before ({self.note}); the run created "
-            f"{made}, having closed {self.closed_before} primary wallet(s) before"
-        )
+        held = f"the account held {self.existing} open primary wallet(s) before ({self.note})"
+        if self.unsure:
+            held = (
+                f"the wallet list showed {self.unsure} primary wallet(s) the run did not make, open or closed for all "
+                f"it shows (it lists wallets the run closed with nothing marking them closed; {self.note})"
+            )
+            if self.full_by_refusal:
+                held += f", {self.existing} of them open by the target's refusal"
+        return f"{held}; the run created {made}, having closed {self.closed_before} primary wallet(s) before"
 
 
 class PrimaryLimit:
@@ -162,9 +176,16 @@ class PrimaryLimit:
 
     def count_open_primaries(self) -> None:
         """Count the account's open primary wallets; CannotJudge when no place is left (another run of the suite
-        holding them is named)."""
-        listed = open_primaries(self.api, self.resources.closed_wallets)
-        self.run.existing, self.run.counted, self.run.note = listed.count, listed.complete, listed.note
+        holding them is named). Where the list shows closed wallets unmarked, the listed primaries a read does not
+        show closed are `unsure`, and the run counts from none (`fill_the_places`)."""
+        listed = open_primaries(self.api, self.resources.not_open)
+        held = set(listed.public_ids)
+        maybe_closed = bool(held) and self.resources.lists_closed_wallets(listed.listing)
+        if maybe_closed:
+            held -= self.resources.read_as_closed(held)
+        self.run.unsure = len(held) if maybe_closed else 0
+        self.run.existing = 0 if maybe_closed else len(held)
+        self.run.counted, self.run.note = listed.complete, listed.note
         self.run.closed_before = len(self.resources.closed_primaries)
         if self.run.existing >= self.run.limit:
             self.resources.skip_if_another_run_holds_primaries()  # the places are another run's: say so
@@ -189,6 +210,7 @@ class PrimaryLimit:
             self.run.fills.append(exchange)
             if not exchange.ok:
                 self.tell_apart()
+                self.count_by_the_refusal()
                 break
             self.created.append(opened_wallet(exchange))
         return self.run.filled
@@ -202,7 +224,8 @@ class PrimaryLimit:
         if not self.run.closed_before or held + self.run.closed_before < self.run.limit:
             return
         if not self.created:
-            self.run.closed_counted = True
+            # By the list's exact count; where it cannot tell (`unsure`), the account may be full.
+            self.run.closed_counted = True if not self.run.unsure else None
             return
         freed = self.resources.close_wallet(self.created[-1])
         if not freed.ok:
@@ -214,13 +237,36 @@ class PrimaryLimit:
         if again.ok:
             self.created.append(opened_wallet(again))
 
+    def count_by_the_refusal(self) -> None:
+        """Where the list cannot tell open primaries from closed ones (`unsure`), a refusal that the unsure ones
+        could explain is the target's count: they held the places the run's own did not (on a conforming target,
+        the run's last accepted one came with a place free and the refused one with none). The account then held
+        the limit and the refusal is the extra one tried. Places left whatever the unsure ones are, it stays a
+        fill (LIM-02's matter); with none of the run's own open, the account is full: CannotJudge."""
+        refused = self.run.fills[-1]
+        if not self.run.unsure or refused.ok or self.run.closed_counted:
+            return
+        if self.run.unsure + len(self.created) < self.run.limit:
+            return
+        if not self.created:
+            raise CannotJudge(
+                f"the target refused the run's first primary wallet (HTTP {refused.status}), with {self.run.unsure} "
+                "primary wallets listed that the run did not make, open or closed for all the list shows: the "
+                "account may be full; close some to test the primary-wallet limit"
+            )
+        self.run.existing = self.run.limit - len(self.created)
+        self.run.extra = self.run.fills.pop()
+        self.run.full_by_refusal = True
+
     def try_one_more(self) -> bool:
-        """With the account at the limit, ask for one more primary wallet; whether the scenario goes on: no wallet
-        was opened (no 2xx with a wallet object). An opened one is counted on the wallet list, then closed."""
-        self.run.extra = self.resources.create_wallet(primary_body(self.run_id))
+        """With the account at the limit, ask for one more primary wallet (unless a refusal was taken as the
+        account's count already: `count_by_the_refusal`); whether the scenario goes on: no wallet was opened (no 2xx
+        with a wallet object). An opened one is counted on the wallet list, then closed."""
+        if self.run.extra is None:
+            self.run.extra = self.resources.create_wallet(primary_body(self.run_id))
         if not (self.run.extra.ok and isinstance(self.run.extra.data, dict)):
             return True
-        self.run.listed_with_extra = open_primaries(self.api, self.resources.closed_wallets)
+        self.run.listed_with_extra = open_primaries(self.api, self.resources.not_open)
         public_id = self.run.extra.data.get("publicId")
         if isinstance(public_id, str):
             self.resources.close_wallet(public_id)
@@ -254,7 +300,7 @@ class PrimaryLimit:
                 if isinstance(exchange.data, dict) and isinstance(exchange.data.get("publicId"), str)
             )
             if len(self.run.opened_at_once) > self.run.free:
-                self.run.listed_after_burst = open_primaries(self.api, self.resources.closed_wallets)
+                self.run.listed_after_burst = open_primaries(self.api, self.resources.not_open)
                 return
 
     def close_its_own(self) -> bool:
