@@ -577,6 +577,42 @@ def test_a_refused_page_size_is_the_suites_guess_not_a_failure(pytester: pytest.
     assert refused and all("HTTP 400" in size for size in refused), verdicts["END-39"]["observations"]
 
 
+CLOSED_BEFORE = ("Ops float 1", "Ops float 2")  # primary wallets a user of the account made and closed
+
+
+@pytest.mark.parametrize(
+    "variants",
+    [
+        [Variant.CLOSED_WALLET_LISTED],
+        [Variant.CLOSED_WALLET_LISTED, Variant.CLOSED_WALLET_READABLE],
+    ],
+    ids=lambda variants: "+".join(variant.cli_name for variant in variants),
+)
+def test_primaries_closed_before_the_run_hold_no_place(
+    variants: list[Variant], pytester: pytest.Pytester, http_client: httpx.Client
+) -> None:
+    """A target that lists closed wallets with nothing marking them closed, whose account holds primary wallets
+    closed before the run: they are not counted as open, so the limit is judged on the target's free places and
+    LIM-01 to LIM-03 pass; run again, the first run's closed primaries are not taken for another run's places."""
+    with ReferenceServer(variants=variants, settle_delay=None) as server:
+        headers = {"x-service-key": server.secret_key}
+        for name in CLOSED_BEFORE:
+            body = {"accountName": name, "category": "primary", "currency": "NGN"}
+            made = http_client.post(f"{server.base_url}/virtual-accounts", json=body, headers=headers)
+            closing = f"{server.base_url}/virtual-accounts/{made.json()['data']['publicId']}"
+            assert http_client.delete(closing, headers=headers).status_code == 200
+        for run in ("first", "second"):
+            arguments = ("--base-url", server.base_url, "--secret-key", server.secret_key, "-k", "primary")
+            process, report, _ = run_in_process(
+                pytester, pytester.path / run, *arguments, paths=("tests/test_limits.py",)
+            )
+            assert report is not None, tail(process)
+            verdicts = {entry["id"]: entry for entry in report["requirements"]}
+            assert not failures(report) and process.returncode == 0, f"{run} run\n{tail(process)}"
+            for rid in ("LIM-01", "LIM-02", "LIM-03"):
+                assert verdicts[rid]["verdict"] == "pass", (run, verdicts[rid])
+
+
 def test_a_refused_webhook_listener_skips_the_delivery_observation(pytester: pytest.Pytester) -> None:
     """A target that refuses the listener's URL as a webhook (which URLs it takes is not shown): EVT-02 skips
     naming --webhook-public-url, and the update operation is not failed for it."""
