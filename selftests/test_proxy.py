@@ -4,6 +4,7 @@ registry `--har` uses, against the bundled reference; and `wallet-conformance me
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
 import json
 import multiprocessing
@@ -24,9 +25,11 @@ from selftests.record_lines import opening
 from selftests.suite_runs import HAND_WRITTEN, run_in_process, tail
 from selftests.test_hostile_targets import _certificates
 from wallet_conformance import cli
+from wallet_conformance.client.api import MAX_BODY
 from wallet_conformance.client.har.stream import raw_entries
 from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
+from wallet_conformance.judge.exchanges import judgeable
 from wallet_conformance.judge.judgement import phase_line, read, runs
 from wallet_conformance.judge.traffic import judged_from_traffic
 from wallet_conformance.proxy import service, side
@@ -813,3 +816,38 @@ def test_merge_refuses_a_file_that_is_no_record(tmp_path, capsys):
         lines = capsys.readouterr().err.strip().splitlines()
         assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and words in lines[0], lines
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("encoding", "encode", "judged"),
+    [
+        (None, lambda body: body, True),
+        ("gzip", lambda body: gzip.compress(body), True),
+        ("br", lambda body: b"\x8b\x02\x80" + body + b"\x03", False),  # no decoder: what the client read is unknown
+        ("gzip, br", lambda body: gzip.compress(body), False),
+        ("deflate", lambda body: body, False),  # does not decode
+        ("gzip", lambda body: gzip.compress(body) + os.urandom(MAX_BODY), False),  # cut at the cap
+    ],
+)
+def test_an_answer_the_proxy_cannot_decode_is_not_judged(encoding, encode, judged):
+    """The proxy judges an answer it reads as its client does (gzip and deflate undone); one in an encoding it cannot
+    undo, or cut at the cap, is left unjudged rather than failed as a body that is no JSON envelope."""
+    body = json.dumps({"meta": {"statusCode": 200, "success": True}, "data": [], "x": "y" * 50}).encode()
+    sent = encode(body)
+    headers = [("content-type", "application/json"), *([("content-encoding", encoding)] if encoding else [])]
+    captured = Captured(
+        "GET",
+        "https://target.invalid/v1/transactions/banks",
+        [],
+        b"",
+        0,
+        200,
+        headers,
+        sent[:MAX_BODY],
+        len(sent),
+        time.time(),
+        0.001,
+    )
+    exchange = captured.exchange("https://target.invalid/v1")
+    assert judgeable(exchange) is judged
+    assert not judged or exchange.json["x"] == "y" * 50

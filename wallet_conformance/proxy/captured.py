@@ -32,7 +32,8 @@ class Captured:
 
     def exchange(self, base_url: str) -> Exchange:
         """The exchange the suite's client would have kept of it (client/har/exchange.py): secrets learnt from its
-        headers and redacted; a body cut at the cap keeps its whole size."""
+        headers and redacted; a body cut at the cap keeps its whole size, and one the proxy cannot decode is left out
+        (neither can be judged)."""
         body, size = self._decoded()
         return exchange_from(
             self.method.upper(),
@@ -47,13 +48,18 @@ class Captured:
             elapsed=self.elapsed,
         )
 
-    def _decoded(self) -> tuple[bytes, int]:
-        """The answer's body as its client reads it (gzip or deflate undone when whole), and its whole size."""
-        encoding = (self.header("content-encoding") or "").strip().lower()
-        if encoding in ("gzip", "deflate") and self.response_size <= MAX_BODY:
-            try:
-                whole = zlib.decompress(self.response_body, 47 if encoding == "gzip" else zlib.MAX_WBITS)
-            except zlib.error:
-                return self.response_body, self.response_size
-            return whole[:MAX_BODY], len(whole)
-        return self.response_body, self.response_size
+    def _decoded(self) -> tuple[bytes | None, int]:
+        """The answer's body as its client reads it (gzip or deflate undone), and its whole size; None for a body whose
+        encoding the proxy cannot undo (br, zstd, several, one cut at the cap, one that does not decode): what its
+        client read is unknown."""
+        codings = [coding.strip().lower() for coding in (self.header("content-encoding") or "").split(",")]
+        codings = [coding for coding in codings if coding not in ("", "identity")]
+        if not codings:
+            return self.response_body, self.response_size
+        if codings not in (["gzip"], ["x-gzip"], ["deflate"]) or self.response_size > MAX_BODY:
+            return None, self.response_size
+        try:
+            whole = zlib.decompress(self.response_body, zlib.MAX_WBITS if codings == ["deflate"] else 47)
+        except zlib.error:
+            return None, self.response_size
+        return whole[:MAX_BODY], len(whole)
