@@ -551,8 +551,7 @@ def test_client_transaction_holds_integer_fee_and_actual_amount(transactions, so
 @pytest.mark.requirement("RES-65", "RES-87")
 @pytest.mark.parametrize("source", DEBITS)
 def test_debit_actual_amount_is_amount_plus_fee(transactions, source):
-    """A debit's actualAmount equals its amount where its fee is 0 (RES-65), and its amount plus its fee otherwise
-    (RES-87)."""
+    """A debit's actualAmount is its amount where its fee is 0 (RES-65), and amount plus fee otherwise (RES-87)."""
     for where, transaction, exchange in transactions.found(source, requirement="RES-65"):
         amount, fee, actual = (transaction.get(name) for name in ("amount", "fee", "actualAmount"))
         if not all(type(value) is int for value in (amount, fee, actual)):
