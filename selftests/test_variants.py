@@ -153,6 +153,24 @@ def verify_in_other_case(c: ReferenceClient) -> int:
     return c.call("GET", f"/transactions/{reference.swapcase()}/verify").status_code
 
 
+def one_reference_in_two_accounts(c: ReferenceClient) -> tuple[bool, bool]:
+    """Whether the two businesses' first transfers share a reference, and whether verify of that reference answers
+    each key with its own transfer (its publicId), never the other's."""
+    keys = (c.server.secret_key, c.server.second_secret_key)
+    sent = []
+    for key in keys:
+        source, destination = c.wallet(key=key)["publicId"], c.wallet("secondary", key=key)["publicId"]
+        c.fund(source, 3 * MINIMUM)
+        body = transfer_body(source, destination)
+        sent.append(c.data("POST", "/transactions/transfer", json=body, key=key))
+    verified = [
+        c.data("GET", f"/transactions/{transfer['reference']}/verify", key=key)["publicId"]
+        for key, transfer in zip(keys, sent, strict=True)
+    ]
+    shared = sent[0]["reference"] == sent[1]["reference"]
+    return shared, verified == [transfer["publicId"] for transfer in sent]
+
+
 def balances_before_settlement(c: ReferenceClient) -> tuple[int, int]:
     """Source and destination balances right after a transfer is accepted (nothing settled yet)."""
     source, destination = wallets(c, 3 * MINIMUM)
@@ -370,6 +388,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.CUSTOMERS_UNIQUE: one_customer_twice,
     Variant.PAGE_SIZE_20: lambda c: meta(accounts(c))["pagination"]["perPage"],
     Variant.VERIFY_ANY_CASE: verify_in_other_case,
+    Variant.REFERENCES_PER_ACCOUNT: one_reference_in_two_accounts,
     Variant.NO_CREDIT_LEG: settled_credit_leg,
     Variant.RESERVED_WEBHOOK_HOSTS_REFUSED: lambda c: (
         update_webhooks(c, ["https://hooks.conformance.invalid/"]).status_code
@@ -456,6 +475,16 @@ def test_variant_changes_what_a_client_sees(
     faithful = scenario(reference)
     varied = scenario(ReferenceClient(variant_server, http_client))
     assert varied != faithful, f"{variant.cli_name}: both servers show {faithful!r}"
+
+
+def test_a_shared_reference_verifies_the_callers_own_transaction(http_client: httpx.Client) -> None:
+    """With references numbered per account, both businesses' first transfers carry one reference, and verify of it
+    answers each key with its own transfer: the reference names a transaction within its account only."""
+    server = ReferenceServer(variants=[Variant.REFERENCES_PER_ACCOUNT], settle_delay=None).start()
+    try:
+        assert one_reference_in_two_accounts(ReferenceClient(server, http_client)) == (True, True)
+    finally:
+        server.stop()
 
 
 # --------------------------------------------------------------- the suite, the other way round

@@ -17,13 +17,15 @@ How money moves (read this first):
 Variants (variants.py) read other points the document leaves open: a fee on wallet transfers, no fee
 on bank transfers, the debit at settlement (the amount held until then: what can be spent is the
 balance less what is held), the credit at acceptance, an overdraft accepted `pending` that fails at
-settlement moving nothing, and another final status word. Under every one of them no balance goes
-below zero and money is conserved once transfers have settled.
+settlement moving nothing, another final status word, and references numbered per account (two
+accounts' transactions may share one). Under every one of them no balance goes below zero and money
+is conserved once transfers have settled.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from http import HTTPStatus
 from itertools import count
 from typing import TYPE_CHECKING
@@ -36,6 +38,7 @@ from wallet_conformance.reference.records import (
     SANDBOX_SENDER_ACCOUNT_NUMBER,
     SANDBOX_SENDER_BANK_CODE,
     SUCCESS,
+    Account,
     BankAccount,
     Credential,
     ExternalSource,
@@ -91,6 +94,8 @@ class Ledger:
         self.variants = store.variants
         self._source_numbers = count(1)
         self._transaction_numbers = count(1)
+        # Under a variant: each account's own count of the references its transactions carry.
+        self._reference_numbers: dict[str, Iterator[int]] = {}
         # Under a fault: each accepted wallet transfer's destination balance as it was at acceptance.
         self._balances_seen: dict[str, int] = {}
 
@@ -128,6 +133,13 @@ class Ledger:
 
     def _next_transaction_number(self) -> int:
         return next(self._transaction_numbers)
+
+    def _reference(self, prefix: str, number: int, account: Account) -> str:
+        """The reference of a new transaction of `account`: `prefix`, a dash and its transaction number (unique in
+        the service), or under a variant the account's own count (unique within the account only)."""
+        if self.variants.on(Variant.REFERENCES_PER_ACCOUNT):
+            number = next(self._reference_numbers.setdefault(account.id, count(1)))
+        return f"{prefix}-{number:010d}"
 
     def _record(self, number: int, **fields) -> Transaction:
         transaction = self._new(number, **fields)
@@ -234,7 +246,7 @@ class Ledger:
         number = self._next_transaction_number()
         moment = now()
         bank_fields = {"name_enquiry_ref": f"ne-{number:010d}"} if to_bank else {}
-        reference = f"{'bt' if to_bank else 'wt'}-{number:010d}"
+        reference = self._reference("bt" if to_bank else "wt", number, source.account)
         if self.faults.on(Fault.TRANSFER_REFERENCE_REPEATS):
             earlier = [t for t in self.store.transactions if t.source is source and t.entry == "debit"]
             if len(earlier) % 3 == 2:
@@ -331,7 +343,7 @@ class Ledger:
             fee_reference=None,
             balance=destination.balance,
             narration=debit.narration,
-            reference=f"cr-{number:010d}",
+            reference=self._reference("cr", number, destination.account),
             debit_reference=debit.reference,
             link_ref=debit.link_ref,
             session_id=debit.session_id,
@@ -356,7 +368,7 @@ class Ledger:
             bank=sender_bank,
             account_name=holder_name(SANDBOX_SENDER_ACCOUNT_NUMBER) or "",
             account_number=SANDBOX_SENDER_ACCOUNT_NUMBER,
-            reference=f"in-{number:010d}",
+            reference=self._reference("in", number, wallet.account),
             session_id=session_id,
             live=wallet.live,
             created_at=moment,
@@ -430,7 +442,7 @@ class Ledger:
             fee_reference=None,
             balance=wallet.balance,
             narration=LEVY_NARRATION,
-            reference=f"levy-{number:010d}",
+            reference=self._reference("levy", number, wallet.account),
             debit_reference=credit.reference,
             link_ref=credit.link_ref,
             session_id=self._session_id(collector.bank, now(), number),

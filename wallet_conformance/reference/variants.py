@@ -59,6 +59,7 @@ COLLECTION_DESTINATION = "| destination | string | yes | publicId of the receivi
 BODIES = "Requests that have a body are JSON, sent with the header `Content-Type: application/json`."
 PAGE_SIZE = "| Page size | list responses | `perPage` 10 observed |"
 VERIFY = "Returns one transaction. `reference` is the transaction's `reference`."
+VERIFY_KEY = "| reference | string | the key for the verify operation |"
 CREDIT_LEG = "`meta` of a transaction may hold:"
 BANK_CURRENCY = "| currency | string | |"
 REQUIRED_FIELDS = (
@@ -124,6 +125,10 @@ class Variant(Switch):
     )
     # What a record shows where the document leaves it open.
     VERIFY_ANY_CASE = (VERIFY, "Verify matches a reference in any letter case.")
+    REFERENCES_PER_ACCOUNT = (
+        VERIFY_KEY,
+        "Transaction references are numbered per account, so two accounts' transactions may share one.",
+    )
     NO_CREDIT_LEG = (
         CREDIT_LEG,
         "Settlement credits the destination but records no credit leg (no meta.credit, no credit transaction).",
