@@ -80,10 +80,11 @@ def test_other_accounts_wallet_is_not_a_bank_transfer_source(sides, observe):
 @pytest.mark.requirement("AUTH-14", "AUTH-19")
 def test_other_accounts_transaction_is_not_verified(sides, observe):
     """GET /transactions/{reference}/verify of another account's transaction is refused, or shows nothing of it."""
-    reference = sides.owner.reference()
-    exchange = sides.intruder.api.call("verifyTransaction", {"reference": reference})
+    exchange = sides.intruder.api.call("verifyTransaction", {"reference": sides.owner.reference()})
     observe("AUTH-19", **isolation.refusal_seen(sides, exchange))
-    isolation.not_disclosed(exchange, {"reference": reference}, f"a verify with {sides.words}", requirement="AUTH-14")
+    isolation.not_disclosed(
+        exchange, sides.owner.transaction_identifiers(), f"a verify with {sides.words}", requirement="AUTH-14"
+    )
 
 
 @pytest.mark.requirement("AUTH-15")

@@ -6,6 +6,10 @@ client and `Resources`, and the records the other key's requests are about, made
 not write probes what the account already holds). A probe runs in a `Direction`: the intruder's key asks about the
 owner's records; every probe runs both ways.
 
+A transaction of the owner's counts as shown to the intruder only where its publicId or `_id` is: its reference, the
+key of verify, names it within its account only (RES-79 asks no more), so the intruder's own transaction may carry
+the same reference, and a verify or a list showing it is no leak.
+
 A record reached wrongly is read back with its owner's key: a wallet still open, a balance unmoved, webhooks as
 they were. Which status refuses another account's record (403 or 404) is not shown: AUTH-19 observes it.
 """
@@ -28,6 +32,8 @@ from wallet_conformance.world.accounts import account_id
 from wallet_conformance.world.own_account import is_account
 from wallet_conformance.world.resources import Resources
 
+# What names a transaction alone, whoever reads it: a reference is unique within its account only.
+TRANSACTION_IDENTIFIERS = ("publicId", "_id")
 SECOND_ON_FIRST = "second-key-on-first-account"
 FIRST_ON_SECOND = "first-key-on-second-account"
 DIRECTIONS = (SECOND_ON_FIRST, FIRST_ON_SECOND)
@@ -62,36 +68,52 @@ class Tenant:
         amount = max(money.funding(operation_id) for operation_id in contract.money_operations())
         return self._once("funded wallet", lambda: self.resources.funded_wallet(amount))
 
+    def transaction(self) -> dict[str, Any]:
+        """A transaction of the account with a reference and a publicId or _id, as its key showed it: a transfer it
+        made between two of its wallets (when the run can move money), else the first its transaction list shows."""
+        return self._once("transaction", self._transfer if self._can_transfer() else self._listed_transaction)
+
     def reference(self) -> str:
-        """The reference of a transaction of the account: a transfer it made between two of its wallets (when the run
-        can move money), else the first its transaction list shows."""
-        return self._once("reference", self._transfer_reference if self._can_transfer() else self._listed_reference)
+        """The reference of the account's transaction (`transaction`)."""
+        reference: str = self.transaction()["reference"]
+        return reference
+
+    def transaction_identifiers(self) -> dict[str, str]:
+        """What names the account's transaction alone, by name: its publicId and _id (its reference may be another
+        account's transaction's too)."""
+        return identifiers(self.transaction(), TRANSACTION_IDENTIFIERS)
 
     def _can_transfer(self) -> bool:
         return self.resources.settings.money_allowed and self.resources.can_fund
 
-    def _transfer_reference(self) -> str:
+    def _transfer(self) -> dict[str, Any]:
         source = self.resources.funded_wallet(money.funding("transfer"))["publicId"]
         body = bodies.transfer(source, self.wallet()["publicId"], contract.minimum_amount("transfer"))
-        return money.accepted_transfer(self.api.call("transfer", json_body=body), f"make a transfer in {self.name}")[
-            "reference"
-        ]
+        made = money.accepted_transfer(self.api.call("transfer", json_body=body), f"make a transfer in {self.name}")
+        if not identifiers(made, TRANSACTION_IDENTIFIERS):
+            raise CannotJudge(
+                f"the transfer made in {self.name} shows no publicId or _id: its reference alone may name "
+                "another account's transaction too"
+            )
+        return made
 
-    def _listed_reference(self) -> str:
+    def _listed_transaction(self) -> dict[str, Any]:
         listed = self.resources.require(self.api.call("listTransactions"), "list transactions")
         entries = listed if isinstance(listed, list) else []
         found = next(
             (
-                entry["reference"]
+                entry
                 for entry in entries
-                if isinstance(entry, dict) and isinstance(entry.get("reference"), str)
+                if isinstance(entry, dict)
+                and isinstance(entry.get("reference"), str)
+                and identifiers(entry, TRANSACTION_IDENTIFIERS)
             ),
             None,
         )
         if found is None:
             raise CannotJudge(
-                f"{self.name} shows no transaction with a reference, and the run cannot make one "
-                "(give --funding-url; in production also --allow-writes --allow-money-movement)"
+                f"{self.name} shows no transaction with a reference and a publicId or _id, and the run cannot make "
+                "one (give --funding-url; in production also --allow-writes --allow-money-movement)"
             )
         return found
 
@@ -249,11 +271,12 @@ class Sighting:
 
 
 def _sought(sides: Direction, operation_id: str) -> dict[str, Any]:
-    """What of the owner's a list of `operation_id` must not show: its wallet, its transaction, or the account."""
+    """What of the owner's a list of `operation_id` must not show: its wallet, its transaction (by publicId or _id, not
+    by a reference the intruder's own transaction may share), or the account."""
     if operation_id == "listWallets":
         return {"publicId": sides.owner.wallet()["publicId"]}
     if operation_id == "listTransactions":
-        return {"reference": sides.owner.reference()}
+        return sides.owner.transaction_identifiers()
     account = sides.owner.account()
     return {name: account[name] for name in ("publicId", "_id") if isinstance(account.get(name), str)}
 
