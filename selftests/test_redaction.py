@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import httpx
+import pytest
 
 from selftests.suite_runs import run_suite, tail
 from selftests.tenants import reference_with_second_key
@@ -14,6 +16,7 @@ from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.curl import curl_command
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.har.entry import entry
+from wallet_conformance.client.near_copies import every_near_copy
 from wallet_conformance.client.redaction import (
     LEARNT_AT_MOST,
     PLACEHOLDER,
@@ -71,6 +74,56 @@ def test_key_header_and_curl_line_never_show_the_key():
     assert "any-value-at-all" not in line and PLACEHOLDER in line
 
 
+@pytest.fixture
+def run_keys() -> Iterator[Secrets]:
+    """The secrets of a run whose key is KEY, active for the test."""
+    secrets = Secrets()
+    secrets.add_key(KEY)
+    activate(secrets)
+    yield secrets
+    deactivate(secrets)
+
+
+def _sent_with(key: str | None, headers: dict[str, str] | None = None) -> Exchange:
+    client = ApiClient("http://target/v1", KEY, transport=httpx.MockTransport(lambda _: httpx.Response(401, json={})))
+    try:
+        return client.call("listBanks", key=key, headers=headers)
+    finally:
+        client.close()
+
+
+def test_a_key_header_s_curl_line_shows_what_was_sent_but_the_key(run_keys: Secrets) -> None:
+    """A key probe's curl line shows its x-service-key or Authorization as sent (a wrong key, an empty value as curl
+    sends one, the Bearer word, the whitespace around the key), the key alone concealed."""
+    lines = {
+        "wrong": _sent_with("conformance-wrong-key-cf12345").curl(),
+        "empty": _sent_with("").curl(),
+        "bearer": _sent_with(None, {"Authorization": f"Bearer {KEY}"}).curl(),
+        "whitespace": _sent_with(f" {KEY}\t").curl(),
+    }
+    assert lines["wrong"].endswith("-H 'x-service-key: conformance-wrong-key-cf12345'")
+    assert lines["empty"].endswith("-H 'x-service-key;'")
+    assert lines["bearer"].endswith(f"-H 'Authorization: Bearer {PLACEHOLDER}'")
+    assert lines["whitespace"].endswith(f"-H 'x-service-key:  {PLACEHOLDER}\t'")
+
+
+def test_the_key_and_its_near_copies_stay_concealed_in_a_key_header(run_keys: Secrets) -> None:
+    """The key and each of its near-copies sent as x-service-key show as the placeholder alone in the exchange, its
+    curl line, its description and its HAR entry."""
+    for sent in [KEY, *every_near_copy(KEY)]:
+        exchange = _sent_with(sent)
+        shown = [repr(exchange.request_headers), exchange.curl(), exchange.describe(), repr(entry(exchange))]
+        assert ("x-service-key", PLACEHOLDER) in exchange.request_headers, sent
+        assert all(KEY[:-1] not in text and KEY.swapcase() not in text for text in shown), sent
+
+
+def test_recorded_traffic_s_key_header_is_concealed_whatever_it_holds() -> None:
+    """In traffic the suite did not send (a HAR, the proxy's), a key header's value is concealed whole: the run does
+    not know every key another client sends."""
+    assert redact_headers([("Authorization", "Bearer short")]) == [("Authorization", PLACEHOLDER)]
+    assert redact_headers([("Cookie", "s=1")], own=True) == [("Cookie", PLACEHOLDER)]
+
+
 def test_exchange_description_holds_no_key():
     """An exchange's description (request, response excerpt, curl) is built from redacted data."""
     register_secret(KEY)
@@ -89,7 +142,8 @@ def test_exchange_description_holds_no_key():
 
 
 def test_failing_run_against_a_target_leaks_no_key(tmp_path):
-    """A run with failures, --showlocals and JUnit XML against a target given by URL and key writes the key nowhere."""
+    """A run with failures, --showlocals, JUnit XML and a HAR recording against a target given by URL and key writes
+    neither the key nor a near-copy of it anywhere, though its key probes' curl lines show what they sent."""
     with ReferenceServer(secret_key=KEY, faults=["wrong-close-message", "any-key-accepted-on-reads"]) as server:
         process, report, _ = run_suite(
             tmp_path,
@@ -109,17 +163,19 @@ def test_failing_run_against_a_target_leaks_no_key(tmp_path):
             "--junitxml",
             str(tmp_path / "junit.xml"),
             "-rA",
+            "--record-har",
+            str(tmp_path / "run.har"),
             paths=("tests/test_service.py", "tests/test_authentication.py"),
         )
     assert report is not None and report["outcome"]["must_failed"], tail(process)
-    written = [
-        process.stdout,
-        process.stderr,
-        (tmp_path / "junit.xml").read_text(),
-        (tmp_path / "conformance.json").read_text(),
-    ]
-    assert all(KEY not in text for text in written)
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert {"junit.xml", "conformance.json", "judgement.jsonl", "run.har"} <= {path.name for path in written}
+    # All of the key but its last character, and the key in the other case: the key and every near-copy of it.
+    forms = [KEY[:-1], KEY.swapcase()]
+    leaks = [path.name for path in written for form in forms if form.encode() in path.read_bytes()]
+    assert leaks == [] and not any(form in process.stdout + process.stderr for form in forms)
     assert PLACEHOLDER in process.stdout  # the curl lines are there, with the placeholder
+    assert "-H 'x-service-key: conformance-wrong-key-" in process.stdout  # a wrong key's probe, as sent
 
 
 def test_failing_run_leaks_no_second_key(tmp_path):
@@ -153,9 +209,10 @@ def test_failing_run_leaks_no_second_key(tmp_path):
     assert report is not None and report["outcome"]["must_failed"], tail(process)
     written = [path for path in tmp_path.rglob("*") if path.is_file()]
     assert any(path.parent.name == "allure-results" for path in written) and (tmp_path / "junit.xml") in written
-    # All of the key but its last character: the key itself, and the near-copies the key probes derive from it.
-    leaks = [path.name for path in written if SECOND_KEY[:-1].encode() in path.read_bytes()]
-    assert leaks == [] and SECOND_KEY[:-1] not in process.stdout + process.stderr
+    # All of the key but its last character, and the key in the other case: the key and every near-copy of it.
+    forms = [SECOND_KEY[:-1], SECOND_KEY.swapcase()]
+    leaks = [path.name for path in written for form in forms if form.encode() in path.read_bytes()]
+    assert leaks == [] and not any(form in process.stdout + process.stderr for form in forms)
     assert PLACEHOLDER in process.stdout
 
 

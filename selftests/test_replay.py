@@ -185,6 +185,17 @@ def test_a_funding_hook_with_a_token_is_sent_through_its_variable():
     assert f'send 1 POST "${{{FUNDING_VARIABLE}}}" ' in text and token not in text
 
 
+def test_a_replay_sends_a_key_header_as_the_run_sent_it():
+    """A replay sends an empty x-service-key as curl sends one and a wrong key as it is."""
+    empty, wrong = (_exchange("GET", "http://x/v1/transactions/banks", 401, {"meta": {}}) for _ in range(2))
+    empty.request_headers.append(("x-service-key", ""))
+    wrong.request_headers.append(("x-service-key", "conformance-wrong-key-cf12345"))
+    text = script(steps_of([empty, wrong], failing={0}), test="t", failed=["AUTH-02"], base_url="http://x/v1")
+    sends = [line for line in text.splitlines() if line.startswith("send ")]
+    assert sends[0].endswith("-H 'x-service-key;'")
+    assert sends[1].endswith("-H 'x-service-key: conformance-wrong-key-cf12345'")
+
+
 def test_answers_are_compared_but_for_what_a_target_assigns():
     """Two answers alike but for identifiers, account numbers and timestamps are alike; another prefix, another
     amount or another message is a difference; a list is compared by its status only."""

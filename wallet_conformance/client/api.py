@@ -27,7 +27,7 @@ from wallet_conformance.client.errors import TargetError as TargetError
 from wallet_conformance.client.errors import Unanswered as Unanswered
 from wallet_conformance.client.exchange import MAX_BODY as MAX_BODY
 from wallet_conformance.client.exchange import Exchange, ExchangeLog, Silence
-from wallet_conformance.client.near_copies import key_template
+from wallet_conformance.client.near_copies import every_near_copy, key_template
 from wallet_conformance.client.plain_transport import PlainTransport
 from wallet_conformance.client.redaction import redact
 from wallet_conformance.client.tls import tls_verification
@@ -93,6 +93,7 @@ class ApiClient:
         key's client, so a test's evidence shows both keys' requests in order)."""
         self.base_url = base_url.rstrip("/")
         self._key = secret_key
+        self._key_forms = (secret_key, *every_near_copy(secret_key)) if secret_key else ()
         # The environment variable a replay reads this client's key from (client/replay.py).
         self.key_variable = SECOND_KEY_VARIABLE if shares_log_of is not None else KEY_VARIABLE
         self._guard = guard
@@ -312,7 +313,9 @@ class ApiClient:
             )
         http = self._plain if plain else self._connection()[0]
         build = self._builder(http, held=not plain)
-        call = Call(method, url, query, sent_headers, payload, body, operation_id, build, awaited, padding)
+        call = Call(
+            method, url, query, sent_headers, payload, body, operation_id, build, awaited, padding, self._key_forms
+        )
         return exchange_of(http.send(call.copy()))
 
     def proxied(self, url: str | None = None) -> bool:
@@ -334,7 +337,10 @@ class ApiClient:
         nowhere."""
         http, layers = self._connection()
         headers = {"accept": "application/json", KEY_HEADER: self._key}
-        call = Call(read.method, self.base_url + read.path, {}, headers, None, None, read.id, self._builder(http))
+        build = self._builder(http)
+        call = Call(
+            read.method, self.base_url + read.path, {}, headers, None, None, read.id, build, key_forms=self._key_forms
+        )
         return exchange_of(layers.copy.handle_request(call.copy()))
 
     def _builder(self, http: httpx.Client, held: bool = True) -> Callable[[Call], httpx.Request]:

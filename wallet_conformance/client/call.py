@@ -13,7 +13,7 @@ from typing import Any, cast
 import httpx
 
 from wallet_conformance.client.exchange import Exchange
-from wallet_conformance.client.redaction import redact
+from wallet_conformance.client.redaction import KEY_HEADERS, redact
 
 # The keys of a request's extensions: its Call; the seconds this copy is waited on (the silence layer's, else the
 # client's timeout); its HeldBack body, when its last byte waits for a gate.
@@ -41,6 +41,7 @@ class Call:
     build: Callable[[Call], httpx.Request] = field(repr=False)
     awaited: bool = False
     padding: int = 0
+    key_forms: tuple[str, ...] = ()  # the client's key and its near-copies, concealed in what a key header shows
 
     def copy(self) -> httpx.Request:
         """A further copy of this request, to send again."""
@@ -54,6 +55,14 @@ class Call:
         if isinstance(self.body, str):
             return redact(self.body)
         return json.loads(redact(json.dumps(self.body)))
+
+    def shown_headers(self) -> list[tuple[str, str]]:
+        """The headers an exchange shows of this call: the client's own, a key header's with the client's key forms
+        concealed (as the run's are, even where the run did not register them)."""
+        return [
+            (name, redact(value, self.key_forms) if name.lower() in KEY_HEADERS else value)
+            for name, value in self.headers.items()
+        ]
 
     @property
     def identity(self) -> tuple[Any, ...]:

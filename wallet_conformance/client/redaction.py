@@ -193,6 +193,13 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _RUNS[-1].redact(text, secrets)
 
 
-def redact_headers(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Headers with the value of every secret-bearing header replaced."""
-    return [(name, PLACEHOLDER if name.lower() in SECRET_HEADERS else redact(value)) for name, value in headers]
+# Secret-bearing headers whose value is a key: in a request the suite made, a value it chose.
+KEY_HEADERS = frozenset({"x-service-key", "authorization", "proxy-authorization"})
+
+
+def redact_headers(headers: Iterable[tuple[str, str]], own: bool = False) -> list[tuple[str, str]]:
+    """Headers with the value of every secret-bearing header replaced. In the suite's `own` request a key header keeps
+    every character but the secrets the run knows, so that a wrong, empty or padded key shows as sent: the run knows
+    every key it sends, not the keys of traffic it records, nor the cookies a target sets."""
+    whole = SECRET_HEADERS - KEY_HEADERS if own else SECRET_HEADERS
+    return [(name, PLACEHOLDER if name.lower() in whole else redact(value)) for name, value in headers]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wallet_conformance.client.api import KEY_VARIABLE
-from wallet_conformance.client.curl import NOISE
+from wallet_conformance.client.curl import NOISE, header_option
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.near_copies import KEY_MARK
 from wallet_conformance.client.redaction import redact
@@ -254,7 +254,7 @@ def _send(number: int, exchange: Exchange, names: dict[str, str], base_url: str,
     for name, value in exchange.request_headers:
         if name.lower() not in NOISE or name.lower() == "accept":
             header = exchange.keyed.get(f"header:{name}", value)
-            words += ["-H", _word(f"{name}: {header}", names, key_variable)]
+            words += ["-H", _word(header_option(name, header), names, key_variable)]
     body = exchange.request_body
     if body is not None or "body" in exchange.keyed:
         text = exchange.keyed.get("body") or (body if isinstance(body, str) else json.dumps(body))

@@ -74,7 +74,8 @@ def exchange_from(
     """The exchange the client would have kept of one seen elsewhere: its operation (None when it is none), the
     secrets its headers carry learnt and replaced everywhere, the body cut where the client cuts it (`whole_size`:
     the whole body's bytes, when more was received than is given; a body left out, None, cannot be judged). With
-    `sent`, the client's own exchange: its operation, body, charset and start as the client says (`base_url` unused)."""
+    `sent`, the client's own exchange: its operation, body, charset and start as the client says (`base_url` unused),
+    and its key headers as sent but for the run's secrets (redaction.redact_headers)."""
     if sent is None:
         learn_header_secrets(request_headers)
         learn_header_secrets(response_headers)
@@ -89,7 +90,7 @@ def exchange_from(
         operation_id=sent.operation_id if sent is not None else operation_of(method, url, base_url),
         method=method,
         url=redact(url),
-        request_headers=redact_headers(request_headers),
+        request_headers=redact_headers(request_headers, own=sent is not None),
         request_body=sent.request_body if sent is not None else _request_body(request_text),
         status=status,
         response_headers=redact_headers(response_headers),

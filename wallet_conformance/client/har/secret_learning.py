@@ -9,10 +9,8 @@ from functools import cache
 from typing import Any
 
 from wallet_conformance.client.har.headers import headers_of
-from wallet_conformance.client.redaction import PLACEHOLDER, SECRET_HEADERS, learn
+from wallet_conformance.client.redaction import KEY_HEADERS, PLACEHOLDER, SECRET_HEADERS, learn
 from wallet_conformance.spec import contract
-
-KEY_HEADERS = frozenset({"x-service-key", "authorization", "proxy-authorization"})  # values that are keys
 
 
 def learn_secrets(found: dict[str, Any]) -> None:

@@ -57,7 +57,7 @@ class SilenceTransport(Layer):
         silence = Silence(
             call.method,
             redact(call.url),
-            redact_headers(list(call.headers.items())),
+            redact_headers(call.shown_headers(), own=True),
             call.shown_body,
             self.timeout,
             wait,
