@@ -123,6 +123,26 @@ def test_the_client_sends_back_the_cookies_its_answers_set(pauses: list[float]) 
     client.close()
 
 
+def test_a_call_choosing_its_own_key_neither_sends_nor_keeps_cookies() -> None:
+    """A call without the key, or with another, carries none of the cookies the target set (a target's session would
+    make it keyed) and the jar keeps none its answer sets; the client's keyed calls still send the target's cookie."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        session = "keyed" if request.headers.get("x-service-key") == KEY else "anonymous"
+        return httpx.Response(200, headers={"set-cookie": f"session={session}; Path=/"}, json=BANKS)
+
+    client = ApiClient("http://target/v1", KEY, transport=httpx.MockTransport(answer))
+    client.call("listBanks")
+    client.call("listBanks", key=None)
+    client.call("listBanks", key="conformance-wrong-key-cf12345")
+    client.call("listBanks", key=f" {KEY}\t")  # sent plain, as httpx will not write it
+    client.call("listBanks")
+    assert [request.headers.get("cookie") for request in seen] == [None, None, None, None, "session=keyed"]
+    client.close()
+
+
 def test_a_url_keeps_its_own_query() -> None:
     """A URL given whole (a funding URL with a token in its query, say) is sent with its query; an operation's query
     parameters are sent as its query."""

@@ -19,7 +19,7 @@ import httpx
 
 from wallet_conformance.client.bound import Bound
 from wallet_conformance.client.call import CALL, HELD, Call, HeldBack, exchange_of
-from wallet_conformance.client.cookies import SetCookieClient
+from wallet_conformance.client.cookies import NO_COOKIES, SetCookieClient
 from wallet_conformance.client.errors import NotSent as NotSent
 from wallet_conformance.client.errors import ProxyBypassed as ProxyBypassed
 from wallet_conformance.client.errors import RateLimited as RateLimited
@@ -229,8 +229,8 @@ class ApiClient:
         content: str | None = None,
         padding: int = 0,
     ) -> Exchange:
-        """Call one operation of openapi.yaml. `key=None` sends no key; a string sends that key instead; `padding`
-        spaces follow the JSON body."""
+        """Call one operation of openapi.yaml. `key=None` sends no key; a string sends that key instead; either sends
+        none of the client's cookies (cookies.py). `padding` spaces follow the JSON body."""
         operation = contract.operations()[operation_id]
         path = operation.path
         for name, value in (path_params or {}).items():
@@ -312,7 +312,7 @@ class ApiClient:
                 "(HTTP_PROXY, HTTPS_PROXY or ALL_PROXY; NO_PROXY)"
             )
         http = self._plain if plain else self._connection()[0]
-        build = self._builder(http, held=not plain)
+        build = self._builder(http, held=not plain, cookies=key is DEFAULT)
         call = Call(
             method, url, query, sent_headers, payload, body, operation_id, build, awaited, padding, self._key_forms
         )
@@ -343,9 +343,10 @@ class ApiClient:
         )
         return exchange_of(layers.copy.handle_request(call.copy()))
 
-    def _builder(self, http: httpx.Client, held: bool = True) -> Callable[[Call], httpx.Request]:
+    def _builder(self, http: httpx.Client, held: bool = True, cookies: bool = True) -> Callable[[Call], httpx.Request]:
         """How `http` builds each copy of a request (Call.copy): the body held back at this thread's gate where it
-        holds one (`held`; a request sent plain never is)."""
+        holds one (`held`; a request sent plain never is); with the jar's cookies, or, for a call that chooses its
+        own credential, without them (`cookies`; cookies.NO_COOKIES)."""
 
         def build(call: Call) -> httpx.Request:
             content, headers = self._held_back(call.payload, call.headers) if held else (call.payload, call.headers)
@@ -354,9 +355,14 @@ class ApiClient:
                 extensions[HELD] = content
             # No params but the call's own: httpx replaces a URL's query with any params given, even an empty mapping.
             params = call.query or None
-            return http.build_request(
+            if not cookies:
+                extensions[NO_COOKIES] = True
+            request = http.build_request(
                 call.method, call.url, params=params, headers=headers, content=content, extensions=extensions
             )
+            if not cookies and "cookie" not in (name.lower() for name in call.headers):
+                request.headers.pop("cookie", None)
+            return request
 
         return build
 

@@ -4,6 +4,10 @@ httpx hands every answer to http.cookiejar through urllib's request and message 
 request's and the answer's headers whether or not the answer sets a cookie: about a sixth of a request's CPU in the
 client. The jar takes cookies only from Set-Cookie and Set-Cookie2 headers, so an answer with neither is left alone;
 one with either is read as httpx reads it, and the jar keeps and sends back what it kept as before.
+
+A request that chooses its own credential (no key, a wrong one, a form of the key) carries the NO_COOKIES extension:
+it is sent without the jar's cookies (ApiClient removes the Cookie header httpx adds), and the jar keeps none its
+answer sets, so that a target's session neither makes a keyless request keyed nor is changed by one.
 """
 
 from __future__ import annotations
@@ -14,12 +18,15 @@ from typing import Any
 import httpx
 
 SETTING_HEADERS = ("set-cookie", "set-cookie2")
+NO_COOKIES = "wallet_conformance.no_cookies"  # a request's extension: it neither sends nor keeps the jar's cookies
 
 
 class SetCookies(httpx.Cookies):
-    """httpx's cookies, reading an answer only when it sets one."""
+    """httpx's cookies, reading an answer only when it sets one, and never one to a request sent without them."""
 
     def extract_cookies(self, response: httpx.Response) -> None:
+        if NO_COOKIES in response.request.extensions:
+            return
         if any(name in response.headers for name in SETTING_HEADERS):
             super().extract_cookies(response)
 
