@@ -18,6 +18,8 @@ from wallet_conformance.client.bound import Bound
 from wallet_conformance.client.call import CALL, Call, exchange_of
 from wallet_conformance.client.errors import NoAnswer, ProxyBypassed, TargetError
 from wallet_conformance.client.exchange import Exchange
+from wallet_conformance.client.har.entry import entry
+from wallet_conformance.client.redaction import PLACEHOLDER, Secrets, activate, deactivate
 from wallet_conformance.client.transports import Policies, layered, network
 from wallet_conformance.client.transports.breaker import SERVER_ERROR_WINDOW, Breaker
 from wallet_conformance.client.transports.rate_limit import RateLimits
@@ -141,6 +143,30 @@ def test_a_call_choosing_its_own_key_neither_sends_nor_keeps_cookies() -> None:
     client.call("listBanks")
     assert [request.headers.get("cookie") for request in seen] == [None, None, None, None, "session=keyed"]
     client.close()
+
+
+def test_the_evidence_shows_the_cookie_a_request_carried_concealed() -> None:
+    """The exchange, its curl line and its HAR entry show the Cookie a keyed request carried, its value concealed."""
+    secrets = Secrets()
+    secrets.add_key(KEY)
+    activate(secrets)
+    try:
+        client = ApiClient(
+            "http://target/v1",
+            KEY,
+            transport=httpx.MockTransport(
+                lambda _: httpx.Response(200, headers={"set-cookie": "session=s3ss10nTOKENvalue123456"}, json=BANKS)
+            ),
+        )
+        client.call("listBanks")
+        exchange = client.call("listBanks")
+        client.close()
+        shown = [repr(exchange.request_headers), exchange.curl(), repr(entry(exchange))]
+    finally:
+        deactivate(secrets)
+    assert ("Cookie", PLACEHOLDER) in exchange.request_headers
+    assert f"-H 'Cookie: {PLACEHOLDER}'" in exchange.curl()
+    assert not any("s3ss10nTOKENvalue123456" in text or KEY in text for text in shown)
 
 
 def test_a_url_keeps_its_own_query() -> None:

@@ -185,15 +185,20 @@ def test_a_funding_hook_with_a_token_is_sent_through_its_variable():
     assert f'send 1 POST "${{{FUNDING_VARIABLE}}}" ' in text and token not in text
 
 
-def test_a_replay_sends_a_key_header_as_the_run_sent_it():
-    """A replay sends an empty x-service-key as curl sends one and a wrong key as it is."""
-    empty, wrong = (_exchange("GET", "http://x/v1/transactions/banks", 401, {"meta": {}}) for _ in range(2))
+def test_a_replay_sends_a_key_header_as_the_run_sent_it_and_says_where_cookies_went():
+    """A replay sends an empty x-service-key as curl sends one and a wrong key as it is; a step that carried the
+    target's cookies says so, and its concealed Cookie is not sent."""
+    empty, wrong, keyed = (_exchange("GET", "http://x/v1/transactions/banks", 401, {"meta": {}}) for _ in range(3))
     empty.request_headers.append(("x-service-key", ""))
     wrong.request_headers.append(("x-service-key", "conformance-wrong-key-cf12345"))
-    text = script(steps_of([empty, wrong], failing={0}), test="t", failed=["AUTH-02"], base_url="http://x/v1")
+    keyed.request_headers += [("x-service-key", "<SECRET_KEY>"), ("Cookie", "<SECRET_KEY>")]
+    keyed.keyed = {"header:x-service-key": "\x00\x00"}
+    text = script(steps_of([empty, wrong, keyed], failing={0}), test="t", failed=["AUTH-02"], base_url="http://x/v1")
     sends = [line for line in text.splitlines() if line.startswith("send ")]
     assert sends[0].endswith("-H 'x-service-key;'")
     assert sends[1].endswith("-H 'x-service-key: conformance-wrong-key-cf12345'")
+    assert sends[2].endswith("-H 'x-service-key: '\"${WALLET_API_SECRET_KEY}\"") and "Cookie" not in sends[2]
+    assert "# step 3 was sent with the cookies the target set earlier in the run; this sends none" in text
 
 
 def test_answers_are_compared_but_for_what_a_target_assigns():

@@ -56,13 +56,18 @@ class Call:
             return redact(self.body)
         return json.loads(redact(json.dumps(self.body)))
 
-    def shown_headers(self) -> list[tuple[str, str]]:
-        """The headers an exchange shows of this call: the client's own, a key header's with the client's key forms
-        concealed (as the run's are, even where the run did not register them)."""
-        return [
+    def shown_headers(self, request: httpx.Request) -> list[tuple[str, str]]:
+        """The headers an exchange shows of `request`, a copy of this call: the client's own, a key header's with
+        the client's key forms concealed (as the run's are, even where the run did not register them), and the Cookie
+        its jar added (httpx adds others, for which curl sends its own)."""
+        headers = [
             (name, redact(value, self.key_forms) if name.lower() in KEY_HEADERS else value)
             for name, value in self.headers.items()
         ]
+        cookie = request.headers.get("cookie")
+        if cookie is not None and "cookie" not in (name.lower() for name in self.headers):
+            headers.append(("Cookie", cookie))
+        return headers
 
     @property
     def identity(self) -> tuple[Any, ...]:

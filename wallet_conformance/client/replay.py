@@ -32,6 +32,7 @@ ANSWERS_VARIABLE = "REPLAY_ANSWERS"
 POLL_GAP = 0.2  # seconds between two steps below which the script does not wait
 RECORDED_AT_MOST = 20_000  # characters of a recorded answer written into the script; a longer one: its status only
 _MIN_ASSIGNED = 4
+COOKIE = "cookie"  # a request header the run's client adds from its jar: a replay has no such jar
 
 
 def assigned(value: str) -> bool:
@@ -122,6 +123,10 @@ def script(
             lines.append(f"# step {number} showed the failure")
         if gap is not None:
             lines.append(f"sleep {gap:.1f}")
+        if any(name.lower() == COOKIE for name, _ in exchange.request_headers):
+            lines.append(
+                f"# step {number} was sent with the cookies the target set earlier in the run; this sends none"
+            )
         lines.append(_send(number, exchange, names, base_url, funding_url if funded else None))
         for value, (name, step_number, path) in chained.items():
             if step_number == number:
@@ -252,6 +257,8 @@ def _send(number: int, exchange: Exchange, names: dict[str, str], base_url: str,
         url_word = _word(url, names, key_variable)
     words = ["send", str(number), exchange.method, url_word]
     for name, value in exchange.request_headers:
+        if name.lower() == COOKIE:
+            continue  # the target's cookies, concealed: the script says the step went with them
         if name.lower() not in NOISE or name.lower() == "accept":
             header = exchange.keyed.get(f"header:{name}", value)
             words += ["-H", _word(header_option(name, header), names, key_variable)]

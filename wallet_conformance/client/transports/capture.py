@@ -25,7 +25,7 @@ class CaptureTransport(Layer):
             call.method,
             str(request.url),
             "",
-            request_headers=call.shown_headers(),
+            request_headers=call.shown_headers(request),
             request_text=None,
             status=response.status_code,
             response_headers=list(response.headers.items()),

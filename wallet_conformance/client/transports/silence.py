@@ -57,7 +57,7 @@ class SilenceTransport(Layer):
         silence = Silence(
             call.method,
             redact(call.url),
-            redact_headers(call.shown_headers(), own=True),
+            redact_headers(call.shown_headers(request), own=True),
             call.shown_body,
             self.timeout,
             wait,
