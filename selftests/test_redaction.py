@@ -92,7 +92,8 @@ def _sent_with(key: str | None, headers: dict[str, str] | None = None) -> Exchan
         client.close()
 
 
-def test_a_key_header_s_curl_line_shows_what_was_sent_but_the_key(run_keys: Secrets) -> None:
+@pytest.mark.usefixtures("run_keys")
+def test_a_key_header_s_curl_line_shows_what_was_sent_but_the_key() -> None:
     """A key probe's curl line shows its x-service-key or Authorization as sent (a wrong key, an empty value as curl
     sends one, the Bearer word, the whitespace around the key), the key alone concealed."""
     lines = {
@@ -107,7 +108,8 @@ def test_a_key_header_s_curl_line_shows_what_was_sent_but_the_key(run_keys: Secr
     assert lines["whitespace"].endswith(f"-H 'x-service-key:  {PLACEHOLDER}\t'")
 
 
-def test_the_key_and_its_near_copies_stay_concealed_in_a_key_header(run_keys: Secrets) -> None:
+@pytest.mark.usefixtures("run_keys")
+def test_the_key_and_its_near_copies_stay_concealed_in_a_key_header() -> None:
     """The key and each of its near-copies sent as x-service-key show as the placeholder alone in the exchange, its
     curl line, its description and its HAR entry."""
     for sent in [KEY, *every_near_copy(KEY)]:
