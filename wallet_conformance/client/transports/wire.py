@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import httpx
 
-from wallet_conformance.client.transports import network
-
 
 class ClientTransport(httpx.BaseTransport):
     """A request sent through a plain httpx.Client, unchanged (`send(stream=True)`), so that httpx chooses the transport
@@ -15,6 +13,10 @@ class ClientTransport(httpx.BaseTransport):
     are kept as they come."""
 
     def __init__(self, client: httpx.Client) -> None:
+        # Imported as httpx imports httpcore, when a client is built: httpcore imports anyio, a pytest plugin's
+        # package, which a process that has not started pytest yet (the installed command) must not import.
+        from wallet_conformance.client.transports import network
+
         self.client = network.bounded(client)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -23,6 +25,8 @@ class ClientTransport(httpx.BaseTransport):
     def proxied(self, url: httpx.URL) -> bool:
         """Whether a request for `url` goes through a proxy the environment names (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY;
         NO_PROXY)."""
+        from wallet_conformance.client.transports import network
+
         return network.proxied(self.client, url)
 
     def close(self) -> None:
