@@ -79,6 +79,22 @@ def test_a_bug_of_the_suite():
     """Stops on an error no check raised."""
     raise KeyError("a bug of the suite")
 '''
+# A failure of SVC-12 between the tests that hold every MUST requirement and the rest, and a waiver of it: a run
+# pytest stops at the failure (-x, --maxfail) has not run the rest, and passes no gate however it is waived.
+FAILING = '''
+
+@pytest.mark.requirement("SVC-12")
+def test_a_failure():
+    """Fails SVC-12."""
+    checks.holds(False, "the documented message", "deleted", "closed", requirement="SVC-12")
+'''
+SUITE_FAILING = SUITE.replace(
+    '\n\n@pytest.mark.requirement("VER-01")', FAILING + '\n\n@pytest.mark.requirement("VER-01")', 1
+)
+WAIVED = ("--waivers", "waivers.yaml")
+WAIVER = "- id: SVC-12\n  reason: known\n  owner: team\n  expires: 2099-12-31\n"
+# A second test module that cannot be imported: a suite error, whether the run stops there or goes on without it.
+NOT_IMPORTABLE = "import wallet_conformance.no_such_module\n"
 # Every request finds nobody: the suite takes the target as down and stops the run early.
 TARGET_DOWN = "import pytest\n" + DOWN
 BROKEN_HOOK = """
@@ -159,6 +175,7 @@ class Ending:
     conftest: str = ""
     reason: str = ""
     target: Callable[[], AbstractContextManager[str]] | None = None
+    other: str = ""  # a second test module's source
 
 
 WORKERS = ("-n", "2")
@@ -178,6 +195,29 @@ ENDINGS = {
         source=READS_ACCOUNTS,
         target=throttling,
         reason="answering 429",
+    ),
+    "stopped by -x, its failure waived": Ending(
+        ("-n", "0", "-x", *WAIVED), Outcome.STOPPED_EARLY, 9, source=SUITE_FAILING, reason="pytest stopped the run"
+    ),
+    "stopped by --maxfail, its failure waived, workers": Ending(
+        (*WORKERS, "--maxfail=1", *WAIVED),
+        Outcome.STOPPED_EARLY,
+        9,
+        source=SUITE_FAILING,
+        reason="pytest stopped the run",
+    ),
+    "a module that cannot be collected": Ending(
+        ("-n", "0"), Outcome.SUITE_ERROR, 6, other=NOT_IMPORTABLE, reason="conformance/test_other.py"
+    ),
+    "a module that cannot be collected, --continue-on-collection-errors": Ending(
+        ("-n", "0", "--continue-on-collection-errors"),
+        Outcome.SUITE_ERROR,
+        6,
+        other=NOT_IMPORTABLE,
+        reason="conformance/test_other.py",
+    ),
+    "a module that cannot be collected, workers": Ending(
+        WORKERS, Outcome.SUITE_ERROR, 6, other=NOT_IMPORTABLE, reason="conformance/test_other.py"
     ),
     "stopped at the preflight: unreachable": Ending(
         ("--secret-key", KEY), Outcome.STOPPED_AT_PREFLIGHT, 4, target=unreachable, reason="cannot be reached"
@@ -255,6 +295,9 @@ SELECTIONS = {
     "-k": (("-k", "a_while"), ["-k", "a_while"], 1),
     "-m": (("-m", "slow"), ["-m", "slow"], 1),
     "a path": (("conformance/test_sample.py::test_marked",), ["conformance/test_sample.py::test_marked"], 1),
+    # stepwise (pytest's cache on): it leaves out the tests before the last failure, here none
+    "--sw": (("--sw",), ["--sw"], None),
+    "--sw-skip": (("--sw-skip",), ["--sw-skip"], None),
 }
 
 
@@ -289,6 +332,8 @@ class Runner:
         command: bool = False,
         source: str = SUITE,
         conftest: str = "",
+        other: str = "",
+        cache: bool = False,
     ) -> Ran:
         reports = self.folder / "out"
         reports.mkdir(parents=True, exist_ok=True)
@@ -296,11 +341,15 @@ class Runner:
             (reports / name).write_text(f'"{MARKER}: conforms, exit status 0"\n', encoding="utf-8")
         common = ("--report-dir", str(reports), "--work-dir", str(self.folder / "work"))
         if not command:
-            (self.folder / "pytest.ini").write_text(INI, encoding="utf-8")
+            ini = INI.replace("addopts = -p no:cacheprovider\n", "") if cache else INI
+            (self.folder / "pytest.ini").write_text(ini, encoding="utf-8")
             (self.folder / "conformance").mkdir(exist_ok=True)
             (self.folder / "conformance" / "test_sample.py").write_text(source, encoding="utf-8")
             if conftest:
                 (self.folder / "conformance" / "conftest.py").write_text(conftest, encoding="utf-8")
+            if other:
+                (self.folder / "conformance" / "test_other.py").write_text(other, encoding="utf-8")
+            (self.folder / "waivers.yaml").write_text(WAIVER, encoding="utf-8")
         if interrupt:
             return self._process((*args, *common), interrupt, command, reports)
         if command:
@@ -390,12 +439,19 @@ def test_every_ending_is_told_alike(name, run):
             command=ending.command,
             source=ending.source,
             conftest=ending.conftest,
+            other=ending.other,
         )
     report = told_alike(ran, ending.outcome, ending.status)
     assert ending.reason in (report.get("stopped") or {}).get("reason", ""), report.get("stopped")
     if ending.outcome == Outcome.INTERRUPTED and "collection" not in ending.interrupt:
         reached = [item for item in report["outcome"]["must_not_tested"] if item["verdict"] == "untested"]
         assert all(item["reason"].startswith("not reached") for item in reached), reached
+    if {"-x", "--maxfail=1"} & set(ending.args):  # the command that reproduces the run stops where it stopped
+        assert "-x" in report["run"]["arguments"], report["run"]["arguments"]
+    if ending.other:  # every report names the module that could not be collected
+        for name in ("conformance.md", "conformance.html", "junit.xml"):
+            assert ending.reason in (ran.reports / name).read_text(encoding="utf-8"), name
+        assert any(ending.reason in line for line in ran.lines[-12:]), ran.lines[-12:]
     if "reports:" in ending.interrupt:  # too late to change the ending: the run says so, above its last line
         assert ran.lines[-2].endswith("too late to change its ending)"), ran.lines[-3:]
 
@@ -426,7 +482,8 @@ def test_a_selection_says_it_is_one(name, run):
     """A run restricted to part of the suite conforms on the selection, says how many MUST requirements it held and
     that the rest were not selected, and is never complete: --require-complete fails it."""
     args, by, held = SELECTIONS[name]
-    ran = run((*args, "-n", "0"))
+    cache = args[0].startswith("--sw")  # stepwise needs pytest's cache
+    ran = run((*args, "-n", "0"), cache=cache)
     report = told_alike(ran, Outcome.CONFORMS_ON_THE_SELECTION, 0)
     selection = report["outcome"]["selection"]
     must = selection["must_in_catalogue"]
@@ -435,5 +492,5 @@ def test_a_selection_says_it_is_one(name, run):
     assert left_out and all(entry["reason"].startswith("not selected") for entry in left_out)
     assert not report["outcome"]["complete"]
     assert f"{selection['must_selected']} of the catalogue's {must} MUST requirements selected" in "\n".join(ran.lines)
-    gated = run((*args, "-n", "0", "--require-complete"))
+    gated = run((*args, "-n", "0", "--require-complete"), cache=cache)
     assert told_alike(gated, Outcome.INCOMPLETE, 7)["outcome"]["gate"]["failing"] == []

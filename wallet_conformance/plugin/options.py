@@ -80,7 +80,12 @@ def settings(config: pytest.Config) -> Settings:
         _reference_names(found)
     except ConfigError as error:
         _usage_error(config, str(error), _folder(values))
-    found = replace(found, generation_seed=_generation_seed(config, found.seed), pytest_selection=_selection(config))
+    found = replace(
+        found,
+        generation_seed=_generation_seed(config, found.seed),
+        pytest_selection=_selection(config),
+        pytest_stops=_stops(config),
+    )
     config.stash[SETTINGS] = found
     return found
 
@@ -125,9 +130,10 @@ def _usage_error(config: pytest.Config, message: str, folder: Path | None) -> No
 
 def _selection(config: pytest.Config) -> tuple[str, ...]:
     """pytest's own arguments that chose the tests, from the command line or PYTEST_ADDOPTS, as they choose them again
-    from any folder: -k, -m, --deselect, --ignore-glob, --lf, and the paths of tests other than the suite's folder,
-    relative to the rootdir as node ids are (tests/test_money.py::test_x); an --ignore path inside the rootdir
-    becomes the --ignore-glob that matches it wherever the suite is."""
+    from any folder: -k, -m, --deselect, --ignore-glob, --lf (with --lfnf=none, which deselects every test where none
+    failed last), stepwise's --sw and --sw-skip (they leave out the tests before the last failure), and the paths of
+    tests other than the suite's folder, relative to the rootdir as node ids are (tests/test_money.py::test_x); an
+    --ignore path inside the rootdir becomes the --ignore-glob that matches it wherever the suite is."""
     from wallet_conformance.plugin.collection import tests_dir  # the suite's plugin: loaded in the suite's runs only
 
     option, root, folder = config.option, config.rootpath, tests_dir(config)
@@ -146,6 +152,12 @@ def _selection(config: pytest.Config) -> tuple[str, ...]:
     words += [f"--ignore-glob={pattern}" for pattern in getattr(option, "ignore_glob", None) or ()]
     if getattr(option, "lf", False):
         words.append("--lf")
+        if getattr(option, "last_failed_no_failures", "all") == "none":
+            words.append("--lfnf=none")
+    if getattr(option, "stepwise_skip", False):
+        words.append("--sw-skip")
+    elif getattr(option, "stepwise", False) and not getattr(option, "stepwise_reset", False):
+        words.append("--sw")
     for arg in config.args:
         name, separator, node = arg.partition("::")
         path = (config.invocation_params.dir / name).resolve()
@@ -153,6 +165,16 @@ def _selection(config: pytest.Config) -> tuple[str, ...]:
             continue  # the suite's folder: every test, as without a path
         shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else name
         words.append(shown + separator + node)
+    return tuple(words)
+
+
+def _stops(config: pytest.Config) -> tuple[str, ...]:
+    """pytest's own arguments that stop the run at a failure (-x is --maxfail=1; --sw-reset runs every test, then
+    stops at the first failure as --sw does): no selection, kept to reproduce the run."""
+    maxfail = getattr(config.option, "maxfail", 0) or 0
+    words = [] if maxfail <= 0 else ["-x"] if maxfail == 1 else [f"--maxfail={maxfail}"]
+    if getattr(config.option, "stepwise_reset", False) and not getattr(config.option, "stepwise_skip", False):
+        words.append("--sw-reset")
     return tuple(words)
 
 

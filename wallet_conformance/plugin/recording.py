@@ -58,6 +58,23 @@ def _skip_reason(report: pytest.TestReport) -> str | None:
     return str(report.longrepr) if report.longrepr else None
 
 
+def _error_line(report: pytest.CollectReport) -> str:
+    """A collection error in one line: the exception pytest shows last (`E   ImportError: ...`), redacted."""
+    lines = [line for line in str(report.longrepr or "").splitlines() if line.strip()]
+    errors = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return redact((errors or lines or [""])[-1])[:300]
+
+
+def _stopped_by_pytest(session: pytest.Session) -> str | None:
+    """Why pytest itself stopped the run before its last test, when it did: -x or --maxfail after a failure, --sw
+    at one (pytest's session, or under xdist the controller's, which stops the workers), never a signal."""
+    dsession = session.config.pluginmanager.get_plugin("dsession")
+    for why in (session.shouldfail, session.shouldstop, getattr(dsession, "shouldstop", False)):
+        if why and "keyboard-interrupt" not in str(why):
+            return str(why)
+    return None
+
+
 def _concealed(report: pytest.TestReport) -> None:
     """What pytest shows of a failure (its text and sections), with personal data masked where the run masks it: here,
     once the record has taken the text as it is (the reports mask it when written)."""
@@ -74,6 +91,15 @@ class Recorder:
         self.started = time.time()
         self.declared: set[str] | None = None  # what the run's tests declare, once collected in this process
         self.collected = 0
+        # The test modules (or other collectors) that could not be collected, with their error's line: under xdist
+        # the controller hears each once, and the workers run the rest.
+        self.not_collected: dict[str, str] = {}
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """A module that cannot be collected (an import error, a syntax error) is a suite error: its tests never
+        ran, and under xdist (or --continue-on-collection-errors) the run goes on without them."""
+        if report.failed:
+            self.not_collected.setdefault(plain_nodeid(report.nodeid) or ".", _error_line(report))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """A run of one process collects its tests here; an xdist run's workers write what theirs declare."""
@@ -160,6 +186,15 @@ class Recorder:
         if run.stops.stopped is not None:
             return run.stops.stopped
         signals = interruption.of(self.config).reason()
+        if signals is None and self.not_collected:
+            return self._not_collected(run, session)
+        stopped_by = None if signals is not None else _stopped_by_pytest(session)
+        if stopped_by is not None:
+            where = self._progress(run, session)
+            return endings.stopped_early(
+                f"pytest stopped the run {where} ({stopped_by}: -x, --maxfail or --sw): the tests after it never ran",
+                int(ExitStatus.TARGET_FAILING),
+            )
         if signals is not None or exitstatus == pytest.ExitCode.INTERRUPTED:
             where = self._progress(run, session)
             how = signals or "pytest stopped"  # a KeyboardInterrupt no signal of this process raised
@@ -173,6 +208,16 @@ class Recorder:
         if exitstatus == pytest.ExitCode.USAGE_ERROR:
             return endings.usage_error("a usage error stopped the run (the ERROR line above)")
         return None
+
+    def _not_collected(self, run: Run, session: pytest.Session) -> Stop:
+        """A suite error: the modules that could not be collected, named, and how far the rest of the run got."""
+        named = "; ".join(f"{nodeid} ({line})" if line else nodeid for nodeid, line in self.not_collected.items())
+        return Stop(
+            Outcome.SUITE_ERROR,
+            f"a suite error: {len(self.not_collected)} test module(s) could not be collected, their tests never "
+            f"ran: {named}; the run ended {self._progress(run, session)}",
+            int(ExitStatus.SUITE_ERROR),
+        )
 
     def _progress(self, run: Run, session: pytest.Session) -> str:
         """How far the run got: `after 49 of 1043 tests`, or before its first."""

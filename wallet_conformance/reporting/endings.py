@@ -23,7 +23,7 @@ NOT_REACHED = {
     Outcome.STOPPED_AT_PREFLIGHT: "not reached: the run stopped at its preflight",
     Outcome.USAGE_ERROR: "not reached: a usage error stopped the run before it started",
     Outcome.UNFINISHED: "not reached: the run had not finished when this report was written",
-    Outcome.SUITE_ERROR: "not reached: the run stopped on an internal error",
+    Outcome.SUITE_ERROR: "not reached: an internal error stopped the run, or its tests could not be collected",
 }
 UNFINISHED_REASON = (
     "this report was written when the run started, and the run never replaced it: it was killed or "

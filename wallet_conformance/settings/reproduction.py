@@ -40,8 +40,8 @@ def reproduction(settings: Settings, command: str = RUN) -> list[str]:
     verdict and is not at its default (as declared in OPTIONS, by group; a value the environment gave appears as
     its flag), the seed and profile of a run that sends requests, the environment of a deployed target, keys as
     placeholders (<SECRET_KEY>), never their values; then pytest's own arguments that change a verdict: --strict,
-    --hypothesis-seed, and those that chose the tests. Another subcommand's (`command`): its name, then the options
-    it declares `reproduced` that were given."""
+    --hypothesis-seed, those that chose the tests and those that stop it at a failure (-x, --maxfail, --sw-reset).
+    Another subcommand's (`command`): its name, then the options it declares `reproduced` that were given."""
     if command != RUN:
         options = [BY_ANY_FLAG[flag] for flag in SUBCOMMANDS[command].reproduced]
         return [
@@ -65,7 +65,7 @@ def reproduction(settings: Settings, command: str = RUN) -> list[str]:
         words.append("--strict")
     if settings.generation_seed != settings.seed and not settings.passive:
         words += ["--hypothesis-seed", str(settings.generation_seed)]
-    return words + list(settings.pytest_selection)
+    return words + list(settings.pytest_selection) + list(settings.pytest_stops)
 
 
 _PLACEHOLDER = re.compile(r"<[A-Z_]+>")

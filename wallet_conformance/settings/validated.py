@@ -63,6 +63,9 @@ class Settings:
     # pytest's own arguments that chose the tests (-k, -m, --deselect, --ignore-glob, --lf, test paths), as they
     # reproduce the choice (plugin/options.py)
     pytest_selection: tuple[str, ...] = ()
+    # pytest's own arguments that stop a run at a failure (-x, --maxfail): no selection, but the run reproduced
+    # stops where it stopped (plugin/options.py)
+    pytest_stops: tuple[str, ...] = ()
     # The proxy's own (proxy_options.py; --upstream is base_url): where it listens, its bounds, what it prints
     listen: tuple[str, int] | None = None  # None: no proxy
     report_every: float | None = None
