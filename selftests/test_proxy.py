@@ -727,9 +727,13 @@ def judged_parts(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def a_record(
-    base_url: str | None, *tests: tuple[str, str, dict[str, int]], stop: endings.Stop | None = None
+    base_url: str | None,
+    *tests: tuple[str, str, dict[str, int]],
+    stop: endings.Stop | None = None,
+    selection: endings.Selection | None = None,
 ) -> list[dict[str, Any]]:
-    """The record of a run of `tests` (node id, requirement, checks held) against `base_url`, each passed."""
+    """The record of a run of `tests` (node id, requirement, checks held) against `base_url`, each passed, of the
+    whole suite or of `selection`."""
     lines = [opening(base_url=base_url)]
     for nodeid, requirement, held in tests:
         lines.append(
@@ -746,7 +750,7 @@ def a_record(
                 rate_limited=[],
             )
         )
-    return [*lines, ending_line(1.0, stop)]
+    return [*lines, ending_line(1.0, stop, selection)]
 
 
 def test_a_merge_holds_what_its_reports_held_and_ends_as_a_run_that_did_not_complete():
@@ -766,6 +770,62 @@ def test_a_merge_holds_what_its_reports_held_and_ends_as_a_run_that_did_not_comp
     assert joined["outcome"]["verdict"] == "interrupted" and not joined["outcome"]["conforms"]
     assert joined["stopped"]["reason"] == "second: interrupted (SIGINT) after 1 of 9 tests"
     assert validation.problems("conformance-report.json", joined) == []
+
+
+def test_a_merge_of_selections_is_a_selection():
+    """Two runs each on part of the suite merge into their union: it conforms at most on that selection, and a
+    requirement neither run chose is not selected, never untested."""
+    first = a_record(
+        None,
+        ("tests/test_a.py::test_ok", "SVC-03", {"SVC-03": 1}),
+        selection=endings.Selection.of(["-k", "ok"], ["SVC-03"]),
+    )
+    second = a_record(
+        None,
+        ("tests/test_b.py::test_ok", "SVC-12", {"SVC-12": 1}),
+        selection=endings.Selection.of(["--requirement", "SVC-12"], ["SVC-12"]),
+    )
+    joined = build_report([*first, *second], names=["first", "second"])
+    outcome = joined["outcome"]
+    assert outcome["verdict"] == "conforms-on-the-selection" and not outcome["complete"], outcome
+    assert outcome["selection"]["by"] == ["(first: -k ok)", "(second: --requirement SVC-12)"]
+    assert outcome["selection"]["must_selected"] == 2
+    verdicts = {entry["id"]: entry["verdict"] for entry in joined["requirements"]}
+    assert verdicts["SVC-03"] == verdicts["SVC-12"] == "pass" and verdicts["VER-01"] == "not-selected"
+    whole = a_record(None, ("tests/test_c.py::test_ok", "VER-01", {"VER-01": 1}))
+    assert build_report([*first, *whole], names=["first", "whole"])["outcome"]["selection"] is None
+    assert validation.problems("conformance-report.json", joined) == []
+
+
+def test_a_merge_of_the_reference_with_other_faults_conforms_for_no_target():
+    """Runs of the bundled reference with different faults are runs of different targets: where nothing failed the
+    merge is incomplete (exit 7), its reason naming each; the same faults on other ports are one target."""
+
+    def on_reference(port: int, faults: list[str]) -> list[dict[str, Any]]:
+        lines = a_record(f"http://127.0.0.1:{port}/v1", ("tests/test_a.py::test_ok", "SVC-03", {"SVC-03": 1}))
+        lines[0]["target"]["embedded_reference"] = True
+        lines[0]["run"]["reference"] = {"faults": faults, "variants": []}
+        return lines
+
+    faulty, good = on_reference(1001, ["wrong-close-message"]), on_reference(1002, [])
+    joined = build_report([*faulty, *good], names=["faulty", "good"])
+    outcome = joined["outcome"]
+    assert (outcome["verdict"], outcome["exit_status"], outcome["conforms"]) == ("incomplete", 7, False), outcome
+    assert "the bundled reference with wrong-close-message" in outcome["reason"], outcome["reason"]
+    alike = build_report([*good, *on_reference(1003, [])], names=["good", "again"])
+    assert "note" not in alike["target"] and alike["outcome"]["verdict"] != "incomplete"
+
+
+def test_merge_refuses_runs_of_other_suite_versions(tmp_path, capsys):
+    """Runs judged by two versions of the suite are not added up: exit 4, one line naming both."""
+    for name, version in (("old", "0.3.0"), ("new", "0.4.0")):
+        lines = a_record(None, ("tests/test_a.py::test_ok", "SVC-03", {"SVC-03": 1}))
+        lines[0]["suite_version"] = version
+        write_record(lines, tmp_path / name)
+    status = cli.main(["merge", str(tmp_path / "old"), str(tmp_path / "new"), "--report-dir", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == ExitStatus.CANNOT_RUN and len(lines) == 1 and "judged by suite 0.4.0" in lines[0], lines
+    assert not (tmp_path / "out").exists()
 
 
 def test_merge_refuses_a_run_given_twice(tmp_path, capsys):
@@ -791,7 +851,8 @@ def test_merge_says_when_its_reports_judged_different_targets(tmp_path, monkeypa
     monkeypatch.delenv("WALLET_API_REPORT_DIR", raising=False)
     for name, base in (("eu", "https://eu.example.com/v1"), ("us", "https://us.example.com/v1")):
         write_record(a_record(base, ("tests/test_a.py::test_ok", "SVC-03", {"SVC-03": 1})), tmp_path / name)
-    cli.main(["merge", "eu", "us"])
+    status = cli.main(["merge", "eu", "us"])
+    assert status == ExitStatus.INCOMPLETE  # passed on both, but no one target was judged: it conforms for none
     output = capsys.readouterr().out
     merged = json.loads((tmp_path / "reports" / "merged" / "conformance.json").read_text())
     note = merged["target"]["note"]

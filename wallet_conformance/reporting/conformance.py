@@ -203,6 +203,7 @@ def assemble(
     exchanges_held: Mapping[str, int] | None = None,
     stop: Stop | None = None,
     selection: Selection | None = None,
+    no_one_target: str | None = None,
 ) -> dict[str, Any]:
     """The whole report, one entry per requirement of the catalogue, from what a record of judgement folds into
     (reporting/from_record.py `build_report` is the one caller).
@@ -211,7 +212,8 @@ def assemble(
     a requirement no test judged, where there is one to give; `traffic`, what recorded traffic held (--har);
     `exchanges_held`, how many exchanges the exchange judge and the registry of records held each requirement on;
     `stop`, why the run did not complete; `selection`, what part of the suite it chose (`selected`: the requirements
-    chosen by id, a selection of those); a requirement outside it is not selected.
+    chosen by id, a selection of those); a requirement outside it is not selected; `no_one_target`, why the verdicts
+    are of no one target (a merge of several: gating.apply).
     """
     gate = gate or gating.Gate(strict=strict)
     if selection is None and selected:
@@ -294,7 +296,7 @@ def assemble(
                 ],
             }
         )
-    outcome = gating.apply(entries, gate, stop, selection)
+    outcome = gating.apply(entries, gate, stop, selection, no_one_target)
     if outcome["verdict"] == Outcome.NOTHING_JUDGED:
         outcome["reason"] = _nothing_judged(records, traffic)
     extra: dict[str, Any] = {"traffic": traffic} if traffic is not None else {}

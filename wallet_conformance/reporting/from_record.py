@@ -458,12 +458,10 @@ class Fold:
         if stopped:  # a run that did not complete leaves the whole unfinished: the merge ends as the first such run did
             name, first = stopped[0]
             stop = Stop.from_dict({**first, "reason": f"{name}: {first['reason']}"})
-        bases = {run.line["target"].get("base_url") for run in self.runs}
-        target: dict[str, Any] = {"base_url": bases.pop() if len(bases) == 1 else None}
-        if len(bases) > 1:
-            target["targets"] = {
-                name: run.line["target"].get("base_url") for name, run in zip(names, self.runs, strict=True)
-            }
+        identities = {target_identity(run.line) for run in self.runs}
+        target: dict[str, Any] = dict(self.runs[0].line["target"]) if len(identities) == 1 else {"base_url": None}
+        if len(identities) > 1:
+            target["targets"] = {name: _shown_target(run.line) for name, run in zip(names, self.runs, strict=True)}
             target["note"] = several_targets(target["targets"])
         started = sorted(run.line["started_at"] for run in self.runs)
         notes = [f"merged from {', '.join(names)}; {NOT_CLAIMED}"]
@@ -486,9 +484,42 @@ class Fold:
             traffic=self.traffic.report(notes) if traffic else None,
             exchanges_held=self.held,
             stop=stop,
+            selection=merged_selection(names, self.runs),
+            no_one_target=target.get("note"),
         )
         _observe_rate_limits(report, [entry for run in self.runs for entry in run.rate_limited])
         return report
+
+
+def target_identity(line: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What a run judged, as a merge compares it: the bundled reference by its faults and variants (its port is
+    the run's own), a deployed target by its base URL."""
+    if line["target"].get("embedded_reference"):
+        reference = line["run"].get("reference") or {}
+        return ("reference", tuple(sorted(reference.get("faults", ()))), tuple(sorted(reference.get("variants", ()))))
+    return ("target", line["target"].get("base_url"))
+
+
+def merged_selection(names: list[str], runs: list[_Run]) -> Selection | None:
+    """The part of the suite merged runs chose together: where every run chose part of it, the union of what each
+    held (a requirement none of them chose is not selected), chosen by each run's words; None where a run took the
+    whole suite (or judged traffic, which chooses no test)."""
+    chosen: list[dict[str, Any]] = [run.ending["selection"] for run in runs if run.ending and run.ending["selection"]]
+    if not runs or len(chosen) < len(runs):
+        return None
+    held = [selection["requirements"] for selection in chosen]
+    union = None if any(part is None for part in held) else {rid for part in held for rid in part}
+    by = [f"({name}: {' '.join(selection['by'])})" for name, selection in zip(names, chosen, strict=True)]
+    return Selection.of(by, union)
+
+
+def _shown_target(line: Mapping[str, Any]) -> str | None:
+    """A merged run's target as its report names it: the base URL, or the bundled reference with what was on."""
+    identity = target_identity(line)
+    if identity[0] == "target":
+        return str(identity[1]) if identity[1] is not None else None
+    switched = [*identity[1], *identity[2]]
+    return "the bundled reference" + (f" with {', '.join(switched)}" if switched else "")
 
 
 def several_targets(targets: dict[str, str | None]) -> str:
@@ -496,7 +527,7 @@ def several_targets(targets: dict[str, str | None]) -> str:
     each = ", ".join(f"{name}: {base or 'the bundled reference'}" for name, base in targets.items())
     return (
         f"the merged reports judged {len(set(targets.values()))} different targets ({each}): its verdicts are "
-        "of no one target"
+        "of no one target, and it conforms for none"
     )
 
 

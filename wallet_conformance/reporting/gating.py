@@ -221,10 +221,16 @@ def load_baseline(path: Path, catalogue_hash: str, report_format: str) -> dict[s
 
 
 def apply(
-    entries: list[dict[str, Any]], gate: Gate, stop: Stop | None = None, selection: Selection | None = None
+    entries: list[dict[str, Any]],
+    gate: Gate,
+    stop: Stop | None = None,
+    selection: Selection | None = None,
+    no_one_target: str | None = None,
 ) -> dict[str, Any]:
     """The run's outcome from the requirement entries, how it ended (`stop`: it did not complete) and what it chose
     (`selection`): its verdict, what fails the run, and the exit status. The one place these are decided.
+    `no_one_target`: why the verdicts are of no one target (a merge of runs of several): such a report never
+    conforms; where nothing failed it is incomplete, with that reason.
 
     Marks waived entries (`entry["waiver"]`) as a side effect, so every format shows them.
     """
@@ -284,7 +290,7 @@ def apply(
         verdict, status = Outcome.DOES_NOT_CONFORM, ExitStatus.DOES_NOT_CONFORM
     elif not any(entry["level"] == "MUST" and entry["verdict"] in JUDGED for entry in entries):
         verdict, status = Outcome.NOTHING_JUDGED, ExitStatus.NOTHING_JUDGED
-    elif gating or (gate.complete_required and selection is not None):
+    elif gating or (gate.complete_required and selection is not None) or (no_one_target and not must_failed):
         verdict, status = Outcome.INCOMPLETE, ExitStatus.INCOMPLETE
     elif must_failed:
         verdict, status = Outcome.DOES_NOT_CONFORM, ExitStatus.GATE_PASSES  # every failure waived or in the baseline
@@ -297,7 +303,9 @@ def apply(
     else:
         verdict, status = Outcome.CONFORMS, ExitStatus.GATE_PASSES
     reason = {}
-    if verdict == Outcome.INCOMPLETE and selection is not None:
+    if verdict == Outcome.INCOMPLETE and no_one_target and not gating:
+        reason = {"reason": no_one_target}
+    elif verdict == Outcome.INCOMPLETE and selection is not None:
         reason = {
             "reason": f"the run chose part of the suite ({' '.join(selection.by)}), and the gate asks for the "
             "whole (--require-complete)"
@@ -305,8 +313,12 @@ def apply(
     return {
         **reason,
         "verdict": verdict,
-        "conforms": stop is None and not must_failed and not suite_errors and verdict != Outcome.NOTHING_JUDGED,
-        "complete": not not_tested and selection is None and stop is None,
+        "conforms": stop is None
+        and not must_failed
+        and not suite_errors
+        and verdict != Outcome.NOTHING_JUDGED
+        and not no_one_target,
+        "complete": not not_tested and selection is None and stop is None and not no_one_target,
         "must_failed": must_failed,
         "should_failed": should_failed,
         "must_not_tested": not_tested,

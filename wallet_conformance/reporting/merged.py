@@ -1,7 +1,9 @@
 """`merge`: the records of judgement of several runs (proxies beside each instance, --har runs, active runs) as one
 report. The records are concatenated, each run once, and folded as any run's record is (reporting/from_record.py):
 a requirement broken in one run fails; one held to in some and broken in none passes; the judges' counts (the
-exchanges that broke a rule, those held to it, the traffic table) add up exchange by exchange.
+exchanges that broke a rule, those held to it, the traffic table) add up exchange by exchange. Runs that each chose
+part of the suite merge into a selection (what none chose is not selected); runs of different targets (base URLs, or
+the bundled reference with other faults or variants) never conform together.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ __all__ = ["NOT_CLAIMED", "MergeError", "lines_of", "load", "merge"]
 
 
 class MergeError(Exception):
-    """A file that cannot be merged: no record of judgement, of another catalogue, or given twice; one message naming
-    it."""
+    """A file that cannot be merged: no record of judgement, of another catalogue or another version of the suite than
+    the others, or given twice; one message naming it."""
 
 
 def record_path(given: Path) -> Path:
@@ -42,6 +44,7 @@ def load(paths: Iterable[Path]) -> list[tuple[str, list[dict[str, Any]]]]:
     files: dict[Path, Path] = {}
     run_ids: dict[str, Path] = {}
     catalogue_hash = judged_against()["requirements.yaml"]
+    judged_by: tuple[str, Any, Path] | None = None  # the first run's suite version and files judged against
     for given in paths:
         path = record_path(given)
         if not path.is_file():
@@ -63,6 +66,13 @@ def load(paths: Iterable[Path]) -> list[tuple[str, list[dict[str, Any]]]]:
             first = lines[0]
             if first["judged_against"].get("requirements.yaml") != catalogue_hash:
                 raise MergeError(f"{given}: judged against another requirements.yaml; merge runs of one catalogue")
+            if judged_by is None:
+                judged_by = (first["suite_version"], first["judged_against"], given)
+            elif (first["suite_version"], first["judged_against"]) != judged_by[:2]:
+                raise MergeError(
+                    f"{given} was judged by suite {first['suite_version']}, {judged_by[2]} by suite {judged_by[0]} "
+                    "(or against other files): their verdicts cannot be added up; merge runs of one version"
+                )
             if first["run_id"] in run_ids:
                 raise MergeError(
                     f"{given} is the same run as {run_ids[first['run_id']]} (run id {first['run_id']}): a "
