@@ -329,6 +329,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.STRICT_QUERY: lambda c: c.call("GET", "/virtual-accounts", params={"sort": "asc"}).status_code,
     Variant.PAGING_PAGE_LIMIT: lambda c: len(data(accounts(c, limit="1"))),
     Variant.PAGING_OFFSET_LIMIT: lambda c: names(accounts(c, offset="1", limit="1")),
+    Variant.PAGING_ZERO_BASED: lambda c: meta(accounts(c, page="1", size="1"))["pagination"],
     Variant.PER_PAGE_CAPPED: lambda c: meta(accounts(c, perPage="50"))["pagination"]["perPage"],
     Variant.PER_PAGE_LIMITED: lambda c: c.call("GET", "/accounts", params={"perPage": "100"}).status_code,
     Variant.LISTS_OLDEST_FIRST: wallet_order,

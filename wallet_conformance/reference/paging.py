@@ -3,8 +3,8 @@
 The document shows `meta.pagination` {totalCount, perPage, current} but not the request side; our
 choice: query `page` (from 1, default 1) and `perPage` (1 to MAX_PER_PAGE, default the observed
 page size). Anything else is refused with 400. Variants take other readings: `page` and `limit`,
-`offset` and `limit`, a page size clamped to CAPPED_PER_PAGE or refused above LIMITED_PER_PAGE, unknown query
-parameters refused.
+`offset` and `limit`, `page` counted from 0 and `size` (as Spring Data pages), a page size clamped
+to CAPPED_PER_PAGE or refused above LIMITED_PER_PAGE, unknown query parameters refused.
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ def paginate(
     """The requested page of `items` and its meta.pagination; `filters` are the list's other query parameters."""
     faults, variants = call.faults, call.variants
     page_name: str | None = "page"
-    size_name, offset_name = "perPage", None
+    # The number of the first page: 1, or 0 where `page` counts from 0 (current still says 1 on the first page).
+    first = 0 if variants.on(Variant.PAGING_ZERO_BASED) else 1
+    size_name, offset_name = "perPage" if first else "size", None
     by_page_and_limit = variants.on(Variant.PAGING_PAGE_LIMIT)
     if by_page_and_limit:
         size_name = "limit"
@@ -68,7 +70,7 @@ def paginate(
         start = _whole(request, offset_name, 0, least=0)
         page = start // size + 1
     else:
-        page = _whole(request, page_name, 1) if page_name else 1
+        page = _whole(request, page_name, first, least=first) - first + 1 if page_name else 1
         start = (page - 1) * size
     if start and faults.on(Fault.PAGES_OVERLAP):
         start -= 1  # each page repeats the last entry of the one before

@@ -81,6 +81,10 @@ class Variant(Switch):
     # Paging.
     PAGING_PAGE_LIMIT = (PAGING, "Lists are paged by `page` and `limit` (`perPage` is ignored).")
     PAGING_OFFSET_LIMIT = (PAGING, "Lists are paged by `offset` and `limit` (current = offset / limit + 1).")
+    PAGING_ZERO_BASED = (
+        PAGING,
+        "Lists are paged by `page`, counted from 0, and `size`; meta.pagination.current counts from 1.",
+    )
     PER_PAGE_CAPPED = (PAGING, "A page size above 20 is clamped to 20 (and pagination.perPage says 20).")
     PER_PAGE_LIMITED = (PAGING, 'A page size above 50 is refused with 400 ("must be at most 50").')
     PAGE_SIZE_20 = (PAGE_SIZE, "Lists asked without a page size hold 20 entries a page (perPage 20).")
