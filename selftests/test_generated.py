@@ -21,7 +21,7 @@ from wallet_conformance.generation.cases import Request
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.reference import Fault, ReferenceServer
 from wallet_conformance.spec import contract
-from wallet_conformance.world import bodies, lists
+from wallet_conformance.world import bodies, lists, page_checks
 
 MODULES = sorted(GENERATED.glob("test_*.py"))
 
@@ -141,6 +141,37 @@ def test_paging_discovery_is_not_fooled_by_an_entry_added_between_two_reads():
         found = lists.discover(api, "listWallets")
         assert api.added, lists.notes(api, "listWallets")
         assert found == lists.Scheme("offset", "limit"), lists.notes(api, "listWallets")
+        for client in (setup, api, api.other):
+            client.close()
+
+
+def test_paging_discovery_learns_a_page_number_counted_from_zero():
+    """A list paged by `page` from 0 and `size`, current counting from 1: discovery numbers pages from 0, the first
+    pages read show no numbering problem, and a walk holds every wallet once."""
+    with ReferenceServer(variants=["PAGING_ZERO_BASED"]) as server:
+        api = ApiClient(server.base_url, server.secret_key)
+        made = [api.call("createWallet", json_body=bodies.wallet("selftest")).data["publicId"] for _ in range(5)]
+        found = lists.discover(api, "listWallets")
+        assert found == lists.Scheme("page", "size", first=0), lists.notes(api, "listWallets")
+        assert found.params(1, 2) == {"page": 0, "size": 2}
+        assert not page_checks.numbering_problems(lists.first_pages(api, "listWallets", found, 3), found)
+        walk = lists.walk(api, "listWallets", found, 2)
+        assert sorted(walk.ids) == sorted(set(walk.ids)) and set(made) <= set(walk.ids)
+        assert [lists.pagination(page)["current"] for page in walk.exchanges] == [1, 2, 3]
+        api.close()
+
+
+def test_paging_discovery_is_not_fooled_about_the_first_page_by_an_entry_added_between_two_reads():
+    """A wallet another client adds just after discovery's read of the first page without a page number makes
+    neither page=1 nor page=0 match it; the first page is read again, and page=0 found first."""
+    with ReferenceServer(variants=["PAGING_ZERO_BASED"]) as server:
+        setup = ApiClient(server.base_url, server.secret_key)
+        for _ in range(5):
+            setup.call("createWallet", json_body=bodies.wallet("selftest"))
+        api = AddsAWalletAfterOneRead(server.base_url, server.secret_key, {"size": lists.SMALL_PAGE})
+        found = lists.discover(api, "listWallets")
+        assert api.added, lists.notes(api, "listWallets")
+        assert found == lists.Scheme("page", "size", first=0), lists.notes(api, "listWallets")
         for client in (setup, api, api.other):
             client.close()
 

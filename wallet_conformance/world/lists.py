@@ -3,7 +3,9 @@
 The document shows `meta.pagination` {totalCount, perPage, current} on the account, wallet and
 transaction lists, but not the request parameters that select a page or a page size ("Request
 parameters for paging (page number, page size) on list endpoints: not shown.", END-39). So the suite
-assumes none: `discover` tries the common schemes in turn and keeps the first the target honours.
+assumes none: `discover` tries the common schemes in turn and keeps the first the target honours, and learns
+where a page number counts from (page=1 the first page, or page=0 as Spring Data's; `current` is judged
+against the page answered, the first being 1, either way).
 `read` reads a list until a condition holds or the list is whole (hand-written tests); `walk` reads
 every page (generated tests). A target that honours no scheme is read on its first page only, and the
 tests say so instead of failing.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wallet_conformance.client.api import MAX_BODY, ApiClient
@@ -32,24 +34,31 @@ PAST_THE_END = 10
 LARGE_PAGE = 100
 # Statuses that refuse the request as a whole, not a query parameter of it: a walk does not back off on them.
 NOT_ABOUT_THE_SIZE = (401, 403, 404, 429)
+# The numbers a page parameter may give the first page: 1, or 0 (Spring Data's `page`); 1 is tried first.
+FIRST_PAGE_NUMBERS = (1, 0)
+# How often discovery reads the first page three ways (without a page number, page=1, page=0) in search of one
+# the plain read matches: another client adding an entry between two reads shifts them all.
+FIRST_PAGE_READS = 3
 
 
 @dataclass(frozen=True)
 class Scheme:
-    """One way of asking for a page: by `page` number (from 1) or by `offset` in entries, sized by the
-    parameter `size` names (None: the target's own page size)."""
+    """One way of asking for a page: by `page` number (the first page numbered `first`, 1 or 0) or by `offset` in
+    entries, sized by the parameter `size` names (None: the target's own page size)."""
 
     position: str
     size: str | None
+    first: int = 1
 
     def params(self, page: int, size: int | None, stride: int | None = None) -> dict[str, int]:
-        """Query parameters of page `page` (from 1) asked at `size` entries; an offset moves `stride` entries a page
-        (default `size`)."""
-        at = page if self.position == "page" else (page - 1) * (stride or size or 0)
+        """Query parameters of the `page`th page (counted from 1, whatever number the target gives it) asked at
+        `size` entries; an offset moves `stride` entries a page (default `size`)."""
+        at = page - 1 + self.first if self.position == "page" else (page - 1) * (stride or size or 0)
         return {self.position: at, **({self.size: size} if self.size and size else {})}
 
     def __str__(self) -> str:
-        return f"{self.position}/{self.size}" if self.size else f"{self.position} (the target's page size)"
+        position = self.position if self.first == 1 else f"{self.position} from {self.first}"
+        return f"{position}/{self.size}" if self.size else f"{position} (the target's page size)"
 
 
 SCHEMES = (
@@ -125,6 +134,39 @@ def tried() -> str:
     return ", ".join(str(scheme) for scheme in SCHEMES)
 
 
+def _ids(exchange: Exchange) -> list[Any] | None:
+    """The identities of a list answer's entries in order, or None when it is no list."""
+    return [identity(item) for item in exchange.data] if exchange.ok and isinstance(exchange.data, list) else None
+
+
+def numbered(api: ApiClient, operation_id: str, scheme: Scheme, first: Exchange, notes: list[str]) -> Scheme:
+    """`scheme` with the number its page parameter gives the first page: the first of FIRST_PAGE_NUMBERS whose page
+    holds the entries the first page asked without a page number holds (at the same size); 1 when none does (a
+    parameter the target ignores or refuses, or a list changing under every read). What the reads showed goes to
+    `notes`.
+
+    The document shows no page parameter: a target may count `page` from 0 (Spring Data does) and still say
+    `current` 1 on its first page. `current` is not read here: it is what the paging tests judge.
+    """
+    if scheme.position != "page":
+        return scheme
+    size = SMALL_PAGE if scheme.size else None
+    for attempt in range(FIRST_PAGE_READS):
+        sized = {scheme.size: size} if scheme.size and size else None
+        wanted = _ids(first if sized is None and not attempt else api.call(operation_id, params=sized))
+        if not wanted:
+            return scheme
+        for number in FIRST_PAGE_NUMBERS:
+            if _ids(api.call(operation_id, params=replace(scheme, first=number).params(1, size))) == wanted:
+                if number != scheme.first:
+                    notes.append(f"{scheme}: {scheme.position}={number} is the first page")
+                return replace(scheme, first=number)
+    notes.append(
+        f"{scheme}: no {scheme.position} number gave the first page in {FIRST_PAGE_READS} reads; counted from 1"
+    )
+    return scheme
+
+
 def _honours(api: ApiClient, operation_id: str, scheme: Scheme, first: Exchange, notes: list[str]) -> bool:
     """Whether page 2 under `scheme` is an ok list that says current 2 (and perPage the size asked), or holds entries
     none of which page 1 holds at that size; what the try showed goes to `notes`.
@@ -165,7 +207,8 @@ def _discovery(api: ApiClient, operation_id: str) -> tuple[Scheme | None, list[s
         return known[operation_id]
     first = api.call(operation_id)
     notes: list[str] = []
-    found = next((scheme for scheme in SCHEMES if _honours(api, operation_id, scheme, first, notes)), None)
+    schemes = (numbered(api, operation_id, scheme, first, notes) for scheme in SCHEMES)
+    found = next((scheme for scheme in schemes if _honours(api, operation_id, scheme, first, notes)), None)
     total = pagination(first).get("totalCount")
     # A list too short for a second small page cannot tell: asked again later, when a test may have lengthened it.
     if found is not None or not (type(total) is int and total <= SMALL_PAGE):
@@ -174,8 +217,8 @@ def _discovery(api: ApiClient, operation_id: str) -> tuple[Scheme | None, list[s
 
 
 def discover(api: ApiClient, operation_id: str) -> Scheme | None:
-    """The first scheme of SCHEMES the target honours on this list, else None (asked once per client and list, and
-    again while the list is too short to tell)."""
+    """The first scheme of SCHEMES the target honours on this list, numbered from where its page parameter starts
+    (`numbered`), else None (asked once per client and list, and again while the list is too short to tell)."""
     return _discovery(api, operation_id)[0]
 
 

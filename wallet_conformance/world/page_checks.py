@@ -112,8 +112,8 @@ def count_problems(listing: lists.Listing, query: str) -> list[PageViolation]:
 def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[tuple[str, PageViolation]]:
     """What is wrong with pages 1 to n of the wallet list read under `scheme`, each with the requirement it breaks:
     each is a 2xx list, holds perPage entries or what remains of totalCount, and shares no wallet with another
-    (PAGES), and says its number in `current` (CURRENT). A page holding more than perPage is left to the page size's
-    check (LIM-21)."""
+    (PAGES), and says its number in `current`, counted from 1 whatever number `scheme` asks it by (CURRENT). A page
+    holding more than perPage is left to the page size's check (LIM-21)."""
     wrong: list[tuple[str, PageViolation]] = []
     seen: dict[str, int] = {}
     for number, exchange in enumerate(pages, start=1):
@@ -136,7 +136,7 @@ def numbering_problems(pages: list[Exchange], scheme: lists.Scheme) -> list[tupl
                 (
                     CURRENT,
                     PageViolation(
-                        f"meta.pagination.current is the page number asked ({scheme})",
+                        f"meta.pagination.current is the number of the page answered, the first being 1 ({scheme})",
                         number,
                         shown.get("current"),
                         exchange,
