@@ -169,7 +169,7 @@ class Forwarder:
         refusal = refused(scope)
         if refusal is not None:
             self.tally.refused += 1
-            await self._refuse(send, REFUSED, refusal)
+            await self._refuse(send, REFUSED, refusal, unread=True)
             return
         url = self.target(
             scope.get("raw_path", scope["path"].encode()).decode("latin-1").split("?")[0],
@@ -216,12 +216,16 @@ class Forwarder:
                 TIMED_OUT,
                 f"the proxy's upstream {self.upstream} did not answer within the "
                 f"request timeout ({error or 'the whole exchange'})",
+                unread=not progress.sent,
             )
             return
         except Unreachable as error:
             self.tally.unreachable += 1
             await self._refuse(
-                send, UNREACHABLE, f"the proxy's upstream {self.upstream} could not be reached ({error})"
+                send,
+                UNREACHABLE,
+                f"the proxy's upstream {self.upstream} could not be reached ({error})",
+                unread=not progress.sent,
             )
             return
         # The answer is relayed while the client is watched: a client that hangs up ends the upstream download.
@@ -321,7 +325,10 @@ class Forwarder:
         if not progress.sent:
             self.tally.stopped_not_sent += 1
             await self._refuse(
-                send, STOPPED, "the proxy was stopped before this request was sent upstream whole: it was not forwarded"
+                send,
+                STOPPED,
+                "the proxy was stopped before this request was sent upstream whole: it was not forwarded",
+                unread=True,
             )
             return
         self.tally.stopped_sent += 1
@@ -348,6 +355,7 @@ class Forwarder:
             send,
             CLIENT_TIMED_OUT,
             f"the request's body did not arrive within {self.client_timeout:g} s (--client-timeout)",
+            unread=True,
         )
 
     async def _rest(
@@ -386,13 +394,17 @@ class Forwarder:
                 return
 
     @staticmethod
-    async def _refuse(send: Send, status: int, message: str) -> None:
+    async def _refuse(send: Send, status: int, message: str, *, unread: bool = False) -> None:
+        """Answer `status` in the document's envelope. With `unread` (the request's body was not read whole, or its
+        framing is in doubt) the connection closes after it (RFC 9112 section 6.3): what follows on it is no request
+        of anyone's, and must never be read as the next."""
         body = envelope(status, message)
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         await send(
             {
                 "type": "http.response.start",
                 "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                "headers": [*headers, (b"connection", b"close")] if unread else headers,
             }
         )
         await send({"type": "http.response.body", "body": body, "more_body": False})

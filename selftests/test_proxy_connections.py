@@ -1,0 +1,28 @@
+"""What the proxy does with its connections when a peer breaks HTTP/1.1's framing or stops taking part: a client that
+never reads its answer, a request framed two ways with a second one behind it, an upstream that answers a request
+before reading its body or frames its answer two ways, a judge gone under --annotate. Raw sockets on both sides
+(selftests/raw_http.py); each case ends within seconds."""
+
+from __future__ import annotations
+
+import time
+
+from selftests.raw_http import DEADLINE, RawUpstream, exchange
+from selftests.test_proxy_hostile import KEY, own, proxy_in_front_of
+
+
+def test_a_request_framed_two_ways_closes_its_connection_so_nothing_behind_it_is_read():
+    """A request framed by both Content-Length and Transfer-Encoding, with a second request behind its chunked end:
+    refused 400 with `connection: close`, the connection closed, and the request behind it never goes upstream."""
+    smuggled = (
+        b"POST /v1/transactions/transfer HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\ntransfer-encoding: chunked\r\n\r\n"
+        b"0\r\n\r\nGET /v1/virtual-accounts/vba-smuggled HTTP/1.1\r\nhost: x\r\nx-service-key: %s\r\n\r\n"
+        % KEY.encode()
+    )
+    with RawUpstream(own) as upstream, proxy_in_front_of(upstream) as proxy:
+        started = time.monotonic()
+        reply = exchange(proxy.port, smuggled)
+        took = time.monotonic() - started
+    assert reply.startswith(b"HTTP/1.1 400") and reply.count(b"HTTP/1.1 ") == 1, reply
+    assert b"connection: close" in reply.lower() and took < DEADLINE / 2, (reply, took)
+    assert upstream.received == [], upstream.received
