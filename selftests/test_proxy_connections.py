@@ -5,9 +5,12 @@ before reading its body or frames its answer two ways, a judge gone under --anno
 
 from __future__ import annotations
 
+import json
 import time
 
-from selftests.raw_http import DEADLINE, RawUpstream, exchange
+import httpx
+
+from selftests.raw_http import DEADLINE, RawUpstream, Received, exchange
 from selftests.test_proxy_hostile import KEY, own, proxy_in_front_of
 
 
@@ -26,3 +29,17 @@ def test_a_request_framed_two_ways_closes_its_connection_so_nothing_behind_it_is
     assert reply.startswith(b"HTTP/1.1 400") and reply.count(b"HTTP/1.1 ") == 1, reply
     assert b"connection: close" in reply.lower() and took < DEADLINE / 2, (reply, took)
     assert upstream.received == [], upstream.received
+
+
+def test_an_answer_framed_by_both_lengths_reaches_the_client_whole():
+    """An upstream answer with Content-Length: 10 and Transfer-Encoding: chunked, its chunks longer: the chunked
+    framing wins (RFC 9112 section 6.3), the Content-Length is not relayed, and the client gets the whole body."""
+    body = json.dumps({"meta": {"statusCode": 200, "success": True}, "data": {"balance": "12345678.00"}}).encode()
+
+    def script(request: Received) -> list[bytes]:
+        head = b"HTTP/1.1 200 X\r\ncontent-type: application/json\r\ncontent-length: 10\r\ntransfer-encoding: chunked"
+        return [head + b"\r\n\r\na\r\n" + body[:10] + b"\r\n", b"%x\r\n%s\r\n0\r\n\r\n" % (len(body) - 10, body[10:])]
+
+    with RawUpstream(script) as upstream, proxy_in_front_of(upstream) as proxy:
+        relayed = httpx.get(f"{proxy.base_url}/virtual-accounts/vba-1", timeout=DEADLINE)
+    assert relayed.content == body and relayed.headers.get("content-length") != "10", relayed.headers

@@ -95,6 +95,16 @@ def _drop_hop_by_hop(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, by
     return [(name, value) for name, value in headers if name.lower() not in HOP_BY_HOP and name.lower() not in named]
 
 
+def _relayed_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """An answer's headers as relayed: its hop-by-hop ones dropped, and its Content-Length too when it came with a
+    Transfer-Encoding, which framed the body read (RFC 9112 section 6.3): the client must not take the answer to end
+    where that Content-Length says."""
+    relayed = _drop_hop_by_hop(headers)
+    if any(name.lower() == b"transfer-encoding" for name, _ in headers):
+        return [(name, value) for name, value in relayed if name.lower() != b"content-length"]
+    return relayed
+
+
 def refused(scope: Scope) -> str | None:
     """Why a request is not forwarded, or None: only an origin-form request (a path, as a client of the API writes
     it) goes upstream, never CONNECT nor an absolute-form (`http://host/...`), authority-form (`host:443`) or
@@ -264,7 +274,7 @@ class Forwarder:
     ) -> None:
         """The upstream's answer, sent on to the client as it comes (with annotate, once judged), and the exchange
         handed to the judge; an answer the upstream breaks off, or does not end by the deadline, is cut."""
-        answer_headers = _drop_hop_by_hop(response.headers)
+        answer_headers = _relayed_headers(response.headers)
         body = bytearray()
         size = 0
         try:
