@@ -35,9 +35,11 @@ def answer(status: int, body: bytes, *headers: str) -> bytes:
 @dataclass
 class RawUpstream:
     """A keep-alive upstream on a raw socket: `script(request)` gives the bytes to answer (CLOSE: hang up), or an
-    iterable of them, sent one by one as it gives them (a trickle)."""
+    iterable of them, sent one by one as it gives them (a trickle). Without `reads_bodies` it answers on a request's
+    head, and what follows the head is read as the next request (an upstream that answers before the body)."""
 
     script: Callable[[Received], bytes | Iterable[bytes]]
+    reads_bodies: bool = True
     received: list[Received] = field(default_factory=list)
     _server: socket.socket = field(init=False)
     _connections: int = 0
@@ -84,7 +86,7 @@ class RawUpstream:
                         name.strip().lower(): value.strip()
                         for name, _, value in (field_.partition(":") for field_ in fields)
                     }
-                    length = int(headers.get("content-length", "0"))
+                    length = int(headers.get("content-length", "0")) if self.reads_bodies else 0
                     while len(buffered) < length:
                         data = connection.recv(65536)
                         if not data:

@@ -10,7 +10,7 @@ import time
 
 import httpx
 
-from selftests.raw_http import DEADLINE, RawUpstream, Received, exchange
+from selftests.raw_http import DEADLINE, RawUpstream, Received, answer, exchange
 from selftests.test_proxy_hostile import KEY, own, proxy_in_front_of
 
 
@@ -29,6 +29,23 @@ def test_a_request_framed_two_ways_closes_its_connection_so_nothing_behind_it_is
     assert reply.startswith(b"HTTP/1.1 400") and reply.count(b"HTTP/1.1 ") == 1, reply
     assert b"connection: close" in reply.lower() and took < DEADLINE / 2, (reply, took)
     assert upstream.received == [], upstream.received
+
+
+def test_an_answer_before_the_body_is_read_never_opens_another_clients_request():
+    """An upstream that answers a transfer 401 on its head, never reading its body: the body (the start of a request
+    for another path) is left on that connection, which is not kept; the next client's request goes on a new one and
+    gets its own answer, and the left body never reaches the upstream as a request."""
+    body = b"GET /v1/virtual-accounts/vba-attacker HTTP/1.1\r\nx-ignore: "
+
+    def script(request: Received) -> bytes:
+        return answer(401, b'{"early": true}') if request.method == "POST" else own(request)
+
+    with RawUpstream(script, reads_bodies=False) as upstream, proxy_in_front_of(upstream) as proxy:
+        early = httpx.post(f"{proxy.base_url}/transactions/transfer", content=body, timeout=DEADLINE)
+        later = httpx.get(f"{proxy.base_url}/virtual-accounts/vba-2", headers={"x-service-key": KEY}, timeout=DEADLINE)
+    assert early.status_code == 401, early.text
+    assert later.json()["data"]["answers"] == "GET /v1/virtual-accounts/vba-2", later.text
+    assert "/v1/virtual-accounts/vba-attacker" not in [request.target for request in upstream.received]
 
 
 def test_an_answer_framed_by_both_lengths_reaches_the_client_whole():

@@ -8,7 +8,11 @@ In front of a payment API, what it must never do comes first:
   IDLE_REUSE is not used, lest the upstream close it as the request is written);
 - a connection is kept for the next request only when its answer ended cleanly: h11 saw the whole message on both
   sides and nothing after it (no stray bytes: more than the Content-Length said, a body after a HEAD, 204 or 304);
-  otherwise those bytes could become another client's answer.
+  otherwise those bytes could become another client's answer;
+- nor after a request with a body answered other than 2xx: an upstream may answer such a request (an early 401, a
+  413) before reading its body, and what it did not read would be taken for the start of the next client's request.
+  Stray bytes that arrive after the check that precedes reuse cannot be told from an answer: a kept connection
+  narrows that window (IDLE_REUSE, the check itself), and only not keeping connections would close it.
 """
 
 from __future__ import annotations
@@ -158,7 +162,9 @@ class Upstream:
             raise Unreachable(f"{type(error).__name__} while sending the request; {ONCE}") from None
         head = await self._next(connection)
         assert isinstance(head, h11.Response)
-        return Answer(head.status_code, list(head.headers), self._chunks(connection))
+        # An upstream may answer before reading a body (early): its unread rest would open the next request.
+        reusable = (isinstance(body, bytes) and not body) or 200 <= head.status_code < 300
+        return Answer(head.status_code, list(head.headers), self._chunks(connection, reusable))
 
     async def _next(self, connection: _Connection) -> h11.Event | type[h11.PAUSED]:
         """The next event of the answer (informational 1xx answers skipped); PAUSED once it is whole."""
@@ -184,8 +190,9 @@ class Upstream:
                 continue
             return cast("h11.Event | type[h11.PAUSED]", event)  # not NEED_DATA: read past above (`is` narrows none)
 
-    async def _chunks(self, connection: _Connection) -> AsyncGenerator[bytes, None]:
-        """The answer's body as it comes; the connection is kept for the next request when both sides are done."""
+    async def _chunks(self, connection: _Connection, reusable: bool) -> AsyncGenerator[bytes, None]:
+        """The answer's body as it comes; the connection is kept for the next request when it is `reusable` and both
+        sides are done."""
         done = False
         try:
             while True:
@@ -198,7 +205,8 @@ class Upstream:
         finally:
             state = connection.h11
             clean = (
-                done
+                reusable
+                and done
                 and state.our_state is h11.DONE
                 and state.their_state is h11.DONE
                 and not state.trailing_data[0]
