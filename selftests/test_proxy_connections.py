@@ -6,12 +6,16 @@ before reading its body or frames its answer two ways, a judge gone under --anno
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 
 import httpx
 
 from selftests.raw_http import DEADLINE, RawUpstream, Received, answer, exchange
-from selftests.test_proxy_hostile import KEY, own, proxy_in_front_of
+from selftests.test_proxy_hostile import KEY, TRANSFER, own, proxy_in_front_of
+from wallet_conformance.proxy.forwarding import ANNOTATION
+from wallet_conformance.proxy.service import Proxy, ProxyConfig
 
 
 def test_a_request_framed_two_ways_closes_its_connection_so_nothing_behind_it_is_read():
@@ -60,3 +64,24 @@ def test_an_answer_framed_by_both_lengths_reaches_the_client_whole():
     with RawUpstream(script) as upstream, proxy_in_front_of(upstream) as proxy:
         relayed = httpx.get(f"{proxy.base_url}/virtual-accounts/vba-1", timeout=DEADLINE)
     assert relayed.content == body and relayed.headers.get("content-length") != "10", relayed.headers
+
+
+def test_with_annotate_a_judge_gone_leaves_the_answer_relayed_without_its_header():
+    """--annotate with the judging process killed: a transfer is answered with the upstream's own 200 (it was applied:
+    a 500 would invite a second one), without the header, sent upstream once, and counted as not annotated."""
+    with (
+        RawUpstream(own) as upstream,
+        Proxy(ProxyConfig(upstream=upstream.base_url, listen=("127.0.0.1", 0), annotate=True)) as proxy,
+    ):
+        proxy.side.facts()  # the judge has started
+        assert proxy.side.pid is not None
+        os.kill(proxy.side.pid, signal.SIGKILL)
+        sent = httpx.post(
+            f"{proxy.base_url}/transactions/transfer",
+            content=TRANSFER,
+            headers={"x-service-key": KEY, "content-type": "application/json"},
+            timeout=DEADLINE,
+        )
+        not_annotated = proxy.forwarder.tally.not_annotated
+    assert sent.status_code == 200 and ANNOTATION not in sent.headers, (sent.status_code, sent.text)
+    assert [request.method for request in upstream.received] == ["POST"] and not_annotated == 1

@@ -73,6 +73,7 @@ class ForwardingCounts:
     client_timeouts: int = 0  # answered 408: the client's body did not arrive within --client-timeout
     stopped_not_sent: int = 0  # answered 503: the proxy was stopped at once before sending it upstream
     stopped_sent: int = 0  # sent upstream, its answer not relayed whole: the proxy was stopped at once
+    not_annotated: int = 0  # --annotate: relayed without the annotation, the judge gone or failing on it
 
 
 @dataclass
@@ -315,7 +316,11 @@ class Forwarder:
         )
         self.tally.forwarded += 1
         if self.judge_now is not None:
-            broken = await self.judge_now(captured)
+            try:
+                broken = await self.judge_now(captured)
+            except Exception:  # the judge is gone (side.JudgeGone) or failed: the answer is relayed all the same
+                self.tally.not_annotated += 1
+                broken = []
             annotation = [(ANNOTATION.encode(), ", ".join(broken).encode())] if broken else []
             await send(
                 {"type": "http.response.start", "status": response.status, "headers": answer_headers + annotation}

@@ -28,6 +28,7 @@ def notes(facts: dict[str, Any]) -> list[str]:
                 "sent upstream but not relayed whole: the proxy was stopped at once (a second signal); the "
                 "upstream may have acted on them",
             ),
+            ("not_annotated", "relayed without --annotate's header: the judge was gone or failed on them"),
         )
         if facts[name]
     ]

@@ -214,6 +214,7 @@ class Proxy:
             "client_timeouts": tally.client_timeouts,
             "stopped_not_sent": tally.stopped_not_sent,
             "stopped_sent": tally.stopped_sent,
+            "not_annotated": tally.not_annotated,
             **self.side.facts(),
             "waiting": self.side.waiting(),
         }
