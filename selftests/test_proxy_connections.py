@@ -5,17 +5,54 @@ before reading its body or frames its answer two ways, a judge gone under --anno
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
+import socket
 import time
 
 import httpx
 
 from selftests.raw_http import DEADLINE, RawUpstream, Received, answer, exchange
-from selftests.test_proxy_hostile import KEY, TRANSFER, own, proxy_in_front_of
+from selftests.test_proxy_hostile import KEY, TRANSFER, bounded_proxy, own, proxy_in_front_of
 from wallet_conformance.proxy.forwarding import ANNOTATION
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
+
+LARGE = 16 * 1024 * 1024  # more than a loopback socket's buffers hold, so that the proxy's writing pauses
+
+
+def test_a_client_that_never_reads_its_answer_is_aborted_within_the_client_timeout():
+    """A client that sends a GET and never reads its 16 MiB answer, on a proxy of one connection: its connection is
+    aborted within --client-timeout (1 s) of the proxy's writing pausing, counted as the client's (not the
+    upstream's), its upstream socket is released, the next client is served, and the proxy stops at once."""
+
+    def script(request: Received) -> bytes:
+        return answer(200, b"x" * LARGE) if request.target.endswith("/large") else own(request)
+
+    with RawUpstream(script) as upstream:
+        proxy = bounded_proxy(upstream.base_url, max_connections=1).start()
+        try:
+            silent = socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE)
+            silent.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            silent.sendall(b"GET /v1/large HTTP/1.1\r\nhost: x\r\n\r\n")
+            served, deadline = b"", time.monotonic() + 5
+            while not served.startswith(b"HTTP/1.1 200") and time.monotonic() < deadline:
+                time.sleep(0.25)
+                with contextlib.suppress(OSError):  # refused 503 and closed as it is written: tried again
+                    served = exchange(
+                        proxy.port, b"GET /v1/transactions/banks HTTP/1.1\r\nhost: x\r\n\r\n", until=b"}}"
+                    )
+            tally = proxy.forwarder.tally
+            counted = (tally.client_stalls, tally.client_disconnects, tally.cut_upstream)
+        finally:
+            started = time.monotonic()
+            proxy.stop()
+            stopping = time.monotonic() - started
+            silent.close()
+    assert served.startswith(b"HTTP/1.1 200") and b"GET /v1/transactions/banks" in served, served[:200]
+    assert counted == (1, 1, 0), counted
+    assert stopping < 3, stopping
 
 
 def test_a_request_framed_two_ways_closes_its_connection_so_nothing_behind_it_is_read():

@@ -74,6 +74,7 @@ class ForwardingCounts:
     stopped_not_sent: int = 0  # answered 503: the proxy was stopped at once before sending it upstream
     stopped_sent: int = 0  # sent upstream, its answer not relayed whole: the proxy was stopped at once
     not_annotated: int = 0  # --annotate: relayed without the annotation, the judge gone or failing on it
+    client_stalls: int = 0  # client connections aborted: their client took no byte of its answer for --client-timeout
 
 
 @dataclass
@@ -282,15 +283,21 @@ class Forwarder:
             if self.judge_now is None:
                 await send({"type": "http.response.start", "status": response.status, "headers": answer_headers})
             chunks: list[bytes] = []  # with annotate, the whole answer; else the one chunk not yet sent
-            async with asyncio.timeout_at(deadline):
+            loop = asyncio.get_running_loop()
+            async with asyncio.timeout_at(deadline) as upstream_time:
                 async for chunk in response.chunks:
                     if len(body) < MAX_BODY:
                         body += chunk[: MAX_BODY - len(body)]
                     size += len(chunk)
                     if self.judge_now is None and chunks:
                         # A chunk goes once the next has come: the last one ends the answer after the exchange is
-                        # counted and handed over, so a client holding the whole answer finds it counted.
+                        # counted and handed over, so a client holding the whole answer finds it counted. The wait
+                        # for a slow client is its own (serving.py bounds it), not the upstream's.
+                        upstream_time.reschedule(None)
+                        waited = loop.time()
                         await send({"type": "http.response.body", "body": chunks.pop(), "more_body": True})
+                        deadline += loop.time() - waited
+                        upstream_time.reschedule(deadline)
                     chunks.append(chunk)
         except (Unreachable, TimedOut, TimeoutError):
             self.tally.cut_upstream += 1

@@ -34,6 +34,11 @@ def notes(facts: dict[str, Any]) -> list[str]:
     ]
     if relayed:
         lines.append("not judged, never charged to a requirement: " + "; ".join(relayed))
+    if facts.get("client_stalls"):
+        lines.append(
+            f"client connections aborted because their client took no byte of its answer for --client-timeout: "
+            f"{facts['client_stalls']} (a request under way in one is counted as left by its client)"
+        )
     if facts.get("keys_not_learnt"):
         lines.append(
             f"keys the traffic carried: {facts['keys_learnt']} learnt (redacted wherever they appear), "

@@ -118,7 +118,7 @@ class Proxy:
                 access_log=False,
                 lifespan="on",
                 ws="none",
-                http=bounded(bounds),
+                http=bounded(bounds, self.forwarder.tally),
                 loop="asyncio",
                 server_header=False,
                 date_header=False,
@@ -215,6 +215,7 @@ class Proxy:
             "stopped_not_sent": tally.stopped_not_sent,
             "stopped_sent": tally.stopped_sent,
             "not_annotated": tally.not_annotated,
+            "client_stalls": tally.client_stalls,
             **self.side.facts(),
             "waiting": self.side.waiting(),
         }

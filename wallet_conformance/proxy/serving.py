@@ -6,6 +6,9 @@ worker_connections):
   the connection is closed, with a 408 where a head had begun (an idle keep-alive connection closes quietly);
 - a head larger than the header limit is answered 431, however its bytes arrive (a byte at a time too);
 - past the connection limit, a new connection is answered 503 and closed at once: descriptors never run out.
+- an answer its client takes no byte of for the client timeout (the connection's writing stays paused) has its
+  connection aborted, as nginx's send_timeout: a client that never reads holds neither a request, a connection nor
+  an upstream socket (a request waiting to send then sees its client gone), and closing would wait on that client.
 
 A request body's own time bound is the forwarding's, which reads it (forwarding.py).
 """
@@ -19,7 +22,7 @@ from http import HTTPStatus
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from wallet_conformance.proxy.forwarding import envelope
+from wallet_conformance.proxy.forwarding import ForwardingCounts, envelope
 
 
 @dataclass(frozen=True)
@@ -32,18 +35,21 @@ class Bounds:
     connections: int
 
 
-def bounded(bounds: Bounds) -> type[H11Protocol]:
-    """uvicorn's h11 protocol class with these bounds (uvicorn's Config takes the class as `http`)."""
-    return type("BoundedH11Protocol", (_Bounded,), {"bounds": bounds})
+def bounded(bounds: Bounds, counts: ForwardingCounts) -> type[H11Protocol]:
+    """uvicorn's h11 protocol class with these bounds (uvicorn's Config takes the class as `http`); the connections
+    it aborts for a client that stopped reading are counted in `counts`."""
+    return type("BoundedH11Protocol", (_Bounded,), {"bounds": bounds, "counts": counts})
 
 
 class _Bounded(H11Protocol):
     bounds: Bounds
+    counts: ForwardingCounts
 
     # As uvicorn's own: asyncio hands a stream protocol a Transport, where BaseProtocol's annotation says BaseTransport.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None
+        self._write_timer: asyncio.TimerHandle | None = None
         if len(self.connections) > self.bounds.connections:
             self._refuse(
                 HTTPStatus.SERVICE_UNAVAILABLE,
@@ -54,7 +60,28 @@ class _Bounded(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_waiting()
+        self._written()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._write_timer is None:
+            self._write_timer = self.loop.call_later(self.bounds.client_timeout, self._write_timed_out)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._written()
+
+    def _written(self) -> None:
+        timer: asyncio.TimerHandle | None = getattr(self, "_write_timer", None)  # none before connection_made
+        if timer is not None:
+            timer.cancel()
+            self._write_timer = None
+
+    def _write_timed_out(self) -> None:
+        self._write_timer = None
+        self.counts.client_stalls += 1
+        self.transport.abort()  # close() would keep the connection until the client reads what waits for it
 
     def data_received(self, data: bytes) -> None:
         waiting = self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)

@@ -110,7 +110,8 @@ PROXY_OPTIONS: tuple[Option, ...] = (
     Option(
         "--client-timeout",
         "seconds a client has for a request's head (from its connection or its last answer: "
-        "idle keep-alive connections too) and for its body; past them 408, and the connection closes (default "
+        "idle keep-alive connections too), for its body, and to take a part of its answer the proxy waits to "
+        "write; past them 408 (an answer not taken: the connection aborted), and the connection closes (default "
         "{default:g})",
         default=30.0,
         convert=float,
