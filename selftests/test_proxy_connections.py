@@ -1,7 +1,7 @@
 """What the proxy does with its connections when a peer breaks HTTP/1.1's framing or stops taking part: a client that
-never reads its answer, a request framed two ways with a second one behind it, an upstream that answers a request
-before reading its body or frames its answer two ways, a judge gone under --annotate. Raw sockets on both sides
-(selftests/raw_http.py); each case ends within seconds."""
+never reads its answer or half-closes after its request, a request framed two ways with a second one behind it, an
+upstream that answers a request before reading its body or frames its answer two ways, a judge gone under
+--annotate. Raw sockets on both sides (selftests/raw_http.py); each case ends within seconds."""
 
 from __future__ import annotations
 
@@ -122,3 +122,21 @@ def test_with_annotate_a_judge_gone_leaves_the_answer_relayed_without_its_header
         not_annotated = proxy.forwarder.tally.not_annotated
     assert sent.status_code == 200 and ANNOTATION not in sent.headers, (sent.status_code, sent.text)
     assert [request.method for request in upstream.received] == ["POST"] and not_annotated == 1
+
+
+def test_a_client_that_half_closes_after_its_request_gets_its_answer():
+    """A client that sends a whole request, then shuts down its side of the connection (as `nc -N` does): the request
+    goes upstream once, its answer comes back whole, and the proxy then closes the connection."""
+    with (
+        RawUpstream(own) as upstream,
+        proxy_in_front_of(upstream) as proxy,
+        socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE) as client,
+    ):
+        client.sendall(b"GET /v1/virtual-accounts/vba-1 HTTP/1.1\r\nhost: x\r\n\r\n")
+        client.shutdown(socket.SHUT_WR)
+        started, reply = time.monotonic(), b""
+        while chunk := client.recv(65536):
+            reply += chunk
+        took = time.monotonic() - started
+    assert reply.startswith(b"HTTP/1.1 200") and b"GET /v1/virtual-accounts/vba-1" in reply, reply
+    assert len(upstream.received) == 1 and took < DEADLINE / 2, (upstream.received, took)

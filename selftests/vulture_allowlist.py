@@ -21,6 +21,8 @@ _.tx
 _.INTERRUPTED
 _.INTERNAL_ERROR
 _.NO_TESTS_COLLECTED
+# asyncio calls a protocol's eof_received (the proxy's client side, proxy/serving.py).
+_.eof_received
 # httpx calls a transport's handle_request.
 _.handle_request
 # html.parser calls a parser's handlers (selftests/test_html_report.py reads a page with one).

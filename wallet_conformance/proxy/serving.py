@@ -5,10 +5,12 @@ worker_connections):
 - a request's head arrives whole within the client timeout of the connection's opening or of its last answer, else
   the connection is closed, with a 408 where a head had begun (an idle keep-alive connection closes quietly);
 - a head larger than the header limit is answered 431, however its bytes arrive (a byte at a time too);
-- past the connection limit, a new connection is answered 503 and closed at once: descriptors never run out.
+- past the connection limit, a new connection is answered 503 and closed at once: descriptors never run out;
 - an answer its client takes no byte of for the client timeout (the connection's writing stays paused) has its
   connection aborted, as nginx's send_timeout: a client that never reads holds neither a request, a connection nor
-  an upstream socket (a request waiting to send then sees its client gone), and closing would wait on that client.
+  an upstream socket (a request waiting to send then sees its client gone), and closing would wait on that client;
+- a client that half-closes after a whole request still gets its answer, which it may be waiting for (uvicorn lets
+  asyncio close the connection on the client's end of sending, and the request went upstream unanswered).
 
 A request body's own time bound is the forwarding's, which reads it (forwarding.py).
 """
@@ -50,6 +52,7 @@ class _Bounded(H11Protocol):
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
+        self._eof = False  # the client has half-closed
         if len(self.connections) > self.bounds.connections:
             self._refuse(
                 HTTPStatus.SERVICE_UNAVAILABLE,
@@ -83,6 +86,14 @@ class _Bounded(H11Protocol):
         self.counts.client_stalls += 1
         self.transport.abort()  # close() would keep the connection until the client reads what waits for it
 
+    # asyncio's Protocol.eof_received may return True to keep the transport open for writing; uvicorn's says None.
+    def eof_received(self) -> bool | None:  # type: ignore[override]
+        """A client that half-closes after a whole request gets its answer (the request goes upstream all the same),
+        then the connection closes; one that half-closes sooner has its connection closed now (uvicorn's None)."""
+        self._eof = True
+        awaiting = self.cycle is not None and not self.cycle.response_complete
+        return True if awaiting and self.conn.their_state is h11.DONE else None
+
     def data_received(self, data: bytes) -> None:
         waiting = self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
         if waiting and self._head_too_large(data):
@@ -108,7 +119,9 @@ class _Bounded(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing():
+        if self._eof and (self.cycle is None or self.cycle.response_complete):
+            self.transport.close()
+        elif not self.transport.is_closing():
             self._await_a_head()
 
     def _await_a_head(self) -> None:
