@@ -16,6 +16,7 @@ import httpx
 
 from selftests.raw_http import DEADLINE, RawUpstream, Received, answer, exchange
 from selftests.test_proxy_hostile import KEY, TRANSFER, bounded_proxy, own, proxy_in_front_of
+from wallet_conformance.proxy import side
 from wallet_conformance.proxy.forwarding import ANNOTATION
 from wallet_conformance.proxy.service import Proxy, ProxyConfig
 
@@ -140,3 +141,21 @@ def test_a_client_that_half_closes_after_its_request_gets_its_answer():
         took = time.monotonic() - started
     assert reply.startswith(b"HTTP/1.1 200") and b"GET /v1/virtual-accounts/vba-1" in reply, reply
     assert len(upstream.received) == 1 and took < DEADLINE / 2, (upstream.received, took)
+
+
+def test_with_annotate_a_judge_that_stops_answering_holds_an_answer_only_a_bounded_time(monkeypatch):
+    """--annotate with the judging process frozen (SIGSTOP): the client still gets the upstream's answer, without the
+    header, once the judge has had its time for one exchange (1 s here); the judge is then ended, not waited on."""
+    monkeypatch.setattr(side, "ANNOTATING", 1.0)
+    with (
+        RawUpstream(own) as upstream,
+        Proxy(ProxyConfig(upstream=upstream.base_url, listen=("127.0.0.1", 0), annotate=True)) as proxy,
+    ):
+        proxy.side.facts()  # the judge has started
+        assert proxy.side.pid is not None
+        os.kill(proxy.side.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        sent = httpx.get(f"{proxy.base_url}/virtual-accounts/vba-1", headers={"x-service-key": KEY}, timeout=DEADLINE)
+        took = time.monotonic() - started
+    assert sent.status_code == 200 and ANNOTATION not in sent.headers, (sent.status_code, sent.text)
+    assert took < 1.0 + 2, took

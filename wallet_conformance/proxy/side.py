@@ -48,6 +48,7 @@ QUEUE_BYTES = 64 * 1024 * 1024  # and their bodies' bytes at most (a body is kep
 BATCH = 64  # exchanges handed to the judge in one message, at most
 SOURCE = "live traffic"  # how a finding's first_seen_in names the proxy's traffic: "live traffic entry 41"
 ENDING = 30.0  # seconds the judging process may take to finish, or to end, once told to
+ANNOTATING = 10.0  # seconds --annotate waits for one exchange's verdict; past them the judge is ended (it is stuck)
 LOOKING = 0.5  # seconds between two looks at whether the judging process is alive, while it has not answered
 
 
@@ -185,8 +186,9 @@ class SideJudge:
                 return
 
     def broken_by(self, captured: Captured) -> list[str]:
-        """Judge one exchange now (--annotate); the requirements it broke, in id order."""
-        return self._ask("broken_by", captured)
+        """Judge one exchange now (--annotate); the requirements it broke, in id order. A judge that does not answer
+        within ANNOTATING seconds is ended (JudgeGone): every answer waits on it."""
+        return self._ask("broken_by", captured, within=ANNOTATING)
 
     def report(self, facts: dict[str, Any]) -> dict[str, Any]:
         """conformance.json's content for what was judged so far, with the proxy's `facts`."""
@@ -248,8 +250,8 @@ class SideJudge:
         """The judge's answer to one request. It may take what the spare CPU allows (the judge's priority is idle);
         given `within` seconds and not answered by then, the judge is ended (an answer given up on would otherwise be
         read as the next request's)."""
-        deadline = None if within is None else time.monotonic() + within
         with self._asking:
+            deadline = None if within is None else time.monotonic() + within  # from the asking, not the queueing
             if self._gone is not None:
                 raise JudgeGone(self._gone)
             try:
