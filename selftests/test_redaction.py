@@ -276,9 +276,17 @@ def test_a_funding_urls_token_and_an_encoded_key_are_written_nowhere(tmp_path):
 
 
 def test_a_funding_urls_password_and_tokens_are_secrets_and_its_words_are_not():
-    """A funding URL's password and each query value of a token's form are redacted, as written and decoded; a short
-    value (`env=sandbox`) is not, as it may be any word an exchange holds."""
+    """A funding URL's password and the value of each credential-named query parameter are redacted, as written and
+    decoded; any other value (`env=sandbox`, an account's UUID) is not, as an exchange may hold it as data."""
+    account = "40501187-6958-58aa-bf6a-cb1fc5b43f8c"
     secrets = Secrets()
-    secrets.add_url(f"https://hook:pass%2Bword@h/sandbox/fund?env=sandbox&token={FUNDING_TOKEN}%2B1")
-    text = f"pass%2Bword pass+word env=sandbox {FUNDING_TOKEN}%2B1 {FUNDING_TOKEN}+1"
-    assert secrets.redact(text) == f"{PLACEHOLDER} {PLACEHOLDER} env=sandbox {PLACEHOLDER} {PLACEHOLDER}"
+    secrets.add_url(f"https://hook:pass%2Bword@h/sandbox/fund?env=sandbox&account={account}&token={FUNDING_TOKEN}%2B1")
+    text = f"pass%2Bword pass+word env=sandbox {account} {FUNDING_TOKEN}%2B1 {FUNDING_TOKEN}+1"
+    assert secrets.redact(text) == f"{PLACEHOLDER} {PLACEHOLDER} env=sandbox {account} {PLACEHOLDER} {PLACEHOLDER}"
+
+
+def test_a_key_echoed_with_its_slashes_escaped_is_redacted():
+    """A key holding `/`, echoed in JSON as PHP writes it (`\\/`), is redacted too."""
+    secrets = Secrets()
+    secrets.add_key("sk_live_Ab12/Cd34+Ef56=")
+    assert "Ab12" not in secrets.redact('{"message":"unknown key sk_live_Ab12\\/Cd34+Ef56="}')

@@ -22,6 +22,8 @@ PLACEHOLDER = "<SECRET_KEY>"
 # words or the structure of a report or a HAR; and how many such keys a run learns (the others are counted).
 LEARNABLE = re.compile(r"[A-Za-z0-9._~+/=-]{16,}")
 LEARNT_AT_MOST = 1_000
+# The names of a URL's query parameters whose value is a credential (a funding hook's `?token=`, `?api_key=`, `?sig=`).
+CREDENTIAL_NAMES = re.compile(r"token|key|secret|sig|pass|auth|credential|session", re.IGNORECASE)
 # What httpx leaves as it is in a URL's path and in a query given whole (the WHATWG percent-encode sets; "%" stays, as
 # httpx keeps an escape already there); a query parameter's value it writes as quote_plus does.
 _PATH_SAFE = "".join(char for char in map(chr, range(0x21, 0x7F)) if char not in '"#<>?`{}')
@@ -43,7 +45,7 @@ def written_forms(value: str) -> set[str]:
         quote(value, safe=_QUERY_SAFE),
     }
     plain = {value, *percent, *(_HEX_ESCAPE.sub(lambda match: match.group().lower(), form) for form in percent)}
-    escaped = (escape(form) for form in plain for escape in (_json_ascii, _json, html.escape, _xml))
+    escaped = (escape(form) for form in plain for escape in (_json_ascii, _json, _json_slash, html.escape, _xml))
     return {*plain, *escaped}
 
 
@@ -53,6 +55,11 @@ def _json_ascii(text: str) -> str:
 
 def _json(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _json_slash(text: str) -> str:
+    """Escaped in a JSON string with `/` written `\\/`, as PHP's json_encode writes it."""
+    return json.dumps(text)[1:-1].replace("/", "\\/")
 
 
 def _xml(text: str) -> str:
@@ -106,9 +113,10 @@ class Secrets:
                     self.add(copy)
 
     def add_url(self, url: str | None) -> None:
-        """Remember the secrets a URL given to the run carries (a funding hook's `?token=`): its password, and each
-        value of its query that has a token's form (LEARNABLE), as written and decoded. A shorter value (`env=sandbox`,
-        `v=2`) is left as it is: the judges read exchanges redacted, and it may be any word or number of theirs."""
+        """Remember the secrets a URL given to the run carries (a funding hook's `?token=`): its password, and the value
+        of each query parameter a credential's name gives (CREDENTIAL_NAMES: `token`, `api_key`, `sig`...), as written
+        and decoded. Any other value (`env=sandbox`, `account=<a UUID>`) is left as it is: the judges read exchanges
+        redacted, and it may be any word, number or id of theirs."""
         if not url:
             return
         parts = urlsplit(url)
@@ -116,9 +124,11 @@ class Secrets:
             self.add(parts.password)
             self.add(unquote(parts.password))
         for pair in parts.query.split("&"):
-            written = pair.partition("=")[2] if "=" in pair else pair
+            name, _, written = pair.partition("=")
+            if not CREDENTIAL_NAMES.search(unquote(name)):
+                continue
             for value in {unquote(written), unquote(written.replace("+", " "))}:
-                if LEARNABLE.fullmatch(value):
+                if len(value) >= MIN_KEY_LENGTH:
                     self.add(written)
                     self.add(value)
 
