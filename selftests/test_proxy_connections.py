@@ -56,6 +56,33 @@ def test_a_client_that_never_reads_its_answer_is_aborted_within_the_client_timeo
     assert stopping < 3, stopping
 
 
+def test_a_client_still_reading_a_large_answer_slowly_is_not_aborted():
+    """A client taking its 4 MiB answer a KiB every 20 ms, for three times --client-timeout (1 s) while most of the
+    answer waits in the socket's send queue, is still reading: its connection is not aborted."""
+    size = 4 * 1024 * 1024
+
+    def script(request: Received) -> bytes:
+        return answer(200, b"x" * size) if request.target.endswith("/large") else own(request)
+
+    with RawUpstream(script) as upstream:
+        proxy = bounded_proxy(upstream.base_url, max_connections=2).start()
+        try:
+            slow = socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE)
+            slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            slow.sendall(b"GET /v1/large HTTP/1.1\r\nhost: x\r\n\r\n")
+            got, started = 0, time.monotonic()
+            with contextlib.suppress(ConnectionResetError):
+                while time.monotonic() - started < 3 and (chunk := slow.recv(1024)):
+                    got += len(chunk)
+                    time.sleep(0.02)
+            reading_for = time.monotonic() - started
+            stalls = proxy.forwarder.tally.client_stalls
+        finally:
+            slow.close()
+            proxy.stop()
+    assert stalls == 0 and reading_for >= 3, (stalls, reading_for, got)
+
+
 def test_a_request_framed_two_ways_closes_its_connection_so_nothing_behind_it_is_read():
     """A request framed by both Content-Length and Transfer-Encoding, with a second request behind its chunked end:
     refused 400 with `connection: close`, the connection closed, and the request behind it never goes upstream."""

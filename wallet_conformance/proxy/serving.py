@@ -18,6 +18,10 @@ A request body's own time bound is the forwarding's, which reads it (forwarding.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
+import struct
+import termios
 from dataclasses import dataclass
 from http import HTTPStatus
 
@@ -52,6 +56,7 @@ class _Bounded(H11Protocol):
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None
         self._write_timer: asyncio.TimerHandle | None = None
+        self._waiting_bytes = 0  # what waited for the client when its time to read began
         self._eof = False  # the client has half-closed
         if len(self.connections) > self.bounds.connections:
             self._refuse(
@@ -69,7 +74,23 @@ class _Bounded(H11Protocol):
     def pause_writing(self) -> None:
         super().pause_writing()
         if self._write_timer is None:
-            self._write_timer = self.loop.call_later(self.bounds.client_timeout, self._write_timed_out)
+            self._await_reading()
+
+    def _await_reading(self) -> None:
+        """The client has the client timeout to take some of what waits for it (asyncio resumes writing only once
+        most of it is gone)."""
+        self._waiting_bytes = self._waiting()
+        self._write_timer = self.loop.call_later(self.bounds.client_timeout, self._write_timed_out)
+
+    def _waiting(self) -> int:
+        """The bytes of the answer the client has not taken: asyncio's buffer, and the socket's send queue where the
+        system tells it (Linux's SIOCOUTQ): a large send buffer holds what a slow client is still reading."""
+        waiting = self.transport.get_write_buffer_size()
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None and hasattr(termios, "TIOCOUTQ"):
+            with contextlib.suppress(OSError):
+                waiting += struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+        return waiting
 
     def resume_writing(self) -> None:
         super().resume_writing()
@@ -83,6 +104,9 @@ class _Bounded(H11Protocol):
 
     def _write_timed_out(self) -> None:
         self._write_timer = None
+        if self._waiting() < self._waiting_bytes:  # a slow client, still reading
+            self._await_reading()
+            return
         self.counts.client_stalls += 1
         self.transport.abort()  # close() would keep the connection until the client reads what waits for it
 
