@@ -206,6 +206,9 @@ ENDINGS = {
         source=SUITE_FAILING,
         reason="pytest stopped the run",
     ),
+    "-x at a failure of the last test: a whole run": Ending(
+        ("-n", "0", "-x"), Outcome.DOES_NOT_CONFORM, 1, source=SUITE + FAILING
+    ),
     "a module that cannot be collected": Ending(
         ("-n", "0"), Outcome.SUITE_ERROR, 6, other=NOT_IMPORTABLE, reason="conformance/test_other.py"
     ),

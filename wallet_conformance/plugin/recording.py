@@ -189,7 +189,7 @@ class Recorder:
         if signals is None and self.not_collected:
             return self._not_collected(run, session)
         stopped_by = None if signals is not None else _stopped_by_pytest(session)
-        if stopped_by is not None:
+        if stopped_by is not None and not self._every_test_ended(run, session):
             where = self._progress(run, session)
             return endings.stopped_early(
                 f"pytest stopped the run {where} ({stopped_by}: -x, --maxfail or --sw): the tests after it never ran",
@@ -218,6 +218,12 @@ class Recorder:
             f"ran: {named}; the run ended {self._progress(run, session)}",
             int(ExitStatus.SUITE_ERROR),
         )
+
+    def _every_test_ended(self, run: Run, session: pytest.Session) -> bool:
+        """Whether every test collected ended: pytest may stop a run (-x, --maxfail) at its last test, a whole run."""
+        done = sum(record.message != UNFINISHED_TEST for record in run.tally.fold.tests.values())
+        collected = session.testscollected or self.collected
+        return bool(collected) and done >= collected
 
     def _progress(self, run: Run, session: pytest.Session) -> str:
         """How far the run got: `after 49 of 1043 tests`, or before its first."""
