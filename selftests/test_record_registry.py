@@ -226,6 +226,30 @@ def test_an_account_number_is_held_to_one_open_record_at_a_time():
     assert findings(answer("getWallet", closed), close, answer("getWallet", successor)) == []
 
 
+def test_a_wallet_the_traffic_never_showed_may_be_withheld_but_the_callers_own_may_not():
+    """A transaction's party and a collection account's parent wallet the registry never saw may be another
+    business's, whose details it may withhold; one the registry saw owned by the caller's account may not."""
+    source, destination = wallet(1), wallet(2)
+    made = answer("transfer", transaction(1, source, destination), sent=sent(source, destination))
+    collected = answer(
+        "createCollectionAccount",
+        {"publicId": f"{WALLET}c0000001", "accountNumber": "9200000001", "account": MINE, "live": False},
+        201,
+        sent={"destination": destination["publicId"]},
+    )
+    unseen = RecordRegistry()
+    assert "data.destinationData.accountNumber" in unseen.withheld(made)
+    assert "data.parentAccountNumber" in unseen.withheld(collected)
+    own = RecordRegistry()
+    own.see(answer("getWallet", destination))
+    assert "data.destinationData.accountNumber" not in own.withheld(made)
+    assert "data.parentAccountNumber" not in own.withheld(collected)
+    theirs = RecordRegistry()
+    theirs.see(answer("getWallet", wallet(2, THEIRS)))
+    assert "data.destinationData.accountNumber" in theirs.withheld(made)
+    assert "data.parentAccountNumber" in theirs.withheld(collected)
+
+
 def test_refusals_cut_bodies_and_text_show_no_record():
     """A refusal, a body the client cut and an answer that is not JSON are not taken."""
     read = wallet(1)

@@ -305,11 +305,13 @@ class RecordRegistry:
     # ------------------------------------------------------------------ what another business may withhold
 
     def withheld(self, exchange: Exchange) -> frozenset[str]:
-        """The places of an answer where it shows a wallet of another account than the record's own, whose name,
+        """The places of an answer where it may show a wallet of another account than the record's own, whose name,
         number and balance that account may withhold (`parties.WITHHELD_FIELDS`): in a transaction, the data of a
-        party (and the credit leg's balance, the destination's) whose wallet the registry saw owned by another account
-        than the transaction's; in a collection account, the parent's number when the request named another account's
-        wallet. A wallet whose owner the registry has not seen is held to everything, as the caller's own."""
+        party (and the credit leg's balance, the destination's) whose wallet the registry did not see owned by the
+        transaction's account; in a collection account, the parent's number when the request named such a wallet. A
+        wallet whose owner the registry has not seen may be another's (one client's traffic need never read the
+        payee's wallet, and nothing in the answer says whose it is): only one the registry saw owned by the record's
+        own account is held to everything."""
         if not shows_records(exchange):
             return frozenset()
         places: set[str]
@@ -321,22 +323,22 @@ class RecordRegistry:
             if kind is TRANSACTION:
                 for leg_where, leg in legs(where, record):
                     for side in SIDES:
-                        if leg.get(f"{side}Type") == VIRTUAL_ACCOUNT and self._foreign(leg.get(side), viewer):
+                        if leg.get(f"{side}Type") == VIRTUAL_ACCOUNT and not self._owned(leg.get(side), viewer):
                             places.update(f"{leg_where}.{side}Data.{name}" for name in WITHHELD_FIELDS)
                             if side == "destination" and leg is credit_leg(record):
                                 places.add(f"{leg_where}.balance")
             elif (
                 kind is COLLECTION_ACCOUNT
                 and isinstance(exchange.request_body, dict)
-                and self._foreign(exchange.request_body.get("destination"), viewer)
+                and not self._owned(exchange.request_body.get("destination"), viewer)
             ):
                 places.add(f"{where}.{WITHHELD_PARENT}")
         return frozenset(places)
 
-    def _foreign(self, wallet: Any, viewer: Any) -> bool:
-        """Whether `wallet` is a wallet the registry saw owned by an account other than `viewer`."""
+    def _owned(self, wallet: Any, viewer: Any) -> bool:
+        """Whether `wallet` is a wallet the registry saw owned by the account `viewer`."""
         known = self._records.get((VIRTUAL_ACCOUNTS, wallet)) if isinstance(wallet, str) else None
-        return known is not None and known.owner is not None and known.owner != viewer
+        return known is not None and known.owner is not None and known.owner == viewer
 
     # ------------------------------------------------------------------ one record, one identity (RES-80)
 
