@@ -226,6 +226,20 @@ def test_an_account_number_is_held_to_one_open_record_at_a_time():
     assert findings(answer("getWallet", closed), close, answer("getWallet", successor)) == []
 
 
+def test_a_closed_wallet_read_or_listed_after_its_number_passed_on_breaks_nothing():
+    """A closed wallet still reads and lists (STA-10: not shown): once its number names a new wallet, a view of the
+    closed one claims the number no more; a wallet never closed that shows it still breaks RES-79."""
+    closed, successor, other = wallet(1), wallet(2), wallet(3)
+    successor["accountNumber"] = other["accountNumber"] = closed["accountNumber"]
+    made = [
+        answer("createWallet", closed, 201),
+        answer("closeWallet", {"publicId": closed["publicId"], "accountNumber": closed["accountNumber"]}),
+        answer("createWallet", successor, 201),
+    ]
+    assert findings(*made, answer("listWallets", [successor, closed]), answer("getWallet", closed)) == []
+    assert [finding.requirement for finding in findings(*made, answer("getWallet", other))] == ["RES-79"]
+
+
 def test_a_wallet_the_traffic_never_showed_may_be_withheld_but_the_callers_own_may_not():
     """A transaction's party and a collection account's parent wallet the registry never saw may be another
     business's, whose details it may withhold; one the registry saw owned by the caller's account may not."""

@@ -9,7 +9,8 @@ shows the contradicting exchange and names the earlier view it contradicts.
   account and mode, a transaction's reference; no two wallets or collection accounts open at the same time share an
   accountNumber (one namespace: both are virtual accounts, with one prefix). A number shown first by a wallet the
   registry saw closed, or by a collection account whose expiration is before the new record's createdAt, may name a
-  record made after (collection accounts are short-lived; their later life is not shown).
+  record made after (collection accounts are short-lived; their later life is not shown); a wallet the registry saw
+  closed, read or listed again, claims its number no more.
 - RES-80: a record shows the same identity in every answer that shows it: a wallet, collection account or account
   its accountNumber, `_id` and owner (`account`, `business`); a transaction its reference, `_id`, amount, source and
   destination; a wallet and a bank account, as a transaction of their own account shows them, their accountNumber.
@@ -369,6 +370,8 @@ class RecordRegistry:
             self._expires[public_id] = expiration
         for name, namespace in kind.unique:
             if name in kept and not _its_parents(kind, record, name):
+                if namespace == NUMBERS and public_id in self._closed:
+                    continue  # a closed wallet still reads and lists (STA-10): its number may have passed on since
                 if namespace == NUMBERS and self._ended(namespace, kept[name], _instant(record.get("createdAt"))):
                     self._names[(namespace, kept[name])] = (public_id, sighting)  # the number passed to a new record
                     continue
