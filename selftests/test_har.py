@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -388,6 +389,20 @@ def test_entries_of_two_targets_need_a_base_url(pytester, tmp_path):
     )
     assert report is not None, tail(process)
     assert report["traffic"]["outside"] == 1 and report["traffic"]["operations"]["getWallet"]["exchanges"] == 1
+
+
+def test_an_entry_says_when_its_request_was_sent(tmp_path):
+    """A HAR entry's startedDateTime is its exchange's start (what orders a transfer against a wallet's close,
+    STA-09); the epoch, which a recording writes for a start it did not know, and no timestamp are no start."""
+    entries = [har_entry("GET", "https://a.example/v1/virtual-accounts", 200, {"data": []}) for _ in range(3)]
+    entries[1]["startedDateTime"] = "1970-01-01T00:00:00.000Z"
+    entries[2]["startedDateTime"] = "yesterday"
+    read = list(recorded_files.recorded([har_file(tmp_path / "t.har", entries)], "https://a.example/v1"))
+    assert [entry.exchange.started for entry in read if entry.exchange is not None] == [
+        datetime(2026, 11, 26, tzinfo=UTC).timestamp(),
+        None,
+        None,
+    ]
 
 
 def test_entries_stream_across_reads(tmp_path, monkeypatch):

@@ -10,6 +10,7 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from wallet_conformance.client.exchange import MAX_BODY, Exchange
@@ -110,7 +111,7 @@ def exchange_of(found: dict[str, Any], base_url: str) -> Exchange:
     text = posted.get("text") if isinstance(posted, dict) else None
     body, size = _response_body(response.get("content"))
     elapsed = found.get("time")
-    return exchange_from(
+    made = exchange_from(
         request["method"].upper(),
         request["url"],
         base_url,
@@ -122,3 +123,19 @@ def exchange_of(found: dict[str, Any], base_url: str) -> Exchange:
         whole_size=size,
         elapsed=elapsed / 1000 if isinstance(elapsed, int | float) else 0.0,
     )
+    made.started = _started(found.get("startedDateTime"))
+    return made
+
+
+def _started(value: Any) -> float | None:
+    """When a HAR entry's request was sent (seconds since the epoch), from its startedDateTime; None when that is no
+    ISO 8601 timestamp with its offset, or the epoch itself (what a recording writes for a start it did not know)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None or moment.timestamp() <= 0:
+        return None
+    return moment.timestamp()
