@@ -78,6 +78,12 @@ def findings(*exchanges: Exchange) -> list[Finding]:
     return contradictions(exchanges)[0]
 
 
+def at(exchange: Exchange, started: float, elapsed: float = 0.01) -> Exchange:
+    """The exchange, its request sent at `started` (seconds since the epoch) and answered `elapsed` seconds later."""
+    exchange.started, exchange.elapsed = started, elapsed
+    return exchange
+
+
 def test_a_generated_reference_two_transactions_show_is_caught():
     """Two transfers of one account answered with one reference: RES-79, naming the earlier transfer."""
     source, destination = wallet(1), wallet(2)
@@ -155,14 +161,35 @@ def test_a_transfer_accepted_after_its_wallet_closed_and_completed_is_caught():
     completed = transaction(1, source, destination)
     failed = transaction(2, source, destination)
     found = findings(
-        closing,
-        answer("transfer", completed, sent=sent(source, destination)),
-        answer("transfer", failed, sent=sent(source, destination)),
+        at(closing, 1000.0),
+        at(answer("transfer", completed, sent=sent(source, destination)), 1001.0),
+        at(answer("transfer", failed, sent=sent(source, destination)), 1002.0),
         answer("verifyTransaction", {**failed, "status": "failed"}),
         answer("verifyTransaction", {**completed, "status": contract.success_state()}),
     )
     assert [(finding.requirement, finding.operation_id) for finding in found] == [("STA-09", "verifyTransaction")]
     assert "data of the closeWallet answer" in str(found[0].failure.expected)
+
+
+def test_a_transfer_sent_before_a_close_ended_is_not_judged_after_it_whatever_the_order_it_comes_in():
+    """STA-09 follows when exchanges happened, not the order they are fed in (the proxy feeds them as they end): a
+    transfer sent while the close was under way, or either of whose times is not known, that then completes breaks
+    nothing; one sent after the close's answer ended does."""
+    source, destination = wallet(1), wallet(2)
+    made = transaction(1, source, destination)
+
+    def run(close_started: float | None, transfer_started: float | None) -> list[str]:
+        closing = answer("closeWallet", {"publicId": source["publicId"], "accountNumber": source["accountNumber"]})
+        closing.started, closing.elapsed = close_started, 0.05
+        transfer = answer("transfer", made, sent=sent(source, destination))
+        transfer.started, transfer.elapsed = transfer_started, 0.5
+        verified = answer("verifyTransaction", {**made, "status": contract.success_state()})
+        return [finding.requirement for finding in findings(closing, transfer, verified)]
+
+    assert run(1000.1, 1000.0) == []  # sent before the close, answered after it: fed after it by the proxy
+    assert run(1000.1, 1000.12) == []  # sent while the close was under way
+    assert run(None, 1001.0) == [] and run(1000.1, None) == []
+    assert run(1000.1, 1001.0) == ["STA-09"]
 
 
 def test_a_collection_reference_two_collection_accounts_of_one_account_show_is_caught():

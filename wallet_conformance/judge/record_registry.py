@@ -15,7 +15,8 @@ shows the contradicting exchange and names the earlier view it contradicts.
   its accountNumber, `_id` and owner (`account`, `business`); a transaction its reference, `_id`, amount, source and
   destination; a wallet and a bank account, as a transaction of their own account shows them, their accountNumber.
 - LIM-19: no two collection accounts of an account (and mode) share a reference ("unique"), generated or supplied.
-- STA-09: a transfer accepted after the close of its source or destination never shows `success`.
+- STA-09: a transfer accepted after the close of its source or destination never shows `success` (after: its request
+  sent once the close's answer had ended, as the exchanges' times say; one whose times are not known is not judged).
 
 Left to the requirement that states them: an identifier shown in another type than the document's (an accountNumber
 as a number: the field's type), a value contradicting the record's first one (RES-80, not also an identifier of
@@ -223,6 +224,11 @@ def _its_parents(kind: Kind, record: dict[str, Any], name: str) -> bool:
     return kind is COLLECTION_ACCOUNT and name == "accountNumber" and record.get(name) == record.get(PARENT_NUMBER)
 
 
+def _ended_at(exchange: Exchange) -> float | None:
+    """When an exchange's answer ended (seconds since the epoch); None when its request's start is not known."""
+    return exchange.started + exchange.elapsed if exchange.started is not None else None
+
+
 def _scope(record: dict[str, Any]) -> tuple[Any, Any]:
     """The account and mode a record belongs to, as far as it shows them (None for what it does not)."""
     mode = record.get(MODE)
@@ -260,7 +266,8 @@ class RecordRegistry:
         self._records: dict[tuple[str, str], _Record] = {}
         # An identifier's namespace (and scope) and value -> the publicId of the record that showed it first, and where.
         self._names: dict[tuple[Any, ...], tuple[str, Sighting]] = {}
-        self._closed: dict[str, Sighting] = {}  # wallets an answer showed closed, and that answer
+        # Wallets an answer showed closed: that answer, and when it ended (seconds since the epoch; None: not known).
+        self._closed: dict[str, tuple[Sighting, float | None]] = {}
         self._expires: dict[str, datetime] = {}  # collection accounts, by publicId -> their expiration
         # Transfers accepted after the close of one of their wallets: their publicId -> the wallet, its close, the
         # acceptance.
@@ -294,7 +301,7 @@ class RecordRegistry:
             public_id = _value(exchange.data.get("publicId"))
             if isinstance(public_id, str) and public_id not in self._closed:
                 self._make_room(self._closed, "closed wallets")
-                self._closed[public_id] = Sighting("data", answer)
+                self._closed[public_id] = (Sighting("data", answer), _ended_at(exchange))
         return list(found.values())
 
     def _make_room(self, table: dict[Any, Any], name: str) -> None:
@@ -488,15 +495,21 @@ class RecordRegistry:
     # ------------------------------------------------------------------ closed wallets (STA-09)
 
     def _accepted(self, exchange: Exchange, answer: _Answer) -> None:
-        """Remember a transfer accepted after the close of a wallet it names (source or destination)."""
+        """Remember a transfer accepted after the close of a wallet it names (source or destination): one whose
+        request was sent after the close's answer ended. The order exchanges are fed in is not when they happened (the
+        proxy feeds them as they end, a folder of recordings file after file): a transfer sent while the close was
+        under way, or either of whose times is not known, is not judged as after it."""
         body, data = exchange.request_body, exchange.data
         if not isinstance(body, dict) or not isinstance(data, dict) or not isinstance(data.get("publicId"), str):
             return
         for side in SIDES:
             wallet = body.get(side)
-            if isinstance(wallet, str) and wallet in self._closed:
+            if not isinstance(wallet, str) or wallet not in self._closed:
+                continue
+            closed, ended = self._closed[wallet]
+            if ended is not None and exchange.started is not None and exchange.started > ended:
                 self._make_room(self._after_close, "transfers after a close")
-                self._after_close[data["publicId"]] = (wallet, self._closed[wallet], Sighting("data", answer))
+                self._after_close[data["publicId"]] = (wallet, closed, Sighting("data", answer))
                 return
 
     def _completed(self, transaction: dict[str, Any], sighting: Sighting, report: Report) -> None:
