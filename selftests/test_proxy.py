@@ -31,6 +31,7 @@ from wallet_conformance.client.redaction import PLACEHOLDER
 from wallet_conformance.exit_status import ExitStatus
 from wallet_conformance.judge.exchanges import judgeable
 from wallet_conformance.judge.judgement import phase_line, read, runs
+from wallet_conformance.judge.record_registry import INVARIANTS
 from wallet_conformance.judge.traffic import judged_from_traffic
 from wallet_conformance.proxy import service, side
 from wallet_conformance.proxy.captured import Captured
@@ -115,7 +116,8 @@ def free_port() -> int:
 def test_the_suites_active_run_through_the_proxy_gets_the_same_verdicts(pytester):
     """The hand-written suite run against the reference through the proxy (its --base-url and funding hook the
     proxy's): every requirement the exchange judge and the registry stand for has the same verdict in the proxy's
-    report as in the run's own, and the proxy judged every exchange of an operation."""
+    report as in the run's own, but STA-09, which no exchange the run made lets the registry compare; and the proxy
+    judged every exchange of an operation."""
     with proxied() as (reference, proxy):
         origin = proxy.base_url.removesuffix("/v1")
         process, active, _ = run_in_process(
@@ -138,7 +140,10 @@ def test_the_suites_active_run_through_the_proxy_gets_the_same_verdicts(pytester
     assert active is not None and process.returncode == 0, tail(process)
     mine, theirs = verdicts(report), verdicts(active)
     differ = {rid: (theirs[rid], mine[rid]) for rid in judged_from_traffic() if mine[rid] != theirs[rid]}
-    assert not differ, differ
+    # STA-09's own test passes in the run; the registry holds an exchange to it only where a transfer accepted after
+    # a close shows again, and the faithful reference refuses every transfer of a closed wallet (a refusal shows no
+    # record): the proxy compared nothing under it, and leaves it untested.
+    assert differ == {"STA-09": ("pass", "untested")}, differ
     assert report["run"]["proxy"]["dropped"] == 0 and report["run"]["exchanges"]["judged"] > 1000
 
 
@@ -675,7 +680,8 @@ def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
     """Two proxies each seeing half of the traffic, both in front of a third that sees all of it (in front of a
     faulty reference): `wallet-conformance merge` of the halves' records gives every requirement the whole's verdict,
     held counts, tests and first evidence, the same counts of exchanges and the same traffic table, exactly; and says
-    the invariants across them are not claimed."""
+    the invariants across them are not claimed. Those invariants hold an exchange only where the registry compared
+    it with an earlier answer, which across the halves only the whole did: the merge holds them no more often."""
     with (
         proxied([Fault.WRONG_CLOSE_MESSAGE.cli_name]) as (reference, whole),
         Proxy(ProxyConfig(upstream=whole.base_url, listen=("127.0.0.1", 0))) as first,
@@ -699,8 +705,12 @@ def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
     )
     merged = json.loads((tmp_path / "merged" / "conformance.json").read_text())
     assert status == ExitStatus.DOES_NOT_CONFORM and NOT_CLAIMED in capsys.readouterr().out
-    assert verdicts(merged) == verdicts(entire) and verdicts(merged)["SVC-12"] == "fail"
-    assert judged_parts(merged) == judged_parts(entire)
+    assert without_invariants(verdicts(merged)) == without_invariants(verdicts(entire))
+    assert verdicts(merged)["SVC-12"] == "fail"
+    assert without_invariants(judged_parts(merged)) == without_invariants(judged_parts(entire))
+    assert all(
+        judged_parts(merged)[rid][0]["exchanges"] <= judged_parts(entire)[rid][0]["exchanges"] for rid in INVARIANTS
+    )
     assert merged["run"]["exchanges"] == entire["run"]["exchanges"]
     assert merged["traffic"]["operations"] == entire["traffic"]["operations"]
     assert merged["traffic"]["entries"] == entire["traffic"]["entries"]
@@ -711,6 +721,10 @@ def test_merging_two_halves_gives_the_report_of_the_whole(tmp_path, capsys):
     assert NOT_CLAIMED in (tmp_path / "merged" / "conformance.md").read_text()
     assert validation.problems("conformance-report.json", merged) == []
     assert validation.problems("conformance-report.json", entire) == []
+
+
+def without_invariants(by_requirement: dict[str, Any]) -> dict[str, Any]:
+    return {rid: value for rid, value in by_requirement.items() if rid not in INVARIANTS}
 
 
 def judged_parts(report: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from typing import Any
 from selftests.suite_runs import QUICK_SETTLEMENT, run_in_process, tail
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.judge.exchanges import Finding
-from wallet_conformance.judge.record_registry import RecordRegistry, contradictions
+from wallet_conformance.judge.record_registry import INVARIANTS, RecordRegistry, contradictions
+from wallet_conformance.judge.session import ExchangeJudge
 from wallet_conformance.reference.faults import Fault
 from wallet_conformance.spec import contract
 
@@ -289,6 +290,29 @@ def test_a_wallet_the_traffic_never_showed_may_be_withheld_but_the_callers_own_m
     theirs.see(answer("getWallet", wallet(2, THEIRS)))
     assert "data.destinationData.accountNumber" in theirs.withheld(made)
     assert "data.parentAccountNumber" in theirs.withheld(collected)
+
+
+def test_an_exchange_is_held_to_an_invariant_only_where_it_was_compared():
+    """The first collection account an exchange shows is held to no invariant (there was nothing to compare it with);
+    a second of the account is held to LIM-19 and RES-79 (its reference and number against the first's), not RES-80
+    (no earlier view of it); a wallet read again is held to RES-80."""
+
+    def collection(number: int) -> dict[str, Any]:
+        return {
+            "publicId": f"{WALLET}c{number:07d}",
+            "accountNumber": f"92000000{number:02d}",
+            "account": MINE,
+            "live": False,
+            "reference": f"order-{number}",
+        }
+
+    judge = ExchangeJudge()
+    invariants = set(INVARIANTS)
+    assert judge.take(answer("createCollectionAccount", collection(1), 201)) & invariants == set()
+    second = judge.take(answer("createCollectionAccount", collection(2), 201)) & invariants
+    assert {"LIM-19", "RES-79"} <= second and "RES-80" not in second
+    assert "RES-80" not in judge.take(answer("getWallet", wallet(1)))
+    assert "RES-80" in judge.take(answer("getWallet", wallet(1)))
 
 
 def test_refusals_cut_bodies_and_text_show_no_record():

@@ -250,8 +250,9 @@ class RecordRegistry:
 
     `see(exchange)` takes the next exchange and returns what it contradicts, at most one finding per requirement.
     `compared` counts the views held against an earlier view of the same record (a test that compared none has
-    judged nothing). Each table holds at most `limit` entries, ageing out the oldest (`forgotten` counts them by
-    table).
+    judged nothing); `held`, the invariants (by requirement) under which the last exchange was compared with what came
+    before it (the first record an exchange shows is held to none). Each table holds at most `limit` entries, ageing
+    out the oldest (`forgotten` counts them by table).
     """
 
     def __init__(self, limit: int = MAX_RECORDS) -> None:
@@ -262,6 +263,7 @@ class RecordRegistry:
             "closed wallets": 0,
             "transfers after a close": 0,
             "expirations": 0,
+            "scopes": 0,
         }
         self._records: dict[tuple[str, str], _Record] = {}
         # An identifier's namespace (and scope) and value -> the publicId of the record that showed it first, and where.
@@ -273,9 +275,15 @@ class RecordRegistry:
         # acceptance.
         self._after_close: dict[str, tuple[str, Sighting, Sighting]] = {}
         self.compared = 0
+        self.held: frozenset[str] = frozenset()
+        self._held: set[str] = set()
+        # The namespaces (and scopes) of identifiers some record showed: a later identifier of one is held against
+        # the earlier ones.
+        self._scopes: dict[tuple[Any, ...], None] = {}
 
     def see(self, exchange: Exchange, during: str | None = None) -> list[Finding]:
         """Take one exchange (made `during` a test, when the feeder says which); what it contradicts."""
+        self._held, self.held = set(), frozenset()
         if not shows_records(exchange):
             return []
         kind = kinds()[str(exchange.operation_id)]
@@ -302,6 +310,7 @@ class RecordRegistry:
             if isinstance(public_id, str) and public_id not in self._closed:
                 self._make_room(self._closed, "closed wallets")
                 self._closed[public_id] = (Sighting("data", answer), _ended_at(exchange))
+        self.held = frozenset(self._held | found.keys())
         return list(found.values())
 
     def _make_room(self, table: dict[Any, Any], name: str) -> None:
@@ -356,11 +365,13 @@ class RecordRegistry:
             return
         values = {name: value for name in kind.fixed if (value := _value(record.get(name), name)) is not None}
         known = self._records.get((kind.family, public_id))
+        self._against((kind.family,), IDENTIFIERS)
         if known is None:
             self._make_room(self._records, "records")
             known = self._records[(kind.family, public_id)] = _Record(kind)
         else:
             self.compared += 1
+            self._held.update((IDENTITY, IDENTIFIERS))  # its identity, and that its publicId names one kind of record
         if known.owner is None:
             known.owner = _scope(record)[0]
         for name, value in values.items():
@@ -381,6 +392,7 @@ class RecordRegistry:
                     continue  # a closed wallet still reads and lists (STA-10): its number may have passed on since
                 if namespace == NUMBERS and self._ended(namespace, kept[name], _instant(record.get("createdAt"))):
                     self._names[(namespace, kept[name])] = (public_id, sighting)  # the number passed to a new record
+                    self._held.add(IDENTIFIERS)
                     continue
                 self._named((namespace,), kept[name], name, public_id, kind, sighting, IDENTIFIERS, report)
         owner, mode = _scope(record)
@@ -427,6 +439,15 @@ class RecordRegistry:
         expiration = self._expires.get(first)
         return expiration is not None and created is not None and expiration <= created
 
+    def _against(self, scope: tuple[Any, ...], requirement: str) -> None:
+        """An identifier of `scope` is shown: held under `requirement` against the earlier ones of the scope, when some
+        record showed one before."""
+        if scope in self._scopes:
+            self._held.add(requirement)
+        else:
+            self._make_room(self._scopes, "scopes")
+            self._scopes[scope] = None
+
     def _named(
         self,
         scope: tuple[Any, ...],
@@ -439,12 +460,14 @@ class RecordRegistry:
         report: Report,
     ) -> None:
         key = (*scope, value)
+        self._against(scope, requirement)
         holder = self._names.get(key)
         if holder is None:
             self._make_room(self._names, "identifiers")
             self._names[key] = (public_id, sighting)
             return
         first, where = holder
+        self._held.add(requirement)
         if first == public_id:
             return
         within = " of one account" if len(scope) > 1 else ""
@@ -480,6 +503,7 @@ class RecordRegistry:
                 if known is None or known.owner != owner:
                     continue
                 self.compared += 1
+                self._held.add(IDENTITY)
                 number = _value(party.get("accountNumber"), "accountNumber")
                 before = known.values.get("accountNumber")
                 if number is not None and before is not None and number != before:
@@ -516,6 +540,7 @@ class RecordRegistry:
         public_id = transaction.get("publicId")
         if not isinstance(public_id, str) or public_id not in self._after_close:
             return
+        self._held.add(CLOSED_WALLETS)
         if transaction.get("status") != SUCCESS:
             return
         wallet, closed, accepted = self._after_close.pop(public_id)

@@ -75,7 +75,8 @@ class ExchangeJudge:
             held, findings = held_to(exchange, withheld)
             with self._lock:
                 findings += self.records.see(exchange, self.current)
-            held |= invariants_taking(exchange)
+                compared = self.records.held
+            held |= invariants_taking(exchange, compared)
         except Exception as error:  # the judge's own bug must not stop the test that made the exchange
             self.failed_on(str(exchange.operation_id), error, exchange)
             return set()

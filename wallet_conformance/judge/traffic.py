@@ -45,9 +45,11 @@ def _invariants_of(operation_id: str) -> frozenset[str]:
     )
 
 
-def invariants_taking(exchange: Exchange) -> frozenset[str]:
-    """The invariants between answers (judge/record_registry.py) one exchange is held to: those whose scope takes the
-    operation of an exchange that shows records (none for one that cannot be judged)."""
+def invariants_taking(exchange: Exchange, compared: frozenset[str]) -> frozenset[str]:
+    """The invariants between answers (judge/record_registry.py) one exchange is held to: of those whose scope takes
+    the operation of an exchange that shows records (none for one that cannot be judged), the ones under which the
+    registry `compared` it with an earlier answer (RecordRegistry.held). An exchange showing records no earlier
+    answer showed is held to none: a requirement no exchange was compared under stays untested."""
     if not judgeable(exchange) or not shows_records(exchange):
         return frozenset()
-    return _invariants_of(str(exchange.operation_id))
+    return _invariants_of(str(exchange.operation_id)) & compared
