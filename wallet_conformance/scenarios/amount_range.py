@@ -24,6 +24,7 @@ from wallet_conformance.judge import answer_forms, checks
 from wallet_conformance.judge.failures import CannotJudge
 from wallet_conformance.spec import contract
 from wallet_conformance.world import bodies, lists, money
+from wallet_conformance.world.polling import poll
 from wallet_conformance.world.resources import Resources
 from wallet_conformance.world.safety import NotAllowed
 
@@ -189,18 +190,35 @@ def moved_actual_and_amount(settled: Settled, *, requirement: str | None = None)
 
 
 def list_shows_each_balance(walk: AmountRange, *, requirement: str | None = None) -> None:
-    """The wallet list shows each wallet of the walk it lists with the balance a single read of it gives."""
-    listing = walk.wallet_list()
-    listed = {lists.identity(item): item for item in listing.entries}
+    """The wallet list shows each wallet of the walk it lists with the balance a single read of it gave just before.
+    How soon a list shows a balance is not said (a list may be served from a replica a moment behind): the list is
+    read again within --settle-timeout until every entry agrees, and judged on its last reading."""
+    balances = {wallet: walk.resources.balance(wallet) for wallet in walk.pair}
+    listings: list[lists.Listing] = []
+
+    def listed() -> dict[Any, Any]:
+        listings.append(walk.wallet_list())
+        return {lists.identity(item): item for item in listings[-1].entries}
+
+    def agrees(entries: dict[Any, Any]) -> bool:
+        return all(
+            not isinstance(entries.get(wallet), dict) or entries[wallet].get("balance") == balances[wallet]
+            for wallet in walk.pair
+        )
+
+    if not agrees(listed()):
+        poll(lambda: agrees(listed()), walk.resources.settings.settle_timeout)
+    entries = {lists.identity(item): item for item in listings[-1].entries}
     for wallet in walk.pair:
-        entry = listed.get(wallet)
+        entry = entries.get(wallet)
         if isinstance(entry, dict):
             checks.equals(
                 entry.get("balance"),
-                walk.resources.balance(wallet),
+                balances[wallet],
                 requirement=requirement,
-                exchange=listing.exchanges[-1],
-                title=f"the wallet list shows {wallet} with its single read's balance after a settled transfer",
+                exchange=listings[-1].exchanges[-1],
+                title=f"the wallet list shows {wallet} with its single read's balance after a settled transfer, "
+                f"within --settle-timeout",
             )
 
 
