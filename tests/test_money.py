@@ -174,7 +174,7 @@ def test_settled_bank_transfer_debits_amount_plus_fee(api, resources):
     charged = money.charged(data, amount, exchange)
     done = money.settled_or_skip(resources, data["reference"])
     after = money.balance_or_last(resources, source, moved_from=before, after=done)
-    money.skip_unless_completed(done, after != before)
+    money.skip_unless_completed(done, after != before, fee_kept=money.only_the_fee(before - after, charged, amount))
     checks.equals(
         after,
         before - charged,

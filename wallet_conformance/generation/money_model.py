@@ -58,6 +58,10 @@ BANK_TRANSFERS = ["the minimum", "half", "the whole balance", "one kobo more"]
 SETTLED = ("SVC-25", "SVC-26")
 OTHER_MOVEMENTS = {"overdraft": "SVC-27", "closed": "STA-09"}
 CONSERVED = contract.CONSERVED
+# How a transfer that did not complete ended (MoneyMachine.ending): its source's money all given back, or all but its
+# fee (what a transfer that did not complete does with its fee is not said).
+NOTHING_MOVED = "moved no money"
+FEE_KEPT = "gave its amount back and kept its fee"
 
 
 def balance_requirement(movements: list[Move]) -> str:
@@ -530,37 +534,53 @@ class MoneyMachine(RuleBasedStateMachine):
             self.calls.append(f"waited for {item.reference} to settle: {final and final.get('status')!r}")
             if final is None:
                 continue  # still pending: settlement time is not shown; compared at a later settle
+            verified = self.api.exchanges[-1]
             self.pending.remove(item)
             self.settled.append(item)
-            for name in ("amount", "fee", "actualAmount"):
+            completed = final.get("status") == contract.success_state()
+            ending = self.ending(item, final) if item.affordable else None if completed else NOTHING_MOVED
+            # A transfer that did not complete may show what it charged in the end (fee 0, say): only a completed
+            # one's fee and actualAmount must be the accepted ones.
+            for name in ("amount", "reference", *(() if ending else ("fee", "actualAmount"))):
                 self.check(
                     checks.equals,
                     final.get(name),
                     item.accepted.get(name),
                     requirement="END-28",
                     title=f"verify returns the transfer's {name}",
-                    exchange=self.api.exchanges[-1],
+                    exchange=verified,
                 )
-            if item.affordable and self.ended_without_moving(item, final):
+            if item.affordable and ending == NOTHING_MOVED:
                 self.balances[item.source] += item.actual  # the reservation comes back: nothing moved
+            elif item.affordable and ending == FEE_KEPT:
+                self.balances[item.source] += item.amount  # the amount comes back, the fee is kept
+                self.money_out += item.actual - item.amount
             elif item.affordable:
                 self.money_out += item.actual - (item.amount if item.destination in self.balances else 0)
                 if item.destination in self.balances:
                     self.balances[item.destination] += item.amount
+            self.calls.append(f"{item.reference} ended: {ending or 'completed'}")
             self.touched.update(wallet for wallet in (item.source, item.destination) if wallet)
         self.compare()
 
-    def ended_without_moving(self, item: Pending, final: dict[str, Any]) -> bool:
-        """Whether a transfer that left `pending` with a status other than the observed completed one moved no
-        money: the status words after settlement are not shown, and a payout may end failed and refunded.
+    def ending(self, item: Pending, final: dict[str, Any]) -> str | None:
+        """How an affordable transfer that left `pending` ended: None when it completed (the observed completed
+        status, or another word after which it moved all its money); NOTHING_MOVED when it moved no money, FEE_KEPT when
+        its amount came back and its fee was kept. The status words after settlement are not shown, nor what a
+        transfer that did not complete does with its fee (a payout may end failed, refunded whole or less its fee).
 
         When balances show a settlement is not shown either: the source is read until it holds still for
-        --quiet-window, so a debit or a refund posted a moment after the status changed is seen.
+        --quiet-window, so a debit or a refund posted a moment after the status changed is seen. A source that holds
+        anything else is judged as completed: its comparison fails where money appeared or vanished.
         """
         if final.get("status") == contract.success_state() or item.source not in self.balances:
-            return False
+            return None
         value = money.balance_or_last(self.resources, item.source, still=True, read=self.balance)
-        return value == self.balances[item.source] + item.actual
+        if value == self.balances[item.source] + item.actual:
+            return NOTHING_MOVED
+        if item.actual > item.amount and value == self.balances[item.source] + item.amount:
+            return FEE_KEPT
+        return None
 
     # ------------------------------------------------------------ the target against the model
 

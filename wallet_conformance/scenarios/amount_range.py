@@ -146,13 +146,17 @@ def actual_is_amount_plus_fee(sent: Sent) -> None:
 
 
 def verify_repeats_the_transfer(settled: Settled, *, requirement: str | None = None) -> None:
-    """Verify, once the transfer settled, shows the amount, fee and actualAmount the transfer was answered with. A
+    """Verify, once the transfer settled, shows the amount, fee and actualAmount the transfer was answered with (one
+    that did not complete: its amount and reference). A
     verify that answered another transaction of that reference (its publicId another: two transactions share the
     reference, RES-79's matter) answered one with that reference, and its sums are not compared."""
     sent, shown = settled.sent.transaction.get("publicId"), settled.end.get("publicId")
     if isinstance(sent, str) and isinstance(shown, str) and sent != shown:
         return
-    for name in SUMS:
+    # A transfer that did not complete (another status word, and no money moved) may show what it charged in the
+    # end (fee 0, say): only a completed one's fee and actualAmount must be the answered ones.
+    completed = settled.end.get("status") == contract.success_state() or settled.after != settled.sent.step.before
+    for name in SUMS if completed else ("amount", "reference"):
         checks.equals(
             settled.end.get(name),
             settled.sent.transaction.get(name),
@@ -258,7 +262,8 @@ class Point(Answered):
 @dataclass
 class Magnitudes:
     """What a magnitude walk sent (`points`, in order), why it stopped, and each point once settled (its transaction
-    after pending, and the balances then); points that ended another way moving nothing are `unfinished`."""
+    after pending, and the balances then); points that ended another way moving nothing, or only their fee, are
+    `unfinished`."""
 
     operation_id: str
     points: list[Point]
@@ -273,11 +278,12 @@ class Magnitudes:
         return max((point.amount for point in self.points), default=0)
 
     def observation(self) -> dict[str, Any]:
-        """What the walk records: the fee tiers it saw, why it stopped, the amounts that ended moving no money."""
+        """What the walk records: the fee tiers it saw, why it stopped, the amounts that ended another way, moving no
+        money or only their fee."""
         return {
             "fee_tiers": self.tiers(),
             "stopped": self.stopped,
-            "ended_without_moving_money": [point.amount for point in self.unfinished],
+            "ended_without_completing": [point.amount for point in self.unfinished],
         }
 
     def tiers(self) -> list[dict[str, Any]]:
@@ -342,7 +348,13 @@ class MagnitudeWalk:
             after = self._balances_after(point, end)
             reads.update({wallet: read for wallet in after if (read := self.resources.last_read(wallet)) is not None})
             moved = after != self._balances_before(point)
-            if end.get("status") != contract.success_state() and not moved:
+            # Only the fee taken: its amount given back (what a failed transfer does with its fee is not said).
+            fee_kept = after.get(point.destination or "", 0) == 0 and money.only_the_fee(
+                point.before - after[point.source],
+                money.charged(point.transaction, point.amount, point.exchange),
+                point.amount,
+            )
+            if end.get("status") != contract.success_state() and (not moved or fee_kept):
                 unfinished.append(point)  # it ended another way (a payout failed and given back, say)
             else:
                 settled.append((point, end, after))

@@ -15,8 +15,9 @@ for each question a test asks, and when to use which:
   reference. `settled_or_skip` is the same wait for a test whose verdict needs the end: it skips (CannotJudge)
   while the transfer is pending. What the wait reads can be another look at the transfer: `listed` (the transaction
   list), `verify_answer` (verify's answer, whatever it shows once it stopped saying pending).
-- Did a settled transfer complete? A transfer that ended another way and moved nothing is not judged by its money:
-  `skip_unless_completed` skips it (`skip_unless_all_completed` for several).
+- Did a settled transfer complete? A transfer that ended another way and moved nothing, or only its fee
+  (`only_the_fee`), is not judged by its money: `skip_unless_completed` skips it (`skip_unless_all_completed` for
+  several).
 - What does a balance show once it moved, reached a value, or held still? One wait, `balance_or_last`: read once
   per poll until it moved from a value after a settlement (within --settle-timeout, or --quiet-window when the
   status word is another), reached an expected value, or held still for --quiet-window; it never skips nor fails:
@@ -210,15 +211,26 @@ def settled_or_skip(resources: Resources, reference: str) -> dict[str, Any]:
     return done
 
 
-def skip_unless_completed(done: dict[str, Any], moved: bool) -> None:
+def skip_unless_completed(done: dict[str, Any], moved: bool, *, fee_kept: bool = False) -> None:
     """Skips (CannotJudge) judging a settled transaction by its money when it shows a status other than the observed
-    completed one and moved nothing: it ended another way (a payout failed and refunded, say)."""
-    if done.get("status") != contract.success_state() and not moved:
+    completed one and moved nothing, or only its fee (`fee_kept`, see `only_the_fee`): it ended another way (a payout
+    failed and refunded, say; what a transfer that did not complete does with its fee is not said). One that moved
+    anything else is judged as a completed one: it completed under another status word, or money appeared or
+    vanished."""
+    if done.get("status") != contract.success_state() and (not moved or fee_kept):
+        how = "kept only its fee (its amount given back)" if moved else "moved no money"
         raise CannotJudge(
             f"transaction {done.get('reference')} left pending with status {done.get('status')!r}, "
-            f"not the observed {contract.success_state()!r}, and moved no money: it did not complete, "
+            f"not the observed {contract.success_state()!r}, and {how}: it did not complete, "
             "so its money is not checked here"
         )
+
+
+def only_the_fee(taken: int, charged: int, amount: int) -> bool:
+    """Whether a transfer that charged `charged` (amount plus fee) for `amount` took only its fee from its source
+    (`taken`, kobo): a transfer that did not complete may give its amount back and keep its fee (the document does
+    not say what a failed transfer does with its fee)."""
+    return charged > amount and taken == charged - amount
 
 
 def skip_unless_all_completed(done: list[dict[str, Any]]) -> None:
