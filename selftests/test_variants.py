@@ -343,6 +343,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.CLOSED_WALLET_FAILS_LATER: to_a_closed_wallet,
     Variant.BALANCES_POSTED_LATER: balance_right_after_settlement,
     Variant.PAYOUTS_ABOVE_LIMIT_FAIL: large_payout_status,
+    Variant.FAILED_PAYOUT_KEEPS_FEE: large_payout_status,
     Variant.SLOW_SETTLEMENT: lambda c: c.settle().status_code,
     Variant.SETTLED_STATUS_SUCCESSFUL: settled_status,
     Variant.DEBIT_AT_SETTLEMENT: balances_before_settlement,

@@ -295,17 +295,21 @@ class Ledger:
             transaction.status = FAILED
             self._tell("transfer.failed", transaction)
             return
+        keeps_fee = self.variants.on(Variant.FAILED_PAYOUT_KEEPS_FEE)
         if (
             isinstance(transaction.destination, BankAccount)
             and transaction.amount > PAYOUT_LIMIT
-            and self.variants.on(Variant.PAYOUTS_ABOVE_LIMIT_FAIL)
+            and (self.variants.on(Variant.PAYOUTS_ABOVE_LIMIT_FAIL) or keeps_fee)
         ):
-            transaction.status = FAILED  # the beneficiary's bank refused it: the debit comes back
+            transaction.status = FAILED  # the beneficiary's bank refused it: the debit comes back (or all but the fee)
+            kept = transaction.fee if keeps_fee else 0
+            assert isinstance(transaction.source, Wallet)  # a payout: a transfer, from a wallet
             if transaction.held:
                 transaction.held = False
+                if kept:
+                    self._move(transaction.source, -kept)
             else:
-                assert isinstance(transaction.source, Wallet)  # a payout: a transfer, from a wallet
-                self._move(transaction.source, transaction.actual_amount)
+                self._move(transaction.source, transaction.actual_amount - kept)
             self._tell("transfer.failed", transaction)
             return
         transaction.status = SUCCESSFUL if self.variants.on(Variant.SETTLED_STATUS_SUCCESSFUL) else SUCCESS

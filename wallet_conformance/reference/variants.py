@@ -116,6 +116,10 @@ class Variant(Switch):
         STATUSES,
         "A bank transfer above 300 naira ends `failed` at settlement, and its debit is given back.",
     )
+    FAILED_PAYOUT_KEEPS_FEE = (
+        STATUSES,
+        "A bank transfer above 300 naira ends `failed` at settlement; its amount is given back, its fee kept.",
+    )
     CLOSED_WALLET_FAILS_LATER = (
         TRANSITIONS,
         "A wallet transfer from or to a closed wallet is accepted `pending`, then ends `failed`; no money moves.",
