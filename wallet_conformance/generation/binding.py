@@ -9,11 +9,13 @@ import itertools
 import json
 import re
 import secrets
+import string
 from contextlib import nullcontext
 from typing import Any
 
 import hypothesis
 import pytest
+from hypothesis import strategies as st
 
 from wallet_conformance.client.api import DEFAULT, ApiClient
 from wallet_conformance.client.exchange import Exchange
@@ -25,9 +27,18 @@ from wallet_conformance.world.resources import Resources
 PRINTABLE = re.compile(r"[ -~]*")
 PLAIN_REFERENCE = re.compile(r"[A-Za-z0-9_-]+")
 FUNDS = 300_000  # kobo in the funded source of generated transfers (the run's money budget is shared)
+# The most a drawn complete transfer sends: half of the least its source holds (`funded` renews it below a third of
+# FUNDS), so any fee still fits; a bound independent of the balance keeps a case reproducible by the seed.
+AFFORDABLE = FUNDS // 3 // 2
 # The collection amounts a valid request must be accepted with: the document bounds none, so a target may hold
 # collections to the minimum transfer, or cap them; between the two, any amount goes.
 COLLECTION_AMOUNTS = range(contract.minimum_amount("transfer"), 100_000_000 + 1)
+# Text a target must take in a name or a narration: printable ASCII, not blank.
+PLAIN_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=40).filter(str.strip)
+# References of PLAIN_REFERENCE's characters, at least as long as the document's minimum.
+PLAIN_REFERENCES = st.text(
+    st.sampled_from(string.ascii_letters + string.digits + "_-"), min_size=contract.reference_min_length(), max_size=20
+)
 
 
 def must_accept(operation_id: str, body: Any = None) -> str | None:
@@ -90,8 +101,20 @@ class Binder:
         ):
             self.sent += data["actualAmount"]
 
-    def bind(self, request: Request) -> str | None:
-        """Put real records into the request; the requirement that makes it a must-succeed, if it is one."""
+    @staticmethod
+    def drawn_whole(data: Any) -> bool:
+        """Whether the fields that decide if a case must succeed are drawn here rather than kept as Schemathesis drew
+        them: mostly. Asked as "keep them as generated?", since over a run Hypothesis draws False more often than
+        True (and shrinks towards it)."""
+        return not data.draw(st.booleans(), label="fields as generated")
+
+    def bind(self, request: Request, data: Any = None) -> str | None:
+        """Put real records into the request; the requirement that makes it a must-succeed, if it is one.
+
+        `data` (Hypothesis' draws, for a valid case only): most transfers and collection accounts are then made
+        complete, the fields that decide whether one must succeed drawn rather than left to Schemathesis, which draws
+        the document's `number` amounts and expireIn as floats, so that almost none of its cases was one the
+        document says must succeed. The others keep what Schemathesis drew (floats, edge values), judged as before."""
         op, body = request.operation_id, request.body
         if isinstance(body, dict):
             # Only the documented fields: whether a target ignores or refuses others is not shown.
@@ -124,6 +147,14 @@ class Binder:
         if op == "createCollectionAccount":
             body["destination"] = self.fixture("sample_wallet")["publicId"]
             request.issued.add("destination")
+            if data is not None and self.drawn_whole(data):
+                plain_text(data, body, "accountName")
+                body["amount"] = data.draw(st.integers(COLLECTION_AMOUNTS[0], COLLECTION_AMOUNTS[-1]), label="amount")
+                body["expireIn"] = data.draw(st.integers(*contract.expire_in_bounds()), label="expireIn")
+                body.pop("reference", None)
+                reference = data.draw(st.none() | PLAIN_REFERENCES, label="reference")
+                if reference is not None:
+                    body["reference"] = reference
             reference = body.get("reference")
             if isinstance(reference, str):  # unique on a target that holds earlier runs, and within this one
                 body["reference"] = f"{self.nonce}{next(self.references)}{reference}"
@@ -146,6 +177,12 @@ class Binder:
                 request.issued.add("destination")
             else:
                 body["accountNumber"], body["bankCode"] = self.resources.external_account()
+            if data is not None and self.drawn_whole(data):
+                plain_text(data, body, "narration")
+                minimum = contract.minimum_amount(op)  # often exactly the minimum: it is accepted (LIM-11, LIM-13)
+                body["amount"] = data.draw(st.just(minimum) | st.integers(minimum + 1, AFFORDABLE), label="amount")
+                for name, value in documented_body(op, body).items():
+                    body.setdefault(name, value)
             fields = contract.request_schema(op)["properties"]
             amount = body.get("amount")
             # Clearly affordable: at most half the balance, so any fee the target charges still fits.
@@ -159,6 +196,20 @@ class Binder:
             )
             return must_accept(op, body) if affordable and complete else None
         return must_accept(op)
+
+
+def plain_text(data: Any, body: dict[str, Any], name: str) -> None:
+    """Keep the text field `name` of `body` if a target must take it (printable, not blank), else draw one."""
+    value = body.get(name)
+    if not (isinstance(value, str) and value.strip() and PRINTABLE.fullmatch(value)):
+        body[name] = data.draw(PLAIN_TEXT, label=name)
+
+
+def documented_body(operation_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A documented body of this money operation with the records bound into `body`: the fields it lacks."""
+    if operation_id == "transfer":
+        return bodies.transfer(body["source"], body["destination"])
+    return bodies.bank_transfer(body["source"], body["accountNumber"], body["bankCode"])
 
 
 def send(api: ApiClient, resources: Resources, sent: Request, key: Any = DEFAULT) -> Exchange:
