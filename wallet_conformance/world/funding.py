@@ -60,10 +60,11 @@ class WalletFunding(Wallets):
         """Put `amount` kobo into a wallet through the funding hook or from the funded wallet, wait for its balance
         to rise, and say what the funding did without judging it (`fund` is the setup step that requires it).
 
-        Whether an inbound payment costs a fee is not shown, so the wait ends at the first rise. A payment the
-        target did not take is not waited for. A balance that does not rise within --settle-timeout is remembered:
-        later fundings stop at once with that evidence. `before` is the balance the wallet is known to hold (a
-        wallet just created); else it is read first.
+        Whether an inbound payment costs a fee is not shown, so the wait ends at the first rise: a fee or levy may
+        still post after it, and a test that compares a later balance with this one first waits for it to hold still
+        (`money.balance_or_last` with `still`). A payment the target did not take is not waited for. A balance
+        that does not rise within --settle-timeout is remembered: later fundings stop at once with that evidence.
+        `before` is the balance the wallet is known to hold (a wallet just created); else it is read first.
         """
         self.guard.require_money_movement()
         if not self.can_fund:
