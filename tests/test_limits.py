@@ -261,7 +261,8 @@ def test_transfer_of_exactly_the_minimum_is_accepted(api, resources, destination
     """A wallet-to-wallet transfer of exactly the minimum is accepted."""
     amount = contract.minimum_amount("transfer")
     source = resources.funded_wallet(money.funding("transfer"))["publicId"]
-    exchange = api.call("transfer", json_body=bodies.transfer(source, destination["publicId"], amount))
+    body = bodies.transfer(source, destination["publicId"], amount)
+    exchange = money.sent_with_room(resources, source, "transfer", lambda: api.call("transfer", json_body=body))
     checks.accepted(exchange, f"a transfer of exactly {amount} kobo from a wallet holding enough")
 
 
@@ -289,7 +290,8 @@ def test_bank_transfer_of_exactly_the_minimum_is_accepted(api, resources):
     amount = contract.minimum_amount("bankTransfer")
     number, code = resources.external_account()
     source = resources.funded_wallet(money.funding("bankTransfer"))["publicId"]
-    exchange = api.call("bankTransfer", json_body=bodies.bank_transfer(source, number, code, amount))
+    body = bodies.bank_transfer(source, number, code, amount)
+    exchange = money.sent_with_room(resources, source, "bankTransfer", lambda: api.call("bankTransfer", json_body=body))
     checks.accepted(exchange, f"a bank transfer of exactly {amount} kobo from a wallet holding enough")
 
 

@@ -6,7 +6,8 @@ for each question a test asks, and when to use which:
 - What does a wallet hold? `Resources.balance`: the one balance read, an integer of kobo (else the test stops
   on SVC-21).
 - How much to fund a wallet for one transfer? `funding`: the amount and room for a fee the document does not
-  bound.
+  bound. A transfer that must be accepted though the fee may exceed that room: `sent_with_room` (sent once more
+  after a top-up when refused).
 - What did the target accept? `accepted_transfer` (the transaction of an accepted transfer made as a setup
   step), `amount_of` (a money field that must be an integer to be followed), `fee`; what a transfer takes from its
   source by its own answer, amount plus fee: `charged`.
@@ -52,6 +53,7 @@ from wallet_conformance.world.resources import Resources
 
 SETTLEMENT = "settlement"  # Resources.gave_up: a transfer that had to settle stayed pending
 SETTLING_READS = 3  # times a balance may still move (a debit, then a refund) before it is taken as still
+TOP_UP_MINIMUMS = 50  # `sent_with_room`: a refused transfer is sent again after a top-up of this many minimums
 
 
 def funding(operation_id: str, amount: int | None = None) -> int:
@@ -64,6 +66,21 @@ def funding(operation_id: str, amount: int | None = None) -> int:
     minimum = contract.minimum_amount(operation_id)
     amount = amount or minimum
     return amount + max(2 * minimum, amount // 10)
+
+
+def sent_with_room(resources: Resources, source: str, operation_id: str, send: Callable[[], Exchange]) -> Exchange:
+    """The answer to `send`, a transfer of `operation_id` out of `source` (a wallet funded by `funding`) that must be
+    accepted; when it is refused, the answer to sending it once more after `source` got TOP_UP_MINIMUMS minimums more.
+
+    No fee is bounded ("a `fee` that may be greater than 0"), so a fee above the room `funding` leaves is
+    legitimate, and a refusal for want of balance is not the amount's: only a refusal with ample room is judged.
+    The top-up is spent from --max-amount (past it the test skips).
+    """
+    exchange = send()
+    if exchange.ok:
+        return exchange
+    resources.fund(source, TOP_UP_MINIMUMS * contract.minimum_amount(operation_id))
+    return send()
 
 
 # ------------------------------------------------------------------ what the target accepted
