@@ -322,6 +322,7 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.VALIDATION_422: lambda c: c.call("POST", "/virtual-accounts", json={"category": "tertiary"}).status_code,
     Variant.UNKNOWN_RECORD_400: lambda c: unknown_wallet(c).status_code,
     Variant.CONFLICTS_400: duplicate_reference,
+    Variant.COLLECTION_REFERENCE_IDEMPOTENT: duplicate_reference,
     Variant.INSUFFICIENT_BALANCE_402: lambda c: transfer(c, funds=MINIMUM, amount=2 * MINIMUM).status_code,
     Variant.OTHERS_RECORDS_403: others_records,
     Variant.OTHER_ACCOUNT_UPDATE_404: another_account_updated,

@@ -437,6 +437,17 @@ class Store:
         A reference is unique per account and mode; one is generated when none is given. The check and the insert
         are one step (nothing awaited between them) unless the caller checked already (`reference_checked`)."""
         taken = self._references_taken(caller, destination)
+        if reference is not None and self.variants.on(Variant.COLLECTION_REFERENCE_IDEMPOTENT):
+            for existing in self.collection_accounts:
+                if (
+                    existing.account is caller.account
+                    and existing.live == caller.live
+                    and existing.reference == reference
+                    and existing.collects_into is destination
+                    and existing.amount == amount
+                    and existing.account_name == account_name
+                ):
+                    return existing  # a replay: the account it opened, not a second one
         if not reference_checked:
             self.require_unused_reference(caller, reference, destination)
         number = next(self._collection_numbers)

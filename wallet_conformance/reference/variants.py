@@ -57,6 +57,7 @@ CUSTOMERS = "Secondary wallets are assigned to the caller's users or customers, 
 TRANSFER_DESTINATION = "| destination | string | publicId of the receiving wallet |"
 COLLECTION_DESTINATION = "| destination | string | yes | publicId of the receiving wallet |"
 BODIES = "Requests that have a body are JSON, sent with the header `Content-Type: application/json`."
+COLLECTION_REFERENCE = "| reference | string | no | when provided, unique and at least 5 characters |"
 PAGE_SIZE = "| Page size | list responses | `perPage` 10 observed |"
 VERIFY = "Returns one transaction. `reference` is the transaction's `reference`."
 VERIFY_KEY = "| reference | string | the key for the verify operation |"
@@ -208,6 +209,11 @@ class Variant(Switch):
     COLLECTIONS_INTO_ANY_WALLET = (
         COLLECTION_DESTINATION,
         "A collection account may be made for another account's wallet, of any business.",
+    )
+    COLLECTION_REFERENCE_IDEMPOTENT = (
+        COLLECTION_REFERENCE,
+        "A collection account request repeating an earlier one (reference, destination, amount, accountName) is "
+        "answered with the account it opened; only another request with its reference is refused.",
     )
     # Secondary wallets: one per customer.
     CUSTOMERS_UNIQUE = (
