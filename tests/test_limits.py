@@ -11,7 +11,7 @@ from wallet_conformance.client.api import ApiClient, TargetError
 from wallet_conformance.judge import checks, request_rules
 from wallet_conformance.judge.failures import SuiteError
 from wallet_conformance.scenarios import long_lists, primary_limit
-from wallet_conformance.scenarios.reference_race import ReferenceRace
+from wallet_conformance.scenarios.reference_race import ReferenceRace, account_of
 from wallet_conformance.spec import contract
 from wallet_conformance.spec.catalogue import catalogue
 from wallet_conformance.world import bodies, controls, lists, money, page_checks
@@ -372,8 +372,9 @@ def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destin
 
 
 @pytest.mark.requirement("LIM-19")
-def test_reference_already_used_is_refused(api, resources, run_id, destination):
-    """A collection account whose reference was already used is refused."""
+def test_reference_already_used_opens_no_second_collection_account(api, resources, run_id, destination):
+    """A collection account asked for, for another amount, with a reference already used is refused, or answered
+    with the account already opened: no second account holds the reference."""
     reference = f"{run_id}-{bodies.collection_reference(12)}"
     body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
     first = api.call("createCollectionAccount", json_body=body)
@@ -383,8 +384,16 @@ def test_reference_already_used_is_refused(api, resources, run_id, destination):
             f"the collection account made with reference {reference!r} shows another (see RES-32): the "
             "target holds no such reference to refuse again"
         )
-    exchange = api.call("createCollectionAccount", json_body=body)
-    checks.refused(exchange, f"reference {reference!r}, used by a collection account just created")
+    # Another amount: a reuse of the reference, not a replay of the request (which a target may answer with the
+    # account it opened, as for an idempotency key).
+    exchange = api.call("createCollectionAccount", json_body={**body, "amount": body["amount"] + 1})
+    if exchange.ok and account_of(exchange) == account_of(first):
+        return
+    checks.refused(
+        exchange,
+        f"reference {reference!r}, used by a collection account just created (for {body['amount']} kobo), sent "
+        f"again for {body['amount'] + 1} kobo",
+    )
 
 
 @pytest.mark.requirement("LIM-19")
