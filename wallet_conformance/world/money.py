@@ -402,7 +402,10 @@ def never_completes(
 
     Refused: any answer but a 2xx, after which no balance of `before` moves. Accepted: it never reaches the completed
     status, and every balance of `before` is back at its value within --settle-timeout; the test cannot judge its end if
-    it is still pending then. `seen` gets how the target read it before it is judged (an observation).
+    it is still pending then. Once it shows a status other than the completed one, its source may be short by exactly
+    its fee (`only_the_fee`: what a transfer that did not complete does with its fee is not said); every other wallet
+    of `before` must be back exactly, so none rises. `seen` gets how the target read it before it is judged (an
+    observation).
     """
     record = seen or (lambda **_: None)
     shown_before = reads(resources, before)
@@ -428,10 +431,20 @@ def never_completes(
             detail=why,
             requirement=requirement,
         )
+
+    def unmoved(wallet: str, now: int) -> bool:
+        held = before[wallet]
+        if now == held:
+            return True
+        if final in (None, contract.success_state()) or not pays_from(data, {"publicId": wallet}):
+            return False
+        amount = amount_of(data, "amount", exchange)
+        return only_the_fee(held - now, charged(data, amount, exchange), amount)
+
     _, back = _balances(
         resources,
         before,
-        lambda now: all(now[wallet] == held for wallet, held in before.items()),
+        lambda now: all(unmoved(wallet, now[wallet]) for wallet in before),
         resources.settings.settle_timeout,
     )
     if not back:
