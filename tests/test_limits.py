@@ -373,8 +373,7 @@ def test_reference_of_exactly_the_minimum_length_is_accepted(api, run_id, destin
 
 @pytest.mark.requirement("LIM-19")
 def test_reference_already_used_opens_no_second_collection_account(api, resources, run_id, destination):
-    """A collection account asked for, for another amount, with a reference already used is refused, or answered
-    with the account already opened: no second account holds the reference."""
+    """A reference already used, sent for another amount, is refused or answered with its account: none opens twice."""
     reference = f"{run_id}-{bodies.collection_reference(12)}"
     body = bodies.collection_account(run_id, destination["publicId"], reference=reference)
     first = api.call("createCollectionAccount", json_body=body)
