@@ -366,7 +366,9 @@ SCENARIOS: dict[Variant, Scenario] = {
     Variant.WEBHOOKS_SORTED: lambda c: update_webhooks(c, ["https://b.invalid/", "https://a.invalid/"]).json()["data"][
         "webhooks"
     ],
-    Variant.WEBHOOKS_NORMALISED: lambda c: update_webhooks(c, ["HTTPS://Hooks.Example:443"]).json()["data"]["webhooks"],
+    Variant.WEBHOOKS_NORMALISED: lambda c: update_webhooks(c, ["HTTPS://Hooks.Example:443", "x://h:99999"]).json()[
+        "data"
+    ]["webhooks"],
     Variant.FUNDING_DELAYED: funding_status,
     Variant.INBOUND_PAYMENT_FEE: credited_by_a_payment,
     Variant.INBOUND_PAYMENT_FEE_NET: inbound_credit_sums,

@@ -62,13 +62,18 @@ def _webhooks(call: Call, body: fields.Body) -> list[str]:
 
 
 def _normal_url(url: str) -> str:
-    """A URL as a URL type of a web framework keeps it: scheme and host in lower case, no default port, a path."""
-    parts = urlsplit(url)
+    """A URL as a URL type of a web framework keeps it: scheme and host in lower case, no default port, a path; one
+    whose host or port cannot be read (`x://h:99999`, `x://[::1`) as it was sent."""
+    try:
+        parts = urlsplit(url)
+        port_number = parts.port
+    except ValueError:
+        return url
     if not parts.netloc or parts.hostname is None:
         return url
     scheme, host = parts.scheme.lower(), f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     default = {"http": 80, "https": 443}.get(scheme)
-    port = f":{parts.port}" if parts.port is not None and parts.port != default else ""
+    port = f":{port_number}" if port_number is not None and port_number != default else ""
     userinfo = parts.netloc.rpartition("@")[0]
     netloc = f"{userinfo}@{host}{port}" if userinfo else f"{host}{port}"
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, parts.fragment))
