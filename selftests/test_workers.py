@@ -8,9 +8,11 @@ import os
 import httpx
 import pytest
 
+from wallet_conformance.plugin.collection import ACCOUNT_WIDE_GROUP, OPERATION_GROUP
 from wallet_conformance.plugin.session import local_workers, usable_cores
 from wallet_conformance.reference.process import ReferenceProcess
 from wallet_conformance.settings import Settings
+from wallet_conformance.spec.files import ROOT
 
 
 def test_the_bundled_reference_gets_one_worker_more_than_the_cores_at_most_four():
@@ -53,6 +55,43 @@ def test_a_target_on_this_machine_is_the_bundled_reference_or_a_loopback_address
     """The implementer's own server (127.0.0.0/8, ::1, localhost) counts as on this machine, as the bundled reference
     does, and gets the same workers by default; any other address is a deployed target."""
     assert Settings(base_url=base_url).on_this_machine is local
+
+
+class _Groups:
+    """The xdist group each collected test was given (the suite's plugin adds them first)."""
+
+    def __init__(self) -> None:
+        self.of: dict[str, str | None] = {}
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            mark = item.get_closest_marker("xdist_group")
+            self.of[item.nodeid] = mark.args[0] if mark else None
+
+
+DEPLOYED = ("--base-url", "https://staging.example.com/v1", "--secret-key", "sk-deployed")
+
+
+@pytest.mark.parametrize("target", [(), DEPLOYED], ids=["here", "away"])
+def test_the_generated_tests_share_one_worker_only_on_this_machine(pytester, tmp_path, target):
+    """Against a target on this machine the Schemathesis-generated tests share the account-wide xdist group, so one
+    worker loads Schemathesis; against a deployed target they spread by operation (createWallet's stay account-wide)."""
+    groups = _Groups()
+    result = pytester.runpytest_inprocess(
+        str(ROOT / "tests" / "generated" / "test_schemathesis.py"),
+        *("--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"), "-p", "no:cacheprovider", "--collect-only"),
+        *("--report-dir", str(tmp_path / "reports"), "--work-dir", str(tmp_path / "work"), *target),
+        plugins=[groups],
+    )
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    assert len(groups.of) > 30
+    if not target:
+        assert set(groups.of.values()) == {ACCOUNT_WIDE_GROUP}
+        return
+    for nodeid, group in groups.of.items():
+        operation = nodeid.rsplit("[", 1)[1].rstrip("]")
+        assert group == (ACCOUNT_WIDE_GROUP if operation == "createWallet" else f"{OPERATION_GROUP}{operation}"), nodeid
 
 
 def test_the_reference_process_serves_and_ends_when_stopped():

@@ -19,6 +19,8 @@ from wallet_conformance.generation.cases import NEGATIVE, POSITIVE
 from wallet_conformance.judge import checks
 from wallet_conformance.spec import contract
 
+pytestmark = pytest.mark.schemathesis_cases
+
 OPERATIONS = sorted(contract.operations())
 # updateAccount: a generated webhooks list would point the account's event deliveries at arbitrary URLs;
 # the hand-written tests update webhooks with the account's own list and restore it.

@@ -18,6 +18,7 @@ TESTS_INI = "wallet_conformance_tests"
 COLLECTION_FILE = "collection.json"
 ACCOUNT_WIDE_GROUP = "account-wide"
 OPERATION_GROUP = "operation-"
+SCHEMATHESIS_CASES = "schemathesis_cases"  # the marker of tests that draw their requests with Schemathesis
 # Under --dist loadgroup xdist appends `@<group>` to the node id of a grouped test: the groups added here, and
 # those a test module declares itself (`pytestmark = pytest.mark.xdist_group(...)`, tests sharing a fixture).
 _GROUP_SUFFIX = re.compile(r"@[\w.-]+$")
@@ -111,6 +112,7 @@ def _operation_param(item: pytest.Item) -> str | None:
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     known = catalogue()
     chosen = state(config).settings.chosen  # --requirement, --part, --level: checked when the options were read
+    on_this_machine = state(config).settings.on_this_machine
     problems: list[str] = []
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
@@ -126,7 +128,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         )
         item.user_properties.append(("requirements", ids))  # for pytest's own --junitxml; the reports read markers
         allure_labels.label(item, [known[rid] for rid in ids if rid in known], known.sections)
-        if item.get_closest_marker("account_wide"):
+        if item.get_closest_marker("account_wide") or (on_this_machine and item.get_closest_marker(SCHEMATHESIS_CASES)):
+            # Against a target on this machine the run is bound by the processor, and each process that draws
+            # Schemathesis cases pays for its import and first draws (about 0.4 s of CPU): those tests share the
+            # account-wide worker (createWallet's may make primaries). Against a deployed target round trips bound
+            # the run, and they spread by operation.
             item.add_marker(pytest.mark.xdist_group(ACCOUNT_WIDE_GROUP))
         elif (operation := _operation_param(item)) is not None:
             # Under xdist the tests of one operation share a worker, so its session samples (a success, the

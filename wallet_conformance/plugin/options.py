@@ -195,6 +195,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "requirement(*ids): the catalogue requirements (requirements.yaml) this test checks"
     )
     config.addinivalue_line("markers", "account_wide: uses an account-wide limit; runs in one xdist group")
+    config.addinivalue_line(
+        "markers",
+        "schemathesis_cases: draws its requests with Schemathesis; against a target on this machine, runs in the "
+        "account-wide xdist group",
+    )
     config.addinivalue_line("markers", "money: moves money; needs a funding URL or a funded wallet")
     # The suite's plugin and reports: imported in the suite's runs only.
     from wallet_conformance.plugin import interruption, run
