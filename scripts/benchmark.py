@@ -61,9 +61,16 @@ def suite_environment() -> dict[str, str]:
     return {**dict(line.split("=", 1) for line in output.split("\0") if "=" in line), "CI": "true"}
 
 
-def timed(command: list[str], cwd: Path = ROOT, environment: dict[str, str] | None = None) -> float:
+def timed(
+    command: list[str], cwd: Path = ROOT, environment: dict[str, str] | None = None, *, must_pass: bool = False
+) -> float:
+    """Seconds `command` took; with `must_pass`, a run that ends with another exit status than 0 stops the benchmark
+    (the figures of a run that failed or stopped early measure something else)."""
     started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=False, capture_output=True, env=environment or suite_environment())
+    process = subprocess.run(command, cwd=cwd, check=False, capture_output=True, env=environment or suite_environment())
+    if must_pass and process.returncode != 0:
+        output = (process.stdout + process.stderr).decode(errors="replace").splitlines()[-30:]
+        raise SystemExit(f"a measured run in {cwd} ended with exit status {process.returncode}:\n" + "\n".join(output))
     return time.perf_counter() - started
 
 
@@ -272,6 +279,7 @@ def split_run(tree: Path, *args: str, server: ReferenceServer | ReferenceProcess
             ],
             cwd=tree,
             environment=environment,
+            must_pass=True,
         )
         processes = [json.loads(path.read_text()) for path in folder.glob("*.json")]
     return {

@@ -181,7 +181,11 @@ def _reference_cpu() -> tuple[float, str]:
             return time.clock_gettime(time.pthread_getcpuclockid(thread.ident)), "thread"
     ticks = os.sysconf("SC_CLK_TCK")
     for task in Path("/proc/self/task").iterdir():
-        for pid in (task / "children").read_text().split():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:  # a thread that ended since the folder was listed
+            continue
+        for pid in children:
             try:
                 command = Path(f"/proc/{pid}/cmdline").read_bytes()
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
