@@ -36,6 +36,19 @@ def test_every_generated_test_has_a_one_line_docstring(module):
     assert not bad, f"{module.name}: tests without a one-line docstring: {bad}"
 
 
+@pytest.mark.parametrize(("profile", "accepted"), [("thorough", True), ("no-such-profile", False)])
+def test_hypothesis_own_profile_option_names_the_suites_profiles(tmp_path, profile, accepted):
+    """`--hypothesis-profile` (Hypothesis' own option) loads the suite's profiles by name, and refuses another name."""
+    process, _, _ = run_suite(
+        tmp_path / "reports",
+        "--collect-only",
+        "--hypothesis-profile",
+        profile,
+        paths=(str(GENERATED / "test_paging.py"),),
+    )
+    assert (process.returncode == 0) is accepted, tail(process)
+
+
 def test_a_valid_transfer_has_no_problem():
     """A documented transfer body is valid; one below the minimum is a LIM-10 matter."""
     body = bodies.transfer("vba-1", "vba-2", contract.minimum_amount("transfer"))

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from wallet_conformance.client.redaction import deactivate
-from wallet_conformance.generation import profiles
 from wallet_conformance.plugin import interruption
 from wallet_conformance.plugin.collection import runs_conformance
 from wallet_conformance.plugin.options import WORKER_SEED, sends_requests, settings
@@ -31,6 +30,7 @@ from wallet_conformance.reporting import terminal
 SPARE_WORKERS, MOST_WORKERS = 1, 4  # beyond the cores, and in all (docs/performance.md: the worker count)
 CPU_QUOTA = Path("/sys/fs/cgroup/cpu.max")  # cgroup v2: "QUOTA PERIOD" in microseconds, or "max PERIOD"
 AUTO_WORKERS = "PYTEST_XDIST_AUTO_NUM_WORKERS"  # xdist's own override of what `-n auto` means
+HYPOTHESIS_PROFILE = "--hypothesis-profile"  # Hypothesis' pytest plugin's option
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -79,7 +79,12 @@ def usable_cores(quota_file: Path = CPU_QUOTA) -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    profiles.register_hypothesis_profiles()
+    # Only Hypothesis' own --hypothesis-profile reads the suite's profiles by name (the generated tests give their
+    # settings themselves): without it Hypothesis is not imported here, so an xdist controller never imports it.
+    if config.getoption(HYPOTHESIS_PROFILE, None):
+        from wallet_conformance.generation import profiles
+
+        profiles.register_hypothesis_profiles()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
