@@ -130,7 +130,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         allure_labels.label(item, [known[rid] for rid in ids if rid in known], known.sections)
         if item.get_closest_marker("account_wide") or (on_this_machine and item.get_closest_marker(SCHEMATHESIS_CASES)):
             # Against a target on this machine the run is bound by the processor, and each process that draws
-            # Schemathesis cases pays for its import and first draws (about 0.4 s of CPU): those tests share the
+            # Schemathesis cases pays for its import and first draws (about 0.6 s of CPU): those tests share the
             # account-wide worker (createWallet's may make primaries). Against a deployed target round trips bound
             # the run, and they spread by operation.
             item.add_marker(pytest.mark.xdist_group(ACCOUNT_WIDE_GROUP))
