@@ -653,6 +653,43 @@ def test_transfers_settle_by_themselves(http_client: httpx.Client) -> None:
         assert client.balance(destination) == MINIMUM
 
 
+def test_the_sandbox_counts_the_changes_still_due(http_client: httpx.Client) -> None:
+    """GET /sandbox/due counts a pending transfer's settlement until it is made, and is 0 once nothing will change
+    without another request (the suite ends a balance wait on it)."""
+    with ReferenceServer(settle_delay=0.3) as server:
+        client = ReferenceClient(server, http_client)
+        source, destination = two_wallets(client, funds=MINIMUM)
+
+        def due() -> int:
+            answer = http_client.get(server.due_url)
+            assert answer.status_code == 200
+            return answer.json()["data"]["due"]
+
+        assert due() == 0
+        client.data("POST", "/transactions/transfer", json=transfer_body(source, destination))
+        assert due() == 1 and client.balance(destination) == 0
+        deadline = time.monotonic() + 5
+        while due():
+            assert time.monotonic() < deadline, "the settlement never came"
+            time.sleep(0.02)
+        assert client.balance(destination) == MINIMUM
+
+
+def test_every_later_change_of_the_reference_is_counted_as_due() -> None:
+    """The reference schedules a change on its loop in one place, Store.later, which /sandbox/due counts: a change
+    scheduled anywhere else would let the suite end a wait before it lands."""
+    folder = ROOT / "wallet_conformance" / "reference"
+    scheduling = re.compile(r"\b(call_later|call_soon|call_at|create_task|ensure_future|run_in_executor|Timer)\(")
+    found = {
+        path.name: sorted(set(scheduling.findall(path.read_text())))
+        for path in folder.rglob("*.py")
+        if scheduling.search(path.read_text())
+    }
+    # The webhook deliveries are tasks too, and change no balance nor status; process.py's Timer runs in the process
+    # that starts the server (it stops a server that does not start).
+    assert found == {"store.py": ["call_later", "call_soon"], "webhooks.py": ["create_task"], "process.py": ["Timer"]}
+
+
 @pytest.mark.parametrize(
     ("change", "status"),
     [

@@ -42,6 +42,14 @@ class Scripted:
     gave_up: dict[str, str] = field(default_factory=dict)
     reads: int = 0
     verifies: int = 0
+    due: list[int] | None = None  # what the target says it has yet to change, asked in turn; None: it cannot say
+    asked: int = 0
+
+    def nothing_due(self) -> bool:
+        if self.due is None:
+            return False
+        self.asked += 1
+        return (self.due.pop(0) if len(self.due) > 1 else self.due[0]) == 0
 
     def balance(self, _wallet: str) -> int:
         self.reads += 1
@@ -137,3 +145,32 @@ def test_the_balance_wait_waits_for_one_thing():
         money.balance_or_last(Scripted(balances=[1]), WALLET)
     with pytest.raises(ValueError, match="waits for one thing"):
         money.balance_or_last(Scripted(balances=[1]), WALLET, reaching=1, still=True)
+
+
+def test_a_wait_ends_at_the_first_read_after_the_target_has_nothing_left_to_change():
+    """Where the target says it has nothing left to change (the bundled reference's /sandbox/due), a balance wait ends
+    with the read made after it said so: the watch after a refusal, a settlement that moved nothing, a value never
+    reached; each gives what the whole window would have."""
+    target = Scripted(balances=[500], due=[0])
+    value, seconds = timed(money.balance_or_last, target, WALLET, moved_from=500, after={"status": "success"})
+    assert value == 500 and target.reads == 1 and seconds < QUIET, seconds
+    target = Scripted(balances=[100], due=[0])
+    value, seconds = timed(money.balance_or_last, target, WALLET, reaching=200)
+    assert value == 100 and target.reads == 3 and seconds < QUIET, seconds  # not reached; the value; still
+    target = Scripted(balances=[100], due=[0])
+    now, moved = money._balances(target, [WALLET], lambda seen: seen[WALLET] != 100, QUIET)
+    assert now == {WALLET: 100} and not moved and target.reads == 1
+
+
+def test_a_wait_goes_on_while_the_target_has_changes_due():
+    """While the target has changes due, a balance wait reads on: a settlement posted after two reads is seen, and
+    the target asked before each read."""
+    target = Scripted(balances=[500, 500, 300], due=[1, 1, 0])
+    value = money.balance_or_last(target, WALLET, moved_from=500, after={"status": contract.success_state()})
+    assert value == 300 and target.reads == 3 and target.asked == 3
+
+
+def test_a_read_once_asks_the_target_nothing():
+    """A wait of no time (one read) does not ask the target what it has due."""
+    target = Scripted(balances=[7], due=[0])
+    assert money._balances(target, [WALLET], lambda seen: False, 0) == ({WALLET: 7}, False) and target.asked == 0

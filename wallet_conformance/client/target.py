@@ -20,6 +20,9 @@ class Target:
     funding_url: str | None
     embedded: bool
     second_secret_key: str | None = field(default=None, repr=False)
+    # The bundled reference's GET /sandbox/due: how many changes it has yet to make after its answers. A wait for a
+    # balance may end as soon as there are none (world/money.py); a deployed target has no such address.
+    due_url: str | None = None
 
     def public(self) -> dict[str, Any]:
         """What a report may show of the target: never a key."""

@@ -241,6 +241,7 @@ def _start_reference(settings: Settings, own_process: bool = False) -> tuple[Tar
         funding_url=server.funding_url,
         embedded=True,
         second_secret_key=getattr(server, "second_secret_key", None),
+        due_url=server.due_url,
     )
     return target, server
 

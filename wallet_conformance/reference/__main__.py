@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         "second test secret key": server.second_secret_key,  # the second business's keys
         "second live secret key": server.second_live_secret_key,
         "funding URL": server.funding_url,
+        "due URL": server.due_url,
         "settle URL": server.settle_url,
     }
     if arguments.fault:

@@ -24,7 +24,6 @@ is conserved once transfers have settled.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from http import HTTPStatus
 from itertools import count
@@ -103,7 +102,7 @@ class Ledger:
 
     def _move(self, wallet: Wallet, kobo: int, *, settling: bool = False) -> None:
         if settling and self.variants.on(Variant.BALANCES_POSTED_LATER):
-            asyncio.get_running_loop().call_later(POSTING_DELAY, self._move, wallet, kobo)
+            self.store.later(POSTING_DELAY, self._move, wallet, kobo)
             return
         wallet.balance += kobo
         if self.faults.on(Fault.BALANCE_WRAPS_AT_32_BITS):
@@ -419,7 +418,7 @@ class Ledger:
         # Read now, written one turn of the event loop later, as a two-statement update would be: a payment handled
         # in the same turn reads the same balance, and the later of the two writes loses the other's credit.
         written = wallet.balance + kobo
-        asyncio.get_running_loop().call_soon(self.write_balance, wallet, written)
+        self.store.later(0, self.write_balance, wallet, written)
         return written
 
     @staticmethod

@@ -17,6 +17,7 @@ LABELS = {
     "test secret key": "secret_key",
     "second test secret key": "second_secret_key",
     "funding URL": "funding_url",
+    "due URL": "due_url",
     "settle URL": "settle_url",
 }
 
@@ -41,7 +42,8 @@ class ReferenceProcess:
         ]
         self.command += [word for fault in faults for word in ("--fault", fault)]
         self.command += [word for variant in variants for word in ("--variant", variant)]
-        self.base_url = self.secret_key = self.second_secret_key = self.funding_url = self.settle_url = ""
+        self.base_url = self.secret_key = self.second_secret_key = ""
+        self.funding_url = self.due_url = self.settle_url = ""
         self._process: subprocess.Popen[str] | None = None
 
     def start(self) -> ReferenceProcess:

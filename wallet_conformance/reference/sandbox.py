@@ -8,6 +8,9 @@
                               200, data: the transfers settled by this call.
     POST /sandbox/reset       forgets every record (same keys, same faults): a fresh, deterministic start.
     GET  /sandbox/deliveries  the webhook delivery attempts so far (url, event, reference, status, ...).
+    GET  /sandbox/due         data: {"due": n}, the changes the server has yet to make after answering (pending
+                              settlements, balances posted later, delayed funding credits); 0 when no balance
+                              or status will change until another request.
     GET  /sandbox/health      200 when the server answers.
 
 Faults never apply here: the sandbox is the tests' instrument, not part of the API under test. Two
@@ -16,7 +19,6 @@ variants do (a delayed funding credit, no settle hook): a real sandbox may well 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
@@ -85,7 +87,7 @@ async def fund(request: Request, service: Service) -> Any:
         delay = (
             FUNDING_DELAY_SECONDS if service.settle_delay is None else min(service.settle_delay, FUNDING_DELAY_SECONDS)
         )
-        asyncio.get_running_loop().call_later(delay, ledger.fund, wallet, amount, narration)
+        service.store.later(delay, ledger.fund, wallet, amount, narration)
         raise Accepted({"walletId": wallet.public_id, "amount": amount, "status": "pending"})
     credit = service.store.ledger.fund(wallet, amount, narration)
     return serialize.transaction(credit, NO_FAULTS)
@@ -117,11 +119,16 @@ async def deliveries(request: Request, service: Service) -> Any:
     return service.webhooks.listing()
 
 
+async def due(request: Request, service: Service) -> Any:
+    return {"due": service.store.due}
+
+
 async def health(request: Request, service: Service) -> Any:
     return {"status": "ok"}
 
 
 FUND_PATH = "/sandbox/fund"  # the funding hook the suite's --funding-url points at
+DUE_PATH = "/sandbox/due"  # what the suite asks before it ends a wait early (Target.due_url)
 
 
 def routes() -> list[Route]:
@@ -130,5 +137,6 @@ def routes() -> list[Route]:
         Route("/sandbox/settle", _sandbox(settle, "Pending transfers settled"), methods=["POST"]),
         Route("/sandbox/reset", _sandbox(reset, "Sandbox reset"), methods=["POST"]),
         Route("/sandbox/deliveries", _sandbox(deliveries, "Webhook deliveries"), methods=["GET"]),
+        Route(DUE_PATH, _sandbox(due, "Changes still due"), methods=["GET"]),
         Route("/sandbox/health", _sandbox(health, "ok"), methods=["GET"]),
     ]

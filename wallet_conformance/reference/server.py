@@ -15,7 +15,7 @@ import uvicorn
 from wallet_conformance.reference.app import create_app
 from wallet_conformance.reference.faults import Fault, FaultSet
 from wallet_conformance.reference.latency import with_latency
-from wallet_conformance.reference.sandbox import FUND_PATH
+from wallet_conformance.reference.sandbox import DUE_PATH, FUND_PATH
 from wallet_conformance.reference.service import Service
 from wallet_conformance.reference.store import SecretKeys, Store
 from wallet_conformance.reference.variants import Variant, VariantSet
@@ -87,6 +87,10 @@ class ReferenceServer:
     @property
     def funding_url(self) -> str:
         return f"{self.origin}{FUND_PATH}"
+
+    @property
+    def due_url(self) -> str:
+        return f"{self.origin}{DUE_PATH}"
 
     @property
     def settle_url(self) -> str:

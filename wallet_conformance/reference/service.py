@@ -8,7 +8,6 @@ with the success status and message of its operation read from the contract. app
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -65,7 +64,7 @@ class Service:
     def schedule_settlement(self, transaction: Transaction) -> None:
         delay, _ = self.settlement()
         if delay is not None:
-            asyncio.get_running_loop().call_later(delay, self.store.ledger.settle, transaction)
+            self.store.later(delay, self.store.ledger.settle, transaction)
 
 
 @dataclass

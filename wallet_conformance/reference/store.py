@@ -10,6 +10,7 @@ so a fresh store always numbers the same way.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -84,6 +85,7 @@ class Store:
         self.levy_collectors: list[BankAccount] = []
         self.transactions: list[Transaction] = []
         self.verified: dict[str, dict[str, Any]] = {}  # verify's first answers, under VERIFY_CACHED_PER_REFERENCE
+        self.due = 0  # the changes `later` has yet to make
         self.ledger = Ledger(self)
 
         business = self.object_id()
@@ -102,6 +104,24 @@ class Store:
                 self._preexisting(credential)
 
     # -- identifiers
+
+    def later(self, delay: float, change: Callable[..., object], *args: object) -> None:
+        """Make `change(*args)` `delay` seconds from now, on the server's loop: every change the reference makes after
+        its answer (a settlement, a balance posted later, a delayed funding credit) is made here, and counted in `due`
+        until it is made (GET /sandbox/due)."""
+        self.due += 1
+
+        def make() -> None:
+            try:
+                change(*args)
+            finally:
+                self.due -= 1
+
+        loop = asyncio.get_running_loop()
+        if delay > 0:
+            loop.call_later(delay, make)
+        else:
+            loop.call_soon(make)  # the next turn of the loop, after what is ready now
 
     def object_id(self) -> str:
         """A 24-hex record id, as the document's `_id` values look."""

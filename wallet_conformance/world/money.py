@@ -273,15 +273,21 @@ def _balances(
     read: Callable[[str], int] | None = None,
 ) -> tuple[dict[str, int], bool]:
     """The balances of `wallets`, each read once per poll (polling.poll: its pauses and deadline), until
-    `until(balances)` holds or `within` seconds pass (0: read once): the balances read last, and whether it held."""
+    `until(balances)` holds or `within` seconds pass (0: read once), or a read made once the target said it has
+    nothing left to change (Resources.nothing_due: the bundled reference; what is read then stays until another
+    request, so waiting longer would read it again): the balances read last, and whether `until` held."""
     read = read or resources.balance
     seen: dict[str, int] = {}
+    held: list[bool] = [False]
 
-    def held() -> bool:
+    def read_all() -> bool:
+        final = within > 0 and resources.nothing_due()  # asked first: the read after it shows every change made
         seen.update({public_id: read(public_id) for public_id in wallets})
-        return until(seen)
+        held[0] = bool(until(seen))
+        return held[0] or final
 
-    return seen, bool(poll(held, within))
+    poll(read_all, within)
+    return seen, held[0]
 
 
 def balance_or_last(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 
-from wallet_conformance.client.api import ApiClient
+from wallet_conformance.client.api import ApiClient, TargetError
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.target import Target
 from wallet_conformance.settings import Settings
@@ -46,6 +46,18 @@ class Resources(WalletFunding, OwnAccount, BankAccounts):
     def wallet_list_still(self) -> AbstractContextManager[None]:
         """Hold the account's wallet list still while a test reads its pages (WalletList.still)."""
         return self.wallet_list.still()
+
+    def nothing_due(self) -> bool:
+        """Whether the target says it has no change left to make after its answers (the bundled reference's GET
+        /sandbox/due, Target.due_url): no balance or status moves until another request. False where it cannot say
+        (a deployed target has no such address) or did not."""
+        if self.target.due_url is None:
+            return False
+        try:
+            answer = self.api.request("GET", self.target.due_url, absolute=True)
+        except TargetError:
+            return False
+        return answer.ok and isinstance(answer.data, dict) and answer.data.get("due") == 0
 
     def verify(self, reference: str) -> Exchange:
         """Verify the transaction `reference` names (verifyTransaction), without judging the answer."""
