@@ -9,9 +9,11 @@ target's pre-existing data, except an optional funded wallet given with --funded
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from contextlib import AbstractContextManager
 
-from wallet_conformance.client.api import ApiClient, TargetError
+from wallet_conformance.client.api import ApiClient
 from wallet_conformance.client.exchange import Exchange
 from wallet_conformance.client.target import Target
 from wallet_conformance.settings import Settings
@@ -20,6 +22,9 @@ from wallet_conformance.world.funding import WalletFunding
 from wallet_conformance.world.locks import AccountWideLock, WalletList
 from wallet_conformance.world.own_account import OwnAccount
 from wallet_conformance.world.safety import Guard
+
+# The bundled reference's sandbox on loopback, reached directly whatever proxy the environment names.
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class Resources(WalletFunding, OwnAccount, BankAccounts):
@@ -50,14 +55,17 @@ class Resources(WalletFunding, OwnAccount, BankAccounts):
     def nothing_due(self) -> bool:
         """Whether the target says it has no change left to make after its answers (the bundled reference's GET
         /sandbox/due, Target.due_url): no balance or status moves until another request. False where it cannot say
-        (a deployed target has no such address) or did not."""
+        (a deployed target has no such address) or did not. Asked outside the run's client: it is the bundled
+        reference's instrument, not a request of a test, and no exchange, replay or HAR shows it."""
         if self.target.due_url is None:
             return False
         try:
-            answer = self.api.request("GET", self.target.due_url, absolute=True)
-        except TargetError:
+            with _DIRECT.open(self.target.due_url, timeout=self.settings.request_timeout) as answer:
+                body = json.load(answer)
+        except (OSError, ValueError):  # URLError and HTTPError are OSErrors; ValueError: not JSON
             return False
-        return answer.ok and isinstance(answer.data, dict) and answer.data.get("due") == 0
+        data = body.get("data") if isinstance(body, dict) else None
+        return isinstance(data, dict) and data.get("due") == 0
 
     def verify(self, reference: str) -> Exchange:
         """Verify the transaction `reference` names (verifyTransaction), without judging the answer."""
