@@ -10,7 +10,7 @@
     GET  /sandbox/deliveries  the webhook delivery attempts so far (url, event, reference, status, ...).
     GET  /sandbox/due         data: {"due": n}, the changes the server has yet to make after answering (pending
                               settlements, balances posted later, delayed funding credits); 0 when no balance
-                              or status will change until another request.
+                              will change until another request.
     GET  /sandbox/health      200 when the server answers.
 
 Faults never apply here: the sandbox is the tests' instrument, not part of the API under test. Two

@@ -54,7 +54,7 @@ class Resources(WalletFunding, OwnAccount, BankAccounts):
 
     def nothing_due(self) -> bool:
         """Whether the target says it has no change left to make after its answers (the bundled reference's GET
-        /sandbox/due, Target.due_url): no balance or status moves until another request. False where it cannot say
+        /sandbox/due, Target.due_url): no balance moves until another request. False where it cannot say
         (a deployed target has no such address) or did not. Asked outside the run's client: it is the bundled
         reference's instrument, not a request of a test, and no exchange, replay or HAR shows it."""
         if self.target.due_url is None:
