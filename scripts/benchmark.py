@@ -426,8 +426,9 @@ def split(trees: dict[str, Path], latency: float) -> None:
 
 def default_split(trees: dict[str, Path], rounds: int) -> None:
     """The default run of each checkout, `rounds` times in turn (the checkouts alternating, so that each meets the
-    same load), and a run against the reference served from a process of its own on loopback (a `--base-url` on
-    127.0.0.1: the implementer's own server) with its default workers and with `-n 0`."""
+    same load), the same run in one process (`-n 0`) once, and a run against the reference served from a process of
+    its own on loopback (a `--base-url` on 127.0.0.1: the implementer's own server) with its default workers and with
+    `-n 0`."""
     default: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     for _ in range(rounds):
         for name, tree in trees.items():
@@ -437,6 +438,10 @@ def default_split(trees: dict[str, Path], rounds: int) -> None:
             f"The default run (`pytest tests`, no options), round {index + 1}",
             {name: runs[index] for name, runs in default.items()},
         )
+    split_table(
+        "The default run in one process (`pytest tests -n 0`)",
+        {name: split_figures(split_run(tree, "-n", "0")) for name, tree in trees.items()},
+    )
     loopback: dict[str, dict[str, Any]] = {}
     for name, tree in trees.items():
         for label, args in (("workers", ()), ("-n 0", ("-n", "0"))):
@@ -478,8 +483,8 @@ def main() -> None:
     parser.add_argument(
         "--default-only",
         action="store_true",
-        help="measure only the default run (--rounds times, the checkouts in turn) and a loopback --base-url run "
-        "with and without workers",
+        help="measure only the default run (--rounds times, the checkouts in turn), the same in one process, and a "
+        "loopback --base-url run with and without workers",
     )
     parser.add_argument(
         "--compare-with",
