@@ -63,6 +63,10 @@ def failed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         *QUICK_SETTLEMENT,
         "-n",
         "2",
+        # One seed: the generated case that shows SVC-12 closes a real wallet only in the examples Hypothesis draws
+        # bound, and a random seed left all six of closeWallet's unbound in about one run in thirty.
+        "--seed",
+        "7",
         paths=tests,
     )
     assert report is not None and process.returncode == 1, tail(process)
