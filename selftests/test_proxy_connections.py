@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Callable
 
 import httpx
 
@@ -23,20 +24,31 @@ from wallet_conformance.proxy.service import Proxy, ProxyConfig
 LARGE = 16 * 1024 * 1024  # more than a loopback socket's buffers hold, so that the proxy's writing pauses
 
 
+def serving_large(size: int) -> Callable[[Received], bytes]:
+    """An upstream's script: GET .../large answers `size` bytes, anything else as the reference would."""
+
+    def script(request: Received) -> bytes:
+        return answer(200, b"x" * size) if request.target.endswith("/large") else own(request)
+
+    return script
+
+
+def asking_for_large(port: int) -> socket.socket:
+    """A client that asked the proxy on `port` for the large answer, its receive buffer 4 KiB (reading nothing yet)."""
+    client = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client.sendall(b"GET /v1/large HTTP/1.1\r\nhost: x\r\n\r\n")
+    return client
+
+
 def test_a_client_that_never_reads_its_answer_is_aborted_within_the_client_timeout():
     """A client that sends a GET and never reads its 16 MiB answer, on a proxy of one connection: its connection is
     aborted within --client-timeout (1 s) of the proxy's writing pausing, counted as the client's (not the
     upstream's), its upstream socket is released, the next client is served, and the proxy stops at once."""
-
-    def script(request: Received) -> bytes:
-        return answer(200, b"x" * LARGE) if request.target.endswith("/large") else own(request)
-
-    with RawUpstream(script) as upstream:
+    with RawUpstream(serving_large(LARGE)) as upstream:
         proxy = bounded_proxy(upstream.base_url, max_connections=1).start()
         try:
-            silent = socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE)
-            silent.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            silent.sendall(b"GET /v1/large HTTP/1.1\r\nhost: x\r\n\r\n")
+            silent = asking_for_large(proxy.port)
             served, deadline = b"", time.monotonic() + 5
             while not served.startswith(b"HTTP/1.1 200") and time.monotonic() < deadline:
                 time.sleep(0.25)
@@ -59,17 +71,10 @@ def test_a_client_that_never_reads_its_answer_is_aborted_within_the_client_timeo
 def test_a_client_still_reading_a_large_answer_slowly_is_not_aborted():
     """A client taking its 4 MiB answer a KiB every 20 ms, for three times --client-timeout (1 s) while most of the
     answer waits in the socket's send queue, is still reading: its connection is not aborted."""
-    size = 4 * 1024 * 1024
-
-    def script(request: Received) -> bytes:
-        return answer(200, b"x" * size) if request.target.endswith("/large") else own(request)
-
-    with RawUpstream(script) as upstream:
+    with RawUpstream(serving_large(4 * 1024 * 1024)) as upstream:
         proxy = bounded_proxy(upstream.base_url, max_connections=2).start()
         try:
-            slow = socket.create_connection(("127.0.0.1", proxy.port), timeout=DEADLINE)
-            slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            slow.sendall(b"GET /v1/large HTTP/1.1\r\nhost: x\r\n\r\n")
+            slow = asking_for_large(proxy.port)
             got, started = 0, time.monotonic()
             with contextlib.suppress(ConnectionResetError):
                 while time.monotonic() - started < 3 and (chunk := slow.recv(1024)):
