@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from wallet_conformance.client.api import TargetError
 from wallet_conformance.judge.failures import CannotJudge
+from wallet_conformance.reference import ReferenceServer
 from wallet_conformance.spec import contract
 from wallet_conformance.world import money
+from wallet_conformance.world.resources import Resources
 
 SETTLE, QUIET = 1.0, 0.2  # --settle-timeout and --quiet-window of these runs, in seconds
 WALLET = "vba-w"
@@ -174,3 +177,18 @@ def test_a_read_once_asks_the_target_nothing():
     """A wait of no time (one read) does not ask the target what it has due."""
     target = Scripted(balances=[7], due=[0])
     assert money._balances(target, [WALLET], lambda seen: False, 0) == ({WALLET: 7}, False) and target.asked == 0
+
+
+def test_only_the_bundled_references_zero_counts_as_nothing_due():
+    """Resources.nothing_due is true only where the due address answers a count of 0: no address, an address that
+    answers no count (a 404), or one nobody serves (a closed port) leave the wait its whole window."""
+    with ReferenceServer(settle_delay=None) as server:
+        closed = f"{server.origin}/sandbox/due".replace(str(server.port), "9")
+
+        def asked(url: str | None) -> bool:
+            target, settings = SimpleNamespace(due_url=url), SimpleNamespace(request_timeout=2)
+            resources = SimpleNamespace(target=target, settings=settings)
+            return Resources.nothing_due(resources)  # type: ignore[arg-type]  # only what it reads
+
+        assert asked(server.due_url) is True
+        assert [asked(url) for url in (None, "", f"{server.origin}/sandbox/nowhere", closed)] == [False] * 4

@@ -9,6 +9,7 @@ target's pre-existing data, except an optional funded wallet given with --funded
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.request
 from contextlib import AbstractContextManager
@@ -57,12 +58,13 @@ class Resources(WalletFunding, OwnAccount, BankAccounts):
         /sandbox/due, Target.due_url): no balance moves until another request. False where it cannot say
         (a deployed target has no such address) or did not. Asked outside the run's client: it is the bundled
         reference's instrument, not a request of a test, and no exchange, replay or HAR shows it."""
-        if self.target.due_url is None:
+        if not self.target.due_url:
             return False
         try:
             with _DIRECT.open(self.target.due_url, timeout=self.settings.request_timeout) as answer:
                 body = json.load(answer)
-        except (OSError, ValueError):  # URLError and HTTPError are OSErrors; ValueError: not JSON
+        # URLError and HTTPError are OSErrors; HTTPException: a broken answer; ValueError: not JSON
+        except (OSError, http.client.HTTPException, ValueError):
             return False
         data = body.get("data") if isinstance(body, dict) else None
         return isinstance(data, dict) and data.get("due") == 0
