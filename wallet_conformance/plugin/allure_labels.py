@@ -25,9 +25,14 @@ except ImportError:  # pragma: no cover - allure-pytest is a dependency
     allure = None  # type: ignore[assignment]  # None: the module is missing (checked before each use)
 
 
+def recording(config: pytest.Config) -> bool:
+    """Whether allure-pytest writes results in this run (`--alluredir`): without it nothing here is made at all."""
+    return allure is not None and bool(getattr(config.option, "allure_report_dir", None))
+
+
 def label(item: pytest.Item, requirements: Sequence[Requirement], sections: dict[str, str]) -> None:
     """Requirement ids and levels as labels; the part of the document as feature and epic-less suite."""
-    if not requirements or not getattr(item.config.option, "allure_report_dir", None):
+    if not requirements or not recording(item.config):
         return
     mark = pytest.mark.allure_label  # what allure.label() makes, without needing the plugin's helper
     item.add_marker(mark(*(requirement.id for requirement in requirements), label_type="requirement"))
@@ -40,13 +45,13 @@ def label(item: pytest.Item, requirements: Sequence[Requirement], sections: dict
 def operation_parameter(item: pytest.Item) -> None:
     """A Schemathesis operation gets its own history id: its label becomes an Allure parameter."""
     operation = getattr(item, "operation_label", None)
-    if allure is not None and operation:
+    if operation and recording(item.config):
         allure.dynamic.parameter("operation", operation)
 
 
-def attach_exchanges(exchanges: Sequence[Any]) -> None:
+def attach_exchanges(config: pytest.Config, exchanges: Sequence[Any]) -> None:
     """Attach a test's last exchanges (already redacted) as one text attachment."""
-    if allure is None or not exchanges:
+    if not exchanges or not recording(config):
         return
     text = "\n\n".join(exchange.describe() for exchange in exchanges[-ATTACHED:])
     allure.attach(
@@ -72,9 +77,9 @@ def scrub(config: pytest.Config) -> None:
             path.write_text(clean, encoding="utf-8")
 
 
-def attach_evidence(evidence: Sequence[dict[str, Any]]) -> None:
+def attach_evidence(config: pytest.Config, evidence: Sequence[dict[str, Any]]) -> None:
     """Attach a failure's evidence (check, expected/received, the exchange and its curl line)."""
-    if allure is None or not evidence:
+    if not evidence or not recording(config):
         return
     lines = []
     for item in evidence:

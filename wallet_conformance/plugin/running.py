@@ -147,7 +147,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 classified.kept = replays.wallets_used(client, exchanges)
                 run.kept.update(classified.kept)
         record.error = classified
-        allure_labels.attach_evidence(classified.evidence)
+        allure_labels.attach_evidence(item.config, classified.evidence)
         if recent:
             report.sections.append((EXCHANGES_SECTION, "\n\n".join(exchange.describe() for exchange in recent)))
         if classified.blocked:
@@ -156,7 +156,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.outcome = "skipped"
             report.longrepr = (str(item.path), (item.location[1] or 0) + 1, f"blocked: a setup step failed: {first[0]}")
     if call.when == "call":
-        allure_labels.attach_exchanges(made)
+        allure_labels.attach_exchanges(item.config, made)
     if report.when == "call":
         record.observations = phase_record.observations(item)
         record.held = dict(item.stash.get(HELD, {}))
