@@ -12,6 +12,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
+from functools import lru_cache
 from http.cookiejar import CookieJar
 from typing import Any
 
@@ -47,6 +48,15 @@ IDLE_REUSE = 1.0
 # Where a replay reads each key from: the variables the options read it from.
 KEY_VARIABLE = variable_of("--secret-key")
 SECOND_KEY_VARIABLE = variable_of("--second-secret-key")
+URLS_PARSED = 4096  # the URLs whose parse is kept (parsed_url)
+
+
+@lru_cache(maxsize=URLS_PARSED)
+def parsed_url(url: str) -> httpx.URL:
+    """`url` as httpx reads it, parsed once: httpx parses a URL given as text again for every request it builds (in
+    Python), and a run sends the same URLs over and over (a wallet read until its balance settles). An httpx.URL never
+    changes, so one serves every request."""
+    return httpx.URL(url)
 
 
 class _Default:
@@ -358,7 +368,12 @@ class ApiClient:
             if not cookies:
                 extensions[NO_COOKIES] = True
             request = http.build_request(
-                call.method, call.url, params=params, headers=headers, content=content, extensions=extensions
+                call.method,
+                parsed_url(call.url),
+                params=params,
+                headers=headers,
+                content=content,
+                extensions=extensions,
             )
             if not cookies and "cookie" not in (name.lower() for name in call.headers):
                 request.headers.pop("cookie", None)
