@@ -320,6 +320,8 @@ def split_figures(run: dict[str, Any]) -> dict[str, Any]:
     last = run["began"] + run["seconds"] - max((moments["last_test"] for moments in testing), default=run["began"])
     requests = sum(process["run"]["requests"] for process in processes)
     suite_cpu = sum(process["cpu"] for process in processes) - in_thread
+    # xdist's controller runs no test: its CPU is what a parallel run costs beyond its workers' (None without one).
+    controllers = [process["cpu"] for process in processes if "first_test" not in process.get("moments", {})]
     return {
         "seconds": run["seconds"],
         "load": run["load"],
@@ -334,6 +336,7 @@ def split_figures(run: dict[str, Any]) -> dict[str, Any]:
         "busy": busy,
         "to_first_test": first,
         "start_cpu": sorted(process["start_cpu"] for process in processes if process.get("start_cpu") is not None),
+        "controller_cpu": controllers[0] if len(processes) > 1 and controllers else None,
         "after_last_test": last,
         "tests": tests,
         "fixtures": fixtures,
@@ -365,6 +368,10 @@ def split_table(label: str, runs: dict[str, dict[str, Any]]) -> None:
     row(
         "CPU of each testing process before its first test",
         lambda f: ", ".join(f"{seconds:.2f}" for seconds in f["start_cpu"]) + " s",
+    )
+    row(
+        "CPU of xdist's controller (to its session's end, before the reports)",
+        lambda f: "-" if f["controller_cpu"] is None else f"{f['controller_cpu']:.2f} s",
     )
     row("from the last test's end to the run's end", lambda f: f"{f['after_last_test']:.1f} s")
     row(
