@@ -39,6 +39,11 @@ for _part in (
     "synchronize",
 ):
     importlib.import_module(f"multiprocessing.{_part}")
+# And anyio's asyncio backend, which anyio imports on first use (Starlette's, and httpx's async client for the
+# reference's webhook deliveries): the suite's runs leave anyio's pytest plugin out (-p no:anyio), which imported it at
+# start. Imported first inside a run, in the reference's thread, it came back as a second copy in the next run, whose
+# deliveries then failed and left their connections open.
+importlib.import_module("anyio._backends._asyncio")
 REPORTS = ROOT / "reports"
 
 # The suite's runs inside the self-tests (in this process or started from it) keep to one process unless a self-test
