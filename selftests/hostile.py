@@ -65,6 +65,14 @@ def preflight_reads(request: Request) -> Answer | None:
     return None
 
 
+class _Server(ThreadingHTTPServer):
+    """A listen backlog like a web server's (uvicorn's is 2048): socketserver's is 5, which a burst of the suite's
+    concurrent requests (its races open a connection each, at once) can fill while the accept thread waits for its
+    turn on a loaded machine, and Linux then drops the connections that come next until their SYN is sent again."""
+
+    request_queue_size = 128
+
+
 class Hostile:
     def __init__(
         self,
@@ -154,7 +162,7 @@ class Hostile:
 
             do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server = _Server(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         if self.tls is not None:
             server.socket = self.tls.wrap_socket(server.socket, server_side=True)
