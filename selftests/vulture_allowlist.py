@@ -6,6 +6,7 @@ _.protocol_version
 _.disable_nagle_algorithm
 _.close_connection
 _.daemon_threads
+_.request_queue_size
 # uvicorn and Starlette read these (force_exit: a second signal to the proxy; capture_signals: the proxy's server
 # overrides uvicorn's).
 _.should_exit
