@@ -461,7 +461,8 @@ def never_completes(
             now,
             exchange,
             requirement=requirement,
-            detail=f"{why}; its status {final or 'still pending'} after --settle-timeout",
+            detail=f"{why}; its status {final or 'still pending'}; its balances not back when the wait for them "
+            "ended (--settle-timeout, or sooner once the bundled reference had no change left to make)",
             also=(*shown_before, *reads(resources, now)),
         )
     if done is None:
