@@ -345,7 +345,7 @@ def test_collection_account_for_unknown_destination_is_refused(api, run_id):
 def test_collection_account_without_reference_is_accepted(api, samples, run_id):
     """POST /collection-accounts without a reference is accepted."""
     body = bodies.collection_account(run_id, samples.wallet()["publicId"])
-    assert "reference" not in body
+    assert "reference" not in body, "the sample body is made without a reference"
     exchange = api.call("createCollectionAccount", json_body=body)
     reference = bodies.collection_reference(2 * contract.reference_min_length())
     controls.accepted(

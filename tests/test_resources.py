@@ -291,7 +291,7 @@ def test_collection_account_public_id_has_the_wallet_prefix(samples):
 def test_collection_account_keeps_the_supplied_reference(api, samples, run_id):
     """A Collection account created with a reference carries that reference."""
     reference = f"{run_id}r{secrets.token_hex(4)}"
-    assert len(reference) >= contract.reference_min_length()
+    assert len(reference) >= contract.reference_min_length(), f"the supplied reference {reference!r} is long enough"
     body = bodies.collection_account(run_id, samples.wallet()["publicId"], reference=reference)
     exchange = api.call("createCollectionAccount", json_body=body)
     if not exchange.ok:  # which collection accounts are accepted is LIM-15's, LIM-18's and END-20's matter
@@ -307,7 +307,7 @@ def test_collection_account_keeps_the_supplied_reference(api, samples, run_id):
 def test_collection_account_without_reference_gets_one(samples):
     """A Collection account created without a reference gets a generated, non-empty one."""
     data, exchange = resource_samples.collection_account(samples)
-    assert "reference" not in exchange.request_body
+    assert "reference" not in exchange.request_body, "the sample is made without a reference"
     reference = data.get("reference")
     checks.holds(
         isinstance(reference, str) and bool(reference.strip()),
